@@ -1,0 +1,44 @@
+package cutover
+
+import (
+	"context"
+
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/qstools/tgmigrate/diagnose"
+)
+
+//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=cutover -self_package=github.com/qstools/tgmigrate/cutover . ELBv2API
+
+// TargetWriter registers and deregisters targets.
+type TargetWriter interface {
+	RegisterTargets(ctx context.Context, params *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error)
+	DeregisterTargets(ctx context.Context, params *elbv2.DeregisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error)
+}
+
+// TargetGroupWriter creates target groups and changes their health checks,
+// attributes and tags.
+type TargetGroupWriter interface {
+	CreateTargetGroup(ctx context.Context, params *elbv2.CreateTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error)
+	ModifyTargetGroup(ctx context.Context, params *elbv2.ModifyTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyTargetGroupOutput, error)
+	ModifyTargetGroupAttributes(ctx context.Context, params *elbv2.ModifyTargetGroupAttributesInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyTargetGroupAttributesOutput, error)
+	AddTags(ctx context.Context, params *elbv2.AddTagsInput, optFns ...func(*elbv2.Options)) (*elbv2.AddTagsOutput, error)
+}
+
+// ListenerWriter replaces the actions of listeners and rules, which is how
+// weighted forwarding shifts traffic between target groups.
+type ListenerWriter interface {
+	ModifyListener(ctx context.Context, params *elbv2.ModifyListenerInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyListenerOutput, error)
+	ModifyRule(ctx context.Context, params *elbv2.ModifyRuleInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyRuleOutput, error)
+}
+
+// ELBv2API is everything cutover calls: the read-only [diagnose.ELBv2API]
+// and the three writer roles. Each method has the SDK's own signature, so
+// *elasticloadbalancingv2.Client satisfies it as it is.
+type ELBv2API interface {
+	diagnose.ELBv2API
+	TargetWriter
+	TargetGroupWriter
+	ListenerWriter
+}
+
+var _ ELBv2API = (*elbv2.Client)(nil)

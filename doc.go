@@ -1,0 +1,48 @@
+// Package tgmigrate moves hand-made AWS ALB target groups that pin static EKS
+// node IPs (nodeIP:NodePort targets, often behind an API Gateway VPC Link) to
+// target groups that the AWS Load Balancer Controller (LBC) keeps current
+// through a TargetGroupBinding with targetType ip, with zero downtime while
+// Karpenter keeps replacing nodes.
+//
+// The ALB, its listeners and the API Gateway routes stay as they are: the
+// existing target group is handed to the LBC, not recreated.
+//
+// # Packages, in the order a user calls them
+//
+//  1. [github.com/qstools/tgmigrate/diagnose]: read-only. Finds ghost
+//     targets, target groups that pin node IPs, their owners, health-check and
+//     port mismatches, and says which call comes next.
+//  2. [github.com/qstools/tgmigrate/tgbind]: builds, validates, applies and
+//     waits on a TargetGroupBinding for an existing target group. Its API
+//     types are in [github.com/qstools/tgmigrate/tgbind/v1beta1].
+//  3. [github.com/qstools/tgmigrate/cutover]: plans, executes and rolls back
+//     the migration: bind in multi-cluster mode, wait for healthy pod targets,
+//     deregister the node targets in guarded batches, drain, verify.
+//  4. [github.com/qstools/tgmigrate/helmgov]: checks the Helm charts and fixes
+//     their sources, so the next deploy does not go back to manual targets.
+//
+// After step 4 nothing depends on node IPs, and the nodes can move to private
+// subnets.
+//
+// # Seams
+//
+// Every package takes AWS through narrow interfaces whose methods copy the
+// aws-sdk-go-v2 signatures, so *elasticloadbalancingv2.Client fits with no
+// adapter. Read-only paths get read-only interfaces. Kubernetes goes through
+// controller-runtime's client.Reader (reads) and client.Client (writes).
+// Time goes through k8s.io/utils/clock and logs through logr.
+//
+// # Errors
+//
+// AWS failures are classified in one place and unwrap to the sentinels this
+// package re-exports, such as [ErrNotFound] and [ErrThrottled]. Malformed or
+// foreign ARNs unwrap to [ErrInvalidARN] or [ErrWrongAccount].
+//
+// # Internals
+//
+//   - internal/awserr: AWS error classification and ARN parsing.
+//   - internal/kube: kubeconfig loading and LBC discovery.
+//   - internal/testenv: the envtest control plane of the integration tier.
+//   - internal/sim: the Karpenter churn simulator the scenario tests run on.
+//   - examples/tgmigrate: the command-line tool and the simulated demo.
+package tgmigrate

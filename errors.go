@@ -1,0 +1,30 @@
+package tgmigrate
+
+import "github.com/qstools/tgmigrate/internal/awserr"
+
+// Categories of AWS failure. Errors returned by this module's packages unwrap
+// to at most one of them; test with errors.Is.
+var (
+	// ErrNotFound: a target group, load balancer, listener or rule does not exist.
+	ErrNotFound = awserr.ErrNotFound
+	// ErrThrottled: AWS rate-limited the call. The executors retry it.
+	ErrThrottled = awserr.ErrThrottled
+	// ErrInvalidTarget: AWS rejected a target (outside the VPC, wrong type).
+	ErrInvalidTarget = awserr.ErrInvalidTarget
+	// ErrQuotaExceeded: a service quota was hit.
+	ErrQuotaExceeded = awserr.ErrQuotaExceeded
+	// ErrResourceInUse: the resource is still referenced.
+	ErrResourceInUse = awserr.ErrResourceInUse
+	// ErrInvalidRequest: AWS rejected the request's parameters.
+	ErrInvalidRequest = awserr.ErrInvalidRequest
+	// ErrAccessDenied: the credentials lack a permission.
+	ErrAccessDenied = awserr.ErrAccessDenied
+	// ErrConflict: a name is taken, or a prior request is still in flight.
+	ErrConflict = awserr.ErrConflict
+	// ErrUnknown: an AWS error this module does not recognise.
+	ErrUnknown = awserr.ErrUnknown
+	// ErrInvalidARN: an ARN is malformed or names the wrong kind of resource.
+	ErrInvalidARN = awserr.ErrInvalidARN
+	// ErrWrongAccount: an ARN belongs to another account or region than expected.
+	ErrWrongAccount = awserr.ErrWrongAccount
+)

@@ -1,0 +1,24 @@
+// Package awserr is the one place where tgmigrate interprets AWS: it turns
+// ELBv2 and EC2 errors into the project's sentinel categories and parses
+// load-balancer and target-group ARNs.
+//
+// # Errors
+//
+// [Classify] maps an error returned by the AWS SDK onto a sentinel such as
+// [ErrNotFound] or [ErrThrottled]. It looks at the SDK's typed exceptions
+// first (errors.As on, say, *types.TargetGroupNotFoundException) and then at
+// the smithy API error code. It never reads the message text. The result is
+// an [*Error] that keeps the operation, the resource, the AWS code and the
+// original error, and unwraps to both the sentinel and the cause.
+//
+// [IsRetryable] tells the executors which failures a backoff may retry:
+// throttling and eventual consistency. Everything else is terminal.
+//
+// # ARNs
+//
+// [ParseTargetGroupARN] and [ParseLoadBalancerARN] validate an ARN's shape,
+// service and resource type and return an [ARN]. [ARN.Expect] checks the
+// partition-independent account and region against what the caller expects.
+// Every failure is an [*ARNError] that names the ARN and the part at fault
+// and unwraps to [ErrInvalidARN] or [ErrWrongAccount].
+package awserr

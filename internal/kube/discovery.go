@@ -1,0 +1,80 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Discoverer is the one discovery call tgmigrate makes. client-go's
+// *discovery.DiscoveryClient and its fake satisfy it.
+type Discoverer interface {
+	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
+}
+
+var _ Discoverer = (*discovery.DiscoveryClient)(nil)
+
+// TargetGroupBindingInstalled reports whether the API server serves
+// targetgroupbindings in elbv2.k8s.aws/v1beta1.
+func TargetGroupBindingInstalled(ctx context.Context, d Discoverer) (bool, error) {
+	list, err := d.ServerResourcesForGroupVersionWithContext(ctx, v1beta1.GroupVersion.String())
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("kube: discover %s: %w", v1beta1.GroupVersion, err)
+	}
+	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool {
+		return r.Name == v1beta1.Resource
+	}), nil
+}
+
+// Webhook names a validating webhook that covers TargetGroupBindings.
+type Webhook struct {
+	// Configuration is the ValidatingWebhookConfiguration's name.
+	Configuration string
+	// Name is the webhook's name inside it.
+	Name string
+}
+
+// TargetGroupBindingWebhooks lists the validating webhooks whose rules match
+// CREATE of elbv2.k8s.aws targetgroupbindings. When the LBC is installed
+// there is one; a server-side dry-run create then runs it with no side
+// effects. The reader needs list access to validatingwebhookconfigurations.
+func TargetGroupBindingWebhooks(ctx context.Context, r client.Reader) ([]Webhook, error) {
+	var list admissionregistrationv1.ValidatingWebhookConfigurationList
+	if err := r.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("kube: list validating webhook configurations: %w", err)
+	}
+	var out []Webhook
+	for _, cfg := range list.Items {
+		for _, wh := range cfg.Webhooks {
+			if slices.ContainsFunc(wh.Rules, coversTGBCreate) {
+				out = append(out, Webhook{Configuration: cfg.Name, Name: wh.Name})
+			}
+		}
+	}
+	return out, nil
+}
+
+func coversTGBCreate(r admissionregistrationv1.RuleWithOperations) bool {
+	match := func(list []string, want string) bool {
+		return slices.Contains(list, want) || slices.Contains(list, "*")
+	}
+	ops := make([]string, len(r.Operations))
+	for i, op := range r.Operations {
+		ops[i] = string(op)
+	}
+	return match(r.APIGroups, v1beta1.GroupVersion.Group) &&
+		match(r.APIVersions, v1beta1.GroupVersion.Version) &&
+		match(r.Resources, v1beta1.Resource) &&
+		match(ops, string(admissionregistrationv1.Create))
+}
