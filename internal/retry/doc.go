@@ -1,0 +1,19 @@
+// Package retry is tgmigrate's one way to wait: cenkalti/backoff/v4 driven by
+// an injected k8s.io/utils/clock, so that the same code runs on real time in
+// production and on internal/vclock's virtual time in simulations.
+//
+// # Calls
+//
+//   - [Do] retries an operation while its error is retryable (by default:
+//     AWS throttling, as internal/awserr classifies it). Any other error
+//     stops at once: that is the one "do not retry" rule.
+//   - [Poll] calls a condition until it holds, backing off between calls.
+//
+// Both select on ctx.Done() between attempts and report context.Cause(ctx).
+// Neither logs: the Notify option reports each retry to the caller.
+//
+// # Policy
+//
+// [Policy] is plain data whose zero fields mean the defaults documented on
+// each field. Jitter is off unless set, so simulated runs are reproducible.
+package retry
