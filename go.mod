@@ -8,6 +8,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2 v1.64.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/google/go-cmp v0.7.0
 	go.uber.org/mock v0.6.0
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2
