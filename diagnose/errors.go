@@ -68,7 +68,7 @@ type ResourceError struct {
 	Op string `json:"op"`
 	// Category is a stable word for the cause: not-found, throttled,
 	// access-denied, wrong-account, invalid-arn, forbidden, crd-missing,
-	// cancelled, deadline-exceeded, invalid-request, unknown...
+	// cancelled, deadline-exceeded, invalid-request, invalid-input, unknown...
 	Category string `json:"category"`
 	// Code is the AWS error code, when there is one.
 	Code string `json:"code,omitempty"`
@@ -101,6 +101,7 @@ func category(err error) string {
 	}{
 		{context.Canceled, "cancelled"},
 		{context.DeadlineExceeded, "deadline-exceeded"},
+		{ErrInvalidInput, "invalid-input"},
 		{awserr.ErrWrongAccount, "wrong-account"},
 		{awserr.ErrInvalidARN, "invalid-arn"},
 		{awserr.ErrNotFound, "not-found"},

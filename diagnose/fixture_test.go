@@ -212,8 +212,13 @@ func (w world) listenerARN(lb string, i int) string {
 }
 
 func (w world) tgByARN(arn string) (tgFix, bool) {
+	// The name is in the ARN: find it, then check the whole ARN.
+	parts := strings.Split(arn, "/")
+	if len(parts) != 3 {
+		return tgFix{}, false
+	}
 	for _, tg := range w.TargetGroups {
-		if w.tgARN(tg.Name) == arn {
+		if tg.Name == parts[1] && w.tgARN(tg.Name) == arn {
 			return tg, true
 		}
 	}
