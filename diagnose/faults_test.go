@@ -130,7 +130,7 @@ func TestThrottling(t *testing.T) {
 	m.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, throttle).Times(1)
 	m.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTags).Times(1)
 	health := map[string][]error{
-		w.tgARN("alpha"): {throttle, throttle},                                          // then succeeds
+		w.tgARN("alpha"): {throttle, throttle},                                         // then succeeds
 		w.tgARN("beta"):  {throttle, throttle, throttle, throttle, throttle, throttle}, // outlasts 6 attempts
 	}
 	calls := map[string]int{}
@@ -306,14 +306,23 @@ func TestInvalidInput(t *testing.T) {
 		field string
 	}{
 		{"no accounts", func(s Sources) Sources { s.Accounts = nil; return s }, Scope{All: true}, nil, "Sources.Accounts"},
-		{"bad account ID", func(s Sources) Sources { s.Accounts = []Account{{ID: "12", Region: testRegion, ELBv2: h.elb}}; return s }, Scope{All: true}, nil, "Sources.Accounts[0].ID"},
-		{"bad region", func(s Sources) Sources { s.Accounts = []Account{{ID: testAccount, Region: "Ireland", ELBv2: h.elb}}; return s }, Scope{All: true}, nil, "Sources.Accounts[0].Region"},
+		{"bad account ID", func(s Sources) Sources {
+			s.Accounts = []Account{{ID: "12", Region: testRegion, ELBv2: h.elb}}
+			return s
+		}, Scope{All: true}, nil, "Sources.Accounts[0].ID"},
+		{"bad region", func(s Sources) Sources {
+			s.Accounts = []Account{{ID: testAccount, Region: "Ireland", ELBv2: h.elb}}
+			return s
+		}, Scope{All: true}, nil, "Sources.Accounts[0].Region"},
 		{"nil client", func(s Sources) Sources { s.Accounts = []Account{{ID: testAccount, Region: testRegion}}; return s }, Scope{All: true}, nil, "Sources.Accounts[0].ELBv2"},
 		{"duplicate account", func(s Sources) Sources { s.Accounts = append(s.Accounts, s.Accounts[0]); return s }, Scope{All: true}, nil, "Sources.Accounts[1]"},
 		{"no clusters", func(s Sources) Sources { s.Clusters = nil; return s }, Scope{All: true}, nil, "Sources.Clusters"},
 		{"nil reader", func(s Sources) Sources { s.Clusters = []Cluster{{Name: "x"}}; return s }, Scope{All: true}, nil, "Sources.Clusters[0].Reader"},
 		{"duplicate cluster", func(s Sources) Sources { s.Clusters = append(s.Clusters, s.Clusters[0]); return s }, Scope{All: true}, nil, "Sources.Clusters[1].Name"},
-		{"bad VPC", func(s Sources) Sources { s.Clusters = []Cluster{{Name: "x", Reader: s.Clusters[0].Reader, VPCID: "vpc-1"}}; return s }, Scope{All: true}, nil, "Sources.Clusters[0].VPCID"},
+		{"bad VPC", func(s Sources) Sources {
+			s.Clusters = []Cluster{{Name: "x", Reader: s.Clusters[0].Reader, VPCID: "vpc-1"}}
+			return s
+		}, Scope{All: true}, nil, "Sources.Clusters[0].VPCID"},
 		{"bad CIDR", func(s Sources) Sources {
 			s.Clusters = []Cluster{{Name: "x", Reader: s.Clusters[0].Reader, CIDRs: []string{"10.0.0.0/33"}}}
 			return s
