@@ -50,6 +50,8 @@ type analysis struct {
 	bindings []boundTGB
 	service  *serviceTarget
 	now      time.Time
+	// tagsUnread: DescribeTags failed, so an LBC stack cannot be ruled out.
+	tagsUnread bool
 }
 
 // newAnalysis classifies the targets of rep and derives its owner and the
@@ -308,21 +310,21 @@ func (a *analysis) ghosts() []Finding {
 		return nil
 	}
 	states["ghosts"], states["targets"] = len(keys), len(a.rep.Targets)
-	msg := fmt.Sprintf("%s of %d are ghosts: no node or pod holds their address now", plural(len(keys), "target"), len(a.rep.Targets))
-	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place: it deregisters the %s (with their Port) first", a.rep.Name, plural(len(keys), "ghost"))
+	msg := fmt.Sprintf("ghost targets: %d of %d; no node or pod holds their address now", len(keys), len(a.rep.Targets))
+	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place: it deregisters the ghosts first, each with its Port", a.rep.Name)
 	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states}, rem)}
 }
 
 // staticNodeTargets are the node targets no LBC binding keeps current: all
 // node targets, except in an instance target group the LBC owns.
-func (a *analysis) staticNodeTargets() []TargetReport {
+func (a *analysis) staticNodeTargets() []*TargetReport {
 	if a.rep.TargetType == "instance" && a.rep.Owner.Kind != OwnerUnmanaged {
 		return nil
 	}
-	var out []TargetReport
-	for _, t := range a.rep.Targets {
-		if t.Class == ClassNode {
-			out = append(out, t)
+	var out []*TargetReport
+	for i := range a.rep.Targets {
+		if a.rep.Targets[i].Class == ClassNode {
+			out = append(out, &a.rep.Targets[i])
 		}
 	}
 	return out
@@ -339,7 +341,7 @@ func (a *analysis) staticNodes() []Finding {
 		nodes[t.Node.Name] = true
 		ports[t.Port] = true
 	}
-	msg := fmt.Sprintf("%s pin the addresses of %s (port %s); nothing updates them when nodes change",
+	msg := fmt.Sprintf("node addresses pinned by hand: %s on %s (port %s); nothing updates them when nodes change",
 		plural(len(static), "target"), plural(len(nodes), "node"), joinPorts(ports))
 	rem := fmt.Sprintf("tgbind.Build for %s (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place", a.serviceArg())
 	return []Finding{a.finding(CodeStaticNodeTarget, msg, Evidence{
@@ -394,7 +396,7 @@ func (a *analysis) karpenter() []Finding {
 		}
 	}
 	details["nodePools"] = strings.Join(slices.Sorted(maps.Keys(pools)), ",")
-	msg := fmt.Sprintf("%s sit on %s; every consolidation, drift, expiry or interruption drops them", plural(targets, "node target"), plural(len(nodes), "Karpenter node"))
+	msg := fmt.Sprintf("node targets on Karpenter nodes: %s on %s; every consolidation, drift, expiry or interruption drops them", plural(targets, "target"), plural(len(nodes), "node"))
 	if len(disrupting) > 0 {
 		msg += fmt.Sprintf("; %d being disrupted now (%s)", len(disrupting), strings.Join(disrupting, ", "))
 		details["disruptingNodes"] = strings.Join(disrupting, ",")
@@ -422,10 +424,10 @@ func (a *analysis) karpenter() []Finding {
 }
 
 func (a *analysis) unmanaged() []Finding {
-	if a.rep.Owner.Kind != OwnerUnmanaged {
+	if a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
 		return nil
 	}
-	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: its %s were registered by hand or by another tool", plural(len(a.rep.Targets), "target"))
+	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: %s, registered by hand or by another tool", plural(len(a.rep.Targets), "target"))
 	var names []string
 	if a.service != nil && a.service.svc != nil {
 		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)
@@ -441,7 +443,7 @@ func (a *analysis) unmanaged() []Finding {
 }
 
 func (a *analysis) instanceType() []Finding {
-	if a.rep.TargetType != "instance" || a.rep.Owner.Kind != OwnerUnmanaged {
+	if a.rep.TargetType != "instance" || a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
 		return nil
 	}
 	msg := "target type instance cannot be changed to ip: the target group must be replaced, not adopted"
@@ -514,7 +516,8 @@ func (a *analysis) healthCheck() []Finding {
 		}
 	}
 	httpHC := hc.Protocol == "HTTP" || hc.Protocol == "HTTPS"
-	if pr, ok := a.readinessProbe(); ok && httpHC {
+	pr, probed := a.readinessProbe()
+	if probed && httpHC {
 		details["probePath"], details["probeScheme"] = pr.path, pr.scheme
 		if hc.Path != "" {
 			details["healthCheckPath"] = hc.Path
@@ -531,7 +534,7 @@ func (a *analysis) healthCheck() []Finding {
 	}
 	msg := "health check: " + strings.Join(aspects, "; ")
 	rem := fmt.Sprintf("cutover.PlanCutover for %s: its health-check step sets port traffic-port", a.rep.Name)
-	if pr, ok := a.readinessProbe(); ok && httpHC {
+	if probed && httpHC {
 		rem += fmt.Sprintf(", path %s and protocol %s", pr.path, pr.scheme)
 	}
 	return []Finding{a.finding(CodeHealthCheckMismatch, msg, Evidence{Names: names, Counts: map[string]int{"aspects": len(aspects)}, Details: details}, rem)}
@@ -592,13 +595,13 @@ func (a *analysis) ports() []Finding {
 		}
 		if n := counts["nodeTargetsOffNodePort"]; n > 0 {
 			if st.port.NodePort == 0 {
-				aspects = append(aspects, fmt.Sprintf("%s, but Service %s has no NodePort", plural(n, "node target"), svcName))
+				aspects = append(aspects, fmt.Sprintf("node targets although Service %s has no NodePort: %d", svcName, n))
 			} else {
-				aspects = append(aspects, fmt.Sprintf("%s not on the NodePort %d", plural(n, "node target"), st.port.NodePort))
+				aspects = append(aspects, fmt.Sprintf("node targets off the NodePort %d: %d", st.port.NodePort, n))
 			}
 		}
 		if n := counts["podTargetsOffTargetPort"]; n > 0 {
-			aspects = append(aspects, fmt.Sprintf("%s not on the targetPort %d", plural(n, "pod target"), tp))
+			aspects = append(aspects, fmt.Sprintf("pod targets off the targetPort %d: %d", tp, n))
 		}
 		if a.rep.Port != 0 && a.rep.Port != tp && a.rep.Port != st.port.NodePort && a.rep.Port != st.port.Port {
 			aspects = append(aspects, fmt.Sprintf("target group port %d is neither the Service port %d, its targetPort %s, nor its NodePort", a.rep.Port, st.port.Port, st.ref.TargetPort))
@@ -639,8 +642,8 @@ func (a *analysis) publicSubnets() []Finding {
 	if targets == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("%s sit on %s (%d with an ExternalIP, %d in a subnet routed to an internet gateway); moving the nodes breaks these targets until the cutover",
-		plural(targets, "node target"), plural(len(nodes), "public node"), external, public)
+	msg := fmt.Sprintf("node targets on public nodes: %s on %s (%d with an ExternalIP, %d in a subnet routed to an internet gateway); moving the nodes breaks these targets until the cutover",
+		plural(targets, "target"), plural(len(nodes), "node"), external, public)
 	ev := Evidence{Names: slices.Sorted(maps.Keys(nodes)), Counts: map[string]int{"targets": targets, "nodes": len(nodes), "externalIP": external, "publicSubnet": public}}
 	if len(subnets) > 0 {
 		ev.Details = map[string]string{"subnets": strings.Join(slices.Sorted(maps.Keys(subnets)), ",")}
@@ -704,7 +707,7 @@ func (a *analysis) readinessGates() []Finding {
 		parts = append(parts, fmt.Sprintf("namespaces without %s=enabled: %s", LabelReadinessGateInject, strings.Join(unlabelled, ", ")))
 	}
 	if len(ungated) > 0 {
-		parts = append(parts, fmt.Sprintf("%s of the bound Service run without the target-health gate (created before the label or the binding): restart them", plural(len(ungated), "pod")))
+		parts = append(parts, fmt.Sprintf("pods of the bound Service without the target-health gate (created before the label or the binding): %d; restart them", len(ungated)))
 	}
 	msg := "ip targets without the LBC readiness gate: " + strings.Join(parts, "; ")
 	rem := "label the namespace " + LabelReadinessGateInject + "=enabled before tgbind.Build, then restart the pods once the binding exists"

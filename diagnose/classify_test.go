@@ -198,7 +198,7 @@ func TestTakeSnapshotPaged(t *testing.T) {
 	c := w.Clusters[0]
 	calls := map[string]int{}
 	base := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(c.objects(w)...).Build()
-	paged := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{List: func(ctx context.Context, cl client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+	paged := interceptor.NewClient(base, interceptor.Funcs{List: func(ctx context.Context, cl client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 		calls[listKind(list)]++
 		lo := (&client.ListOptions{}).ApplyOptions(opts)
 		if err := cl.List(ctx, list); err != nil {

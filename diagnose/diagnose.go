@@ -65,14 +65,15 @@ type run struct {
 
 // tgState is one target group in flight.
 type tgState struct {
-	acct     *accountScan
-	tg       elbv2types.TargetGroup
-	rep      TargetGroupReport
-	tags     map[string]string
-	tagsErr  error
-	targets  []Target
-	scanned  bool // DescribeTargetHealth answered
-	analysis *analysis
+	acct      *accountScan
+	tg        elbv2types.TargetGroup
+	rep       TargetGroupReport
+	tags      map[string]string
+	tagsErr   error
+	healthErr error
+	targets   []Target
+	scanned   bool // DescribeTargetHealth answered
+	analysis  *analysis
 }
 
 func (r *run) addErr(e ResourceError) {
@@ -158,16 +159,13 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	// rules once per load balancer.
 	items = nil
 	for _, s := range r.tgs {
-		if s.rep.Error != nil {
-			continue
-		}
 		items = append(items, func(ctx context.Context) { r.readTargets(ctx, s) })
 	}
 	for _, a := range r.accounts {
 		wanted := map[string]bool{}
 		lbSet := map[string]bool{}
 		for _, s := range r.tgs {
-			if s.acct == a && s.rep.Error == nil {
+			if s.acct == a {
 				wanted[s.rep.ARN] = true
 				for _, lb := range s.rep.LoadBalancerARNs {
 					lbSet[lb] = true
@@ -185,13 +183,14 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	now := r.cfg.clock.Now()
 	for _, s := range r.tgs {
 		s.analysis = newAnalysis(&s.rep, s.targets, s.tags, r.snaps, now)
+		s.analysis.tagsUnread = s.tagsErr != nil
 	}
 	r.subnetChecks(ctx)
 	r.progress(PhaseAnalyse, 0, len(r.tgs))
 	for _, s := range r.tgs {
 		if s.scanned {
 			s.analysis.addFindings()
-		} else if s.rep.Error == nil {
+		} else if s.healthErr == nil {
 			// Never reached DescribeTargetHealth: ctx ended first.
 			re := newResourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", context.Cause(ctx))
 			re.Account, re.Region = s.acct.acct.ID, s.acct.acct.Region
@@ -206,7 +205,8 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	if ctx.Err() != nil {
 		return rep, context.Cause(ctx)
 	}
-	if rep.Summary.TargetGroups == rep.Summary.TargetGroupsWithErrors && len(rep.Errors) > 0 {
+	scanned := slices.ContainsFunc(r.tgs, func(s *tgState) bool { return s.scanned })
+	if !scanned && len(rep.Errors) > 0 {
 		errs := []error{ErrNothingScanned}
 		for i := range rep.Errors {
 			errs = append(errs, &rep.Errors[i])
@@ -361,6 +361,7 @@ func (r *run) filterByTags() {
 			if len(r.scope.Tags) > 0 || errors.Is(s.tagsErr, awserr.ErrNotFound) {
 				continue // membership unknown, or the target group is gone
 			}
+			// Scanned all the same: the owner then rests on the bindings.
 			s.rep.Error = &re
 			s.tags = map[string]string{}
 		}
@@ -386,7 +387,7 @@ func (r *run) readTargets(ctx context.Context, s *tgState) {
 	targets, err := s.acct.targetHealth(ctx, s.rep.ARN)
 	if err != nil {
 		re := s.acct.resourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", err)
-		s.rep.Error = &re
+		s.rep.Error, s.healthErr = &re, err
 		r.addErr(re)
 		return
 	}

@@ -168,6 +168,39 @@ func TestThrottling(t *testing.T) {
 	}
 }
 
+func TestTagsDenied(t *testing.T) {
+	w := baseWorld()
+	denied := &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized to perform elasticloadbalancing:DescribeTags"}
+	t.Run("no tag scope: scanned, owner from bindings, no unmanaged claim", func(t *testing.T) {
+		h := newHarness(t, w)
+		h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+		h.elb.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, denied).Times(1)
+		h.elb.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.health(w.TargetGroups[0]), nil).Times(1)
+		h.elb.EXPECT().DescribeListeners(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.listeners(w.LoadBalancers[0]), nil).Times(1)
+		h.elb.EXPECT().DescribeRules(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.rules(w.LoadBalancers[0], 0), nil).Times(1)
+		rep, err := h.run(t, Scope{All: true})
+		if err != nil {
+			t.Fatalf("Diagnose() = %v", err)
+		}
+		tg := rep.tg("legacy-web")
+		if tg.Error == nil || tg.Error.Category != "access-denied" || !errors.Is(tg.Error, awserr.ErrAccessDenied) {
+			t.Fatalf("error = %+v", tg.Error)
+		}
+		if tg.finding(CodeStaticNodeTarget) == nil || tg.finding(CodeUnmanagedTargetGroup) != nil {
+			t.Errorf("findings = %v", codes(rep))
+		}
+	})
+	t.Run("tag scope: membership unknown, nothing scanned", func(t *testing.T) {
+		h := newHarness(t, w)
+		h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+		h.elb.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, denied).Times(1)
+		rep, err := h.run(t, Scope{Tags: map[string]string{"team": "web"}})
+		if !errors.Is(err, ErrNothingScanned) || !errors.Is(err, awserr.ErrAccessDenied) || len(rep.TargetGroups) != 0 {
+			t.Fatalf("Diagnose() = %v, target groups %d", err, len(rep.TargetGroups))
+		}
+	})
+}
+
 func TestClusterFaults(t *testing.T) {
 	t.Run("no TargetGroupBinding CRD", func(t *testing.T) {
 		w := baseWorld()

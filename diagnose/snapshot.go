@@ -93,6 +93,7 @@ type Snapshot struct {
 	podsByNS       map[string][]*corev1.Pod
 	services       map[string]*corev1.Service
 	servicesByNS   map[string][]*corev1.Service
+	selectors      map[*corev1.Service]labels.Selector // nil for a Service without a selector
 	nodePorts      map[int32][]string
 	containerPorts map[int32]bool
 	namespaces     map[string]map[string]string
@@ -295,6 +296,7 @@ func (s *Snapshot) index() {
 	s.podsByNS = map[string][]*corev1.Pod{}
 	s.services = map[string]*corev1.Service{}
 	s.servicesByNS = map[string][]*corev1.Service{}
+	s.selectors = map[*corev1.Service]labels.Selector{}
 	s.nodePorts = map[int32][]string{}
 	s.containerPorts = map[int32]bool{}
 	s.namespaces = map[string]map[string]string{}
@@ -371,6 +373,9 @@ func (s *Snapshot) index() {
 		key := svc.Namespace + "/" + svc.Name
 		s.services[key] = svc
 		s.servicesByNS[svc.Namespace] = append(s.servicesByNS[svc.Namespace], svc)
+		if len(svc.Spec.Selector) > 0 {
+			s.selectors[svc] = labels.SelectorFromValidatedSet(svc.Spec.Selector)
+		}
 		for _, sp := range svc.Spec.Ports {
 			if sp.NodePort != 0 {
 				s.nodePorts[sp.NodePort] = append(s.nodePorts[sp.NodePort], key)
@@ -480,8 +485,9 @@ func (s *Snapshot) servicesOfPod(p *corev1.Pod) []string {
 		return out
 	}
 	var out []string
+	set := labels.Set(p.Labels)
 	for _, svc := range s.servicesByNS[p.Namespace] {
-		if len(svc.Spec.Selector) > 0 && labels.SelectorFromValidatedSet(svc.Spec.Selector).Matches(labels.Set(p.Labels)) {
+		if sel := s.selectors[svc]; sel != nil && sel.Matches(set) {
 			out = append(out, svc.Namespace+"/"+svc.Name)
 		}
 	}
@@ -498,8 +504,7 @@ func (s *Snapshot) podsOfService(svc *corev1.Service) []*corev1.Pod {
 		return out
 	}
 	var out []*corev1.Pod
-	if len(svc.Spec.Selector) > 0 {
-		sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
+	if sel := s.selectors[svc]; sel != nil {
 		for _, p := range s.podsByNS[svc.Namespace] {
 			if sel.Matches(labels.Set(p.Labels)) {
 				out = append(out, p)
