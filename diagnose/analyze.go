@@ -433,8 +433,9 @@ func (a *analysis) unmanaged() []Finding {
 		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)
 		msg += fmt.Sprintf("; it serves Service %s/%s (from %s)", a.service.ref.Namespace, a.service.ref.Name, a.service.ref.Source)
 	}
-	for _, s := range a.candidates() {
-		if s.objs.BindingsUnread {
+	for _, s := range a.snaps {
+		inVPC := s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID
+		if inVPC && (!s.read || s.objs.BindingsUnread) {
 			msg += fmt.Sprintf("; the bindings of cluster %s could not be read", s.cluster.Name)
 		}
 	}
@@ -580,10 +581,13 @@ func (a *analysis) ports() []Finding {
 			details["nodePort"] = strconv.Itoa(int(st.port.NodePort))
 		}
 		tp := st.ref.ResolvedTargetPort
-		if tp != 0 {
+		switch {
+		case tp != 0:
 			details["resolvedTargetPort"] = strconv.Itoa(int(tp))
-		} else {
+		case len(st.snap.podsOfService(st.svc)) > 0:
 			aspects = append(aspects, fmt.Sprintf("targetPort %q resolves to no container port of the Service's pods", st.ref.TargetPort))
+		default:
+			details["resolvedTargetPort"] = "unknown: the Service has no pods"
 		}
 		for _, t := range a.rep.Targets {
 			switch {

@@ -84,6 +84,7 @@ var (
 	_ elbv2.DescribeRulesAPIClient        = guarded{}
 )
 
+// DescribeTargetGroups is the rate-limited, retried and counted call.
 func (g guarded) DescribeTargetGroups(ctx context.Context, in *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
 	var out *elbv2.DescribeTargetGroupsOutput
 	err := g.a.do(ctx, "DescribeTargetGroups", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (err error) {
@@ -93,6 +94,7 @@ func (g guarded) DescribeTargetGroups(ctx context.Context, in *elbv2.DescribeTar
 	return out, err
 }
 
+// DescribeListeners is the rate-limited, retried and counted call.
 func (g guarded) DescribeListeners(ctx context.Context, in *elbv2.DescribeListenersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error) {
 	var out *elbv2.DescribeListenersOutput
 	err := g.a.do(ctx, "DescribeListeners", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (err error) {
@@ -102,6 +104,7 @@ func (g guarded) DescribeListeners(ctx context.Context, in *elbv2.DescribeListen
 	return out, err
 }
 
+// DescribeRules is the rate-limited, retried and counted call.
 func (g guarded) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error) {
 	var out *elbv2.DescribeRulesOutput
 	err := g.a.do(ctx, "DescribeRules", aws.ToString(in.ListenerArn), func(ctx context.Context) (err error) {

@@ -190,7 +190,7 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	for _, s := range r.tgs {
 		if s.scanned {
 			s.analysis.addFindings()
-		} else if s.healthErr == nil {
+		} else if s.healthErr == nil && ctx.Err() != nil {
 			// Never reached DescribeTargetHealth: ctx ended first.
 			re := newResourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", context.Cause(ctx))
 			re.Account, re.Region = s.acct.acct.ID, s.acct.acct.Region

@@ -19,6 +19,7 @@ var (
 	_ ec2.DescribeRouteTablesAPIClient = guardedEC2{}
 )
 
+// DescribeInstances is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
 	var out *ec2.DescribeInstancesOutput
 	err := g.a.do(ctx, "DescribeInstances", "", func(ctx context.Context) (err error) {
@@ -28,6 +29,7 @@ func (g guardedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInsta
 	return out, err
 }
 
+// DescribeRouteTables is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
 	var out *ec2.DescribeRouteTablesOutput
 	err := g.a.do(ctx, "DescribeRouteTables", "", func(ctx context.Context) (err error) {

@@ -289,3 +289,27 @@ func TestLimiterUnlimited(t *testing.T) {
 		t.Errorf("an unlimited limiter waited %v", clk.Since(vclock.Epoch))
 	}
 }
+
+// TestRoutesNLB: an NLB's listeners carry only default actions, so its
+// rules are never read.
+func TestRoutesNLB(t *testing.T) {
+	w := baseWorld()
+	w.LoadBalancers = append(w.LoadBalancers, lbFix{Name: "tcp", Type: "net", Listeners: []listenerFix{{Port: 443, Protocol: "TCP",
+		Rules: []ruleFix{{Priority: "default", Forward: map[string]int32{"legacy-web": 1}}}}}})
+	w.tgFix("legacy-web").LBs = []string{"edge", "tcp"}
+	h := newHarness(t, w)
+	expectAll(h.elb, w) // DescribeRules only for edge's one listener
+	rep, err := h.run(t, Scope{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.tg("legacy-web").Routes {
+		got = append(got, fmt.Sprintf("%s/%s %s:%d default=%t", r.LoadBalancerType, r.LoadBalancerName, r.ListenerProtocol, r.ListenerPort, r.Default))
+	}
+	want := []string{"app/edge HTTPS:443 default=false", "net/tcp TCP:443 default=true"}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("routes (-want +got):\n%s", diff)
+	}
+}

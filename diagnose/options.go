@@ -88,8 +88,9 @@ func WithConcurrency(n int) Option {
 }
 
 // WithRateLimit sets the client-side rate limit of each account and Region:
-// perSecond calls per second with bursts of burst. rate.Inf turns the
-// limiter off. The defaults are [DefaultRateLimit] and [DefaultBurst].
+// perSecond calls per second with bursts of burst, shared by its ELBv2 and
+// EC2 calls and paced on the injected clock. rate.Inf turns the limiter
+// off. The defaults are [DefaultRateLimit] and [DefaultBurst].
 func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	return func(cfg *config) {
 		if perSecond <= 0 {
