@@ -73,10 +73,10 @@ type Binder struct {
 func New(opts Options) (*Binder, error) {
 	var missing []error
 	if opts.ELBv2 == nil {
-		missing = append(missing, errors.New("ELBv2 is nil"))
+		missing = append(missing, errors.New("options.ELBv2 is nil"))
 	}
 	if opts.Reader == nil {
-		missing = append(missing, errors.New("Reader is nil"))
+		missing = append(missing, errors.New("options.Reader is nil"))
 	}
 	if err := errors.Join(missing...); err != nil {
 		return nil, fmt.Errorf("tgbind: new: %w", err)

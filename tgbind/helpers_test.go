@@ -3,7 +3,6 @@ package tgbind
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"testing"
 
@@ -128,7 +127,6 @@ type tgOpt func(*elbv2types.TargetGroup)
 func withType(t elbv2types.TargetTypeEnum) tgOpt {
 	return func(tg *elbv2types.TargetGroup) { tg.TargetType = t }
 }
-func withVPC(v string) tgOpt { return func(tg *elbv2types.TargetGroup) { tg.VpcId = aws.String(v) } }
 func withHealthCheckPort(p string) tgOpt {
 	return func(tg *elbv2types.TargetGroup) { tg.HealthCheckPort = aws.String(p) }
 }
@@ -289,14 +287,5 @@ func snapshot(t testing.TB, ctx context.Context, r client.Reader, ns string) map
 		objs = append(objs, &eps.Items[i])
 	}
 	add("EndpointSlice", objs)
-	return out
-}
-
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

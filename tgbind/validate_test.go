@@ -406,7 +406,7 @@ func TestValidateOperationalErrors(t *testing.T) {
 }
 
 func TestNewRequiresClients(t *testing.T) {
-	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "ELBv2 is nil") || !strings.Contains(err.Error(), "Reader is nil") {
+	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "options.ELBv2 is nil") || !strings.Contains(err.Error(), "options.Reader is nil") {
 		t.Fatalf("New(Options{}) = %v", err)
 	}
 }
