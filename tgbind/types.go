@@ -342,7 +342,8 @@ const ReasonNotRegistered = "Target.NotRegistered"
 // ready endpoint is a healthy target.
 func (s *TargetState) AllHealthy() bool { return s != nil && s.Total > 0 && s.Healthy == s.Total }
 
-// Summary is one line: "2/3 healthy (Elb.InitialHealthChecking: 1), 4 other targets (4 healthy)".
+// Summary is one line, for example
+// "2/3 healthy (Elb.InitialHealthChecking: 1), 4 other targets (4 healthy)".
 func (s *TargetState) Summary() string {
 	if s == nil {
 		return "no observation"
@@ -356,8 +357,10 @@ func (s *TargetState) Summary() string {
 		}
 		msg += " (" + strings.Join(parts, ", ") + ")"
 	}
-	if len(s.Others) > 0 {
-		msg += fmt.Sprintf(", %d other targets (%d healthy)", len(s.Others), s.OthersHealthy)
+	if n := len(s.Others); n == 1 {
+		msg += fmt.Sprintf(", 1 other target (%d healthy)", s.OthersHealthy)
+	} else if n > 1 {
+		msg += fmt.Sprintf(", %d other targets (%d healthy)", n, s.OthersHealthy)
 	}
 	return msg
 }
