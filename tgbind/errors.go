@@ -1,6 +1,7 @@
 package tgbind
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -119,6 +120,23 @@ func (e *FieldError) Error() string {
 		b.WriteString(": " + e.Detail)
 	}
 	return b.String()
+}
+
+// MarshalJSON writes the field error with its sentinel as "kind" (the
+// sentinel's text, for example "service not found"). The cause is left out:
+// the detail already says what matters.
+func (e *FieldError) MarshalJSON() ([]byte, error) {
+	kind := ""
+	if e.Kind != nil {
+		kind = e.Kind.Error()
+	}
+	return json.Marshal(struct {
+		Check  string `json:"check"`
+		Field  string `json:"field"`
+		Value  string `json:"value,omitempty"`
+		Kind   string `json:"kind"`
+		Detail string `json:"detail"`
+	}{e.Check, e.Field, e.Value, kind, e.Detail})
 }
 
 // Unwrap returns the sentinel and the cause.

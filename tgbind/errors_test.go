@@ -91,7 +91,8 @@ func TestPlainDataJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back["version"] != PreflightVersion || back["failures"].([]any)[0].(map[string]any)["field"] != "spec.vpcID" {
+	if back["version"] != PreflightVersion || back["failures"].([]any)[0].(map[string]any)["field"] != "spec.vpcID" ||
+		back["failures"].([]any)[0].(map[string]any)["kind"] != ErrVPCMismatch.Error() {
 		t.Errorf("JSON = %s", data)
 	}
 	if pf.Passed() {

@@ -83,3 +83,33 @@ func TestManifestMany(t *testing.T) {
 		t.Error("(*Binding)(nil).Manifest() did not fail")
 	}
 }
+
+func TestBindingTextAndJSON(t *testing.T) {
+	u := newUnit(t, withObjects(standardObjects()...)).legacy()
+	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{
+		"TargetGroupBinding shop/web-http-legacy-web",
+		"target group:  legacy-web (ip, HTTP:30080, vpc-0123456789abcdef0, ipv4)",
+		"service:       shop/web port http -> targetPort http (3 ready endpoints)",
+		"multi-cluster: true (ForeignTargets): the target group holds 2 targets",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("String() lacks %q:\n%s", want, text)
+		}
+	}
+	data, err := b.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Binding
+	if err := yaml.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Version != BindingVersion || back.MultiCluster.Reason != ReasonForeignTargets || back.TargetGroupBinding.Name != "web-http-legacy-web" {
+		t.Errorf("JSON round trip = %+v", back)
+	}
+}

@@ -65,10 +65,11 @@ type Request struct {
 	// group is empty. False lets Build decide; it still picks multi-cluster
 	// whenever the target group holds any target.
 	MultiCluster bool `json:"multiCluster,omitempty"`
-	// Labels and Annotations are added to the binding's metadata. The
-	// ownership label and annotations of tgmigrate win over them; the LBC's
-	// stack labels are refused.
-	Labels      map[string]string `json:"labels,omitempty"`
+	// Labels are added to the binding's labels. tgmigrate's ownership label
+	// wins over them; the LBC's stack labels are refused. Nil adds none.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are added to the binding's annotations. tgmigrate's
+	// annotations win over them. Nil adds none.
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
@@ -118,13 +119,20 @@ type Binding struct {
 
 // TargetGroupInfo is what AWS said about the target group.
 type TargetGroupInfo struct {
-	ARN             string `json:"arn"`
-	Name            string `json:"name"`
-	TargetType      string `json:"targetType"`
-	Protocol        string `json:"protocol,omitempty"`
-	Port            int32  `json:"port,omitempty"`
-	VpcID           string `json:"vpcID,omitempty"`
-	IPAddressType   string `json:"ipAddressType,omitempty"`
+	// ARN and Name identify the target group.
+	ARN  string `json:"arn"`
+	Name string `json:"name"`
+	// TargetType is ip, instance, lambda or alb.
+	TargetType string `json:"targetType"`
+	// Protocol and Port are the target group's (the port is the default
+	// for targets registered without one).
+	Protocol string `json:"protocol,omitempty"`
+	Port     int32  `json:"port,omitempty"`
+	// VpcID is the target group's VPC.
+	VpcID string `json:"vpcID,omitempty"`
+	// IPAddressType is ipv4 or ipv6.
+	IPAddressType string `json:"ipAddressType,omitempty"`
+	// HealthCheckPort is "traffic-port" or a port number.
 	HealthCheckPort string `json:"healthCheckPort,omitempty"`
 	// Targets counts the registered targets, in any state.
 	Targets int `json:"targets"`
@@ -132,6 +140,7 @@ type TargetGroupInfo struct {
 
 // ServiceInfo is the Service port the binding references.
 type ServiceInfo struct {
+	// Namespace and Name identify the Service.
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// PortName is the Service port's name; it may be empty.
@@ -262,6 +271,7 @@ const (
 
 // ApplyResult reports an Apply.
 type ApplyResult struct {
+	// Namespace and Name identify the binding.
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// Operation is created, updated or unchanged (the resourceVersion did not move).
@@ -277,6 +287,7 @@ type ApplyResult struct {
 
 // DeleteResult reports a Delete.
 type DeleteResult struct {
+	// Namespace and Name identify the binding.
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// Deleted is false when the binding did not exist.
@@ -295,11 +306,12 @@ type DeleteResult struct {
 type TargetState struct {
 	// Version is [TargetStateVersion].
 	Version string `json:"version"`
-	// TargetGroupARN, Namespace, Service and ServicePort identify the pair.
+	// TargetGroupARN is the target group observed.
 	TargetGroupARN string `json:"targetGroupARN"`
-	Namespace      string `json:"namespace"`
-	Service        string `json:"service"`
-	ServicePort    string `json:"servicePort"`
+	// Namespace, Service and ServicePort name the Service port observed.
+	Namespace   string `json:"namespace"`
+	Service     string `json:"service"`
+	ServicePort string `json:"servicePort"`
 	// ObservedAt is when it was observed, on the injected clock.
 	ObservedAt time.Time `json:"observedAt"`
 	// Endpoints has one entry per ready endpoint IP:port, sorted, with its
@@ -324,9 +336,10 @@ type TargetState struct {
 
 // EndpointTarget is one IP:port and its health in the target group.
 type EndpointTarget struct {
-	// IP and Port are the target's address.
-	IP   string `json:"ip"`
-	Port int32  `json:"port"`
+	// IP is the target's address, in canonical form.
+	IP string `json:"ip"`
+	// Port is the target's port: the container port for a pod.
+	Port int32 `json:"port"`
 	// State is the ELB target state (initial, healthy, unhealthy, unused,
 	// draining, unavailable), or "" when the target is not registered.
 	State string `json:"state,omitempty"`
