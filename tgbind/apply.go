@@ -142,7 +142,11 @@ func (b *Binder) dryRun(ctx context.Context, c *checker, tgb *v1beta1.TargetGrou
 		return checkDropped(c, tgb, u, hooks, herr == nil)
 	}
 	if ce := conflictError(err, tgb); ce != nil {
-		c.fail(CheckDryRun, &FieldError{Field: strings.Join(ce.Fields, ", "), Kind: ErrFieldManagerConflict,
+		fields := make([]string, len(ce.Fields))
+		for i, f := range ce.Fields {
+			fields[i] = strings.TrimPrefix(f, ".")
+		}
+		c.fail(CheckDryRun, &FieldError{Field: strings.Join(fields, ", "), Kind: ErrFieldManagerConflict,
 			Detail: fmt.Sprintf("fields owned by %s: rerun with WithForce to take them over", quoteJoin(ce.Managers)), Err: ce})
 		return nil
 	}

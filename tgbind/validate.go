@@ -116,9 +116,9 @@ func (c *checker) err(op string) error {
 	return &ValidationError{Op: op, Errors: c.failures}
 }
 
-// checkMetadata runs CheckMetadata.
+// checkMetadata runs CheckMetadata and reports whether it passed.
 // An empty name fails only when requireName is set: Build derives it.
-func checkMetadata(c *checker, name string, requireName bool, namespace, service string, labels map[string]string) {
+func checkMetadata(c *checker, name string, requireName bool, namespace, service string, labels map[string]string) bool {
 	var errs []*FieldError
 	if name == "" && requireName {
 		errs = append(errs, &FieldError{Field: "metadata.name", Kind: ErrInvalidRequest, Detail: "the name is empty"})
@@ -146,9 +146,11 @@ func checkMetadata(c *checker, name string, requireName bool, namespace, service
 			}
 		}
 	}
-	if !c.fail(CheckMetadata, errs...) {
-		c.pass(CheckMetadata, "name, namespace and labels are valid")
+	if c.fail(CheckMetadata, errs...) {
+		return false
 	}
+	c.pass(CheckMetadata, "name, namespace and labels are valid")
+	return true
 }
 
 // checkARN runs CheckTargetGroupARN.
@@ -547,7 +549,7 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	log := b.log.WithValues("binding", tgb.Namespace+"/"+tgb.Name, "targetGroupARN", tgb.Spec.TargetGroupARN)
 	log.V(1).Info("preflight")
 
-	checkMetadata(c, tgb.Name, true, tgb.Namespace, tgb.Spec.ServiceRef.Name, tgb.Labels)
+	metaOK := checkMetadata(c, tgb.Name, true, tgb.Namespace, tgb.Spec.ServiceRef.Name, tgb.Labels)
 	_, arnOK := checkARN(c, tgb.Spec.TargetGroupARN)
 	tg, err := b.describeChecked(ctx, c, tgb.Spec.TargetGroupARN, arnOK)
 	if err != nil {
@@ -599,6 +601,8 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	switch {
 	case !crdOK:
 		c.skip(CheckDryRun, "the CRD is not installed")
+	case !metaOK:
+		c.skip(CheckDryRun, "the metadata is invalid; the API server would refuse the request itself")
 	case b.writer == nil:
 		c.skip(CheckDryRun, "read-only Binder (no Options.Writer): neither the API server nor the LBC's webhook was asked")
 	default:

@@ -230,7 +230,7 @@ func TestValidateFailures(t *testing.T) {
 			opts: []unitOpt{withInterceptor(denyDryRun(apierrors.NewApplyConflict([]metav1.StatusCause{{
 				Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "argocd-controller"`, Field: ".spec.networking"}},
 				`Apply failed with 1 conflict: conflict with "argocd-controller": .spec.networking`)))},
-			wantKind: ErrFieldManagerConflict, wantField: ".spec.networking", wantCheck: CheckDryRun},
+			wantKind: ErrFieldManagerConflict, wantField: "spec.networking", wantCheck: CheckDryRun},
 		{name: "installed CRD drops multiClusterTargetGroup",
 			opts:     []unitOpt{withInterceptor(pruneOnDryRun("multiClusterTargetGroup"))},
 			wantKind: ErrFieldDropped, wantField: "spec.multiClusterTargetGroup", wantCheck: CheckDryRun},
@@ -408,5 +408,30 @@ func TestValidateOperationalErrors(t *testing.T) {
 func TestNewRequiresClients(t *testing.T) {
 	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "options.ELBv2 is nil") || !strings.Contains(err.Error(), "options.Reader is nil") {
 		t.Fatalf("New(Options{}) = %v", err)
+	}
+}
+
+// TestValidateInvalidMetadataSkipsDryRun: with a bad name the API server
+// would refuse the request before admission; the dry run is not sent, and
+// the failure stays a *ValidationError.
+func TestValidateInvalidMetadataSkipsDryRun(t *testing.T) {
+	calls := 0
+	u := newUnit(t, withObjects(standardObjects()...), withInterceptor(interceptor.Funcs{
+		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+			calls++
+			return errors.New("resource name may not be empty")
+		}})).legacy()
+	for _, name := range []string{"", "Web_Binding"} {
+		tgb := wantTGB(name, intstrHTTP, true, ReasonForeignTargets)
+		pf, err := u.binder.Validate(t.Context(), tgb)
+		if !IsValidationError(err) || !errors.Is(err, ErrInvalidRequest) {
+			t.Fatalf("name %q: Validate() = %v", name, err)
+		}
+		if statuses(pf)[CheckDryRun] != CheckSkipped {
+			t.Errorf("name %q: dry-run %s", name, statuses(pf)[CheckDryRun])
+		}
+	}
+	if calls != 0 {
+		t.Errorf("%d applies sent", calls)
 	}
 }
