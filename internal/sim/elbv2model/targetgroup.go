@@ -31,7 +31,6 @@ type targetGroup struct {
 	// same targets in registration order, for deterministic iteration.
 	targets map[targetKey]*target
 	order   []*target
-	deleted bool
 }
 
 // sameConfig reports whether two target groups were created with the same
@@ -217,21 +216,23 @@ func (m *Model) DeleteTargetGroup(in *elbv2.DeleteTargetGroupInput) (*elbv2.Dele
 		return nil, validationf("TargetGroupArn is required")
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	tg, ok := m.tgs[*in.TargetGroupArn]
 	if !ok {
+		m.mu.Unlock()
 		return &elbv2.DeleteTargetGroupOutput{}, nil
 	}
 	if tg.lb != nil {
+		m.mu.Unlock()
 		return nil, &types.ResourceInUseException{Message: aws.String("Target group '" + tg.arn + "' is currently in use by a listener or a rule")}
 	}
-	for _, t := range tg.order {
-		m.cancelLocked(t)
+	now := m.clock.Now()
+	for _, t := range slices.Clone(tg.order) {
+		m.removeLocked(t, now)
 	}
-	tg.deleted = true
 	delete(m.tgs, tg.arn)
 	delete(m.tgByName, tg.name)
 	delete(m.tags, tg.arn)
+	m.unlockAndNotify()
 	return &elbv2.DeleteTargetGroupOutput{}, nil
 }
 
