@@ -211,6 +211,3 @@ func code(err error) string {
 var cmpSDK = cmp.Exporter(func(t reflect.Type) bool {
 	return t.PkgPath() == "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 })
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }
-func errorsIs(err, target error) bool     { return errors.Is(err, target) }
