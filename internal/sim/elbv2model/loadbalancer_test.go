@@ -300,6 +300,17 @@ func TestAppendRoutable(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" || sel != tt.sel {
 				t.Errorf("selection %v, want %v; targets (-want +got):\n%s", sel, tt.sel, diff)
 			}
+			// PickRoutable chooses among the same targets, in the same order.
+			for i := range len(eps) + 1 {
+				n := -1
+				e, s := w.model.PickRoutable(tg, func(k int) int { n = k; return i })
+				switch {
+				case i < len(eps) && (e != eps[i] || s != sel || n != len(eps)):
+					t.Errorf("PickRoutable(%d) = %v, %v (n=%d); want %v, %v (n=%d)", i, e, s, n, eps[i], sel, len(eps))
+				case i == len(eps) && s != elbv2model.SelectNone:
+					t.Errorf("PickRoutable out of range = %v, %v; want SelectNone", e, s)
+				}
+			}
 		})
 	}
 }

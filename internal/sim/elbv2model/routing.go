@@ -130,6 +130,51 @@ func (m *Model) AppendRoutable(dst []Endpoint, tgARN string) ([]Endpoint, Select
 	if !ok {
 		return dst, SelectNone
 	}
+	sel, _ := tg.selection()
+	if sel == SelectNone {
+		return dst, sel
+	}
+	for _, t := range tg.order {
+		if sel.takes(t) {
+			dst = append(dst, Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port})
+		}
+	}
+	return dst, sel
+}
+
+// PickRoutable chooses one of the targets [Model.AppendRoutable] would
+// list, without copying the list: pick gets their number n (at least 1)
+// and returns the index of the chosen one, in [0, n). With no eligible
+// target it returns SelectNone and does not call pick.
+func (m *Model) PickRoutable(tgARN string, pick func(n int) int) (Endpoint, Selection) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tg, ok := m.tgs[tgARN]
+	if !ok {
+		return Endpoint{}, SelectNone
+	}
+	sel, n := tg.selection()
+	if sel == SelectNone {
+		return Endpoint{}, sel
+	}
+	i := pick(n)
+	if i < 0 || i >= n {
+		return Endpoint{}, SelectNone
+	}
+	for _, t := range tg.order {
+		if !sel.takes(t) {
+			continue
+		}
+		if i == 0 {
+			return Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port}, sel
+		}
+		i--
+	}
+	return Endpoint{}, SelectNone // unreachable: n counted the same targets
+}
+
+// selection decides which targets take new requests, and how many there are.
+func (tg *targetGroup) selection() (Selection, int) {
 	healthy, unhealthy := 0, 0
 	for _, t := range tg.order {
 		switch t.state {
@@ -139,18 +184,17 @@ func (m *Model) AppendRoutable(dst []Endpoint, tgARN string) ([]Endpoint, Select
 			unhealthy++
 		}
 	}
-	sel := SelectHealthy
-	if healthy < tg.intAttr(AttrMinHealthyTargets) {
-		sel = SelectFailOpen
+	if healthy >= tg.intAttr(AttrMinHealthyTargets) {
+		return SelectHealthy, healthy
 	}
-	if sel == SelectFailOpen && healthy+unhealthy == 0 {
-		return dst, SelectNone
+	if healthy+unhealthy == 0 {
+		return SelectNone, 0
 	}
-	for _, t := range tg.order {
-		if t.state == types.TargetHealthStateEnumHealthy ||
-			(sel == SelectFailOpen && t.state == types.TargetHealthStateEnumUnhealthy) {
-			dst = append(dst, Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port})
-		}
-	}
-	return dst, sel
+	return SelectFailOpen, healthy + unhealthy
+}
+
+// takes reports whether a target takes new requests under the selection.
+func (s Selection) takes(t *target) bool {
+	return t.state == types.TargetHealthStateEnumHealthy ||
+		(s == SelectFailOpen && t.state == types.TargetHealthStateEnumUnhealthy)
 }

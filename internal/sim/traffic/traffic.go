@@ -130,7 +130,7 @@ type Generator struct {
 	routeErr     error
 	routeVersion uint64
 	routeCached  bool
-	buf          []elbv2model.Endpoint
+	pick         func(n int) int // g.rng.IntN, bound once
 
 	mu      sync.Mutex
 	seconds []Second
@@ -171,6 +171,7 @@ func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Ge
 		start:   start,
 		rng:     rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x7a11c)),
 	}
+	g.pick = g.rng.IntN
 	g.handle = clock.Every(start, time.Second/time.Duration(opts.RPS), "traffic: request", g.send)
 	return g, nil
 }
@@ -234,12 +235,11 @@ func (g *Generator) forward(route elbv2model.Route, req *Request) {
 		n -= int(tg.Weight)
 	}
 	req.TargetGroupARN = tgARN
-	g.buf, req.Selection = g.model.AppendRoutable(g.buf[:0], tgARN)
-	if len(g.buf) == 0 {
+	req.Target, req.Selection = g.model.PickRoutable(tgARN, g.pick)
+	if req.Selection == elbv2model.SelectNone {
 		req.Outcome, req.Status = NoTarget, 503
 		return
 	}
-	req.Target = g.buf[g.rng.IntN(len(g.buf))]
 	if g.network.Serve(req.Target.IP, req.Target.Port) {
 		req.Outcome, req.Status = Served, 200
 		return
