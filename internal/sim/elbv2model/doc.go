@@ -27,8 +27,9 @@
 //
 // Read-only views for tests, reports and the traffic model:
 // [Model.Targets], [Model.TargetGroupARNs], [Model.Route],
-// [Model.AppendRoutable], and the [Options].OnTransition hook, which reports
-// every change of a target's state.
+// [Model.RoutingVersion], [Model.AppendRoutable], [Model.PickRoutable], and
+// the [Options].OnTransition hook, which reports every change of a target's
+// state.
 //
 // # Target lifecycle
 //
@@ -80,7 +81,7 @@
 //
 // [Model.Route] resolves a listener's default action or a rule into its
 // weighted target groups. [Model.AppendRoutable] returns the targets that
-// take new requests: the healthy ones, or, when fewer are healthy than the
+// take new requests ([Model.PickRoutable] picks one of them without copying): the healthy ones, or, when fewer are healthy than the
 // target group's
 // target_group_health.unhealthy_state_routing.minimum_healthy_targets.count
 // (default 1), every healthy and unhealthy one (fail open). initial, draining
