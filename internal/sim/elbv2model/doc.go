@@ -73,9 +73,10 @@
 // TooManyTargets, TooManyRegistrationsForTargetId, ResourceInUse,
 // InvalidConfigurationRequest, TargetGroupAssociationLimit,
 // TooManyTargetGroups, DuplicateTargetGroupName, ValidationError, and the
-// typed not-found exception of each resource kind for unknown ARNs. Which
-// code AWS returns for each individual validation failure was not verified
-// one by one; the category (ValidationError versus a typed exception) is.
+// typed not-found exception of each resource kind for unknown ARNs. The
+// codes follow the error lists of the API reference; which of
+// ValidationError, InvalidConfigurationRequest and InvalidLoadBalancerAction
+// AWS returns for each individual parameter check was not verified one by one.
 //
 // # Routing
 //
