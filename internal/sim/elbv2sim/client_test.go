@@ -475,3 +475,40 @@ func TestConcurrentClientsAreRaceFree(t *testing.T) {
 		t.Errorf("%d targets, want 200", n)
 	}
 }
+
+// TestNilInputs: a nil Input is bad input, never a panic.
+func TestNilInputs(t *testing.T) {
+	w := newWorld(t)
+	c := newClient(t, w, elbv2sim.Options{})
+	ctx := t.Context()
+	errs := map[string]error{}
+	_, errs["DescribeTargetHealth"] = c.DescribeTargetHealth(ctx, nil)
+	_, errs["DescribeTargetGroupAttributes"] = c.DescribeTargetGroupAttributes(ctx, nil)
+	_, errs["DescribeTags"] = c.DescribeTags(ctx, nil)
+	_, errs["DescribeListeners"] = c.DescribeListeners(ctx, nil)
+	_, errs["DescribeRules"] = c.DescribeRules(ctx, nil)
+	_, errs["RegisterTargets"] = c.RegisterTargets(ctx, nil)
+	_, errs["DeregisterTargets"] = c.DeregisterTargets(ctx, nil)
+	_, errs["CreateTargetGroup"] = c.CreateTargetGroup(ctx, nil)
+	_, errs["ModifyTargetGroup"] = c.ModifyTargetGroup(ctx, nil)
+	_, errs["ModifyTargetGroupAttributes"] = c.ModifyTargetGroupAttributes(ctx, nil)
+	_, errs["DeleteTargetGroup"] = c.DeleteTargetGroup(ctx, nil)
+	_, errs["AddTags"] = c.AddTags(ctx, nil)
+	_, errs["ModifyListener"] = c.ModifyListener(ctx, nil)
+	_, errs["ModifyRule"] = c.ModifyRule(ctx, nil)
+	for op, err := range errs {
+		if code(err) != "ValidationError" {
+			t.Errorf("%s(nil): %v, want ValidationError", op, err)
+		}
+	}
+	if _, err := c.DescribeTargetGroups(ctx, nil); err != nil {
+		t.Errorf("DescribeTargetGroups(nil) lists all: %v", err)
+	}
+	if _, err := c.DescribeLoadBalancers(ctx, nil); err != nil {
+		t.Errorf("DescribeLoadBalancers(nil) lists all: %v", err)
+	}
+	//lint:ignore SA1012 a nil context is the bad input under test
+	if _, err := c.DescribeLoadBalancers(nil, nil); err != nil {
+		t.Errorf("a nil context is treated as Background: %v", err)
+	}
+}

@@ -50,8 +50,8 @@ type Options struct {
 	// RPS is the number of requests per second of virtual time, evenly
 	// spaced, 1 to [MaxRPS]. Zero: [DefaultRPS].
 	RPS int
-	// Start is the virtual time of the first request. Zero: the clock's
-	// time when New is called.
+	// Start is the virtual time of the first request, not before the
+	// clock's time. Zero: the clock's time when New is called.
 	Start time.Time
 	// Seed seeds the choice of target group and target (PCG). Zero is a
 	// valid seed.
@@ -162,6 +162,9 @@ func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Ge
 	start := opts.Start
 	if start.IsZero() {
 		start = clock.Now()
+	}
+	if now := clock.Now(); start.Before(now) {
+		return nil, &OptionsError{Field: "Start", Reason: fmt.Sprintf("%s is before the clock's time %s", start.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))}
 	}
 	g := &Generator{
 		model:   model,

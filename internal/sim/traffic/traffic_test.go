@@ -134,6 +134,7 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"no listener", traffic.Options{}},
 		{"RPS above the maximum", traffic.Options{ListenerARN: ln, RPS: traffic.MaxRPS + 1}},
 		{"negative RPS", traffic.Options{ListenerARN: ln, RPS: -1}},
+		{"a start in the past", traffic.Options{ListenerARN: ln, Start: w.start.Add(-time.Second)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
