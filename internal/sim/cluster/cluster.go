@@ -58,7 +58,6 @@ type Cluster struct {
 	workloads map[types.NamespacedName]*workload
 	services  map[svcKey]*service
 	pdbs      map[types.NamespacedName]*pdb
-	mutators  []PodMutator
 
 	ipOwner   map[string]owner  // who answers at an address now
 	ipHistory map[string]string // the owner an address had: "node/<name>" or "pod/<ns>/<name>"
@@ -115,6 +114,9 @@ func New(opts Options) (*Cluster, error) {
 // controller and to the system under test.
 func (cl *Cluster) Client() client.Client { return cl.c }
 
+// Clock returns the cluster's virtual clock.
+func (cl *Cluster) Clock() *vclock.Clock { return cl.clock }
+
 // Hub returns the hub that observes the client's writes.
 func (cl *Cluster) Hub() *Hub { return cl.hub }
 
@@ -129,10 +131,6 @@ func (cl *Cluster) VPCCIDR() string { return cl.o.cidr.String() }
 
 // Zones returns the availability zones.
 func (cl *Cluster) Zones() []string { return slices.Clone(cl.o.Zones) }
-
-// AddPodMutator adds an admission step run on every pod before it is
-// created, in the order added.
-func (cl *Cluster) AddPodMutator(m PodMutator) { cl.mutators = append(cl.mutators, m) }
 
 func (cl *Cluster) ctx() context.Context { return WithOrigin(context.Background(), Origin) }
 
@@ -294,18 +292,6 @@ func (cl *Cluster) sortedPods() []*pod {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
-	return out
-}
-
-func (cl *Cluster) sortedWorkloads() []*workload {
-	out := make([]*workload, 0, len(cl.workloads))
-	for _, w := range cl.workloads {
-		out = append(out, w)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].spec, out[j].spec
-		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
-	})
 	return out
 }
 

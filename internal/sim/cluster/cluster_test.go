@@ -246,11 +246,13 @@ func TestEvictionHonoursPDB(t *testing.T) {
 func TestReadinessGate(t *testing.T) {
 	f := newFixture(t, 1, 0+1, nil)
 	gate := corev1.PodConditionType("target-health.elbv2.k8s.aws/web")
-	f.cl.AddPodMutator(func(_ context.Context, p *corev1.Pod) error {
-		p.Spec.ReadinessGates = append(p.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: gate})
+	f.cl.Hub().AddAdmission(func(_ context.Context, op cluster.Op, obj client.Object) error {
+		if p, ok := obj.(*corev1.Pod); ok && op == cluster.OpCreate {
+			p.Spec.ReadinessGates = append(p.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: gate})
+		}
 		return nil
 	})
-	// The first pod was created before the mutator: no gate. Replace it.
+	// The first pod was created before the webhook: no gate. Replace it.
 	first := f.cl.Pods()[0]
 	if err := f.cl.Evict(t.Context(), first.Key()); err != nil {
 		t.Fatal(err)

@@ -194,24 +194,16 @@ func (cl *Cluster) observe(ch Change) {
 	ctx := cl.ctx()
 	switch ch.Kind {
 	case "Pod":
-		p := cl.pods[ch.Key]
-		if p == nil {
+		if ch.Key.Name == "" {
+			for _, p := range cl.sortedPods() {
+				if ch.Key.Namespace == "" || p.key.Namespace == ch.Key.Namespace {
+					cl.observePod(ctx, p)
+				}
+			}
 			return
 		}
-		obj := &corev1.Pod{}
-		err := cl.c.Get(ctx, ch.Key, obj)
-		switch {
-		case apierrors.IsNotFound(err):
-			cl.kill(ctx, p, "Deleted")
-		case err != nil:
-			cl.event("Error", "pod/"+ch.Key.String(), "get: %v", err)
-		case obj.UID != p.uid && p.uid != "":
-			// A different pod of the same name: ours is gone.
-			cl.kill(ctx, p, "Deleted")
-		case !obj.DeletionTimestamp.IsZero():
-			cl.startTermination(p, "Deleted")
-		default:
-			cl.gatesChanged(p, obj.Status.Conditions)
+		if p := cl.pods[ch.Key]; p != nil {
+			cl.observePod(ctx, p)
 		}
 	case "Service":
 		if ch.Key.Name == "" {
@@ -231,5 +223,24 @@ func (cl *Cluster) observe(ch Change) {
 			return
 		}
 		cl.loadPDB(ctx, ch.Key)
+	}
+}
+
+// observePod re-reads a pod the cluster runs after someone else wrote it.
+func (cl *Cluster) observePod(ctx context.Context, p *pod) {
+	obj := &corev1.Pod{}
+	err := cl.c.Get(ctx, p.key, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		cl.kill(ctx, p, "Deleted")
+	case err != nil:
+		cl.event("Error", "pod/"+p.key.String(), "get: %v", err)
+	case obj.UID != p.uid && p.uid != "":
+		// A different pod of the same name: ours is gone.
+		cl.kill(ctx, p, "Deleted")
+	case !obj.DeletionTimestamp.IsZero():
+		cl.startTermination(p, "Deleted")
+	default:
+		cl.gatesChanged(p, obj.Status.Conditions)
 	}
 }

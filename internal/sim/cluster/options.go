@@ -1,12 +1,10 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/vclock"
@@ -19,10 +17,6 @@ const (
 	DefaultVPCCIDR        = "10.0.0.0/16"
 	DefaultMaxPodsPerNode = 29 // an m5.large with the VPC CNI
 )
-
-// PodMutator changes a pod before it is created, as a mutating admission
-// webhook would (the LBC's readiness-gate injector is one).
-type PodMutator func(ctx context.Context, pod *corev1.Pod) error
 
 // Options configures a [Cluster]. Only Client and Clock are required.
 type Options struct {

@@ -113,17 +113,13 @@ func (cl *Cluster) place(ctx context.Context, p *pod, n *node, warm bool) error 
 	}
 	p.node, p.ip, p.createdAt = n, ip, cl.now()
 	obj := cl.podObject(p)
-	for _, m := range cl.mutators {
-		if err := m(ctx, obj); err != nil {
-			return fmt.Errorf("cluster: admit pod %s: %w", p.key, err)
-		}
+	// Admission (the hub's webhooks) may add readiness gates.
+	if err := cl.c.Create(ctx, obj); err != nil {
+		return fmt.Errorf("cluster: create pod %s: %w", p.key, err)
 	}
 	p.gates = nil
 	for _, g := range obj.Spec.ReadinessGates {
 		p.gates = append(p.gates, g.ConditionType)
-	}
-	if err := cl.c.Create(ctx, obj); err != nil {
-		return fmt.Errorf("cluster: create pod %s: %w", p.key, err)
 	}
 	p.uid = obj.UID
 	cl.pods[p.key] = p
@@ -477,7 +473,6 @@ func (cl *Cluster) Evict(ctx context.Context, key types.NamespacedName) error {
 	}
 	if !cl.o.ServerEnforcesPDBs {
 		if err := cl.checkEviction(p); err != nil {
-			cl.event("EvictionBlocked", "pod/"+key.String(), "%s", err.(*EvictionError).Reason)
 			return err
 		}
 	}
@@ -487,7 +482,6 @@ func (cl *Cluster) Evict(ctx context.Context, key types.NamespacedName) error {
 	if err := cl.c.SubResource("eviction").Create(ctx, obj, ev); err != nil {
 		switch {
 		case apierrors.IsTooManyRequests(err):
-			cl.event("EvictionBlocked", "pod/"+key.String(), "%v", err)
 			return &EvictionError{Pod: key.String(), Reason: "the API server refused it", Err: err}
 		case apierrors.IsNotFound(err):
 			cl.kill(ctx, p, "Gone")

@@ -3,8 +3,11 @@ package cluster
 import (
 	"fmt"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -12,16 +15,19 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
-// NewScheme returns a scheme with every type the simulated cluster writes:
-// the client-go types (core, discovery/v1, policy/v1, coordination/v1 and
-// the rest) and TargetGroupBinding.
+// NewScheme returns a scheme with the API groups the simulated world uses:
+// core/v1, discovery/v1, policy/v1, coordination/v1 and elbv2.k8s.aws/v1beta1
+// (TargetGroupBinding). It is kept this small on purpose: the fake client
+// rebuilds a REST mapper from the whole scheme on every write, so every
+// extra group slows every write of a run.
 func NewScheme() (*k8sruntime.Scheme, error) {
 	s := k8sruntime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("cluster: scheme: %w", err)
-	}
-	if err := v1beta1.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("cluster: scheme: %w", err)
+	for _, add := range []func(*k8sruntime.Scheme) error{
+		corev1.AddToScheme, discoveryv1.AddToScheme, policyv1.AddToScheme, coordinationv1.AddToScheme, v1beta1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("cluster: scheme: %w", err)
+		}
 	}
 	return s, nil
 }

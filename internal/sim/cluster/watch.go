@@ -58,18 +58,48 @@ func OriginFrom(ctx context.Context) string {
 	return o
 }
 
-// Hub stands in for the informers of the simulated controllers. It wraps the
-// world's client; every successful write through the wrapper becomes a
-// [Change] delivered to every subscriber as a world event at the current
-// virtual time, so a write made by the system under test (outside events)
-// is seen when the world next runs, as a watch would see it.
+// AdmissionFunc is an admission webhook: it sees an object about to be
+// created or updated (dry runs included, as webhooks without side effects
+// do), may change it (a mutating webhook) and may deny the request by
+// returning an error, which the client call then returns unchanged.
+type AdmissionFunc func(ctx context.Context, op Op, obj client.Object) error
+
+// Hub stands in for the API server's watch and admission machinery around
+// the world's client:
+//
+//   - Watch: every successful write through the wrapper becomes a [Change]
+//     delivered to every subscriber as a world event at the current virtual
+//     time, so a write made by the system under test (outside events) is
+//     seen when the world next runs, as an informer would see it.
+//   - Admission: [AdmissionFunc]s run before every Create and Update, as
+//     webhooks do. Patch and Apply are not admitted.
 //
 // A Hub is safe for concurrent use.
 type Hub struct {
 	clock *vclock.Clock
 
-	mu   sync.Mutex
-	subs []func(Change)
+	mu        sync.Mutex
+	subs      []func(Change)
+	admission []AdmissionFunc
+}
+
+// AddAdmission adds an admission webhook; they run in the order added.
+func (h *Hub) AddAdmission(fn AdmissionFunc) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.admission = append(h.admission, fn)
+}
+
+func (h *Hub) admit(ctx context.Context, op Op, obj client.Object) error {
+	h.mu.Lock()
+	fns := slices.Clone(h.admission)
+	h.mu.Unlock()
+	for _, fn := range fns {
+		if err := fn(ctx, op, obj); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewHub returns a hub that delivers on clk.
@@ -123,6 +153,9 @@ type observedClient struct {
 }
 
 func (c *observedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.hub.admit(ctx, OpCreate, obj); err != nil {
+		return err
+	}
 	if err := c.Client.Create(ctx, obj, opts...); err != nil {
 		return err
 	}
@@ -133,6 +166,9 @@ func (c *observedClient) Create(ctx context.Context, obj client.Object, opts ...
 }
 
 func (c *observedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if err := c.hub.admit(ctx, OpUpdate, obj); err != nil {
+		return err
+	}
 	if err := c.Client.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
