@@ -86,7 +86,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	w.hub = cluster.NewHub(w.clock)
 	kc := cfg.Client
 	if kc == nil {
-		fc, err := cluster.NewFakeClient(cfg.KubeFaults)
+		fc, err := cluster.NewFakeClient(cluster.FakeOptions{Faults: cfg.KubeFaults, ServerSideApply: cfg.ServerSideApply})
 		if err != nil {
 			return nil, err
 		}

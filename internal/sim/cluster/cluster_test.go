@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,7 +36,7 @@ type fixture struct {
 // behind a NodePort Service on 30080.
 func newFixture(t *testing.T, nodes, replicas int, mutate func(*cluster.Workload)) *fixture {
 	t.Helper()
-	fc, err := cluster.NewFakeClient(nil)
+	fc, err := cluster.NewFakeClient(cluster.FakeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,4 +425,33 @@ func (f *fixture) objects(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+func TestFakeClientServerSideApply(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    cluster.FakeOptions
+		wantErr bool
+	}{
+		{"default tracker: no server-side apply", cluster.FakeOptions{}, true},
+		{"field-managed tracker", cluster.FakeOptions{ServerSideApply: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := cluster.NewFakeClient(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ac := corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "v"})
+			err = c.Apply(t.Context(), ac, client.FieldOwner("test"))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("apply: %v, want error %v", err, tt.wantErr)
+			}
+			var cm corev1.ConfigMap
+			getErr := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "cm"}, &cm)
+			if (getErr == nil) == tt.wantErr {
+				t.Errorf("get after apply: %v", getErr)
+			}
+		})
+	}
 }

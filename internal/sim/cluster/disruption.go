@@ -239,8 +239,10 @@ func (cl *Cluster) observePod(ctx context.Context, p *pod) {
 		// A different pod of the same name: ours is gone.
 		cl.kill(ctx, p, "Deleted")
 	case !obj.DeletionTimestamp.IsZero():
+		p.obj = obj
 		cl.startTermination(p, "Deleted")
 	default:
+		p.obj = obj
 		cl.gatesChanged(p, obj.Status.Conditions)
 	}
 }

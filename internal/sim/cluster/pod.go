@@ -122,6 +122,7 @@ func (cl *Cluster) place(ctx context.Context, p *pod, n *node, warm bool) error 
 		p.gates = append(p.gates, g.ConditionType)
 	}
 	p.uid = obj.UID
+	p.obj = obj
 	cl.pods[p.key] = p
 	cl.own(ip, owner{p: p})
 	if warm {
@@ -260,19 +261,31 @@ func (cl *Cluster) podStatus(p *pod, prev corev1.PodStatus) corev1.PodStatus {
 func (cl *Cluster) writeStatus(ctx context.Context, p *pod) {
 	var err error
 	for range 3 {
-		obj := &corev1.Pod{}
-		if err = cl.c.Get(ctx, p.key, obj); err != nil {
-			if apierrors.IsNotFound(err) {
-				return
+		if p.obj == nil {
+			obj := &corev1.Pod{}
+			if err = cl.c.Get(ctx, p.key, obj); err != nil {
+				if apierrors.IsNotFound(err) {
+					return
+				}
+				break
 			}
-			break
+			p.obj = obj
 		}
-		st := cl.podStatus(p, obj.Status)
-		if equality.Semantic.DeepEqual(st, obj.Status) {
+		st := cl.podStatus(p, p.obj.Status)
+		if equality.Semantic.DeepEqual(st, p.obj.Status) {
 			return
 		}
-		obj.Status = st
-		if err = cl.c.Status().Update(ctx, obj); err == nil || !apierrors.IsConflict(err) {
+		upd := p.obj.DeepCopy()
+		upd.Status = st
+		if err = cl.c.Status().Update(ctx, upd); err == nil {
+			p.obj = upd
+			return
+		}
+		p.obj = nil
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if !apierrors.IsConflict(err) {
 			break
 		}
 	}

@@ -152,6 +152,8 @@ type pod struct {
 	deletingAt      time.Time
 	timers          []vclock.Handle
 	seq             int
+	// obj is the Pod as last written or read; nil when it must be read.
+	obj *corev1.Pod
 }
 
 // ready is the pod's Ready condition: containers ready and every readiness

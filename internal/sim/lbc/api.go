@@ -6,7 +6,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 )
 
-//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=lbc_test -self_package=github.com/qstools/tgmigrate/internal/sim/lbc_test github.com/qstools/tgmigrate/internal/sim/lbc ELBv2API
+//go:generate go tool mockgen -typed -destination=lbcmock/mock_api.go -package=lbcmock . ELBv2API
 
 // ELBv2API is the part of the ELBv2 API the controller stand-in calls, with
 // the SDK's own signatures. In the simulation it is an elbv2sim client of

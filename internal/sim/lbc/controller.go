@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,9 +94,12 @@ type Controller struct {
 	pending  map[types.NamespacedName]pendingReconcile
 	failures map[types.NamespacedName]int
 	services map[types.NamespacedName]types.NamespacedName // binding -> Service it references
-	sync     vclock.Handle
-	stats    Stats
-	events   int
+	// pods is the stand-in for the controller's pod informer cache: pods
+	// read through the client, dropped when the watch reports a change.
+	pods   map[types.NamespacedName]*corev1.Pod
+	sync   vclock.Handle
+	stats  Stats
+	events int
 }
 
 type pendingReconcile struct {
@@ -138,6 +142,7 @@ func New(opts Options) (*Controller, error) {
 		pending:  map[types.NamespacedName]pendingReconcile{},
 		failures: map[types.NamespacedName]int{},
 		services: map[types.NamespacedName]types.NamespacedName{},
+		pods:     map[types.NamespacedName]*corev1.Pod{},
 	}, nil
 }
 
@@ -197,7 +202,8 @@ func (c *Controller) resync(ctx context.Context) error {
 // TargetGroupBinding is reconciled, unless the change is the controller's
 // own write (its finalizer, checkpoint and status, which the real
 // controller's predicates ignore too); a Service or EndpointSlice change
-// reconciles the bindings that reference the Service.
+// reconciles the bindings that reference the Service; a Pod change
+// refreshes the controller's pod cache.
 func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[string]string, origin string) {
 	switch kind {
 	case "TargetGroupBinding":
@@ -205,6 +211,19 @@ func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[s
 			return
 		}
 		c.Enqueue(key, c.o.ReactionDelay)
+	case "Pod":
+		if origin == Origin {
+			return
+		}
+		if key.Name == "" {
+			for k := range c.pods {
+				if key.Namespace == "" || k.Namespace == key.Namespace {
+					delete(c.pods, k)
+				}
+			}
+			return
+		}
+		delete(c.pods, key)
 	case "Service":
 		c.enqueueFor(key.Namespace, key.Name)
 	case "EndpointSlice":
@@ -266,4 +285,17 @@ func (c *Controller) run(key types.NamespacedName) {
 	if res.RequeueAfter > 0 {
 		c.Enqueue(key, res.RequeueAfter)
 	}
+}
+
+// getPod reads a pod through the controller's cache.
+func (c *Controller) getPod(ctx context.Context, key types.NamespacedName) (*corev1.Pod, error) {
+	if p, ok := c.pods[key]; ok {
+		return p, nil
+	}
+	p := &corev1.Pod{}
+	if err := c.o.Client.Get(ctx, key, p); err != nil {
+		return nil, err
+	}
+	c.pods[key] = p
+	return p, nil
 }

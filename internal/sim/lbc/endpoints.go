@@ -113,9 +113,9 @@ func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGr
 					add(e)
 					continue
 				}
-				pod := &corev1.Pod{}
 				podKey := types.NamespacedName{Namespace: tgb.Namespace, Name: ep.TargetRef.Name}
-				if err := c.o.Client.Get(ctx, podKey, pod); err != nil {
+				pod, err := c.getPod(ctx, podKey)
+				if err != nil {
 					if apierrors.IsNotFound(err) {
 						potential = true
 						continue

@@ -366,6 +366,7 @@ func (c *Controller) setGate(ctx context.Context, tgb *v1beta1.TargetGroupBindin
 		}
 		err := c.o.Client.Status().Update(ctx, fresh)
 		if err == nil {
+			c.pods[client.ObjectKeyFromObject(fresh)] = fresh
 			break
 		}
 		if apierrors.IsNotFound(err) {
