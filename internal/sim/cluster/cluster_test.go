@@ -429,12 +429,11 @@ func (f *fixture) objects(t *testing.T) []string {
 
 func TestFakeClientServerSideApply(t *testing.T) {
 	tests := []struct {
-		name    string
-		opts    cluster.FakeOptions
-		wantErr bool
+		name string
+		opts cluster.FakeOptions
 	}{
-		{"default tracker: no server-side apply", cluster.FakeOptions{}, true},
-		{"field-managed tracker", cluster.FakeOptions{ServerSideApply: true}, false},
+		{"default tracker: apply creates and merges", cluster.FakeOptions{}},
+		{"field-managed tracker", cluster.FakeOptions{ServerSideApply: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -442,15 +441,19 @@ func TestFakeClientServerSideApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ac := corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "v"})
-			err = c.Apply(t.Context(), ac, client.FieldOwner("test"))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("apply: %v, want error %v", err, tt.wantErr)
+			ctx := t.Context()
+			if err := c.Apply(ctx, corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "v"}), client.FieldOwner("test")); err != nil {
+				t.Fatalf("apply (create): %v", err)
+			}
+			if err := c.Apply(ctx, corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "v", "k2": "v2"}), client.FieldOwner("test")); err != nil {
+				t.Fatalf("apply (update): %v", err)
 			}
 			var cm corev1.ConfigMap
-			getErr := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "cm"}, &cm)
-			if (getErr == nil) == tt.wantErr {
-				t.Errorf("get after apply: %v", getErr)
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cm"}, &cm); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(map[string]string{"k": "v", "k2": "v2"}, cm.Data); d != "" {
+				t.Errorf("data after apply (-want +got):\n%s", d)
 			}
 		})
 	}

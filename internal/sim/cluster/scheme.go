@@ -7,7 +7,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,11 +44,13 @@ func NewScheme() (*k8sruntime.Scheme, error) {
 type FakeOptions struct {
 	// Faults, when set, injects faults with interceptor.Funcs.
 	Faults *interceptor.Funcs
-	// ServerSideApply uses the fake client's field-managed object tracker,
-	// which supports client.Apply (server-side apply) and keeps
-	// managedFields, at about three times the CPU cost of a scenario.
-	// False: the plain object tracker, on which an Apply fails (the object
-	// is not found); every other operation behaves the same.
+	// ServerSideApply uses the fake client's field-managed object tracker:
+	// real server-side apply (field ownership, conflicts, managedFields), at
+	// about three times the CPU cost of a scenario. False: the plain object
+	// tracker, on which client.Apply creates a missing object and merges
+	// into an existing one with a strategic merge patch (no field
+	// ownership, no conflicts, no managedFields); every other operation
+	// behaves the same.
 	ServerSideApply bool
 }
 
@@ -61,10 +68,47 @@ func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 		WithScheme(s).
 		WithStatusSubresource(&v1beta1.TargetGroupBinding{})
 	if !opts.ServerSideApply {
-		b = b.WithObjectTracker(clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder()))
+		b = b.WithObjectTracker(applyTracker{
+			ObjectTracker: clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder()),
+			scheme:        s,
+		})
 	}
 	if opts.Faults != nil {
 		b = b.WithInterceptorFuncs(*opts.Faults)
 	}
 	return b.Build(), nil
+}
+
+// applyTracker is the plain object tracker with an Apply that also creates:
+// the plain tracker's Apply only merges into an existing object.
+type applyTracker struct {
+	clienttesting.ObjectTracker
+	scheme *k8sruntime.Scheme
+}
+
+func (t applyTracker) Apply(gvr schema.GroupVersionResource, ac k8sruntime.Object, ns string, opts ...metav1.PatchOptions) error {
+	acc, err := meta.Accessor(ac)
+	if err != nil {
+		return err
+	}
+	_, err = t.Get(gvr, ns, acc.GetName())
+	if !apierrors.IsNotFound(err) {
+		if err != nil {
+			return err
+		}
+		return t.ObjectTracker.Apply(gvr, ac, ns, opts...)
+	}
+	obj := ac
+	if u, ok := ac.(*unstructured.Unstructured); ok {
+		if typed, err := t.scheme.New(u.GroupVersionKind()); err == nil {
+			if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+				return apierrors.NewBadRequest(err.Error())
+			}
+			obj = typed
+		}
+	}
+	if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() == "" {
+		m.SetNamespace(ns)
+	}
+	return t.Create(gvr, obj, ns)
 }

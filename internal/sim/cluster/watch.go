@@ -2,11 +2,14 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -71,8 +74,10 @@ type AdmissionFunc func(ctx context.Context, op Op, obj client.Object) error
 //     delivered to every subscriber as a world event at the current virtual
 //     time, so a write made by the system under test (outside events) is
 //     seen when the world next runs, as an informer would see it.
-//   - Admission: [AdmissionFunc]s run before every Create and Update, as
-//     webhooks do. Patch and Apply are not admitted.
+//   - Admission: [AdmissionFunc]s run before every Create, Update and
+//     Apply (server-side apply, of a kind in the client's scheme), as
+//     webhooks do; an Apply gets the webhooks' mutations merged into its
+//     configuration. Patch is not admitted.
 //
 // A Hub is safe for concurrent use.
 type Hub struct {
@@ -219,6 +224,13 @@ func (c *observedClient) DeleteAllOf(ctx context.Context, obj client.Object, opt
 }
 
 func (c *observedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	admitted, err := c.admitApply(ctx, obj)
+	if err != nil {
+		return err
+	}
+	if admitted != nil {
+		obj = admitted
+	}
 	if err := c.Client.Apply(ctx, obj, opts...); err != nil {
 		return err
 	}
@@ -296,25 +308,22 @@ func (s *observedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfig
 	return nil
 }
 
-// applyChange reads the identity of an apply configuration through the
-// accessors the generated configurations have.
+// applyChange reads the identity of an apply configuration from its JSON
+// form.
 func applyChange(ctx context.Context, obj runtime.ApplyConfiguration, op Op) Change {
 	ch := Change{Op: op, Origin: OriginFrom(ctx)}
-	type named interface {
-		GetName() *string
-		GetNamespace() *string
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return ch
 	}
-	type kinded interface{ GetKind() *string }
-	if n, ok := obj.(named); ok {
-		if p := n.GetName(); p != nil {
-			ch.Key.Name = *p
-		}
-		if p := n.GetNamespace(); p != nil {
-			ch.Key.Namespace = *p
-		}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(raw, &u.Object); err != nil {
+		return ch
 	}
-	if k, ok := obj.(kinded); ok && k.GetKind() != nil {
-		ch.Kind = *k.GetKind()
+	ch.Kind = u.GetKind()
+	ch.Key = client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
+	if l := u.GetLabels(); l != nil {
+		ch.Labels = l
 	}
 	return ch
 }
@@ -329,4 +338,70 @@ func isDryRunUpdate(opts []client.UpdateOption) bool {
 	o := &client.UpdateOptions{}
 	o.ApplyOptions(opts)
 	return len(o.DryRun) > 0
+}
+
+// admitApply runs admission on the object an apply configuration
+// describes, when its kind is in the scheme. It returns the configuration
+// with the webhooks' mutations merged in, or nil when there are none.
+func (c *observedClient) admitApply(ctx context.Context, ac runtime.ApplyConfiguration) (runtime.ApplyConfiguration, error) {
+	c.hub.mu.Lock()
+	n := len(c.hub.admission)
+	c.hub.mu.Unlock()
+	if n == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(ac)
+	if err != nil {
+		return nil, nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(raw, &u.Object); err != nil {
+		return nil, nil
+	}
+	typed, err := c.Scheme().New(u.GroupVersionKind())
+	if err != nil {
+		return nil, nil // not a kind the webhooks know
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return nil, nil
+	}
+	obj, ok := typed.(client.Object)
+	if !ok {
+		return nil, nil
+	}
+	op := OpCreate
+	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object)); err == nil {
+		op = OpUpdate
+	}
+	before, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, nil
+	}
+	if err := c.hub.admit(ctx, op, obj); err != nil {
+		return nil, err
+	}
+	after, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil || reflect.DeepEqual(before, after) {
+		return nil, nil
+	}
+	mergeChanges(u.Object, before, after)
+	return client.ApplyConfigurationFromUnstructured(u), nil
+}
+
+// mergeChanges copies into dst what changed from before to after.
+func mergeChanges(dst, before, after map[string]any) {
+	for k, av := range after {
+		bv, had := before[k]
+		if had && reflect.DeepEqual(av, bv) {
+			continue
+		}
+		am, aIsMap := av.(map[string]any)
+		bm, bIsMap := bv.(map[string]any)
+		dm, dIsMap := dst[k].(map[string]any)
+		if aIsMap && bIsMap && dIsMap {
+			mergeChanges(dm, bm, am)
+			continue
+		}
+		dst[k] = runtime.DeepCopyJSONValue(av)
+	}
 }

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -429,5 +431,42 @@ func TestNewValidates(t *testing.T) {
 				t.Errorf("New: %v, want invalid options", err)
 			}
 		})
+	}
+}
+
+// TestApplyIsAdmitted: a binding created with server-side apply goes
+// through the webhooks too: defaulted, and denied when it duplicates one.
+func TestApplyIsAdmitted(t *testing.T) {
+	w := newWorld(t, sim.Config{Seed: 6})
+	ctx := t.Context()
+	apply := func(name string, multiCluster bool) error {
+		b := w.NewBinding(name, multiCluster)
+		b.Spec.TargetType = nil
+		b.TypeMeta = metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: v1beta1.Kind}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "status")
+		unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
+		u := &unstructured.Unstructured{Object: m}
+		return w.Client().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("test"), client.ForceOwnership)
+	}
+	if err := apply("a", false); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	var b v1beta1.TargetGroupBinding
+	if err := w.Client().Get(ctx, types.NamespacedName{Namespace: "shop", Name: "a"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Spec.TargetType == nil || *b.Spec.TargetType != v1beta1.TargetTypeIP {
+		t.Errorf("applied binding's targetType %v, want ip from the webhook", b.Spec.TargetType)
+	}
+	if err := apply("b", false); !lbc.IsDenied(err) {
+		t.Errorf("second apply: %v, want a denial", err)
+	}
+	w.Run(5 * time.Minute)
+	if _, pods := targetCounts(w); pods != 6 {
+		t.Errorf("%d pod targets from the applied binding, want 6", pods)
 	}
 }
