@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	pool.Public = cfg.PublicSubnets
 	w.karp, err = karpenter.New(karpenter.Options{
 		Cluster: w.cl, Seed: cfg.Seed, NodePool: pool, LaunchDelay: cfg.LaunchDelay,
-		PublishObjects: cfg.Client == nil, OnEvent: w.logger("karpenter"),
+		PublishObjects: cfg.Client == nil || servesKarpenter(cfg.Client), OnEvent: w.logger("karpenter"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
@@ -238,6 +238,13 @@ func (cfg *Config) defaults() error {
 		wl.MaxUnavailable = "1"
 	}
 	return nil
+}
+
+// servesKarpenter reports whether the API server serves karpenter.sh/v1
+// NodeClaims (their CRD is installed).
+func servesKarpenter(c client.Client) bool {
+	_, err := c.RESTMapper().RESTMapping(karpenter.NodeClaimGVK.GroupKind(), karpenter.NodeClaimGVK.Version)
+	return err == nil
 }
 
 // seed builds the seed's case.
