@@ -123,7 +123,7 @@ func (k *Karpenter) start(ctx context.Context, c *claim, r *request) error {
 	c.state = claimDisrupting
 	k.history = append(k.history, d)
 	k.event("Disrupting", "node/"+c.node, "reason %s; replacement %s", r.reason, repl.node)
-	if k.o.PublishObjects {
+	if k.o.PublishObjects && !r.reason.Graceful() {
 		k.setClaimCondition(ctx, c, conditionForReason(r.reason), "True", string(r.reason))
 	}
 	if r.reason.Graceful() {

@@ -307,6 +307,11 @@ func (k *Karpenter) ReplaceNode(name string, reason Reason) error {
 	}
 	k.queue = append(k.queue, &request{node: name, reason: reason, queuedAt: k.clock.Now()})
 	k.event("DisruptionQueued", "node/"+name, "reason %s", reason)
+	if k.o.PublishObjects && (reason == ReasonDrifted || reason == ReasonUnderutilized || reason == ReasonEmpty) {
+		// Drift and consolidation are detected before they are acted on:
+		// the NodeClaim shows it while the disruption waits.
+		k.setClaimCondition(k.ctx(), c, conditionForReason(reason), "True", string(reason))
+	}
 	k.kick()
 	return nil
 }

@@ -311,3 +311,34 @@ func TestInvalidConfig(t *testing.T) {
 		t.Errorf("invalid requests queued %v", q)
 	}
 }
+
+// TestDriftedCondition: a drifted node's NodeClaim says so while the
+// disruption waits for its budget, as Diagnose would read it.
+func TestDriftedCondition(t *testing.T) {
+	f := newFixture(t, setup{nodes: 2, replicas: 2, publish: true, pool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "0"}}}})
+	node := f.cl.Nodes()[0].Name
+	if err := f.k.ReplaceNode(node, karpenter.ReasonDrifted); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Minute)
+	name, _ := f.k.NodeClaim(node)
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(karpenter.NodeClaimGVK)
+	if err := f.cl.Client().Get(t.Context(), client.ObjectKey{Name: name}, u); err != nil {
+		t.Fatal(err)
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	drifted := false
+	for _, c := range conds {
+		m := c.(map[string]any)
+		if m["type"] == "Drifted" && m["status"] == "True" {
+			drifted = true
+		}
+	}
+	if !drifted || len(f.k.Disruptions()) != 0 {
+		t.Errorf("conditions %v, disruptions %d: want Drifted while blocked", conds, len(f.k.Disruptions()))
+	}
+	if exp, _, _ := unstructured.NestedString(u.Object, "spec", "expireAfter"); exp != "720h" {
+		t.Errorf("expireAfter %q", exp)
+	}
+}

@@ -3,6 +3,7 @@ package karpenter
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,11 +21,19 @@ var (
 	NodeClaimGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodeClaim"}
 )
 
+// duration formats d as Karpenter's manifests do ("720h", "1h30m").
 func duration(d time.Duration) string {
 	if d < 0 {
 		return "Never"
 	}
-	return d.String()
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (k *Karpenter) publishNodePool(ctx context.Context) error {
@@ -49,7 +58,7 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 		},
 	}
 	if k.pool.TerminationGracePeriod > 0 {
-		tmpl["terminationGracePeriod"] = k.pool.TerminationGracePeriod.String()
+		tmpl["terminationGracePeriod"] = duration(k.pool.TerminationGracePeriod)
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"metadata": map[string]any{"name": k.pool.Name},
@@ -76,7 +85,7 @@ func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 		},
 	}
 	if k.pool.TerminationGracePeriod > 0 {
-		spec["terminationGracePeriod"] = k.pool.TerminationGracePeriod.String()
+		spec["terminationGracePeriod"] = duration(k.pool.TerminationGracePeriod)
 	}
 	now := metav1.NewTime(k.clock.Now()).UTC().Format(time.RFC3339)
 	conds := []any{
