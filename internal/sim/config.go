@@ -34,9 +34,13 @@ var ErrInvalidConfig = errors.New("invalid configuration")
 
 // ConfigError names the field at fault. It unwraps to [ErrInvalidConfig].
 type ConfigError struct {
-	Field, Reason string
+	// Field is the Config field, for example "Nodes".
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
 }
 
+// Error implements error.
 func (e *ConfigError) Error() string { return fmt.Sprintf("sim: new: %s: %s", e.Field, e.Reason) }
 
 // Unwrap returns [ErrInvalidConfig].

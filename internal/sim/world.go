@@ -481,11 +481,13 @@ func (w *World) NewBinding(name string, multiCluster bool) *v1beta1.TargetGroupB
 
 // Target is a registered target, with what held its address.
 type Target struct {
+	// TargetGroupARN, IP and Port identify the target.
 	TargetGroupARN string
 	IP             string
 	Port           int32
-	State          elbv2types.TargetHealthStateEnum
-	Reason         elbv2types.TargetHealthReasonEnum
+	// State and Reason are what DescribeTargetHealth reports.
+	State  elbv2types.TargetHealthStateEnum
+	Reason elbv2types.TargetHealthReasonEnum
 	// Owner is what answers at IP now ("node/<name>", "pod/<ns>/<name>"),
 	// "" for nobody.
 	Owner string

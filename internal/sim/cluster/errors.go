@@ -33,6 +33,7 @@ type ConfigError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *ConfigError) Error() string {
 	return fmt.Sprintf("cluster: %s: %s: %s", e.Op, e.Field, e.Reason)
 }
@@ -53,6 +54,7 @@ type EvictionError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *EvictionError) Error() string {
 	if e.PDB != "" {
 		return fmt.Sprintf("cluster: evict pod %s: pdb %s: %s", e.Pod, e.PDB, e.Reason)

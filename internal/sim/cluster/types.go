@@ -67,7 +67,11 @@ type Workload struct {
 // PDBSpec is the budget of a workload's PodDisruptionBudget: exactly one
 // of MinAvailable and MaxUnavailable, a count or a percentage.
 type PDBSpec struct {
-	MinAvailable   *intstr.IntOrString
+	// MinAvailable is the number or percentage of pods that must stay
+	// healthy.
+	MinAvailable *intstr.IntOrString
+	// MaxUnavailable is the number or percentage of pods that may be
+	// unhealthy.
 	MaxUnavailable *intstr.IntOrString
 }
 

@@ -13,33 +13,47 @@ import (
 
 // NodeView is a read-only snapshot of a node.
 type NodeView struct {
+	// Name is the node's name (the private DNS name); InstanceID and
+	// ProviderID name its EC2 instance.
 	Name, InstanceID, ProviderID string
-	Zone, SubnetID               string
+	// Zone and SubnetID place it.
+	Zone, SubnetID string
 	// Public: the node is in a public subnet and has an ExternalIP.
-	Public                 bool
+	Public bool
+	// InternalIP and ExternalIP ("" in a private subnet) are its addresses.
 	InternalIP, ExternalIP string
 	// Phase is "Launching", "Ready" or "Terminated".
-	Phase                             string
+	Phase string
+	// LaunchedAt, ReadyAt and TerminatedAt are zero until reached.
 	LaunchedAt, ReadyAt, TerminatedAt time.Time
-	Labels                            map[string]string
-	Annotations                       map[string]string
-	Taints                            []corev1.Taint
-	Unschedulable                     bool
+	// Labels, Annotations, Taints and Unschedulable are as the model set
+	// them.
+	Labels        map[string]string
+	Annotations   map[string]string
+	Taints        []corev1.Taint
+	Unschedulable bool
 }
 
 // PodView is a read-only snapshot of a pod.
 type PodView struct {
+	// Namespace, Name and Workload name the pod and its workload.
 	Namespace, Name, Workload string
-	Node, IP                  string
+	// Node and IP place it.
+	Node, IP string
 	// Phase is "Pending" (placed, not started), "Running" or "Terminating".
-	Phase           string
-	Started         bool // the app listens
+	Phase string
+	// Started: the app listens.
+	Started bool
+	// ContainersReady: the readiness probe passes.
 	ContainersReady bool
-	Ready           bool // containers ready and every readiness gate True
-	Gates           []string
-	DoNotDisrupt    bool
-	CreatedAt       time.Time
-	DeletingAt      time.Time
+	// Ready: containers ready and every readiness gate True.
+	Ready bool
+	// Gates are its readiness-gate condition types.
+	Gates []string
+	// DoNotDisrupt: annotated karpenter.sh/do-not-disrupt.
+	DoNotDisrupt bool
+	// CreatedAt, and DeletingAt (zero unless terminating).
+	CreatedAt, DeletingAt time.Time
 }
 
 // Key returns the pod's namespace/name.

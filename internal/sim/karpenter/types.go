@@ -131,9 +131,15 @@ var ErrNotFound = errors.New("not found")
 
 // ConfigError names the culprit. It unwraps to [ErrInvalidConfig].
 type ConfigError struct {
-	Op, Field, Reason string
+	// Op is the operation, for example "replace node".
+	Op string
+	// Field names the culprit.
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
 }
 
+// Error implements error.
 func (e *ConfigError) Error() string {
 	return fmt.Sprintf("karpenter: %s: %s: %s", e.Op, e.Field, e.Reason)
 }

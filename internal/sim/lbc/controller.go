@@ -109,8 +109,11 @@ type pendingReconcile struct {
 
 // Stats counts what the controller did.
 type Stats struct {
+	// Reconciles counts reconciles; Skipped those the checkpoint cut
+	// short; Errors those that failed and were retried.
 	Reconciles, Skipped, Errors int
-	Registered, Deregistered    int
+	// Registered and Deregistered count targets sent to AWS.
+	Registered, Deregistered int
 }
 
 // New validates opts and returns a controller. It reconciles nothing until

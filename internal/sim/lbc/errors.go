@@ -16,9 +16,13 @@ var (
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
 type OptionsError struct {
-	Field, Reason string
+	// Field is the option, for example "Client".
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
 }
 
+// Error implements error.
 func (e *OptionsError) Error() string {
 	return fmt.Sprintf("lbc: new: %s: %s", e.Field, e.Reason)
 }
