@@ -291,10 +291,10 @@ func newCheckState(c *Checker, objs []Object) *checkState {
 var clusterScopedKinds = map[schema.GroupKind]bool{
 	gkNamespace: true, gkIngClass: true, gkCRD: true,
 	{Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                   true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:            true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                             true,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                         true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 }
@@ -360,7 +360,7 @@ func (s *checkState) index() {
 		case gkDeployment, gkStateful, gkDaemonSet, gkReplicaSet:
 			var w struct {
 				Spec struct {
-					Selector *metav1.LabelSelector `json:"selector"`
+					Selector *metav1.LabelSelector  `json:"selector"`
 					Template corev1.PodTemplateSpec `json:"template"`
 				} `json:"spec"`
 			}

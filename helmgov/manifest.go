@@ -100,7 +100,9 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 
 // Annotations returns metadata.annotations with their string values.
 // Values that are not strings are left out.
-func (o *Object) Annotations() map[string]string { return stringMap(o.Fields, "metadata", "annotations") }
+func (o *Object) Annotations() map[string]string {
+	return stringMap(o.Fields, "metadata", "annotations")
+}
 
 // Labels returns metadata.labels with their string values.
 func (o *Object) Labels() map[string]string { return stringMap(o.Fields, "metadata", "labels") }
