@@ -204,11 +204,16 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 		fmt.Fprintf(&b, "\n---\n# Source: %s\n%s\n", h.Path, h.Manifest)
 	}
 	out.Manifest = b.String()
-	objs, err := readManifests([]byte(out.Manifest), dir, "")
+	objs, err := readManifests([]byte(out.Manifest), "rendered manifests", "")
 	if err != nil {
+		var me *ManifestError
+		if errors.As(err, &me) {
+			me.Line = 0 // a line of the rendered stream would mislead
+		}
 		return nil, &RenderError{Chart: dir, Err: err}
 	}
 	for i := range objs {
+		objs[i].Source.File = dir
 		if f, ok := out.templateFile(objs[i].Source.Template); ok {
 			objs[i].Source.File = f
 		}
