@@ -428,10 +428,11 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any) (setResult, error
 		}
 		rest := path[i:]
 		k, v := mapEntry(cur, step.Key)
+		if cur.Style&yaml.FlowStyle != 0 && (k == nil || i == len(path)-1 || v.Style&yaml.FlowStyle != 0) {
+			// Rewriting inside {...} would need a flow-aware splice.
+			return setResult{}, unfixablef("%s:%d: cannot set %s inside a flow mapping", f.name, cur.Line, step.Key)
+		}
 		if k == nil {
-			if cur.Style&yaml.FlowStyle != 0 {
-				return setResult{}, unfixablef("%s:%d: cannot add %s to a flow mapping", f.name, cur.Line, step.Key)
-			}
 			keyInd := f.byteCol(cur.Content[0].Line, cur.Content[0].Column)
 			lastKey := cur.Content[len(cur.Content)-2]
 			end := f.blockEnd(lastKey.Line, keyInd, true)
