@@ -258,6 +258,12 @@ var (
 	gkReplicaSet = schema.GroupKind{Group: appsv1.GroupName, Kind: "ReplicaSet"}
 )
 
+// checkedKinds are the kinds the rules read, whatever their version.
+var checkedKinds = map[schema.GroupKind]bool{
+	gkService: true, gkNamespace: true, gkPod: true, gkIngressNet: true, gkIngressExt: true, gkIngClass: true,
+	gkPDB: true, gkCRD: true, gkTGB: true, gkDeployment: true, gkStateful: true, gkDaemonSet: true, gkReplicaSet: true,
+}
+
 func newCheckState(c *Checker, objs []Object) *checkState {
 	s := &checkState{
 		c: c, crdKinds: map[schema.GroupVersionKind]bool{}, crdGroups: map[schema.GroupKind]bool{},
@@ -418,7 +424,7 @@ func (s *checkState) checkKind(it *item) {
 		}
 		return
 	}
-	if it.gk == gkTGB || inStream || clientgoscheme.Scheme.Recognizes(gvk) {
+	if checkedKinds[it.gk] || inStream || clientgoscheme.Scheme.Recognizes(gvk) {
 		return
 	}
 	s.notice(it, fmt.Sprintf("unknown kind %s %s: not checked (no CRD for it in the manifests; pass the cluster's served kinds to check it is installed)", it.obj.APIVersion, it.obj.Kind))
@@ -603,22 +609,38 @@ type backing struct {
 	why      string
 }
 
-func (s *checkState) backingOf(it *item) *backing {
-	var b backing
-	podLabels := labels.Set(it.template.Labels)
+// ipService is a Service behind ip targets, with its selector compiled.
+type ipService struct {
+	it  *item
+	sel labels.Selector
+	why string
+}
+
+// ipServicesByNamespace groups the Services behind ip targets, in name order.
+func (s *checkState) ipServicesByNamespace() map[string][]ipService {
+	out := map[string][]ipService{}
 	for _, key := range slices.Sorted(maps.Keys(s.ipBacked)) {
 		svcIt := s.services[key]
-		if svcIt == nil || svcIt.ns != it.ns || len(svcIt.svc.Spec.Selector) == 0 {
+		if svcIt == nil || len(svcIt.svc.Spec.Selector) == 0 {
 			continue
 		}
-		if !labels.SelectorFromSet(svcIt.svc.Spec.Selector).Matches(podLabels) {
+		out[svcIt.ns] = append(out[svcIt.ns], ipService{it: svcIt, sel: labels.SelectorFromSet(svcIt.svc.Spec.Selector), why: s.ipBacked[key]})
+	}
+	return out
+}
+
+func backingOf(it *item, svcs []ipService) *backing {
+	var b backing
+	podLabels := labels.Set(it.template.Labels)
+	for _, sv := range svcs {
+		if !sv.sel.Matches(podLabels) {
 			continue
 		}
-		b.services = append(b.services, svcIt.obj.Name)
+		b.services = append(b.services, sv.it.obj.Name)
 		if b.why == "" {
-			b.why = "Service " + svcIt.obj.Name + ": " + s.ipBacked[key]
+			b.why = "Service " + sv.it.obj.Name + ": " + sv.why
 		}
-		for _, p := range svcIt.svc.Spec.Ports {
+		for _, p := range sv.it.svc.Spec.Ports {
 			tp := p.TargetPort
 			if tp.Type == intstr.Int && tp.IntVal == 0 {
 				tp = intstr.FromInt32(p.Port)
@@ -691,17 +713,20 @@ func sleepSeconds(cmd []string) (int64, bool) {
 }
 
 func (s *checkState) checkWorkloads() {
-	pdbs := map[string][]*item{}
+	pdbs := map[string][]labels.Selector{}
 	for _, it := range s.items {
 		if it.pdb != nil {
-			pdbs[it.ns] = append(pdbs[it.ns], it)
+			if sel := pdbSelector(it.pdb); sel != nil {
+				pdbs[it.ns] = append(pdbs[it.ns], sel)
+			}
 		}
 	}
+	svcs := s.ipServicesByNamespace()
 	for _, it := range s.items {
 		if it.template == nil {
 			continue
 		}
-		b := s.backingOf(it)
+		b := backingOf(it, svcs[it.ns])
 		if b == nil {
 			continue
 		}
@@ -746,7 +771,8 @@ func (s *checkState) checkWorkloads() {
 			}
 		}
 		if it.gk == gkDeployment || it.gk == gkStateful || it.gk == gkReplicaSet {
-			if !slices.ContainsFunc(pdbs[it.ns], func(p *item) bool { return pdbSelects(p.pdb, it.template.Labels) }) {
+			podLabels := labels.Set(it.template.Labels)
+			if !slices.ContainsFunc(pdbs[it.ns], func(sel labels.Selector) bool { return sel.Matches(podLabels) }) {
 				s.add(it, RuleWorkloadPDB, "", &Change{Op: OpAddPDB},
 					"%s behind ip targets (%s) has no PodDisruptionBudget; node replacement could evict every replica at once", it.obj.Kind, b.why)
 			}
@@ -754,15 +780,17 @@ func (s *checkState) checkWorkloads() {
 	}
 }
 
-func pdbSelects(p *policyv1.PodDisruptionBudget, podLabels map[string]string) bool {
+// pdbSelector compiles a budget's selector; nil when it selects no pods
+// (policy/v1: a nil selector selects none) or is invalid.
+func pdbSelector(p *policyv1.PodDisruptionBudget) labels.Selector {
 	if p.Spec.Selector == nil {
-		return false // policy/v1: a nil selector selects no pods
+		return nil
 	}
 	sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
 	if err != nil {
-		return false
+		return nil
 	}
-	return sel.Matches(labels.Set(podLabels))
+	return sel
 }
 
 func (s *checkState) checkNodePorts() {

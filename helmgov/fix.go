@@ -269,11 +269,11 @@ func (fx *fixer) apply(f Finding, r *Rendered) (FixHow, string, error) {
 	if obj == nil {
 		return "", "", unfixablef("the object is not in the rendered chart")
 	}
-	ci, rel, ok := r.chartOf(obj.Source.Template)
-	if !ok || ci.dir == "" {
+	info, rel, ok := r.chartOf(obj.Source.Template)
+	if !ok || info.dir == "" {
 		return "", "", unfixablef("template %s is not in an unpacked chart directory", obj.Source.Template)
 	}
-	tplPath := filepath.Join(ci.dir, filepath.FromSlash(rel))
+	tplPath := filepath.Join(info.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(tplPath)
 	if err != nil {
 		return "", "", fmt.Errorf("read %s: %w", tplPath, err)
@@ -287,7 +287,7 @@ func (fx *fixer) apply(f Finding, r *Rendered) (FixHow, string, error) {
 		return "", "", err
 	}
 	if f.Fix.Op == OpAddPDB {
-		return fx.addPDB(tf, doc, ci, tplPath, obj)
+		return fx.addPDB(tf, doc, tplPath, obj)
 	}
 	sr, err := tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value)
 	if err != nil {
@@ -299,7 +299,7 @@ func (fx *fixer) apply(f Finding, r *Rendered) (FixHow, string, error) {
 		}
 		return FixTemplate, fx.rel(tplPath), nil
 	}
-	vpath := append(append(slices.Clone(ci.values), sr.values...), sr.rest...)
+	vpath := append(append(slices.Clone(info.values), sr.values...), sr.rest...)
 	valuesFile := filepath.Join(r.charts[0].dir, "values.yaml")
 	if err := fx.setValue(valuesFile, vpath, f.Fix.Value); err != nil {
 		return "", "", err
@@ -367,7 +367,7 @@ func (fx *fixer) setValue(file string, path []string, value any) error {
 // addPDB writes a new template with a PodDisruptionBudget for the workload
 // of document doc, copying its name, namespace, selector and the actions
 // that wrap the document.
-func (fx *fixer) addPDB(tf *srcFile, doc int, ci chartInfo, tplPath string, obj *Object) (FixHow, string, error) {
+func (fx *fixer) addPDB(tf *srcFile, doc int, tplPath string, obj *Object) (FixHow, string, error) {
 	root := tf.root(doc)
 	mdK, md := mapEntry(root, "metadata")
 	nameK, nameV := mapEntry(md, "name")
@@ -443,7 +443,6 @@ func (fx *fixer) addPDB(tf *srcFile, doc int, ci chartInfo, tplPath string, obj 
 	if err := fx.write(newPath, []byte(b.String())); err != nil {
 		return "", "", err
 	}
-	_ = ci
 	return FixNewTemplate, fx.rel(newPath), nil
 }
 
@@ -534,6 +533,9 @@ func copyTree(src, dst string) error {
 func writeChanges(dir string, files []FileChange, orig map[string][]byte) error {
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link; edit its target instead; nothing written", p)
+		}
 		cur, err := os.ReadFile(p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err

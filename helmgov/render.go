@@ -241,11 +241,11 @@ func checkDependencies(c *chartv2.Chart) error {
 
 // templateFile maps Helm's template name onto the file on disk.
 func (r *Rendered) templateFile(tpl string) (string, bool) {
-	ci, rel, ok := r.chartOf(tpl)
-	if !ok || ci.dir == "" {
+	info, rel, ok := r.chartOf(tpl)
+	if !ok || info.dir == "" {
 		return "", false
 	}
-	return filepath.Join(ci.dir, filepath.FromSlash(rel)), true
+	return filepath.Join(info.dir, filepath.FromSlash(rel)), true
 }
 
 // chartOf finds the chart that holds a template, and the template's path

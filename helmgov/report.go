@@ -364,9 +364,9 @@ func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 	case len(r.Applied) == 0:
 		b.WriteString("nothing to fix\n")
 	case r.DryRun:
-		fmt.Fprintf(&b, "dry run: %d fixes in %d rounds, nothing written\n", len(r.Applied), r.Rounds)
+		fmt.Fprintf(&b, "dry run: %d fixes in %s, nothing written\n", len(r.Applied), plural(r.Rounds, "round"))
 	default:
-		fmt.Fprintf(&b, "%d fixes in %d rounds, %d files written\n", len(r.Applied), r.Rounds, len(r.Files))
+		fmt.Fprintf(&b, "%d fixes in %s, %s written\n", len(r.Applied), plural(r.Rounds, "round"), plural(len(r.Files), "file"))
 	}
 	for _, a := range r.Applied {
 		fmt.Fprintf(&b, "fixed %s %s (%s) in %s [%s]\n", a.Finding.Rule, a.Finding.Object, a.Finding.Fix, a.File, a.How)
@@ -394,4 +394,11 @@ func (r *FixResult) WriteJSON(w io.Writer, o ReportOptions) error {
 		return errors.Join(errors.New("helmgov: write fix report"), err)
 	}
 	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
