@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/qstools/tgmigrate/helmgov"
 )
 
 func contextWithCause(t *testing.T) (context.Context, context.CancelCauseFunc) {
@@ -51,3 +54,7 @@ func writeTgz(t *testing.T, dir, out string) {
 		t.Fatal(err)
 	}
 }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func asConfigError(err error, target **helmgov.ConfigError) bool { return errors.As(err, target) }
