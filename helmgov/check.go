@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -48,6 +49,10 @@ type Options struct {
 	// GracePaddingSeconds is what the fix of TGM-H009 adds to the preStop
 	// delay. Zero means 30.
 	GracePaddingSeconds int64
+	// Logger receives what CheckChart and Fix do (renders, fix rounds, files
+	// written) and, at V(1) and above, Helm's own log. The zero value
+	// discards; Check itself never logs.
+	Logger logr.Logger
 }
 
 // KindSet is a set of kinds, by group, version and kind.
@@ -105,6 +110,9 @@ func NewChecker(o Options) (*Checker, error) {
 	}
 	if o.PreStopSeconds < 0 || o.GracePaddingSeconds < 0 {
 		return nil, &ConfigError{Source: "options", Msg: "PreStopSeconds and GracePaddingSeconds must not be negative"}
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.Discard()
 	}
 	classes := o.ALBIngressClasses
 	if classes == nil {

@@ -189,6 +189,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			break
 		}
 		res.Rounds = round
+		c.opts.Logger.Info("fix round done; re-rendering", "chart", dir, "round", round, "applied", len(res.Applied))
 		next, nr, err := c.CheckChart(ctx, work, fc.render...)
 		if err != nil {
 			return nil, &FixError{Chart: dir, Diff: fx.diff(), Err: fmt.Errorf("re-render the fixed chart: %w", err)}
@@ -228,6 +229,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 		return nil, &FixError{Chart: dir, Err: err}
 	}
 	res.Written = true
+	c.opts.Logger.Info("fix written", "chart", dir, "files", len(res.Files), "applied", len(res.Applied))
 	return res, nil
 }
 

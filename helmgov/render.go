@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"helm.sh/helm/v4/pkg/action"
 	ci "helm.sh/helm/v4/pkg/chart"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -35,6 +36,7 @@ type renderConfig struct {
 	apiVersions  []string
 	skipCRDs     bool
 	skipValidate bool
+	logger       logr.Logger
 }
 
 // WithValuesFiles adds values files, like `helm template -f`. Later files
@@ -87,8 +89,14 @@ func WithoutSchemaValidation() RenderOption {
 	return func(c *renderConfig) { c.skipValidate = true }
 }
 
+// WithLogger sends Helm's log to the logger: its debug messages at V(1),
+// its warnings at V(0). The default discards them.
+func WithLogger(l logr.Logger) RenderOption {
+	return func(c *renderConfig) { c.logger = l }
+}
+
 func newRenderConfig(opts []RenderOption) (*renderConfig, error) {
-	c := &renderConfig{releaseName: "release-name", namespace: "default"}
+	c := &renderConfig{releaseName: "release-name", namespace: "default", logger: logr.Discard()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -166,7 +174,11 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 		return nil, usagef("render: values: %v", err)
 	}
 
-	inst := action.NewInstall(action.NewConfiguration(action.ConfigurationSetLogger(slog.DiscardHandler)))
+	var handler slog.Handler = slog.DiscardHandler
+	if cfg.logger.GetSink() != nil {
+		handler = logr.ToSlogHandler(cfg.logger.WithValues("chart", dir))
+	}
+	inst := action.NewInstall(action.NewConfiguration(action.ConfigurationSetLogger(handler)))
 	inst.DryRunStrategy = action.DryRunClient
 	inst.Replace = true
 	inst.ReleaseName = cfg.releaseName
@@ -314,11 +326,14 @@ func readChartMeta(dir string) (*chartv2.Metadata, error) {
 // CheckChart renders the chart with [Render] and checks the result. The
 // render namespace is the default namespace of the check.
 func (c *Checker) CheckChart(ctx context.Context, dir string, opts ...RenderOption) (*Result, *Rendered, error) {
-	r, err := Render(ctx, dir, opts...)
+	log := c.opts.Logger.WithValues("chart", dir)
+	r, err := Render(ctx, dir, append([]RenderOption{WithLogger(log.V(1))}, opts...)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.withNamespace(r.Namespace).Check(r.Objects), r, nil
+	res := c.withNamespace(r.Namespace).Check(r.Objects)
+	log.Info("checked chart", "objects", res.Objects, "findings", len(res.Findings), "notices", len(res.Notices))
+	return res, r, nil
 }
 
 func (c *Checker) withNamespace(ns string) *Checker {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/qstools/tgmigrate/helmgov"
 )
 
@@ -121,8 +124,17 @@ func TestRenderErrors(t *testing.T) {
 				t.Error("exit code is not 2")
 			}
 			// Fix refuses the same input, and touches nothing.
+			var before map[string]string
+			if st, err := os.Stat(tt.dir); err == nil && st.IsDir() {
+				before = treeHash(t, tt.dir)
+			}
 			if _, err := c.Fix(t.Context(), tt.dir, helmgov.WithRenderOptions(tt.opts...)); err == nil {
 				t.Error("Fix accepted it")
+			}
+			if before != nil {
+				if diff := cmp.Diff(before, treeHash(t, tt.dir)); diff != "" {
+					t.Errorf("Fix changed the chart:\n%s", diff)
+				}
 			}
 		})
 	}
@@ -134,5 +146,17 @@ func TestRenderCanceled(t *testing.T) {
 	_, err := helmgov.Render(ctx, filepath.Join("testdata", "charts", "umbrella"))
 	if err == nil || !strings.Contains(err.Error(), "operator said stop") {
 		t.Fatalf("err = %v, want the cancellation cause", err)
+	}
+}
+
+func TestCheckChartLogs(t *testing.T) {
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
+	c := newChecker(t, helmgov.Options{Logger: log})
+	if _, _, err := c.CheckChart(t.Context(), filepath.Join("testdata", "charts", "umbrella")); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 || !strings.Contains(lines[len(lines)-1], `"msg"="checked chart"`) || !strings.Contains(lines[len(lines)-1], `"findings"=4`) {
+		t.Errorf("log lines %q", lines)
 	}
 }
