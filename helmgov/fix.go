@@ -291,7 +291,7 @@ func (fx *fixer) apply(f Finding, r *Rendered) (FixHow, string, error) {
 	if f.Fix.Op == OpAddPDB {
 		return fx.addPDB(tf, doc, tplPath, obj)
 	}
-	sr, err := tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value)
+	sr, err := tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value, obj.Fields)
 	if err != nil {
 		return "", "", err
 	}
@@ -356,7 +356,7 @@ func (fx *fixer) setValue(file string, path []string, value any) error {
 		}
 		return fx.write(file, []byte(strings.Join(append(keep, lines...), "\n")+"\n"))
 	}
-	sr, err := vf.set(root, fp, value)
+	sr, err := vf.set(root, fp, value, nil)
 	if err != nil {
 		return err
 	}

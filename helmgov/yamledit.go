@@ -400,9 +400,13 @@ type setResult struct {
 }
 
 // set plans setting path (keys and named items) to value under mapping m.
-func (f *srcFile) set(m *yaml.Node, path FieldPath, value any) (setResult, error) {
+// rendered is the object the source rendered (nil for a values file): a
+// key that the source does not spell out but the object holds was made by a
+// template action, and is followed to values or left alone.
+func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[string]any) (setResult, error) {
 	unit := f.indentUnit()
 	cur := m
+	var parentKey *yaml.Node // the key whose value cur is
 	for i, step := range path {
 		if step.Item != "" {
 			if cur.Kind != yaml.SequenceNode {
@@ -431,6 +435,17 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any) (setResult, error
 		if cur.Style&yaml.FlowStyle != 0 && (k == nil || i == len(path)-1 || v.Style&yaml.FlowStyle != 0) {
 			// Rewriting inside {...} would need a flow-aware splice.
 			return setResult{}, unfixablef("%s:%d: cannot set %s inside a flow mapping", f.name, cur.Line, step.Key)
+		}
+		if k == nil && rendered != nil && hasPath(rendered, path[:i+1]) {
+			// The object has the key, the template does not spell it: an
+			// action writes it. Follow the action to values, if it reads them.
+			if parentKey != nil && !slices.ContainsFunc(rest, func(s PathStep) bool { return s.Item != "" }) {
+				pInd := f.byteCol(parentKey.Line, parentKey.Column)
+				if b := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true)); b != nil {
+					return setResult{values: b, rest: keys(rest)}, nil
+				}
+			}
+			return setResult{}, unfixablef("%s:%d: %s is written by a template action that does not read .Values", f.name, cur.Line, path[:i+1])
 		}
 		if k == nil {
 			keyInd := f.byteCol(cur.Content[0].Line, cur.Content[0].Column)
@@ -463,7 +478,7 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any) (setResult, error
 		case last || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") || (v.Kind == yaml.MappingNode && len(v.Content) == 0):
 			return f.replaceValue(k, v, rest[1:], value, keyInd, unit)
 		case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
-			cur = v
+			cur, parentKey = v, k
 		default:
 			return setResult{}, unfixablef("%s:%d: %s is a scalar, want a mapping", f.name, k.Line, step.Key)
 		}
@@ -490,6 +505,35 @@ func (f *srcFile) templatedValue(v *yaml.Node) bool {
 		}
 	}
 	return false
+}
+
+// hasPath reports whether an object holds a value at the path.
+func hasPath(obj map[string]any, p FieldPath) bool {
+	var cur any = obj
+	for _, step := range p {
+		if step.Item != "" {
+			list, _ := cur.([]any)
+			found := false
+			for _, it := range list {
+				if m, ok := it.(map[string]any); ok && m["name"] == step.Item {
+					cur, found = m, true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+			continue
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[step.Key]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func keys(p FieldPath) []string {

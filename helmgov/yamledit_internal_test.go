@@ -19,7 +19,26 @@ func TestSourceSet(t *testing.T) {
 		want       string   // the edited file
 		wantValues []string // or: the values path the change goes to
 		unfixable  string   // or: the reason it cannot be written
+		rendered   map[string]any
 	}{
+		{
+			name:       "template: a key that an action writes from values goes to values",
+			template:   true,
+			src:        "metadata:\n  annotations:\n    a: b\n    {{- with .Values.extra }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}\n",
+			path:       ann("x.io/t"),
+			value:      "ip",
+			rendered:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "b", "x.io/t": "instance"}}},
+			wantValues: []string{"extra", "x.io/t"},
+		},
+		{
+			name:      "template: a key that an include writes is left alone",
+			template:  true,
+			src:       "metadata:\n  labels:\n    a: b\n    {{- include \"x.labels\" . | nindent 4 }}\n",
+			path:      FieldPath{{Key: "metadata"}, {Key: "labels"}, {Key: "gate"}},
+			value:     "enabled",
+			rendered:  map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b", "gate": "disabled"}}},
+			unfixable: "metadata.labels.gate is written by a template action that does not read .Values",
+		},
 		{
 			name:  "add a key to a block mapping, keeping comments and blank lines",
 			src:   "# top\nmetadata:\n  name: web  # the name\n  annotations:\n    # keep me\n    a: b\n\n    # trailing\nspec: {}\n",
@@ -160,7 +179,7 @@ func TestSourceSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sr, err := f.set(f.root(0), tt.path, tt.value)
+			sr, err := f.set(f.root(0), tt.path, tt.value, tt.rendered)
 			if tt.unfixable != "" {
 				if !errors.Is(err, errUnfixable) || !strings.Contains(err.Error(), tt.unfixable) {
 					t.Fatalf("err = %v, want unfixable %q", err, tt.unfixable)
