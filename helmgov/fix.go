@@ -265,8 +265,15 @@ type fixer struct {
 	changed map[string]bool
 }
 
-// apply writes one finding's fix into the scratch chart.
-func (fx *fixer) apply(f Finding, r *Rendered) (FixHow, string, error) {
+// apply writes one finding's fix into the scratch chart. A failure of the
+// editor on an odd source skips the finding, with the reason, rather than
+// taking the whole fix down.
+func (fx *fixer) apply(f Finding, r *Rendered) (how FixHow, file string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			how, file, err = "", "", unfixablef("the source editor failed on %s: %v", f.Source.Template, p)
+		}
+	}()
 	obj := findObject(r.Objects, f)
 	if obj == nil {
 		return "", "", unfixablef("the object is not in the rendered chart")

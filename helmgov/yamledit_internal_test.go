@@ -215,3 +215,42 @@ func TestParseSourceErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSourceSet edits arbitrary templates: the editor must edit, follow
+// values, or refuse, and never panic.
+func FuzzSourceSet(f *testing.F) {
+	f.Add("metadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.a }}\n  annotations:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n", true)
+	f.Add("spec:\n  containers:\n    - name: web\n      lifecycle: {}\n", false)
+	f.Add("metadata: {annotations: {a: b}}\n", false)
+	f.Add("metadata:\n  annotations:\n    k: |\n      x\n", true)
+	f.Add("a: {{ x }}\n---\nmetadata:\n  annotations: # c\n", true)
+	paths := []FieldPath{
+		{{Key: "metadata"}, {Key: "annotations"}, {Key: "k"}},
+		{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}},
+		{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}},
+	}
+	f.Fuzz(func(t *testing.T, src string, template bool) {
+		sf, err := parseSource("f.yaml", []byte(src), template)
+		if err != nil {
+			if !errors.Is(err, errUnfixable) {
+				t.Fatalf("parse error %v is not unfixable", err)
+			}
+			return
+		}
+		for i := range sf.docs {
+			root := sf.root(i)
+			if root == nil {
+				continue
+			}
+			for _, p := range paths {
+				sr, err := sf.set(root, p, map[string]any{"sleep": map[string]any{"seconds": 1}}, map[string]any{})
+				if err != nil {
+					continue
+				}
+				if sr.edit != nil {
+					_ = sf.apply(*sr.edit)
+				}
+			}
+		}
+	})
+}
