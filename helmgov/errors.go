@@ -34,6 +34,7 @@ type ConfigError struct {
 	Err error
 }
 
+// Error names the operation and the culprit.
 func (e *ConfigError) Error() string {
 	s := "helmgov: config " + e.Source + ": " + e.Msg
 	if e.Err != nil {
@@ -66,6 +67,7 @@ type ManifestError struct {
 	Err error
 }
 
+// Error names the operation and the culprit.
 func (e *ManifestError) Error() string {
 	where := e.File
 	if e.Line > 0 {
@@ -92,6 +94,7 @@ type RenderError struct {
 	Err error
 }
 
+// Error names the operation and the culprit.
 func (e *RenderError) Error() string {
 	return "helmgov: render " + e.Chart + ": " + e.Err.Error()
 }
@@ -114,6 +117,7 @@ type FixError struct {
 	Err error
 }
 
+// Error names the operation and the culprit.
 func (e *FixError) Error() string {
 	s := "helmgov: fix " + e.Chart + ": " + e.Err.Error()
 	for i, f := range e.Remaining {

@@ -84,7 +84,8 @@ type FileChange struct {
 	Path string `json:"path"`
 	// Before is empty for a new file.
 	Before string `json:"before"`
-	After  string `json:"after"`
+	// After is the new content.
+	After string `json:"after"`
 }
 
 // FixResult is the outcome of [Checker.Fix]: plain data.
@@ -106,10 +107,12 @@ type FixResult struct {
 	Files []FileChange `json:"files"`
 	// Diff is the unified diff of Files.
 	Diff string `json:"diff"`
-	// Before is the check of the chart as it was; After, of the fixed chart,
-	// re-rendered. Their sources name files of the original chart.
+	// Before is the check of the chart as it was. Its sources name files of
+	// the original chart.
 	Before *Result `json:"before"`
-	After  *Result `json:"after"`
+	// After is the check of the fixed chart, re-rendered; its sources name
+	// files of the original chart too.
+	After *Result `json:"after"`
 }
 
 const defaultFixRounds = 4

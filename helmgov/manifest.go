@@ -48,6 +48,8 @@ type Source struct {
 	Line int `json:"line,omitempty"`
 }
 
+// String is "file:line", with the template in parentheses when the file
+// does not already say it.
 func (s Source) String() string {
 	where := s.File
 	if s.Line > 0 {
@@ -69,10 +71,15 @@ func templateRoot(t string) string {
 
 // ObjectRef names an object in findings and reports.
 type ObjectRef struct {
+	// APIVersion is the object's apiVersion.
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
+	// Kind is the object's kind.
+	Kind string `json:"kind"`
+	// Namespace is empty for cluster-scoped objects. In findings it is the
+	// effective namespace (the default one when the object names none).
+	Namespace string `json:"namespace,omitempty"`
+	// Name is metadata.name.
+	Name string `json:"name"`
 }
 
 // String is "Kind namespace/name", or "Kind name" when cluster-scoped.

@@ -65,19 +65,32 @@ type RuleID string
 
 // The rules. doc.go has the table; [Rules] returns their documentation.
 const (
-	RuleServiceLBType       RuleID = "TGM-H001"
-	RuleServiceTargetType   RuleID = "TGM-H002"
-	RuleIngressTargetType   RuleID = "TGM-H003"
-	RuleTGBTargetType       RuleID = "TGM-H004"
-	RuleTGBMultiCluster     RuleID = "TGM-H005"
-	RuleHealthCheckPort     RuleID = "TGM-H006"
-	RuleNamespaceReadiness  RuleID = "TGM-H007"
-	RuleWorkloadPreStop     RuleID = "TGM-H008"
+	// RuleServiceLBType: a LoadBalancer Service is the LBC's (type external).
+	RuleServiceLBType RuleID = "TGM-H001"
+	// RuleServiceTargetType: a LoadBalancer Service has nlb-target-type ip.
+	RuleServiceTargetType RuleID = "TGM-H002"
+	// RuleIngressTargetType: an ALB Ingress, and Services overriding it, have target-type ip.
+	RuleIngressTargetType RuleID = "TGM-H003"
+	// RuleTGBTargetType: a TargetGroupBinding has targetType ip.
+	RuleTGBTargetType RuleID = "TGM-H004"
+	// RuleTGBMultiCluster: a TargetGroupBinding has multiClusterTargetGroup true.
+	RuleTGBMultiCluster RuleID = "TGM-H005"
+	// RuleHealthCheckPort: health-check ports are the traffic port, not a NodePort.
+	RuleHealthCheckPort RuleID = "TGM-H006"
+	// RuleNamespaceReadiness: namespaces with ip targets inject the readiness gate.
+	RuleNamespaceReadiness RuleID = "TGM-H007"
+	// RuleWorkloadPreStop: serving containers behind ip targets have a preStop delay.
+	RuleWorkloadPreStop RuleID = "TGM-H008"
+	// RuleWorkloadGracePeriod: the grace period is longer than the preStop delay.
 	RuleWorkloadGracePeriod RuleID = "TGM-H009"
-	RuleWorkloadPDB         RuleID = "TGM-H010"
-	RuleNodePortUnbound     RuleID = "TGM-H011"
-	RuleKindNotServed       RuleID = "TGM-H012"
-	RuleInvalidObject       RuleID = "TGM-H013"
+	// RuleWorkloadPDB: workloads behind ip targets have a PodDisruptionBudget.
+	RuleWorkloadPDB RuleID = "TGM-H010"
+	// RuleNodePortUnbound: a fixed nodePort is bound by a TGB or an ALB Ingress.
+	RuleNodePortUnbound RuleID = "TGM-H011"
+	// RuleKindNotServed: every kind is served by the cluster.
+	RuleKindNotServed RuleID = "TGM-H012"
+	// RuleInvalidObject: checked objects decode into their types.
+	RuleInvalidObject RuleID = "TGM-H013"
 )
 
 // Rule documents one rule.
