@@ -187,8 +187,9 @@ var ruleTable = []Rule{
 		Summary: "a workload behind ip targets has a preStop delay on its serving containers",
 		Doc: "Deregistration takes time to reach the load balancer (users measured up to about two minutes); a pod " +
 			"that exits at once drops the requests still routed to it. A container serves when it declares the " +
-			"Service's target port, or when no container declares it. The fix adds lifecycle.preStop.sleep " +
-			"(Kubernetes 1.30 and later), 120 seconds unless configured.",
+			"Service's target port, or when no container declares it. A hook whose duration cannot be read " +
+			"(httpGet, a command other than sleep) is accepted, and TGM-H009 cannot compare it. The fix adds " +
+			"lifecycle.preStop.sleep (Kubernetes 1.30 and later), 120 seconds unless configured.",
 	},
 	{
 		ID: RuleWorkloadGracePeriod, Name: "workload-grace-period", Severity: SeverityWarning, Fixable: true,
