@@ -43,8 +43,10 @@ type Source struct {
 	Template string `json:"template,omitempty"`
 	// Doc is the 1-based index of the object's document in its stream.
 	Doc int `json:"doc"`
-	// Line is the 1-based line where the object starts in File; 0 when File
-	// is a template (the rendered line would not match the template's).
+	// Line is the 1-based line where the object starts in File. For a
+	// rendered chart it is the line of the template document that renders
+	// the object, or 1 when that cannot be told; 0 when File is the chart
+	// directory.
 	Line int `json:"line,omitempty"`
 }
 

@@ -224,12 +224,13 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 		}
 		return nil, &RenderError{Chart: dir, Err: err}
 	}
+	lines := templateLines{}
 	for i := range objs {
-		objs[i].Source.File = dir
-		if f, ok := out.templateFile(objs[i].Source.Template); ok {
-			objs[i].Source.File = f
+		o := &objs[i]
+		o.Source.File, o.Source.Line = dir, 0
+		if f, ok := out.templateFile(o.Source.Template); ok {
+			o.Source.File, o.Source.Line = f, lines.lineOf(f, o.Kind, o.Name)
 		}
-		objs[i].Source.Line = 0
 	}
 	out.Objects = objs
 	return out, nil
@@ -340,4 +341,29 @@ func (c *Checker) withNamespace(ns string) *Checker {
 	cp := *c
 	cp.opts.DefaultNamespace = ns
 	return &cp
+}
+
+// templateLines finds the line of a template where the document that
+// renders an object starts, parsing each template once.
+type templateLines map[string]*srcFile
+
+// lineOf returns the line of the document of that kind and name in the
+// template, or 1 when it cannot be told (the kind is templated, or the file
+// is not YAML once its actions are masked).
+func (t templateLines) lineOf(file, kind, name string) int {
+	f, seen := t[file]
+	if !seen {
+		if data, err := os.ReadFile(file); err == nil {
+			f, _ = parseSource(file, data, true)
+		}
+		t[file] = f
+	}
+	if f == nil {
+		return 1
+	}
+	doc, err := f.findDoc(kind, name)
+	if err != nil {
+		return 1
+	}
+	return f.root(doc).Line
 }

@@ -1,6 +1,8 @@
 package helmgov
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -223,13 +225,14 @@ type (
 		Locations []sarifLocation `json:"locations,omitempty"`
 	}
 	sarifResult struct {
-		RuleID       string             `json:"ruleId"`
-		RuleIndex    int                `json:"ruleIndex"`
-		Level        string             `json:"level"`
-		Message      sarifText          `json:"message"`
-		Locations    []sarifLocation    `json:"locations"`
-		Suppressions []sarifSuppression `json:"suppressions,omitempty"`
-		Properties   map[string]any     `json:"properties,omitempty"`
+		RuleID              string             `json:"ruleId"`
+		RuleIndex           int                `json:"ruleIndex"`
+		Level               string             `json:"level"`
+		Message             sarifText          `json:"message"`
+		Locations           []sarifLocation    `json:"locations"`
+		PartialFingerprints map[string]string  `json:"partialFingerprints"`
+		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Properties          map[string]any     `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
@@ -296,8 +299,9 @@ func (r *Result) WriteSARIF(w io.Writer, o ReportOptions) error {
 	for _, f := range r.Findings {
 		res := sarifResult{
 			RuleID: string(f.Rule), RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message:   sarifText{Text: f.Object.String() + ": " + f.Message},
-			Locations: []sarifLocation{location(o, f.Source, f.Object)},
+			Message:             sarifText{Text: f.Object.String() + ": " + f.Message},
+			Locations:           []sarifLocation{location(o, f.Source, f.Object)},
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)},
 		}
 		props := map[string]any{}
 		if f.Path != "" {
@@ -331,15 +335,29 @@ func (r *Result) WriteSARIF(w io.Writer, o ReportOptions) error {
 	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
+// location is the file and line of a source, and the object as a logical
+// location. Code scanning needs a region, so a source without a line points
+// at line 1 of its file.
 func location(o ReportOptions, s Source, obj ObjectRef) sarifLocation {
 	loc := sarifLocation{LogicalLocations: []sarifLogical{{FullyQualifiedName: obj.String(), Kind: "object"}}}
 	if s.File != "" {
-		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(o.path(s.File))}}
-		if s.Line > 0 {
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: s.Line}
+		loc.PhysicalLocation = &sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: uriOf(o.path(s.File))},
+			Region:           &sarifRegion{StartLine: max(s.Line, 1)},
 		}
 	}
 	return loc
+}
+
+// fingerprintKey names helmgov's partial fingerprint in SARIF.
+const fingerprintKey = "tgmigrateFinding/v1"
+
+// fingerprint identifies a finding across runs by rule, object, field and
+// template, not by line, so that code scanning keeps one alert per finding
+// while the file around it changes.
+func fingerprint(f Finding) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(f.Rule), f.Object.String(), f.Path, f.Source.Template}, "\x00")))
+	return hex.EncodeToString(sum[:16])
 }
 
 // uriOf turns a slash path into a URI reference, escaping what a URI
