@@ -540,8 +540,10 @@ func copyTree(src, dst string) error {
 }
 
 // writeChanges writes the changed files into the chart, after checking that
-// none changed since Fix read it. Each file is written to a temporary file
-// in its directory and renamed over the original.
+// none changed since Fix read it and that none is a symbolic link. Every new
+// content is first written to a temporary file beside its target; only when
+// all are written are they renamed over the targets, so a failure midway
+// leaves the chart as it was.
 func writeChanges(dir string, files []FileChange, orig map[string][]byte) error {
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
@@ -556,25 +558,40 @@ func writeChanges(dir string, files []FileChange, orig map[string][]byte) error 
 			return fmt.Errorf("%s changed while the fix ran; nothing written", p)
 		}
 	}
+	type staged struct{ tmp, target string }
+	var ready []staged
+	cleanup := func() {
+		for _, s := range ready {
+			_ = os.Remove(s.tmp)
+		}
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		mode := fs.FileMode(0o644)
 		if st, err := os.Stat(p); err == nil {
 			mode = st.Mode().Perm()
 		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			cleanup()
+			return fmt.Errorf("%w; nothing written", err)
+		}
 		tmp, err := os.CreateTemp(filepath.Dir(p), ".helmgov-*")
 		if err != nil {
-			return err
+			cleanup()
+			return fmt.Errorf("%w; nothing written", err)
 		}
+		ready = append(ready, staged{tmp: tmp.Name(), target: p})
 		_, werr := tmp.WriteString(f.After)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
-			_ = os.Remove(tmp.Name())
-			return err
+		if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), mode)); err != nil {
+			cleanup()
+			return fmt.Errorf("%w; nothing written", err)
 		}
-		if err := os.Rename(tmp.Name(), p); err != nil {
-			_ = os.Remove(tmp.Name())
-			return err
+	}
+	for i, s := range ready {
+		if err := os.Rename(s.tmp, s.target); err != nil {
+			ready = ready[i:]
+			cleanup()
+			return fmt.Errorf("%w; %d of %d files written", err, i, len(files))
 		}
 	}
 	return nil

@@ -135,3 +135,63 @@ func TestFixPackagedSubchart(t *testing.T) {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }
+
+// TestFixAliasedSubchart: a subchart used under an alias gets its values
+// under the alias in the umbrella's values.yaml.
+func TestFixAliasedSubchart(t *testing.T) {
+	dir := copyChart(t, filepath.Join("testdata", "charts", "umbrella"))
+	chart := "apiVersion: v2\nname: platform\nversion: 3.0.0\ndependencies:\n  - name: api\n    version: 0.4.0\n    alias: backend\n"
+	if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte(chart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "values.yaml"), []byte("backend:\n  replicas: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.After.Count(helmgov.SeverityInfo); n != 0 {
+		t.Fatalf("%d findings left", n)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "backend:\n  replicas: 2\n  service:\n    annotations:\n      service.beta.kubernetes.io/aws-load-balancer-type: external\n" +
+		"      service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\n"
+	if diff := cmp.Diff(want, string(values)); diff != "" {
+		t.Errorf("values.yaml (-want +got):\n%s", diff)
+	}
+}
+
+// TestFixRefusesSymlink: a changed file that is a symbolic link is not
+// replaced; nothing is written.
+func TestFixRefusesSymlink(t *testing.T) {
+	dir := copyChart(t, filepath.Join("testdata", "charts", "nlb-service"))
+	shared := filepath.Join(t.TempDir(), "shared-values.yaml")
+	data, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shared, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "values.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(dir, "values.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	_, err = newChecker(t, helmgov.Options{}).Fix(t.Context(), dir)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+		t.Fatalf("the chart changed:\n%s", diff)
+	}
+	if got, _ := os.ReadFile(shared); !bytes.Equal(got, data) {
+		t.Fatal("the link's target changed")
+	}
+}
