@@ -1,8 +1,126 @@
 // Package diagnose finds what is wrong with a fleet's target groups before
-// anyone touches production: ghost targets, target groups that still pin node
-// IPs, who owns each target group, and what to do next.
+// anyone touches production: ghost targets, target groups that still pin
+// node IPs, who owns each target group, and what to do next.
 //
-// It is read-only by construction: it takes an [ELBv2API] that holds only
-// Describe* operations, an optional read-only [EC2API], and controller-runtime
-// client.Reader values for the clusters.
+// It is read-only by construction: [Diagnose] takes an [ELBv2API] that holds
+// only Describe* operations, an optional read-only [EC2API], and
+// controller-runtime client.Reader values for the clusters.
+//
+// # Inputs
+//
+// [Sources] lists one read-only ELBv2 client per AWS account and Region
+// ([Account], with an optional EC2 client for the subnet checks) and one
+// client.Reader per cluster ([Cluster], with an optional VPC ID and address
+// ranges). [Scope] selects target groups by ARN, by name, by load balancer,
+// by tags, or all of them. Options: [WithClock], [WithLogger],
+// [WithConcurrency], [WithRateLimit], [WithMaxAttempts],
+// [WithListPageSize], [WithProgress].
+//
+// # API economy
+//
+// The number of calls is part of the contract, and the tests assert it:
+//   - DescribeTargetGroups is paged at [PageSize] (400). ARNs and names go
+//     [ARNBatch] to a call; a load balancer costs one paged call. A batch
+//     that AWS rejects as NotFound is halved until the unknown ARN or name
+//     is isolated, so the others are still found.
+//   - DescribeTags carries [TagBatch] (20) ARNs per call. A Tags scope lists
+//     every target group of the account and reads all their tags before it
+//     filters: it costs the tag batches of the whole account.
+//   - Exactly one DescribeTargetHealth per target group in scope.
+//   - DescribeListeners once per load balancer that an in-scope target group
+//     names, and DescribeRules once per listener of an ALB.
+//   - With an EC2 client: one DescribeInstances per [InstanceBatch] node
+//     instances behind node targets, and one DescribeRouteTables for their VPCs.
+//   - Each Kubernetes kind is listed once per cluster per call (nodes, pods,
+//     Services, namespaces, TargetGroupBindings, Karpenter NodeClaims),
+//     never per target group.
+//   - Nothing at all for target groups outside the scope.
+//
+// Every AWS call waits on a per-account token bucket (golang.org/x/time/rate,
+// paced on the injected clock) and retries throttling with exponential
+// backoff; the calls of all accounts run on one bounded worker pool.
+//
+// # Classification
+//
+// [Classify] says what holds each target's address now, from [Snapshot]
+// values (one cluster, listed once): a pod, a node (with its Karpenter node
+// pool, NodeClaim expiry, drift and disruption state), a ghost (nothing
+// holds it, and the address is inside the cluster's CIDRs or the port is
+// one of its NodePorts or container ports), or foreign (another cluster,
+// another VPC, several clusters at once, or unknown). A cluster is a
+// candidate owner only when its VPC matches the target group's, so clusters
+// that reuse address space in other VPCs never claim a target; a cluster
+// that could not be read makes no target a ghost. cutover calls
+// [TakeSnapshot] and [Classify] for the one target group it migrates, so
+// the two packages share one definition of a ghost.
+//
+// # Owners and Services
+//
+// A target group is owned by a TargetGroupBinding in a scanned cluster
+// (default or multi-cluster mode), by an LBC stack (the LBC's tags name
+// another stack or cluster), or by nobody (made by hand). The Service it
+// serves comes from the binding's serviceRef; failing that, from the
+// NodePort its node targets (and ghosts) use; failing that, from the
+// Services that select its pod targets. Named target ports are resolved on
+// the Service's pods.
+//
+// # Findings
+//
+// Each [Finding] has a stable [Code], a [Severity], the seed signal it
+// explains (the symptom a team sees), evidence (ARNs, names, counts,
+// compared values) and a remediation that names the next library call.
+// [Rules] returns this table:
+//
+//	code                             severity  seed signal
+//	DefaultModeBindingOnSharedGroup  critical  all targets drain at once when the TargetGroupBinding reconciles
+//	GhostTarget                      critical  5xx/503 spikes after Karpenter rotates nodes
+//	InstanceTypeTargetGroup          high      the target type cannot be switched to ip in place
+//	KarpenterDisruptionRisk          high      outages line up with Karpenter consolidation, drift or expiry
+//	PortMismatch                     high      health checks pass but requests hit the wrong port, or the LBC registers nothing
+//	StaticNodeTarget                 high      traffic goes to node IPs registered by hand; new nodes never receive any
+//	HealthCheckMismatch              medium    targets stay unhealthy (or flap) while the pods are Ready
+//	MissingReadinessGate             medium    502/504 during rolling deploys: old pods stop before new targets are healthy
+//	UnmanagedTargetGroup             medium    targets go stale: nothing registers new pods or deregisters old ones
+//	PublicSubnetNode                 low       nodes are reachable from the internet, and moving them breaks the ALB
+//	TargetGroupBindingCRDMissing     info      nothing in the cluster can keep target groups current
+//
+// and the next call for each (a finding's own remediation fills in the
+// target group, Service, port and cluster):
+//
+//	code                             next call
+//	DefaultModeBindingOnSharedGroup  tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile
+//	GhostTarget                      cutover.PlanCutover with strategy in-place (it deregisters the ghosts first, with their Port)
+//	InstanceTypeTargetGroup          cutover.PlanCutover with strategy blue-green
+//	KarpenterDisruptionRisk          cutover.PlanCutover with strategy in-place, before the next disruption
+//	PortMismatch                     tgbind.Build with the Service port that maps to the targets' port
+//	StaticNodeTarget                 tgbind.Build (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover in-place
+//	HealthCheckMismatch              cutover.PlanCutover (health-check step: traffic-port, the probe's path and protocol)
+//	MissingReadinessGate             label the namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build
+//	UnmanagedTargetGroup             tgbind.Build for the Service it serves, with MultiClusterTargetGroup true
+//	PublicSubnetNode                 cutover.Execute first; move the nodes to private subnets afterwards
+//	TargetGroupBindingCRDMissing     install the AWS Load Balancer Controller (v2.10.0 or later), then tgbind.Build
+//
+// TargetGroupBindingCRDMissing is a cluster finding ([Report.Findings]); the
+// others belong to a target group ([TargetGroupReport.Findings]).
+//
+// # Report
+//
+// A [Report] is plain data in a deterministic order. [Report.JSON] writes
+// it as versioned JSON (schemaVersion [SchemaVersion]) that validates
+// against [ReportSchema] (the file schema/report.v1.json);
+// [Report.Markdown] and [Report.Text] render it for people. The summary
+// counts targets by class and findings by code and by severity, and
+// [Report.Worst] gives the most severe finding for graded exit codes.
+//
+// # Errors and partial results
+//
+// Malformed Sources, Scope or options give an [*InputError] before any call.
+// Everything else is per resource: an unknown or malformed ARN, a target
+// group of another account, a cluster without the TargetGroupBinding CRD
+// (a finding), a reader without RBAC, throttling beyond the retry budget.
+// Each is a [ResourceError] in [Report.Errors] (and in the target group's
+// Error), whose Unwrap reaches the tgmigrate sentinels (ErrNotFound,
+// ErrThrottled, ErrWrongAccount...), and the rest of the fleet is still
+// reported. Diagnose returns a non-nil error only with the report of a
+// cancelled context, or when nothing could be scanned ([ErrNothingScanned]).
 package diagnose

@@ -1,9 +1,107 @@
 // Package tgbind hands an existing target group to the AWS Load Balancer
 // Controller: it builds a TargetGroupBinding for a (target group, Service)
-// pair, validates it before it lands, applies it, and waits until the LBC has
-// registered every ready endpoint as a healthy target.
+// pair, proves it safe before it lands, applies it, and waits until the LBC
+// has registered every ready endpoint as a healthy target. The ALB, its
+// listeners and any API Gateway route stay as they are.
 //
 // The TargetGroupBinding API types live in the subpackage
 // [github.com/qstools/tgmigrate/tgbind/v1beta1]. tgbind writes to Kubernetes
-// only; its [ELBv2API] is read-only.
+// only; its [ELBv2API] is read-only (Describe* calls), so it cannot change
+// AWS by construction.
+//
+// # Calls, in order
+//
+//	b, _ := tgbind.New(tgbind.Options{ELBv2: elb, Reader: kc, Writer: kc, Discovery: dc})
+//	binding, err := b.Build(ctx, tgbind.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
+//	res, err := b.Apply(ctx, binding.TargetGroupBinding) // runs Validate first
+//	state, err := b.Wait(ctx, binding.TargetGroupBinding, tgbind.WithMinHealthy(3))
+//
+// What each call does:
+//
+//   - [Binder.Build] reads the target group and the Service and derives the
+//     binding ([Binding], plain data: the object plus the facts and the
+//     reasons behind it).
+//   - [Binder.Validate] runs the preflight checks against the live state and
+//     returns a [Preflight] report; Apply runs it too.
+//   - [Binder.Apply] server-side applies the binding (field manager
+//     [FieldManager]); [Binder.Delete] deletes one; [Manifest] and
+//     [Binding.Manifest] render YAML for a GitOps repository instead.
+//   - [Binder.Wait] polls until every ready endpoint is a healthy target;
+//     [Binder.Observe] takes one look, as a [TargetState].
+//
+// # Multi-cluster mode, the safe adoption
+//
+// A binding in default mode makes the LBC own every target of the target
+// group: its first reconcile deregisters the hand-registered nodeIP:NodePort
+// targets before the pod targets are healthy, which is an outage. So Build
+// sets multiClusterTargetGroup true whenever the target group holds any
+// target (and whenever other bindings share it, or the request asks); only an
+// empty target group gets default mode. [MultiClusterDecision] and the
+// annotation [AnnotationMultiClusterReason] record why. Validate refuses a
+// default-mode binding on a target group that holds targets other than the
+// Service's ready endpoints ([ErrDefaultModeUnsafe]), and its dry run refuses
+// a cluster whose CRD silently drops the field (LBC older than v2.10.0,
+// [ErrFieldDropped]).
+//
+// # Preflight
+//
+// Each check has a stable ID (the Check* constants) and its own sentinel.
+// Validate runs them all and returns every failure at once: a
+// *[ValidationError] holding one *[FieldError] per failure, each naming the
+// field at fault. A check that cannot run (no discovery client, unknown
+// cluster VPC, read-only Binder) is recorded as skipped with the reason, never
+// silently left out. In order:
+//
+//   - metadata: DNS-1123 name, namespace and Service set, no LBC stack label.
+//   - target-group-arn, target-group-exists, target-group-type: the ARN is
+//     well-formed (a malformed one never reaches AWS), the target group
+//     exists and is of type ip ([ErrInstanceTargetGroup] points at
+//     cutover's blue/green path).
+//   - spec: vpcID, ipAddressType, targetGroupProtocol agree with AWS.
+//   - vpc: the target group is in the VPC of the cluster's nodes, when known
+//     (Options.ClusterVPCID or Options.NodeVPCLabel).
+//   - service-exists, service-port, ready-endpoints: from the Service and its
+//     discovery.k8s.io/v1 EndpointSlices.
+//   - health-check-port: traffic-port or the pods' port, never the NodePort.
+//   - crd-installed (discovery), ownership, conflicting-bindings (several
+//     bindings on one target group only when all are multi-cluster),
+//     multi-cluster-mode.
+//   - dry-run: a server-side apply with dryRun=All, so the API server's
+//     schema and every admission webhook, the LBC's when it is installed,
+//     judge exactly what Apply would send. It also catches field-manager
+//     conflicts before anything is written.
+//
+// # Ownership
+//
+// Bindings carry the label app.kubernetes.io/managed-by=tgmigrate and
+// annotations under tgmigrate.qstools.io/, never the LBC's stack labels
+// (the LBC garbage-collects bindings that carry them). Apply refuses to adopt,
+// and Delete to delete, a binding without the label unless WithForce is
+// given. Apply never forces field ownership by default: a field another
+// manager owns gives a *[ConflictError] naming the manager.
+//
+// # Waiting, and what cutover uses
+//
+// A ready endpoint is an IP of a ready endpoint in the Service's
+// EndpointSlices (label kubernetes.io/service-name) of the target group's
+// address family, with the slice's port for the Service port's name: that is
+// the targetPort resolved per slice, the container port the LBC registers.
+// Wait is done when every ready endpoint IP:port is registered and healthy in
+// DescribeTargetHealth, and at least [WithMinHealthy] of them are. It polls
+// with cenkalti/backoff/v4 on the Binder's clock (k8s.io/utils/clock: a
+// virtual clock makes it instant in tests), selects on ctx.Done(), retries
+// throttling, and reports each observation to [WithOnProgress] as a
+// [TargetState]: Healthy/Total, the reason codes seen (for example
+// Elb.InitialHealthChecking: 3) and the other targets (the node targets that
+// cutover deregisters afterwards). [WithTimeout] gives up on the same clock
+// with a *[WaitTimeoutError].
+//
+// # Files
+//
+//   - types.go: [Request], [Binding], [Preflight], [TargetState], results.
+//   - binder.go: [Options], [New], the call options.
+//   - name.go: [Name], the deterministic binding name.
+//   - facts.go: the reads (AWS, Service, EndpointSlices, bindings, nodes).
+//   - build.go, validate.go, apply.go, delete.go, manifest.go, wait.go: one
+//     role each. errors.go: sentinels, error types, IsX helpers.
 package tgbind

@@ -1,0 +1,273 @@
+package cutover
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// maxConfigMapBytes is the API server's limit on a ConfigMap's data (the
+// same 1 MiB as a Secret's).
+const maxConfigMapBytes = 1 << 20
+
+// ConfigMapJournalOptions configures a [ConfigMapJournal].
+type ConfigMapJournalOptions struct {
+	// Namespace is the TargetGroupBinding's namespace, where the ConfigMap
+	// lives. Required.
+	Namespace string
+	// TargetGroupARN is the target group being cut over. It names the
+	// ConfigMap (see [JournalConfigMapName]). Required.
+	TargetGroupARN string
+	// Clock stamps State.UpdatedAt. Nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// ConfigMapJournal is a [Journal] kept in a ConfigMap in the
+// TargetGroupBinding's namespace, one per target group, under the data key
+// [JournalDataKey]. It is labelled app.kubernetes.io/managed-by: tgmigrate
+// and annotated with the target group's ARN; a ConfigMap of the same name
+// without them is never read as a journal nor overwritten.
+//
+// Every write carries the resourceVersion last seen (an Update), or is a
+// Create when the journal was last seen absent, so the API server refuses a
+// lost update; that comes back as a *ConflictError.
+//
+// The client needs get, create, update and delete on configmaps in the
+// namespace. A ConfigMap holds at most 1 MiB: about 15,000 deregistered
+// targets (1,000 take 67 KB), far above ELBv2's default quota of 1,000
+// targets per target group. A larger state is refused before any write.
+type ConfigMapJournal struct {
+	c     client.Client
+	key   client.ObjectKey
+	tgARN string
+	clock clock.PassiveClock
+
+	mu sync.Mutex
+	// seen says the ConfigMap has been read or written; until then Save
+	// expects it absent.
+	seen bool
+	// last is the ConfigMap as last read or written; nil when it was absent.
+	last *corev1.ConfigMap
+	// revision and plan are those of the state in last.
+	revision int64
+	plan     *PlanRef
+}
+
+// NewConfigMapJournal returns the journal of opts.TargetGroupARN in
+// opts.Namespace. It reads nothing: call Load first to resume. Missing or
+// malformed options give an *InputError.
+func NewConfigMapJournal(c client.Client, opts ConfigMapJournalOptions) (*ConfigMapJournal, error) {
+	const op = "new configmap journal"
+	if c == nil {
+		return nil, &InputError{Op: op, Field: "client", Reason: "nil"}
+	}
+	if err := validNamespace(op, opts.Namespace); err != nil {
+		return nil, err
+	}
+	name, err := JournalConfigMapName(opts.TargetGroupARN)
+	if err != nil {
+		return nil, &InputError{Op: op, Field: "TargetGroupARN", Reason: "malformed", Err: err}
+	}
+	return &ConfigMapJournal{
+		c:     c,
+		key:   client.ObjectKey{Namespace: opts.Namespace, Name: name},
+		tgARN: opts.TargetGroupARN,
+		clock: orClock(opts.Clock),
+	}, nil
+}
+
+func validNamespace(op, ns string) error {
+	if ns == "" {
+		return &InputError{Op: op, Field: "Namespace", Reason: "empty"}
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return &InputError{Op: op, Field: "Namespace", Reason: fmt.Sprintf("%q: %s", ns, errs[0])}
+	}
+	return nil
+}
+
+// Key returns the ConfigMap's namespace and name.
+func (j *ConfigMapJournal) Key() client.ObjectKey { return j.key }
+
+func (j *ConfigMapJournal) where() string { return "configmap " + j.key.String() }
+
+// Load implements [Journal].
+func (j *ConfigMapJournal) Load(ctx context.Context, plan PlanRef) (*State, error) {
+	if err := plan.validate("load journal"); err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s, err := j.read(ctx, "load journal")
+	if err != nil {
+		return nil, err
+	}
+	if s.Plan != plan {
+		return nil, &PlanMismatchError{Journal: j.where(), Want: plan, Got: s.Plan}
+	}
+	return s, nil
+}
+
+// Inspect returns the stored state whatever plan it belongs to, and
+// remembers its version like Load. It is for showing a journal, or rolling
+// back when the plan is gone; resuming goes through Load.
+func (j *ConfigMapJournal) Inspect(ctx context.Context) (*State, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.read(ctx, "inspect journal")
+}
+
+// read gets and decodes the ConfigMap and records what it saw. The caller
+// holds mu.
+func (j *ConfigMapJournal) read(ctx context.Context, op string) (*State, error) {
+	var cm corev1.ConfigMap
+	err := j.c.Get(ctx, j.key, &cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		j.seen, j.last, j.revision, j.plan = true, nil, 0, nil
+		return nil, fmt.Errorf("cutover: %s %s: %w", op, j.where(), ErrNoJournal)
+	case err != nil:
+		return nil, fmt.Errorf("cutover: %s %s: %w", op, j.where(), err)
+	}
+	if err := j.owned(&cm); err != nil {
+		return nil, err
+	}
+	data, ok := cm.Data[JournalDataKey]
+	if !ok {
+		return nil, &CorruptJournalError{Journal: j.where(), Reason: "no data key " + JournalDataKey}
+	}
+	s, err := DecodeState(j.where(), []byte(data))
+	if err != nil {
+		return nil, err
+	}
+	if s.TargetGroupARN != "" && s.TargetGroupARN != j.tgARN {
+		return nil, &CorruptJournalError{Journal: j.where(),
+			Reason: fmt.Sprintf("state records target group %s, the ConfigMap is for %s", s.TargetGroupARN, j.tgARN)}
+	}
+	plan := s.Plan
+	j.seen, j.last, j.revision, j.plan = true, cm.DeepCopy(), s.Revision, &plan
+	return s, nil
+}
+
+// owned checks that cm is a tgmigrate journal for this target group.
+func (j *ConfigMapJournal) owned(cm *corev1.ConfigMap) error {
+	if cm.Labels[LabelManagedBy] != ManagedBy {
+		return &NotManagedError{Object: j.where(), Reason: fmt.Sprintf("label %s is not %q", LabelManagedBy, ManagedBy)}
+	}
+	if got := cm.Annotations[AnnotationTargetGroupARN]; got != j.tgARN {
+		return &NotManagedError{Object: j.where(), Reason: fmt.Sprintf("annotation %s is %q, not %q", AnnotationTargetGroupARN, got, j.tgARN)}
+	}
+	return nil
+}
+
+// Save implements [Journal]. It creates the ConfigMap when the journal was
+// last seen absent (or never read), and otherwise updates it with the
+// resourceVersion last seen.
+func (j *ConfigMapJournal) Save(ctx context.Context, s *State) error {
+	const op = "save journal"
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	next, err := saveCheck(j.where(), s, j.revision, j.plan, j.clock.Now())
+	if err != nil {
+		return err
+	}
+	if next.TargetGroupARN == "" {
+		next.TargetGroupARN = j.tgARN
+	} else if next.TargetGroupARN != j.tgARN {
+		return &InputError{Op: op, Field: "state", Reason: fmt.Sprintf("target group %s is not the journal's %s", next.TargetGroupARN, j.tgARN)}
+	}
+	data, err := EncodeState(next)
+	if err != nil {
+		return err
+	}
+	if len(data) > maxConfigMapBytes {
+		return &InputError{Op: op, Field: "state", Reason: fmt.Sprintf("%d bytes of JSON exceed a ConfigMap's %d: use a FileJournal", len(data), maxConfigMapBytes)}
+	}
+
+	var cm *corev1.ConfigMap
+	if j.last == nil {
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: j.key.Namespace, Name: j.key.Name}}
+	} else {
+		cm = j.last.DeepCopy()
+	}
+	if cm.Labels == nil {
+		cm.Labels = map[string]string{}
+	}
+	if cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	cm.Labels[LabelManagedBy] = ManagedBy
+	cm.Labels[LabelComponent] = "journal"
+	cm.Annotations[AnnotationTargetGroupARN] = j.tgARN
+	cm.Annotations[AnnotationPlanID] = next.Plan.ID
+	cm.Data = map[string]string{JournalDataKey: string(data)}
+
+	if j.last == nil {
+		err = j.c.Create(ctx, cm)
+		switch {
+		case apierrors.IsAlreadyExists(err):
+			return &ConflictError{Op: op, Object: j.where(), Err: err}
+		case err != nil:
+			return fmt.Errorf("cutover: %s %s: create: %w", op, j.where(), err)
+		}
+	} else {
+		err = j.c.Update(ctx, cm)
+		switch {
+		case apierrors.IsConflict(err):
+			return &ConflictError{Op: op, Object: j.where(), Expected: j.last.ResourceVersion, Err: err}
+		case apierrors.IsNotFound(err):
+			return &ConflictError{Op: op, Object: j.where(), Expected: j.last.ResourceVersion, Actual: "absent",
+				Reason: "it was deleted since it was last read", Err: err}
+		case err != nil:
+			return fmt.Errorf("cutover: %s %s: update: %w", op, j.where(), err)
+		}
+	}
+	plan := next.Plan
+	j.seen, j.last, j.revision, j.plan = true, cm.DeepCopy(), next.Revision, &plan
+	s.SchemaVersion, s.Revision, s.UpdatedAt, s.TargetGroupARN = next.SchemaVersion, next.Revision, next.UpdatedAt, next.TargetGroupARN
+	return nil
+}
+
+// Delete removes the journal, for example after a finished cutover or to
+// start a new plan on the same target group. It deletes only the ConfigMap
+// as last loaded or saved (a resourceVersion precondition): a journal
+// changed since is a *ConflictError. Deleting a journal that was last seen
+// absent, or is already gone, succeeds. Call Load or Inspect first.
+func (j *ConfigMapJournal) Delete(ctx context.Context) error {
+	const op = "delete journal"
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.seen {
+		return &InputError{Op: op, Field: "journal", Reason: "not read yet: call Load or Inspect first"}
+	}
+	if j.last == nil {
+		return nil
+	}
+	err := j.c.Delete(ctx, j.last.DeepCopy(), preconditions(j.last))
+	rv := j.last.ResourceVersion
+	switch {
+	case apierrors.IsConflict(err):
+		return &ConflictError{Op: op, Object: j.where(), Expected: rv, Err: err}
+	case err != nil && !apierrors.IsNotFound(err):
+		return fmt.Errorf("cutover: %s %s: %w", op, j.where(), err)
+	}
+	j.last, j.revision, j.plan = nil, 0, nil
+	return nil
+}
+
+// preconditions makes a delete apply only to obj as last seen.
+func preconditions(obj client.Object) client.Preconditions {
+	rv := obj.GetResourceVersion()
+	p := client.Preconditions{ResourceVersion: &rv}
+	if uid := obj.GetUID(); uid != "" {
+		p.UID = &uid
+	}
+	return p
+}

@@ -1,0 +1,405 @@
+package cutover
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// StateSchemaVersion is the version of the journal's JSON. [DecodeState]
+// rejects any other.
+const StateSchemaVersion = 1
+
+// PlanRef identifies a plan: its ID and the digest of its content. A journal
+// is resumed only by the plan whose ID and digest it records.
+type PlanRef struct {
+	// ID is the plan's ID.
+	ID string `json:"id"`
+	// Digest is a digest of the plan's content, for example "sha256:…".
+	Digest string `json:"digest"`
+}
+
+// String returns "ID (DIGEST)".
+func (r PlanRef) String() string { return fmt.Sprintf("%s (%s)", r.ID, r.Digest) }
+
+// validate checks that both parts are set.
+func (r PlanRef) validate(op string) error {
+	if r.ID == "" {
+		return &InputError{Op: op, Field: "plan ID", Reason: "empty"}
+	}
+	if r.Digest == "" {
+		return &InputError{Op: op, Field: "plan digest", Reason: "empty"}
+	}
+	return nil
+}
+
+// StepStatus is where a step of the plan stands.
+type StepStatus string
+
+// The statuses of a step. A step moves pending → running → done or failed,
+// and a done or failed step may become rolled-back.
+const (
+	StepPending    StepStatus = "pending"
+	StepRunning    StepStatus = "running"
+	StepDone       StepStatus = "done"
+	StepFailed     StepStatus = "failed"
+	StepRolledBack StepStatus = "rolled-back"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s StepStatus) Valid() bool {
+	switch s {
+	case StepPending, StepRunning, StepDone, StepFailed, StepRolledBack:
+		return true
+	}
+	return false
+}
+
+// StepRecord is the journal's record of one step of the plan.
+type StepRecord struct {
+	// ID is the plan step's ID.
+	ID string `json:"id"`
+	// Status is where the step stands.
+	Status StepStatus `json:"status"`
+	// StartedAt is when the step last started; zero while pending.
+	StartedAt time.Time `json:"startedAt,omitzero"`
+	// FinishedAt is when the step last finished (done, failed or rolled
+	// back); zero while pending or running.
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// Error is the last error of a failed step, as text; "" otherwise.
+	Error string `json:"error,omitempty"`
+}
+
+// TargetAddr is a target as ELBv2 knows it in an ip target group: an IP
+// address and a port.
+type TargetAddr struct {
+	// IP is the target's IPv4 or IPv6 address.
+	IP string `json:"ip"`
+	// Port is the target's port (the node's NodePort for a node target).
+	Port int32 `json:"port"`
+}
+
+// String returns "IP:PORT" ("[IP]:PORT" for IPv6).
+func (t TargetAddr) String() string {
+	return net.JoinHostPort(t.IP, strconv.Itoa(int(t.Port)))
+}
+
+func (t TargetAddr) validate() error {
+	if _, err := netip.ParseAddr(t.IP); err != nil {
+		return fmt.Errorf("ip %q is not an IP address", t.IP)
+	}
+	if t.Port < 1 || t.Port > 65535 {
+		return fmt.Errorf("port %d of %s is outside 1-65535", t.Port, t.IP)
+	}
+	return nil
+}
+
+// DeregistrationProgress is how far the batched deregistration of the
+// recorded node targets has gone.
+type DeregistrationProgress struct {
+	// BatchesDone counts the batches whose DeregisterTargets call succeeded.
+	BatchesDone int `json:"batchesDone"`
+	// Deregistered lists the targets those batches removed, in order.
+	Deregistered []TargetAddr `json:"deregistered,omitempty"`
+}
+
+// HealthCheckSettings are the health-check settings ModifyTargetGroup can
+// change. A nil pointer or empty string means "not set / not changed".
+type HealthCheckSettings struct {
+	// Enabled says whether health checks are on (they always are for ip
+	// and instance target groups).
+	Enabled *bool `json:"enabled,omitempty"`
+	// Protocol is HTTP, HTTPS, TCP and so on.
+	Protocol string `json:"protocol,omitempty"`
+	// Port is a port number or "traffic-port".
+	Port string `json:"port,omitempty"`
+	// Path is the HTTP(S) path.
+	Path string `json:"path,omitempty"`
+	// IntervalSeconds is 5-300.
+	IntervalSeconds *int32 `json:"intervalSeconds,omitempty"`
+	// TimeoutSeconds is 2-120.
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
+	// HealthyThresholdCount is 2-10.
+	HealthyThresholdCount *int32 `json:"healthyThresholdCount,omitempty"`
+	// UnhealthyThresholdCount is 2-10.
+	UnhealthyThresholdCount *int32 `json:"unhealthyThresholdCount,omitempty"`
+	// Matcher is the HTTP success codes, for example "200-399".
+	Matcher string `json:"matcher,omitempty"`
+	// GRPCMatcher is the gRPC success codes, for gRPC target groups.
+	GRPCMatcher string `json:"grpcMatcher,omitempty"`
+}
+
+// HealthCheckState records the health-check alignment step.
+type HealthCheckState struct {
+	// Original holds the target group's settings before tgmigrate changed
+	// them; nil until they are saved. Rollback restores them.
+	Original *HealthCheckSettings `json:"original,omitempty"`
+	// Aligned says the target group's health check was changed to suit the
+	// pod targets.
+	Aligned bool `json:"aligned"`
+}
+
+// BindingState records the TargetGroupBinding step.
+type BindingState struct {
+	// Created says tgmigrate created the binding (so rollback deletes it).
+	Created bool `json:"created"`
+	// Namespace and Name name the binding; empty until it is created.
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the binding's name.
+	Name string `json:"name,omitempty"`
+}
+
+// TargetGroupWeight is one target group of a weighted forward action.
+type TargetGroupWeight struct {
+	// TargetGroupARN is the target group.
+	TargetGroupARN string `json:"targetGroupARN"`
+	// Weight is 0-999.
+	Weight int32 `json:"weight"`
+}
+
+// WeightRecord is one blue/green weight change that was applied.
+type WeightRecord struct {
+	// Resource is the listener or rule ARN whose forward action changed.
+	Resource string `json:"resource"`
+	// Weights are the weights set, in the action's order.
+	Weights []TargetGroupWeight `json:"weights"`
+	// AppliedAt is when the ModifyListener or ModifyRule call succeeded.
+	AppliedAt time.Time `json:"appliedAt,omitzero"`
+}
+
+// State is what a [Journal] saves after every step and every deregistration
+// batch: enough to resume a cutover after a crash, or to roll it back. It is
+// plain data and encodes as versioned JSON.
+//
+// [Journal.Save] sets SchemaVersion, Revision and UpdatedAt; callers set the
+// rest.
+type State struct {
+	// SchemaVersion is [StateSchemaVersion].
+	SchemaVersion int `json:"schemaVersion"`
+	// Revision counts saves: 1 after the first, and one more after each.
+	// A journal refuses to save a state whose revision is not the one it
+	// last loaded or saved.
+	Revision int64 `json:"revision"`
+	// Plan is the plan this journal belongs to.
+	Plan PlanRef `json:"plan"`
+	// TargetGroupARN is the target group being cut over.
+	TargetGroupARN string `json:"targetGroupARN,omitempty"`
+	// Strategy is the plan's strategy, for example "in-place" or "blue-green".
+	Strategy string `json:"strategy"`
+	// Steps holds one record per plan step, in plan order.
+	Steps []StepRecord `json:"steps"`
+	// Deregistration is the progress of the batched deregistration.
+	Deregistration DeregistrationProgress `json:"deregistration"`
+	// HealthCheck records the health-check alignment.
+	HealthCheck HealthCheckState `json:"healthCheck"`
+	// Binding records the TargetGroupBinding.
+	Binding BindingState `json:"binding"`
+	// CreatedTargetGroupARN is the target group blue/green created; "" if
+	// none. Rollback deletes it.
+	CreatedTargetGroupARN string `json:"createdTargetGroupARN,omitempty"`
+	// Weights lists the blue/green weight changes applied so far, in order.
+	Weights []WeightRecord `json:"weights,omitempty"`
+	// Notes are free-form lines for humans (why a step was skipped, who
+	// approved a phase).
+	Notes []string `json:"notes,omitempty"`
+	// UpdatedAt is when the state was last saved, on the journal's clock.
+	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+}
+
+// NewState returns the state of a plan that has not started: every step
+// pending, revision 0 (never saved).
+func NewState(plan PlanRef, strategy string, stepIDs ...string) *State {
+	s := &State{SchemaVersion: StateSchemaVersion, Plan: plan, Strategy: strategy}
+	for _, id := range stepIDs {
+		s.Steps = append(s.Steps, StepRecord{ID: id, Status: StepPending})
+	}
+	return s
+}
+
+// Step returns the record of step id, or nil.
+func (s *State) Step(id string) *StepRecord {
+	for i := range s.Steps {
+		if s.Steps[i].ID == id {
+			return &s.Steps[i]
+		}
+	}
+	return nil
+}
+
+// SetStep moves step id to status at now. Running sets StartedAt and clears
+// FinishedAt and Error; done, failed and rolled-back set FinishedAt; failed
+// records err's text. It returns an *InputError for an unknown step or
+// status and then changes nothing.
+func (s *State) SetStep(id string, status StepStatus, now time.Time, err error) error {
+	const op = "set step"
+	if !status.Valid() {
+		return &InputError{Op: op, Field: "status", Reason: fmt.Sprintf("%q is not a step status", status)}
+	}
+	r := s.Step(id)
+	if r == nil {
+		return &InputError{Op: op, Field: "step", Reason: fmt.Sprintf("no step %q in the state", id)}
+	}
+	r.Status = status
+	switch status {
+	case StepPending:
+		r.StartedAt, r.FinishedAt, r.Error = time.Time{}, time.Time{}, ""
+	case StepRunning:
+		r.StartedAt, r.FinishedAt, r.Error = now, time.Time{}, ""
+	default:
+		r.FinishedAt = now
+		r.Error = ""
+		if err != nil {
+			r.Error = err.Error()
+		}
+	}
+	return nil
+}
+
+// RecordBatch adds one successful deregistration batch and its targets.
+func (s *State) RecordBatch(targets ...TargetAddr) {
+	s.Deregistration.BatchesDone++
+	s.Deregistration.Deregistered = append(s.Deregistration.Deregistered, targets...)
+}
+
+// Deregistered reports whether t was deregistered by a recorded batch.
+func (s *State) Deregistered(t TargetAddr) bool {
+	return slices.Contains(s.Deregistration.Deregistered, t)
+}
+
+// Clone returns a deep copy of s.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Steps = slices.Clone(s.Steps)
+	c.Deregistration.Deregistered = slices.Clone(s.Deregistration.Deregistered)
+	if s.HealthCheck.Original != nil {
+		o := s.HealthCheck.Original.clone()
+		c.HealthCheck.Original = &o
+	}
+	if s.Weights != nil {
+		c.Weights = make([]WeightRecord, len(s.Weights))
+		for i, w := range s.Weights {
+			w.Weights = slices.Clone(w.Weights)
+			c.Weights[i] = w
+		}
+	}
+	c.Notes = slices.Clone(s.Notes)
+	return &c
+}
+
+func (h HealthCheckSettings) clone() HealthCheckSettings {
+	cp := func(p *int32) *int32 {
+		if p == nil {
+			return nil
+		}
+		v := *p
+		return &v
+	}
+	c := h
+	if h.Enabled != nil {
+		v := *h.Enabled
+		c.Enabled = &v
+	}
+	c.IntervalSeconds = cp(h.IntervalSeconds)
+	c.TimeoutSeconds = cp(h.TimeoutSeconds)
+	c.HealthyThresholdCount = cp(h.HealthyThresholdCount)
+	c.UnhealthyThresholdCount = cp(h.UnhealthyThresholdCount)
+	return c
+}
+
+// Validate checks what a journal relies on: the schema version, the plan
+// reference, unique step IDs with known statuses, well-formed targets and
+// weights. It returns one line naming the first fault.
+func (s *State) Validate() error {
+	if s == nil {
+		return fmt.Errorf("state is nil")
+	}
+	if s.SchemaVersion != StateSchemaVersion {
+		return fmt.Errorf("schemaVersion %d is not %d", s.SchemaVersion, StateSchemaVersion)
+	}
+	if s.Plan.ID == "" || s.Plan.Digest == "" {
+		return fmt.Errorf("plan id and digest must both be set")
+	}
+	if s.Revision < 0 {
+		return fmt.Errorf("revision %d is negative", s.Revision)
+	}
+	seen := make(map[string]bool, len(s.Steps))
+	for i, r := range s.Steps {
+		switch {
+		case r.ID == "":
+			return fmt.Errorf("step %d has no id", i)
+		case seen[r.ID]:
+			return fmt.Errorf("step %q appears twice", r.ID)
+		case !r.Status.Valid():
+			return fmt.Errorf("step %q has unknown status %q", r.ID, r.Status)
+		}
+		seen[r.ID] = true
+	}
+	if s.Deregistration.BatchesDone < 0 {
+		return fmt.Errorf("deregistration batchesDone %d is negative", s.Deregistration.BatchesDone)
+	}
+	for _, t := range s.Deregistration.Deregistered {
+		if err := t.validate(); err != nil {
+			return fmt.Errorf("deregistered target: %w", err)
+		}
+	}
+	for _, w := range s.Weights {
+		for _, tw := range w.Weights {
+			if tw.Weight < 0 || tw.Weight > 999 {
+				return fmt.Errorf("weight %d of %s is outside 0-999", tw.Weight, tw.TargetGroupARN)
+			}
+		}
+	}
+	return nil
+}
+
+// EncodeState returns the state's JSON, indented. It validates first and
+// returns an *InputError for an invalid state.
+func EncodeState(s *State) ([]byte, error) {
+	if err := s.Validate(); err != nil {
+		return nil, &InputError{Op: "encode state", Field: "state", Reason: err.Error()}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("cutover: encode state: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// DecodeState parses a state's JSON. An unknown schemaVersion, malformed
+// JSON, an unknown field or a state that fails [State.Validate] gives a
+// *CorruptJournalError naming where (a short name of the source, used in
+// messages). Unknown fields are refused rather than dropped: a field this
+// build does not know might record something a rollback must undo.
+func DecodeState(where string, data []byte) (*State, error) {
+	var probe struct {
+		SchemaVersion *int `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, &CorruptJournalError{Journal: where, Reason: "not JSON", Err: err}
+	}
+	if probe.SchemaVersion == nil {
+		return nil, &CorruptJournalError{Journal: where, Reason: "no schemaVersion"}
+	}
+	if *probe.SchemaVersion != StateSchemaVersion {
+		return nil, &CorruptJournalError{Journal: where,
+			Reason: "unknown schemaVersion " + strconv.Itoa(*probe.SchemaVersion) + " (this build reads " + strconv.Itoa(StateSchemaVersion) + ")"}
+	}
+	var s State
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, &CorruptJournalError{Journal: where, Reason: "cannot decode", Err: err}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, &CorruptJournalError{Journal: where, Reason: err.Error()}
+	}
+	return &s, nil
+}

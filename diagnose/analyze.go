@@ -1,0 +1,785 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// LBC tag keys (DOMAIN.md): a target group with none of them was made by
+// hand or by another tool.
+const (
+	TagCluster       = "elbv2.k8s.aws/cluster"
+	TagIngressStack  = "ingress.k8s.aws/stack"
+	TagServiceStack  = "service.k8s.aws/stack"
+	TagIngressSource = "ingress.k8s.aws/resource"
+	TagServiceSource = "service.k8s.aws/resource"
+)
+
+var lbcTagKeys = []string{TagCluster, TagIngressStack, TagServiceStack, TagIngressSource, TagServiceSource}
+
+// boundTGB is a binding on the target group, with the cluster it lives in.
+type boundTGB struct {
+	snap *Snapshot
+	tgb  *v1beta1.TargetGroupBinding
+	ref  BindingRef
+}
+
+// serviceTarget is the Service a target group serves, resolved in one cluster.
+type serviceTarget struct {
+	snap *Snapshot
+	svc  *corev1.Service     // nil when the Service does not exist
+	port *corev1.ServicePort // nil when the port does not exist
+	ref  ServiceRef
+}
+
+// analysis is the state of one target group's analysis.
+type analysis struct {
+	rep      *TargetGroupReport
+	tags     map[string]string
+	snaps    []*Snapshot
+	bindings []boundTGB
+	service  *serviceTarget
+	now      time.Time
+	// tagsUnread: DescribeTags failed, so an LBC stack cannot be ruled out.
+	tagsUnread bool
+}
+
+// newAnalysis classifies the targets of rep and derives its owner and the
+// Service it serves. rep must hold the target group's description.
+func newAnalysis(rep *TargetGroupReport, targets []Target, tags map[string]string, snaps []*Snapshot, now time.Time) *analysis {
+	a := &analysis{rep: rep, tags: tags, snaps: snaps, now: now}
+	slices.SortFunc(targets, compareTargets)
+	rep.Targets = Classify(TargetSet{VPCID: rep.VPCID, TargetType: rep.TargetType, Targets: targets}, snaps...)
+	rep.Counts = countTargets(rep.Targets)
+	a.owner()
+	a.inferService()
+	return a
+}
+
+// addFindings derives the findings, once the subnet checks have marked the
+// nodes.
+func (a *analysis) addFindings() {
+	a.rep.Findings = append(a.rep.Findings, a.findings()...)
+	slices.SortStableFunc(a.rep.Findings, compareFindings)
+}
+
+func countTargets(ts []TargetReport) TargetCounts {
+	c := TargetCounts{Total: len(ts), ByClass: map[Class]int{}, ByState: map[string]int{}}
+	for _, cl := range classes {
+		c.ByClass[cl] = 0
+	}
+	for _, t := range ts {
+		c.ByClass[t.Class]++
+		if t.State != "" {
+			c.ByState[t.State]++
+		}
+	}
+	return c
+}
+
+func (a *analysis) owner() {
+	o := Owner{Kind: OwnerUnmanaged}
+	for _, k := range lbcTagKeys {
+		if v, ok := a.tags[k]; ok {
+			if a.rep.LBCTags == nil {
+				a.rep.LBCTags = map[string]string{}
+			}
+			a.rep.LBCTags[k] = v
+		}
+	}
+	o.Cluster = a.tags[TagCluster]
+	o.Stack = cmp.Or(a.tags[TagIngressStack], a.tags[TagServiceStack])
+	o.Resource = cmp.Or(a.tags[TagIngressSource], a.tags[TagServiceSource])
+	if o.Cluster != "" || o.Stack != "" {
+		o.Kind = OwnerLBCStack
+	}
+	for _, s := range a.snaps {
+		if !s.read {
+			continue
+		}
+		for _, b := range s.bindingsFor(a.rep.ARN, a.rep.Name) {
+			ref := BindingRef{
+				Cluster: s.cluster.Name, Namespace: b.Namespace, Name: b.Name, Mode: ModeDefault,
+				ServiceName: b.Spec.ServiceRef.Name, ServicePort: b.Spec.ServiceRef.Port.String(),
+			}
+			if b.Spec.MultiClusterTargetGroup {
+				ref.Mode = ModeMultiCluster
+			}
+			if b.Spec.TargetType != nil {
+				ref.TargetType = string(*b.Spec.TargetType)
+			}
+			a.bindings = append(a.bindings, boundTGB{snap: s, tgb: b, ref: ref})
+			o.Bindings = append(o.Bindings, ref)
+		}
+	}
+	if len(o.Bindings) > 0 {
+		o.Kind = OwnerBinding
+	}
+	a.rep.Owner = o
+}
+
+// inferService finds the Service the target group serves: from a binding,
+// else from the NodePort the node targets (and ghosts) use, else from the
+// Services that select the pod targets.
+func (a *analysis) inferService() {
+	if len(a.bindings) > 0 {
+		b := a.bindings[0]
+		st := &serviceTarget{snap: b.snap, ref: ServiceRef{
+			Cluster: b.snap.cluster.Name, Namespace: b.tgb.Namespace, Name: b.tgb.Spec.ServiceRef.Name, Source: ServiceFromBinding,
+		}}
+		st.svc = b.snap.services[b.tgb.Namespace+"/"+b.tgb.Spec.ServiceRef.Name]
+		if st.svc != nil {
+			want := b.tgb.Spec.ServiceRef.Port
+			for i := range st.svc.Spec.Ports {
+				sp := &st.svc.Spec.Ports[i]
+				if (want.Type == intstr.String && sp.Name == want.StrVal) || (want.Type == intstr.Int && sp.Port == want.IntVal) {
+					st.port = sp
+				}
+			}
+		}
+		a.setService(st)
+		return
+	}
+	votes := map[string]int{} // cluster \x00 ns/name \x00 port -> targets
+	byNodePort := true
+	for _, t := range a.rep.Targets {
+		if t.Class != ClassNode && t.Class != ClassGhost {
+			continue
+		}
+		for _, svc := range t.Services {
+			votes[t.Cluster+"\x00"+svc+"\x00"+strconv.Itoa(int(t.Port))]++
+		}
+	}
+	if len(votes) == 0 {
+		byNodePort = false
+		for _, t := range a.rep.Targets {
+			if t.Class != ClassPod {
+				continue
+			}
+			for _, svc := range t.Services {
+				votes[t.Cluster+"\x00"+svc+"\x00"+strconv.Itoa(int(t.Port))]++
+			}
+		}
+	}
+	if len(votes) == 0 {
+		return
+	}
+	best := ""
+	for _, k := range slices.Sorted(maps.Keys(votes)) {
+		if best == "" || votes[k] > votes[best] {
+			best = k
+		}
+	}
+	parts := strings.Split(best, "\x00")
+	snap := a.snapshot(parts[0])
+	port, _ := strconv.Atoi(parts[2])
+	svc := snap.services[parts[1]]
+	st := &serviceTarget{snap: snap, svc: svc, ref: ServiceRef{Cluster: parts[0], Namespace: svc.Namespace, Name: svc.Name}}
+	for i := range svc.Spec.Ports {
+		sp := &svc.Spec.Ports[i]
+		if byNodePort && sp.NodePort == int32(port) {
+			st.port, st.ref.Source = sp, ServiceFromNodePort
+		}
+		if !byNodePort && st.port == nil {
+			if tp, ok := a.resolveTargetPort(snap, svc, sp); ok && tp == int32(port) {
+				st.port, st.ref.Source = sp, ServiceFromPods
+			}
+		}
+	}
+	if st.ref.Source == "" {
+		st.ref.Source = ServiceFromPods
+	}
+	a.setService(st)
+}
+
+func (a *analysis) setService(st *serviceTarget) {
+	st.ref.Found = st.svc != nil
+	if st.port != nil {
+		st.ref.Port, st.ref.PortName, st.ref.NodePort = st.port.Port, st.port.Name, st.port.NodePort
+		st.ref.TargetPort = st.port.TargetPort.String()
+		if st.port.TargetPort.Type == intstr.Int && st.port.TargetPort.IntVal == 0 {
+			st.ref.TargetPort = strconv.Itoa(int(st.port.Port))
+		}
+		if tp, ok := a.resolveTargetPort(st.snap, st.svc, st.port); ok {
+			st.ref.ResolvedTargetPort = tp
+		}
+	}
+	a.service = st
+	ref := st.ref
+	a.rep.Service = &ref
+}
+
+func (a *analysis) snapshot(name string) *Snapshot {
+	for _, s := range a.snaps {
+		if s.cluster.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// resolveTargetPort resolves a Service port's targetPort to a container
+// port: a number is itself (0 means the Service port); a name is looked up
+// on the Service's pods, and the most common answer wins.
+func (a *analysis) resolveTargetPort(s *Snapshot, svc *corev1.Service, sp *corev1.ServicePort) (int32, bool) {
+	switch {
+	case sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0:
+		return sp.Port, true
+	case sp.TargetPort.Type == intstr.Int:
+		return sp.TargetPort.IntVal, true
+	}
+	votes := map[int32]int{}
+	for _, p := range s.podsOfService(svc) {
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal {
+					votes[cp.ContainerPort]++
+				}
+			}
+		}
+	}
+	var best int32
+	for _, port := range slices.Sorted(maps.Keys(votes)) {
+		if best == 0 || votes[port] > votes[best] {
+			best = port
+		}
+	}
+	return best, best != 0
+}
+
+func (a *analysis) findings() []Finding {
+	var out []Finding
+	for _, f := range []func() []Finding{
+		a.ghosts, a.staticNodes, a.karpenter, a.unmanaged, a.instanceType, a.healthCheck, a.ports,
+		a.publicSubnets, a.readinessGates, a.defaultMode,
+	} {
+		out = append(out, f()...)
+	}
+	return out
+}
+
+func (a *analysis) finding(code Code, msg string, ev Evidence, remediation string) Finding {
+	r, _ := RuleFor(code)
+	ev.ARNs = append([]string{a.rep.ARN}, ev.ARNs...)
+	slices.Sort(ev.ARNs)
+	ev.ARNs = slices.Compact(ev.ARNs)
+	slices.Sort(ev.Names)
+	ev.Names = slices.Compact(ev.Names)
+	if remediation == "" {
+		remediation = r.Remediation
+	}
+	return Finding{Code: code, Severity: r.Severity, Signal: r.Signal, Message: msg, TargetGroupARN: a.rep.ARN, Evidence: ev, Remediation: remediation}
+}
+
+// serviceArg names the Service for a remediation.
+func (a *analysis) serviceArg() string {
+	if a.service == nil || a.service.svc == nil {
+		return "the Service it serves (not inferred: name it)"
+	}
+	r := a.service.ref
+	port := strconv.Itoa(int(r.Port))
+	if r.PortName != "" {
+		port = r.PortName
+	}
+	if r.Port == 0 && r.PortName == "" {
+		port = "?"
+	}
+	return fmt.Sprintf("Service %s/%s port %s in cluster %s", r.Namespace, r.Name, port, r.Cluster)
+}
+
+func (a *analysis) ghosts() []Finding {
+	var keys []string
+	states := map[string]int{}
+	for _, t := range a.rep.Targets {
+		if t.Class == ClassGhost {
+			keys = append(keys, t.Key())
+			states["state:"+cmp.Or(t.State, "unknown")]++
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	states["ghosts"], states["targets"] = len(keys), len(a.rep.Targets)
+	msg := fmt.Sprintf("ghost targets: %d of %d; no node or pod holds their address now", len(keys), len(a.rep.Targets))
+	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place: it deregisters the ghosts first, each with its Port", a.rep.Name)
+	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states}, rem)}
+}
+
+// staticNodeTargets are the node targets no LBC binding keeps current: all
+// node targets, except in an instance target group the LBC owns.
+func (a *analysis) staticNodeTargets() []*TargetReport {
+	if a.rep.TargetType == "instance" && a.rep.Owner.Kind != OwnerUnmanaged {
+		return nil
+	}
+	var out []*TargetReport
+	for i := range a.rep.Targets {
+		if a.rep.Targets[i].Class == ClassNode {
+			out = append(out, &a.rep.Targets[i])
+		}
+	}
+	return out
+}
+
+func (a *analysis) staticNodes() []Finding {
+	static := a.staticNodeTargets()
+	if len(static) == 0 {
+		return nil
+	}
+	nodes := map[string]bool{}
+	ports := map[int32]bool{}
+	for _, t := range static {
+		nodes[t.Node.Name] = true
+		ports[t.Port] = true
+	}
+	msg := fmt.Sprintf("node addresses pinned by hand: %s on %s (port %s); nothing updates them when nodes change",
+		plural(len(static), "target"), plural(len(nodes), "node"), joinPorts(ports))
+	rem := fmt.Sprintf("tgbind.Build for %s (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place", a.serviceArg())
+	return []Finding{a.finding(CodeStaticNodeTarget, msg, Evidence{
+		Names:   slices.Sorted(maps.Keys(nodes)),
+		Counts:  map[string]int{"targets": len(static), "nodes": len(nodes)},
+		Details: map[string]string{"ports": joinPorts(ports)},
+	}, rem)}
+}
+
+func joinPorts(ports map[int32]bool) string {
+	var s []string
+	for _, p := range slices.Sorted(maps.Keys(ports)) {
+		s = append(s, strconv.Itoa(int(p)))
+	}
+	return strings.Join(s, ",")
+}
+
+func (a *analysis) karpenter() []Finding {
+	var targets int
+	nodes := map[string]*NodeRef{}
+	for _, t := range a.staticNodeTargets() {
+		if t.Node.Karpenter {
+			targets++
+			nodes[t.Node.Name] = t.Node
+		}
+	}
+	if targets == 0 {
+		return nil
+	}
+	pools := map[string]bool{}
+	counts := map[string]int{"targets": targets, "nodes": len(nodes)}
+	details := map[string]string{}
+	var nearest *NodeRef
+	var disrupting []string
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		n := nodes[name]
+		if n.NodePool != "" {
+			pools[n.NodePool] = true
+		}
+		if n.Disrupting {
+			counts["disrupting"]++
+			disrupting = append(disrupting, name)
+		}
+		if n.Drifted {
+			counts["drifted"]++
+		}
+		if n.DoNotDisrupt {
+			counts["doNotDisrupt"]++
+		}
+		if n.ExpiresAt != nil && (nearest == nil || n.ExpiresAt.Before(*nearest.ExpiresAt)) {
+			nearest = n
+		}
+	}
+	details["nodePools"] = strings.Join(slices.Sorted(maps.Keys(pools)), ",")
+	msg := fmt.Sprintf("node targets on Karpenter nodes: %s on %s; every consolidation, drift, expiry or interruption drops them", plural(targets, "target"), plural(len(nodes), "node"))
+	if len(disrupting) > 0 {
+		msg += fmt.Sprintf("; %d being disrupted now (%s)", len(disrupting), strings.Join(disrupting, ", "))
+		details["disruptingNodes"] = strings.Join(disrupting, ",")
+	}
+	if counts["drifted"] > 0 {
+		msg += fmt.Sprintf("; %d drifted", counts["drifted"])
+	}
+	if nearest != nil {
+		at := nearest.ExpiresAt.UTC().Format(time.RFC3339)
+		details["nearestExpiry"], details["nearestExpiryNode"] = at, nearest.Name
+		msg += fmt.Sprintf("; nearest expiry: %s at %s", nearest.Name, at)
+		if d := nearest.ExpiresAt.Sub(a.now); d > 0 {
+			details["nearestExpiryIn"] = d.Round(time.Minute).String()
+		} else {
+			details["nearestExpiryIn"] = "overdue"
+		}
+	}
+	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place before the next disruption", a.rep.Name)
+	if nearest != nil {
+		rem += " (" + details["nearestExpiry"] + ")"
+	}
+	return []Finding{a.finding(CodeKarpenterDisruptionRisk, msg, Evidence{
+		Names: slices.Sorted(maps.Keys(nodes)), Counts: counts, Details: details,
+	}, rem)}
+}
+
+func (a *analysis) unmanaged() []Finding {
+	if a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
+		return nil
+	}
+	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: %s, registered by hand or by another tool", plural(len(a.rep.Targets), "target"))
+	var names []string
+	if a.service != nil && a.service.svc != nil {
+		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)
+		msg += fmt.Sprintf("; it serves Service %s/%s (from %s)", a.service.ref.Namespace, a.service.ref.Name, a.service.ref.Source)
+	}
+	for _, s := range a.snaps {
+		inVPC := s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID
+		if inVPC && (!s.read || s.objs.BindingsUnread) {
+			msg += fmt.Sprintf("; the bindings of cluster %s could not be read", s.cluster.Name)
+		}
+	}
+	rem := fmt.Sprintf("tgbind.Build for %s with MultiClusterTargetGroup true", a.serviceArg())
+	return append([]Finding(nil), a.finding(CodeUnmanagedTargetGroup, msg, Evidence{Names: names, Counts: map[string]int{"targets": len(a.rep.Targets)}}, rem))
+}
+
+func (a *analysis) instanceType() []Finding {
+	if a.rep.TargetType != "instance" || a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
+		return nil
+	}
+	msg := "target type instance cannot be changed to ip: the target group must be replaced, not adopted"
+	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy blue-green (a new ip target group for %s, weighted forwarding, then retire this one)", a.rep.Name, a.serviceArg())
+	return []Finding{a.finding(CodeInstanceTypeTargetGroup, msg, Evidence{
+		Counts: map[string]int{"targets": len(a.rep.Targets), "routes": len(a.rep.Routes)}, Details: map[string]string{"targetType": "instance"},
+	}, rem)}
+}
+
+// probe is the readiness probe of a Service's pods.
+type probe struct{ path, scheme string }
+
+func (a *analysis) readinessProbe() (probe, bool) {
+	if a.service == nil || a.service.svc == nil {
+		return probe{}, false
+	}
+	votes := map[probe]int{}
+	for _, p := range a.service.snap.podsOfService(a.service.svc) {
+		for _, c := range p.Spec.Containers {
+			rp := c.ReadinessProbe
+			if rp == nil || rp.HTTPGet == nil {
+				continue
+			}
+			if tp := a.service.ref.ResolvedTargetPort; tp != 0 && !probeOnPort(c, rp.HTTPGet.Port, tp) {
+				continue
+			}
+			votes[probe{path: cmp.Or(rp.HTTPGet.Path, "/"), scheme: string(cmp.Or(rp.HTTPGet.Scheme, corev1.URISchemeHTTP))}]++
+		}
+	}
+	var best probe
+	found := false
+	for _, k := range slices.SortedFunc(maps.Keys(votes), func(x, y probe) int {
+		return cmp.Or(cmp.Compare(x.path, y.path), cmp.Compare(x.scheme, y.scheme))
+	}) {
+		if !found || votes[k] > votes[best] {
+			best, found = k, true
+		}
+	}
+	return best, found
+}
+
+// probeOnPort reports whether a probe port (number or container-port name)
+// is the container port tp.
+func probeOnPort(c corev1.Container, port intstr.IntOrString, tp int32) bool {
+	if port.Type == intstr.Int {
+		return port.IntVal == tp
+	}
+	for _, cp := range c.Ports {
+		if cp.Name == port.StrVal {
+			return cp.ContainerPort == tp
+		}
+	}
+	return false
+}
+
+func (a *analysis) healthCheck() []Finding {
+	hc := a.rep.HealthCheck
+	var aspects []string
+	details := map[string]string{"healthCheckPort": hc.Port, "healthCheckProtocol": hc.Protocol}
+	var names []string
+	if a.rep.TargetType == "ip" && hc.Port != "" && hc.Port != "traffic-port" {
+		if p, err := strconv.Atoi(hc.Port); err == nil {
+			for _, s := range a.candidates() {
+				if svcs := s.nodePorts[int32(p)]; len(svcs) > 0 {
+					aspects = append(aspects, fmt.Sprintf("port %d is the NodePort of %s: pod targets would be checked on a port they do not serve", p, strings.Join(svcs, ", ")))
+					names = append(names, svcs...)
+					break
+				}
+			}
+		}
+	}
+	httpHC := hc.Protocol == "HTTP" || hc.Protocol == "HTTPS"
+	pr, probed := a.readinessProbe()
+	if probed && httpHC {
+		details["probePath"], details["probeScheme"] = pr.path, pr.scheme
+		if hc.Path != "" {
+			details["healthCheckPath"] = hc.Path
+		}
+		if hc.Path != pr.path {
+			aspects = append(aspects, fmt.Sprintf("path %q differs from the readiness probe's %q", hc.Path, pr.path))
+		}
+		if hc.Protocol != pr.scheme {
+			aspects = append(aspects, fmt.Sprintf("protocol %s differs from the readiness probe's %s", hc.Protocol, pr.scheme))
+		}
+	}
+	if len(aspects) == 0 {
+		return nil
+	}
+	msg := "health check: " + strings.Join(aspects, "; ")
+	rem := fmt.Sprintf("cutover.PlanCutover for %s: its health-check step sets port traffic-port", a.rep.Name)
+	if probed && httpHC {
+		rem += fmt.Sprintf(", path %s and protocol %s", pr.path, pr.scheme)
+	}
+	return []Finding{a.finding(CodeHealthCheckMismatch, msg, Evidence{Names: names, Counts: map[string]int{"aspects": len(aspects)}, Details: details}, rem)}
+}
+
+// candidates are the read snapshots that may own the target group's targets.
+func (a *analysis) candidates() []*Snapshot {
+	var out []*Snapshot
+	for _, s := range a.snaps {
+		if s.read && (s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (a *analysis) ports() []Finding {
+	st := a.service
+	if st == nil {
+		return nil
+	}
+	var aspects, names []string
+	details := map[string]string{"targetGroupPort": strconv.Itoa(int(a.rep.Port))}
+	counts := map[string]int{}
+	svcName := st.ref.Namespace + "/" + st.ref.Name
+	switch {
+	case st.svc == nil:
+		aspects = append(aspects, fmt.Sprintf("Service %s does not exist in cluster %s", svcName, st.ref.Cluster))
+	case st.port == nil && st.ref.Source == ServiceFromBinding:
+		b := a.bindings[0]
+		aspects = append(aspects, fmt.Sprintf("binding %s/%s names port %s, which Service %s does not have", b.tgb.Namespace, b.tgb.Name, b.ref.ServicePort, svcName))
+	}
+	if st.svc != nil && st.ref.Source == ServiceFromBinding && len(a.bindings) > 0 {
+		names = append(names, a.bindings[0].ref.Cluster+"/"+a.bindings[0].ref.Namespace+"/"+a.bindings[0].ref.Name)
+	}
+	if st.svc != nil {
+		names = append(names, svcName)
+	}
+	if st.port != nil {
+		details["servicePort"] = strconv.Itoa(int(st.port.Port))
+		details["targetPort"] = st.ref.TargetPort
+		if st.port.NodePort != 0 {
+			details["nodePort"] = strconv.Itoa(int(st.port.NodePort))
+		}
+		tp := st.ref.ResolvedTargetPort
+		switch {
+		case tp != 0:
+			details["resolvedTargetPort"] = strconv.Itoa(int(tp))
+		case len(st.snap.podsOfService(st.svc)) > 0:
+			aspects = append(aspects, fmt.Sprintf("targetPort %q resolves to no container port of the Service's pods", st.ref.TargetPort))
+		default:
+			details["resolvedTargetPort"] = "unknown: the Service has no pods"
+		}
+		for _, t := range a.rep.Targets {
+			switch {
+			case t.Class == ClassNode && t.Cluster == st.ref.Cluster && t.Port != st.port.NodePort:
+				counts["nodeTargetsOffNodePort"]++
+			case t.Class == ClassPod && t.Cluster == st.ref.Cluster && tp != 0 && t.Port != tp && slices.Contains(t.Services, svcName):
+				counts["podTargetsOffTargetPort"]++
+			}
+		}
+		if n := counts["nodeTargetsOffNodePort"]; n > 0 {
+			if st.port.NodePort == 0 {
+				aspects = append(aspects, fmt.Sprintf("node targets although Service %s has no NodePort: %d", svcName, n))
+			} else {
+				aspects = append(aspects, fmt.Sprintf("node targets off the NodePort %d: %d", st.port.NodePort, n))
+			}
+		}
+		if n := counts["podTargetsOffTargetPort"]; n > 0 {
+			aspects = append(aspects, fmt.Sprintf("pod targets off the targetPort %d: %d", tp, n))
+		}
+		if a.rep.Port != 0 && a.rep.Port != tp && a.rep.Port != st.port.NodePort && a.rep.Port != st.port.Port {
+			aspects = append(aspects, fmt.Sprintf("target group port %d is neither the Service port %d, its targetPort %s, nor its NodePort", a.rep.Port, st.port.Port, st.ref.TargetPort))
+		}
+	}
+	if len(aspects) == 0 {
+		return nil
+	}
+	counts["aspects"] = len(aspects)
+	msg := "ports: " + strings.Join(aspects, "; ")
+	rem := fmt.Sprintf("tgbind.Build for %s", a.serviceArg())
+	if st.port == nil {
+		rem = fmt.Sprintf("tgbind.Build with a Service port that exists on %s (fix the binding before the LBC empties the target group)", svcName)
+	}
+	return []Finding{a.finding(CodePortMismatch, msg, Evidence{Names: names, Counts: counts, Details: details}, rem)}
+}
+
+func (a *analysis) publicSubnets() []Finding {
+	nodes := map[string]bool{}
+	subnets := map[string]bool{}
+	var targets, external, public int
+	for _, t := range a.rep.Targets {
+		if t.Class != ClassNode || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
+			continue
+		}
+		targets++
+		if !nodes[t.Node.Name] {
+			nodes[t.Node.Name] = true
+			if t.Node.ExternalIP != "" {
+				external++
+			}
+			if t.Node.PublicSubnet {
+				public++
+				subnets[t.Node.SubnetID] = true
+			}
+		}
+	}
+	if targets == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("node targets on public nodes: %s on %s (%d with an ExternalIP, %d in a subnet routed to an internet gateway); moving the nodes breaks these targets until the cutover",
+		plural(targets, "target"), plural(len(nodes), "node"), external, public)
+	ev := Evidence{Names: slices.Sorted(maps.Keys(nodes)), Counts: map[string]int{"targets": targets, "nodes": len(nodes), "externalIP": external, "publicSubnet": public}}
+	if len(subnets) > 0 {
+		ev.Details = map[string]string{"subnets": strings.Join(slices.Sorted(maps.Keys(subnets)), ",")}
+	}
+	return []Finding{a.finding(CodePublicSubnetNode, msg, ev, "")}
+}
+
+func (a *analysis) readinessGates() []Finding {
+	if a.rep.TargetType != "ip" {
+		return nil
+	}
+	type nsKey struct {
+		snap *Snapshot
+		ns   string
+	}
+	nss := map[nsKey]bool{}
+	for _, t := range a.rep.Targets {
+		if t.Class == ClassPod {
+			nss[nsKey{a.snapshot(t.Cluster), t.Pod.Namespace}] = true
+		}
+	}
+	if a.service != nil && a.service.svc != nil {
+		nss[nsKey{a.service.snap, a.service.svc.Namespace}] = true
+	}
+	var unlabelled []string
+	for k := range nss {
+		if k.snap == nil || k.snap.objs.NamespacesUnread {
+			continue
+		}
+		if k.snap.namespaces[k.ns][LabelReadinessGateInject] != "enabled" {
+			unlabelled = append(unlabelled, k.snap.cluster.Name+"/"+k.ns)
+		}
+	}
+	slices.Sort(unlabelled)
+	// Pods that predate the label or the binding carry no gate: the webhook
+	// injects it at creation only.
+	var ungated []string
+	for _, b := range a.bindings {
+		if b.ref.TargetType != "" && b.ref.TargetType != "ip" {
+			continue
+		}
+		if b.snap.namespaces[b.tgb.Namespace][LabelReadinessGateInject] != "enabled" {
+			continue // already reported as unlabelled
+		}
+		svc := b.snap.services[b.tgb.Namespace+"/"+b.tgb.Spec.ServiceRef.Name]
+		if svc == nil {
+			continue
+		}
+		gate := corev1.PodConditionType(ReadinessGatePrefix + b.tgb.Name)
+		for _, p := range b.snap.podsOfService(svc) {
+			if !slices.ContainsFunc(p.Spec.ReadinessGates, func(g corev1.PodReadinessGate) bool { return g.ConditionType == gate }) {
+				ungated = append(ungated, b.snap.cluster.Name+"/"+p.Namespace+"/"+p.Name)
+			}
+		}
+	}
+	if len(unlabelled) == 0 && len(ungated) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(unlabelled) > 0 {
+		parts = append(parts, fmt.Sprintf("namespaces without %s=enabled: %s", LabelReadinessGateInject, strings.Join(unlabelled, ", ")))
+	}
+	if len(ungated) > 0 {
+		parts = append(parts, fmt.Sprintf("pods of the bound Service without the target-health gate (created before the label or the binding): %d; restart them", len(ungated)))
+	}
+	msg := "ip targets without the LBC readiness gate: " + strings.Join(parts, "; ")
+	rem := "label the namespace " + LabelReadinessGateInject + "=enabled before tgbind.Build, then restart the pods once the binding exists"
+	if len(unlabelled) == 0 {
+		rem = "restart the pods of the bound Service (a rollout restart) so the webhook injects the gate"
+	}
+	return []Finding{a.finding(CodeMissingReadinessGate, msg, Evidence{
+		Names:  append(slices.Clone(unlabelled), ungated...),
+		Counts: map[string]int{"namespaces": len(unlabelled), "podsWithoutGate": len(ungated)},
+	}, rem)}
+}
+
+func (a *analysis) defaultMode() []Finding {
+	var out []Finding
+	for _, b := range a.bindings {
+		if b.ref.Mode != ModeDefault {
+			continue
+		}
+		svcName := b.tgb.Namespace + "/" + b.tgb.Spec.ServiceRef.Name
+		instance := b.ref.TargetType == "instance" || (b.ref.TargetType == "" && a.rep.TargetType == "instance")
+		counts := map[string]int{}
+		var names []string
+		for _, t := range a.rep.Targets {
+			owned := t.Cluster == b.snap.cluster.Name && slices.Contains(t.Services, svcName) &&
+				((instance && t.Class == ClassNode) || (!instance && t.Class == ClassPod))
+			if owned {
+				continue
+			}
+			counts["notOwned"]++
+			counts[string(t.Class)]++
+			names = append(names, t.Key())
+		}
+		if counts["notOwned"] == 0 {
+			continue
+		}
+		counts["targets"] = len(a.rep.Targets)
+		ref := b.ref.Cluster + "/" + b.ref.Namespace + "/" + b.ref.Name
+		msg := fmt.Sprintf("binding %s runs in default mode on a target group that holds %s it does not own (%d node, %d pod, %d ghost, %d foreign): the LBC deregisters them on its next reconcile",
+			ref, plural(counts["notOwned"], "target"), counts[string(ClassNode)], counts[string(ClassPod)], counts[string(ClassGhost)], counts[string(ClassForeign)])
+		rem := fmt.Sprintf("tgbind.Build for Service %s in cluster %s with MultiClusterTargetGroup true, replacing binding %s/%s before its next reconcile",
+			svcName, b.ref.Cluster, b.ref.Namespace, b.ref.Name)
+		out = append(out, a.finding(CodeDefaultModeBindingOnSharedGroup, msg, Evidence{Names: append([]string{ref}, names...), Counts: counts}, rem))
+	}
+	return out
+}
+
+// clusterFindings are the findings not tied to a target group.
+func clusterFindings(snaps []*Snapshot) []Finding {
+	var out []Finding
+	r, _ := RuleFor(CodeBindingCRDMissing)
+	for _, s := range snaps {
+		if !s.read || !s.objs.NoBindingCRD {
+			continue
+		}
+		out = append(out, Finding{
+			Code: r.Code, Severity: r.Severity, Signal: r.Signal, Cluster: s.cluster.Name,
+			Message:     fmt.Sprintf("cluster %s does not serve the TargetGroupBinding CRD: the AWS Load Balancer Controller is not installed", s.cluster.Name),
+			Evidence:    Evidence{Names: []string{s.cluster.Name}},
+			Remediation: r.Remediation,
+		})
+	}
+	return out
+}
+
+// plural writes "1 target" or "2 targets".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,406 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Class is what holds a target's address now.
+type Class string
+
+// The classes.
+const (
+	// ClassPod: the IP is a current pod's IP.
+	ClassPod Class = "pod"
+	// ClassNode: the IP (or instance ID) is a current node's.
+	ClassNode Class = "node"
+	// ClassGhost: no current node or pod holds the IP, and the IP or the
+	// port says it was the cluster's.
+	ClassGhost Class = "ghost"
+	// ClassForeign: another cluster's, another VPC's, or unknown.
+	ClassForeign Class = "foreign"
+)
+
+var classes = []Class{ClassPod, ClassNode, ClassGhost, ClassForeign}
+
+// ForeignKind says why a target is foreign.
+type ForeignKind string
+
+// The foreign kinds.
+const (
+	// ForeignCluster: a node or pod of a scanned cluster in another VPC
+	// holds the IP (the target is outside the target group's VPC).
+	ForeignCluster ForeignKind = "other-cluster"
+	// ForeignVPC: the target is outside the target group's VPC, or no
+	// scanned cluster is in the target group's VPC.
+	ForeignVPC ForeignKind = "other-vpc"
+	// ForeignUnknown: inside the VPC, held by nothing scanned, and nothing
+	// says it was the cluster's. Also every target when a cluster in the
+	// VPC could not be read.
+	ForeignUnknown ForeignKind = "unknown"
+	// ForeignAmbiguous: more than one scanned cluster holds the IP; set the
+	// clusters' VPCIDs to tell them apart.
+	ForeignAmbiguous ForeignKind = "ambiguous"
+)
+
+// Target is one registered target, as DescribeTargetHealth returns it.
+type Target struct {
+	// ID is the IP address, or the instance ID in an instance target group.
+	ID string `json:"id"`
+	// Port is the target's port.
+	Port int32 `json:"port"`
+	// AvailabilityZone is the target's zone; "all" for an IP outside the
+	// target group's VPC.
+	AvailabilityZone string `json:"availabilityZone,omitempty"`
+	// State and Reason are the ELB target health, for example "unhealthy"
+	// and "Target.Timeout".
+	State  string `json:"state,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Key returns "ID:Port", the identity the LBC diffs targets on.
+func (t Target) Key() string { return fmt.Sprintf("%s:%d", t.ID, t.Port) }
+
+// TargetSet is the targets of one target group, with what classification
+// needs to know about the group.
+type TargetSet struct {
+	// VPCID is the target group's VPC. Empty means unknown: every cluster
+	// is then a candidate owner.
+	VPCID string
+	// TargetType is "ip" or "instance". Empty means ip. Targets of lambda
+	// and alb target groups are not classified: they are foreign.
+	TargetType string
+	// Targets are the registered targets.
+	Targets []Target
+}
+
+// TargetReport is one classified target.
+type TargetReport struct {
+	Target
+	// Class is what holds the target's address now.
+	Class Class `json:"class"`
+	// Foreign says why, for ClassForeign.
+	Foreign ForeignKind `json:"foreign,omitempty"`
+	// Cluster is the cluster whose node or pod holds the address; for a
+	// ghost, the cluster whose ranges or ports it matches.
+	Cluster string `json:"cluster,omitempty"`
+	// Node is the node that holds the address.
+	Node *NodeRef `json:"node,omitempty"`
+	// Pod is the pod that holds the address.
+	Pod *PodRef `json:"pod,omitempty"`
+	// Services are the namespace/name of the Services the target serves:
+	// the Services selecting the pod, or the Services whose NodePort is the
+	// target's port (for node targets and ghosts).
+	Services []string `json:"services,omitempty"`
+	// Note explains the class in one line.
+	Note string `json:"note,omitempty"`
+}
+
+// NodeRef describes a node that holds a target's address.
+type NodeRef struct {
+	// Name is the node's name.
+	Name string `json:"name"`
+	// InstanceID is the EC2 instance ID from the node's providerID.
+	InstanceID string `json:"instanceID,omitempty"`
+	// Zone is the node's topology.kubernetes.io/zone.
+	Zone string `json:"zone,omitempty"`
+	// InternalIP and ExternalIP are the node's first addresses of each type.
+	InternalIP string `json:"internalIP,omitempty"`
+	ExternalIP string `json:"externalIP,omitempty"`
+	// Ready is the node's Ready condition.
+	Ready bool `json:"ready"`
+	// Karpenter reports whether Karpenter manages the node.
+	Karpenter bool `json:"karpenter"`
+	// NodePool and NodeClaim are Karpenter's, when it manages the node.
+	NodePool  string `json:"nodePool,omitempty"`
+	NodeClaim string `json:"nodeClaim,omitempty"`
+	// Disrupting reports whether the node is leaving: DisruptionReasons
+	// lists the taint karpenter.sh/disrupted, the label
+	// node.kubernetes.io/exclude-from-external-load-balancers, "cordoned"
+	// or "being deleted".
+	Disrupting        bool     `json:"disrupting"`
+	DisruptionReasons []string `json:"disruptionReasons,omitempty"`
+	// ExpiresAt is when Karpenter expires the node (NodeClaim creation plus
+	// spec.expireAfter); nil when unknown or never.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// Drifted reports the NodeClaim's Drifted condition.
+	Drifted bool `json:"drifted,omitempty"`
+	// DoNotDisrupt reports the karpenter.sh/do-not-disrupt annotation. It
+	// blocks consolidation and drift, not expiry or interruption.
+	DoNotDisrupt bool `json:"doNotDisrupt,omitempty"`
+	// SubnetID is the instance's subnet, and PublicSubnet whether that
+	// subnet routes to an internet gateway; both need an EC2 client.
+	SubnetID     string `json:"subnetID,omitempty"`
+	PublicSubnet bool   `json:"publicSubnet,omitempty"`
+}
+
+func (n *NodeRef) clone() NodeRef {
+	c := *n
+	c.DisruptionReasons = slices.Clone(n.DisruptionReasons)
+	if n.ExpiresAt != nil {
+		t := *n.ExpiresAt
+		c.ExpiresAt = &t
+	}
+	return c
+}
+
+// PodRef describes a pod that holds a target's address.
+type PodRef struct {
+	// Namespace and Name locate the pod.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Node is the pod's node.
+	Node string `json:"node,omitempty"`
+	// Ready is the pod's Ready condition; Terminating reports a deletion in progress.
+	Ready       bool `json:"ready"`
+	Terminating bool `json:"terminating,omitempty"`
+	// ReadinessGates are the pod's LBC target-health readiness gates.
+	ReadinessGates []string `json:"readinessGates,omitempty"`
+	// PortDeclared reports whether a container declares the target's port.
+	PortDeclared bool `json:"portDeclared"`
+}
+
+// Classify says, for each target of one target group, what holds its
+// address now: a pod, a node, nothing (a ghost), or something foreign. It
+// is pure: it reads the snapshots and makes no call. cutover calls it with
+// one snapshot to plan a migration; Diagnose calls it with every cluster.
+//
+// A snapshot is a candidate owner when its VPC is unknown, the set's VPC is
+// unknown, or both match. A target inside the VPC is:
+//   - pod or node when exactly one candidate holds the address (node
+//     addresses win over hostNetwork pods; instance IDs match the nodes'
+//     providerIDs);
+//   - foreign ambiguous when several do;
+//   - foreign other-vpc when there is no candidate at all;
+//   - foreign unknown when a candidate could not be read;
+//   - a ghost when a candidate's CIDRs hold the address, or when no
+//     candidate declares CIDRs and the port is one of a candidate's
+//     NodePorts or container ports (or ELB reports Target.InvalidState for
+//     an instance);
+//   - foreign unknown otherwise.
+//
+// A target outside the VPC (zone "all") is foreign other-cluster when a
+// non-candidate cluster holds it, and foreign other-vpc otherwise.
+//
+// The result is in the order of set.Targets.
+func Classify(set TargetSet, snapshots ...*Snapshot) []TargetReport {
+	var candidates, others []*Snapshot
+	for _, s := range snapshots {
+		if s == nil {
+			continue
+		}
+		if s.cluster.VPCID == "" || set.VPCID == "" || s.cluster.VPCID == set.VPCID {
+			candidates = append(candidates, s)
+		} else {
+			others = append(others, s)
+		}
+	}
+	out := make([]TargetReport, len(set.Targets))
+	for i, t := range set.Targets {
+		out[i] = classifyOne(set, t, candidates, others)
+	}
+	return out
+}
+
+type holding struct {
+	snap *Snapshot
+	node *NodeRef
+	pod  *corev1.Pod
+}
+
+func classifyOne(set TargetSet, t Target, candidates, others []*Snapshot) TargetReport {
+	r := TargetReport{Target: t}
+	switch set.TargetType {
+	case "", "ip", "instance":
+	default:
+		r.Class, r.Foreign = ClassForeign, ForeignUnknown
+		r.Note = fmt.Sprintf("%s targets are not classified", set.TargetType)
+		return r
+	}
+	addr, addrErr := netip.ParseAddr(t.ID)
+	isIP := addrErr == nil
+	instance := !isIP && strings.HasPrefix(t.ID, "i-")
+
+	if t.AvailabilityZone == "all" {
+		// Outside the target group's VPC: only a cluster elsewhere can hold it.
+		pool := others
+		for _, s := range candidates {
+			if s.cluster.VPCID == "" {
+				pool = append(pool, s)
+			}
+		}
+		hs := holders(pool, t, addr, isIP)
+		r.Class, r.Foreign = ClassForeign, ForeignVPC
+		r.Note = "outside the target group's VPC"
+		if len(hs) == 1 {
+			r.Foreign = ForeignCluster
+			fill(&r, hs[0], t)
+			r.Note = fmt.Sprintf("held by cluster %s, outside the target group's VPC", hs[0].snap.cluster.Name)
+		}
+		return r
+	}
+
+	hs := holders(candidates, t, addr, isIP)
+	switch {
+	case len(hs) == 1:
+		fill(&r, hs[0], t)
+		if r.Node != nil {
+			r.Class = ClassNode
+		} else {
+			r.Class = ClassPod
+		}
+		return r
+	case len(hs) > 1:
+		names := make([]string, len(hs))
+		for i, h := range hs {
+			names[i] = h.snap.cluster.Name
+		}
+		r.Class, r.Foreign = ClassForeign, ForeignAmbiguous
+		r.Note = "held by clusters " + strings.Join(names, ", ") + ": set their VPC IDs"
+		return r
+	case len(candidates) == 0:
+		r.Class, r.Foreign = ClassForeign, ForeignVPC
+		if set.VPCID != "" {
+			r.Note = fmt.Sprintf("no scanned cluster is in %s", set.VPCID)
+		} else {
+			r.Note = "no scanned cluster"
+		}
+		return r
+	}
+	for _, s := range candidates {
+		if !s.read {
+			r.Class, r.Foreign = ClassForeign, ForeignUnknown
+			r.Note = fmt.Sprintf("cluster %s could not be read", s.cluster.Name)
+			return r
+		}
+	}
+	if s, why, ok := ghostEvidence(candidates, t, addr, isIP, instance); ok {
+		r.Class, r.Cluster = ClassGhost, s.cluster.Name
+		r.Services = s.nodePorts[t.Port]
+		r.Note = "no node or pod holds it; " + why
+		return r
+	}
+	r.Class, r.Foreign = ClassForeign, ForeignUnknown
+	r.Note = "no scanned node or pod holds it, and neither its address nor its port is the cluster's"
+	return r
+}
+
+func holders(snaps []*Snapshot, t Target, addr netip.Addr, isIP bool) []holding {
+	var hs []holding
+	for _, s := range snaps {
+		if !s.read {
+			continue
+		}
+		switch {
+		case !isIP:
+			if n, ok := s.nodeByInstance[t.ID]; ok {
+				hs = append(hs, holding{snap: s, node: n})
+			}
+		case s.nodeByIP[addr] != nil:
+			hs = append(hs, holding{snap: s, node: s.nodeByIP[addr]})
+		case s.podByIP[addr] != nil:
+			hs = append(hs, holding{snap: s, pod: s.podByIP[addr]})
+		}
+	}
+	return hs
+}
+
+func fill(r *TargetReport, h holding, t Target) {
+	r.Cluster = h.snap.cluster.Name
+	if h.node != nil {
+		n := h.node.clone()
+		r.Node = &n
+		r.Services = h.snap.nodePorts[t.Port]
+		return
+	}
+	p := h.pod
+	ref := &PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Terminating: p.DeletionTimestamp != nil}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			ref.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	for _, g := range p.Spec.ReadinessGates {
+		if strings.HasPrefix(string(g.ConditionType), ReadinessGatePrefix) {
+			ref.ReadinessGates = append(ref.ReadinessGates, string(g.ConditionType))
+		}
+	}
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.ContainerPort == t.Port {
+				ref.PortDeclared = true
+			}
+		}
+	}
+	r.Pod = ref
+	r.Services = h.snap.servicesOfPod(p)
+}
+
+// ghostEvidence says whether an address nobody holds was the cluster's.
+func ghostEvidence(candidates []*Snapshot, t Target, addr netip.Addr, isIP, instance bool) (*Snapshot, string, bool) {
+	declared := false
+	if isIP {
+		for _, s := range candidates {
+			declared = declared || len(s.cidrs) > 0
+			for _, p := range s.cidrs {
+				if p.Contains(addr) {
+					return s, fmt.Sprintf("inside %s of cluster %s", p, s.cluster.Name), true
+				}
+			}
+		}
+		for _, s := range candidates {
+			for _, p := range s.podCIDRs {
+				if p.Contains(addr) {
+					return s, fmt.Sprintf("inside pod CIDR %s of cluster %s", p, s.cluster.Name), true
+				}
+			}
+		}
+	}
+	if declared {
+		return nil, "", false
+	}
+	if instance && t.Reason == "Target.InvalidState" {
+		return candidates[0], "the instance is stopped or terminated", true
+	}
+	if !isIP && !instance {
+		return nil, "", false
+	}
+	for _, s := range candidates {
+		if svcs := s.nodePorts[t.Port]; len(svcs) > 0 {
+			return s, fmt.Sprintf("port %d is the NodePort of %s in cluster %s", t.Port, strings.Join(svcs, ", "), s.cluster.Name), true
+		}
+	}
+	for _, s := range candidates {
+		if isIP && s.containerPorts[t.Port] {
+			return s, fmt.Sprintf("port %d is a container port in cluster %s", t.Port, s.cluster.Name), true
+		}
+	}
+	return nil, "", false
+}
+
+// compareTargets orders targets by address (numerically), then port.
+func compareTargets(a, b Target) int {
+	aa, aErr := netip.ParseAddr(a.ID)
+	ba, bErr := netip.ParseAddr(b.ID)
+	switch {
+	case aErr == nil && bErr == nil:
+		if c := aa.Compare(ba); c != 0 {
+			return c
+		}
+	case aErr == nil:
+		return -1
+	case bErr == nil:
+		return 1
+	default:
+		if c := cmp.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.Port, b.Port)
+}

@@ -1,0 +1,479 @@
+package diagnose
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/qstools/tgmigrate/internal/awserr"
+)
+
+// Diagnose reads the target groups in scope, their targets and the clusters,
+// and reports what holds each target, who owns each target group, and the
+// findings with the next call to make. It only reads: its inputs are the
+// read-only [ELBv2API] and [EC2API] and controller-runtime client.Readers.
+//
+// Bad Sources, Scope or options give an [*InputError] and no call at all.
+// Otherwise Diagnose always returns a report. A resource that cannot be read
+// (an unknown or malformed ARN, a target group of an account with no client,
+// throttling beyond the retry budget, a cluster that cannot be listed) is a
+// [ResourceError] in [Report.Errors] and, for a target group, in its Error;
+// the rest of the fleet is still reported. The error result is non-nil only
+// when ctx ends (context.Cause(ctx), with the partial report) or when not
+// one target group in scope could be scanned ([ErrNothingScanned] joined
+// with the resource errors).
+func Diagnose(ctx context.Context, src Sources, scope Scope, opts ...Option) (*Report, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if err := validate(src, scope); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: &cfg, src: src, scope: scope, start: cfg.clock.Now()}
+	return r.diagnose(ctx)
+}
+
+// run is the state of one Diagnose call.
+type run struct {
+	cfg   *config
+	src   Sources
+	scope Scope
+	start time.Time
+
+	accounts []*accountScan
+	snaps    []*Snapshot
+
+	mu   sync.Mutex
+	errs []ResourceError
+	tgs  []*tgState
+
+	progressMu sync.Mutex
+}
+
+// tgState is one target group in flight.
+type tgState struct {
+	acct      *accountScan
+	tg        elbv2types.TargetGroup
+	rep       TargetGroupReport
+	tags      map[string]string
+	tagsErr   error
+	healthErr error
+	targets   []Target
+	scanned   bool // DescribeTargetHealth answered
+	analysis  *analysis
+}
+
+func (r *run) addErr(e ResourceError) {
+	r.mu.Lock()
+	r.errs = append(r.errs, e)
+	r.mu.Unlock()
+}
+
+// phase runs items on the bounded worker pool and reports progress. Once ctx
+// ends, no further item starts.
+func (r *run) phase(ctx context.Context, p Phase, items []func(context.Context)) {
+	var g errgroup.Group
+	g.SetLimit(r.cfg.concurrency)
+	var mu sync.Mutex
+	done := 0
+	r.progress(p, 0, len(items))
+	for _, item := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			item(ctx)
+			mu.Lock()
+			done++
+			r.progress(p, done, len(items))
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+func (r *run) progress(p Phase, done, total int) {
+	if r.cfg.progress == nil {
+		return
+	}
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.cfg.progress(Progress{Phase: p, Done: done, Total: total, Elapsed: r.cfg.clock.Since(r.start)})
+}
+
+func (r *run) diagnose(ctx context.Context) (*Report, error) {
+	for _, a := range r.src.Accounts {
+		r.accounts = append(r.accounts, newAccountScan(a, r.cfg))
+	}
+	arns, lbs := r.route()
+
+	// Discover: resolve the scope in each account, and read each cluster once.
+	discovered := make([]discovered, len(r.accounts))
+	r.snaps = make([]*Snapshot, len(r.src.Clusters))
+	var items []func(context.Context)
+	for i, a := range r.accounts {
+		items = append(items, func(ctx context.Context) { discovered[i] = a.discover(ctx, r.scope, arns[i], lbs[i]) })
+	}
+	for j, c := range r.src.Clusters {
+		items = append(items, func(ctx context.Context) { r.snaps[j] = r.readCluster(ctx, c) })
+	}
+	r.phase(ctx, PhaseDiscover, items)
+	for j, c := range r.src.Clusters {
+		if r.snaps[j] == nil { // never started: ctx ended
+			r.snaps[j], _ = emptySnapshot(c)
+		}
+	}
+	r.collect(discovered)
+
+	// Tags: batches of TagBatch per account; then the tag filter.
+	items = nil
+	for _, a := range r.accounts {
+		var mine []*tgState
+		for _, s := range r.tgs {
+			if s.acct == a {
+				mine = append(mine, s)
+			}
+		}
+		for batch := range slices.Chunk(mine, TagBatch) {
+			items = append(items, func(ctx context.Context) { r.readTags(ctx, a, batch) })
+		}
+	}
+	r.phase(ctx, PhaseTags, items)
+	r.filterByTags()
+
+	// Targets: one DescribeTargetHealth per target group; listeners and
+	// rules once per load balancer.
+	items = nil
+	for _, s := range r.tgs {
+		items = append(items, func(ctx context.Context) { r.readTargets(ctx, s) })
+	}
+	for _, a := range r.accounts {
+		wanted := map[string]bool{}
+		lbSet := map[string]bool{}
+		for _, s := range r.tgs {
+			if s.acct == a {
+				wanted[s.rep.ARN] = true
+				for _, lb := range s.rep.LoadBalancerARNs {
+					lbSet[lb] = true
+				}
+			}
+		}
+		for _, lb := range slices.Sorted(maps.Keys(lbSet)) {
+			items = append(items, func(ctx context.Context) { r.readRoutes(ctx, a, lb, wanted) })
+		}
+	}
+	r.phase(ctx, PhaseTargets, items)
+
+	// Classify, then the subnet checks (they need the node targets), then
+	// the findings.
+	now := r.cfg.clock.Now()
+	for _, s := range r.tgs {
+		s.analysis = newAnalysis(&s.rep, s.targets, s.tags, r.snaps, now)
+		s.analysis.tagsUnread = s.tagsErr != nil
+	}
+	r.subnetChecks(ctx)
+	r.progress(PhaseAnalyse, 0, len(r.tgs))
+	for _, s := range r.tgs {
+		if s.scanned {
+			s.analysis.addFindings()
+		} else if s.healthErr == nil && ctx.Err() != nil {
+			// Never reached DescribeTargetHealth: ctx ended first.
+			re := newResourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", context.Cause(ctx))
+			re.Account, re.Region = s.acct.acct.ID, s.acct.acct.Region
+			s.rep.Error = re
+			r.addErr(*re)
+		}
+	}
+	r.progress(PhaseAnalyse, len(r.tgs), len(r.tgs))
+
+	rep := r.report()
+	r.progress(PhaseCompleted, 1, 1)
+	if ctx.Err() != nil {
+		return rep, context.Cause(ctx)
+	}
+	scanned := slices.ContainsFunc(r.tgs, func(s *tgState) bool { return s.scanned })
+	if !scanned && len(rep.Errors) > 0 {
+		errs := []error{ErrNothingScanned}
+		for i := range rep.Errors {
+			errs = append(errs, &rep.Errors[i])
+		}
+		return rep, fmt.Errorf("diagnose: %w", errors.Join(errs...))
+	}
+	return rep, nil
+}
+
+// route sends each ARN of the scope to the account and Region it names.
+// Malformed ARNs, invalid names and ARNs of accounts with no client become
+// resource errors.
+func (r *run) route() (arns, lbs [][]string) {
+	arns = make([][]string, len(r.accounts))
+	lbs = make([][]string, len(r.accounts))
+	find := func(a awserr.ARN) int {
+		return slices.IndexFunc(r.accounts, func(s *accountScan) bool {
+			return s.acct.ID == a.AccountID && s.acct.Region == a.Region
+		})
+	}
+	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.TargetGroupARNs))) {
+		a, err := awserr.ParseTargetGroupARN(raw)
+		if err == nil && find(a) < 0 {
+			err = noClient(a)
+		}
+		if err != nil {
+			r.addErr(*newResourceError(KindTargetGroup, raw, "route", err))
+			continue
+		}
+		arns[find(a)] = append(arns[find(a)], raw)
+	}
+	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.LoadBalancerARNs))) {
+		a, err := awserr.ParseLoadBalancerARN(raw)
+		if err == nil && find(a) < 0 {
+			err = noClient(a)
+		}
+		if err != nil {
+			r.addErr(*newResourceError(KindLoadBalancer, raw, "route", err))
+			continue
+		}
+		lbs[find(a)] = append(lbs[find(a)], raw)
+	}
+	for _, n := range r.scope.TargetGroupNames {
+		if !awserr.ValidTargetGroupName(n) {
+			r.addErr(*newResourceError(KindTargetGroup, n, "route",
+				fmt.Errorf("%w: %q is not a target group name", ErrInvalidInput, n)))
+		}
+	}
+	return arns, lbs
+}
+
+// readCluster lists one cluster. A cluster that cannot be listed gives an
+// unread snapshot, which makes no target a ghost.
+func (r *run) readCluster(ctx context.Context, c Cluster) *Snapshot {
+	objs, err := listCluster(ctx, c, r.cfg.pageSize)
+	if err == nil {
+		if s, err := NewSnapshot(c, objs); err == nil {
+			return s
+		}
+	}
+	var re *ResourceError
+	if !errors.As(err, &re) {
+		re = newResourceError(KindCluster, c.Name, "list", err)
+		re.Cluster = c.Name
+	}
+	r.cfg.log.V(1).Info("cluster not read", "cluster", c.Name, "op", re.Op, "category", re.Category)
+	r.addErr(*re)
+	s, _ := emptySnapshot(c)
+	s.objs.Notes = []string{fmt.Sprintf("%s failed (%s): no target is classified as a ghost on this cluster's VPC", re.Op, re.Category)}
+	return s
+}
+
+// collect turns the discovered target groups into states, and reports the
+// names that no account knows.
+func (r *run) collect(ds []discovered) {
+	missing := map[string]error{}
+	for i, d := range ds {
+		for _, e := range d.errs {
+			r.addErr(e)
+		}
+		for n, err := range d.namesMissing {
+			if _, ok := missing[n]; !ok {
+				missing[n] = err
+			}
+		}
+		for _, tg := range d.tgs {
+			s := &tgState{acct: r.accounts[i], tg: tg, rep: baseReport(tg)}
+			r.tgs = append(r.tgs, s)
+		}
+	}
+	for _, s := range r.tgs {
+		delete(missing, s.rep.Name)
+	}
+	for _, n := range slices.Sorted(maps.Keys(missing)) {
+		r.addErr(*newResourceError(KindTargetGroup, n, "DescribeTargetGroups", missing[n]))
+	}
+}
+
+func baseReport(tg elbv2types.TargetGroup) TargetGroupReport {
+	arn := aws.ToString(tg.TargetGroupArn)
+	parsed, _ := awserr.ParseTargetGroupARN(arn)
+	rep := TargetGroupReport{
+		ARN: arn, Name: aws.ToString(tg.TargetGroupName), Account: parsed.AccountID, Region: parsed.Region,
+		VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType), Protocol: string(tg.Protocol),
+		Port: aws.ToInt32(tg.Port), ProtocolVersion: aws.ToString(tg.ProtocolVersion), IPAddressType: string(tg.IpAddressType),
+		HealthCheck: HealthCheck{
+			Enabled: aws.ToBool(tg.HealthCheckEnabled), Protocol: string(tg.HealthCheckProtocol),
+			Port: aws.ToString(tg.HealthCheckPort), Path: aws.ToString(tg.HealthCheckPath),
+			IntervalSeconds: aws.ToInt32(tg.HealthCheckIntervalSeconds), TimeoutSeconds: aws.ToInt32(tg.HealthCheckTimeoutSeconds),
+			HealthyThreshold: aws.ToInt32(tg.HealthyThresholdCount), UnhealthyThreshold: aws.ToInt32(tg.UnhealthyThresholdCount),
+		},
+		LoadBalancerARNs: slices.Sorted(slices.Values(tg.LoadBalancerArns)),
+		Targets:          []TargetReport{},
+		Findings:         []Finding{},
+		Counts:           countTargets(nil),
+	}
+	if tg.Matcher != nil {
+		rep.HealthCheck.Matcher = aws.ToString(tg.Matcher.HttpCode)
+		if rep.HealthCheck.Matcher == "" {
+			rep.HealthCheck.Matcher = aws.ToString(tg.Matcher.GrpcCode)
+		}
+	}
+	if rep.Name == "" {
+		rep.Name = parsed.Name
+	}
+	return rep
+}
+
+func (r *run) readTags(ctx context.Context, a *accountScan, batch []*tgState) {
+	arns := make([]string, len(batch))
+	for i, s := range batch {
+		arns[i] = s.rep.ARN
+	}
+	tags, failed := a.tags(ctx, arns)
+	for _, s := range batch {
+		if err, ok := failed[s.rep.ARN]; ok {
+			s.tagsErr = err
+			continue
+		}
+		s.tags = tags[s.rep.ARN]
+	}
+}
+
+// filterByTags drops the target groups outside a Tags scope, and records
+// the tag failures.
+func (r *run) filterByTags() {
+	kept := r.tgs[:0]
+	for _, s := range r.tgs {
+		if s.tagsErr != nil {
+			re := s.acct.resourceError(KindTargetGroup, s.rep.ARN, "DescribeTags", s.tagsErr)
+			r.addErr(re)
+			if len(r.scope.Tags) > 0 || errors.Is(s.tagsErr, awserr.ErrNotFound) {
+				continue // membership unknown, or the target group is gone
+			}
+			// Scanned all the same: the owner then rests on the bindings.
+			s.rep.Error = &re
+			s.tags = map[string]string{}
+		}
+		if !matchTags(s.tags, r.scope.Tags) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	r.tgs = kept
+}
+
+func matchTags(have, want map[string]string) bool {
+	for k, v := range want {
+		got, ok := have[k]
+		if !ok || (v != "" && got != v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) readTargets(ctx context.Context, s *tgState) {
+	targets, err := s.acct.targetHealth(ctx, s.rep.ARN)
+	if err != nil {
+		re := s.acct.resourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", err)
+		s.rep.Error, s.healthErr = &re, err
+		r.addErr(re)
+		return
+	}
+	s.targets, s.scanned = targets, true
+}
+
+func (r *run) readRoutes(ctx context.Context, a *accountScan, lb string, wanted map[string]bool) {
+	routes, err := a.routes(ctx, lb, wanted)
+	if err != nil {
+		r.addErr(a.resourceError(KindLoadBalancer, lb, "DescribeListeners/DescribeRules", err))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.tgs {
+		if s.acct == a {
+			s.rep.Routes = append(s.rep.Routes, routes[s.rep.ARN]...)
+		}
+	}
+}
+
+// subnetChecks asks EC2, per account that has a client, where the nodes
+// behind node targets sit, and marks those in public subnets.
+func (r *run) subnetChecks(ctx context.Context) {
+	var items []func(context.Context)
+	for _, a := range r.accounts {
+		if a.acct.EC2 == nil {
+			continue
+		}
+		refs := map[string][]*NodeRef{}
+		for _, s := range r.tgs {
+			if s.acct != a {
+				continue
+			}
+			for i := range s.rep.Targets {
+				if n := s.rep.Targets[i].Node; n != nil && s.rep.Targets[i].Class == ClassNode && n.InstanceID != "" {
+					refs[n.InstanceID] = append(refs[n.InstanceID], n)
+				}
+			}
+		}
+		if len(refs) == 0 {
+			continue
+		}
+		items = append(items, func(ctx context.Context) {
+			got, err := a.placements(ctx, slices.Sorted(maps.Keys(refs)))
+			if err != nil {
+				r.addErr(a.resourceError(KindAccount, a.acct.ID, "DescribeInstances/DescribeRouteTables", err))
+				return
+			}
+			for id, p := range got {
+				for _, n := range refs[id] {
+					n.SubnetID, n.PublicSubnet = p.subnetID, p.public
+				}
+			}
+		})
+	}
+	r.phase(ctx, PhaseSubnets, items)
+}
+
+func (r *run) report() *Report {
+	rep := &Report{SchemaVersion: SchemaVersion, GeneratedAt: r.start.UTC(), Scope: r.scope}
+	perAccount := map[*accountScan]int{}
+	for _, s := range r.tgs {
+		perAccount[s.acct]++
+		slices.SortFunc(s.rep.Routes, compareRoutes)
+		rep.TargetGroups = append(rep.TargetGroups, s.rep)
+	}
+	for _, a := range r.accounts {
+		ar := a.report()
+		ar.TargetGroups = perAccount[a]
+		rep.Accounts = append(rep.Accounts, ar)
+	}
+	for _, s := range r.snaps {
+		rep.Clusters = append(rep.Clusters, s.report())
+	}
+	rep.Findings = clusterFindings(r.snaps)
+	r.mu.Lock()
+	rep.Errors = slices.Clone(r.errs)
+	r.mu.Unlock()
+	rep.finish()
+	return rep
+}
+
+func compareRoutes(a, b Route) int {
+	return cmp.Or(
+		cmp.Compare(a.LoadBalancerARN, b.LoadBalancerARN),
+		cmp.Compare(a.ListenerARN, b.ListenerARN),
+		cmp.Compare(a.RuleARN, b.RuleARN),
+	)
+}

@@ -1,0 +1,126 @@
+package diagnose
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// guardedEC2 adapts an accountScan to the EC2 paginators' client interfaces.
+type guardedEC2 struct{ a *accountScan }
+
+var (
+	_ ec2.DescribeInstancesAPIClient   = guardedEC2{}
+	_ ec2.DescribeRouteTablesAPIClient = guardedEC2{}
+)
+
+// DescribeInstances is the rate-limited, retried and counted call.
+func (g guardedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
+	var out *ec2.DescribeInstancesOutput
+	err := g.a.do(ctx, "DescribeInstances", "", func(ctx context.Context) (err error) {
+		out, err = g.a.acct.EC2.DescribeInstances(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// DescribeRouteTables is the rate-limited, retried and counted call.
+func (g guardedEC2) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	var out *ec2.DescribeRouteTablesOutput
+	err := g.a.do(ctx, "DescribeRouteTables", "", func(ctx context.Context) (err error) {
+		out, err = g.a.acct.EC2.DescribeRouteTables(ctx, in, optFns...)
+		return err
+	})
+	return out, err
+}
+
+// placement is where an instance sits.
+type placement struct {
+	subnetID string
+	public   bool
+}
+
+// placements finds the subnet of each instance and whether that subnet
+// routes to an internet gateway: one paged DescribeInstances per
+// InstanceBatch instances (by filter, so that a terminated instance does not
+// fail the call) and one paged DescribeRouteTables for their VPCs.
+func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map[string]placement, error) {
+	g := guardedEC2{a}
+	subnetOf := map[string]string{}
+	vpcOf := map[string]string{}
+	vpcs := map[string]bool{}
+	for chunk := range slices.Chunk(instanceIDs, InstanceBatch) {
+		p := ec2.NewDescribeInstancesPaginator(g, &ec2.DescribeInstancesInput{
+			Filters:    []ec2types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
+			MaxResults: aws.Int32(1000),
+		})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range page.Reservations {
+				for _, in := range r.Instances {
+					if in.SubnetId != nil {
+						id := aws.ToString(in.InstanceId)
+						subnetOf[id] = aws.ToString(in.SubnetId)
+						vpcOf[id] = aws.ToString(in.VpcId)
+						vpcs[vpcOf[id]] = true
+					}
+				}
+			}
+		}
+	}
+	if len(subnetOf) == 0 {
+		return map[string]placement{}, nil
+	}
+	explicit := map[string]bool{}  // subnet -> public, for explicitly associated subnets
+	mainTable := map[string]bool{} // vpc -> its main table is public
+	vpcList := slices.Sorted(maps.Keys(vpcs))
+	p := ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
+		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
+		MaxResults: aws.Int32(100),
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, rt := range page.RouteTables {
+			public := routesToIGW(rt)
+			for _, as := range rt.Associations {
+				switch {
+				case aws.ToBool(as.Main):
+					mainTable[aws.ToString(rt.VpcId)] = public
+				case as.SubnetId != nil:
+					explicit[aws.ToString(as.SubnetId)] = public
+				}
+			}
+		}
+	}
+	out := map[string]placement{}
+	for id, subnet := range subnetOf {
+		public, ok := explicit[subnet]
+		if !ok {
+			// Not explicitly associated: its VPC's main route table applies.
+			public = mainTable[vpcOf[id]]
+		}
+		out[id] = placement{subnetID: subnet, public: public}
+	}
+	return out, nil
+}
+
+func routesToIGW(rt ec2types.RouteTable) bool {
+	for _, r := range rt.Routes {
+		def := aws.ToString(r.DestinationCidrBlock) == "0.0.0.0/0" || aws.ToString(r.DestinationIpv6CidrBlock) == "::/0"
+		if def && strings.HasPrefix(aws.ToString(r.GatewayId), "igw-") {
+			return true
+		}
+	}
+	return false
+}

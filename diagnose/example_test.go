@@ -1,0 +1,115 @@
+package diagnose_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+const exampleVPC = "vpc-0a1b2c3d4e5f60718"
+
+// exampleCluster is a cluster with two Karpenter nodes and Service shop/web
+// on NodePort 30080.
+func exampleCluster() client.Reader {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1beta1.AddToScheme(scheme)
+	node := func(name, ip string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{diagnose.LabelNodePool: "default"}},
+			Status:     corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}},
+		}
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), NodePort: 30080}}},
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(node("n1", "10.0.1.10"), node("n2", "10.0.2.10"), svc, ns).Build()
+}
+
+func ExampleDiagnose() {
+	// AWS: a hand-made target group that pins two node IPs on the NodePort;
+	// Karpenter has since replaced the node at 10.0.3.10.
+	elb := newFakeELBv2()
+	target := func(ip string) elbv2types.TargetHealthDescription {
+		return elbv2types.TargetHealthDescription{
+			Target:       &elbv2types.TargetDescription{Id: aws.String(ip), Port: aws.Int32(30080), AvailabilityZone: aws.String("eu-west-1a")},
+			TargetHealth: &elbv2types.TargetHealth{State: elbv2types.TargetHealthStateEnumHealthy},
+		}
+	}
+	elb.addTargetGroup(elbv2types.TargetGroup{
+		TargetGroupArn:  aws.String("arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"),
+		TargetGroupName: aws.String("legacy-web"), TargetType: elbv2types.TargetTypeEnumIp, VpcId: aws.String(exampleVPC),
+		Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(30080), HealthCheckEnabled: aws.Bool(true),
+		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPort: aws.String("traffic-port"), HealthCheckPath: aws.String("/"),
+	}, nil, []elbv2types.TargetHealthDescription{target("10.0.1.10"), target("10.0.3.10")})
+	elb.index()
+
+	rep, err := diagnose.Diagnose(context.Background(), diagnose.Sources{
+		Accounts: []diagnose.Account{{ID: "123456789012", Region: "eu-west-1", ELBv2: elb}},
+		Clusters: []diagnose.Cluster{{Name: "prod", Reader: exampleCluster(), VPCID: exampleVPC}},
+	}, diagnose.Scope{TargetGroupNames: []string{"legacy-web"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range rep.AllFindings() {
+		fmt.Printf("%s %s: %s\n  next: %s\n", f.Severity, f.Code, f.Message, f.Remediation)
+	}
+	calls := elb.Calls()
+	for _, op := range slices.Sorted(maps.Keys(calls)) {
+		fmt.Printf("%s x%d\n", op, calls[op])
+	}
+	// Output:
+	// critical GhostTarget: ghost targets: 1 of 2; no node or pod holds their address now
+	//   next: cutover.PlanCutover for legacy-web with strategy in-place: it deregisters the ghosts first, each with its Port
+	// high KarpenterDisruptionRisk: node targets on Karpenter nodes: 1 target on 1 node; every consolidation, drift, expiry or interruption drops them
+	//   next: cutover.PlanCutover for legacy-web with strategy in-place before the next disruption
+	// high StaticNodeTarget: node addresses pinned by hand: 1 target on 1 node (port 30080); nothing updates them when nodes change
+	//   next: tgbind.Build for Service shop/web port http in cluster prod (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place
+	// medium MissingReadinessGate: ip targets without the LBC readiness gate: namespaces without elbv2.k8s.aws/pod-readiness-gate-inject=enabled: prod/shop
+	//   next: label the namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build, then restart the pods once the binding exists
+	// medium UnmanagedTargetGroup: no TargetGroupBinding and no LBC tags: 2 targets, registered by hand or by another tool; it serves Service shop/web (from node-port)
+	//   next: tgbind.Build for Service shop/web port http in cluster prod with MultiClusterTargetGroup true
+	// DescribeTags x1
+	// DescribeTargetGroups x1
+	// DescribeTargetHealth x1
+}
+
+// ExampleClassify is what cutover does for the one target group it
+// migrates: list the cluster once, then classify the targets.
+func ExampleClassify() {
+	ctx := context.Background()
+	snap, err := diagnose.TakeSnapshot(ctx, diagnose.Cluster{Name: "prod", Reader: exampleCluster(), VPCID: exampleVPC})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	set := diagnose.TargetSet{VPCID: exampleVPC, TargetType: "ip", Targets: []diagnose.Target{
+		{ID: "10.0.1.10", Port: 30080}, {ID: "10.0.3.10", Port: 30080}, {ID: "10.0.3.10", Port: 443},
+	}}
+	for _, t := range diagnose.Classify(set, snap) {
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s %s %s", t.Key(), t.Class, t.Note)))
+	}
+	// Output:
+	// 10.0.1.10:30080 node
+	// 10.0.3.10:30080 ghost no node or pod holds it; port 30080 is the NodePort of shop/web in cluster prod
+	// 10.0.3.10:443 foreign no scanned node or pod holds it, and neither its address nor its port is the cluster's
+}

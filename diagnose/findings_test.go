@@ -1,0 +1,404 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+// baseWorld is the seed's situation: a hand-made ip target group,
+// legacy-web, that pins two Karpenter nodes on the NodePort of Service
+// shop/web, behind the listener of ALB edge.
+func baseWorld() world {
+	web := map[string]string{"app": "web"}
+	webPod := func(name, node, ip string) podFix {
+		return podFix{NS: "shop", Name: name, Node: node, IP: ip, Labels: web,
+			Ports: []portFix{{Name: "http", Port: 8080}}, ProbePath: "/healthz", ProbePort: "http"}
+	}
+	return world{
+		TargetGroups: []tgFix{{
+			Name: "legacy-web", Port: 30080, HCPath: "/healthz", LBs: []string{"edge"},
+			Targets: []targetFix{{ID: "10.0.1.10", Port: 30080}, {ID: "10.0.2.10", Port: 30080, AZ: "eu-west-1b"}},
+		}},
+		LoadBalancers: []lbFix{{Name: "edge", Listeners: []listenerFix{{Port: 443, Protocol: "HTTPS", Rules: []ruleFix{
+			{Priority: "10", Forward: map[string]int32{"legacy-web": 1}},
+			{Priority: "default"},
+		}}}}},
+		Clusters: []clusterFix{{
+			Name: "prod", VPC: testVPC,
+			Nodes: []nodeFix{
+				{Name: "n1", IP: "10.0.1.10", Instance: "i-0000000000000000a", NodePool: "default"},
+				{Name: "n2", IP: "10.0.2.10", Instance: "i-0000000000000000b", NodePool: "default", Zone: "eu-west-1b"},
+				{Name: "n3", IP: "10.0.3.10", Instance: "i-0000000000000000c"},
+			},
+			Pods:       []podFix{webPod("web-1", "n1", "10.0.1.11"), webPod("web-2", "n2", "10.0.2.12")},
+			Services:   []svcFix{{NS: "shop", Name: "web", Selector: web, Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "http", NodePort: 30080}}}},
+			Namespaces: []nsFix{{Name: "shop"}},
+		}},
+	}
+}
+
+// edit returns a modified copy of the base world.
+func edit(f func(w *world)) func() world {
+	return func() world {
+		w := baseWorld()
+		f(&w)
+		return w
+	}
+}
+
+func (w *world) tgFix(name string) *tgFix {
+	for i := range w.TargetGroups {
+		if w.TargetGroups[i].Name == name {
+			return &w.TargetGroups[i]
+		}
+	}
+	panic("no target group " + name)
+}
+
+func (w *world) cluster(name string) *clusterFix {
+	for i := range w.Clusters {
+		if w.Clusters[i].Name == name {
+			return &w.Clusters[i]
+		}
+	}
+	panic("no cluster " + name)
+}
+
+// findingCases holds, for each code, a world that produces it and near
+// misses that must not. want lists strings the message or evidence must hold.
+var findingCases = []struct {
+	name  string
+	code  Code
+	world func() world
+	tg    string // "" for a cluster finding
+	want  bool
+	check func(t *testing.T, f *Finding)
+}{
+	// GhostTarget
+	{name: "ghost on the NodePort", code: CodeGhostTarget, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.9.99", Port: 30080, State: "unhealthy", Reason: "Target.Timeout"})
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"10.0.9.99:30080"}) || f.Evidence.Counts["ghosts"] != 1 || f.Evidence.Counts["state:unhealthy"] != 1 {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "ghost inside the declared CIDRs", code: CodeGhostTarget, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].CIDRs = []string{"10.0.0.0/16"}
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.7.7", Port: 4444})
+		})},
+	{name: "near miss: address held by a live node", code: CodeGhostTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.3.10", Port: 30080})
+		})},
+	{name: "near miss: unheld address with no cluster port", code: CodeGhostTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.9.99", Port: 5555})
+		})},
+	{name: "near miss: unheld address outside the declared CIDRs", code: CodeGhostTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].CIDRs = []string{"10.0.0.0/20"}
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.99.9", Port: 30080})
+		})},
+	{name: "near miss: target group in another VPC", code: CodeGhostTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").VPC = "vpc-0ffffffffffffffff"
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.9.99", Port: 30080})
+		})},
+
+	// StaticNodeTarget
+	{name: "node targets", code: CodeStaticNodeTarget, tg: "legacy-web", want: true, world: baseWorld,
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"n1", "n2"}) || f.Evidence.Counts["targets"] != 2 || f.Evidence.Details["ports"] != "30080" {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+			if !strings.Contains(f.Remediation, "tgbind.Build for Service shop/web port http in cluster prod") {
+				t.Errorf("remediation = %q", f.Remediation)
+			}
+		}},
+	{name: "near miss: pod targets only", code: CodeStaticNodeTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Port = 8080
+			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.0.1.11", Port: 8080}, {ID: "10.0.2.12", Port: 8080}}
+		})},
+	{name: "near miss: instance targets the LBC owns", code: CodeStaticNodeTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			tg.Type = "instance"
+			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "instance"}}
+		})},
+
+	// UnmanagedTargetGroup
+	{name: "hand-made target group", code: CodeUnmanagedTargetGroup, tg: "legacy-web", want: true, world: baseWorld,
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"shop/web"}) || !strings.Contains(f.Message, "from node-port") {
+				t.Errorf("finding = %+v", f)
+			}
+		}},
+	{name: "near miss: LBC stack of another cluster", code: CodeUnmanagedTargetGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Tags = map[string]string{TagCluster: "staging", TagServiceStack: "shop/web"}
+		})},
+	{name: "near miss: bound in this cluster", code: CodeUnmanagedTargetGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Multi: true, Type: "ip"}}
+		})},
+
+	// KarpenterDisruptionRisk
+	{name: "node targets on Karpenter nodes, one expiring, one disrupted", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].Nodes[1].Disrupted = true
+			w.Clusters[0].NodeClaims = []nodeClaimFix{
+				{Name: "default-a", Node: "n1", ExpireAfter: "720h", Created: vclock.Epoch.Add(-700 * time.Hour)},
+				{Name: "default-b", Node: "n2", ExpireAfter: "720h", Created: vclock.Epoch.Add(-100 * time.Hour), Drifted: true},
+			}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			d := f.Evidence.Details
+			if d["nearestExpiry"] != "2026-01-01T20:00:00Z" || d["nearestExpiryNode"] != "n1" || d["nearestExpiryIn"] != "20h0m0s" || d["disruptingNodes"] != "n2" {
+				t.Errorf("details = %v", d)
+			}
+			if c := f.Evidence.Counts; c["targets"] != 2 || c["nodes"] != 2 || c["disrupting"] != 1 || c["drifted"] != 1 {
+				t.Errorf("counts = %v", c)
+			}
+		}},
+	{name: "near miss: node targets on a managed node group", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.0.3.10", Port: 30080}}
+		})},
+
+	// HealthCheckMismatch
+	{name: "path differs from the readiness probe", code: CodeHealthCheckMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) { w.tgFix("legacy-web").HCPath = "/" }),
+		check: func(t *testing.T, f *Finding) {
+			if f.Evidence.Details["probePath"] != "/healthz" || f.Evidence.Details["healthCheckPath"] != "/" {
+				t.Errorf("details = %v", f.Evidence.Details)
+			}
+		}},
+	{name: "port pinned to the NodePort", code: CodeHealthCheckMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) { w.tgFix("legacy-web").HCPort = "30080" }),
+		check: func(t *testing.T, f *Finding) {
+			if !strings.Contains(f.Message, "port 30080 is the NodePort of shop/web") {
+				t.Errorf("message = %q", f.Message)
+			}
+		}},
+	{name: "protocol differs from the readiness probe", code: CodeHealthCheckMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			for i := range w.Clusters[0].Pods {
+				w.Clusters[0].Pods[i].ProbeScheme = "HTTPS"
+			}
+		})},
+	{name: "near miss: traffic-port and the probe's path", code: CodeHealthCheckMismatch, tg: "legacy-web", want: false, world: baseWorld},
+	{name: "near miss: instance target group checked on the NodePort", code: CodeHealthCheckMismatch, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			tg.Type, tg.HCPort = "instance", "30080"
+			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
+		})},
+
+	// PortMismatch
+	{name: "binding names a port the Service lacks", code: CodePortMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "https", Multi: true, Type: "ip"}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if !strings.Contains(f.Message, "names port https, which Service shop/web does not have") {
+				t.Errorf("message = %q", f.Message)
+			}
+		}},
+	{name: "target group port matches nothing", code: CodePortMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) { w.tgFix("legacy-web").Port = 9999 })},
+	{name: "named targetPort resolves to no container port", code: CodePortMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) { w.Clusters[0].Services[0].Ports[0].TargetPort = "web" })},
+	{name: "near miss: named port resolved", code: CodePortMismatch, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Port = 8080
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Multi: true, Type: "ip"}}
+		})},
+
+	// PublicSubnetNode
+	{name: "node with an ExternalIP", code: CodePublicSubnetNode, tg: "legacy-web", want: true,
+		world: edit(func(w *world) { w.Clusters[0].Nodes[0].ExternalIP = "203.0.113.10" }),
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"n1"}) || f.Evidence.Counts["externalIP"] != 1 {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "node in a subnet routed to an internet gateway", code: CodePublicSubnetNode, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.EC2 = &ec2Fix{Subnet: map[string]string{"i-0000000000000000a": "subnet-pub", "i-0000000000000000b": "subnet-priv"}, Public: map[string]bool{"subnet-pub": true}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"n1"}) || f.Evidence.Details["subnets"] != "subnet-pub" {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "near miss: private subnets behind a NAT gateway", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.EC2 = &ec2Fix{Subnet: map[string]string{"i-0000000000000000a": "subnet-priv", "i-0000000000000000b": "subnet-priv"}}
+		})},
+
+	// MissingReadinessGate
+	{name: "namespace without the inject label", code: CodeMissingReadinessGate, tg: "legacy-web", want: true, world: baseWorld,
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"prod/shop"}) {
+				t.Errorf("names = %v", f.Evidence.Names)
+			}
+		}},
+	{name: "labelled, bound, but pods predate the gate", code: CodeMissingReadinessGate, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].Namespaces[0].Labels = map[string]string{LabelReadinessGateInject: "enabled"}
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Multi: true, Type: "ip"}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if f.Evidence.Counts["podsWithoutGate"] != 2 || !strings.Contains(f.Remediation, "restart") {
+				t.Errorf("finding = %+v", f)
+			}
+		}},
+	{name: "near miss: labelled namespace", code: CodeMissingReadinessGate, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].Namespaces[0].Labels = map[string]string{LabelReadinessGateInject: "enabled"}
+		})},
+	{name: "near miss: labelled, bound, pods gated", code: CodeMissingReadinessGate, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].Namespaces[0].Labels = map[string]string{LabelReadinessGateInject: "enabled"}
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Multi: true, Type: "ip"}}
+			for i := range w.Clusters[0].Pods {
+				w.Clusters[0].Pods[i].Gates = []string{ReadinessGatePrefix + "web"}
+			}
+		})},
+	{name: "near miss: instance target group", code: CodeMissingReadinessGate, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			tg.Type = "instance"
+			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
+		})},
+
+	// DefaultModeBindingOnSharedGroup
+	{name: "default-mode binding on the node targets", code: CodeDefaultModeBindingOnSharedGroup, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "ip"}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if f.Evidence.Counts["notOwned"] != 2 || f.Evidence.Counts["node"] != 2 || !slices.Contains(f.Evidence.Names, "prod/shop/web") {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "near miss: multi-cluster binding", code: CodeDefaultModeBindingOnSharedGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Multi: true, Type: "ip"}}
+		})},
+	{name: "near miss: default mode owning every target", code: CodeDefaultModeBindingOnSharedGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Port = 8080
+			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.0.1.11", Port: 8080}, {ID: "10.0.2.12", Port: 8080}}
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "ip"}}
+		})},
+
+	// InstanceTypeTargetGroup
+	{name: "hand-made instance target group", code: CodeInstanceTypeTargetGroup, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			tg.Type = "instance"
+			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}, {ID: "i-0000000000000000b", Port: 30080}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if !strings.Contains(f.Remediation, "blue-green") {
+				t.Errorf("remediation = %q", f.Remediation)
+			}
+		}},
+	{name: "near miss: ip target group", code: CodeInstanceTypeTargetGroup, tg: "legacy-web", want: false, world: baseWorld},
+	{name: "near miss: instance target group of an LBC stack", code: CodeInstanceTypeTargetGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			tg.Type, tg.Tags = "instance", map[string]string{TagCluster: "prod", TagIngressStack: "shop/web"}
+			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
+		})},
+
+	// TargetGroupBindingCRDMissing (a cluster finding)
+	{name: "cluster without the CRD", code: CodeBindingCRDMissing, want: true,
+		world: edit(func(w *world) { w.Clusters[0].NoBindingCRD = true })},
+	{name: "near miss: CRD served", code: CodeBindingCRDMissing, want: false, world: baseWorld},
+}
+
+func TestFindings(t *testing.T) {
+	for _, tt := range findingCases {
+		t.Run(string(tt.code)+"/"+tt.name, func(t *testing.T) {
+			w := tt.world()
+			h := newHarness(t, w)
+			expectAll(h.elb, w)
+			if w.EC2 != nil {
+				expectEC2(h.ec2, w)
+			}
+			rep, err := h.run(t, Scope{All: true})
+			if err != nil {
+				t.Fatalf("Diagnose() = %v", err)
+			}
+			var got *Finding
+			if tt.tg == "" {
+				for i := range rep.Findings {
+					if rep.Findings[i].Code == tt.code {
+						got = &rep.Findings[i]
+					}
+				}
+			} else {
+				tg := rep.tg(tt.tg)
+				if tg == nil {
+					t.Fatalf("target group %s not in the report", tt.tg)
+				}
+				got = tg.finding(tt.code)
+			}
+			switch {
+			case tt.want && got == nil:
+				t.Fatalf("no %s finding; findings: %v", tt.code, codes(rep))
+			case !tt.want && got != nil:
+				t.Fatalf("unexpected %s finding: %s", tt.code, got.Message)
+			}
+			if got == nil {
+				return
+			}
+			rule, _ := RuleFor(tt.code)
+			if got.Severity != rule.Severity || got.Signal != rule.Signal || got.Message == "" || got.Remediation == "" {
+				t.Errorf("finding = %+v, want the rule's severity and signal, a message and a remediation", got)
+			}
+			if tt.tg != "" && !slices.Contains(got.Evidence.ARNs, w.tgARN(tt.tg)) {
+				t.Errorf("evidence ARNs = %v, want the target group's", got.Evidence.ARNs)
+			}
+			if tt.check != nil {
+				tt.check(t, got)
+			}
+		})
+	}
+}
+
+// TestFindingCasesCoverEveryCode keeps the table honest: each code has a
+// case that produces it and a near miss that must not.
+func TestFindingCasesCoverEveryCode(t *testing.T) {
+	for _, r := range Rules() {
+		var yes, no bool
+		for _, tt := range findingCases {
+			if tt.code == r.Code {
+				yes = yes || tt.want
+				no = no || !tt.want
+			}
+		}
+		if !yes || !no {
+			t.Errorf("code %s: producing case %t, near miss %t", r.Code, yes, no)
+		}
+	}
+}
+
+func codes(r *Report) []string {
+	var out []string
+	for _, f := range r.AllFindings() {
+		out = append(out, string(f.Code))
+	}
+	return out
+}

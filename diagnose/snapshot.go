@@ -1,0 +1,532 @@
+package diagnose
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Well-known names read from the cluster.
+const (
+	// LabelNodePool marks a node that Karpenter manages.
+	LabelNodePool = "karpenter.sh/nodepool"
+	// TaintDisrupted is the taint Karpenter puts on a node it is about to drain.
+	TaintDisrupted = "karpenter.sh/disrupted"
+	// LabelExcludeFromLB is the label Karpenter (and kubectl drain tooling)
+	// puts on a node leaving the cluster.
+	LabelExcludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
+	// AnnotationDoNotDisrupt blocks Karpenter's graceful disruption of a node or pod.
+	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
+	// LabelReadinessGateInject turns on the LBC's readiness-gate webhook for
+	// a namespace, with the value "enabled".
+	LabelReadinessGateInject = "elbv2.k8s.aws/pod-readiness-gate-inject"
+	// ReadinessGatePrefix starts the condition type of the LBC's readiness
+	// gate; the binding's name follows it.
+	ReadinessGatePrefix = "target-health.elbv2.k8s.aws/"
+)
+
+// NodeClaimGVK is Karpenter's v1 NodeClaim, read as unstructured data when
+// the cluster serves it.
+var NodeClaimGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodeClaim"}
+
+// Objects are the objects of one cluster that a [Snapshot] indexes. Diagnose
+// and [TakeSnapshot] list them; simulations and tests can build them by hand.
+// The zero value of each flag means "listed": set them only to say what the
+// cluster does not serve or the reader could not list.
+type Objects struct {
+	// Nodes, Pods, Services and Namespaces are the core objects.
+	Nodes      []corev1.Node
+	Pods       []corev1.Pod
+	Services   []corev1.Service
+	Namespaces []corev1.Namespace
+	// Bindings are the TargetGroupBindings.
+	Bindings []v1beta1.TargetGroupBinding
+	// NodeClaims are Karpenter v1 NodeClaims.
+	NodeClaims []unstructured.Unstructured
+	// NoBindingCRD reports that the cluster does not serve
+	// TargetGroupBindings (the LBC is not installed).
+	NoBindingCRD bool
+	// NoNodeClaimCRD reports that the cluster does not serve Karpenter's
+	// v1 NodeClaims: no expiry or drift data.
+	NoNodeClaimCRD bool
+	// BindingsUnread reports that the bindings could not be listed: owners
+	// then come from tags only.
+	BindingsUnread bool
+	// NamespacesUnread reports that the namespaces could not be listed: the
+	// readiness-gate check is then skipped.
+	NamespacesUnread bool
+	// Notes say what could not be read.
+	Notes []string
+}
+
+// Snapshot is one cluster, listed once and indexed for classification:
+// which node or pod holds an IP, which Service has a NodePort, which
+// bindings name a target group. It is immutable once built and safe for
+// concurrent use.
+type Snapshot struct {
+	cluster  Cluster
+	cidrs    []netip.Prefix
+	podCIDRs []netip.Prefix
+	read     bool
+	objs     Objects
+
+	nodeByName     map[string]*NodeRef
+	nodeByIP       map[netip.Addr]*NodeRef
+	nodeByInstance map[string]*NodeRef
+	podByIP        map[netip.Addr]*corev1.Pod
+	podsByNS       map[string][]*corev1.Pod
+	services       map[string]*corev1.Service
+	servicesByNS   map[string][]*corev1.Service
+	selectors      map[*corev1.Service]labels.Selector // nil for a Service without a selector
+	nodePorts      map[int32][]string
+	containerPorts map[int32]bool
+	namespaces     map[string]map[string]string
+	karpenterNodes int
+
+	mu          sync.Mutex
+	podServices map[*corev1.Pod][]string
+	servicePods map[*corev1.Service][]*corev1.Pod
+}
+
+// NewSnapshot indexes objs for cluster c. It returns an [*InputError] when
+// c's VPCID or CIDRs are malformed. Only c's Name, VPCID and CIDRs are used.
+func NewSnapshot(c Cluster, objs Objects) (*Snapshot, error) {
+	s, err := emptySnapshot(c)
+	if err != nil {
+		return nil, err
+	}
+	s.read = true
+	s.objs = objs
+	s.index()
+	return s, nil
+}
+
+func emptySnapshot(c Cluster) (*Snapshot, error) {
+	if c.VPCID != "" && !vpcIDRe.MatchString(c.VPCID) {
+		return nil, &InputError{Field: "Cluster.VPCID", Reason: fmt.Sprintf("%q is not a VPC ID", c.VPCID)}
+	}
+	s := &Snapshot{cluster: Cluster{Name: c.Name, VPCID: c.VPCID, CIDRs: slices.Clone(c.CIDRs)}}
+	for _, cidr := range c.CIDRs {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return nil, &InputError{Field: "Cluster.CIDRs", Reason: fmt.Sprintf("%q is not a CIDR", cidr)}
+		}
+		s.cidrs = append(s.cidrs, p.Masked())
+	}
+	return s, nil
+}
+
+// TakeSnapshot lists cluster c once, each kind in one pass, and indexes it.
+// Nodes, pods and Services are required: a failure to list them is returned
+// as an error naming the cluster and the kind. Namespaces, bindings and
+// NodeClaims are optional: a cluster that does not serve a CRD, or a reader
+// not allowed to list it, gives a note in [Snapshot.Notes]. Of the options,
+// only [WithListPageSize] applies.
+func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if c.Reader == nil {
+		return nil, &InputError{Field: "Cluster.Reader", Reason: "is nil"}
+	}
+	if _, err := emptySnapshot(c); err != nil {
+		return nil, err
+	}
+	objs, err := listCluster(ctx, c, cfg.pageSize)
+	if err != nil {
+		return nil, err
+	}
+	return NewSnapshot(c, objs)
+}
+
+// listCluster lists every kind once. The error is a *ResourceError naming the
+// cluster and the kind that failed.
+func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error) {
+	var objs Objects
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	var svcs corev1.ServiceList
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
+		if err := listAll(ctx, c.Reader, l.list, pageSize); err != nil {
+			re := newResourceError(KindCluster, c.Name, "list "+l.kind, err)
+			re.Cluster = c.Name
+			return Objects{}, re
+		}
+	}
+	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
+
+	var nss corev1.NamespaceList
+	if err := listAll(ctx, c.Reader, &nss, pageSize); err != nil {
+		if ctx.Err() != nil {
+			return Objects{}, context.Cause(ctx)
+		}
+		objs.NamespacesUnread = true
+		objs.Notes = append(objs.Notes, fmt.Sprintf("namespaces not listed (%s): readiness-gate checks skipped", category(err)))
+	} else {
+		objs.Namespaces = nss.Items
+	}
+
+	var tgbs v1beta1.TargetGroupBindingList
+	switch err := listAll(ctx, c.Reader, &tgbs, pageSize); {
+	case err == nil:
+		objs.Bindings = tgbs.Items
+	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+		objs.NoBindingCRD = true
+		objs.Notes = append(objs.Notes, "the TargetGroupBinding CRD (elbv2.k8s.aws/v1beta1) is not served: the AWS Load Balancer Controller is not installed")
+	case runtime.IsNotRegisteredError(err):
+		objs.BindingsUnread = true
+		objs.Notes = append(objs.Notes, "the reader's scheme does not register TargetGroupBinding (add tgbind/v1beta1.AddToScheme): bindings not read")
+	case ctx.Err() != nil:
+		return Objects{}, context.Cause(ctx)
+	default:
+		objs.BindingsUnread = true
+		objs.Notes = append(objs.Notes, fmt.Sprintf("TargetGroupBindings not listed (%s): owners come from tags only", category(err)))
+	}
+
+	ncs := &unstructured.UnstructuredList{}
+	ncs.SetGroupVersionKind(NodeClaimGVK.GroupVersion().WithKind(NodeClaimGVK.Kind + "List"))
+	switch err := listAll(ctx, c.Reader, ncs, pageSize); {
+	case err == nil:
+		objs.NodeClaims = ncs.Items
+	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+		objs.NoNodeClaimCRD = true
+		objs.Notes = append(objs.Notes, "Karpenter NodeClaims (karpenter.sh/v1) are not served: no expiry or drift data")
+	case ctx.Err() != nil:
+		return Objects{}, context.Cause(ctx)
+	default:
+		objs.Notes = append(objs.Notes, fmt.Sprintf("NodeClaims not listed (%s): no expiry or drift data", category(err)))
+	}
+	return objs, nil
+}
+
+// listAll lists into list in one pass: one call, or pages of pageSize.
+func listAll(ctx context.Context, r client.Reader, list client.ObjectList, pageSize int64) error {
+	if pageSize <= 0 {
+		return r.List(ctx, list)
+	}
+	var items []runtime.Object
+	cont := ""
+	for {
+		page := list.DeepCopyObject().(client.ObjectList)
+		if err := r.List(ctx, page, client.Limit(pageSize), client.Continue(cont)); err != nil {
+			return err
+		}
+		got, err := apimeta.ExtractList(page)
+		if err != nil {
+			return err
+		}
+		items = append(items, got...)
+		cont = page.GetContinue()
+		if cont == "" {
+			if err := apimeta.SetList(list, items); err != nil {
+				return err
+			}
+			return nil
+		}
+	}
+}
+
+// Name returns the cluster's name.
+func (s *Snapshot) Name() string { return s.cluster.Name }
+
+// VPCID returns the cluster's VPC, or "" when unknown.
+func (s *Snapshot) VPCID() string { return s.cluster.VPCID }
+
+// Read reports whether the snapshot holds the cluster's nodes, pods and
+// Services. An unread snapshot owns no IP and makes no target a ghost.
+func (s *Snapshot) Read() bool { return s.read }
+
+// Notes returns what could not be read.
+func (s *Snapshot) Notes() []string { return slices.Clone(s.objs.Notes) }
+
+// BindingCRD reports whether the cluster serves TargetGroupBindings.
+func (s *Snapshot) BindingCRD() bool { return s.read && !s.objs.NoBindingCRD }
+
+// Bindings returns the cluster's TargetGroupBindings.
+func (s *Snapshot) Bindings() []v1beta1.TargetGroupBinding { return s.objs.Bindings }
+
+// Node returns the node named name, as the report describes it.
+func (s *Snapshot) Node(name string) (NodeRef, bool) {
+	n, ok := s.nodeByName[name]
+	if !ok {
+		return NodeRef{}, false
+	}
+	return n.clone(), true
+}
+
+func (s *Snapshot) report() ClusterReport {
+	r := ClusterReport{
+		Name: s.cluster.Name, VPCID: s.cluster.VPCID, CIDRs: s.cluster.CIDRs, Read: s.read,
+		Nodes: len(s.objs.Nodes), KarpenterNodes: s.karpenterNodes, Pods: len(s.objs.Pods),
+		Services: len(s.objs.Services), Bindings: len(s.objs.Bindings), NodeClaims: len(s.objs.NodeClaims),
+		BindingCRD: s.read && !s.objs.NoBindingCRD, NodeClaimCRD: s.read && !s.objs.NoNodeClaimCRD, Notes: slices.Clone(s.objs.Notes),
+	}
+	slices.Sort(r.Notes)
+	return r
+}
+
+func (s *Snapshot) index() {
+	s.nodeByName = map[string]*NodeRef{}
+	s.nodeByIP = map[netip.Addr]*NodeRef{}
+	s.nodeByInstance = map[string]*NodeRef{}
+	s.podByIP = map[netip.Addr]*corev1.Pod{}
+	s.podsByNS = map[string][]*corev1.Pod{}
+	s.services = map[string]*corev1.Service{}
+	s.servicesByNS = map[string][]*corev1.Service{}
+	s.selectors = map[*corev1.Service]labels.Selector{}
+	s.nodePorts = map[int32][]string{}
+	s.containerPorts = map[int32]bool{}
+	s.namespaces = map[string]map[string]string{}
+	s.podServices = map[*corev1.Pod][]string{}
+	s.servicePods = map[*corev1.Service][]*corev1.Pod{}
+
+	claims := map[string]*unstructured.Unstructured{}
+	for i := range s.objs.NodeClaims {
+		nc := &s.objs.NodeClaims[i]
+		if n, _, _ := unstructured.NestedString(nc.Object, "status", "nodeName"); n != "" {
+			claims["node/"+n] = nc
+		}
+		if p, _, _ := unstructured.NestedString(nc.Object, "status", "providerID"); p != "" {
+			claims["provider/"+p] = nc
+		}
+	}
+	for i := range s.objs.Nodes {
+		n := &s.objs.Nodes[i]
+		ref := nodeRef(n)
+		nc := claims["node/"+n.Name]
+		if nc == nil && n.Spec.ProviderID != "" {
+			nc = claims["provider/"+n.Spec.ProviderID]
+		}
+		if nc != nil {
+			applyNodeClaim(ref, nc)
+		}
+		if ref.Karpenter {
+			s.karpenterNodes++
+		}
+		s.nodeByName[n.Name] = ref
+		if ref.InstanceID != "" {
+			s.nodeByInstance[ref.InstanceID] = ref
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
+				continue
+			}
+			if ip, err := netip.ParseAddr(a.Address); err == nil {
+				s.nodeByIP[ip] = ref
+			}
+		}
+		for _, c := range append([]string{n.Spec.PodCIDR}, n.Spec.PodCIDRs...) {
+			if p, err := netip.ParsePrefix(c); err == nil && !slices.Contains(s.podCIDRs, p.Masked()) {
+				s.podCIDRs = append(s.podCIDRs, p.Masked())
+			}
+		}
+	}
+	for i := range s.objs.Pods {
+		p := &s.objs.Pods[i]
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				s.containerPorts[cp.ContainerPort] = true
+			}
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue // its IP is released
+		}
+		s.podsByNS[p.Namespace] = append(s.podsByNS[p.Namespace], p)
+		if p.Spec.HostNetwork {
+			continue // it shares its node's IP: the node owns it
+		}
+		ips := []string{p.Status.PodIP}
+		for _, pip := range p.Status.PodIPs {
+			ips = append(ips, pip.IP)
+		}
+		for _, raw := range ips {
+			if ip, err := netip.ParseAddr(raw); err == nil {
+				s.podByIP[ip] = p
+			}
+		}
+	}
+	for i := range s.objs.Services {
+		svc := &s.objs.Services[i]
+		key := svc.Namespace + "/" + svc.Name
+		s.services[key] = svc
+		s.servicesByNS[svc.Namespace] = append(s.servicesByNS[svc.Namespace], svc)
+		if len(svc.Spec.Selector) > 0 {
+			s.selectors[svc] = labels.SelectorFromValidatedSet(svc.Spec.Selector)
+		}
+		for _, sp := range svc.Spec.Ports {
+			if sp.NodePort != 0 {
+				s.nodePorts[sp.NodePort] = append(s.nodePorts[sp.NodePort], key)
+			}
+			if sp.TargetPort.IntVal != 0 {
+				s.containerPorts[sp.TargetPort.IntVal] = true
+			}
+		}
+	}
+	for _, keys := range s.nodePorts {
+		slices.Sort(keys)
+	}
+	for i := range s.objs.Namespaces {
+		ns := &s.objs.Namespaces[i]
+		s.namespaces[ns.Name] = ns.Labels
+		if s.namespaces[ns.Name] == nil {
+			s.namespaces[ns.Name] = map[string]string{}
+		}
+	}
+}
+
+func nodeRef(n *corev1.Node) *NodeRef {
+	ref := &NodeRef{
+		Name:       n.Name,
+		InstanceID: instanceID(n.Spec.ProviderID),
+		Zone:       n.Labels[corev1.LabelTopologyZone],
+		NodePool:   n.Labels[LabelNodePool],
+	}
+	ref.Karpenter = ref.NodePool != ""
+	ref.DoNotDisrupt = n.Annotations[AnnotationDoNotDisrupt] == "true"
+	for _, a := range n.Status.Addresses {
+		switch a.Type {
+		case corev1.NodeInternalIP:
+			if ref.InternalIP == "" {
+				ref.InternalIP = a.Address
+			}
+		case corev1.NodeExternalIP:
+			if ref.ExternalIP == "" {
+				ref.ExternalIP = a.Address
+			}
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ref.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == TaintDisrupted {
+			ref.DisruptionReasons = append(ref.DisruptionReasons, "taint "+TaintDisrupted)
+		}
+	}
+	if _, ok := n.Labels[LabelExcludeFromLB]; ok {
+		ref.DisruptionReasons = append(ref.DisruptionReasons, "label "+LabelExcludeFromLB)
+	}
+	if n.Spec.Unschedulable {
+		ref.DisruptionReasons = append(ref.DisruptionReasons, "cordoned")
+	}
+	if n.DeletionTimestamp != nil {
+		ref.DisruptionReasons = append(ref.DisruptionReasons, "being deleted")
+	}
+	ref.Disrupting = len(ref.DisruptionReasons) > 0
+	return ref
+}
+
+func applyNodeClaim(ref *NodeRef, nc *unstructured.Unstructured) {
+	ref.NodeClaim = nc.GetName()
+	if ref.NodePool == "" {
+		ref.NodePool = nc.GetLabels()[LabelNodePool]
+	}
+	ref.Karpenter = true
+	if exp, ok, _ := unstructured.NestedString(nc.Object, "spec", "expireAfter"); ok && exp != "" && exp != "Never" {
+		created := nc.GetCreationTimestamp()
+		if d, err := time.ParseDuration(exp); err == nil && !created.IsZero() {
+			at := created.Add(d).UTC()
+			ref.ExpiresAt = &at
+		}
+	}
+	conds, _, _ := unstructured.NestedSlice(nc.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == "Drifted" && m["status"] == "True" {
+			ref.Drifted = true
+		}
+	}
+}
+
+// instanceID extracts i-... from an AWS providerID such as
+// aws:///eu-west-1a/i-0123456789abcdef0.
+func instanceID(providerID string) string {
+	if !strings.HasPrefix(providerID, "aws://") {
+		return ""
+	}
+	last := providerID[strings.LastIndex(providerID, "/")+1:]
+	if strings.HasPrefix(last, "i-") {
+		return last
+	}
+	return ""
+}
+
+// servicesOfPod returns the namespace/name of the Services in the pod's
+// namespace whose selector matches it, sorted.
+func (s *Snapshot) servicesOfPod(p *corev1.Pod) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if out, ok := s.podServices[p]; ok {
+		return out
+	}
+	var out []string
+	set := labels.Set(p.Labels)
+	for _, svc := range s.servicesByNS[p.Namespace] {
+		if sel := s.selectors[svc]; sel != nil && sel.Matches(set) {
+			out = append(out, svc.Namespace+"/"+svc.Name)
+		}
+	}
+	slices.Sort(out)
+	s.podServices[p] = out
+	return out
+}
+
+// podsOfService returns the running pods the Service selects.
+func (s *Snapshot) podsOfService(svc *corev1.Service) []*corev1.Pod {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if out, ok := s.servicePods[svc]; ok {
+		return out
+	}
+	var out []*corev1.Pod
+	if sel := s.selectors[svc]; sel != nil {
+		for _, p := range s.podsByNS[svc.Namespace] {
+			if sel.Matches(labels.Set(p.Labels)) {
+				out = append(out, p)
+			}
+		}
+	}
+	s.servicePods[svc] = out
+	return out
+}
+
+// bindingsFor returns the bindings that name the target group, by ARN, or
+// by name when they carry no ARN.
+func (s *Snapshot) bindingsFor(arn, name string) []*v1beta1.TargetGroupBinding {
+	var out []*v1beta1.TargetGroupBinding
+	for i := range s.objs.Bindings {
+		b := &s.objs.Bindings[i]
+		if b.Spec.TargetGroupARN == arn || (b.Spec.TargetGroupARN == "" && b.Spec.TargetGroupName != "" && b.Spec.TargetGroupName == name) {
+			out = append(out, b)
+		}
+	}
+	slices.SortFunc(out, func(a, b *v1beta1.TargetGroupBinding) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}

@@ -1,0 +1,148 @@
+package diagnose
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Sources is everything Diagnose reads: one read-only ELBv2 client per AWS
+// account and Region, and one read-only Kubernetes reader per cluster.
+type Sources struct {
+	// Accounts are the AWS accounts and Regions to scan. At least one.
+	Accounts []Account
+	// Clusters are the clusters whose nodes and pods may be behind the
+	// target groups. At least one.
+	Clusters []Cluster
+}
+
+// Account is one AWS account in one Region.
+type Account struct {
+	// ID is the 12-digit account ID. Required: target groups whose ARN names
+	// another account are reported as errors, never scanned with this client.
+	ID string `json:"id"`
+	// Region, for example "eu-west-1". Required.
+	Region string `json:"region"`
+	// ELBv2 is a read-only ELBv2 client for ID and Region. Required;
+	// *elasticloadbalancingv2.Client fits as it is.
+	ELBv2 ELBv2API `json:"-"`
+	// EC2 is an optional read-only EC2 client for ID and Region. Nil means no
+	// subnet checks: PublicSubnetNode then rests on the nodes' ExternalIPs.
+	EC2 EC2API `json:"-"`
+}
+
+// Cluster is one Kubernetes cluster.
+type Cluster struct {
+	// Name identifies the cluster in the report, and matches the value of
+	// the LBC's elbv2.k8s.aws/cluster tag. Required and unique.
+	Name string `json:"name"`
+	// Reader lists the cluster's objects. Required. It needs list access to
+	// nodes, pods, services and namespaces; targetgroupbindings
+	// (elbv2.k8s.aws) and nodeclaims (karpenter.sh) are read when served.
+	// Its scheme must register tgbind/v1beta1.
+	Reader client.Reader `json:"-"`
+	// VPCID is the cluster's VPC. Empty means unknown: the cluster may then
+	// own targets of a target group in any VPC. Set it whenever clusters in
+	// different VPCs share address space.
+	VPCID string `json:"vpcID,omitempty"`
+	// CIDRs are the address ranges the cluster's nodes and pods draw from
+	// (node and pod subnets). Empty means unknown. When set, they decide
+	// whether an IP nobody holds is a ghost (inside) or foreign (outside);
+	// when empty, the targets' ports decide (see the package documentation).
+	CIDRs []string `json:"cidrs,omitempty"`
+}
+
+// Scope selects the target groups to diagnose. The selectors TargetGroupARNs,
+// TargetGroupNames and LoadBalancerARNs add up; Tags then narrows the result;
+// All selects every target group the clients can see. The zero Scope is
+// invalid, so that nobody scans a whole fleet by accident.
+//
+// Costs: ARNs and names cost one DescribeTargetGroups per 20; a load
+// balancer costs one paged DescribeTargetGroups; All and a Tags-only scope
+// list every target group (pages of 400) and a Tags scope reads the tags of
+// every listed target group (batches of 20) before it filters.
+type Scope struct {
+	// TargetGroupARNs are target groups by ARN. Each ARN is routed to the
+	// account and Region it names.
+	TargetGroupARNs []string `json:"targetGroupARNs,omitempty"`
+	// TargetGroupNames are target groups by name, looked up in every account.
+	TargetGroupNames []string `json:"targetGroupNames,omitempty"`
+	// LoadBalancerARNs selects every target group of these load balancers.
+	LoadBalancerARNs []string `json:"loadBalancerARNs,omitempty"`
+	// Tags keeps only target groups that carry every one of these tags. An
+	// empty value matches any value of the key.
+	Tags map[string]string `json:"tags,omitempty"`
+	// All selects every target group visible to the clients.
+	All bool `json:"all,omitempty"`
+}
+
+func (s Scope) explicit() bool {
+	return len(s.TargetGroupARNs)+len(s.TargetGroupNames)+len(s.LoadBalancerARNs) > 0
+}
+
+// listsAll reports whether the scope lists every target group of an account.
+func (s Scope) listsAll() bool { return s.All || (!s.explicit() && len(s.Tags) > 0) }
+
+var (
+	accountIDRe = regexp.MustCompile(`^[0-9]{12}$`)
+	regionRe    = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+	vpcIDRe     = regexp.MustCompile(`^vpc-[0-9a-f]{8}([0-9a-f]{9})?$`)
+)
+
+// validate checks the structure of the inputs. Malformed ARNs and names in
+// the scope are not input errors: they are reported per resource, and the
+// rest of the fleet is still scanned.
+func validate(src Sources, scope Scope) error {
+	if len(src.Accounts) == 0 {
+		return &InputError{Field: "Sources.Accounts", Reason: "at least one account is required"}
+	}
+	seen := map[string]bool{}
+	for i, a := range src.Accounts {
+		f := fmt.Sprintf("Sources.Accounts[%d]", i)
+		switch {
+		case !accountIDRe.MatchString(a.ID):
+			return &InputError{Field: f + ".ID", Reason: fmt.Sprintf("%q is not a 12-digit account ID", a.ID)}
+		case !regionRe.MatchString(a.Region):
+			return &InputError{Field: f + ".Region", Reason: fmt.Sprintf("%q is not a Region", a.Region)}
+		case a.ELBv2 == nil:
+			return &InputError{Field: f + ".ELBv2", Reason: "is nil"}
+		case seen[a.ID+"/"+a.Region]:
+			return &InputError{Field: f, Reason: fmt.Sprintf("account %s in %s is listed twice", a.ID, a.Region)}
+		}
+		seen[a.ID+"/"+a.Region] = true
+	}
+	if len(src.Clusters) == 0 {
+		return &InputError{Field: "Sources.Clusters", Reason: "at least one cluster is required"}
+	}
+	names := map[string]bool{}
+	for i, c := range src.Clusters {
+		f := fmt.Sprintf("Sources.Clusters[%d]", i)
+		switch {
+		case c.Name == "":
+			return &InputError{Field: f + ".Name", Reason: "is empty"}
+		case names[c.Name]:
+			return &InputError{Field: f + ".Name", Reason: fmt.Sprintf("cluster %q is listed twice", c.Name)}
+		case c.Reader == nil:
+			return &InputError{Field: f + ".Reader", Reason: "is nil"}
+		case c.VPCID != "" && !vpcIDRe.MatchString(c.VPCID):
+			return &InputError{Field: f + ".VPCID", Reason: fmt.Sprintf("%q is not a VPC ID", c.VPCID)}
+		}
+		names[c.Name] = true
+		for j, cidr := range c.CIDRs {
+			if _, err := netip.ParsePrefix(cidr); err != nil {
+				return &InputError{Field: fmt.Sprintf("%s.CIDRs[%d]", f, j), Reason: fmt.Sprintf("%q is not a CIDR", cidr)}
+			}
+		}
+	}
+	if !scope.All && !scope.explicit() && len(scope.Tags) == 0 {
+		return &InputError{Field: "Scope", Reason: "selects nothing: set ARNs, names, load balancers or tags, or All"}
+	}
+	for k := range scope.Tags {
+		if k == "" {
+			return &InputError{Field: "Scope.Tags", Reason: "has an empty key"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package helmgov_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/qstools/tgmigrate/helmgov"
+)
+
+// Check a rendered stream, such as the output of `helm template`, and map
+// the result onto the CLI's exit-code contract.
+func Example() {
+	stream := `---
+# Source: web/templates/service.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  annotations:
+    service.beta.kubernetes.io/aws-load-balancer-type: external
+spec:
+  type: LoadBalancer
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+# Source: web/templates/targetgroupbinding.yaml
+apiVersion: elbv2.k8s.aws/v1beta1
+kind: TargetGroupBinding
+metadata:
+  name: web
+  annotations:
+    tgmigrate.qstools.io/ignore: TGM-H005
+spec:
+  targetType: ip
+  serviceRef: {name: web, port: 80}
+`
+	objs, err := helmgov.ReadManifests(strings.NewReader(stream), "rendered.yaml")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(helmgov.ExitCodeOf(err))
+	}
+	checker, err := helmgov.NewChecker(helmgov.Options{
+		Config: helmgov.Config{Rules: map[helmgov.RuleID]helmgov.RuleConfig{
+			helmgov.RuleWorkloadPDB: {Enabled: new(false)},
+		}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res := checker.Check(objs)
+	_ = res.WriteText(os.Stdout, helmgov.ReportOptions{})
+	fmt.Println("exit code:", helmgov.ExitCode(res, helmgov.SeverityError))
+	// Output:
+	// rendered.yaml:3 (web/templates/service.yaml): error TGM-H002 Service default/web: LoadBalancer Service has no service.beta.kubernetes.io/aws-load-balancer-nlb-target-type annotation; the LBC would register instance targets [fix: set metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-nlb-target-type"] = "ip"]
+	// rendered.yaml:15 (web/templates/targetgroupbinding.yaml): error TGM-H005 TargetGroupBinding default/web: TargetGroupBinding adopts an existing target group without spec.multiClusterTargetGroup: true; the LBC would deregister the targets it did not register [fix: set spec.multiClusterTargetGroup = true] (suppressed by tgmigrate.qstools.io/ignore)
+	// -: notice Namespace default: namespace default has ip targets (Service default/web) but is not in the manifests: make sure it carries the label elbv2.k8s.aws/pod-readiness-gate-inject=enabled
+	// 2 objects checked: 1 errors, 0 warnings, 0 info, 1 suppressed, 1 notices
+	// exit code: 1
+}
+
+// Fix a chart's sources in a dry run: the diff is printed, nothing is
+// written, and the re-rendered chart is proved clean.
+func ExampleChecker_Fix() {
+	checker, err := helmgov.NewChecker(helmgov.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := checker.Fix(context.Background(), "testdata/charts/nlb-service", helmgov.WithDryRun())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("findings before: %d, after: %d, written: %v\n",
+		res.Before.Count(helmgov.SeverityInfo), res.After.Count(helmgov.SeverityInfo), res.Written)
+	for _, line := range strings.Split(strings.TrimSuffix(res.Diff, "\n"), "\n") {
+		fmt.Println(strings.TrimRight(line, " ")) // an empty context line is " "
+	}
+	// Output:
+	// findings before: 3, after: 0, written: false
+	// --- a/templates/namespace.yaml
+	// +++ b/templates/namespace.yaml
+	// @@ -4,3 +4,4 @@
+	//    name: {{ .Values.namespace }}
+	//    labels:
+	//      team: payments
+	// +    elbv2.k8s.aws/pod-readiness-gate-inject: enabled
+	// --- a/values.yaml
+	// +++ b/values.yaml
+	// @@ -3,7 +3,9 @@
+	//  service:
+	//    port: 443
+	//    # Annotations of the Service.
+	// -  annotations: {}
+	// +  annotations:
+	// +    service.beta.kubernetes.io/aws-load-balancer-type: external
+	// +    service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip
+	//
+	//    # The scheme stays internal.
+	//    scheme: internal
+}

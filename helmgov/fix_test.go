@@ -1,0 +1,197 @@
+package helmgov_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/helmgov"
+)
+
+// writeChart writes a chart from a map of relative paths to contents.
+func writeChart(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "chart")
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const chartYAML = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+
+// TestFixNotHeld: a values file given at render time nulls the annotations
+// the fix writes into values.yaml; the re-check proves the fix does not hold,
+// and nothing is written.
+func TestFixNotHeld(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml":  chartYAML,
+		"values.yaml": "annotations: {}\n",
+		"templates/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  {{- with .Values.annotations }}\n  annotations:\n" +
+			"    {{- toYaml . | nindent 4 }}\n  {{- end }}\nspec:\n  type: LoadBalancer\n",
+	})
+	override := filepath.Join(t.TempDir(), "prod.yaml")
+	if err := os.WriteFile(override, []byte("annotations: null\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	_, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithRenderOptions(helmgov.WithValuesFiles(override)))
+	var fe *helmgov.FixError
+	if !errors.As(err, &fe) || !helmgov.IsFixNotHeld(err) {
+		t.Fatalf("err = %v, want a FixError that did not hold", err)
+	}
+	if len(fe.Remaining) != 2 || !strings.Contains(fe.Diff, "+  service.beta.kubernetes.io/aws-load-balancer-type: external") {
+		t.Errorf("remaining %v, diff:\n%s", fe.Remaining, fe.Diff)
+	}
+	if !strings.Contains(err.Error(), "TGM-H001 Service default/s") || helmgov.ExitCodeOf(err) != helmgov.ExitError {
+		t.Errorf("message %q", err)
+	}
+	if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+		t.Fatalf("a fix that did not hold changed the chart:\n%s", diff)
+	}
+}
+
+// TestFixSkips: findings with no safe fix, suppressed findings, rules left
+// out by WithFixRules, and objects whose source cannot be edited are left
+// alone and reported.
+func TestFixSkips(t *testing.T) {
+	dir := writeChart(t, map[string]string{
+		"Chart.yaml": chartYAML,
+		"templates/tgb.yaml": "apiVersion: elbv2.k8s.aws/v1beta1\nkind: TargetGroupBinding\nmetadata:\n  name: t\n" +
+			"  annotations:\n    tgmigrate.qstools.io/ignore: TGM-H005\nspec:\n  targetType: instance\n  serviceRef: {name: web, port: 80}\n",
+		"templates/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n    alb.ingress.kubernetes.io/healthcheck-port: \"30080\"\n" +
+			"spec:\n  type: NodePort\n  ports: [{port: 80, nodePort: 30080}]\n",
+		"templates/legacy.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Values.legacyName | default \"legacy\" }}\n" +
+			"  annotations: {alb.ingress.kubernetes.io/healthcheck-port: \"30081\"}\nspec:\n  type: ClusterIP\n",
+	})
+	before := treeHash(t, dir)
+	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithDryRun(),
+		helmgov.WithFixRules(helmgov.RuleTGBTargetType, helmgov.RuleTGBMultiCluster, helmgov.RuleHealthCheckPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for _, s := range res.Skipped {
+		skipped = append(skipped, string(s.Finding.Rule)+" "+s.Finding.Object.String()+": "+s.Reason)
+	}
+	want := []string{
+		"TGM-H006 Service default/legacy: cannot edit the source safely: templates/legacy.yaml:5: cannot set alb.ingress.kubernetes.io/healthcheck-port inside a flow mapping",
+		"TGM-H004 TargetGroupBinding default/t: the rule has no safe fix for this finding",
+	}
+	if diff := cmp.Diff(want, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if len(res.Applied) != 1 || res.Applied[0].Finding.Rule != helmgov.RuleHealthCheckPort || res.Applied[0].File != "templates/svc.yaml" {
+		t.Errorf("applied %+v", res.Applied)
+	}
+	if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+		t.Fatalf("dry run changed the chart:\n%s", diff)
+	}
+	var out bytes.Buffer
+	if err := res.WriteJSON(&out, helmgov.ReportOptions{BaseDir: dir}); err != nil || !strings.Contains(out.String(), `"kind": "FixReport"`) {
+		t.Errorf("json: %v\n%s", err, out.String())
+	}
+
+	if _, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithFixRules("TGM-H999")); !helmgov.IsUsage(err) {
+		t.Errorf("unknown rule: err = %v, want a usage error", err)
+	}
+}
+
+// TestFixPackagedSubchart: a template inside a packaged subchart cannot be
+// edited; a finding there is skipped, with the reason.
+func TestFixPackagedSubchart(t *testing.T) {
+	src := filepath.Join("testdata", "charts", "umbrella")
+	dir := copyChart(t, src)
+	// Package the api subchart as Helm would: charts/api-0.4.0.tgz.
+	if err := os.RemoveAll(filepath.Join(dir, "charts", "api")); err != nil {
+		t.Fatal(err)
+	}
+	writeTgz(t, filepath.Join(src, "charts", "api"), filepath.Join(dir, "charts", "api-0.4.0.tgz"))
+	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithDryRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, s := range res.Skipped {
+		reasons = append(reasons, string(s.Finding.Rule)+": "+s.Reason)
+	}
+	want := []string{
+		"TGM-H009: cannot edit the source safely: template platform/charts/api/templates/deployment.yaml is not in an unpacked chart directory",
+		"TGM-H001: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
+		"TGM-H002: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
+	}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// TestFixAliasedSubchart: a subchart used under an alias gets its values
+// under the alias in the umbrella's values.yaml.
+func TestFixAliasedSubchart(t *testing.T) {
+	dir := copyChart(t, filepath.Join("testdata", "charts", "umbrella"))
+	chart := "apiVersion: v2\nname: platform\nversion: 3.0.0\ndependencies:\n  - name: api\n    version: 0.4.0\n    alias: backend\n"
+	if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte(chart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "values.yaml"), []byte("backend:\n  replicas: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.After.Count(helmgov.SeverityInfo); n != 0 {
+		t.Fatalf("%d findings left", n)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "backend:\n  replicas: 2\n  service:\n    annotations:\n      service.beta.kubernetes.io/aws-load-balancer-type: external\n" +
+		"      service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\n"
+	if diff := cmp.Diff(want, string(values)); diff != "" {
+		t.Errorf("values.yaml (-want +got):\n%s", diff)
+	}
+}
+
+// TestFixRefusesSymlink: a changed file that is a symbolic link is not
+// replaced; nothing is written.
+func TestFixRefusesSymlink(t *testing.T) {
+	dir := copyChart(t, filepath.Join("testdata", "charts", "nlb-service"))
+	shared := filepath.Join(t.TempDir(), "shared-values.yaml")
+	data, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shared, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "values.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(dir, "values.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	_, err = newChecker(t, helmgov.Options{}).Fix(t.Context(), dir)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+		t.Fatalf("the chart changed:\n%s", diff)
+	}
+	if got, _ := os.ReadFile(shared); !bytes.Equal(got, data) {
+		t.Fatal("the link's target changed")
+	}
+}

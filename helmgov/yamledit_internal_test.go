@@ -1,0 +1,256 @@
+package helmgov
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSourceSet(t *testing.T) {
+	ann := func(k string) FieldPath { return FieldPath{{Key: "metadata"}, {Key: "annotations"}, {Key: k}} }
+	tests := []struct {
+		name       string
+		src        string
+		template   bool
+		path       FieldPath
+		value      any
+		want       string   // the edited file
+		wantValues []string // or: the values path the change goes to
+		unfixable  string   // or: the reason it cannot be written
+		rendered   map[string]any
+	}{
+		{
+			name:       "template: a key that an action writes from values goes to values",
+			template:   true,
+			src:        "metadata:\n  annotations:\n    a: b\n    {{- with .Values.extra }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}\n",
+			path:       ann("x.io/t"),
+			value:      "ip",
+			rendered:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "b", "x.io/t": "instance"}}},
+			wantValues: []string{"extra", "x.io/t"},
+		},
+		{
+			name:      "template: a key that an include writes is left alone",
+			template:  true,
+			src:       "metadata:\n  labels:\n    a: b\n    {{- include \"x.labels\" . | nindent 4 }}\n",
+			path:      FieldPath{{Key: "metadata"}, {Key: "labels"}, {Key: "gate"}},
+			value:     "enabled",
+			rendered:  map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b", "gate": "disabled"}}},
+			unfixable: "metadata.labels.gate is written by a template action that does not read .Values",
+		},
+		{
+			name:  "add a key to a block mapping, keeping comments and blank lines",
+			src:   "# top\nmetadata:\n  name: web  # the name\n  annotations:\n    # keep me\n    a: b\n\n    # trailing\nspec: {}\n",
+			path:  ann("x.io/y"),
+			value: "ip",
+			want:  "# top\nmetadata:\n  name: web  # the name\n  annotations:\n    # keep me\n    a: b\n\n    # trailing\n    x.io/y: ip\nspec: {}\n",
+		},
+		{
+			name:  "replace an empty flow mapping",
+			src:   "metadata:\n  annotations: {}  # none yet\n  name: x\n",
+			path:  ann("k"),
+			value: "external",
+			want:  "metadata:\n  annotations:  # none yet\n    k: external\n  name: x\n",
+		},
+		{
+			name:  "fill a null value",
+			src:   "metadata:\n  annotations:\n  name: x\n",
+			path:  ann("k"),
+			value: "v",
+			want:  "metadata:\n  annotations:\n    k: v\n  name: x\n",
+		},
+		{
+			name:  "replace a quoted scalar, keeping its comment",
+			src:   "metadata:\n  annotations:\n    \"k\": \"30080\"   # the NodePort\n",
+			path:  ann("k"),
+			value: "traffic-port",
+			want:  "metadata:\n  annotations:\n    \"k\": traffic-port   # the NodePort\n",
+		},
+		{
+			name:  "a string that looks like a number stays quoted",
+			src:   "metadata:\n  name: x\n",
+			path:  ann("port"),
+			value: "8080",
+			want:  "metadata:\n  name: x\n  annotations:\n    port: \"8080\"\n",
+		},
+		{
+			name:  "create missing parents with the file's own indentation",
+			src:   "spec:\n    replicas: 2\n    template:\n        spec:\n            containers: []\n",
+			path:  FieldPath{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}},
+			value: int64(150),
+			want:  "spec:\n    replicas: 2\n    template:\n        spec:\n            containers: []\n            terminationGracePeriodSeconds: 150\n",
+		},
+		{
+			name:  "a new top-level key goes after trailing comments",
+			src:   "a: 1\n# b: 2\n",
+			path:  FieldPath{{Key: "c"}, {Key: "d"}},
+			value: true,
+			want:  "a: 1\n# b: 2\nc:\n  d: true\n",
+		},
+		{
+			name:  "a list item by name",
+			src:   "containers:\n  - name: a\n    image: x\n  - name: b\n    image: y\n",
+			path:  FieldPath{{Key: "containers"}, {Item: "b"}, {Key: "lifecycle"}, {Key: "preStop"}},
+			value: map[string]any{"sleep": map[string]any{"seconds": 120}},
+			want:  "containers:\n  - name: a\n    image: x\n  - name: b\n    image: y\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 120\n",
+		},
+		{
+			name:      "a multi-line value is not rewritten",
+			src:       "metadata:\n  annotations:\n    k: |\n      line\n",
+			path:      ann("k"),
+			value:     "v",
+			unfixable: "multi-line value",
+		},
+		{
+			name:      "a non-empty flow mapping is not rewritten",
+			src:       "metadata:\n  annotations: {a: b}\n",
+			path:      ann("k"),
+			value:     "v",
+			unfixable: "cannot set k inside a flow mapping",
+		},
+		{
+			name:      "an ambiguous list item",
+			src:       "containers:\n  - name: a\n  - name: c\n",
+			path:      FieldPath{{Key: "containers"}, {Item: "b"}, {Key: "x"}},
+			value:     1,
+			unfixable: `which list item is "b"`,
+		},
+		{
+			name:       "template: annotations written by with and toYaml go to values",
+			template:   true,
+			src:        "metadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.service.annotations }}\n  annotations:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n",
+			path:       ann("k"),
+			value:      "v",
+			wantValues: []string{"service", "annotations", "k"},
+		},
+		{
+			name:       "template: toYaml of a values path",
+			template:   true,
+			src:        "metadata:\n  annotations: {{- toYaml $.Values.ingress.annotations | nindent 4 }}\n",
+			path:       ann("k"),
+			value:      "v",
+			wantValues: []string{"ingress", "annotations", "k"},
+		},
+		{
+			name:       "template: range over values",
+			template:   true,
+			src:        "metadata:\n  annotations:\n    {{- range $k, $v := .Values.extra }}\n    {{ $k }}: {{ $v | quote }}\n    {{- end }}\n",
+			path:       ann("k"),
+			value:      "v",
+			wantValues: []string{"extra", "k"},
+		},
+		{
+			name:       "template: a scalar read from values",
+			template:   true,
+			src:        "spec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: {{ .Values.grace | default 30 }}\n",
+			path:       FieldPath{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}},
+			value:      int64(150),
+			wantValues: []string{"grace"},
+		},
+		{
+			name:      "template: a scalar computed otherwise",
+			template:  true,
+			src:       "spec:\n  targetType: {{ include \"x.type\" . }}\n",
+			path:      FieldPath{{Key: "spec"}, {Key: "targetType"}},
+			value:     "ip",
+			unfixable: "computed by a template action",
+		},
+		{
+			name:     "template: a literal key next to an include, and a single container with a templated name",
+			template: true,
+			src:      "spec:\n  containers:\n    - name: {{ .Chart.Name }}\n      image: x\n  {{- if .Values.x }}\n  hostNetwork: true\n  {{- end }}\n",
+			path:     FieldPath{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}},
+			value:    map[string]any{"sleep": map[string]any{"seconds": 5}},
+			want:     "spec:\n  containers:\n    - name: {{ .Chart.Name }}\n      image: x\n      lifecycle:\n        preStop:\n          sleep:\n            seconds: 5\n  {{- if .Values.x }}\n  hostNetwork: true\n  {{- end }}\n",
+		},
+		{
+			name:     "template: insertion stays out of an opening if",
+			template: true,
+			src:      "spec:\n  serviceRef:\n    name: web\n  {{- if .Values.arn }}\n  targetGroupARN: {{ .Values.arn }}\n  {{- end }}\n",
+			path:     FieldPath{{Key: "spec"}, {Key: "targetType"}},
+			value:    "ip",
+			want:     "spec:\n  serviceRef:\n    name: web\n  {{- if .Values.arn }}\n  targetGroupARN: {{ .Values.arn }}\n  {{- end }}\n  targetType: ip\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parseSource("f.yaml", []byte(tt.src), tt.template)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sr, err := f.set(f.root(0), tt.path, tt.value, tt.rendered)
+			if tt.unfixable != "" {
+				if !errors.Is(err, errUnfixable) || !strings.Contains(err.Error(), tt.unfixable) {
+					t.Fatalf("err = %v, want unfixable %q", err, tt.unfixable)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantValues != nil {
+				if sr.edit != nil {
+					t.Fatalf("edited the template:\n%s", f.apply(*sr.edit))
+				}
+				if diff := cmp.Diff(tt.wantValues, append(sr.values, sr.rest...)); diff != "" {
+					t.Errorf("values path (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if sr.edit == nil {
+				t.Fatalf("went to values %v", sr.values)
+			}
+			if diff := cmp.Diff(tt.want, string(f.apply(*sr.edit))); diff != "" {
+				t.Errorf("edited file (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseSourceErrors(t *testing.T) {
+	for _, src := range []string{"a: {{ .x \n", "a: {{/* open \n", "a: [\n"} {
+		if _, err := parseSource("f.yaml", []byte(src), true); !errors.Is(err, errUnfixable) {
+			t.Errorf("%q: err = %v, want unfixable", src, err)
+		}
+	}
+}
+
+// FuzzSourceSet edits arbitrary templates: the editor must edit, follow
+// values, or refuse, and never panic.
+func FuzzSourceSet(f *testing.F) {
+	f.Add("metadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.a }}\n  annotations:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n", true)
+	f.Add("spec:\n  containers:\n    - name: web\n      lifecycle: {}\n", false)
+	f.Add("metadata: {annotations: {a: b}}\n", false)
+	f.Add("metadata:\n  annotations:\n    k: |\n      x\n", true)
+	f.Add("a: {{ x }}\n---\nmetadata:\n  annotations: # c\n", true)
+	paths := []FieldPath{
+		{{Key: "metadata"}, {Key: "annotations"}, {Key: "k"}},
+		{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}},
+		{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}},
+	}
+	f.Fuzz(func(t *testing.T, src string, template bool) {
+		sf, err := parseSource("f.yaml", []byte(src), template)
+		if err != nil {
+			if !errors.Is(err, errUnfixable) {
+				t.Fatalf("parse error %v is not unfixable", err)
+			}
+			return
+		}
+		for i := range sf.docs {
+			root := sf.root(i)
+			if root == nil {
+				continue
+			}
+			for _, p := range paths {
+				sr, err := sf.set(root, p, map[string]any{"sleep": map[string]any{"seconds": 1}}, map[string]any{})
+				if err != nil {
+					continue
+				}
+				if sr.edit != nil {
+					_ = sf.apply(*sr.edit)
+				}
+			}
+		}
+	})
+}

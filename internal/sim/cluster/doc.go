@@ -1,0 +1,83 @@
+// Package cluster is the simulated EKS cluster of the churn simulator: EC2
+// instances and their addresses, the scheduler, the kubelets, a ReplicaSet
+// per workload, the EndpointSlice and disruption controllers, and
+// kube-proxy, all on the virtual clock, mirrored into a controller-runtime
+// client.
+//
+// # The API
+//
+// The state the controllers own lives in memory; everything they would
+// write to a real API server is written through the client, with only
+// operations a real API server accepts: objects are created, status goes
+// through Status(), EndpointSlices are discovery.k8s.io/v1 objects,
+// PodDisruptionBudgets are policy/v1 objects whose status the disruption
+// controller keeps, and evictions go through the Eviction subresource. The
+// default client is [NewFakeClient]; the same code runs against envtest's
+// real API server (see [Options].ServerEnforcesPDBs).
+//
+// A [Hub] wraps the client. It stands in for informers (every write
+// becomes a [Change] delivered to subscribers as a world event, so the
+// cluster sees pods others delete and readiness-gate conditions others
+// set) and for admission webhooks ([AdmissionFunc], run on Create and
+// Update, dry runs included).
+//
+// # Nodes
+//
+// [Cluster.LaunchNode] starts an instance in a zone's private or public
+// subnet (eight equal subnets of the VPC CIDR). Its InternalIP, and its
+// ExternalIP in a public subnet, are new: addresses are never reused within
+// a run, so a ghost stays a ghost. The Node registers Ready after a delay,
+// with the labels given (Karpenter's) and the well-known ones, and a
+// providerID aws:///<zone>/<instance>. [Cluster.TaintNode],
+// [Cluster.LabelNode] and [Cluster.CordonNode] change it;
+// [Cluster.TerminateInstance] ends it: its addresses stop answering at
+// once, its pods die, the Node object goes.
+//
+// # Pods
+//
+// A [Workload] is a Deployment reduced to what matters here: a replica
+// count, one container port, a readiness path, a startup and a readiness
+// delay, a preStop sleep, a grace period, an optional
+// PodDisruptionBudget. The ReplicaSet replaces a terminating or dead pod at
+// once; the scheduler puts it on the schedulable node (Ready, no NoSchedule
+// taint, room) with the fewest pods, so an evicted pod lands on the fresh
+// replacement node, with a new IP from that node's subnet.
+//
+// A pod's life: created (Pending, IP assigned; admission may add readiness
+// gates), its app listens after StartupDelay, its readiness probe passes
+// after ReadinessDelay (ContainersReady), and it is Ready when every
+// readiness gate condition is True as well. Deleted or evicted, it is
+// Terminating: not ready for new endpoints, but serving through its preStop
+// sleep; then it stops and its object goes (a model-only finalizer,
+// [PodFinalizer], keeps it visible as Terminating meanwhile, on the fake
+// client as on an API server without kubelets).
+//
+// # Endpoints and the network
+//
+// The EndpointSlice controller writes each Service's slices from its pods,
+// terminating endpoints included with ready, serving and terminating
+// conditions, after Options.EndpointDelay; kube-proxy applies them after
+// Options.ProxyDelay. The cluster is the [elbv2model.Network] the ALB
+// health checker and the traffic meet: see [Cluster.Probe] and
+// [Cluster.Serve] for the exact semantics. [Cluster.Owner] and
+// [Cluster.FormerOwner] tell who holds, or held, an address: the ground
+// truth for ghost targets.
+//
+// # Not modelled
+//
+//   - Deployments, ReplicaSets and their rollouts as objects; owner
+//     references; the garbage collector. Pods carry pod-template-hash only.
+//   - Pods that do not fit wait in the model and are not created as
+//     unscheduled Pending objects (binding needs a subresource the fake
+//     client lacks).
+//   - Resources other than a pod count per node; affinity, topology
+//     spread, tolerations (the simulated pods tolerate no taint);
+//     DaemonSets (kube-proxy is implicit on every Ready node).
+//   - Containers that ignore SIGTERM: an app stops as its preStop ends.
+//     Probe failures after readiness, restarts, OOM.
+//   - externalTrafficPolicy Local, LoadBalancer Services, ClusterIP
+//     routing, NetworkPolicies, IPv6. kube-proxy balances round-robin where
+//     iptables picks at random.
+//   - ClusterIPs are left to the API server (empty on the fake client).
+//   - Node conditions other than Ready; node heartbeats and leases.
+package cluster

@@ -1,0 +1,86 @@
+package cluster
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// subnet hands out the addresses of one subnet in order, never twice.
+type subnet struct {
+	id     string
+	zone   string
+	public bool
+	prefix netip.Prefix
+	next   netip.Addr
+	last   netip.Addr
+}
+
+func newSubnet(id, zone string, public bool, p netip.Prefix) *subnet {
+	first := p.Masked().Addr()
+	// AWS reserves the first four addresses and the last one of a subnet.
+	next := first
+	for range 4 {
+		next = next.Next()
+	}
+	last := lastAddr(p)
+	return &subnet{id: id, zone: zone, public: public, prefix: p, next: next, last: last.Prev()}
+}
+
+func (s *subnet) alloc() (string, error) {
+	if !s.next.IsValid() || s.last.Less(s.next) {
+		return "", fmt.Errorf("cluster: subnet %s (%s): %w", s.id, s.prefix, ErrExhausted)
+	}
+	a := s.next
+	s.next = s.next.Next()
+	return a.String(), nil
+}
+
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Masked().Addr().As4()
+	host := uint32(1)<<(32-p.Bits()) - 1
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
+	v |= host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// splitPrefix returns the i-th of the 2^extra equal parts of p.
+func splitPrefix(p netip.Prefix, extra, i int) netip.Prefix {
+	bits := p.Bits() + extra
+	a := p.Masked().Addr().As4()
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
+	v += uint32(i) << (32 - bits)
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), bits)
+}
+
+// publicPool hands out public IPv4 addresses for ExternalIPs from the
+// documentation ranges (RFC 5737), never twice.
+type publicPool struct {
+	ranges []netip.Prefix
+	i      int
+	next   netip.Addr
+}
+
+func newPublicPool() *publicPool {
+	r := []netip.Prefix{
+		netip.MustParsePrefix("198.51.100.0/24"),
+		netip.MustParsePrefix("203.0.113.0/24"),
+		netip.MustParsePrefix("192.0.2.0/24"),
+	}
+	return &publicPool{ranges: r, next: r[0].Addr().Next()}
+}
+
+func (p *publicPool) alloc() (string, error) {
+	for p.i < len(p.ranges) {
+		r := p.ranges[p.i]
+		if p.next.IsValid() && r.Contains(p.next) && p.next != lastAddr(r) {
+			a := p.next
+			p.next = p.next.Next()
+			return a.String(), nil
+		}
+		p.i++
+		if p.i < len(p.ranges) {
+			p.next = p.ranges[p.i].Addr().Next()
+		}
+	}
+	return "", fmt.Errorf("cluster: public addresses: %w", ErrExhausted)
+}

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+)
+
+// Defaults of [Config].
+const (
+	DefaultNodes         = 20
+	DefaultPods          = 60
+	DefaultRPS           = 20
+	DefaultNamespace     = "shop"
+	DefaultService       = "web"
+	DefaultNodePort      = int32(30080)
+	DefaultServicePort   = int32(80)
+	DefaultContainerPort = int32(8080)
+	DefaultPreStop       = 15 * time.Second
+	DefaultWarmUp        = 10 * time.Minute
+	DefaultRegion        = "us-east-1"
+	DefaultAccountID     = "123456789012"
+)
+
+// ErrInvalidConfig: a [Config] field is invalid; nothing was built.
+var ErrInvalidConfig = errors.New("invalid configuration")
+
+// ConfigError names the field at fault. It unwraps to [ErrInvalidConfig].
+type ConfigError struct {
+	// Field is the Config field, for example "Nodes".
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error implements error.
+func (e *ConfigError) Error() string { return fmt.Sprintf("sim: new: %s: %s", e.Field, e.Reason) }
+
+// Unwrap returns [ErrInvalidConfig].
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Config describes a world: the seed's case (a hand-made ip target group of
+// nodeIP:NodePort targets behind an ALB listener, a NodePort Service with
+// pods, Karpenter nodes) and how it is stressed. Every zero value means the
+// default its comment gives.
+type Config struct {
+	// Seed seeds every random stream of the world. The same Config gives
+	// the same event log.
+	Seed uint64
+	// Nodes is the number of nodes at the start. Zero: [DefaultNodes].
+	Nodes int
+	// Pods is the replica count of the Service's workload. Zero:
+	// [DefaultPods].
+	Pods int
+	// RPS is the client traffic through the ALB listener, in requests per
+	// second. Zero: [DefaultRPS]. Negative: no traffic.
+	RPS int
+	// PublicSubnets puts the nodes in public subnets, with ExternalIPs.
+	PublicSubnets bool
+	// ChurnInterval starts scheduled churn: every interval the oldest node
+	// is queued for disruption. Zero: no scheduled churn (use
+	// [World.ReplaceAllNodes] or [World.Karpenter]).
+	ChurnInterval time.Duration
+	// ChurnReasons are the reasons of the scheduled disruptions, in turn.
+	// Nil: Drifted.
+	ChurnReasons []karpenter.Reason
+	// NodePool configures Karpenter's pool (budgets, expiry, grace period,
+	// capacity type). Its Public field is set from PublicSubnets.
+	NodePool karpenter.NodePool
+	// LaunchDelay is the time a new node takes to be Ready. Zero:
+	// karpenter.DefaultLaunchDelay.
+	LaunchDelay time.Duration
+	// Legacy configures the hand-made target group.
+	Legacy LegacyTargetGroup
+	// Workload configures the pods behind the Service.
+	Workload Workload
+	// ReadinessGateInjection labels the namespace
+	// elbv2.k8s.aws/pod-readiness-gate-inject=enabled from the start, so
+	// pods created after an ip-mode binding exists get its readiness gate.
+	ReadinessGateInjection bool
+	// SUT configures the faults and latency of the system under test's
+	// ELBv2 client; its Name is set to "sut". A rate Throttle given here
+	// is shared with the LBC's client, as both spend the same account's
+	// quota.
+	SUT elbv2sim.Options
+	// Client is the Kubernetes API the world lives in. Nil: a fake client
+	// (cluster.NewFakeClient). With a real API server (envtest) the
+	// PodDisruptionBudget check of evictions is left to the server.
+	Client client.Client
+	// KubeFaults injects faults into the fake client. Ignored with Client.
+	KubeFaults *interceptor.Funcs
+	// ServerSideApply makes the fake client support client.Apply
+	// (server-side apply), at about three times the CPU cost of a
+	// scenario. Ignored with Client. See cluster.FakeOptions.
+	ServerSideApply bool
+	// WrapLBCELBv2, when set, wraps the LBC stand-in's ELBv2 client, for
+	// example in a gomock mock that delegates to it with DoAndReturn and
+	// asserts the LBC's call contract.
+	WrapLBCELBv2 func(lbc.ELBv2API) lbc.ELBv2API
+	// LBCRequeueAfter is the LBC's target-health requeue. Zero: 15 s.
+	LBCRequeueAfter time.Duration
+	// LBCReactionDelay is the LBC's delay from a watched change to its
+	// reconcile. Zero: 1 s.
+	LBCReactionDelay time.Duration
+	// EndpointDelay and ProxyDelay are the EndpointSlice controller's and
+	// kube-proxy's lags. Zero: 1 s each. Negative: none.
+	EndpointDelay, ProxyDelay time.Duration
+	// WarmUp bounds the warm-up New runs until every legacy target is
+	// healthy. Zero: [DefaultWarmUp].
+	WarmUp time.Duration
+}
+
+// LegacyTargetGroup is the hand-made target group of the seed's case.
+// Zero values are the ELBv2 defaults or the stated ones.
+type LegacyTargetGroup struct {
+	// Name of the target group. Zero: "legacy-web".
+	Name string
+	// HealthCheckPath. Zero: "/".
+	HealthCheckPath string
+	// HealthCheckPort. Zero: "traffic-port".
+	HealthCheckPort string
+	// HealthCheckIntervalSeconds. Zero: 30.
+	HealthCheckIntervalSeconds int32
+	// HealthCheckTimeoutSeconds. Zero: 5.
+	HealthCheckTimeoutSeconds int32
+	// HealthyThresholdCount. Zero: 5.
+	HealthyThresholdCount int32
+	// UnhealthyThresholdCount. Zero: 2.
+	UnhealthyThresholdCount int32
+	// DeregistrationDelay is deregistration_delay.timeout_seconds. Nil:
+	// 300 s.
+	DeregistrationDelay *time.Duration
+}
+
+// Workload configures the Service's pods. See cluster.Workload for the
+// meaning of each field.
+type Workload struct {
+	// PreStop sleep. Zero: [DefaultPreStop]. Negative: no preStop hook.
+	PreStop time.Duration
+	// StartupDelay, ReadinessDelay, TerminationGracePeriod. Zero: the
+	// cluster package's defaults (5 s, 5 s, 30 s).
+	StartupDelay, ReadinessDelay, TerminationGracePeriod time.Duration
+	// ReadinessPath. Zero: "/healthz".
+	ReadinessPath string
+	// MaxUnavailable of the PodDisruptionBudget, a count or a percentage.
+	// Zero: "1". "none": no PodDisruptionBudget.
+	MaxUnavailable string
+	// DoNotDisrupt annotates the pods karpenter.sh/do-not-disrupt.
+	DoNotDisrupt bool
+}

@@ -1,0 +1,166 @@
+// Package sim is the Karpenter churn simulator tgmigrate's scenario tests
+// run on: a deterministic simulation, on a virtual clock, of an ALB and its
+// target groups, the AWS Load Balancer Controller's TargetGroupBinding
+// reconciler, an EKS cluster whose nodes Karpenter keeps replacing, and
+// client traffic. Nothing sleeps for real: a 30-minute scenario takes a
+// fraction of a second of CPU (BenchmarkChurn30m).
+//
+// # Packages
+//
+//   - [github.com/qstools/tgmigrate/internal/vclock]: the virtual clock.
+//   - internal/sim/elbv2model: the ELBv2 state machine (target groups,
+//     target health, load balancers, listeners, rules) and the Network seam.
+//   - internal/sim/elbv2sim: its Go-interface facade with the SDK's
+//     signatures, call counts, a call log and faults.
+//   - internal/sim/traffic: client requests through an ALB listener.
+//   - internal/sim/cluster: nodes, pods, Services, EndpointSlices,
+//     PodDisruptionBudgets, kube-proxy, on a controller-runtime client; the
+//     Network the ALB meets.
+//   - internal/sim/karpenter: the churn driver.
+//   - internal/sim/lbc: the LBC stand-in and its webhooks.
+//   - this package: the [World] that wires them, seeds the seed's case, and
+//     is what tests and the demo call.
+//
+// # The seed's case
+//
+// [New] builds, from a [Config]: Config.Nodes Karpenter nodes (in public
+// subnets with ExternalIPs when Config.PublicSubnets); a namespace shop
+// with a NodePort Service web (port 80 "http", NodePort 30080, targetPort
+// the pods' 8080) and Config.Pods pods behind it, with a
+// PodDisruptionBudget; an ALB legacy-alb whose HTTP :80 listener forwards
+// to a hand-made ip target group legacy-web (port 30080) registered with
+// every node's nodeIP:NodePort, as the API Gateway VPC Link path would hit
+// it. It warms up until every target is healthy; the scenario starts then
+// ([World.Start]), with Config.RPS requests per second through the
+// listener and, with Config.ChurnInterval, Karpenter replacing the oldest
+// node every interval.
+//
+// # Running a system under test
+//
+// The system under test runs in the caller's goroutine with
+// [World.Clock] as its k8s.io/utils/clock, [World.ELBv2] as its ELBv2 API
+// (it satisfies cutover.ELBv2API, diagnose.ELBv2API and tgbind.ELBv2API)
+// and [World.Client] as its Kubernetes client. Time moves only when it
+// waits on the clock (a Sleep, a timer's C, a ticker): the world's events
+// (health checks, traffic, Karpenter, the LBC, kubelets) run then. One
+// goroutine drives the world at a time; between calls the test may run it
+// further with [World.Run]. A test of a system under test reads:
+//
+//	w, err := sim.New(ctx, sim.Config{Seed: 1, ChurnInterval: 90 * time.Second})
+//	// The system under test, in this goroutine, on the world's clock, AWS
+//	// and Kubernetes clients:
+//	err = migrate(ctx, w.Clock(), w.ELBv2(), w.Client(), w.Legacy().TargetGroupARN)
+//	w.Run(10 * time.Minute) // churn goes on
+//	if st := w.Traffic(); st.Failed != 0 { ... }
+//	if g := w.Ghosts(); len(g) != 0 { ... }
+//
+// What a test reads:
+//
+//   - [World.Traffic]: totals, failures by outcome, per-second counts and
+//     outage windows (package traffic's Stats).
+//   - [World.ELBv2].Counts and Calls: the system under test's calls by
+//     operation and their log; [World.LBCELBv2] the LBC's, counted apart.
+//   - [World.Ghosts]: the ground truth of ghost targets (targets whose IP no
+//     node or pod holds now), to compare with Diagnose's findings;
+//     [World.NodeTargets]: the nodeIP:NodePort targets, live or ghost;
+//     [World.Targets]: one target group's targets with their owners.
+//   - [World.EventLog]: one line per world event, with virtual timestamps,
+//     identical for identical Configs.
+//   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC]: the
+//     parts, for inspection and on-demand events.
+//
+// What a test does:
+//
+//   - Apply a TargetGroupBinding: build one with [World.NewBinding] (or by
+//     hand) and create it through [World.Client]; the LBC's webhooks admit
+//     it (a dry run is validated too) and the LBC reacts.
+//   - Inject faults: Config.SUT (throttling by rate or probability,
+//     latency, eventual consistency, one-shot errors; more with
+//     World.ELBv2().Inject), Config.KubeFaults (interceptor.Funcs on the
+//     fake client).
+//   - Churn: [World.ReplaceAllNodes] replaces every node within a window;
+//     World.Karpenter().ReplaceNode one node for any reason;
+//     Config.ChurnInterval a steady schedule.
+//   - Crash and resume: stop calling the system under test, keep running
+//     the world, and start a new one on the same World.
+//
+// # What the model reproduces
+//
+//   - The seed's outage: nothing maintains nodeIP:NodePort targets, so each
+//     node Karpenter replaces leaves a ghost target whose IP no longer
+//     answers; requests routed to it fail until UnhealthyThresholdCount
+//     checks mark it unhealthy, and ghosts accumulate (TestSeedOutage).
+//   - The naive binding's outage: a default-mode TargetGroupBinding on the
+//     live group deregisters every node target before it registers the pod
+//     endpoints, in the same reconcile; until the pod targets pass
+//     HealthyThresholdCount checks the group holds only draining and
+//     initial targets and every request fails (TestNaiveBindingOutage).
+//   - multiClusterTargetGroup: the LBC tracks its targets in the ConfigMap
+//     aws-lbc-targets-<name>, never deregisters anyone else's, and the node
+//     targets stay (TestMultiClusterBindingLeavesNodeTargets).
+//   - Karpenter v1's disruption: budgets for graceful reasons only,
+//     do-not-disrupt, replacement before drain, the taint, the exclude
+//     label, PDB-respecting evictions with retries, new nodes with new IPs,
+//     termination after the drain, grace-period and spot-notice cut-offs.
+//   - Pods: startup, readiness probe, readiness gates (injected at creation
+//     only, behind an ip-mode binding's Service, when the namespace is
+//     labelled), preStop serving, PodDisruptionBudgets, EndpointSlice
+//     conditions (ready, serving, terminating), kube-proxy forwarding of
+//     NodePorts from any live node to any endpoint.
+//   - The LBC: batches of 200, the checkpoint skip, the readiness-gate
+//     condition from target health, the 15 s requeue, BackendNotFound,
+//     finalizer cleanup, the webhooks' validation and defaulting.
+//   - ELBv2 (package elbv2model): registration delay, health checks on the
+//     target's port or a fixed one, thresholds, reasons, draining for the
+//     deregistration delay, fail-open routing, quotas, validation ranges
+//     and error codes; the SDK's signatures and typed errors.
+//   - Determinism: every random stream is a PCG seeded from Config.Seed,
+//     maps are iterated in sorted order; the same Config gives the same
+//     event log (TestDeterminism).
+//
+// # What it deliberately does not
+//
+// From package cluster: Deployments and ReplicaSets as objects, owner
+// references and garbage collection; unschedulable pods as Pending objects;
+// resources other than a pod count per node, affinity, spread, tolerations,
+// DaemonSets; apps that ignore SIGTERM, probe failures after readiness,
+// restarts; externalTrafficPolicy Local, LoadBalancer Services, ClusterIP
+// routing, NetworkPolicies, IPv6; kube-proxy picks round-robin, not at
+// random.
+//
+// From package karpenter: provisioning and bin-packing (one node replaces
+// one node); consolidation's own choice of nodes and its waits; budget
+// schedules; node repair; several NodePools.
+//
+// From package lbc: instance mode; security-group rules; cross-account;
+// IPv6; the LBC's client-side throttle and deferred queue; Ingress and
+// Service reconcilers.
+//
+// From package elbv2model (S1's list): Network and Gateway Load Balancers,
+// and target groups that are not HTTP/HTTPS of type ip or instance;
+// authentication actions, HTTPS listeners and certificates, rule
+// transforms; rule conditions are stored but not evaluated; availability
+// zones and cross-zone load balancing; stickiness, slow start and the
+// load-balancing algorithm have no effect on routing; the health-check
+// timeout (a probe's result counts at the check's instant),
+// unhealthy.draining, unavailable and anomaly detection; the propagation
+// delay of listener and rule changes; deletion of load balancers,
+// listeners and rules; RemoveTags.
+//
+// From package elbv2sim (S1's list): the optFns arguments (retryers,
+// endpoints, middleware) are ignored; the SDK's own client-side validation
+// and retries do not run.
+//
+// From package traffic (S1's list): HTTP keep-alive, in-flight requests,
+// connection draining and request duration (a request is instantaneous, so
+// draining targets only stop taking new requests); retries; round-robin or
+// least-outstanding-requests balancing, stickiness, slow start,
+// availability zones (the target is drawn uniformly among the eligible
+// ones); rule conditions.
+//
+// And overall: the fake client by default (a real API server through
+// Config.Client, as the integration tier does); server-side apply only with
+// Config.ServerSideApply (the fake's field-managed tracker triples the CPU
+// cost); one VPC, one region, one account; no EC2 API (public subnets are
+// visible as node ExternalIPs only).
+package sim

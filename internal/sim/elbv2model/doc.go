@@ -1,0 +1,108 @@
+// Package elbv2model is the simulated Elastic Load Balancing v2 service the
+// churn simulator runs on: the state machine of one account and region,
+// kept apart from any facade. Its operations take and return the
+// aws-sdk-go-v2 elasticloadbalancingv2 Input and Output types and fail with
+// the SDK's typed exceptions, so the Go-interface facade (package elbv2sim)
+// and a later wire-protocol facade serve the same state with no second model.
+//
+// # Seam
+//
+// [Network] is where the model meets the simulated cluster: health checks
+// call Probe, the traffic model calls Serve, RegisterTargets calls InVPC
+// (when [Options].VPCs does not give the VPC's CIDR). The model never calls
+// the Network while it holds its lock. A Network that also implements
+// [InstanceResolver] makes instance targets usable.
+//
+// # Operations
+//
+// SDK-shaped, one method per ELBv2 operation: DescribeTargetGroups,
+// DescribeTargetHealth, DescribeTargetGroupAttributes, DescribeTags,
+// DescribeLoadBalancers, DescribeListeners, DescribeRules, RegisterTargets,
+// DeregisterTargets, CreateTargetGroup, ModifyTargetGroup,
+// ModifyTargetGroupAttributes, DeleteTargetGroup, AddTags, ModifyListener,
+// ModifyRule. Every request is validated in full before anything changes.
+//
+// Setup helpers that are not SDK calls build the load balancer a scenario
+// needs: [Model.AddLoadBalancer], [Model.AddListener], [Model.AddRule].
+//
+// Read-only views for tests, reports and the traffic model:
+// [Model.Targets], [Model.TargetGroupARNs], [Model.Route],
+// [Model.RoutingVersion], [Model.AppendRoutable], [Model.PickRoutable], and
+// the [Options].OnTransition hook, which reports every change of a target's
+// state.
+//
+// # Target lifecycle
+//
+// All on the virtual clock, as world events:
+//
+//   - RegisterTargets: the target is initial / Elb.RegistrationInProgress for
+//     the registration delay ([DefaultRegistrationDelay], 10 s, configurable),
+//     then initial / Elb.InitialHealthChecking. It is checked at once and then
+//     every HealthCheckIntervalSeconds. If its target group is used by no
+//     load balancer it is unused / Target.NotInUse instead, and is not
+//     checked until a listener or rule forwards to the group.
+//   - A check probes IP:port, where port is the target's port when
+//     HealthCheckPort is "traffic-port" and the fixed HealthCheckPort
+//     otherwise (so a health-check port pinned to a NodePort fails pod
+//     targets), on HealthCheckPath. HealthyThresholdCount consecutive passes
+//     make the target healthy; UnhealthyThresholdCount consecutive failures
+//     make it unhealthy with the reason of the last failure: Target.Timeout
+//     (nothing answers at the IP), Target.FailedHealthChecks (connection
+//     refused), Target.ResponseCodeMismatch (a code the matcher rejects).
+//   - DeregisterTargets: draining / Target.DeregistrationInProgress for the
+//     target group's deregistration_delay.timeout_seconds, unchecked, then
+//     gone. Registering it again while draining starts a new registration.
+//   - DescribeTargetHealth with a Targets filter reports an unregistered
+//     target as unused / Target.NotRegistered.
+//
+// Targets are identified by (Id, Port). DeregisterTargets without the Port
+// of a target registered on another port than the group's succeeds and does
+// nothing, as AWS does. An IP outside the VPC fails with InvalidTarget.
+//
+// # Limits and errors
+//
+// Health-check ranges (interval 5-300 s, timeout 2-120 s and smaller than
+// the interval, thresholds 2-10, matcher codes 200-499), attribute ranges
+// (deregistration delay 0-3600, slow start 0 or 30-900), paging (PageSize
+// 1-400 with Marker), DescribeTags (at most 20 ARNs), forward actions (at
+// most 5 target groups, weights 0-999, a target group used by one load
+// balancer only) and the default quotas ([Quotas]: 1,000 targets per group
+// and per load balancer, 3,000 groups per region, 100 groups per load
+// balancer, 100 registrations of one target per load balancer, 50 tags).
+// Failures carry the codes AWS uses: TargetGroupNotFound, InvalidTarget,
+// TooManyTargets, TooManyRegistrationsForTargetId, ResourceInUse,
+// InvalidConfigurationRequest, TargetGroupAssociationLimit,
+// TooManyTargetGroups, DuplicateTargetGroupName, ValidationError, and the
+// typed not-found exception of each resource kind for unknown ARNs. The
+// codes follow the error lists of the API reference; which of
+// ValidationError, InvalidConfigurationRequest and InvalidLoadBalancerAction
+// AWS returns for each individual parameter check was not verified one by one.
+//
+// # Routing
+//
+// [Model.Route] resolves a listener's default action or a rule into its
+// weighted target groups. [Model.AppendRoutable] returns the targets that
+// take new requests ([Model.PickRoutable] picks one of them without copying): the healthy ones, or, when fewer are healthy than the
+// target group's
+// target_group_health.unhealthy_state_routing.minimum_healthy_targets.count
+// (default 1), every healthy and unhealthy one (fail open). initial, draining
+// and unused targets never take new requests.
+//
+// # Not modelled
+//
+//   - Network and Gateway Load Balancers, and target groups that are not
+//     HTTP/HTTPS of type ip or instance (lambda, alb, TCP, GENEVE, gRPC,
+//     IPv6); such requests fail with a ValidationError that says so.
+//   - Authentication actions, HTTPS listeners and certificates, rule
+//     transforms: rejected with a ValidationError.
+//   - Rule conditions are stored but not evaluated: traffic names the rule
+//     it goes through.
+//   - Availability zones and cross-zone load balancing; stickiness, slow
+//     start and the load-balancing algorithm are stored attributes with no
+//     effect on routing.
+//   - The health-check timeout: a probe's result counts at the check's
+//     instant. unhealthy.draining, unavailable and anomaly detection.
+//   - The propagation delay of listener and rule changes: they take effect
+//     at once.
+//   - Deletion of load balancers, listeners and rules; RemoveTags.
+package elbv2model

@@ -1,0 +1,237 @@
+package elbv2model
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultAccountID is the account of every ARN when Options.AccountID is empty.
+	DefaultAccountID = "123456789012"
+	// DefaultRegion is the region of every ARN when Options.Region is empty.
+	DefaultRegion = "eu-west-1"
+	// DefaultRegistrationDelay is how long a newly registered target stays
+	// initial with Elb.RegistrationInProgress before its first health check.
+	// AWS does not document the figure; 10 s is a typical observed value.
+	DefaultRegistrationDelay = 10 * time.Second
+)
+
+// Options configure a [Model]. Clock and Network are required; every other
+// zero value means the default documented on the field.
+type Options struct {
+	// AccountID is the 12-digit account in every ARN. Zero: [DefaultAccountID].
+	AccountID string
+	// Region is the region in every ARN. Zero: [DefaultRegion].
+	Region string
+	// VPCs maps a VPC ID to its IPv4 CIDR ("10.0.0.0/16"). When it is not
+	// empty, CreateTargetGroup accepts only these VPCs and an ip target must
+	// lie inside its VPC's CIDR, else InvalidTarget. When it is empty, any
+	// VPC ID is accepted and Network.InVPC decides.
+	VPCs map[string]string
+	// Clock is the virtual clock health checks, registration and draining
+	// run on. Required.
+	Clock *vclock.Clock
+	// Network answers health checks. Required.
+	Network Network
+	// RegistrationDelay is how long a registered target stays initial with
+	// Elb.RegistrationInProgress before health checking starts. Zero:
+	// [DefaultRegistrationDelay]. Negative: an error.
+	RegistrationDelay time.Duration
+	// Quotas override the AWS default quotas. Zero fields: the defaults.
+	Quotas Quotas
+	// OnTransition, when set, is called after every change of a target's
+	// state or reason, outside the model's lock, in the order the changes
+	// happened. It may call the model.
+	OnTransition func(Transition)
+}
+
+// Quotas are the service quotas the model enforces. Each zero field means
+// the AWS default given in its comment.
+type Quotas struct {
+	// TargetsPerTargetGroup: 1,000. Exceeding it: TooManyTargets.
+	TargetsPerTargetGroup int
+	// TargetsPerLoadBalancer: 1,000, summed over the target groups a load
+	// balancer uses. Exceeding it: TooManyTargets.
+	TargetsPerLoadBalancer int
+	// TargetGroupsPerRegion: 3,000. Exceeding it: TooManyTargetGroups.
+	TargetGroupsPerRegion int
+	// TargetGroupsPerLoadBalancer: 100 unique target groups across a load
+	// balancer's listeners and rules. Exceeding it:
+	// TooManyUniqueTargetGroupsPerLoadBalancer.
+	TargetGroupsPerLoadBalancer int
+	// RegistrationsPerTarget: 100 registrations of one target ID across the
+	// target groups of one load balancer. Exceeding it:
+	// TooManyRegistrationsForTargetId.
+	RegistrationsPerTarget int
+	// TagsPerResource: 50. Exceeding it: TooManyTags.
+	TagsPerResource int
+}
+
+func (q Quotas) withDefaults() Quotas {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&q.TargetsPerTargetGroup, 1000)
+	def(&q.TargetsPerLoadBalancer, 1000)
+	def(&q.TargetGroupsPerRegion, 3000)
+	def(&q.TargetGroupsPerLoadBalancer, 100)
+	def(&q.RegistrationsPerTarget, 100)
+	def(&q.TagsPerResource, 50)
+	return q
+}
+
+// ErrInvalidOptions is the category of every error [New] returns.
+var ErrInvalidOptions = errors.New("invalid options")
+
+// OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
+type OptionsError struct {
+	// Field is the Options field, for example "VPCs".
+	Field string
+	// Reason is one line saying what is wrong.
+	Reason string
+}
+
+// Error implements error.
+func (e *OptionsError) Error() string {
+	return fmt.Sprintf("elbv2model: new: %v: %s: %s", ErrInvalidOptions, e.Field, e.Reason)
+}
+
+// Unwrap returns [ErrInvalidOptions].
+func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+
+// Model is the simulated ELBv2 service of one account and region: target
+// groups and their targets' health, load balancers, listeners, rules and
+// tags. Its operations take and return the aws-sdk-go-v2 Input and Output
+// types and fail with the SDK's typed exceptions, so any facade (the Go
+// interface of package elbv2sim, a wire-protocol server) can serve it.
+//
+// A Model is safe for concurrent use.
+type Model struct {
+	mu sync.Mutex
+
+	clock        *vclock.Clock
+	network      Network
+	resolver     InstanceResolver
+	accountID    string
+	region       string
+	partition    string
+	vpcs         map[string]netip.Prefix
+	regDelay     time.Duration
+	quotas       Quotas
+	onTransition func(Transition)
+
+	seq uint64
+
+	tgs       map[string]*targetGroup // by ARN
+	tgByName  map[string]*targetGroup
+	lbs       map[string]*loadBalancer // by ARN
+	lbByName  map[string]*loadBalancer
+	listeners map[string]*listener // by ARN
+	rules     map[string]*rule     // by ARN
+	tags      map[string][]types.Tag
+	// routingVersion changes whenever a listener's or a rule's actions do.
+	routingVersion uint64
+	// pending holds the transitions recorded under mu, reported by unlockAndNotify.
+	pending []Transition
+}
+
+// New returns an empty model. It fails with an [*OptionsError] when a
+// required option is missing or a VPC CIDR does not parse.
+func New(opts Options) (*Model, error) {
+	if opts.Clock == nil {
+		return nil, &OptionsError{Field: "Clock", Reason: "required"}
+	}
+	if opts.Network == nil {
+		return nil, &OptionsError{Field: "Network", Reason: "required"}
+	}
+	if opts.RegistrationDelay < 0 {
+		return nil, &OptionsError{Field: "RegistrationDelay", Reason: fmt.Sprintf("%v is negative", opts.RegistrationDelay)}
+	}
+	m := &Model{
+		clock:        opts.Clock,
+		network:      opts.Network,
+		accountID:    opts.AccountID,
+		region:       opts.Region,
+		regDelay:     opts.RegistrationDelay,
+		quotas:       opts.Quotas.withDefaults(),
+		onTransition: opts.OnTransition,
+		vpcs:         map[string]netip.Prefix{},
+		tgs:          map[string]*targetGroup{},
+		tgByName:     map[string]*targetGroup{},
+		lbs:          map[string]*loadBalancer{},
+		lbByName:     map[string]*loadBalancer{},
+		listeners:    map[string]*listener{},
+		rules:        map[string]*rule{},
+		tags:         map[string][]types.Tag{},
+	}
+	if r, ok := opts.Network.(InstanceResolver); ok {
+		m.resolver = r
+	}
+	if m.accountID == "" {
+		m.accountID = DefaultAccountID
+	}
+	if !accountRe.MatchString(m.accountID) {
+		return nil, &OptionsError{Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.accountID)}
+	}
+	if m.region == "" {
+		m.region = DefaultRegion
+	}
+	if !regionRe.MatchString(m.region) {
+		return nil, &OptionsError{Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
+	}
+	m.partition = partitionOf(m.region)
+	if m.regDelay == 0 {
+		m.regDelay = DefaultRegistrationDelay
+	}
+	ids := make([]string, 0, len(opts.VPCs))
+	for id := range opts.VPCs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		p, err := netip.ParsePrefix(opts.VPCs[id])
+		if err != nil || !p.Addr().Is4() {
+			return nil, &OptionsError{Field: "VPCs", Reason: fmt.Sprintf("VPC %q: CIDR %q is not an IPv4 prefix", id, opts.VPCs[id])}
+		}
+		m.vpcs[id] = p.Masked()
+	}
+	return m, nil
+}
+
+func partitionOf(region string) string {
+	switch {
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	}
+	return "aws"
+}
+
+// Clock returns the virtual clock the model runs on.
+func (m *Model) Clock() *vclock.Clock { return m.clock }
+
+// Network returns the network the model health-checks through.
+func (m *Model) Network() Network { return m.network }
+
+// AccountID returns the account of the model's ARNs.
+func (m *Model) AccountID() string { return m.accountID }
+
+// Region returns the region of the model's ARNs.
+func (m *Model) Region() string { return m.region }
+
+// RegistrationDelay returns how long a new target stays in
+// Elb.RegistrationInProgress.
+func (m *Model) RegistrationDelay() time.Duration { return m.regDelay }

@@ -1,0 +1,200 @@
+package elbv2model
+
+import (
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+)
+
+// RouteKind is what a listener or rule does with a request.
+type RouteKind int
+
+const (
+	// RouteForward sends the request to a target of one of the TargetGroups.
+	RouteForward RouteKind = iota + 1
+	// RouteFixedResponse answers with StatusCode itself.
+	RouteFixedResponse
+	// RouteRedirect answers with a redirect (StatusCode 301 or 302).
+	RouteRedirect
+)
+
+// WeightedTargetGroup is one target group of a forward action.
+type WeightedTargetGroup struct {
+	// ARN is the target group's ARN.
+	ARN string
+	// Weight is its relative share of requests, 0-999.
+	Weight int32
+}
+
+// Route is where a listener's default action or a rule sends requests, as
+// the load balancer sees it now.
+type Route struct {
+	// Kind says what the action does.
+	Kind RouteKind
+	// TargetGroups are the forward action's target groups (RouteForward).
+	TargetGroups []WeightedTargetGroup
+	// StatusCode is the fixed response's or the redirect's HTTP status.
+	StatusCode int
+}
+
+// Route returns the route of ruleARN, or of listenerARN's default action
+// when ruleARN is empty. It fails with ListenerNotFound or RuleNotFound, and
+// with ValidationError when the rule is not one of the listener's.
+func (m *Model) Route(listenerARN, ruleARN string) (Route, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.listeners[listenerARN]
+	if !ok {
+		return Route{}, listenerNotFound(listenerARN)
+	}
+	actions := l.actions.actions
+	if ruleARN != "" {
+		r, ok := m.rules[ruleARN]
+		if !ok {
+			return Route{}, ruleNotFound(ruleARN)
+		}
+		if r.listener != l {
+			return Route{}, validationf("rule %s is not a rule of listener %s", ruleARN, listenerARN)
+		}
+		actions = r.currentActions().actions
+	}
+	a := actions[len(actions)-1] // stored action lists hold one routing action
+	switch a.Type {
+	case types.ActionTypeEnumFixedResponse:
+		code, _ := strconv.Atoi(*a.FixedResponseConfig.StatusCode)
+		return Route{Kind: RouteFixedResponse, StatusCode: code}, nil
+	case types.ActionTypeEnumRedirect:
+		code := 302
+		if a.RedirectConfig.StatusCode == types.RedirectActionStatusCodeEnumHttp301 {
+			code = 301
+		}
+		return Route{Kind: RouteRedirect, StatusCode: code}, nil
+	}
+	r := Route{Kind: RouteForward, TargetGroups: make([]WeightedTargetGroup, 0, len(a.ForwardConfig.TargetGroups))}
+	for _, tu := range a.ForwardConfig.TargetGroups {
+		r.TargetGroups = append(r.TargetGroups, WeightedTargetGroup{ARN: *tu.TargetGroupArn, Weight: *tu.Weight})
+	}
+	return r, nil
+}
+
+// RoutingVersion changes whenever a listener's or a rule's actions do, so a
+// caller can cache [Model.Route] results.
+func (m *Model) RoutingVersion() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.routingVersion
+}
+
+// Endpoint is a target a request may be sent to.
+type Endpoint struct {
+	// ID is the registered target ID.
+	ID string
+	// IP and Port are where the request goes.
+	IP   string
+	Port int32
+}
+
+// Selection says which targets of a target group take new requests.
+type Selection int
+
+const (
+	// SelectNone: no target may take a request; the load balancer answers 503.
+	SelectNone Selection = iota
+	// SelectHealthy: the healthy targets.
+	SelectHealthy
+	// SelectFailOpen: fewer targets are healthy than the target group's
+	// minimum (default 1), so the load balancer fails open and routes to
+	// every healthy and unhealthy target.
+	SelectFailOpen
+)
+
+// String names the selection.
+func (s Selection) String() string {
+	switch s {
+	case SelectHealthy:
+		return "healthy"
+	case SelectFailOpen:
+		return "fail-open"
+	}
+	return "none"
+}
+
+// AppendRoutable appends to dst, in registration order, the targets of the
+// target group that may take a new request now, and says which rule chose
+// them. Targets that are initial, draining or unused never take new
+// requests. An unknown target group has none.
+func (m *Model) AppendRoutable(dst []Endpoint, tgARN string) ([]Endpoint, Selection) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tg, ok := m.tgs[tgARN]
+	if !ok {
+		return dst, SelectNone
+	}
+	sel, _ := tg.selection()
+	if sel == SelectNone {
+		return dst, sel
+	}
+	for _, t := range tg.order {
+		if sel.takes(t) {
+			dst = append(dst, Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port})
+		}
+	}
+	return dst, sel
+}
+
+// PickRoutable chooses one of the targets [Model.AppendRoutable] would
+// list, without copying the list: pick gets their number n (at least 1)
+// and returns the index of the chosen one, in [0, n). With no eligible
+// target it returns SelectNone and does not call pick.
+func (m *Model) PickRoutable(tgARN string, pick func(n int) int) (Endpoint, Selection) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tg, ok := m.tgs[tgARN]
+	if !ok {
+		return Endpoint{}, SelectNone
+	}
+	sel, n := tg.selection()
+	if sel == SelectNone {
+		return Endpoint{}, sel
+	}
+	i := pick(n)
+	if i < 0 || i >= n {
+		return Endpoint{}, SelectNone
+	}
+	for _, t := range tg.order {
+		if !sel.takes(t) {
+			continue
+		}
+		if i == 0 {
+			return Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port}, sel
+		}
+		i--
+	}
+	return Endpoint{}, SelectNone // unreachable: n counted the same targets
+}
+
+// selection decides which targets take new requests, and how many there are.
+func (tg *targetGroup) selection() (Selection, int) {
+	healthy, unhealthy := 0, 0
+	for _, t := range tg.order {
+		switch t.state {
+		case types.TargetHealthStateEnumHealthy:
+			healthy++
+		case types.TargetHealthStateEnumUnhealthy:
+			unhealthy++
+		}
+	}
+	if healthy >= tg.intAttr(AttrMinHealthyTargets) {
+		return SelectHealthy, healthy
+	}
+	if healthy+unhealthy == 0 {
+		return SelectNone, 0
+	}
+	return SelectFailOpen, healthy + unhealthy
+}
+
+// takes reports whether a target takes new requests under the selection.
+func (s Selection) takes(t *target) bool {
+	return t.state == types.TargetHealthStateEnumHealthy ||
+		(s == SelectFailOpen && t.state == types.TargetHealthStateEnumUnhealthy)
+}

@@ -1,0 +1,59 @@
+// Package elbv2sim is the Go-interface facade of the simulated ELBv2
+// service (package elbv2model): a [Client] with the SDK's own method
+// signatures, so it satisfies diagnose.ELBv2API, tgbind.ELBv2API and
+// cutover.ELBv2API exactly as *elasticloadbalancingv2.Client does, and the
+// SDK's paginators accept it.
+//
+// The facade adds only what a facade should: counting, a call log, faults
+// and latency. All state and all validation live in the model; several
+// clients may share one model (the system under test gets one, the LBC
+// stand-in another, so their calls are counted apart).
+//
+// # Counting and the call log
+//
+// [Client.Counts] counts the calls that reached the service, by operation
+// ([Ops]), throttled and failed ones included. [Client.Calls] is the log:
+// virtual time, client name, operation, the resource ARNs acted on (the IAM
+// resources of the call, so a test can check every call against a
+// least-privilege policy), the ARNs referred to, the number of targets, and
+// the AWS error code. [Client.ResetCounts] starts a new measurement.
+//
+// # Faults
+//
+// Each fault fails the call before it reaches the model, so a failed call
+// has no side effect. Errors come back wrapped in a *smithy.OperationError,
+// as the SDK wraps service errors, so callers must use errors.As.
+//
+//   - Rate throttling: a [Throttle] holds a token bucket per [OpClass] on
+//     the virtual clock, per account and region; share it between clients.
+//     [DocumentedDescribeBucket] is the documented Describe* example (40,
+//     10/s); [LBCHintBuckets] adds assumed buckets for the other classes.
+//   - Probability throttling: Options.ThrottleProbability, drawn from a PCG
+//     source seeded with Options.Seed.
+//   - Latency: Options.Latency and OpLatency wait on the virtual clock, in
+//     the caller's goroutine, before the call reaches the model. Only for a
+//     client that is not called from world events.
+//   - Eventual consistency: with Options.InvisibleCalls, a target group
+//     created through the client stays invisible to the next N calls through
+//     the client that name it (TargetGroupNotFound) or list it (left out).
+//   - One-shot errors: [Client.Inject] (or Options.Errors) fails the next
+//     call of an operation, optionally only one naming a given ARN.
+//
+// Throttled calls return code Throttling, message "Rate exceeded".
+//
+// # Call contracts
+//
+// [EveryTargetHasPort], [AtMostTargets] and [InTargetGroup] are
+// go.uber.org/mock matchers for expectations on a mock whose methods
+// delegate to a Client with DoAndReturn: the mock then asserts the contract
+// ("every DeregisterTargets carries Port", "no batch exceeds 200") while the
+// simulator answers.
+//
+// # Not modelled
+//
+// The optFns arguments (retryers, endpoints, middleware) are ignored; the
+// SDK's own client-side validation and retries do not run. See package
+// elbv2model for what the service model leaves out.
+package elbv2sim
+
+//go:generate go tool mockgen -typed -destination=mock_elbv2api_test.go -package=elbv2sim_test github.com/qstools/tgmigrate/cutover ELBv2API

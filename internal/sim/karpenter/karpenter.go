@@ -1,0 +1,472 @@
+package karpenter
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+// Defaults of [Options].
+const (
+	DefaultLaunchDelay   = 45 * time.Second
+	DefaultPollInterval  = 10 * time.Second
+	DefaultEvictionRetry = 5 * time.Second
+	DefaultExpireAfter   = 720 * time.Hour
+	// Origin marks Karpenter's writes (see cluster.WithOrigin).
+	Origin = "karpenter"
+)
+
+// Options configures [Karpenter]. Cluster is required.
+type Options struct {
+	// Cluster is the simulated cluster Karpenter launches and drains nodes
+	// of. Its clock and client are Karpenter's.
+	Cluster *cluster.Cluster
+	// Seed seeds Karpenter's random stream (NodeClaim names).
+	Seed uint64
+	// NodePool is the one pool. See [NodePool] for its zero values.
+	NodePool NodePool
+	// LaunchDelay is the time from a NodeClaim's launch to its node being
+	// Ready. Zero: [DefaultLaunchDelay].
+	LaunchDelay time.Duration
+	// PollInterval is the period of the disruption loop, which starts the
+	// queued disruptions that budgets allow. Zero: [DefaultPollInterval].
+	PollInterval time.Duration
+	// EvictionRetry is the wait before a drain retries evictions a
+	// PodDisruptionBudget refused. Zero: [DefaultEvictionRetry].
+	EvictionRetry time.Duration
+	// PublishObjects writes the NodePool and the NodeClaims as karpenter.sh/v1
+	// objects (unstructured: the types are not in the scheme) so readers
+	// such as Diagnose can see them. On a real API server their CRDs must
+	// be installed first (see [CRDs]). False: they are model data only; the
+	// nodes carry Karpenter's labels and taints either way.
+	PublishObjects bool
+	// OnEvent receives Karpenter's world events. Nil: dropped.
+	OnEvent func(reason, object, message string)
+}
+
+// Karpenter is the churn driver: it launches nodes for its NodePool and
+// replaces them as consolidation, drift, expiry and interruption would,
+// with Karpenter v1's termination sequence. It runs on the cluster's
+// virtual clock; it is not safe for concurrent use.
+type Karpenter struct {
+	o       Options
+	pool    NodePool
+	budgets []budget
+	cl      *cluster.Cluster
+	c       client.Client
+	clock   *vclock.Clock
+	rng     *rand.Rand
+
+	claims    map[string]*claim // by node name
+	seq       int
+	queue     []*request
+	history   []*Disruption
+	loop      vclock.Handle
+	churn     vclock.Handle
+	churnTurn int
+	kicked    bool
+}
+
+type budget struct {
+	nodes   intstr.IntOrString
+	reasons []Reason
+}
+
+type claimState int
+
+const (
+	claimLaunching claimState = iota
+	claimReady
+	claimDisrupting // tainted, waiting for its replacement
+	claimDraining
+	claimTerminated
+)
+
+type claim struct {
+	name, node    string
+	seq           int
+	state         claimState
+	createdAt     time.Time
+	expireAt      time.Time
+	expiry        vclock.Handle
+	disruption    *Disruption
+	waitingFor    *claim // the replacement a graceful disruption waits for
+	drainDeadline time.Time
+	retry         vclock.Handle
+	deadline      vclock.Handle
+}
+
+type request struct {
+	node     string
+	reason   Reason
+	queuedAt time.Time
+	blocked  string
+}
+
+// Disruption is the record of one node's disruption.
+type Disruption struct {
+	Node, NodeClaim string
+	Reason          Reason
+	// Replacement is the node launched for it.
+	Replacement string
+	// QueuedAt: the disruption was decided; StartedAt: the node was tainted
+	// and its replacement launched; DrainStartedAt: eviction began;
+	// TerminatedAt: the instance was terminated. Zero while not reached.
+	QueuedAt, StartedAt, DrainStartedAt, TerminatedAt time.Time
+	// Evictions and BlockedEvictions count the eviction calls of the drain.
+	Evictions, BlockedEvictions int
+	// ForceDeleted counts the pods deleted when the drain was cut off.
+	ForceDeleted int
+}
+
+// New validates opts and returns a Karpenter with no node yet.
+func New(opts Options) (*Karpenter, error) {
+	bad := func(field, reason string) (*Karpenter, error) {
+		return nil, &ConfigError{Op: "new", Field: field, Reason: reason}
+	}
+	if opts.Cluster == nil {
+		return bad("Cluster", "is required")
+	}
+	if opts.LaunchDelay < 0 || opts.PollInterval < 0 || opts.EvictionRetry < 0 || opts.NodePool.TerminationGracePeriod < 0 {
+		return bad("delays", "are negative")
+	}
+	if opts.LaunchDelay == 0 {
+		opts.LaunchDelay = DefaultLaunchDelay
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.EvictionRetry == 0 {
+		opts.EvictionRetry = DefaultEvictionRetry
+	}
+	pool := opts.NodePool
+	if pool.Name == "" {
+		pool.Name = "default"
+	}
+	if pool.ExpireAfter == 0 {
+		pool.ExpireAfter = DefaultExpireAfter
+	}
+	if pool.CapacityType == "" {
+		pool.CapacityType = "on-demand"
+	}
+	if pool.CapacityType != "on-demand" && pool.CapacityType != "spot" {
+		return bad("NodePool.CapacityType", fmt.Sprintf("%q is not on-demand or spot", pool.CapacityType))
+	}
+	if pool.InstanceType == "" {
+		pool.InstanceType = "m5.large"
+	}
+	if pool.Budgets == nil {
+		pool.Budgets = []Budget{{Nodes: "10%"}}
+	}
+	k := &Karpenter{
+		o: opts, pool: pool, cl: opts.Cluster, c: opts.Cluster.Client(),
+		clock:  opts.Cluster.Clock(),
+		rng:    rand.New(rand.NewPCG(opts.Seed, 0x6b61727065)), // "karpe"
+		claims: map[string]*claim{},
+	}
+	for i, b := range pool.Budgets {
+		v, err := b.parse()
+		if err != nil {
+			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
+		}
+		for _, r := range b.Reasons {
+			if !r.Graceful() {
+				return bad(fmt.Sprintf("NodePool.Budgets[%d].Reasons", i), fmt.Sprintf("%q is not a graceful reason (Underutilized, Empty, Drifted)", r))
+			}
+		}
+		k.budgets = append(k.budgets, budget{nodes: v, reasons: b.Reasons})
+	}
+	return k, nil
+}
+
+// Start subscribes Karpenter to the cluster's changes, publishes the
+// NodePool when asked to, and starts the disruption loop.
+func (k *Karpenter) Start(ctx context.Context) error {
+	if k.o.PublishObjects {
+		if err := k.publishNodePool(ctx); err != nil {
+			return err
+		}
+	}
+	k.cl.Hub().Subscribe(k.observe)
+	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt() })
+	return nil
+}
+
+// Stop ends the disruption loop and the churn. Drains in progress go on.
+func (k *Karpenter) Stop() {
+	k.loop.Cancel()
+	k.churn.Cancel()
+}
+
+func (k *Karpenter) ctx() context.Context { return cluster.WithOrigin(context.Background(), Origin) }
+
+func (k *Karpenter) event(reason, object, format string, args ...any) {
+	if k.o.OnEvent != nil {
+		k.o.OnEvent(reason, object, fmt.Sprintf(format, args...))
+	}
+}
+
+func (k *Karpenter) suffix() string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = alphabet[k.rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// Provision launches n nodes that are Ready at once: the capacity the
+// scenario starts with.
+func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
+	if n < 0 {
+		return nil, &ConfigError{Op: "provision", Field: "n", Reason: fmt.Sprintf("%d is negative", n)}
+	}
+	var names []string
+	for range n {
+		c, err := k.launch(ctx, 0)
+		if err != nil {
+			return names, err
+		}
+		names = append(names, c.node)
+	}
+	return names, nil
+}
+
+// launch creates a NodeClaim and launches its instance.
+func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, error) {
+	ctx = cluster.WithOrigin(ctx, Origin)
+	name := k.pool.Name + "-" + k.suffix()
+	spec := cluster.NodeSpec{
+		Public:       k.pool.Public,
+		InstanceType: k.pool.InstanceType,
+		Labels: map[string]string{
+			LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType,
+			LabelRegistered: "true", LabelInitialized: "true",
+		},
+		Delay: delay,
+	}
+	node, err := k.cl.LaunchNode(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("karpenter: launch %s: %w", name, err)
+	}
+	c := &claim{name: name, node: node, seq: k.seq, createdAt: k.clock.Now()}
+	k.seq++
+	k.claims[node] = c
+	if delay == 0 {
+		c.state = claimReady
+	}
+	if k.pool.ExpireAfter > 0 {
+		c.expireAt = c.createdAt.Add(k.pool.ExpireAfter)
+		c.expiry = k.clock.At(c.expireAt, "karpenter expire "+name, func(time.Time) {
+			_ = k.ReplaceNode(node, ReasonExpired)
+		})
+	}
+	k.event("Launched", "nodeclaim/"+name, "node %s", node)
+	if k.o.PublishObjects {
+		if err := k.publishClaim(ctx, c); err != nil {
+			k.event("Error", "nodeclaim/"+name, "publish: %v", err)
+		}
+	}
+	return c, nil
+}
+
+// ReplaceNode queues the disruption of a node for reason; the disruption
+// loop starts it when budgets and do-not-disrupt allow (graceful reasons)
+// or at once (forceful ones). The node is replaced by a new one, with new
+// addresses.
+func (k *Karpenter) ReplaceNode(name string, reason Reason) error {
+	if !reason.valid() {
+		return &ConfigError{Op: "replace node", Field: "reason", Reason: fmt.Sprintf("%q is not a disruption reason", reason)}
+	}
+	c := k.claims[name]
+	if c == nil {
+		return fmt.Errorf("karpenter: replace node %s: %w", name, ErrNotFound)
+	}
+	if c.state == claimTerminated || c.disruption != nil {
+		return nil
+	}
+	for _, r := range k.queue {
+		if r.node == name {
+			if !reason.Graceful() && r.reason.Graceful() {
+				r.reason = reason
+			}
+			k.kick()
+			return nil
+		}
+	}
+	k.queue = append(k.queue, &request{node: name, reason: reason, queuedAt: k.clock.Now()})
+	k.event("DisruptionQueued", "node/"+name, "reason %s", reason)
+	if k.o.PublishObjects && (reason == ReasonDrifted || reason == ReasonUnderutilized || reason == ReasonEmpty) {
+		// Drift and consolidation are detected before they are acted on:
+		// the NodeClaim shows it while the disruption waits.
+		k.setClaimCondition(k.ctx(), c, conditionForReason(reason), "True", string(reason))
+	}
+	k.kick()
+	return nil
+}
+
+// ReplaceAll queues the disruption of every current node for reason,
+// spread evenly over within (all at once when it is zero), oldest first.
+func (k *Karpenter) ReplaceAll(reason Reason, within time.Duration) error {
+	if !reason.valid() {
+		return &ConfigError{Op: "replace all", Field: "reason", Reason: fmt.Sprintf("%q is not a disruption reason", reason)}
+	}
+	if within < 0 {
+		return &ConfigError{Op: "replace all", Field: "within", Reason: "is negative"}
+	}
+	nodes := k.live()
+	for i, c := range nodes {
+		node := c.node
+		at := k.clock.Now()
+		if len(nodes) > 1 {
+			at = at.Add(within * time.Duration(i) / time.Duration(len(nodes)))
+		}
+		k.clock.At(at, "karpenter replace "+node, func(time.Time) { _ = k.ReplaceNode(node, reason) })
+	}
+	return nil
+}
+
+// Churn is a disruption schedule: every Interval, the oldest node not yet
+// being disrupted is queued, with Reasons taken in turn.
+type Churn struct {
+	// Interval between disruptions. Required.
+	Interval time.Duration
+	// Reasons are used in turn. Nil: Drifted.
+	Reasons []Reason
+	// Start is the first disruption. Zero: one Interval from now.
+	Start time.Time
+}
+
+// StartChurn starts a schedule, replacing any earlier one.
+func (k *Karpenter) StartChurn(ch Churn) error {
+	if ch.Interval <= 0 {
+		return &ConfigError{Op: "start churn", Field: "Interval", Reason: "must be positive"}
+	}
+	if len(ch.Reasons) == 0 {
+		ch.Reasons = []Reason{ReasonDrifted}
+	}
+	for _, r := range ch.Reasons {
+		if !r.valid() {
+			return &ConfigError{Op: "start churn", Field: "Reasons", Reason: fmt.Sprintf("%q is not a disruption reason", r)}
+		}
+	}
+	if ch.Start.IsZero() {
+		ch.Start = k.clock.Now().Add(ch.Interval)
+	}
+	k.churn.Cancel()
+	k.churn = k.clock.Every(ch.Start, ch.Interval, "karpenter churn", func(time.Time) {
+		for _, c := range k.live() {
+			if c.state == claimReady && c.disruption == nil && !k.queued(c.node) {
+				r := ch.Reasons[k.churnTurn%len(ch.Reasons)]
+				k.churnTurn++
+				_ = k.ReplaceNode(c.node, r)
+				return
+			}
+		}
+	})
+	return nil
+}
+
+func (k *Karpenter) queued(node string) bool {
+	return slices.ContainsFunc(k.queue, func(r *request) bool { return r.node == node })
+}
+
+// live returns the claims whose instance runs, oldest first.
+func (k *Karpenter) live() []*claim {
+	var out []*claim
+	for _, c := range k.claims {
+		if c.state != claimTerminated {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// kick runs the disruption loop at the current instant (once).
+func (k *Karpenter) kick() {
+	if k.kicked {
+		return
+	}
+	k.kicked = true
+	k.clock.AfterEvent(0, "karpenter disruption", func(time.Time) {
+		k.kicked = false
+		k.disrupt()
+	})
+}
+
+// Disruptions returns the disruptions so far, in the order they started
+// (queued ones that have not started are not included).
+func (k *Karpenter) Disruptions() []Disruption {
+	out := make([]Disruption, 0, len(k.history))
+	for _, d := range k.history {
+		out = append(out, *d)
+	}
+	return out
+}
+
+// Queued returns the nodes whose disruption waits, with why.
+func (k *Karpenter) Queued() map[string]string {
+	out := map[string]string{}
+	for _, r := range k.queue {
+		out[r.node] = string(r.reason) + ": " + r.blocked
+	}
+	return out
+}
+
+// NodeClaim returns the name of a node's NodeClaim.
+func (k *Karpenter) NodeClaim(node string) (string, bool) {
+	c := k.claims[node]
+	if c == nil {
+		return "", false
+	}
+	return c.name, true
+}
+
+// observe follows the cluster: a replacement node turning Ready lets a
+// graceful disruption drain; a pod leaving a draining node may finish the
+// drain.
+func (k *Karpenter) observe(ch cluster.Change) {
+	switch ch.Kind {
+	case "Node":
+		if c := k.claims[ch.Key.Name]; c != nil && c.state == claimLaunching {
+			if v, ok := k.cl.Node(c.node); ok && v.Phase == "Ready" {
+				c.state = claimReady
+				if k.o.PublishObjects {
+					k.markRegistered(k.ctx(), c)
+				}
+				for _, o := range k.live() {
+					if o.waitingFor == c {
+						k.waitForReplacement(o)
+					}
+				}
+				k.kick()
+			}
+		}
+	case "Pod":
+		for _, c := range k.live() {
+			if c.state == claimDraining {
+				k.finishDrain(c)
+			}
+		}
+	}
+}
+
+func nodeDoNotDisrupt(ctx context.Context, c client.Client, name string) bool {
+	n := &corev1.Node{}
+	if err := c.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+		return false
+	}
+	return n.Annotations[AnnotationDoNotDisrupt] == "true"
+}

@@ -1,0 +1,23 @@
+package lbc
+
+import (
+	"context"
+
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+)
+
+//go:generate go tool mockgen -typed -destination=lbcmock/mock_api.go -package=lbcmock . ELBv2API
+
+// ELBv2API is the part of the ELBv2 API the controller stand-in calls, with
+// the SDK's own signatures. In the simulation it is an elbv2sim client of
+// its own, with no latency (the controller runs inside world events, which
+// must not wait), so its calls are counted apart from the system under
+// test's.
+type ELBv2API interface {
+	DescribeTargetGroups(ctx context.Context, params *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error)
+	DescribeTargetHealth(ctx context.Context, params *elbv2.DescribeTargetHealthInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error)
+	RegisterTargets(ctx context.Context, params *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error)
+	DeregisterTargets(ctx context.Context, params *elbv2.DeregisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error)
+}
+
+var _ ELBv2API = (*elbv2.Client)(nil)

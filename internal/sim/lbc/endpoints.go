@@ -1,0 +1,161 @@
+package lbc
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// endpoint is a pod endpoint to register: IP:port, and the pod when the
+// EndpointSlice names one.
+type endpoint struct {
+	ip   string
+	port int32
+	pod  *corev1.Pod
+}
+
+func (e endpoint) id() string { return e.ip + ":" + strconv.Itoa(int(e.port)) }
+
+// gateType is the binding's readiness-gate condition type.
+func gateType(tgb *v1beta1.TargetGroupBinding) corev1.PodConditionType {
+	return corev1.PodConditionType(ReadinessGatePrefix + tgb.Name)
+}
+
+func hasGate(p *corev1.Pod, t corev1.PodConditionType) bool {
+	for _, g := range p.Spec.ReadinessGates {
+		if g.ConditionType == t {
+			return true
+		}
+	}
+	return false
+}
+
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) (corev1.PodCondition, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return corev1.PodCondition{}, false
+}
+
+// findServicePort returns the Service and the port the binding names: by
+// number (the Service port) or by name.
+func (c *Controller) findServicePort(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (*corev1.Service, corev1.ServicePort, error) {
+	key := types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Spec.ServiceRef.Name}
+	svc := &corev1.Service{}
+	if err := c.o.Client.Get(ctx, key, svc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, corev1.ServicePort{}, fmt.Errorf("%w: service %s not found", ErrBackendNotFound, key)
+		}
+		return nil, corev1.ServicePort{}, fmt.Errorf("get service %s: %w", key, err)
+	}
+	ref := tgb.Spec.ServiceRef.Port
+	for _, sp := range svc.Spec.Ports {
+		if (ref.Type == intstr.Int && sp.Port == ref.IntVal) || (ref.Type == intstr.String && sp.Name == ref.StrVal) {
+			return svc, sp, nil
+		}
+	}
+	return nil, corev1.ServicePort{}, fmt.Errorf("%w: unable to find port %s on service %s", ErrBackendNotFound, ref.String(), key)
+}
+
+// resolveEndpoints lists the pod endpoints to register, from the Service's
+// EndpointSlices, as the LBC does: ready endpoints (Ready unset counts as
+// ready); then not-ready ones whose pod has all containers ready on a Ready
+// node and is not terminating (a pod held back by the readiness gate only).
+// potential reports a gated pod whose containers are not ready yet, or an
+// endpoint whose pod is not found: worth a requeue.
+func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (eps []endpoint, potential bool, err error) {
+	_, sp, err := c.findServicePort(ctx, tgb)
+	if err != nil {
+		return nil, false, err
+	}
+	var slices discoveryv1.EndpointSliceList
+	if err := c.o.Client.List(ctx, &slices, client.InNamespace(tgb.Namespace),
+		client.MatchingLabels{discoveryv1.LabelServiceName: tgb.Spec.ServiceRef.Name}); err != nil {
+		return nil, false, fmt.Errorf("list endpointslices: %w", err)
+	}
+	sort.Slice(slices.Items, func(i, j int) bool { return slices.Items[i].Name < slices.Items[j].Name })
+	gate := gateType(tgb)
+	seen := map[string]bool{}
+	nodeReady := map[string]corev1.ConditionStatus{}
+	add := func(e endpoint) {
+		if !seen[e.id()] {
+			seen[e.id()] = true
+			eps = append(eps, e)
+		}
+	}
+	for _, s := range slices.Items {
+		for _, p := range s.Ports {
+			name := ""
+			if p.Name != nil {
+				name = *p.Name
+			}
+			if sp.Name != "" && name != sp.Name || p.Port == nil {
+				continue
+			}
+			for _, ep := range s.Endpoints {
+				if len(ep.Addresses) == 0 {
+					continue
+				}
+				e := endpoint{ip: ep.Addresses[0], port: *p.Port}
+				if ep.TargetRef == nil || ep.TargetRef.Kind != "Pod" {
+					add(e)
+					continue
+				}
+				podKey := types.NamespacedName{Namespace: tgb.Namespace, Name: ep.TargetRef.Name}
+				pod, err := c.getPod(ctx, podKey)
+				if err != nil {
+					if apierrors.IsNotFound(err) {
+						potential = true
+						continue
+					}
+					return nil, false, fmt.Errorf("get pod %s: %w", podKey, err)
+				}
+				e.pod = pod
+				if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
+					add(e)
+					continue
+				}
+				if cr, _ := podCondition(pod, corev1.ContainersReady); cr.Status != corev1.ConditionTrue {
+					if hasGate(pod, gate) {
+						potential = true
+					}
+					continue
+				}
+				st, ok := nodeReady[pod.Spec.NodeName]
+				if !ok {
+					st = c.nodeReadyStatus(ctx, pod.Spec.NodeName)
+					nodeReady[pod.Spec.NodeName] = st
+				}
+				if st == corev1.ConditionTrue && (ep.Conditions.Terminating == nil || !*ep.Conditions.Terminating) {
+					add(e)
+				}
+			}
+		}
+	}
+	return eps, potential, nil
+}
+
+func (c *Controller) nodeReadyStatus(ctx context.Context, name string) corev1.ConditionStatus {
+	n := &corev1.Node{}
+	if err := c.o.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+		return corev1.ConditionFalse
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status
+		}
+	}
+	return corev1.ConditionFalse
+}

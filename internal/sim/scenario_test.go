@@ -1,0 +1,322 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/mock/gomock"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+	"github.com/qstools/tgmigrate/internal/sim/lbc/lbcmock"
+	"github.com/qstools/tgmigrate/internal/sim/traffic"
+)
+
+// contract wraps the LBC's client in a mock that delegates every call to the
+// simulator and asserts the LBC's call contract: every batch names the
+// legacy target group and holds at most 200 targets, every
+// DeregisterTargets carries Port on every target, and whatever extra
+// matches dereg adds. It also returns the mock so a test can add ordering.
+type contract struct {
+	ctrl   *gomock.Controller
+	arn    *string // the legacy target group, known once the world is built
+	dereg  []gomock.Matcher
+	before bool // the first DeregisterTargets comes before any RegisterTargets
+}
+
+func (c *contract) wrap(real lbc.ELBv2API) lbc.ELBv2API {
+	m := lbcmock.NewMockELBv2API(c.ctrl)
+	inTG := gomock.Cond(func(x any) bool { return elbv2sim.InTargetGroup(*c.arn).Matches(x) })
+	m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any()).DoAndReturn(real.DescribeTargetGroups).AnyTimes()
+	m.EXPECT().DescribeTargetHealth(gomock.Any(), inTG).DoAndReturn(real.DescribeTargetHealth).AnyTimes()
+	dereg := m.EXPECT().DeregisterTargets(gomock.Any(), gomock.All(append([]gomock.Matcher{inTG, elbv2sim.EveryTargetHasPort(), elbv2sim.AtMostTargets(200)}, c.dereg...)...)).
+		DoAndReturn(real.DeregisterTargets)
+	reg := m.EXPECT().RegisterTargets(gomock.Any(), gomock.All(inTG, elbv2sim.EveryTargetHasPort(), elbv2sim.AtMostTargets(200))).
+		DoAndReturn(real.RegisterTargets).AnyTimes()
+	if c.before {
+		dereg.MinTimes(1)
+		reg.After(dereg.Call)
+	} else {
+		dereg.AnyTimes()
+	}
+	return m
+}
+
+func newWorld(t testing.TB, cfg sim.Config, c *contract) *sim.World {
+	t.Helper()
+	if c != nil {
+		c.arn = new(string)
+		cfg.WrapLBCELBv2 = c.wrap
+	}
+	w, err := sim.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != nil {
+		*c.arn = w.Legacy().TargetGroupARN
+	}
+	return w
+}
+
+// TestSeedOutage: the seed's case under Karpenter churn. Nobody maintains
+// the static nodeIP:NodePort targets, so every replaced node leaves a ghost
+// target that times out, requests fail, and the ghosts accumulate.
+func TestSeedOutage(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     sim.Config
+		minutes int
+	}{
+		{"drift every 90s, private subnets", sim.Config{Seed: 1, ChurnInterval: 90 * time.Second}, 30},
+		{"mixed reasons, public subnets", sim.Config{Seed: 2, ChurnInterval: 2 * time.Minute, PublicSubnets: true, Nodes: 10, Pods: 30,
+			ChurnReasons: []karpenter.Reason{karpenter.ReasonDrifted, karpenter.ReasonExpired, karpenter.ReasonUnderutilized}}, 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, tt.cfg, nil)
+			if g := w.Ghosts(); len(g) != 0 {
+				t.Fatalf("ghosts at the start: %v", g)
+			}
+			prev := 0
+			for m := 10; m <= tt.minutes; m += 10 {
+				w.Run(10 * time.Minute)
+				g := len(w.Ghosts())
+				if g < prev {
+					t.Errorf("after %d min: %d ghosts, fewer than %d before: ghosts do not go away by themselves", m, g, prev)
+				}
+				prev = g
+			}
+			terminated := 0
+			for _, n := range w.Cluster().NodeHistory() {
+				if n.Phase == "Terminated" {
+					terminated++
+				}
+			}
+			ghosts := w.Ghosts()
+			if terminated == 0 || len(ghosts) != terminated {
+				t.Errorf("%d ghosts for %d terminated nodes, want one each", len(ghosts), terminated)
+			}
+			// The health checker needs UnhealthyThresholdCount (2) failed
+			// checks, 30 s apart, to see that a ghost is gone.
+			detect := 3 * 30 * time.Second
+			for _, g := range ghosts {
+				if !strings.HasPrefix(g.FormerOwner, "node/") || g.Port != w.Legacy().NodePort {
+					t.Errorf("ghost %v: want a former node's nodeIP:NodePort", g)
+				}
+				n, _ := w.Cluster().Node(strings.TrimPrefix(g.FormerOwner, "node/"))
+				if w.Clock().Since(n.TerminatedAt) > detect && g.State != elbv2types.TargetHealthStateEnumUnhealthy {
+					t.Errorf("ghost %v, gone since %v: want unhealthy", g, n.TerminatedAt)
+				}
+			}
+			st := w.Traffic()
+			if st.Failed == 0 || st.TargetFailed == 0 {
+				t.Errorf("traffic %+v: want failed requests (a ghost's IP does not answer)", st.String())
+			}
+			nodes := tt.cfg.Nodes
+			if nodes == 0 {
+				nodes = sim.DefaultNodes
+			}
+			if nt := w.NodeTargets(); len(nt) != nodes {
+				t.Errorf("node targets = %d, want the %d registered at the start", len(nt), nodes)
+			}
+			live := 0
+			for _, nt := range w.NodeTargets() {
+				if nt.Owner != "" {
+					live++
+					if nt.State != elbv2types.TargetHealthStateEnumHealthy {
+						t.Errorf("live node's target %v: want healthy", nt)
+					}
+				}
+			}
+			if live+len(ghosts) != len(w.NodeTargets()) || live != nodes-terminated {
+				t.Errorf("%d live + %d ghosts, %d node targets, %d nodes left", live, len(ghosts), len(w.NodeTargets()), nodes-terminated)
+			}
+		})
+	}
+}
+
+// TestNaiveBindingOutage: a default-mode binding on the live legacy target
+// group. The LBC deregisters every node target before it registers the pod
+// endpoints, in the same reconcile: until the pod targets pass their health
+// checks the group has only draining and initial targets, and every request
+// fails.
+func TestNaiveBindingOutage(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  sim.Config
+	}{
+		{"60 pods", sim.Config{Seed: 3}},
+		{"450 pods: registration in batches of 200", sim.Config{Seed: 4, Nodes: 20, Pods: 450}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &contract{ctrl: gomock.NewController(t), before: true}
+			w := newWorld(t, tt.cfg, c)
+			w.Run(time.Minute)
+			nodeTargets := len(w.NodeTargets())
+			bound := w.Clock().Now()
+			if err := w.Client().Create(t.Context(), w.NewBinding("web", false)); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(10 * time.Minute)
+
+			var firstDereg, firstReg *elbv2sim.Call
+			regTargets := 0
+			for _, call := range w.LBCELBv2().Calls() {
+				switch call.Op {
+				case elbv2sim.OpDeregisterTargets:
+					if firstDereg == nil {
+						firstDereg = &call
+					}
+				case elbv2sim.OpRegisterTargets:
+					if firstReg == nil {
+						firstReg = &call
+					}
+					regTargets += call.Targets
+				}
+			}
+			if firstDereg == nil || firstReg == nil || !firstDereg.At.Equal(firstReg.At) {
+				t.Fatalf("deregister %+v and register %+v: want both, in the same reconcile", firstDereg, firstReg)
+			}
+			if firstDereg.Targets != nodeTargets {
+				t.Errorf("first deregistration: %d targets, want the %d node targets", firstDereg.Targets, nodeTargets)
+			}
+			if pods := len(w.Cluster().Pods()); regTargets != pods {
+				t.Errorf("registered %d targets, want the %d pods", regTargets, pods)
+			}
+			st := w.Traffic()
+			if len(st.Outages) != 1 {
+				t.Fatalf("outages %v: want one window", st.Outages)
+			}
+			o := st.Outages[0]
+			minimum := w.Model().RegistrationDelay() + 4*30*time.Second // 5 passes, 30 s apart
+			if o.Start.Sub(bound) > 2*time.Second || o.Duration() < minimum || o.Failed != o.Requests {
+				t.Errorf("outage %v-%v (%d of %d failed): want every request failing from the binding (%v) for at least %v",
+					o.Start, o.End, o.Failed, o.Requests, bound, minimum)
+			}
+			if st.NoTarget != st.Failed {
+				t.Errorf("failures %s: want all 503 no-target (only draining and initial targets)", st.String())
+			}
+			if nt := w.NodeTargets(); len(nt) != 0 {
+				t.Errorf("node targets %v: want none once the deregistration delay is over", nt)
+			}
+		})
+	}
+}
+
+// TestMultiClusterBindingLeavesNodeTargets: in multiClusterTargetGroup mode
+// the LBC deregisters only what it registered, tracked in the ConfigMap
+// aws-lbc-targets-<name>: the node targets stay, and the binding adds the
+// pod targets alongside them with no failed request.
+func TestMultiClusterBindingLeavesNodeTargets(t *testing.T) {
+	tests := []struct {
+		name  string
+		churn time.Duration
+	}{
+		{"no churn", 0},
+		{"churn: pods move, only pod targets are deregistered", 90 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w *sim.World
+			podTarget := gomock.Cond(func(x any) bool {
+				in := x.(*elbv2.DeregisterTargetsInput)
+				for _, tg := range in.Targets {
+					owner, _ := w.Cluster().FormerOwner(aws.ToString(tg.Id))
+					if !strings.HasPrefix(owner, "pod/") {
+						return false
+					}
+				}
+				return true
+			})
+			c := &contract{ctrl: gomock.NewController(t), dereg: []gomock.Matcher{podTarget}}
+			w = newWorld(t, sim.Config{Seed: 5, ChurnInterval: tt.churn}, c)
+			nodeTargets := len(w.NodeTargets())
+			if err := w.Client().Create(t.Context(), w.NewBinding("web", true)); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(10 * time.Minute)
+			// Let the last moves settle before comparing the tracking.
+			w.Karpenter().Stop()
+			w.Run(5 * time.Minute)
+			if got := len(w.NodeTargets()); got != nodeTargets {
+				t.Errorf("node targets %d, want the %d there were", got, nodeTargets)
+			}
+			for _, nt := range w.NodeTargets() {
+				if nt.State == elbv2types.TargetHealthStateEnumDraining {
+					t.Errorf("node target %v draining", nt)
+				}
+			}
+			var cm corev1.ConfigMap
+			if err := w.Client().Get(t.Context(), types.NamespacedName{Namespace: w.Legacy().Namespace, Name: lbc.TrackedTargetsPrefix + "web"}, &cm); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, p := range w.Cluster().Pods() {
+				if p.Phase != "Terminating" {
+					want = append(want, fmt.Sprintf("%s:%d", p.IP, w.Legacy().ContainerPort))
+				}
+			}
+			tracked := strings.Split(cm.Data[lbc.TrackedTargetsKey], ",")
+			if d := cmp.Diff(slices.Sorted(slices.Values(want)), tracked); d != "" {
+				t.Errorf("tracked targets (-pods +configmap):\n%s", d)
+			}
+			healthyPods := 0
+			for _, tg := range w.Targets(w.Legacy().TargetGroupARN) {
+				if strings.HasPrefix(tg.Owner, "pod/") && tg.State == elbv2types.TargetHealthStateEnumHealthy {
+					healthyPods++
+				}
+			}
+			if healthyPods != len(want) {
+				t.Errorf("%d healthy pod targets for %d pods", healthyPods, len(want))
+			}
+			if n := w.LBC().Stats().Deregistered; (tt.churn > 0) != (n > 0) {
+				t.Errorf("the LBC deregistered %d targets (churn %v)", n, tt.churn)
+			}
+			if st := w.Traffic(); tt.churn == 0 && st.Failed != 0 {
+				t.Errorf("traffic %s: want no failure while the binding adopts the group", st.String())
+			}
+		})
+	}
+}
+
+// TestDeterminism: the same seed gives an identical event log; another seed
+// gives another.
+func TestDeterminism(t *testing.T) {
+	run := func(seed uint64) ([]string, traffic.Stats) {
+		w := newWorld(t, sim.Config{Seed: seed, Nodes: 6, Pods: 18, ChurnInterval: time.Minute, ReadinessGateInjection: true}, nil)
+		w.Run(3 * time.Minute)
+		if err := w.Client().Create(t.Context(), w.NewBinding("web", true)); err != nil {
+			t.Fatal(err)
+		}
+		w.Run(12 * time.Minute)
+		return w.EventLog(), w.Traffic()
+	}
+	a, sa := run(7)
+	b, sb := run(7)
+	if d := cmp.Diff(a, b); d != "" {
+		t.Errorf("same seed, different event logs (-first +second):\n%s", d)
+	}
+	if d := cmp.Diff(sa, sb); d != "" {
+		t.Errorf("same seed, different traffic (-first +second):\n%s", d)
+	}
+	if len(a) < 100 {
+		t.Errorf("event log of %d lines: the scenario did little", len(a))
+	}
+	c, _ := run(8)
+	if cmp.Equal(a, c) {
+		t.Error("seeds 7 and 8 gave the same event log")
+	}
+}

@@ -1,0 +1,40 @@
+// Package traffic is the client traffic of the churn simulator: requests
+// sent at a fixed rate through a listener of the simulated Application Load
+// Balancer (package elbv2model), counted per second of virtual time so a
+// scenario can report its outage window.
+//
+// # Routing
+//
+// Each request is a world event on the virtual clock. It follows the
+// listener's default action, or the rule named in [Options].RuleARN:
+//
+//   - forward: one target group is chosen by weight across the action's
+//     ForwardConfig; then one target of that group, uniformly at random
+//     (seeded), among the healthy targets. When fewer targets are healthy
+//     than the group's minimum (default 1) the load balancer fails open to
+//     every healthy and unhealthy target. initial, draining and unused
+//     targets never take new requests. With none eligible: 503
+//     ([NoTarget]). A request succeeds only if the Network serves IP:port
+//     at that instant, else 502 ([TargetFailed]).
+//   - fixed-response: served below 500, failed ([ErrorResponse]) from 500.
+//   - redirect: served.
+//
+// # Results
+//
+// [Generator.Stats] gives totals, failures by outcome, one [Second] per
+// second, the outage windows (consecutive seconds with at least one
+// failure) and the longest one. [Options].OnRequest traces each request.
+//
+// # Not modelled
+//
+//   - HTTP keep-alive, in-flight requests, connection draining and request
+//     duration: a request is instantaneous, so draining targets only stop
+//     taking new requests.
+//   - Retries: the ALB does not retry, and neither do the simulated clients.
+//   - Round-robin or least-outstanding-requests balancing, stickiness, slow
+//     start, availability zones and cross-zone balancing: the target is
+//     drawn uniformly among the eligible ones.
+//   - Rule conditions: requests go through the rule the options name.
+//   - A forward action whose weights are all 0 answers 503 here; AWS's
+//     behaviour for it was not verified.
+package traffic

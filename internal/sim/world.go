@@ -1,0 +1,591 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+	"github.com/qstools/tgmigrate/internal/sim/traffic"
+	"github.com/qstools/tgmigrate/internal/vclock"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Legacy names the seed's case: the hand-made target group and what it
+// fronts.
+type Legacy struct {
+	// LoadBalancerARN and ListenerARN: the ALB and its HTTP :80 listener,
+	// whose default action forwards to the target group (the path an API
+	// Gateway VPC Link would hit).
+	LoadBalancerARN, ListenerARN string
+	// TargetGroupARN and TargetGroupName: the hand-made ip target group,
+	// registered with every initial node's nodeIP:NodePort.
+	TargetGroupARN, TargetGroupName string
+	// VPCID is the cluster's and the target group's VPC.
+	VPCID string
+	// Namespace and Service: the NodePort Service in front of the pods.
+	Namespace, Service string
+	// PortName, ServicePort, NodePort and ContainerPort are the Service's
+	// port: port 80 named "http", NodePort, and the pods' container port.
+	PortName                             string
+	ServicePort, NodePort, ContainerPort int32
+}
+
+// World is the simulated world: the virtual clock, the ELBv2 model and
+// the system under test's facade of it, the cluster on a controller-runtime
+// client, Karpenter, the LBC stand-in and client traffic. Build it with
+// [New].
+//
+// One goroutine drives it: the system under test, in the caller's
+// goroutine, moves the world by waiting on [World.Clock] (or the caller by
+// [World.Run]). The World's methods must not be called concurrently with
+// a running advance.
+type World struct {
+	cfg     Config
+	clock   *vclock.Clock
+	hub     *cluster.Hub
+	cl      *cluster.Cluster
+	model   *elbv2model.Model
+	sut     *elbv2sim.Client
+	lbcAWS  *elbv2sim.Client
+	lbc     *lbc.Controller
+	karp    *karpenter.Karpenter
+	traffic *traffic.Generator
+	legacy  Legacy
+	start   time.Time
+
+	mu  sync.Mutex
+	log []string
+}
+
+// New builds the world of cfg, seeds the seed's case, and warms it up until
+// every legacy target is healthy; the scenario starts then ([World.Start]),
+// with traffic and scheduled churn. ctx bounds the setup.
+func New(ctx context.Context, cfg Config) (*World, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	w := &World{cfg: cfg, clock: vclock.New(time.Time{})}
+	w.hub = cluster.NewHub(w.clock)
+	kc := cfg.Client
+	if kc == nil {
+		fc, err := cluster.NewFakeClient(cluster.FakeOptions{Faults: cfg.KubeFaults, ServerSideApply: cfg.ServerSideApply})
+		if err != nil {
+			return nil, err
+		}
+		kc = fc
+	}
+	var err error
+	w.cl, err = cluster.New(cluster.Options{
+		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
+		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay,
+		ServerEnforcesPDBs: cfg.Client != nil,
+		OnEvent:            w.logger("cluster"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	w.model, err = elbv2model.New(elbv2model.Options{
+		AccountID: DefaultAccountID, Region: DefaultRegion,
+		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
+		Clock: w.clock, Network: w.cl,
+		OnTransition: w.transition,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	sutOpts := cfg.SUT
+	sutOpts.Name = "sut"
+	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle}); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	var lbcAWS lbc.ELBv2API = w.lbcAWS
+	if cfg.WrapLBCELBv2 != nil {
+		lbcAWS = cfg.WrapLBCELBv2(lbcAWS)
+	}
+	w.lbc, err = lbc.New(lbc.Options{
+		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
+		RequeueAfter: cfg.LBCRequeueAfter, ReactionDelay: cfg.LBCReactionDelay,
+		OnEvent: w.logger("lbc"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	w.hub.AddAdmission(w.admit)
+	w.hub.Subscribe(func(ch cluster.Change) { w.lbc.Observe(ch.Kind, ch.Key, ch.Labels, ch.Origin) })
+	pool := cfg.NodePool
+	pool.Public = cfg.PublicSubnets
+	w.karp, err = karpenter.New(karpenter.Options{
+		Cluster: w.cl, Seed: cfg.Seed, NodePool: pool, LaunchDelay: cfg.LaunchDelay,
+		PublishObjects: cfg.Client == nil || servesKarpenter(cfg.Client), OnEvent: w.logger("karpenter"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	if err := w.seed(ctx); err != nil {
+		return nil, err
+	}
+	if err := w.warmUp(ctx); err != nil {
+		return nil, err
+	}
+	w.start = w.clock.Now()
+	w.logf("world", "ScenarioStart", "", "%d nodes, %d pods, legacy target group %s", cfg.Nodes, cfg.Pods, w.legacy.TargetGroupName)
+	if cfg.RPS > 0 {
+		w.traffic, err = traffic.New(w.model, w.cl, traffic.Options{ListenerARN: w.legacy.ListenerARN, RPS: cfg.RPS, Seed: cfg.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("sim: new: %w", err)
+		}
+	}
+	if cfg.ChurnInterval > 0 {
+		if err := w.karp.StartChurn(karpenter.Churn{Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons}); err != nil {
+			return nil, fmt.Errorf("sim: new: %w", err)
+		}
+	}
+	return w, nil
+}
+
+func (cfg *Config) defaults() error {
+	bad := func(field, reason string) error { return &ConfigError{Field: field, Reason: reason} }
+	switch {
+	case cfg.Nodes < 0:
+		return bad("Nodes", "is negative")
+	case cfg.Pods < 0:
+		return bad("Pods", "is negative")
+	case cfg.ChurnInterval < 0:
+		return bad("ChurnInterval", "is negative")
+	case cfg.WarmUp < 0:
+		return bad("WarmUp", "is negative")
+	case cfg.RPS > traffic.MaxRPS:
+		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	if cfg.Pods == 0 {
+		cfg.Pods = DefaultPods
+	}
+	if cfg.RPS == 0 {
+		cfg.RPS = DefaultRPS
+	}
+	if cfg.WarmUp == 0 {
+		cfg.WarmUp = DefaultWarmUp
+	}
+	if cfg.LBCReactionDelay == 0 {
+		cfg.LBCReactionDelay = time.Second
+	}
+	for _, d := range []*time.Duration{&cfg.EndpointDelay, &cfg.ProxyDelay} {
+		switch {
+		case *d == 0:
+			*d = time.Second
+		case *d < 0:
+			*d = 0
+		}
+	}
+	l := &cfg.Legacy
+	if l.Name == "" {
+		l.Name = "legacy-web"
+	}
+	if l.HealthCheckPath == "" {
+		l.HealthCheckPath = "/"
+	}
+	if l.HealthCheckPort == "" {
+		l.HealthCheckPort = "traffic-port"
+	}
+	if l.HealthCheckIntervalSeconds == 0 {
+		l.HealthCheckIntervalSeconds = 30
+	}
+	if l.HealthCheckTimeoutSeconds == 0 {
+		l.HealthCheckTimeoutSeconds = 5
+	}
+	if l.HealthyThresholdCount == 0 {
+		l.HealthyThresholdCount = 5
+	}
+	if l.UnhealthyThresholdCount == 0 {
+		l.UnhealthyThresholdCount = 2
+	}
+	if l.DeregistrationDelay == nil {
+		d := 300 * time.Second
+		l.DeregistrationDelay = &d
+	}
+	wl := &cfg.Workload
+	if wl.PreStop == 0 {
+		wl.PreStop = DefaultPreStop
+	}
+	if wl.PreStop < 0 {
+		wl.PreStop = 0
+	}
+	if wl.MaxUnavailable == "" {
+		wl.MaxUnavailable = "1"
+	}
+	return nil
+}
+
+// servesKarpenter reports whether the API server serves karpenter.sh/v1
+// NodeClaims (their CRD is installed).
+func servesKarpenter(c client.Client) bool {
+	_, err := c.RESTMapper().RESTMapping(karpenter.NodeClaimGVK.GroupKind(), karpenter.NodeClaimGVK.Version)
+	return err == nil
+}
+
+// seed builds the seed's case.
+func (w *World) seed(ctx context.Context) error {
+	cfg := w.cfg
+	ns := DefaultNamespace
+	w.legacy = Legacy{
+		VPCID: w.cl.VPCID(), Namespace: ns, Service: DefaultService, PortName: "http",
+		ServicePort: DefaultServicePort, NodePort: DefaultNodePort, ContainerPort: DefaultContainerPort,
+		TargetGroupName: cfg.Legacy.Name,
+	}
+	if err := w.karp.Start(ctx); err != nil {
+		return fmt.Errorf("sim: new: %w", err)
+	}
+	if _, err := w.karp.Provision(ctx, cfg.Nodes); err != nil {
+		return fmt.Errorf("sim: new: %w", err)
+	}
+	var nsLabels map[string]string
+	if cfg.ReadinessGateInjection {
+		nsLabels = map[string]string{lbc.LabelReadinessGateInject: "enabled"}
+	}
+	if err := w.cl.EnsureNamespace(ctx, ns, nsLabels); err != nil {
+		return err
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: DefaultService, Labels: map[string]string{"app": DefaultService}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeNodePort,
+			Selector: map[string]string{"app": DefaultService},
+			Ports: []corev1.ServicePort{{
+				Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort,
+				TargetPort: intstr.FromString("http"), NodePort: DefaultNodePort,
+			}},
+			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
+		},
+	}
+	if err := w.cl.AddService(ctx, svc); err != nil {
+		return err
+	}
+	wl := cluster.Workload{
+		Namespace: ns, Name: DefaultService, Replicas: cfg.Pods,
+		Labels: map[string]string{"app": DefaultService}, ContainerPort: DefaultContainerPort, PortName: "http",
+		ReadinessPath: cfg.Workload.ReadinessPath, StartupDelay: cfg.Workload.StartupDelay,
+		ReadinessDelay: cfg.Workload.ReadinessDelay, PreStop: cfg.Workload.PreStop,
+		TerminationGracePeriod: cfg.Workload.TerminationGracePeriod, DoNotDisrupt: cfg.Workload.DoNotDisrupt,
+		AlreadyRunning: true,
+	}
+	if cfg.Workload.MaxUnavailable != "none" {
+		v := intstr.Parse(cfg.Workload.MaxUnavailable)
+		wl.PDB = &cluster.PDBSpec{MaxUnavailable: &v}
+	}
+	if err := w.cl.AddWorkload(ctx, wl); err != nil {
+		return err
+	}
+	return w.seedALB()
+}
+
+// seedALB builds the ALB, its listener and the hand-made target group of
+// every node's nodeIP:NodePort, directly on the model (setup, not calls).
+func (w *World) seedALB() error {
+	l := w.cfg.Legacy
+	lbARN, err := w.model.AddLoadBalancer("legacy-alb", w.legacy.VPCID)
+	if err != nil {
+		return fmt.Errorf("sim: new: load balancer: %w", err)
+	}
+	tg, err := w.model.CreateTargetGroup(&elbv2.CreateTargetGroupInput{
+		Name: aws.String(l.Name), Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(w.legacy.NodePort),
+		VpcId: aws.String(w.legacy.VPCID), TargetType: elbv2types.TargetTypeEnumIp,
+		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPath: aws.String(l.HealthCheckPath),
+		HealthCheckPort: aws.String(l.HealthCheckPort), HealthCheckIntervalSeconds: aws.Int32(l.HealthCheckIntervalSeconds),
+		HealthCheckTimeoutSeconds: aws.Int32(l.HealthCheckTimeoutSeconds),
+		HealthyThresholdCount:     aws.Int32(l.HealthyThresholdCount), UnhealthyThresholdCount: aws.Int32(l.UnhealthyThresholdCount),
+	})
+	if err != nil {
+		return fmt.Errorf("sim: new: legacy target group: %w", err)
+	}
+	tgARN := aws.ToString(tg.TargetGroups[0].TargetGroupArn)
+	if _, err := w.model.ModifyTargetGroupAttributes(&elbv2.ModifyTargetGroupAttributesInput{
+		TargetGroupArn: aws.String(tgARN),
+		Attributes: []elbv2types.TargetGroupAttribute{{
+			Key: aws.String("deregistration_delay.timeout_seconds"), Value: aws.String(strconv.Itoa(int(*l.DeregistrationDelay / time.Second))),
+		}},
+	}); err != nil {
+		return fmt.Errorf("sim: new: legacy target group attributes: %w", err)
+	}
+	listenerARN, err := w.model.AddListener(lbARN, 80, []elbv2types.Action{{
+		Type: elbv2types.ActionTypeEnumForward, TargetGroupArn: aws.String(tgARN),
+	}})
+	if err != nil {
+		return fmt.Errorf("sim: new: listener: %w", err)
+	}
+	var targets []elbv2types.TargetDescription
+	for _, n := range w.cl.Nodes() {
+		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(n.InternalIP), Port: aws.Int32(w.legacy.NodePort)})
+	}
+	if _, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(tgARN), Targets: targets}); err != nil {
+		return fmt.Errorf("sim: new: register node targets: %w", err)
+	}
+	w.legacy.LoadBalancerARN, w.legacy.ListenerARN, w.legacy.TargetGroupARN = lbARN, listenerARN, tgARN
+	return nil
+}
+
+// warmUp runs the world until every legacy target is healthy.
+func (w *World) warmUp(ctx context.Context) error {
+	deadline := w.clock.Now().Add(w.cfg.WarmUp)
+	for {
+		if err := context.Cause(ctx); err != nil {
+			return fmt.Errorf("sim: new: warm up: %w", err)
+		}
+		healthy := 0
+		ts := w.model.Targets(w.legacy.TargetGroupARN)
+		for _, t := range ts {
+			if t.State == elbv2types.TargetHealthStateEnumHealthy {
+				healthy++
+			}
+		}
+		if healthy == len(ts) && w.cl.PendingPods() == 0 {
+			return nil
+		}
+		if !w.clock.Now().Before(deadline) {
+			return fmt.Errorf("sim: new: warm up: %d of %d legacy targets healthy after %v", healthy, len(ts), w.cfg.WarmUp)
+		}
+		w.clock.Advance(time.Second)
+	}
+}
+
+// admit runs the LBC's webhooks on the world's client.
+func (w *World) admit(ctx context.Context, op cluster.Op, obj client.Object) error {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		if op == cluster.OpCreate {
+			return w.lbc.InjectReadinessGates(ctx, o)
+		}
+	case *v1beta1.TargetGroupBinding:
+		if !o.DeletionTimestamp.IsZero() {
+			return nil
+		}
+		if op == cluster.OpCreate {
+			if err := w.lbc.MutateTargetGroupBinding(ctx, o); err != nil {
+				return err
+			}
+			return w.lbc.ValidateTargetGroupBinding(ctx, nil, o)
+		}
+		old := &v1beta1.TargetGroupBinding{}
+		if err := w.cl.Client().Get(ctx, client.ObjectKeyFromObject(o), old); err != nil {
+			return nil // the update fails on its own
+		}
+		return w.lbc.ValidateTargetGroupBinding(ctx, old, o)
+	}
+	return nil
+}
+
+// Clock returns the world's virtual clock: give it to the system under
+// test as its k8s.io/utils/clock.
+func (w *World) Clock() *vclock.Clock { return w.clock }
+
+// Start returns the virtual time the scenario started (after warm-up).
+func (w *World) Start() time.Time { return w.start }
+
+// Elapsed returns the virtual time since the scenario started.
+func (w *World) Elapsed() time.Duration { return w.clock.Since(w.start) }
+
+// Run runs the world for d of virtual time. It must not be called from a
+// world event or while the system under test is waiting.
+func (w *World) Run(d time.Duration) { w.clock.Advance(d) }
+
+// RunUntil runs the world until the virtual time t.
+func (w *World) RunUntil(t time.Time) { w.clock.RunUntil(t) }
+
+// ELBv2 returns the system under test's ELBv2 client: it satisfies
+// cutover.ELBv2API (hence diagnose's and tgbind's), counts calls by
+// operation, logs them, and injects the faults of Config.SUT (more with
+// Inject).
+func (w *World) ELBv2() *elbv2sim.Client { return w.sut }
+
+// LBCELBv2 returns the LBC stand-in's own ELBv2 client, counted apart.
+func (w *World) LBCELBv2() *elbv2sim.Client { return w.lbcAWS }
+
+// Client returns the Kubernetes client of the world (the LBC's webhooks run
+// on it): give it to the system under test.
+func (w *World) Client() client.Client { return w.cl.Client() }
+
+// Model returns the ELBv2 model, for inspection.
+func (w *World) Model() *elbv2model.Model { return w.model }
+
+// Cluster returns the cluster model, for inspection and on-demand events.
+func (w *World) Cluster() *cluster.Cluster { return w.cl }
+
+// Karpenter returns the churn driver.
+func (w *World) Karpenter() *karpenter.Karpenter { return w.karp }
+
+// LBC returns the LBC stand-in.
+func (w *World) LBC() *lbc.Controller { return w.lbc }
+
+// Legacy returns the seed's case.
+func (w *World) Legacy() Legacy { return w.legacy }
+
+// Traffic returns the client traffic so far (zero without traffic).
+func (w *World) Traffic() traffic.Stats {
+	if w.traffic == nil {
+		return traffic.Stats{}
+	}
+	return w.traffic.Stats()
+}
+
+// StopTraffic ends the client traffic; its stats stay readable.
+func (w *World) StopTraffic() {
+	if w.traffic != nil {
+		w.traffic.Stop()
+	}
+}
+
+// ReplaceAllNodes has Karpenter replace every current node, for drift,
+// spread over within. Budgets and PodDisruptionBudgets may stretch it.
+func (w *World) ReplaceAllNodes(within time.Duration) error {
+	return w.karp.ReplaceAll(karpenter.ReasonDrifted, within)
+}
+
+// NewBinding returns a TargetGroupBinding of the legacy target group to the
+// Service, targetType ip, in multiClusterTargetGroup mode or not. Create it
+// through [World.Client]: the LBC's webhooks admit it and the LBC reacts.
+func (w *World) NewBinding(name string, multiCluster bool) *v1beta1.TargetGroupBinding {
+	ip := v1beta1.TargetTypeIP
+	return &v1beta1.TargetGroupBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: w.legacy.Namespace, Name: name},
+		Spec: v1beta1.TargetGroupBindingSpec{
+			TargetGroupARN:          w.legacy.TargetGroupARN,
+			TargetType:              &ip,
+			ServiceRef:              v1beta1.ServiceReference{Name: w.legacy.Service, Port: intstr.FromInt32(w.legacy.ServicePort)},
+			MultiClusterTargetGroup: multiCluster,
+		},
+	}
+}
+
+// Target is a registered target, with what held its address.
+type Target struct {
+	// TargetGroupARN, IP and Port identify the target.
+	TargetGroupARN string
+	IP             string
+	Port           int32
+	// State and Reason are what DescribeTargetHealth reports.
+	State  elbv2types.TargetHealthStateEnum
+	Reason elbv2types.TargetHealthReasonEnum
+	// Owner is what answers at IP now ("node/<name>", "pod/<ns>/<name>"),
+	// "" for nobody.
+	Owner string
+	// FormerOwner is what held IP last, "" for an address the cluster never
+	// handed out.
+	FormerOwner string
+}
+
+// String renders the target as "IP:port state owner".
+func (t Target) String() string {
+	owner := t.Owner
+	if owner == "" {
+		owner = "nobody (was " + t.FormerOwner + ")"
+	}
+	return fmt.Sprintf("%s:%d %s %s", t.IP, t.Port, t.State, owner)
+}
+
+func (w *World) targets(keep func(Target) bool) []Target {
+	var out []Target
+	arns := w.model.TargetGroupARNs()
+	sort.Strings(arns)
+	for _, arn := range arns {
+		for _, v := range w.model.Targets(arn) {
+			t := Target{TargetGroupARN: arn, IP: v.IP, Port: v.Port, State: v.State, Reason: v.Reason}
+			t.Owner, _ = w.cl.Owner(v.IP)
+			t.FormerOwner, _ = w.cl.FormerOwner(v.IP)
+			if keep(t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Ghosts returns the ground truth of ghost targets: every target, in any
+// target group and any state (draining included), whose IP no node and no
+// pod holds now.
+func (w *World) Ghosts() []Target {
+	return w.targets(func(t Target) bool { return t.Owner == "" })
+}
+
+// NodeTargets returns the targets, in any target group, whose IP is or was
+// a node's: the nodeIP:NodePort targets of the seed's case, live or ghost.
+func (w *World) NodeTargets() []Target {
+	return w.targets(func(t Target) bool {
+		return strings.HasPrefix(t.Owner, "node/") || (t.Owner == "" && strings.HasPrefix(t.FormerOwner, "node/"))
+	})
+}
+
+// Targets returns the targets of one target group.
+func (w *World) Targets(tgARN string) []Target {
+	return w.targets(func(t Target) bool { return t.TargetGroupARN == tgARN })
+}
+
+// EventLog returns the world's events so far, one line each, with virtual
+// timestamps: deterministic for a given Config.
+func (w *World) EventLog() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.log...)
+}
+
+func (w *World) logger(source string) func(reason, object, message string) {
+	return func(reason, object, message string) { w.logf(source, reason, object, "%s", message) }
+}
+
+func (w *World) logf(source, reason, object, format string, args ...any) {
+	d := w.clock.Now().Sub(vclock.Epoch)
+	ts := fmt.Sprintf("%02d:%02d:%02d.%03d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60, d.Milliseconds()%1000)
+	line := fmt.Sprintf("%s %-9s %-18s %s %s", ts, source, reason, object, fmt.Sprintf(format, args...))
+	w.mu.Lock()
+	w.log = append(w.log, strings.TrimRight(line, " "))
+	w.mu.Unlock()
+}
+
+func (w *World) transition(t elbv2model.Transition) {
+	name := t.TargetGroupARN
+	if i := strings.Index(name, "targetgroup/"); i >= 0 {
+		name = strings.SplitN(name[i+len("targetgroup/"):], "/", 2)[0]
+	}
+	from, to := string(t.From), string(t.To)
+	if from == "" {
+		from = "-"
+	}
+	if t.Removed {
+		to = "gone"
+	}
+	if t.Reason != "" {
+		to += " (" + string(t.Reason) + ")"
+	}
+	w.logf("elbv2", "Target", "targetgroup/"+name, "%s:%d %s -> %s", t.ID, t.Port, from, to)
+}
+
+// PodKeys returns the keys of the Service's pods now, in creation order.
+func (w *World) PodKeys() []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, p := range w.cl.Pods() {
+		out = append(out, p.Key())
+	}
+	return out
+}

@@ -1,0 +1,310 @@
+package tgbind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/kube"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Apply validates the binding (every check of [Binder.Validate], including
+// the server-side dry run) and then applies it with server-side apply, field
+// manager [FieldManager]. Nothing is written when a check fails: the error
+// is then the *ValidationError, and the result holds the preflight report.
+//
+// Apply is idempotent: applying the same binding again changes nothing and
+// reports OperationUnchanged (the resourceVersion does not move). It does
+// not force field ownership: when another field manager owns a field this
+// apply would change, the error is a *ConflictError naming the manager(s),
+// found by the preflight's dry run or by the apply itself. WithForce takes
+// the fields over (and adopts a binding tgmigrate does not own); WithDryRun
+// stops after the preflight's dry run.
+func (b *Binder) Apply(ctx context.Context, tgb *v1beta1.TargetGroupBinding, opts ...Option) (*ApplyResult, error) {
+	if tgb == nil {
+		return nil, errors.New("tgbind: apply: nil binding")
+	}
+	o := collect(opts)
+	res := &ApplyResult{Namespace: tgb.Namespace, Name: tgb.Name, DryRun: o.dryRun}
+	if b.writer == nil {
+		return res, fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, ErrReadOnly)
+	}
+	pf, st, err := b.preflight(ctx, tgb, o)
+	res.Preflight = pf
+	if err != nil {
+		return res, err
+	}
+	if o.dryRun {
+		res.Operation = wouldDo(tgb, st.existing)
+		if st.existing != nil {
+			res.ResourceVersion = st.existing.ResourceVersion
+		}
+		return res, nil
+	}
+	u, err := toUnstructured(tgb)
+	if err != nil {
+		return res, fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	if err := b.writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOptions(o.force, false)...); err != nil {
+		if ce := conflictError(err, tgb); ce != nil {
+			return res, ce
+		}
+		return res, fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	res.ResourceVersion = u.GetResourceVersion()
+	switch {
+	case st.existing == nil:
+		res.Operation = OperationCreated
+	case st.existing.ResourceVersion == res.ResourceVersion:
+		res.Operation = OperationUnchanged
+	default:
+		res.Operation = OperationUpdated
+	}
+	b.log.Info("applied", "binding", tgb.Namespace+"/"+tgb.Name, "operation", res.Operation,
+		"resourceVersion", res.ResourceVersion, "multiCluster", tgb.Spec.MultiClusterTargetGroup)
+	return res, nil
+}
+
+func applyOptions(force, dryRun bool) []client.ApplyOption {
+	opts := []client.ApplyOption{client.FieldOwner(FieldManager)}
+	if force {
+		opts = append(opts, client.ForceOwnership)
+	}
+	if dryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	return opts
+}
+
+// wouldDo tells what applying tgb over existing would do, for dry runs.
+func wouldDo(tgb, existing *v1beta1.TargetGroupBinding) Operation {
+	if existing == nil {
+		return OperationCreated
+	}
+	if equality.Semantic.DeepDerivative(tgb.Spec, existing.Spec) &&
+		subset(tgb.Labels, existing.Labels) && subset(tgb.Annotations, existing.Annotations) {
+		return OperationUnchanged
+	}
+	return OperationUpdated
+}
+
+func subset(want, have map[string]string) bool {
+	for k, v := range want {
+		if hv, ok := have[k]; !ok || hv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// toUnstructured turns the binding into what server-side apply sends:
+// apiVersion and kind set, and none of the fields the server owns (status,
+// resourceVersion, uid, creationTimestamp, managedFields, generation).
+func toUnstructured(tgb *v1beta1.TargetGroupBinding) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tgb)
+	if err != nil {
+		return nil, fmt.Errorf("convert binding: %w", err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetAPIVersion(v1beta1.GroupVersion.String())
+	u.SetKind(v1beta1.Kind)
+	unstructured.RemoveNestedField(u.Object, "status")
+	for _, f := range []string{"creationTimestamp", "resourceVersion", "uid", "managedFields", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "ownerReferences"} {
+		unstructured.RemoveNestedField(u.Object, "metadata", f)
+	}
+	return u, nil
+}
+
+// dryRun runs CheckDryRun: a server-side apply with dryRun=All. When the
+// binding does not exist yet, that is a dry-run create, so the LBC's
+// validating webhook (and any other) sees exactly what Apply would send.
+func (b *Binder) dryRun(ctx context.Context, c *checker, tgb *v1beta1.TargetGroupBinding, force bool) error {
+	hooks, herr := kube.TargetGroupBindingWebhooks(ctx, b.reader)
+	if herr != nil {
+		c.note("could not list validating webhook configurations (%v): the dry run ran, but whether the LBC's webhook took part is unknown", herr)
+	}
+	u, err := toUnstructured(tgb)
+	if err != nil {
+		return err
+	}
+	err = b.writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOptions(force, true)...)
+	if err == nil {
+		return checkDropped(c, tgb, u, hooks, herr == nil)
+	}
+	if ce := conflictError(err, tgb); ce != nil {
+		fields := make([]string, len(ce.Fields))
+		for i, f := range ce.Fields {
+			fields[i] = strings.TrimPrefix(f, ".")
+		}
+		c.fail(CheckDryRun, &FieldError{Field: strings.Join(fields, ", "), Kind: ErrFieldManagerConflict,
+			Detail: fmt.Sprintf("fields owned by %s: rerun with WithForce to take them over", quoteJoin(ce.Managers)), Err: ce})
+		return nil
+	}
+	if hook, denied, ok := admissionFailure(err); ok {
+		if !denied {
+			c.note("admission webhook %q does not support dry runs: it was not exercised", hook)
+			c.skip(CheckDryRun, fmt.Sprintf("webhook %q does not support dry runs", hook))
+			return nil
+		}
+		c.fail(CheckDryRun, &FieldError{Field: "object", Value: hook, Kind: ErrWebhookRejected, Detail: statusMessage(err), Err: err})
+		return nil
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && isClientRejection(status.Status().Code) {
+		var fes []*FieldError
+		if d := status.Status().Details; d != nil {
+			for _, cause := range d.Causes {
+				fes = append(fes, &FieldError{Field: strings.TrimPrefix(cause.Field, "."), Kind: ErrDryRunRejected, Detail: cause.Message, Err: err})
+			}
+		}
+		if len(fes) == 0 {
+			fes = append(fes, &FieldError{Field: "object", Kind: ErrDryRunRejected, Detail: statusMessage(err), Err: err})
+		}
+		c.fail(CheckDryRun, fes...)
+		return nil
+	}
+	return fmt.Errorf("dry run: %w", err)
+}
+
+// isClientRejection tells a verdict on the request (4xx other than
+// throttling and timeouts) from a failure of the server or the network.
+func isClientRejection(code int32) bool {
+	return code >= 400 && code < 500 && code != 408 && code != 429
+}
+
+func statusMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// checkDropped compares what the dry run returned with what was sent. An
+// older CRD prunes fields it does not know, silently. multiClusterTargetGroup
+// is the one whose loss is dangerous: without it the LBC runs in default
+// mode and wipes the existing targets.
+func checkDropped(c *checker, tgb *v1beta1.TargetGroupBinding, got *unstructured.Unstructured, hooks []kube.Webhook, hooksKnown bool) error {
+	if tgb.Spec.MultiClusterTargetGroup {
+		if v, found, _ := unstructured.NestedBool(got.Object, "spec", "multiClusterTargetGroup"); !found || !v {
+			c.fail(CheckDryRun, &FieldError{Field: "spec.multiClusterTargetGroup", Value: "true", Kind: ErrFieldDropped,
+				Detail: "the installed TargetGroupBinding CRD drops the field (LBC older than v2.10.0): the LBC would run in default mode and deregister the existing targets; upgrade the LBC"})
+			return nil
+		}
+	}
+	optional := []struct {
+		field, since string
+		set          bool
+	}{
+		{"vpcID", "v2.8.0", tgb.Spec.VpcID != ""},
+		{"ipAddressType", "v2.3.0", tgb.Spec.IPAddressType != nil},
+		{"targetGroupProtocol", "v2.14.0", tgb.Spec.TargetGroupProtocol != nil},
+	}
+	for _, f := range optional {
+		if _, found, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", f.field); f.set && !found {
+			c.note("the installed CRD drops spec.%s (LBC older than %s); the LBC takes it from the target group", f.field, f.since)
+		}
+	}
+	switch {
+	case len(hooks) > 0:
+		names := make([]string, len(hooks))
+		for i, h := range hooks {
+			names[i] = strconv.Quote(h.Name)
+		}
+		c.pass(CheckDryRun, "accepted by the API server and the validating webhook(s) "+strings.Join(names, ", "))
+	case hooksKnown:
+		c.note("no validating webhook covers targetgroupbindings: the LBC's admission checks did not run")
+		c.pass(CheckDryRun, "accepted by the API server (schema); no validating webhook is registered for targetgroupbindings")
+	default:
+		c.pass(CheckDryRun, "accepted by the API server")
+	}
+	return nil
+}
+
+// conflictError turns a server-side apply conflict into a *ConflictError,
+// or returns nil for any other error. The fields come from the status
+// causes; the managers from the apiserver's cause message, which is
+// `conflict with "<manager>"` optionally followed by details.
+func conflictError(err error, tgb *v1beta1.TargetGroupBinding) *ConflictError {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Reason != metav1.StatusReasonConflict || status.Status().Details == nil {
+		return nil
+	}
+	ce := &ConflictError{Namespace: tgb.Namespace, Name: tgb.Name, Err: err}
+	for _, cause := range status.Status().Details.Causes {
+		if cause.Type != metav1.CauseTypeFieldManagerConflict {
+			continue
+		}
+		ce.Fields = append(ce.Fields, cause.Field)
+		m := managerOf(cause.Message)
+		if !containsString(ce.Managers, m) {
+			ce.Managers = append(ce.Managers, m)
+		}
+	}
+	if len(ce.Fields) == 0 {
+		return nil
+	}
+	return ce
+}
+
+func managerOf(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "conflict with ")
+	if !ok {
+		return msg
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return rest
+	}
+	m, err := strconv.Unquote(q)
+	if err != nil {
+		return rest
+	}
+	return m
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// admissionFailure recognises the two errors the API server makes for
+// admission webhooks (k8s.io/apiserver's webhook errors package):
+// `admission webhook "<name>" denied the request...` and
+// `admission webhook "<name>" does not support dry run`. It returns the
+// webhook's name and whether it denied the request.
+func admissionFailure(err error) (hook string, denied, ok bool) {
+	msg := statusMessage(err)
+	i := strings.Index(msg, "admission webhook ")
+	if i < 0 {
+		return "", false, false
+	}
+	rest := msg[i+len("admission webhook "):]
+	q, qerr := strconv.QuotedPrefix(rest)
+	if qerr != nil {
+		return "", false, false
+	}
+	hook, _ = strconv.Unquote(q)
+	rest = rest[len(q):]
+	switch {
+	case strings.HasPrefix(rest, " denied the request"):
+		return hook, true, true
+	case strings.HasPrefix(rest, " does not support dry run"):
+		return hook, false, true
+	}
+	return "", false, false
+}

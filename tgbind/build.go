@@ -1,0 +1,234 @@
+package tgbind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Build reads the target group from AWS and the Service, its EndpointSlices
+// and the existing bindings from the cluster, and derives the binding:
+//
+//   - targetType ip, and vpcID, ipAddressType and targetGroupProtocol as AWS
+//     reports them for the target group;
+//   - serviceRef as requested (the zero port means the Service's only port);
+//   - multiClusterTargetGroup true whenever the target group holds any
+//     target, or other bindings share it, or the request asks for it; the
+//     reason is recorded in [Binding.MultiCluster] and in the annotation
+//     [AnnotationMultiClusterReason];
+//   - networking.ingress from Request.IngressSecurityGroups to the pods' port;
+//   - the ownership label and annotations of tgmigrate, never the LBC's
+//     stack labels;
+//   - the name from [Name], unless the request gives one.
+//
+// When the binding cannot be derived (malformed ARN, target group not found
+// or not of type ip, Service or port missing, bad metadata) the error is a
+// *ValidationError naming every such field, and nothing else was read. Build
+// never writes; the other preflight checks are Validate's.
+func (b *Binder) Build(ctx context.Context, req Request) (*Binding, error) {
+	c := &checker{}
+	checkMetadata(c, req.Name, false, req.Namespace, req.Service, req.Labels)
+	arn, arnOK := checkARN(c, req.TargetGroupARN)
+	tg, err := b.describeChecked(ctx, c, req.TargetGroupARN, arnOK)
+	if err != nil {
+		return nil, fmt.Errorf("tgbind: build: %w", err)
+	}
+	typeOK := checkTargetGroupType(c, tg)
+	svc, sp, err := b.serviceChecked(ctx, c, req.Namespace, req.Service, req.Port)
+	if err != nil {
+		return nil, fmt.Errorf("tgbind: build: %w", err)
+	}
+	if fes := checkSecurityGroups(req.IngressSecurityGroups); len(fes) > 0 {
+		c.fail(CheckSpec, fes...)
+	}
+	if err := c.err("build"); err != nil {
+		return nil, err
+	}
+	if !typeOK || sp == nil { // unreachable: both failures are recorded above
+		return nil, errors.New("tgbind: build: internal error: checks passed without a target group or port")
+	}
+
+	family := addressFamily(tg)
+	ready, err := b.readyEndpoints(ctx, req.Namespace, svc.Name, sp, family)
+	if err != nil {
+		return nil, fmt.Errorf("tgbind: build: %w", err)
+	}
+	targets, err := b.targetHealth(ctx, req.TargetGroupARN)
+	if err != nil {
+		return nil, fmt.Errorf("tgbind: build: %w", err)
+	}
+	all, err := b.bindings(ctx)
+	var notes []string
+	switch {
+	case errors.Is(err, errNoCRD):
+		notes = append(notes, "the TargetGroupBinding CRD is not installed in this cluster: the LBC must be installed before the binding is applied")
+	case err != nil:
+		return nil, fmt.Errorf("tgbind: build: %w", err)
+	}
+
+	port := req.Port
+	if isZeroPort(port) {
+		port = intstr.FromInt32(sp.Port)
+	}
+	name := req.Name
+	if name == "" {
+		name = Name(req.Service, port, arn.Name)
+	}
+	existing, others := sameARN(all, req.TargetGroupARN, types.NamespacedName{Namespace: req.Namespace, Name: name})
+	foreign := foreignTargets(ready, targets)
+	decision, dnotes := decideMultiCluster(req, existing, others, len(targets), foreign)
+	notes = append(notes, dnotes...)
+
+	tgb := &v1beta1.TargetGroupBinding{
+		TypeMeta: metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: v1beta1.Kind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   req.Namespace,
+			Labels:      ownedLabels(req.Labels),
+			Annotations: ownedAnnotations(req.Annotations, req.TargetGroupARN, decision.Reason),
+		},
+		Spec: v1beta1.TargetGroupBindingSpec{
+			TargetGroupARN:          req.TargetGroupARN,
+			TargetType:              ptrTo(v1beta1.TargetTypeIP),
+			ServiceRef:              v1beta1.ServiceReference{Name: req.Service, Port: port},
+			VpcID:                   aws.ToString(tg.VpcId),
+			MultiClusterTargetGroup: decision.Enabled,
+			TargetGroupProtocol:     ptrTo(v1beta1.TargetGroupProtocol(tg.Protocol)),
+		},
+	}
+	if tg.IpAddressType != "" {
+		tgb.Spec.IPAddressType = ptrTo(v1beta1.IPAddressType(tg.IpAddressType))
+	}
+	if len(req.IngressSecurityGroups) > 0 {
+		tgb.Spec.Networking = ingressFrom(req.IngressSecurityGroups, sp)
+	}
+	if existing != nil && !isOwned(existing) {
+		notes = append(notes, fmt.Sprintf("%s/%s exists and tgmigrate does not own it: Apply refuses it without WithForce", req.Namespace, name))
+	}
+
+	b.log.V(1).Info("built", "binding", req.Namespace+"/"+name, "targetGroupARN", req.TargetGroupARN,
+		"multiCluster", decision.Enabled, "reason", decision.Reason)
+	return &Binding{
+		Version:            BindingVersion,
+		TargetGroupBinding: tgb,
+		TargetGroup:        targetGroupInfo(tg, len(targets)),
+		Service: ServiceInfo{
+			Namespace: req.Namespace, Name: svc.Name, PortName: sp.Name, Port: sp.Port,
+			TargetPort: targetPortString(sp), NodePort: sp.NodePort,
+			PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
+		},
+		MultiCluster: decision,
+		Notes:        notes,
+	}, nil
+}
+
+// decideMultiCluster applies the rules in the order of the MultiClusterReason
+// constants. It never picks default mode for a target group that holds a target.
+func decideMultiCluster(req Request, existing *v1beta1.TargetGroupBinding, others []v1beta1.TargetGroupBinding, registered int, foreign []string) (MultiClusterDecision, []string) {
+	var notes []string
+	d := MultiClusterDecision{ForeignTargets: foreign}
+	switch {
+	case existing != nil && existing.Spec.TargetGroupARN == req.TargetGroupARN && !(req.MultiCluster && !existing.Spec.MultiClusterTargetGroup):
+		d.Enabled = existing.Spec.MultiClusterTargetGroup
+		d.Reason = ReasonExistingBinding
+		if r := existing.Annotations[AnnotationMultiClusterReason]; r != "" {
+			d.Reason = MultiClusterReason(r) // keep the recorded reason, so a re-apply changes nothing
+		}
+		d.Detail = fmt.Sprintf("kept from the existing binding %s/%s (the LBC advises against changing it)", existing.Namespace, existing.Name)
+	case req.MultiCluster:
+		d.Enabled, d.Reason, d.Detail = true, ReasonRequested, "requested"
+		if existing != nil && !existing.Spec.MultiClusterTargetGroup {
+			notes = append(notes, fmt.Sprintf("%s/%s exists in default mode; switching it to multi-cluster may leak the targets it registered", existing.Namespace, existing.Name))
+		}
+	case len(others) > 0:
+		d.Enabled, d.Reason = true, ReasonSharedTargetGroup
+		d.Detail = fmt.Sprintf("%d other bindings reference the target group; the LBC requires all of them to be multi-cluster", len(others))
+	case len(foreign) > 0:
+		d.Enabled, d.Reason = true, ReasonForeignTargets
+		d.Detail = fmt.Sprintf("the target group holds %d targets that are not ready endpoints of the Service (%s); default mode would deregister them before the pod targets are healthy",
+			len(foreign), sample(foreign, 3))
+	case registered > 0:
+		d.Enabled, d.Reason = true, ReasonNonEmptyTargetGroup
+		d.Detail = fmt.Sprintf("the target group holds %d targets, all ready endpoints of the Service", registered)
+	default:
+		d.Enabled, d.Reason = false, ReasonEmptyTargetGroup
+		d.Detail = "the target group is empty: default mode lets the LBC own every target"
+	}
+	return d, notes
+}
+
+// ownedLabels returns the caller's labels with tgmigrate's ownership label.
+func ownedLabels(extra map[string]string) map[string]string {
+	out := maps.Clone(extra)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[LabelManagedBy] = ManagedByValue
+	return out
+}
+
+func ownedAnnotations(extra map[string]string, arn string, reason MultiClusterReason) map[string]string {
+	out := maps.Clone(extra)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[AnnotationTargetGroupARN] = arn
+	out[AnnotationMultiClusterReason] = string(reason)
+	return out
+}
+
+// checkSecurityGroups validates the requested ingress security group IDs.
+func checkSecurityGroups(ids []string) []*FieldError {
+	var errs []*FieldError
+	for i, id := range ids {
+		if !securityGroupRe.MatchString(id) {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("spec.networking.ingress[0].from[%d].securityGroup.groupID", i), Value: id,
+				Kind: ErrInvalidSpec, Detail: "not a security group ID (sg- and 8 or 17 hex digits)"})
+		}
+	}
+	return errs
+}
+
+// ingressFrom lets the security groups reach the pods' port: the Service's
+// targetPort, by number or by container port name, which the LBC resolves.
+func ingressFrom(groups []string, sp *corev1.ServicePort) *v1beta1.TargetGroupBindingNetworking {
+	proto := v1beta1.NetworkingProtocolTCP
+	if sp.Protocol == corev1.ProtocolUDP {
+		proto = v1beta1.NetworkingProtocolUDP
+	}
+	port := sp.TargetPort
+	if isZeroPort(port) {
+		port = intstr.FromInt32(sp.Port)
+	}
+	rule := v1beta1.NetworkingIngressRule{Ports: []v1beta1.NetworkingPort{{Protocol: &proto, Port: &port}}}
+	for _, g := range groups {
+		rule.From = append(rule.From, v1beta1.NetworkingPeer{SecurityGroup: &v1beta1.SecurityGroup{GroupID: g}})
+	}
+	return &v1beta1.TargetGroupBindingNetworking{Ingress: []v1beta1.NetworkingIngressRule{rule}}
+}
+
+func targetGroupInfo(tg *elbv2types.TargetGroup, targets int) TargetGroupInfo {
+	return TargetGroupInfo{
+		ARN:             aws.ToString(tg.TargetGroupArn),
+		Name:            aws.ToString(tg.TargetGroupName),
+		TargetType:      string(tg.TargetType),
+		Protocol:        string(tg.Protocol),
+		Port:            aws.ToInt32(tg.Port),
+		VpcID:           aws.ToString(tg.VpcId),
+		IPAddressType:   string(tg.IpAddressType),
+		HealthCheckPort: aws.ToString(tg.HealthCheckPort),
+		Targets:         targets,
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

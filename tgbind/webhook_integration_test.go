@@ -1,0 +1,196 @@
+//go:build integration
+
+package tgbind
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const (
+	testWebhookName = "vtargetgroupbinding.test.tgmigrate.qstools.io"
+	verdictLabel    = "example.com/verdict"
+)
+
+// review is what the test webhook saw of one admission request.
+type review struct {
+	Name      string
+	Operation admissionv1.Operation
+	DryRun    bool
+}
+
+// stubWebhook stands in for the LBC's validating webhook: it records every
+// request and denies a binding labelled example.com/verdict=deny, as the
+// LBC denies one whose target group is taken.
+type stubWebhook struct {
+	mu      sync.Mutex
+	reviews []review
+}
+
+func (w *stubWebhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
+	var in admissionv1.AdmissionReview
+	if err := json.NewDecoder(req.Body).Decode(&in); err != nil || in.Request == nil {
+		http.Error(rw, "bad admission review", http.StatusBadRequest)
+		return
+	}
+	var obj metav1.PartialObjectMetadata
+	_ = json.Unmarshal(in.Request.Object.Raw, &obj)
+	w.mu.Lock()
+	w.reviews = append(w.reviews, review{Name: in.Request.Name, Operation: in.Request.Operation, DryRun: in.Request.DryRun != nil && *in.Request.DryRun})
+	w.mu.Unlock()
+
+	resp := &admissionv1.AdmissionResponse{UID: in.Request.UID, Allowed: obj.Labels[verdictLabel] != "deny"}
+	if !resp.Allowed {
+		resp.Result = &metav1.Status{Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+			Message: "target group legacy-web is already bound (test webhook)"}
+	}
+	out := admissionv1.AdmissionReview{TypeMeta: in.TypeMeta, Response: resp}
+	rw.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(rw).Encode(out)
+}
+
+func (w *stubWebhook) seen(name string) []review {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []review
+	for _, r := range w.reviews {
+		if r.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// registerStubWebhook serves the stub on 127.0.0.1 over TLS, registers it
+// for targetgroupbindings and waits until the API server calls it.
+func registerStubWebhook(t *testing.T, r *rig) *stubWebhook {
+	t.Helper()
+	ctx := t.Context()
+	hook := &stubWebhook{}
+	srv := httptest.NewTLSServer(hook)
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/validate"
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "tgmigrate-test"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: testWebhookName,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{
+				URL:      &url,
+				CABundle: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}),
+			},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"elbv2.k8s.aws"}, APIVersions: []string{"v1beta1"},
+					Resources: []string{"targetgroupbindings"}, Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
+			}},
+			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptrTo(admissionregistrationv1.Fail),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptrTo(int32(5)),
+		}},
+	}
+	if err := r.env.Client.Create(ctx, cfg); err != nil {
+		t.Fatalf("register webhook: %v", err)
+	}
+	// The API server picks new webhook configurations up asynchronously: probe
+	// with dry-run creates until the stub denies one.
+	probe := binding(r.ns, "probe", otherARN, true, true)
+	probe.UID = ""
+	probe.Labels[verdictLabel] = "deny"
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := r.env.Client.Create(ctx, probe.DeepCopy(), client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), testWebhookName), nil
+	})
+	if err != nil {
+		t.Fatalf("the API server never called the stub webhook: %v", err)
+	}
+	return hook
+}
+
+// TestIntegrationDryRunWebhook: the preflight's server-side dry run goes
+// through the validating webhook (which sees dryRun=true), a denial comes
+// back as ErrWebhookRejected naming the webhook, and nothing is created.
+func TestIntegrationDryRunWebhook(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	r.world.addTG(targetGroup(testARN), nodeTargets()...)
+	hook := registerStubWebhook(t, r)
+
+	t.Run("denied", func(t *testing.T) {
+		b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+			Port: intstr.FromString("http"), Name: "denied", Labels: map[string]string{verdictLabel: "deny"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := r.snapshot(t)
+		res, err := r.binder.Apply(ctx, b.TargetGroupBinding)
+		if !IsWebhookRejected(err) {
+			t.Fatalf("Apply() = %v, want ErrWebhookRejected", err)
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) || len(ve.Errors) != 1 || ve.Errors[0].Value != testWebhookName || ve.Errors[0].Check != CheckDryRun {
+			t.Fatalf("err = %v, want one dry-run failure naming %s", err, testWebhookName)
+		}
+		if !strings.Contains(ve.Errors[0].Detail, "already bound (test webhook)") {
+			t.Errorf("detail %q lacks the webhook's message", ve.Errors[0].Detail)
+		}
+		if res.Operation != "" {
+			t.Errorf("Operation = %q", res.Operation)
+		}
+		if diff := cmp.Diff([]review{{Name: "denied", Operation: admissionv1.Create, DryRun: true}}, hook.seen("denied")); diff != "" {
+			t.Errorf("webhook saw (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(before, r.snapshot(t)); diff != "" {
+			t.Errorf("cluster changed (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("accepted", func(t *testing.T) {
+		b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+			Port: intstr.FromString("http"), Name: "accepted"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := r.binder.Validate(ctx, b.TargetGroupBinding)
+		if err != nil {
+			t.Fatalf("Validate() = %v", err)
+		}
+		var list = r.snapshot(t)
+		if _, ok := list["TargetGroupBinding/"+r.ns+"/accepted"]; ok {
+			t.Fatal("Validate created the binding")
+		}
+		dry := pf.Checks[len(pf.Checks)-1]
+		if dry.ID != CheckDryRun || dry.Status != CheckPassed || !strings.Contains(dry.Detail, testWebhookName) {
+			t.Errorf("dry-run check = %+v, want passed naming the webhook", dry)
+		}
+		res, err := r.binder.Apply(ctx, b.TargetGroupBinding)
+		if err != nil || res.Operation != OperationCreated {
+			t.Fatalf("Apply() = %+v, %v", res, err)
+		}
+		want := []review{
+			{Name: "accepted", Operation: admissionv1.Create, DryRun: true},  // Validate
+			{Name: "accepted", Operation: admissionv1.Create, DryRun: true},  // Apply's preflight
+			{Name: "accepted", Operation: admissionv1.Create, DryRun: false}, // Apply
+		}
+		if diff := cmp.Diff(want, hook.seen("accepted")); diff != "" {
+			t.Errorf("webhook saw (-want +got):\n%s", diff)
+		}
+		r.get(t, "accepted")
+	})
+}
