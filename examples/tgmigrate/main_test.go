@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,80 @@ func TestUsageErrorsExit2WithOneLine(t *testing.T) {
 			}
 			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
 				t.Errorf("stderr has a stack trace: %q", stderr)
+			}
+		})
+	}
+}
+
+// isolate points every configuration lookup at an empty temporary home, so
+// the tests see no kubeconfig and no AWS credentials of the machine's.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", filepath.Join(home, "no-kubeconfig"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(home, "no-aws-config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(home, "no-aws-credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	return home
+}
+
+func writeKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: "t0ps3cret"}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestErrorPathsExit2WithOneLine(t *testing.T) {
+	home := isolate(t)
+	kubeconfig := writeKubeconfig(t, home)
+	const goodTG = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"diagnose", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{"bad format", []string{"--format", "yaml", "diagnose", "--all"}, `--format "yaml"`},
+		{"bad ARN", []string{"diagnose", "--target-group", "arn:aws:elasticloadbalancing:eu-west-1:123:targetgroup/x/y"}, "invalid arn"},
+		{"bad ARN in bind", []string{"bind", "--target-group", "arn:aws:ec2:eu-west-1:123456789012:instance/i-1", "-n", "shop", "--service", "web"}, "invalid arn"},
+		{"no scope", []string{"diagnose"}, "nothing to diagnose"},
+		{"no kubeconfig", []string{"diagnose", "--target-group", goodTG}, "no kubeconfig"},
+		{"no credentials", []string{"--kubeconfig", kubeconfig, "diagnose", "--target-group", goodTG}, "no AWS credentials"},
+		{"helm check missing chart", []string{"helm", "check", filepath.Join(home, "no-chart")}, "no-chart"},
+		{"helm check bad manifests", []string{"helm", "check", "--manifests", filepath.Join(home, "nope.yaml")}, "nope.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, exitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want one line containing %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr+stdout, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("output has a stack trace: %q", stderr)
+			}
+			if strings.Contains(stderr+stdout, "t0ps3cret") {
+				t.Errorf("output leaks the kubeconfig token")
 			}
 		})
 	}

@@ -28,6 +28,9 @@ type app struct {
 
 var formats = []string{"text", "json", "markdown", "sarif"}
 
+// version is the tool's version, as SARIF output reports it.
+const version = "0.1.0"
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
@@ -70,6 +73,8 @@ account and no cluster needed.`,
 	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
+	root.AddCommand(a.diagnoseCommand(), a.bindCommand(), a.helmCommand())
+	root.Version = version
 	return root
 }
 
