@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -34,7 +36,7 @@ const version = "0.1.0"
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
-	root.SetArgs(args)
+	root.SetArgs(normalizeArgs(root, args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -73,7 +75,7 @@ account and no cluster needed.`,
 	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
-	root.AddCommand(a.diagnoseCommand(), a.bindCommand(), a.helmCommand())
+	root.AddCommand(a.diagnoseCommand(), a.bindCommand(), a.helmCommand(), a.simulateCommand())
 	root.Version = version
 	return root
 }
@@ -119,4 +121,35 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// normalizeArgs accepts Go-style single-dash long flags (-seed 7, -format
+// json), as the standard flag package does, by rewriting -name to --name for
+// every long flag name the command tree knows. Short flags (-v, -o json) and
+// everything after "--" are left alone.
+func normalizeArgs(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	out := make([]string, 0, len(args))
+	for i, arg := range args {
+		if arg == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
+			name, _, _ := strings.Cut(arg[1:], "=")
+			if len(name) > 1 && long[name] {
+				arg = "-" + arg
+			}
+		}
+		out = append(out, arg)
+	}
+	return out
 }
