@@ -64,6 +64,9 @@
 //     node or pod holds now), to compare with Diagnose's findings;
 //     [World.NodeTargets]: the nodeIP:NodePort targets, live or ghost;
 //     [World.Targets]: one target group's targets with their owners.
+//   - [World.DiagnoseSources]: the world as diagnose.Diagnose reads it
+//     (the system under test's ELBv2 client, the world's Kubernetes
+//     client, the VPC and its CIDR); run diagnose on [World.Clock].
 //   - [World.EventLog]: one line per world event, with virtual timestamps,
 //     identical for identical Configs.
 //   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC]: the
