@@ -32,7 +32,10 @@
 //     source seeded with Options.Seed.
 //   - Latency: Options.Latency and OpLatency wait on the virtual clock, in
 //     the caller's goroutine, before the call reaches the model. Only for a
-//     client that is not called from world events.
+//     client that is not called from world events. A facade in front of
+//     the client (the wire endpoint of package elbv2wire) passes
+//     [WithoutLatency] and has its caller spend the latency with
+//     [Client.Wait] instead, so that no HTTP handler waits on the clock.
 //   - Eventual consistency: with Options.InvisibleCalls, a target group
 //     created through the client stays invisible to the next N calls through
 //     the client that name it (TargetGroupNotFound) or list it (left out).
