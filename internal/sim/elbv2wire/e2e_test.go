@@ -102,8 +102,12 @@ func TestEveryOperationThroughTheSDK(t *testing.T) {
 	}{
 		{"DescribeTargetGroups", func() (any, error) { return c.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{}) },
 			func() (any, error) { return w.sim.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{}) }},
-		{"DescribeTargetHealth", func() (any, error) { return c.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: arn}) },
-			func() (any, error) { return w.sim.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: arn}) }},
+		{"DescribeTargetHealth", func() (any, error) {
+			return c.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: arn})
+		},
+			func() (any, error) {
+				return w.sim.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: arn})
+			}},
 		{"DescribeTargetHealth filtered", func() (any, error) {
 			return c.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: arn, Targets: pods(3)})
 		}, func() (any, error) {
@@ -114,8 +118,12 @@ func TestEveryOperationThroughTheSDK(t *testing.T) {
 		}, func() (any, error) {
 			return w.sim.DescribeTargetGroupAttributes(ctx, &elbv2.DescribeTargetGroupAttributesInput{TargetGroupArn: arn})
 		}},
-		{"DescribeTags", func() (any, error) { return c.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{w.tg, *podTG}}) },
-			func() (any, error) { return w.sim.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{w.tg, *podTG}}) }},
+		{"DescribeTags", func() (any, error) {
+			return c.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{w.tg, *podTG}})
+		},
+			func() (any, error) {
+				return w.sim.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{w.tg, *podTG}})
+			}},
 		{"DescribeLoadBalancers", func() (any, error) { return c.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{}) },
 			func() (any, error) { return w.sim.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{}) }},
 		{"DescribeListeners", func() (any, error) {
@@ -123,8 +131,12 @@ func TestEveryOperationThroughTheSDK(t *testing.T) {
 		}, func() (any, error) {
 			return w.sim.DescribeListeners(ctx, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(w.lb)})
 		}},
-		{"DescribeRules", func() (any, error) { return c.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(w.ln)}) },
-			func() (any, error) { return w.sim.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(w.ln)}) }},
+		{"DescribeRules", func() (any, error) {
+			return c.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(w.ln)})
+		},
+			func() (any, error) {
+				return w.sim.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(w.ln)})
+			}},
 	}
 	for _, r := range reads {
 		got, err := r.wire()
