@@ -197,10 +197,11 @@ func (s *Server) takeFault(action string, after bool) Fault {
 
 // exchange is one request being answered.
 type exchange struct {
-	s   *Server
-	w   http.ResponseWriter
-	r   *http.Request
-	rec Request
+	s        *Server
+	w        http.ResponseWriter
+	r        *http.Request
+	rec      Request
+	recorded bool
 }
 
 // ServeHTTP implements http.Handler. It never waits on a clock: with an
@@ -330,7 +331,13 @@ func (s *Server) checkSignature(r *http.Request) (code, msg string) {
 	return "", ""
 }
 
+// record logs the request once. The answer is recorded before it is sent,
+// so that a caller who has its answer finds it in [Server.Requests].
 func (x *exchange) record() {
+	if x.recorded {
+		return
+	}
+	x.recorded = true
 	x.s.mu.Lock()
 	x.s.requests = append(x.s.requests, x.rec)
 	x.s.mu.Unlock()
@@ -342,9 +349,10 @@ func (x *exchange) write(status int, body []byte) {
 	h.Set("Content-Type", "text/xml")
 	h.Set("X-Amzn-Requestid", x.rec.ID)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
+	x.rec.Status = status
+	x.record()
 	x.w.WriteHeader(status)
 	_, _ = x.w.Write(body)
-	x.rec.Status = status
 }
 
 // fail answers an AWS error; status 0 means the code's own.
@@ -385,9 +393,10 @@ func (x *exchange) fault(f Fault, body []byte) {
 		h.Set("Content-Type", "text/xml")
 		h.Set("X-Amzn-Requestid", x.rec.ID)
 		h.Set("Content-Length", strconv.Itoa(len(body)))
+		x.rec.Status = http.StatusOK
+		x.record()
 		x.w.WriteHeader(http.StatusOK)
 		_, _ = x.w.Write(body[:len(body)/2])
-		x.rec.Status = http.StatusOK
 		// Returning with fewer bytes written than declared makes the HTTP
 		// server close the connection: the client reads an unexpected EOF.
 	case FaultReset:
@@ -404,8 +413,9 @@ func (x *exchange) fault(f Fault, body []byte) {
 		if tc, ok := conn.(*net.TCPConn); ok {
 			_ = tc.SetLinger(0)
 		}
-		_ = conn.Close()
 		x.rec.Status = 0
+		x.record()
+		_ = conn.Close()
 	case FaultInternal:
 		x.fail(CodeInternalFailure, "injected wire fault", 0)
 	case FaultUnavailable:
