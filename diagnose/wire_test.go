@@ -14,19 +14,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
 
@@ -36,32 +32,11 @@ import (
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
-// libraryCalls counts the calls Diagnose makes on the SDK client, by
-// operation, once per call whatever the SDK's retries.
-type libraryCalls struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (c *libraryCalls) get() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.counts)
-}
-
-func (c *libraryCalls) install(st *middleware.Stack) error {
-	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("countLibraryCalls",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			c.mu.Lock()
-			c.counts[awsmiddleware.GetOperationName(ctx)]++
-			c.mu.Unlock()
-			return next.HandleInitialize(ctx, in)
-		}), middleware.Before)
-}
-
 type wiredMock struct {
-	ep    *elbv2wire.Endpoint
-	calls *libraryCalls
+	ep *elbv2wire.Endpoint
+	// calls counts Diagnose's calls, once per call whatever the SDK's
+	// retries.
+	calls *elbv2wire.CallCounter
 }
 
 // throughWire makes every harness of t hand Diagnose a real SDK client of
@@ -76,10 +51,10 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(ep.Close)
-		calls := &libraryCalls{counts: map[string]int{}}
+		calls := &elbv2wire.CallCounter{}
 		o := opts
 		o.Region = testRegion
-		o.APIOptions = append(slices.Clone(o.APIOptions), calls.install)
+		o.OnCall = calls.Count
 		wired = append(wired, wiredMock{ep: ep, calls: calls})
 		return ep.NewClient(o)
 	}
@@ -131,7 +106,7 @@ func TestWireSuites(t *testing.T) {
 			calls := 0
 			for i, wm := range *wired {
 				wm.ep.Close() // every request answered and recorded
-				library, endpoint := wm.calls.get(), wm.ep.Counts()
+				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
 				if s.attempts == 1 {
 					if d := cmp.Diff(library, endpoint); d != "" {
 						t.Errorf("endpoint %d: Diagnose's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)

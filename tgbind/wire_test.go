@@ -9,17 +9,11 @@ package tgbind
 // simulator through the wire.
 
 import (
-	"context"
-	"maps"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -27,32 +21,11 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 )
 
-// libraryCalls counts the calls the Binder makes on the SDK client, by
-// operation, once per call whatever the SDK's retries.
-type libraryCalls struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (c *libraryCalls) get() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.counts)
-}
-
-func (c *libraryCalls) install(st *middleware.Stack) error {
-	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("countLibraryCalls",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			c.mu.Lock()
-			c.counts[awsmiddleware.GetOperationName(ctx)]++
-			c.mu.Unlock()
-			return next.HandleInitialize(ctx, in)
-		}), middleware.Before)
-}
-
 type wiredMock struct {
-	ep    *elbv2wire.Endpoint
-	calls *libraryCalls
+	ep *elbv2wire.Endpoint
+	// calls counts the Binder's calls, once per call whatever the SDK's
+	// retries.
+	calls *elbv2wire.CallCounter
 }
 
 // throughWire makes every rig of t hand the Binder a real SDK client of an
@@ -67,10 +40,10 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(ep.Close)
-		calls := &libraryCalls{counts: map[string]int{}}
+		calls := &elbv2wire.CallCounter{}
 		o := opts
 		o.Region = "eu-west-1"
-		o.APIOptions = append(slices.Clone(o.APIOptions), calls.install)
+		o.OnCall = calls.Count
 		wired = append(wired, wiredMock{ep: ep, calls: calls})
 		return ep.NewClient(o)
 	}
@@ -131,7 +104,7 @@ func TestWireSuites(t *testing.T) {
 			calls := 0
 			for i, wm := range *wired {
 				wm.ep.Close() // every request answered and recorded
-				library, endpoint := wm.calls.get(), wm.ep.Counts()
+				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
 				for op, n := range library {
 					if endpoint[op] < n {
 						t.Errorf("rig %d: %s: %d calls, %d requests", i, op, n, endpoint[op])
@@ -166,7 +139,7 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	u := newUnit(t, withObjects(standardObjects()...)).legacy()
 	tgb := mustBuild(t, u)
 	(*wired)[0].ep.ResetCounts()
-	before := (*wired)[0].calls.get()["DescribeTargetHealth"]
+	before := (*wired)[0].calls.Counts()["DescribeTargetHealth"]
 	calls := 0
 	u.world.healthFn = func(string) ([]elbv2types.TargetHealthDescription, error) {
 		if calls++; calls == 1 {
@@ -179,7 +152,7 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	if err != nil || !st.AllHealthy() {
 		t.Fatalf("Wait() = %v, %v", st, err)
 	}
-	if got := (*wired)[0].calls.get()["DescribeTargetHealth"] - before; got != 1 {
+	if got := (*wired)[0].calls.Counts()["DescribeTargetHealth"] - before; got != 1 {
 		t.Errorf("the Binder observed %d times, want once: the SDK retried the throttle", got)
 	}
 	reqs := (*wired)[0].ep.Requests()

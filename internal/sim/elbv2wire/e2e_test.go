@@ -217,7 +217,7 @@ func TestPaginationOver400TargetGroups(t *testing.T) {
 		t.Errorf("pages %v, %d ARNs (want %d, all of them)", sizes, len(got), len(want))
 	}
 	if n := w.ep.Counts()["DescribeTargetGroups"]; n != 3 {
-		t.Errorf("%d DescribeTargetGroups at the endpoint, want 3", n)
+		t.Errorf("%d DescribeTargetGroups at the endpoint, want 3: %+v", n, w.ep.Requests())
 	}
 	// A marker the model did not issue fails as ELBv2 fails it.
 	_, err := c.DescribeTargetGroups(t.Context(), &elbv2.DescribeTargetGroupsInput{Marker: aws.String("not-a-marker")})
@@ -232,7 +232,8 @@ func TestPaginationOver400TargetGroups(t *testing.T) {
 // the call takes effect once.
 func TestThrottlingRetriedBySDKAndLibrary(t *testing.T) {
 	w := newWorld(t, elbv2sim.Options{})
-	c := w.client(elbv2wire.ClientOptions{}) // the SDK's standard retryer, 3 attempts
+	var calls elbv2wire.CallCounter
+	c := w.client(elbv2wire.ClientOptions{OnCall: calls.Count}) // the SDK's standard retryer, 3 attempts
 	ctx := t.Context()
 	arn := aws.String(w.tg)
 
@@ -265,6 +266,9 @@ func TestThrottlingRetriedBySDKAndLibrary(t *testing.T) {
 	}
 	if n := w.ep.Counts()["RegisterTargets"]; n != 5 {
 		t.Errorf("%d RegisterTargets at the endpoint, want 5 (3 + 2)", n)
+	}
+	if n := calls.Counts()["RegisterTargets"]; n != 2 {
+		t.Errorf("%d RegisterTargets calls by the library, want 2 (one retry of its own)", n)
 	}
 	var codes []string
 	for _, r := range w.ep.Requests() {
