@@ -183,7 +183,8 @@
 //
 // From package elbv2sim (S1's list): the optFns arguments (retryers,
 // endpoints, middleware) are ignored; the SDK's own client-side validation
-// and retries do not run.
+// and retries do not run (with Config.Wire they do: the real SDK client
+// runs, through package elbv2wire).
 //
 // From package traffic (S1's list): HTTP keep-alive, in-flight requests,
 // connection draining and request duration (a request is instantaneous, so
