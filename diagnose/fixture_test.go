@@ -647,10 +647,15 @@ type harness struct {
 	clock *vclock.Clock
 }
 
+// viaELBv2 is the ELBv2 client a test hands Diagnose for its mock. Here
+// it is the mock itself; wire_test.go puts the real SDK client and an
+// elbv2wire endpoint in between, to run the suites through the wire.
+var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+
 func newHarness(t testing.TB, w world) *harness {
 	ctrl := gomock.NewController(t)
 	h := &harness{w: w, elb: NewMockELBv2API(ctrl), lists: map[string]*listCounter{}, clock: vclock.New(time.Time{})}
-	acct := Account{ID: w.account(), Region: w.region(), ELBv2: h.elb}
+	acct := Account{ID: w.account(), Region: w.region(), ELBv2: viaELBv2(t, h.elb)}
 	if w.EC2 != nil {
 		h.ec2 = NewMockEC2API(ctrl)
 		acct.EC2 = h.ec2
