@@ -5,10 +5,10 @@ GO       ?= go
 PKGS     ?= ./...
 GOFILES   = $(shell git ls-files --cached --others --exclude-standard '*.go')
 
-.PHONY: test verify fmt vet staticcheck generate verify-generate unit integration envtest bench clean
+.PHONY: test verify fmt vet staticcheck generate verify-generate unit fuzz integration envtest bench clean
 
 ## test: every check CI runs, in order.
-test: fmt vet staticcheck verify-generate unit integration
+test: fmt vet staticcheck verify-generate unit fuzz integration
 
 ## verify: the static checks only.
 verify: fmt vet staticcheck verify-generate
@@ -37,6 +37,13 @@ verify-generate:
 unit:
 	@echo "== unit tests (-race)"
 	$(GO) test -race -count=1 $(PKGS)
+
+FUZZTIME ?= 20s
+## fuzz: the manifest reader and the chart-source editor, for a bounded time each.
+fuzz:
+	@echo "== fuzz (helmgov, $(FUZZTIME) each)"
+	$(GO) test ./helmgov -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./helmgov -run '^$$' -fuzz '^FuzzSourceSet$$' -fuzztime $(FUZZTIME)
 
 ## envtest: etcd (apt-get) and kube-apiserver (built once into bin/).
 envtest:

@@ -297,11 +297,13 @@ func (a *analysis) serviceArg() string {
 	return fmt.Sprintf("Service %s/%s port %s in cluster %s", r.Namespace, r.Name, port, r.Cluster)
 }
 
+// ghosts reports the ghosts that still take traffic: a draining ghost is
+// deregistered already and leaves by itself.
 func (a *analysis) ghosts() []Finding {
 	var keys []string
 	states := map[string]int{}
 	for _, t := range a.rep.Targets {
-		if t.Class == ClassGhost {
+		if t.Class == ClassGhost && !t.draining() {
 			keys = append(keys, t.Key())
 			states["state:"+cmp.Or(t.State, "unknown")]++
 		}
@@ -315,16 +317,18 @@ func (a *analysis) ghosts() []Finding {
 	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states}, rem)}
 }
 
-// staticNodeTargets are the node targets no LBC binding keeps current: all
-// node targets, except in an instance target group the LBC owns.
+// staticNodeTargets are the node targets no LBC binding keeps current and
+// that still take traffic: all node targets, except in an instance target
+// group the LBC owns, and except the draining ones (deregistered already:
+// they take no new requests and leave by themselves).
 func (a *analysis) staticNodeTargets() []*TargetReport {
 	if a.rep.TargetType == "instance" && a.rep.Owner.Kind != OwnerUnmanaged {
 		return nil
 	}
 	var out []*TargetReport
 	for i := range a.rep.Targets {
-		if a.rep.Targets[i].Class == ClassNode {
-			out = append(out, &a.rep.Targets[i])
+		if t := &a.rep.Targets[i]; t.Class == ClassNode && !t.draining() {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -375,7 +379,7 @@ func (a *analysis) karpenter() []Finding {
 	counts := map[string]int{"targets": targets, "nodes": len(nodes)}
 	details := map[string]string{}
 	var nearest *NodeRef
-	var disrupting []string
+	var disrupting, drifted, consolidatable []string
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		n := nodes[name]
 		if n.NodePool != "" {
@@ -387,6 +391,11 @@ func (a *analysis) karpenter() []Finding {
 		}
 		if n.Drifted {
 			counts["drifted"]++
+			drifted = append(drifted, name)
+		}
+		if n.Consolidatable {
+			counts["consolidatable"]++
+			consolidatable = append(consolidatable, name)
 		}
 		if n.DoNotDisrupt {
 			counts["doNotDisrupt"]++
@@ -401,8 +410,13 @@ func (a *analysis) karpenter() []Finding {
 		msg += fmt.Sprintf("; %d being disrupted now (%s)", len(disrupting), strings.Join(disrupting, ", "))
 		details["disruptingNodes"] = strings.Join(disrupting, ",")
 	}
-	if counts["drifted"] > 0 {
-		msg += fmt.Sprintf("; %d drifted", counts["drifted"])
+	if len(drifted) > 0 {
+		msg += fmt.Sprintf("; %d drifted", len(drifted))
+		details["driftedNodes"] = strings.Join(drifted, ",")
+	}
+	if len(consolidatable) > 0 {
+		msg += fmt.Sprintf("; %d consolidatable", len(consolidatable))
+		details["consolidatableNodes"] = strings.Join(consolidatable, ",")
 	}
 	if nearest != nil {
 		at := nearest.ExpiresAt.UTC().Format(time.RFC3339)
@@ -415,12 +429,64 @@ func (a *analysis) karpenter() []Finding {
 		}
 	}
 	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place before the next disruption", a.rep.Name)
-	if nearest != nil {
-		rem += " (" + details["nearestExpiry"] + ")"
+	if next, ok := a.nextDisruption(nodes); ok {
+		details["nextDisruption"], details["nextDisruptionNode"] = next.kind, next.node.Name
+		msg += fmt.Sprintf("; next known disruption: %s (%s)", next.node.Name, next.what)
+		rem += fmt.Sprintf(" (%s: %s)", next.node.Name, next.what)
 	}
 	return []Finding{a.finding(CodeKarpenterDisruptionRisk, msg, Evidence{
 		Names: slices.Sorted(maps.Keys(nodes)), Counts: counts, Details: details,
 	}, rem)}
+}
+
+// disruption is the next disruption Karpenter is known to have in store for
+// one of a target group's nodes.
+type disruption struct {
+	node *NodeRef
+	kind string // disrupting, expired, drifted, consolidatable, expiry
+	what string // for people
+}
+
+// nextDisruption finds the nearest disruption that the nodes and their
+// NodeClaims show, most imminent first: a node being disrupted now; an
+// expiry that has passed (forceful: Karpenter does not wait for budgets);
+// a drifted, then a consolidatable NodeClaim (graceful: as soon as the
+// NodePool's budget allows, unless karpenter.sh/do-not-disrupt blocks
+// it); then the nearest expiry to come. Ties go to the first node by name.
+func (a *analysis) nextDisruption(nodes map[string]*NodeRef) (disruption, bool) {
+	names := slices.Sorted(maps.Keys(nodes))
+	first := func(keep func(*NodeRef) bool) *NodeRef {
+		for _, name := range names {
+			if keep(nodes[name]) {
+				return nodes[name]
+			}
+		}
+		return nil
+	}
+	var expiring *NodeRef
+	for _, name := range names {
+		if n := nodes[name]; n.ExpiresAt != nil && (expiring == nil || n.ExpiresAt.Before(*expiring.ExpiresAt)) {
+			expiring = n
+		}
+	}
+	if n := first(func(n *NodeRef) bool { return n.Disrupting }); n != nil {
+		return disruption{node: n, kind: "disrupting", what: "being disrupted now"}, true
+	}
+	if expiring != nil && !expiring.ExpiresAt.After(a.now) {
+		at := expiring.ExpiresAt.UTC().Format(time.RFC3339)
+		return disruption{node: expiring, kind: "expired", what: "expired at " + at + ", replaced at once whatever the budgets"}, true
+	}
+	if n := first(func(n *NodeRef) bool { return n.Drifted && !n.DoNotDisrupt }); n != nil {
+		return disruption{node: n, kind: "drifted", what: "drifted, replaced as soon as the NodePool's budget allows"}, true
+	}
+	if n := first(func(n *NodeRef) bool { return n.Consolidatable && !n.DoNotDisrupt }); n != nil {
+		return disruption{node: n, kind: "consolidatable", what: "consolidatable, replaced or removed as soon as the NodePool's budget allows"}, true
+	}
+	if expiring != nil {
+		at := expiring.ExpiresAt.UTC().Format(time.RFC3339)
+		return disruption{node: expiring, kind: "expiry", what: fmt.Sprintf("expires at %s, in %s", at, expiring.ExpiresAt.Sub(a.now).Round(time.Minute))}, true
+	}
+	return disruption{}, false
 }
 
 func (a *analysis) unmanaged() []Finding {
@@ -591,6 +657,7 @@ func (a *analysis) ports() []Finding {
 		}
 		for _, t := range a.rep.Targets {
 			switch {
+			case t.draining(): // takes no new requests
 			case t.Class == ClassNode && t.Cluster == st.ref.Cluster && t.Port != st.port.NodePort:
 				counts["nodeTargetsOffNodePort"]++
 			case t.Class == ClassPod && t.Cluster == st.ref.Cluster && tp != 0 && t.Port != tp && slices.Contains(t.Services, svcName):
@@ -628,7 +695,7 @@ func (a *analysis) publicSubnets() []Finding {
 	subnets := map[string]bool{}
 	var targets, external, public int
 	for _, t := range a.rep.Targets {
-		if t.Class != ClassNode || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
+		if t.Class != ClassNode || t.draining() || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
 			continue
 		}
 		targets++
@@ -737,7 +804,9 @@ func (a *analysis) defaultMode() []Finding {
 		for _, t := range a.rep.Targets {
 			owned := t.Cluster == b.snap.cluster.Name && slices.Contains(t.Services, svcName) &&
 				((instance && t.Class == ClassNode) || (!instance && t.Class == ClassPod))
-			if owned {
+			// The LBC ignores draining targets: they are deregistered
+			// already, by it or by someone else.
+			if owned || t.draining() {
 				continue
 			}
 			counts["notOwned"]++

@@ -67,6 +67,11 @@ type Target struct {
 // Key returns "ID:Port", the identity the LBC diffs targets on.
 func (t Target) Key() string { return fmt.Sprintf("%s:%d", t.ID, t.Port) }
 
+// draining reports whether ELB is draining the target: it is deregistered
+// already, takes no new requests and leaves by itself when the
+// deregistration delay ends. The LBC ignores such targets.
+func (t Target) draining() bool { return t.State == "draining" || t.State == "unhealthy.draining" }
+
 // TargetSet is the targets of one target group, with what classification
 // needs to know about the group.
 type TargetSet struct {
@@ -129,8 +134,13 @@ type NodeRef struct {
 	// ExpiresAt is when Karpenter expires the node (NodeClaim creation plus
 	// spec.expireAfter); nil when unknown or never.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	// Drifted reports the NodeClaim's Drifted condition.
+	// Drifted reports the NodeClaim's Drifted condition: Karpenter replaces
+	// the node as soon as the NodePool's disruption budget allows.
 	Drifted bool `json:"drifted,omitempty"`
+	// Consolidatable reports the NodeClaim's Consolidatable condition:
+	// consolidation may replace or remove the node as soon as the
+	// NodePool's disruption budget allows.
+	Consolidatable bool `json:"consolidatable,omitempty"`
 	// DoNotDisrupt reports the karpenter.sh/do-not-disrupt annotation. It
 	// blocks consolidation and drift, not expiry or interruption.
 	DoNotDisrupt bool `json:"doNotDisrupt,omitempty"`

@@ -103,6 +103,19 @@
 // TargetGroupBindingCRDMissing is a cluster finding ([Report.Findings]); the
 // others belong to a target group ([TargetGroupReport.Findings]).
 //
+// Findings rest on the targets that take traffic. A draining target is
+// deregistered already: it is classified and counted, but no finding rests
+// on it (it takes no new requests, the LBC ignores it, and it leaves when
+// the deregistration delay ends).
+//
+// KarpenterDisruptionRisk names the next disruption the nodes and their
+// NodeClaims show, most imminent first: a node being disrupted now (the
+// karpenter.sh/disrupted taint, the exclude-from-external-load-balancers
+// label, cordoned or deleted); an expiry that has passed; a NodeClaim whose
+// Drifted, then Consolidatable condition is True, unless
+// karpenter.sh/do-not-disrupt holds it back; then the nearest expiry
+// (creationTimestamp plus spec.expireAfter).
+//
 // # Report
 //
 // A [Report] is plain data in a deterministic order. [Report.JSON] writes

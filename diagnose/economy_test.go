@@ -224,7 +224,7 @@ func TestMultiAccount(t *testing.T) {
 
 	ha := newHarness(t, wa)
 	src := ha.src
-	src.Accounts = []Account{{ID: wa.account(), Region: testRegion, ELBv2: ma}, {ID: wb.account(), Region: testRegion, ELBv2: mb}}
+	src.Accounts = []Account{{ID: wa.account(), Region: testRegion, ELBv2: viaELBv2(t, ma)}, {ID: wb.account(), Region: testRegion, ELBv2: viaELBv2(t, mb)}}
 	rep, err := Diagnose(t.Context(), src, Scope{TargetGroupARNs: []string{wa.tgARN("legacy-web")}, TargetGroupNames: []string{"legacy-api"}},
 		WithClock(vclock.New(time.Time{})), WithConcurrency(4))
 	if err != nil {

@@ -68,6 +68,34 @@ func (w *world) cluster(name string) *clusterFix {
 	panic("no cluster " + name)
 }
 
+// nextDisruptionWorld is the base world with NodeClaims for both Karpenter
+// nodes: n1's created at created before now, maybe Consolidatable; n2's
+// created now, maybe Drifted, on a node maybe annotated do-not-disrupt.
+// Both expire after 720h.
+func nextDisruptionWorld(doNotDisrupt bool, created time.Duration, consolidatable, drifted bool) func() world {
+	return edit(func(w *world) {
+		w.Clusters[0].Nodes[1].DoNotDisrupt = doNotDisrupt
+		w.Clusters[0].NodeClaims = []nodeClaimFix{
+			{Name: "default-a", Node: "n1", ExpireAfter: "720h", Created: vclock.Epoch.Add(created), Consolidatable: consolidatable},
+			{Name: "default-b", Node: "n2", ExpireAfter: "720h", Created: vclock.Epoch, Drifted: drifted},
+		}
+	})
+}
+
+// wantNextDisruption checks the next known disruption of a
+// KarpenterDisruptionRisk finding: its kind and node in the details, and
+// what it is in the message and the remediation.
+func wantNextDisruption(kind, node, what string) func(*testing.T, *Finding) {
+	return func(t *testing.T, f *Finding) {
+		t.Helper()
+		d := f.Evidence.Details
+		if d["nextDisruption"] != kind || d["nextDisruptionNode"] != node ||
+			!strings.Contains(f.Message, node+" ("+what+")") || !strings.Contains(f.Remediation, "("+node+": "+what+")") {
+			t.Errorf("message %q, remediation %q, details %v: want %s %s, %q", f.Message, f.Remediation, d, kind, node, what)
+		}
+	}
+}
+
 // findingCases holds, for each code, a world that produces it and near
 // misses that must not. want lists strings the message or evidence must hold.
 var findingCases = []struct {
@@ -111,6 +139,11 @@ var findingCases = []struct {
 			w.tgFix("legacy-web").VPC = "vpc-0ffffffffffffffff"
 			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.9.99", Port: 30080})
 		})},
+	{name: "near miss: the ghost is draining already", code: CodeGhostTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets,
+				targetFix{ID: "10.0.9.99", Port: 30080, State: "draining", Reason: "Target.DeregistrationInProgress"})
+		})},
 
 	// StaticNodeTarget
 	{name: "node targets", code: CodeStaticNodeTarget, tg: "legacy-web", want: true, world: baseWorld,
@@ -133,6 +166,13 @@ var findingCases = []struct {
 			tg.Type = "instance"
 			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
 			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "instance"}}
+		})},
+	{name: "near miss: node targets draining after the cutover deregistered them", code: CodeStaticNodeTarget, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			for i := range w.tgFix("legacy-web").Targets {
+				w.tgFix("legacy-web").Targets[i].State = "draining"
+			}
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.1.11", Port: 8080})
 		})},
 
 	// UnmanagedTargetGroup
@@ -165,6 +205,9 @@ var findingCases = []struct {
 			if d["nearestExpiry"] != "2026-01-01T20:00:00Z" || d["nearestExpiryNode"] != "n1" || d["nearestExpiryIn"] != "20h0m0s" || d["disruptingNodes"] != "n2" {
 				t.Errorf("details = %v", d)
 			}
+			if d["nextDisruption"] != "disrupting" || d["nextDisruptionNode"] != "n2" || !strings.Contains(f.Remediation, "(n2: being disrupted now)") {
+				t.Errorf("next disruption: details %v, remediation %q", d, f.Remediation)
+			}
 			if c := f.Evidence.Counts; c["targets"] != 2 || c["nodes"] != 2 || c["disrupting"] != 1 || c["drifted"] != 1 {
 				t.Errorf("counts = %v", c)
 			}
@@ -173,6 +216,18 @@ var findingCases = []struct {
 		world: edit(func(w *world) {
 			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.0.3.10", Port: 30080}}
 		})},
+	{name: "next known disruption: a drifted NodeClaim, pending the budget", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: true,
+		world: nextDisruptionWorld(false, -700*time.Hour, false, true),
+		check: wantNextDisruption("drifted", "n2", "drifted, replaced as soon as the NodePool's budget allows")},
+	{name: "next known disruption: a consolidatable NodeClaim", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: true,
+		world: nextDisruptionWorld(false, -700*time.Hour, true, false),
+		check: wantNextDisruption("consolidatable", "n1", "consolidatable, replaced or removed as soon as the NodePool's budget allows")},
+	{name: "next known disruption: do-not-disrupt holds the drift back, the expiry is next", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: true,
+		world: nextDisruptionWorld(true, -700*time.Hour, false, true),
+		check: wantNextDisruption("expiry", "n1", "expires at 2026-01-01T20:00:00Z, in 20h0m0s")},
+	{name: "next known disruption: an expiry that has passed comes before a drift", code: CodeKarpenterDisruptionRisk, tg: "legacy-web", want: true,
+		world: nextDisruptionWorld(false, -721*time.Hour, false, true),
+		check: wantNextDisruption("expired", "n1", "expired at 2025-12-31T23:00:00Z, replaced at once whatever the budgets")},
 
 	// HealthCheckMismatch
 	{name: "path differs from the readiness probe", code: CodeHealthCheckMismatch, tg: "legacy-web", want: true,
@@ -217,6 +272,20 @@ var findingCases = []struct {
 		world: edit(func(w *world) { w.tgFix("legacy-web").Port = 9999 })},
 	{name: "named targetPort resolves to no container port", code: CodePortMismatch, tg: "legacy-web", want: true,
 		world: edit(func(w *world) { w.Clusters[0].Services[0].Ports[0].TargetPort = "web" })},
+	{name: "node target off the NodePort", code: CodePortMismatch, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.3.10", Port: 31000})
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if f.Evidence.Counts["nodeTargetsOffNodePort"] != 1 {
+				t.Errorf("counts = %v", f.Evidence.Counts)
+			}
+		}},
+	{name: "near miss: the node target off the NodePort is draining", code: CodePortMismatch, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets,
+				targetFix{ID: "10.0.3.10", Port: 31000, State: "draining", Reason: "Target.DeregistrationInProgress"})
+		})},
 	{name: "near miss: named port resolved", code: CodePortMismatch, tg: "legacy-web", want: false,
 		world: edit(func(w *world) {
 			w.tgFix("legacy-web").Port = 8080
@@ -243,6 +312,11 @@ var findingCases = []struct {
 	{name: "near miss: private subnets behind a NAT gateway", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
 		world: edit(func(w *world) {
 			w.EC2 = &ec2Fix{Subnet: map[string]string{"i-0000000000000000a": "subnet-priv", "i-0000000000000000b": "subnet-priv"}}
+		})},
+	{name: "near miss: the public node's target is draining", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].Nodes[0].ExternalIP = "203.0.113.10"
+			w.tgFix("legacy-web").Targets[0].State = "draining"
 		})},
 
 	// MissingReadinessGate
@@ -299,6 +373,15 @@ var findingCases = []struct {
 		world: edit(func(w *world) {
 			w.tgFix("legacy-web").Port = 8080
 			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.0.1.11", Port: 8080}, {ID: "10.0.2.12", Port: 8080}}
+			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "ip"}}
+		})},
+	{name: "near miss: after the reconcile, the node targets it deregistered are draining", code: CodeDefaultModeBindingOnSharedGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			tg := w.tgFix("legacy-web")
+			for i := range tg.Targets {
+				tg.Targets[i].State, tg.Targets[i].Reason = "draining", "Target.DeregistrationInProgress"
+			}
+			tg.Targets = append(tg.Targets, targetFix{ID: "10.0.1.11", Port: 8080, State: "initial"}, targetFix{ID: "10.0.2.12", Port: 8080, State: "initial"})
 			w.Clusters[0].Bindings = []bindingFix{{NS: "shop", Name: "web", TG: "legacy-web", Service: "web", Port: "http", Type: "ip"}}
 		})},
 

@@ -115,7 +115,7 @@ type clusterFix struct {
 
 type nodeFix struct {
 	Name, IP, ExternalIP, Instance, Zone, NodePool string
-	Disrupted, Excluded                            bool
+	Disrupted, Excluded, DoNotDisrupt              bool
 }
 
 type podFix struct {
@@ -161,7 +161,7 @@ type bindingFix struct {
 type nodeClaimFix struct {
 	Name, Node, ExpireAfter string
 	Created                 time.Time
-	Drifted                 bool
+	Drifted, Consolidatable bool
 }
 
 type ec2Fix struct {
@@ -500,6 +500,9 @@ func (c clusterFix) objects(w world) []client.Object {
 		if n.Disrupted {
 			node.Spec.Taints = []corev1.Taint{{Key: TaintDisrupted, Effect: corev1.TaintEffectNoSchedule}}
 		}
+		if n.DoNotDisrupt {
+			node.Annotations = map[string]string{AnnotationDoNotDisrupt: "true"}
+		}
 		if n.Instance != "" {
 			node.Spec.ProviderID = "aws:///" + cmpOr(n.Zone, "eu-west-1a") + "/" + n.Instance
 		}
@@ -569,9 +572,14 @@ func (c clusterFix) objects(w world) []client.Object {
 		u.SetCreationTimestamp(metav1.NewTime(nc.Created))
 		u.Object["spec"] = map[string]any{"expireAfter": nc.ExpireAfter}
 		status := map[string]any{"nodeName": nc.Node}
+		conds := []any{map[string]any{"type": "Initialized", "status": "True"}}
 		if nc.Drifted {
-			status["conditions"] = []any{map[string]any{"type": "Drifted", "status": "True"}}
+			conds = append(conds, map[string]any{"type": "Drifted", "status": "True"})
 		}
+		if nc.Consolidatable {
+			conds = append(conds, map[string]any{"type": "Consolidatable", "status": "True"})
+		}
+		status["conditions"] = conds
 		u.Object["status"] = status
 		out = append(out, u)
 	}
@@ -639,10 +647,15 @@ type harness struct {
 	clock *vclock.Clock
 }
 
+// viaELBv2 is the ELBv2 client a test hands Diagnose for its mock. Here
+// it is the mock itself; wire_test.go puts the real SDK client and an
+// elbv2wire endpoint in between, to run the suites through the wire.
+var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+
 func newHarness(t testing.TB, w world) *harness {
 	ctrl := gomock.NewController(t)
 	h := &harness{w: w, elb: NewMockELBv2API(ctrl), lists: map[string]*listCounter{}, clock: vclock.New(time.Time{})}
-	acct := Account{ID: w.account(), Region: w.region(), ELBv2: h.elb}
+	acct := Account{ID: w.account(), Region: w.region(), ELBv2: viaELBv2(t, h.elb)}
 	if w.EC2 != nil {
 		h.ec2 = NewMockEC2API(ctrl)
 		acct.EC2 = h.ec2

@@ -20,8 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // goldenWorld is the base world with a bit of everything: a ghost, an
 // expiring and a disrupted Karpenter node, a public node, a second target
-// group the LBC owns in default mode next to a stray node target, and a
-// second cluster without the CRD.
+// group the LBC owns in default mode next to a stray node target (and a
+// draining one, which no finding rests on), and a second cluster without
+// the CRD.
 func goldenWorld() world {
 	w := baseWorld()
 	tg := w.tgFix("legacy-web")
@@ -32,8 +33,9 @@ func goldenWorld() world {
 	)
 	w.TargetGroups = append(w.TargetGroups, tgFix{
 		Name: "k8s-shop-api", Port: 8080, LBs: []string{"edge"}, HCPath: "/ready",
-		Tags:    map[string]string{TagCluster: "prod", TagServiceStack: "shop/api"},
-		Targets: []targetFix{{ID: "10.0.1.21", Port: 8080}, {ID: "10.0.3.10", Port: 30081, State: "draining", Reason: "Target.DeregistrationInProgress"}},
+		Tags: map[string]string{TagCluster: "prod", TagServiceStack: "shop/api"},
+		Targets: []targetFix{{ID: "10.0.1.21", Port: 8080}, {ID: "10.0.3.10", Port: 30081},
+			{ID: "10.0.2.10", Port: 30081, State: "draining", Reason: "Target.DeregistrationInProgress", AZ: "eu-west-1b"}},
 	})
 	w.LoadBalancers[0].Listeners[0].Rules = append(w.LoadBalancers[0].Listeners[0].Rules,
 		ruleFix{Priority: "20", Forward: map[string]int32{"k8s-shop-api": 90, "legacy-web": 10}})

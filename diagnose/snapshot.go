@@ -457,8 +457,14 @@ func applyNodeClaim(ref *NodeRef, nc *unstructured.Unstructured) {
 	conds, _, _ := unstructured.NestedSlice(nc.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
-		if ok && m["type"] == "Drifted" && m["status"] == "True" {
+		if !ok || m["status"] != "True" {
+			continue
+		}
+		switch m["type"] {
+		case "Drifted":
 			ref.Drifted = true
+		case "Consolidatable":
+			ref.Consolidatable = true
 		}
 	}
 }

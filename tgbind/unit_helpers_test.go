@@ -59,6 +59,11 @@ func standardObjects() []client.Object {
 	return []client.Object{service(testNS), endpointSlice(testNS)}
 }
 
+// viaELBv2 is the ELBv2 client the Binder gets for the rig's mock. Here
+// it is the mock itself; wire_test.go puts the real SDK client and an
+// elbv2wire endpoint in between, to run the suites through the wire.
+var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+
 func newUnit(t *testing.T, opts ...unitOpt) *unit {
 	t.Helper()
 	cfg := unitConfig{}
@@ -80,7 +85,7 @@ func newUnit(t *testing.T, opts ...unitOpt) *unit {
 	}
 	u.client = interceptor.NewClient(u.raw, funcs)
 	o := cfg.opts
-	o.ELBv2 = u.elb
+	o.ELBv2 = viaELBv2(t, u.elb)
 	o.Reader = u.client
 	if !cfg.readOnly {
 		o.Writer = u.client

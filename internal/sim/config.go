@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 )
@@ -115,6 +116,28 @@ type Config struct {
 	// WarmUp bounds the warm-up New runs until every legacy target is
 	// healthy. Zero: [DefaultWarmUp].
 	WarmUp time.Duration
+	// Wire routes ELBv2 traffic through the real aws-sdk-go-v2 client and
+	// an ELBv2 Query-protocol endpoint on loopback (package elbv2wire): the
+	// system under test's ([World.AWS]) and, unless Wire.FacadeLBC, the LBC
+	// stand-in's. The facades behind the endpoints, and so the model, the
+	// counts and the faults of SUT, are the same. Call [World.Close] when
+	// done. Nil: the Go facade only.
+	Wire *WireOptions
+}
+
+// WireOptions configure [Config].Wire. Every zero value means the default
+// its comment gives.
+type WireOptions struct {
+	// Client configures the real SDK clients: retries (the SDK's standard
+	// retryer, 3 attempts, by default), backoff (milliseconds of real
+	// time), region ([DefaultRegion]). Set MaxAttempts to 1 where a test
+	// counts the library's own retries exactly. For the system under
+	// test's client the world adds a BeforeAttempt that spends Config.SUT's
+	// latency on the virtual clock, before the caller's own BeforeAttempt.
+	Client elbv2wire.ClientOptions
+	// FacadeLBC keeps the LBC stand-in on the Go facade. Zero: its calls
+	// go through an endpoint of their own too.
+	FacadeLBC bool
 }
 
 // LegacyTargetGroup is the hand-made target group of the seed's case.

@@ -12,6 +12,9 @@
 //     target health, load balancers, listeners, rules) and the Network seam.
 //   - internal/sim/elbv2sim: its Go-interface facade with the SDK's
 //     signatures, call counts, a call log and faults.
+//   - internal/sim/elbv2wire: its wire-protocol facade, an ELBv2
+//     Query-protocol endpoint in front of the Go facade, for the real SDK
+//     client.
 //   - internal/sim/traffic: client requests through an ALB listener.
 //   - internal/sim/cluster: nodes, pods, Services, EndpointSlices,
 //     PodDisruptionBudgets, kube-proxy, on a controller-runtime client; the
@@ -59,11 +62,15 @@
 //   - [World.Traffic]: totals, failures by outcome, per-second counts and
 //     outage windows (package traffic's Stats).
 //   - [World.ELBv2].Counts and Calls: the system under test's calls by
-//     operation and their log; [World.LBCELBv2] the LBC's, counted apart.
+//     operation and their log ([World.AWSCounts] with or without the
+//     wire); [World.LBCELBv2] the LBC's, counted apart.
 //   - [World.Ghosts]: the ground truth of ghost targets (targets whose IP no
 //     node or pod holds now), to compare with Diagnose's findings;
 //     [World.NodeTargets]: the nodeIP:NodePort targets, live or ghost;
 //     [World.Targets]: one target group's targets with their owners.
+//   - [World.DiagnoseSources]: the world as diagnose.Diagnose reads it
+//     (the system under test's ELBv2 client, the world's Kubernetes
+//     client, the VPC and its CIDR); run diagnose on [World.Clock].
 //   - [World.EventLog]: one line per world event, with virtual timestamps,
 //     identical for identical Configs.
 //   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC]: the
@@ -83,6 +90,36 @@
 //     Config.ChurnInterval a steady schedule.
 //   - Crash and resume: stop calling the system under test, keep running
 //     the world, and start a new one on the same World.
+//
+// # Through the wire
+//
+// With Config.Wire the world serves its ELBv2 facades on loopback endpoints
+// (package elbv2wire) and gives the system under test a real
+// *elasticloadbalancingv2.Client: [World.AWS]. The SDK's serialisation,
+// signing, paging markers, error decoding and standard retryer then run on
+// every call; the model, the faults of Config.SUT and the facade's counts
+// are the same, and the LBC stand-in's calls go through an endpoint of
+// their own unless Wire.FacadeLBC. [World.AWSCounts] counts the system
+// under test's calls where the service sees them (at the endpoint with the
+// wire, at the facade without), so one assertion holds on both transports.
+// A suite runs on both like this:
+//
+//	for _, wire := range []bool{false, true} {
+//		cfg := sim.Config{Seed: 1}
+//		if wire {
+//			cfg.Wire = &sim.WireOptions{Client: elbv2wire.ClientOptions{MaxAttempts: 1}}
+//		}
+//		w, err := sim.New(ctx, cfg)
+//		defer w.Close()
+//		err = migrate(ctx, w.Clock(), w.AWS(), w.Client(), w.Legacy().TargetGroupARN)
+//		if n := w.AWSCounts()["DeregisterTargets"]; n != 1 { ... }
+//	}
+//
+// HTTP calls never move the virtual clock: Config.SUT's latency is spent by
+// the caller before each attempt, on the clock, and the SDK's own retries
+// sleep milliseconds of real time, so a rate-throttled call's retries find
+// the bucket still empty until the system under test's backoff waits on
+// the clock.
 //
 // # What the model reproduces
 //
@@ -149,7 +186,8 @@
 //
 // From package elbv2sim (S1's list): the optFns arguments (retryers,
 // endpoints, middleware) are ignored; the SDK's own client-side validation
-// and retries do not run.
+// and retries do not run (with Config.Wire they do: the real SDK client
+// runs, through package elbv2wire).
 //
 // From package traffic (S1's list): HTTP keep-alive, in-flight requests,
 // connection draining and request duration (a request is instantaneous, so

@@ -21,6 +21,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
@@ -71,6 +72,11 @@ type World struct {
 	legacy  Legacy
 	start   time.Time
 
+	// With Config.Wire: the endpoints in front of sut and of the LBC's
+	// client, and the system under test's SDK client.
+	sutWire, lbcWire *elbv2wire.Endpoint
+	sutSDK           *elbv2.Client
+
 	mu  sync.Mutex
 	log []string
 }
@@ -78,11 +84,16 @@ type World struct {
 // New builds the world of cfg, seeds the seed's case, and warms it up until
 // every legacy target is healthy; the scenario starts then ([World.Start]),
 // with traffic and scheduled churn. ctx bounds the setup.
-func New(ctx context.Context, cfg Config) (*World, error) {
+func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
 	w := &World{cfg: cfg, clock: vclock.New(time.Time{})}
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
 	w.hub = cluster.NewHub(w.clock)
 	kc := cfg.Client
 	if kc == nil {
@@ -92,7 +103,6 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 		}
 		kc = fc
 	}
-	var err error
 	w.cl, err = cluster.New(cluster.Options{
 		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
 		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay,
@@ -116,12 +126,24 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
+	if cfg.Wire != nil {
+		if w.sutWire, w.sutSDK, err = w.startWire(w.sut, true); err != nil {
+			return nil, fmt.Errorf("sim: new: wire: %w", err)
+		}
+	}
 	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle}); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	var lbcAWS lbc.ELBv2API = w.lbcAWS
 	if cfg.WrapLBCELBv2 != nil {
 		lbcAWS = cfg.WrapLBCELBv2(lbcAWS)
+	}
+	if cfg.Wire != nil && !cfg.Wire.FacadeLBC {
+		var sdk *elbv2.Client
+		if w.lbcWire, sdk, err = w.startWire(lbcAWS, false); err != nil {
+			return nil, fmt.Errorf("sim: new: wire: %w", err)
+		}
+		lbcAWS = sdk
 	}
 	w.lbc, err = lbc.New(lbc.Options{
 		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
@@ -177,6 +199,18 @@ func (cfg *Config) defaults() error {
 		return bad("WarmUp", "is negative")
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
+	}
+	if wo := cfg.Wire; wo != nil {
+		switch {
+		case wo.Client.Region != "" && wo.Client.Region != DefaultRegion:
+			return bad("Wire.Client.Region", fmt.Sprintf("%q is not the world's region, %s", wo.Client.Region, DefaultRegion))
+		case wo.Client.MaxAttempts < 0:
+			return bad("Wire.Client.MaxAttempts", "is negative")
+		case wo.Client.MaxBackoff < 0:
+			return bad("Wire.Client.MaxBackoff", "is negative")
+		case wo.Client.Timeout < 0:
+			return bad("Wire.Client.Timeout", "is negative")
+		}
 	}
 	if cfg.Nodes == 0 {
 		cfg.Nodes = DefaultNodes
@@ -414,10 +448,83 @@ func (w *World) Run(d time.Duration) { w.clock.Advance(d) }
 // RunUntil runs the world until the virtual time t.
 func (w *World) RunUntil(t time.Time) { w.clock.RunUntil(t) }
 
+// startWire serves backend on a loopback endpoint and returns it with a
+// real SDK client of it. The system under test's client spends
+// Config.SUT's latency on the virtual clock before each attempt, in the
+// caller's goroutine, as the Go facade does; the endpoint's handlers never
+// wait on the clock.
+func (w *World) startWire(backend any, sut bool) (*elbv2wire.Endpoint, *elbv2.Client, error) {
+	ep, err := elbv2wire.Start(elbv2wire.Options{Backend: backend, Region: DefaultRegion})
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := w.cfg.Wire.Client
+	opts.Region = DefaultRegion
+	if sut {
+		own := opts.BeforeAttempt
+		opts.BeforeAttempt = func(ctx context.Context, op string) error {
+			if err := w.sut.Wait(ctx, op); err != nil {
+				return err
+			}
+			if own != nil {
+				return own(ctx, op)
+			}
+			return nil
+		}
+	} else {
+		opts.BeforeAttempt = nil // the LBC calls from world events, which must not wait
+	}
+	return ep, ep.NewClient(opts), nil
+}
+
+// AWS returns the ELBv2 API to give the system under test: with
+// Config.Wire, the real *elasticloadbalancingv2.Client pointed at the
+// endpoint in front of [World.ELBv2]; otherwise [World.ELBv2] itself.
+// Either satisfies cutover.ELBv2API, diagnose.ELBv2API and tgbind.ELBv2API.
+func (w *World) AWS() elbv2wire.API {
+	if w.sutSDK != nil {
+		return w.sutSDK
+	}
+	return w.sut
+}
+
+// AWSCounts returns the system under test's ELBv2 calls by operation,
+// counted where the service sees them: at the endpoint with Config.Wire
+// (every HTTP request, each of the SDK's retries included), at the facade
+// otherwise. A call-count assertion written on it holds on both transports
+// when the SDK does not retry.
+func (w *World) AWSCounts() map[string]int {
+	if w.sutWire != nil {
+		return w.sutWire.Counts()
+	}
+	return w.sut.Counts()
+}
+
+// Wire returns the endpoint of the system under test's calls, for its
+// request log and wire faults; nil without Config.Wire.
+func (w *World) Wire() *elbv2wire.Endpoint { return w.sutWire }
+
+// LBCWire returns the endpoint of the LBC stand-in's calls; nil without
+// Config.Wire or with Wire.FacadeLBC.
+func (w *World) LBCWire() *elbv2wire.Endpoint { return w.lbcWire }
+
+// Close stops the world's endpoints (Config.Wire), waiting for the
+// requests in flight. Without Config.Wire it does nothing. Calling it again
+// does nothing.
+func (w *World) Close() {
+	if w.sutWire != nil {
+		w.sutWire.Close()
+	}
+	if w.lbcWire != nil {
+		w.lbcWire.Close()
+	}
+}
+
 // ELBv2 returns the system under test's ELBv2 client: it satisfies
 // cutover.ELBv2API (hence diagnose's and tgbind's), counts calls by
 // operation, logs them, and injects the faults of Config.SUT (more with
-// Inject).
+// Inject). With Config.Wire it sits behind the endpoint, where its faults
+// and counts apply unchanged: give the system under test [World.AWS].
 func (w *World) ELBv2() *elbv2sim.Client { return w.sut }
 
 // LBCELBv2 returns the LBC stand-in's own ELBv2 client, counted apart.

@@ -287,6 +287,24 @@ func invoke[I, O any](ctx context.Context, c *Client, req request, in *I, fn fun
 	return out, c.finish(call, err)
 }
 
+// noLatencyKey marks a context whose calls skip the client's latency.
+type noLatencyKey struct{}
+
+// WithoutLatency returns a context under which calls through a [Client]
+// skip its latency (Options.Latency and OpLatency). It is for a facade in
+// front of the Client whose caller spends the latency itself, in its own
+// goroutine, with [Client.Wait]: the wire endpoint of package elbv2wire,
+// whose HTTP handlers must never wait on the virtual clock.
+func WithoutLatency(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noLatencyKey{}, true)
+}
+
+// Wait spends on the clock the latency one call of op would spend before it
+// reaches the model, in the caller's goroutine, and returns the context's
+// cause if ctx ends first. It returns at once for a client without latency.
+// Like a call with latency, it must not be called from world events.
+func (c *Client) Wait(ctx context.Context, op string) error { return c.wait(ctx, op) }
+
 // wait spends the call's latency on the clock, or returns the context's
 // cause.
 func (c *Client) wait(ctx context.Context, op string) error {
@@ -295,6 +313,9 @@ func (c *Client) wait(ctx context.Context, op string) error {
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if ctx.Value(noLatencyKey{}) != nil {
+		return nil
 	}
 	d := c.opts.Latency
 	if v, ok := c.opts.OpLatency[op]; ok {

@@ -32,7 +32,10 @@
 //     source seeded with Options.Seed.
 //   - Latency: Options.Latency and OpLatency wait on the virtual clock, in
 //     the caller's goroutine, before the call reaches the model. Only for a
-//     client that is not called from world events.
+//     client that is not called from world events. A facade in front of
+//     the client (the wire endpoint of package elbv2wire) passes
+//     [WithoutLatency] and has its caller spend the latency with
+//     [Client.Wait] instead, so that no HTTP handler waits on the clock.
 //   - Eventual consistency: with Options.InvisibleCalls, a target group
 //     created through the client stays invisible to the next N calls through
 //     the client that name it (TargetGroupNotFound) or list it (left out).
@@ -52,8 +55,9 @@
 // # Not modelled
 //
 // The optFns arguments (retryers, endpoints, middleware) are ignored; the
-// SDK's own client-side validation and retries do not run. See package
-// elbv2model for what the service model leaves out.
+// SDK's own client-side validation and retries do not run (package
+// elbv2wire puts the real SDK client in front of a Client for that). See
+// package elbv2model for what the service model leaves out.
 package elbv2sim
 
 //go:generate go tool mockgen -typed -destination=mock_elbv2api_test.go -package=elbv2sim_test github.com/qstools/tgmigrate/cutover ELBv2API

@@ -43,10 +43,12 @@
 // karpenter.sh/registered and karpenter.sh/initialized. With
 // Options.PublishObjects the NodePool and the NodeClaims are written as
 // unstructured karpenter.sh/v1 objects (the types are not in the scheme):
-// NodeClaims carry the nodepool label, spec.expireAfter,
-// spec.terminationGracePeriod, status.nodeName, status.providerID and the
-// conditions Launched, Registered, Initialized, Drifted (or Expired,
-// Consolidatable) and InstanceTerminating. [CRDs] returns minimal stand-in
+// NodeClaims carry the nodepool label, a creationTimestamp on the virtual
+// clock (so that creationTimestamp plus spec.expireAfter is the expiry, as
+// Karpenter computes it), spec.expireAfter, spec.terminationGracePeriod,
+// status.nodeName, status.providerID and the conditions Launched,
+// Registered, Initialized, Drifted (or Expired, Consolidatable) and
+// InstanceTerminating. [CRDs] returns minimal stand-in
 // CRDs for a real API server. Without PublishObjects they are model data
 // only ([Karpenter.NodeClaim], [Karpenter.Disruptions]).
 //

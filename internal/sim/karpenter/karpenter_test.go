@@ -342,3 +342,57 @@ func TestDriftedCondition(t *testing.T) {
 		t.Errorf("expireAfter %q", exp)
 	}
 }
+
+// TestNodeClaimCreationTimestamp: a published NodeClaim carries its
+// creation on the virtual clock, so that a reader computes the expiry as
+// Karpenter does (creationTimestamp plus spec.expireAfter), and the node is
+// indeed disrupted for expiry at that instant.
+func TestNodeClaimCreationTimestamp(t *testing.T) {
+	f := newFixture(t, setup{nodes: 2, replicas: 2, publish: true, pool: karpenter.NodePool{ExpireAfter: 2 * time.Hour}})
+	f.clock.Advance(10 * time.Minute)
+	old := f.cl.Nodes()[0]
+	if err := f.k.ReplaceNode(old.Name, karpenter.ReasonDrifted); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(10 * time.Minute)
+
+	var l unstructured.UnstructuredList
+	l.SetGroupVersionKind(karpenter.NodeClaimGVK.GroupVersion().WithKind("NodeClaimList"))
+	if err := f.cl.Client().List(t.Context(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 {
+		t.Fatalf("%d nodeclaims, want 2", len(l.Items))
+	}
+	expiry := map[string]time.Time{}
+	for _, u := range l.Items {
+		node, _, _ := unstructured.NestedString(u.Object, "status", "nodeName")
+		n, ok := f.cl.Node(node)
+		created := u.GetCreationTimestamp()
+		if !ok || created.IsZero() || !created.Time.Equal(n.LaunchedAt) {
+			t.Errorf("nodeclaim %s: creationTimestamp %v, want its node's launch %v", u.GetName(), created, n.LaunchedAt)
+		}
+		exp, _, _ := unstructured.NestedString(u.Object, "spec", "expireAfter")
+		d, err := time.ParseDuration(exp)
+		if err != nil {
+			t.Fatalf("nodeclaim %s: expireAfter %q: %v", u.GetName(), exp, err)
+		}
+		expiry[node] = created.Add(d)
+	}
+	// The replacement was launched 10 minutes after the survivor: it
+	// expires 10 minutes later.
+	survivor := f.cl.Nodes()[0].Name
+	f.clock.RunUntil(expiry[survivor])
+	var expired []string
+	for _, d := range f.k.Disruptions() {
+		if d.Reason == karpenter.ReasonExpired {
+			expired = append(expired, d.Node)
+			if !d.QueuedAt.Equal(expiry[d.Node]) {
+				t.Errorf("node %s expired at %v, want %v (creationTimestamp + expireAfter)", d.Node, d.QueuedAt, expiry[d.Node])
+			}
+		}
+	}
+	if !slices.Equal(expired, []string{survivor}) {
+		t.Errorf("expired nodes %v at %v, want [%s]", expired, f.clock.Now(), survivor)
+	}
+}

@@ -108,6 +108,11 @@ func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 		},
 	}}
 	u.SetGroupVersionKind(NodeClaimGVK)
+	// As an API server would: readers such as Diagnose compute the expiry
+	// from creationTimestamp plus spec.expireAfter. The fake client sets no
+	// creationTimestamp of its own; a real API server overwrites this one
+	// with its own clock's.
+	u.SetCreationTimestamp(metav1.NewTime(c.createdAt))
 	return u
 }
 

@@ -1,0 +1,880 @@
+package diagnose_test
+
+// Scenario tests: Diagnose on the Karpenter churn simulator (internal/sim),
+// on the world's virtual clock, compared with the simulator's ground truth
+// (which targets no node or pod holds, which nodes are live) and with the
+// calls its ELBv2 service counted.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+)
+
+// newSimWorld builds a world, failing the test on error.
+func newSimWorld(t testing.TB, cfg sim.Config) *sim.World {
+	t.Helper()
+	w, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// diagnoseWorld runs Diagnose on the world's sources and clock.
+func diagnoseWorld(t testing.TB, w *sim.World, scope diagnose.Scope, opts ...diagnose.Option) *diagnose.Report {
+	t.Helper()
+	rep, err := diagnose.Diagnose(t.Context(), w.DiagnoseSources(), scope, append([]diagnose.Option{diagnose.WithClock(w.Clock())}, opts...)...)
+	if err != nil {
+		t.Fatalf("Diagnose() = %v", err)
+	}
+	if len(rep.Errors) != 0 {
+		t.Fatalf("report errors: %+v", rep.Errors)
+	}
+	return rep
+}
+
+// createTargetGroup creates an HTTP target group in the world's VPC,
+// directly on the model (setup: not counted as a call of the system under
+// test), registers targets, and tags it.
+func createTargetGroup(t testing.TB, w *sim.World, name string, tt elbv2types.TargetTypeEnum, targets []elbv2types.TargetDescription, tags map[string]string) string {
+	t.Helper()
+	m := w.Model()
+	out, err := m.CreateTargetGroup(&elbv2.CreateTargetGroupInput{
+		Name: aws.String(name), Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(w.Legacy().NodePort),
+		VpcId: aws.String(w.Legacy().VPCID), TargetType: tt,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(out.TargetGroups[0].TargetGroupArn)
+	if len(targets) > 0 {
+		if _, err := m.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: targets}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tags) > 0 {
+		in := &elbv2.AddTagsInput{ResourceArns: []string{arn}}
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			in.Tags = append(in.Tags, elbv2types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+		}
+		if _, err := m.AddTags(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return arn
+}
+
+// nodeTargets returns every live node's nodeIP:NodePort.
+func nodeTargets(w *sim.World) []elbv2types.TargetDescription {
+	var out []elbv2types.TargetDescription
+	for _, n := range w.Cluster().Nodes() {
+		out = append(out, elbv2types.TargetDescription{Id: aws.String(n.InternalIP), Port: aws.Int32(w.Legacy().NodePort)})
+	}
+	return out
+}
+
+// truth is the simulator's ground truth for one target group: its targets
+// by IP:port, and the ghosts and live node targets among them.
+type truth struct {
+	ghosts, draining, nodeTargets, nodes []string
+}
+
+func groundTruth(w *sim.World, arn string) truth {
+	var tr truth
+	nodes := map[string]bool{}
+	for _, t := range w.Targets(arn) {
+		key := fmt.Sprintf("%s:%d", t.IP, t.Port)
+		if t.State == elbv2types.TargetHealthStateEnumDraining {
+			tr.draining = append(tr.draining, key)
+		}
+		switch {
+		case t.Owner == "":
+			tr.ghosts = append(tr.ghosts, key)
+		case strings.HasPrefix(t.Owner, "node/"):
+			tr.nodeTargets = append(tr.nodeTargets, key)
+			nodes[strings.TrimPrefix(t.Owner, "node/")] = true
+		}
+	}
+	slices.Sort(tr.ghosts)
+	slices.Sort(tr.draining)
+	slices.Sort(tr.nodeTargets)
+	tr.nodes = slices.Sorted(maps.Keys(nodes))
+	return tr
+}
+
+func reportTG(rep *diagnose.Report, arn string) *diagnose.TargetGroupReport {
+	for i := range rep.TargetGroups {
+		if rep.TargetGroups[i].ARN == arn {
+			return &rep.TargetGroups[i]
+		}
+	}
+	return nil
+}
+
+func findingOf(tg *diagnose.TargetGroupReport, code diagnose.Code) *diagnose.Finding {
+	for i := range tg.Findings {
+		if tg.Findings[i].Code == code {
+			return &tg.Findings[i]
+		}
+	}
+	return nil
+}
+
+// classKeys returns the IP:port of the report's targets of one class, sorted.
+func classKeys(tg *diagnose.TargetGroupReport, c diagnose.Class) []string {
+	var out []string
+	for _, t := range tg.Targets {
+		if t.Class == c {
+			out = append(out, t.Key())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// targetKeys keeps the IP:port names of a finding's evidence.
+func targetKeys(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := netip.ParseAddrPort(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestScenarioChurnGhosts: after 30 minutes of Karpenter churn on the
+// seed's static target group, Diagnose reports exactly the ghost IP:port
+// set the simulator knows is dead, and the live node targets as
+// StaticNodeTarget and KarpenterDisruptionRisk, at the API cost its
+// contract sets: one DescribeTargetHealth per target group in scope,
+// DescribeTargetGroups pages of 400, DescribeTags batches of 20, nothing
+// for the target groups outside the scope.
+func TestScenarioChurnGhosts(t *testing.T) {
+	w := newSimWorld(t, sim.Config{Seed: 7, ChurnInterval: 3 * time.Minute})
+	legacy := w.Legacy()
+	team := map[string]string{"team": "shop"}
+	if _, err := w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{legacy.TargetGroupARN},
+		Tags: []elbv2types.Tag{{Key: aws.String("team"), Value: aws.String("shop")}}}); err != nil {
+		t.Fatal(err)
+	}
+	// The out-of-scope target group pins the same nodes: it collects
+	// ghosts of its own, which no scope below may touch.
+	other := createTargetGroup(t, w, "other-web", elbv2types.TargetTypeEnumIp, nodeTargets(w), nil)
+	// 800 target groups in all: 2 pages of 400, 40 tag batches of 20 (399
+	// or 21 would cost 3 pages or 39 batches). Two empty ones carry the
+	// team tag.
+	inTags := map[string]bool{legacy.TargetGroupARN: true}
+	for i := range 798 {
+		var tags map[string]string
+		if i%400 == 7 {
+			tags = team
+		}
+		arn := createTargetGroup(t, w, fmt.Sprintf("filler-%03d", i), elbv2types.TargetTypeEnumIp, nil, tags)
+		if tags != nil {
+			inTags[arn] = true
+		}
+	}
+	w.Run(30 * time.Minute)
+
+	legacyOnly := map[string]bool{legacy.TargetGroupARN: true}
+	perTG := map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1, "DescribeListeners": 1, "DescribeRules": 1}
+	tests := []struct {
+		name    string
+		scope   diagnose.Scope
+		opts    []diagnose.Option
+		inScope map[string]bool
+		counts  map[string]int
+		// listsAll: the scope lists every target group and reads all their
+		// tags (DescribeTargetGroups and DescribeTags name out-of-scope ones).
+		listsAll bool
+	}{
+		{name: "by ARN", scope: diagnose.Scope{TargetGroupARNs: []string{legacy.TargetGroupARN}}, inScope: legacyOnly, counts: perTG},
+		{name: "by name", scope: diagnose.Scope{TargetGroupNames: []string{legacy.TargetGroupName}}, inScope: legacyOnly, counts: perTG},
+		{name: "by load balancer", scope: diagnose.Scope{LoadBalancerARNs: []string{legacy.LoadBalancerARN}}, inScope: legacyOnly, counts: perTG},
+		// The tag scope makes 47 calls: unpaced, so that the scan takes no
+		// virtual time and the ground truth is the scan's instant.
+		{name: "by tag", scope: diagnose.Scope{Tags: team}, opts: []diagnose.Option{diagnose.WithRateLimit(rate.Inf, 0)}, inScope: inTags, listsAll: true,
+			counts: map[string]int{"DescribeTargetGroups": 2, "DescribeTags": 40, "DescribeTargetHealth": 3, "DescribeListeners": 1, "DescribeRules": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w.ELBv2().ResetCounts()
+			before := w.Clock().Now()
+			rep := diagnoseWorld(t, w, tt.scope, tt.opts...)
+			if !w.Clock().Now().Equal(before) {
+				t.Fatalf("the scan moved the world from %v to %v: the ground truth would not be the scan's", before, w.Clock().Now())
+			}
+
+			// API economy, as the simulated service counted it.
+			if d := cmp.Diff(tt.counts, w.ELBv2().Counts()); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.counts, rep.Accounts[0].APICalls); d != "" {
+				t.Errorf("calls the report counts (-want +got):\n%s", d)
+			}
+			health := map[string]int{}
+			for _, c := range w.ELBv2().Calls() {
+				if c.Op == elbv2sim.OpDescribeTargetHealth {
+					health[strings.Join(c.Resources, ",")]++
+				}
+				for _, r := range c.Resources {
+					outside := strings.Contains(r, ":targetgroup/") && !tt.inScope[r]
+					if outside && !(tt.listsAll && c.Op == elbv2sim.OpDescribeTags) {
+						t.Errorf("%s names %s, outside the scope", c.Op, r)
+					}
+				}
+			}
+			wantHealth := map[string]int{}
+			for arn := range tt.inScope {
+				wantHealth[arn] = 1
+			}
+			if d := cmp.Diff(wantHealth, health); d != "" {
+				t.Errorf("DescribeTargetHealth calls by target group (-want +got):\n%s", d)
+			}
+			var got []string
+			for _, tg := range rep.TargetGroups {
+				got = append(got, tg.ARN)
+			}
+			if d := cmp.Diff(slices.Sorted(maps.Keys(tt.inScope)), slices.Sorted(slices.Values(got))); d != "" {
+				t.Errorf("target groups in the report (-want +got):\n%s", d)
+			}
+
+			// Ghosts and live node targets, against the ground truth.
+			tr := groundTruth(w, legacy.TargetGroupARN)
+			if len(tr.ghosts) == 0 || len(tr.nodeTargets) == 0 || len(tr.draining) != 0 {
+				t.Fatalf("ground truth %+v: want ghosts and live node targets, none draining", tr)
+			}
+			tg := reportTG(rep, legacy.TargetGroupARN)
+			if d := cmp.Diff(tr.ghosts, classKeys(tg, diagnose.ClassGhost)); d != "" {
+				t.Errorf("ghost targets (-simulator +diagnose):\n%s", d)
+			}
+			if d := cmp.Diff(tr.nodeTargets, classKeys(tg, diagnose.ClassNode)); d != "" {
+				t.Errorf("node targets (-simulator +diagnose):\n%s", d)
+			}
+			if n := tg.Counts.ByClass[diagnose.ClassPod] + tg.Counts.ByClass[diagnose.ClassForeign]; n != 0 {
+				t.Errorf("%d pod or foreign targets, want none: %+v", n, tg.Counts)
+			}
+			f := findingOf(tg, diagnose.CodeGhostTarget)
+			if f == nil {
+				t.Fatalf("no GhostTarget finding: %v", tg.Findings)
+			}
+			if d := cmp.Diff(tr.ghosts, targetKeys(f.Evidence.Names)); d != "" {
+				t.Errorf("GhostTarget evidence (-simulator +diagnose):\n%s", d)
+			}
+			for _, code := range []diagnose.Code{diagnose.CodeStaticNodeTarget, diagnose.CodeKarpenterDisruptionRisk} {
+				f := findingOf(tg, code)
+				if f == nil {
+					t.Errorf("no %s finding: %v", code, tg.Findings)
+					continue
+				}
+				if d := cmp.Diff(tr.nodes, f.Evidence.Names); d != "" {
+					t.Errorf("%s nodes (-simulator +diagnose):\n%s", code, d)
+				}
+				if f.Evidence.Counts["targets"] != len(tr.nodeTargets) {
+					t.Errorf("%s counts %v, want %d targets", code, f.Evidence.Counts, len(tr.nodeTargets))
+				}
+			}
+			t.Logf("%s: %d ghosts and %d live node targets of %d, both sets equal the simulator's (other-web, out of scope: %d ghosts)",
+				tt.name, len(tr.ghosts), len(tr.nodeTargets), len(w.Targets(legacy.TargetGroupARN)), len(groundTruth(w, other).ghosts))
+		})
+	}
+}
+
+// iamGate stands in for an LBC whose IAM role lacks
+// elasticloadbalancing:DescribeTargetHealth: while denied, its reconciles
+// fail before they list the target group, and back off.
+type iamGate struct {
+	lbc.ELBv2API
+	denied atomic.Bool
+}
+
+// wrap is Config.WrapLBCELBv2: the gate in front of the LBC's client.
+func (g *iamGate) wrap(real lbc.ELBv2API) lbc.ELBv2API {
+	g.ELBv2API = real
+	return g
+}
+
+// DescribeTargetHealth fails with AccessDenied while the gate is denied.
+func (g *iamGate) DescribeTargetHealth(ctx context.Context, in *elbv2.DescribeTargetHealthInput, opts ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
+	if g.denied.Load() {
+		return nil, &smithy.OperationError{ServiceID: "ElasticLoadBalancingV2", OperationName: "DescribeTargetHealth",
+			Err: &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized to perform elasticloadbalancing:DescribeTargetHealth"}}
+	}
+	return g.ELBv2API.DescribeTargetHealth(ctx, in, opts...)
+}
+
+// scenario is one world for one finding code: setup builds it (and runs it
+// as long as needed) and returns the target group to diagnose; check, when
+// set, looks further at the report and the world (f is nil when the finding
+// is absent).
+type scenario struct {
+	name  string
+	code  diagnose.Code
+	want  bool
+	cfg   sim.Config
+	gate  bool // wrap the LBC's client in an iamGate, denied from the start
+	setup func(t *testing.T, w *sim.World, g *iamGate) string
+	check func(t *testing.T, w *sim.World, g *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding)
+}
+
+// smallWorld is the seed's case with 4 nodes and 8 pods.
+func smallWorld(seed uint64) sim.Config { return sim.Config{Seed: seed, Nodes: 4, Pods: 8} }
+
+// legacyTG is the setup of a scenario that diagnoses the seed's world as built.
+func legacyTG(_ *testing.T, w *sim.World, _ *iamGate) string { return w.Legacy().TargetGroupARN }
+
+// bind creates a binding of the legacy target group and runs the world on.
+func bind(t *testing.T, w *sim.World, multiCluster bool, port intstr.IntOrString, run time.Duration) {
+	t.Helper()
+	b := w.NewBinding("web", multiCluster)
+	b.Spec.ServiceRef.Port = port
+	if err := w.Client().Create(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(run)
+}
+
+// httpPort is the Service's port, as NewBinding names it.
+var httpPort = intstr.FromInt32(sim.DefaultServicePort)
+
+// deregisterNodeTargets deregisters the legacy node targets, with their
+// Port, as cutover does once the pod targets are healthy.
+func deregisterNodeTargets(t *testing.T, w *sim.World) {
+	t.Helper()
+	var ts []elbv2types.TargetDescription
+	for _, nt := range w.NodeTargets() {
+		ts = append(ts, elbv2types.TargetDescription{Id: aws.String(nt.IP), Port: aws.Int32(nt.Port)})
+	}
+	if _, err := w.ELBv2().DeregisterTargets(t.Context(), &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(w.Legacy().TargetGroupARN), Targets: ts}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expiry is when the oldest live node's NodeClaim expires (the first by
+// name among the oldest), as Karpenter computes it.
+func expiry(w *sim.World, after time.Duration) (string, time.Time) {
+	var name string
+	var at time.Time
+	for _, n := range w.Cluster().Nodes() {
+		e := n.LaunchedAt.Add(after)
+		if name == "" || e.Before(at) || (e.Equal(at) && n.Name < name) {
+			name, at = n.Name, e
+		}
+	}
+	return name, at
+}
+
+// wantNext checks the next known disruption a KarpenterDisruptionRisk
+// finding names.
+func wantNext(t *testing.T, f *diagnose.Finding, kind, node string) {
+	t.Helper()
+	if d := f.Evidence.Details; d["nextDisruption"] != kind || d["nextDisruptionNode"] != node || !strings.Contains(f.Remediation, "("+node+": ") {
+		t.Errorf("next disruption: details %v, remediation %q; want %s of %s", d, f.Remediation, kind, node)
+	}
+}
+
+// scenarios are, for each target-group finding code, worlds that produce it
+// and near misses that must not.
+var scenarios = []scenario{
+	// GhostTarget
+	{name: "every node replaced", code: diagnose.CodeGhostTarget, want: true, cfg: smallWorld(21),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			if err := w.ReplaceAllNodes(4 * time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(20 * time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			tr := groundTruth(w, tg.ARN)
+			if len(tr.ghosts) != 4 || len(tr.nodeTargets) != 0 {
+				t.Fatalf("ground truth %+v: want the 4 initial nodes gone", tr)
+			}
+			if d := cmp.Diff(tr.ghosts, targetKeys(f.Evidence.Names)); d != "" {
+				t.Errorf("ghosts (-simulator +diagnose):\n%s", d)
+			}
+		}},
+	{name: "near miss: a node being disrupted still holds its address", code: diagnose.CodeGhostTarget, want: false, cfg: smallWorld(22),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			if err := w.Karpenter().ReplaceNode(w.Cluster().Nodes()[0].Name, karpenter.ReasonDrifted); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(30 * time.Second) // tainted; its replacement is not Ready yet
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			n := w.Cluster().Nodes()[0]
+			if n.Phase != "Ready" || !slices.ContainsFunc(n.Taints, func(x corev1.Taint) bool { return x.Key == karpenter.TaintDisrupted }) {
+				t.Fatalf("node %s: phase %s, taints %v: want it tainted and alive", n.Name, n.Phase, n.Taints)
+			}
+			for _, x := range tg.Targets {
+				if x.ID == n.InternalIP && (x.Class != diagnose.ClassNode || !x.Node.Disrupting) {
+					t.Errorf("target %s: %+v, want a node being disrupted", x.Key(), x)
+				}
+			}
+		}},
+
+	// StaticNodeTarget
+	{name: "the seed's node targets", code: diagnose.CodeStaticNodeTarget, want: true, cfg: smallWorld(31), setup: legacyTG,
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			tr := groundTruth(w, tg.ARN)
+			if d := cmp.Diff(tr.nodes, f.Evidence.Names); d != "" || f.Evidence.Counts["targets"] != 4 || f.Evidence.Details["ports"] != "30080" {
+				t.Errorf("evidence %+v; nodes (-simulator +diagnose):\n%s", f.Evidence, d)
+			}
+		}},
+	{name: "near miss: cut over, the node targets draining", code: diagnose.CodeStaticNodeTarget, want: false,
+		cfg: sim.Config{Seed: 32, Nodes: 4, Pods: 8, PublicSubnets: true},
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, 5*time.Minute)
+			deregisterNodeTargets(t, w)
+			w.Run(time.Minute) // the deregistration delay is 300 s
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			tr := groundTruth(w, tg.ARN)
+			if len(tr.nodeTargets) != 4 || !slices.Equal(tr.draining, tr.nodeTargets) {
+				t.Fatalf("ground truth %+v: want the 4 node targets, draining", tr)
+			}
+			if n := tg.Counts.ByClass[diagnose.ClassPod]; n != 8 || tg.Counts.ByState["healthy"] != 8 {
+				t.Errorf("counts %+v: want the 8 pod targets healthy", tg.Counts)
+			}
+			for _, code := range []diagnose.Code{diagnose.CodeKarpenterDisruptionRisk, diagnose.CodePublicSubnetNode, diagnose.CodeUnmanagedTargetGroup} {
+				if f := findingOf(tg, code); f != nil {
+					t.Errorf("unexpected %s: %s", code, f.Message)
+				}
+			}
+		}},
+
+	// UnmanagedTargetGroup
+	{name: "the seed's hand-made target group", code: diagnose.CodeUnmanagedTargetGroup, want: true, cfg: smallWorld(41), setup: legacyTG,
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"shop/web"}) || tg.Service == nil || tg.Service.Source != diagnose.ServiceFromNodePort {
+				t.Errorf("evidence %+v, service %+v: want shop/web from its NodePort", f.Evidence, tg.Service)
+			}
+		}},
+	{name: "near miss: a multi-cluster binding keeps it", code: diagnose.CodeUnmanagedTargetGroup, want: false, cfg: smallWorld(42),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			if tg.Owner.Kind != diagnose.OwnerBinding || len(tg.Owner.Bindings) != 1 || tg.Owner.Bindings[0].Mode != diagnose.ModeMultiCluster {
+				t.Errorf("owner %+v", tg.Owner)
+			}
+		}},
+
+	// KarpenterDisruptionRisk
+	{name: "a drift the budget holds back is the next disruption; expiry from the NodeClaims", code: diagnose.CodeKarpenterDisruptionRisk, want: true,
+		cfg: sim.Config{Seed: 51, Nodes: 4, Pods: 8, NodePool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "0"}}, ExpireAfter: 6 * time.Hour}},
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			w.Run(10 * time.Minute)
+			if err := w.Karpenter().ReplaceNode(w.Cluster().Nodes()[2].Name, karpenter.ReasonDrifted); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			drifted := w.Cluster().Nodes()[2].Name
+			if len(w.Karpenter().Disruptions()) != 0 {
+				t.Fatalf("disruptions %+v: want the drift held back by the budget", w.Karpenter().Disruptions())
+			}
+			wantNext(t, f, "drifted", drifted)
+			node, at := expiry(w, 6*time.Hour)
+			d := f.Evidence.Details
+			if d["driftedNodes"] != drifted || d["nearestExpiryNode"] != node || d["nearestExpiry"] != at.UTC().Format(time.RFC3339) ||
+				d["nearestExpiryIn"] != at.Sub(w.Clock().Now()).Round(time.Minute).String() {
+				t.Errorf("details %v: want %s drifted, %s expiring at %v", d, drifted, node, at)
+			}
+		}},
+	{name: "a consolidation the budget holds back is the next disruption", code: diagnose.CodeKarpenterDisruptionRisk, want: true,
+		cfg: sim.Config{Seed: 52, Nodes: 4, Pods: 8, NodePool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "0"}}}},
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			if err := w.Karpenter().ReplaceNode(w.Cluster().Nodes()[1].Name, karpenter.ReasonUnderutilized); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			wantNext(t, f, "consolidatable", w.Cluster().Nodes()[1].Name)
+		}},
+	{name: "a node being disrupted is the next disruption", code: diagnose.CodeKarpenterDisruptionRisk, want: true, cfg: smallWorld(53),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			if err := w.Karpenter().ReplaceNode(w.Cluster().Nodes()[3].Name, karpenter.ReasonExpired); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(5 * time.Second)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			wantNext(t, f, "disrupting", w.Cluster().Nodes()[3].Name)
+		}},
+	{name: "the nearest expiry is the next disruption", code: diagnose.CodeKarpenterDisruptionRisk, want: true,
+		cfg: sim.Config{Seed: 54, Nodes: 4, Pods: 8, NodePool: karpenter.NodePool{ExpireAfter: 2 * time.Hour}}, setup: legacyTG,
+		check: func(t *testing.T, w *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			node, at := expiry(w, 2*time.Hour)
+			wantNext(t, f, "expiry", node)
+			if want := fmt.Sprintf("expires at %s, in %s", at.UTC().Format(time.RFC3339), at.Sub(w.Clock().Now()).Round(time.Minute)); !strings.Contains(f.Message, want) {
+				t.Errorf("message %q, want %q", f.Message, want)
+			}
+		}},
+	{name: "near miss: a node target on a node Karpenter does not manage", code: diagnose.CodeKarpenterDisruptionRisk, want: false, cfg: smallWorld(55),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			name, err := w.Cluster().LaunchNode(t.Context(), cluster.NodeSpec{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "static"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := w.Cluster().Node(name)
+			return createTargetGroup(t, w, "static-web", elbv2types.TargetTypeEnumIp,
+				[]elbv2types.TargetDescription{{Id: aws.String(n.InternalIP), Port: aws.Int32(w.Legacy().NodePort)}}, nil)
+		},
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			if f := findingOf(tg, diagnose.CodeStaticNodeTarget); f == nil || len(tg.Targets) != 1 || tg.Targets[0].Node == nil || tg.Targets[0].Node.Karpenter {
+				t.Errorf("targets %+v, StaticNodeTarget %v: want one pinned node target, not Karpenter's", tg.Targets, f)
+			}
+		}},
+
+	// HealthCheckMismatch
+	{name: "path / against the probe's /healthz", code: diagnose.CodeHealthCheckMismatch, want: true, cfg: smallWorld(61), setup: legacyTG,
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if d := f.Evidence.Details; d["healthCheckPath"] != "/" || d["probePath"] != "/healthz" {
+				t.Errorf("details %v", d)
+			}
+		}},
+	{name: "port pinned to the NodePort", code: diagnose.CodeHealthCheckMismatch, want: true,
+		cfg:   sim.Config{Seed: 62, Nodes: 4, Pods: 8, Legacy: sim.LegacyTargetGroup{HealthCheckPath: "/healthz", HealthCheckPort: "30080"}},
+		setup: legacyTG,
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if f.Evidence.Counts["aspects"] != 1 || !strings.Contains(f.Message, "port 30080 is the NodePort of shop/web") {
+				t.Errorf("finding %+v", f)
+			}
+		}},
+	{name: "near miss: traffic-port and the probe's path", code: diagnose.CodeHealthCheckMismatch, want: false,
+		cfg: sim.Config{Seed: 63, Nodes: 4, Pods: 8, Legacy: sim.LegacyTargetGroup{HealthCheckPath: "/healthz"}}, setup: legacyTG},
+
+	// PortMismatch
+	{name: "a multi-cluster binding names a port the Service lacks", code: diagnose.CodePortMismatch, want: true, cfg: smallWorld(71),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, intstr.FromString("https"), time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if !strings.Contains(f.Message, "binding shop/web names port https, which Service shop/web does not have") {
+				t.Errorf("message %q", f.Message)
+			}
+			// The LBC found no backend and registered nothing; in
+			// multi-cluster mode it left the node targets alone.
+			if s := w.LBC().Stats(); s.Registered != 0 || s.Deregistered != 0 || len(classKeys(tg, diagnose.ClassNode)) != 4 {
+				t.Errorf("LBC %+v, counts %+v", s, tg.Counts)
+			}
+		}},
+	{name: "near miss: node targets on the NodePort, pod targets on the targetPort", code: diagnose.CodePortMismatch, want: false, cfg: smallWorld(72),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, 5*time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			pods, nodes := classKeys(tg, diagnose.ClassPod), classKeys(tg, diagnose.ClassNode)
+			if len(pods) != 8 || len(nodes) != 4 || !strings.HasSuffix(pods[0], ":8080") || !strings.HasSuffix(nodes[0], ":30080") {
+				t.Errorf("pod targets %v, node targets %v", pods, nodes)
+			}
+		}},
+
+	// PublicSubnetNode
+	{name: "nodes in public subnets", code: diagnose.CodePublicSubnetNode, want: true, cfg: sim.Config{Seed: 81, Nodes: 4, Pods: 8, PublicSubnets: true}, setup: legacyTG,
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if d := cmp.Diff(groundTruth(w, tg.ARN).nodes, f.Evidence.Names); d != "" || f.Evidence.Counts["externalIP"] != 4 || f.Evidence.Counts["publicSubnet"] != 0 {
+				t.Errorf("evidence %+v; nodes (-simulator +diagnose):\n%s", f.Evidence, d)
+			}
+		}},
+	{name: "near miss: private subnets", code: diagnose.CodePublicSubnetNode, want: false, cfg: smallWorld(82), setup: legacyTG},
+
+	// MissingReadinessGate
+	{name: "namespace not labelled", code: diagnose.CodeMissingReadinessGate, want: true, cfg: smallWorld(91), setup: legacyTG,
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{sim.ClusterName + "/shop"}) {
+				t.Errorf("names %v", f.Evidence.Names)
+			}
+		}},
+	{name: "labelled and bound, but the pods predate the binding", code: diagnose.CodeMissingReadinessGate, want: true,
+		cfg: sim.Config{Seed: 92, Nodes: 4, Pods: 8, ReadinessGateInjection: true},
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if f.Evidence.Counts["podsWithoutGate"] != 8 || f.Evidence.Counts["namespaces"] != 0 || !strings.Contains(f.Remediation, "restart") {
+				t.Errorf("finding %+v", f)
+			}
+		}},
+	{name: "near miss: labelled, no binding yet", code: diagnose.CodeMissingReadinessGate, want: false,
+		cfg: sim.Config{Seed: 93, Nodes: 4, Pods: 8, ReadinessGateInjection: true}, setup: legacyTG},
+	{name: "near miss: labelled and bound, every pod recreated since", code: diagnose.CodeMissingReadinessGate, want: false,
+		cfg: sim.Config{Seed: 94, Nodes: 4, Pods: 8, ReadinessGateInjection: true},
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, time.Minute)
+			if err := w.ReplaceAllNodes(4 * time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(20 * time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, _ *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			for _, p := range w.Cluster().Pods() {
+				if !slices.Contains(p.Gates, diagnose.ReadinessGatePrefix+"web") {
+					t.Errorf("pod %s has gates %v, want the binding's", p.Name, p.Gates)
+				}
+			}
+		}},
+
+	// DefaultModeBindingOnSharedGroup
+	{name: "a default-mode binding the LBC cannot reconcile yet", code: diagnose.CodeDefaultModeBindingOnSharedGroup, want: true, cfg: smallWorld(101), gate: true,
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, false, httpPort, 5*time.Minute)
+			// Nothing has happened yet: the node targets serve.
+			if tr := groundTruth(w, w.Legacy().TargetGroupARN); len(tr.nodeTargets) != 4 || len(tr.draining) != 0 || w.Traffic().Failed != 0 {
+				t.Fatalf("ground truth %+v, traffic %s: want the node targets serving", tr, w.Traffic().String())
+			}
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, g *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			named := targetKeys(f.Evidence.Names)
+			if f.Evidence.Counts["notOwned"] != 4 || f.Evidence.Counts["node"] != 4 || !slices.Contains(f.Evidence.Names, sim.ClusterName+"/shop/web") {
+				t.Errorf("evidence %+v", f.Evidence)
+			}
+			// The prediction: once the LBC can reconcile, it deregisters
+			// exactly the targets named, and traffic fails.
+			g.denied.Store(false)
+			for range 30 {
+				if w.LBC().Stats().Deregistered > 0 {
+					break
+				}
+				w.Run(time.Minute)
+			}
+			if d := cmp.Diff(named, groundTruth(w, tg.ARN).draining); d != "" {
+				t.Errorf("targets the LBC deregistered (-diagnose +simulator):\n%s", d)
+			}
+			if w.Traffic().Failed == 0 {
+				t.Errorf("traffic %s: want the outage the finding predicts", w.Traffic().String())
+			}
+		}},
+	{name: "a node target registered by hand next to a settled default-mode binding", code: diagnose.CodeDefaultModeBindingOnSharedGroup, want: true, cfg: smallWorld(104),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, false, httpPort, 10*time.Minute) // wiped, drained, pod targets healthy
+			// A leftover script pins a node again; with stable endpoints
+			// the LBC's checkpoint skips its reconciles and leaves it.
+			n := w.Cluster().Nodes()[0]
+			if _, err := w.Model().RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(w.Legacy().TargetGroupARN),
+				Targets: []elbv2types.TargetDescription{{Id: aws.String(n.InternalIP), Port: aws.Int32(w.Legacy().NodePort)}}}); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(5 * time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			n := w.Cluster().Nodes()[0]
+			stray := fmt.Sprintf("%s:%d", n.InternalIP, w.Legacy().NodePort)
+			if named := targetKeys(f.Evidence.Names); !slices.Equal(named, []string{stray}) || f.Evidence.Counts["notOwned"] != 1 {
+				t.Fatalf("evidence %+v: want only %s", f.Evidence, stray)
+			}
+			if tr := groundTruth(w, tg.ARN); !slices.Equal(tr.nodeTargets, []string{stray}) || len(tr.draining) != 0 {
+				t.Fatalf("ground truth %+v: want the stray node target serving", tr)
+			}
+			// The prediction: the next reconcile (a pod replaced, so the
+			// endpoints change) deregisters it.
+			if err := w.Cluster().Evict(t.Context(), w.PodKeys()[0]); err != nil {
+				t.Fatal(err)
+			}
+			w.Run(time.Minute)
+			if tr := groundTruth(w, tg.ARN); !slices.Contains(tr.draining, stray) {
+				t.Errorf("ground truth %+v: want %s deregistered by the LBC", tr, stray)
+			}
+		}},
+	{name: "near miss: after the LBC's reconcile, the node targets are draining", code: diagnose.CodeDefaultModeBindingOnSharedGroup, want: false, cfg: smallWorld(102),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, false, httpPort, time.Minute)
+			return w.Legacy().TargetGroupARN
+		},
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			if tr := groundTruth(w, tg.ARN); len(tr.draining) != 4 || len(classKeys(tg, diagnose.ClassPod)) != 8 {
+				t.Errorf("ground truth %+v, counts %+v: want the node targets draining and the pod targets registered", tr, tg.Counts)
+			}
+		}},
+	{name: "near miss: a multi-cluster binding", code: diagnose.CodeDefaultModeBindingOnSharedGroup, want: false, cfg: smallWorld(103),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			bind(t, w, true, httpPort, 5*time.Minute)
+			return w.Legacy().TargetGroupARN
+		}},
+
+	// InstanceTypeTargetGroup
+	{name: "a hand-made instance target group", code: diagnose.CodeInstanceTypeTargetGroup, want: true, cfg: smallWorld(111),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string { return instanceTG(t, w, nil) },
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if tg.Counts.ByClass[diagnose.ClassNode] != 4 || !strings.Contains(f.Remediation, "blue-green") {
+				t.Errorf("counts %+v, remediation %q", tg.Counts, f.Remediation)
+			}
+		}},
+	{name: "near miss: an instance target group of an LBC stack", code: diagnose.CodeInstanceTypeTargetGroup, want: false, cfg: smallWorld(112),
+		setup: func(t *testing.T, w *sim.World, _ *iamGate) string {
+			return instanceTG(t, w, map[string]string{diagnose.TagCluster: sim.ClusterName, diagnose.TagIngressStack: "shop/web"})
+		},
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+			if tg.TargetType != "instance" || tg.Owner.Kind != diagnose.OwnerLBCStack {
+				t.Errorf("type %s, owner %+v", tg.TargetType, tg.Owner)
+			}
+		}},
+}
+
+// instanceTG creates an instance target group of every node, on the
+// NodePort, as the LBC's instance mode or a hand would.
+func instanceTG(t *testing.T, w *sim.World, tags map[string]string) string {
+	var ts []elbv2types.TargetDescription
+	for _, n := range w.Cluster().Nodes() {
+		ts = append(ts, elbv2types.TargetDescription{Id: aws.String(n.InstanceID), Port: aws.Int32(w.Legacy().NodePort)})
+	}
+	return createTargetGroup(t, w, "instance-web", elbv2types.TargetTypeEnumInstance, ts, tags)
+}
+
+// TestScenarioFindings: for each finding code, a simulated world that
+// produces it and near misses that must not.
+func TestScenarioFindings(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(string(sc.code)+"/"+sc.name, func(t *testing.T) {
+			cfg := sc.cfg
+			g := &iamGate{}
+			if sc.gate {
+				g.denied.Store(true)
+				cfg.WrapLBCELBv2 = g.wrap
+			}
+			w := newSimWorld(t, cfg)
+			arn := sc.setup(t, w, g)
+			before := w.Clock().Now()
+			rep := diagnoseWorld(t, w, diagnose.Scope{TargetGroupARNs: []string{arn}})
+			if !w.Clock().Now().Equal(before) || !rep.GeneratedAt.Equal(before) {
+				t.Fatalf("the scan ran from %v to %v, report generated at %v: want one virtual instant", before, w.Clock().Now(), rep.GeneratedAt)
+			}
+			tg := reportTG(rep, arn)
+			if tg == nil || tg.Error != nil {
+				t.Fatalf("target group %s: %+v", arn, tg)
+			}
+			f := findingOf(tg, sc.code)
+			switch {
+			case sc.want && f == nil:
+				t.Fatalf("no %s finding; findings: %+v", sc.code, tg.Findings)
+			case !sc.want && f != nil:
+				t.Fatalf("unexpected %s finding: %s", sc.code, f.Message)
+			}
+			if f != nil {
+				rule, _ := diagnose.RuleFor(sc.code)
+				if f.Severity != rule.Severity || f.Signal != rule.Signal || f.Message == "" || f.Remediation == "" || !slices.Contains(f.Evidence.ARNs, arn) {
+					t.Errorf("finding %+v: want the rule's severity and signal, a message, a remediation and the target group's ARN", f)
+				}
+			}
+			if sc.check != nil {
+				sc.check(t, w, g, tg, f)
+			}
+		})
+	}
+}
+
+// TestScenarioCoverEveryCode keeps the scenarios honest: each target-group
+// finding code has a world that produces it and a near miss. The cluster
+// finding TargetGroupBindingCRDMissing is left to the fixture tests: the
+// simulated cluster always serves the CRD.
+func TestScenarioCoverEveryCode(t *testing.T) {
+	for _, r := range diagnose.Rules() {
+		if r.Code == diagnose.CodeBindingCRDMissing {
+			continue
+		}
+		var yes, no bool
+		for _, sc := range scenarios {
+			if sc.code == r.Code {
+				yes = yes || sc.want
+				no = no || !sc.want
+			}
+		}
+		if !yes || !no {
+			t.Errorf("code %s: producing scenario %t, near miss %t", r.Code, yes, no)
+		}
+	}
+}
+
+// TestScenarioDeterminism: two worlds built from the same seed, churned for
+// 30 minutes and diagnosed, give byte-identical JSON reports, generation
+// time included (it is the world's virtual clock). With one call in flight
+// at a time the rate limiter's waits advance the world deterministically
+// too; with more, the calls must fit in the burst (two goroutines waiting
+// on the virtual clock at once run in no fixed order).
+func TestScenarioDeterminism(t *testing.T) {
+	tests := []struct {
+		name    string
+		fillers int
+		scope   func(w *sim.World) diagnose.Scope
+		opts    []diagnose.Option
+		waits   bool
+	}{
+		{name: "every target group, paced, one call at a time", fillers: 60, waits: true,
+			scope: func(*sim.World) diagnose.Scope { return diagnose.Scope{All: true} }, opts: []diagnose.Option{diagnose.WithConcurrency(1)}},
+		{name: "the load balancer, default options", fillers: 0,
+			scope: func(w *sim.World) diagnose.Scope {
+				return diagnose.Scope{LoadBalancerARNs: []string{w.Legacy().LoadBalancerARN}}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func() ([]byte, time.Duration) {
+				w := newSimWorld(t, sim.Config{Seed: 11, ChurnInterval: 2 * time.Minute, PublicSubnets: true})
+				createTargetGroup(t, w, "other-web", elbv2types.TargetTypeEnumIp, nodeTargets(w), nil)
+				for i := range tt.fillers {
+					createTargetGroup(t, w, fmt.Sprintf("filler-%03d", i), elbv2types.TargetTypeEnumIp, nil, nil)
+				}
+				w.Run(30 * time.Minute)
+				start := w.Clock().Now()
+				rep := diagnoseWorld(t, w, tt.scope(w), tt.opts...)
+				if !rep.GeneratedAt.Equal(start) || rep.Summary.ByClass[diagnose.ClassGhost] == 0 {
+					t.Fatalf("report generated at %v (scan started %v), %+v: want the virtual start and ghosts", rep.GeneratedAt, start, rep.Summary)
+				}
+				js, err := rep.JSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return js, w.Clock().Since(start)
+			}
+			a, waitedA := run()
+			b, waitedB := run()
+			if (waitedA > 0) != tt.waits || waitedA != waitedB {
+				t.Errorf("the scans took %v and %v of virtual time; want equal, and non-zero %t", waitedA, waitedB, tt.waits)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("reports differ:\n%s", cmp.Diff(string(a), string(b)))
+			}
+		})
+	}
+}

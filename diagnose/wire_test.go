@@ -1,0 +1,431 @@
+package diagnose
+
+// The suites of this package a second time, through the real
+// aws-sdk-go-v2 ELBv2 client: each test's gomock mock becomes the backend
+// of an ELBv2 Query-protocol endpoint on loopback (internal/sim/elbv2wire),
+// and Diagnose gets a real *elasticloadbalancingv2.Client pointed at it.
+// The mock's expectations (inputs and exact call counts) are then checked
+// on what the endpoint decoded, and the endpoint counts the same calls.
+// Then Diagnose against the simulator through the wire: the seed's case
+// under churn, paging over 400 target groups, throttling retried by the
+// SDK and by Diagnose, malformed answers and reset connections.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/mock/gomock"
+
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+type wiredMock struct {
+	ep *elbv2wire.Endpoint
+	// calls counts Diagnose's calls, once per call whatever the SDK's
+	// retries.
+	calls *elbv2wire.CallCounter
+}
+
+// throughWire makes every harness of t hand Diagnose a real SDK client of
+// an endpoint in front of its mock, with opts, until t ends.
+func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
+	t.Helper()
+	var wired []wiredMock
+	prev := viaELBv2
+	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
+		ep, err := elbv2wire.Start(elbv2wire.Options{Backend: m, Region: testRegion})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(ep.Close)
+		calls := &elbv2wire.CallCounter{}
+		o := opts
+		o.Region = testRegion
+		o.OnCall = calls.Count
+		wired = append(wired, wiredMock{ep: ep, calls: calls})
+		return ep.NewClient(o)
+	}
+	t.Cleanup(func() { viaELBv2 = prev })
+	return &wired
+}
+
+// TestWireSuites runs the mock-driven suites through the wire. attempts is
+// the SDK retryer's: 0 is its default (3); 1 where a test counts
+// Diagnose's own retries of throttling, so that the SDK must not retry.
+//
+// Left out: TestInvalidInput (it makes no AWS call), TestLimiterUnlimited,
+// TestClassify and TestTakeSnapshotPaged (no ELBv2 client), and
+// TestCancelledContext, whose mock cancels the caller's context during a
+// call and still answers: the real client abandons a request whose context
+// ends, so through the wire the call in flight is cancelled too, which
+// TestWireCancelledMidScan asserts instead.
+func TestWireSuites(t *testing.T) {
+	suites := []struct {
+		name     string
+		test     func(*testing.T)
+		attempts int
+	}{
+		{"APIEconomyAll", TestAPIEconomyAll, 0},
+		{"APIEconomyScopes", TestAPIEconomyScopes, 0},
+		{"MultiAccount", TestMultiAccount, 0},
+		{"RateLimitOnInjectedClock", TestRateLimitOnInjectedClock, 0},
+		{"RoutesNLB", TestRoutesNLB, 0},
+		{"UnknownARNIsIsolated", TestUnknownARNIsIsolated, 0},
+		{"ForeignAccounts", TestForeignAccounts, 0},
+		{"UnknownLoadBalancerAndName", TestUnknownLoadBalancerAndName, 0},
+		{"NothingScanned", TestNothingScanned, 0},
+		{"Throttling", TestThrottling, 1}, // counts Diagnose's retries: see TestWireThrottlingRetriedBySDKAndDiagnose
+		{"TagsDenied", TestTagsDenied, 0},
+		{"ClusterFaults", TestClusterFaults, 0},
+		{"Findings", TestFindings, 0},
+		{"Golden", TestGolden, 0},
+		{"GoldenContent", TestGoldenContent, 0},
+		{"ReportValidatesAgainstSchema", TestReportValidatesAgainstSchema, 0},
+		{"Deterministic", TestDeterministic, 0},
+	}
+	for _, s := range suites {
+		t.Run(s.name, func(t *testing.T) {
+			wired := throughWire(t, elbv2wire.ClientOptions{MaxAttempts: s.attempts})
+			s.test(t)
+			if t.Failed() {
+				return
+			}
+			calls := 0
+			for i, wm := range *wired {
+				wm.ep.Close() // every request answered and recorded
+				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
+				if s.attempts == 1 {
+					if d := cmp.Diff(library, endpoint); d != "" {
+						t.Errorf("endpoint %d: Diagnose's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)
+					}
+				}
+				for op, n := range library {
+					if endpoint[op] < n {
+						t.Errorf("endpoint %d: %s: %d calls, %d requests", i, op, n, endpoint[op])
+					}
+					calls += n
+				}
+				for _, r := range wm.ep.Requests() {
+					if r.Status == 0 || r.Fault != "" {
+						t.Errorf("endpoint %d: request %+v", i, r)
+					}
+				}
+			}
+			if calls == 0 {
+				t.Error("no ELBv2 call went through the wire")
+			}
+			t.Logf("%d harnesses, %d ELBv2 calls through the wire", len(*wired), calls)
+		})
+	}
+}
+
+// TestWireAPIEconomy is TestAPIEconomyAll with the counts read at the
+// endpoint: 850 target groups, 3 pages, 43 tag batches, 850 health calls,
+// 3 listeners, 3 rules, exactly, whatever Diagnose thinks it did.
+func TestWireAPIEconomy(t *testing.T) {
+	wired := throughWire(t, elbv2wire.ClientOptions{})
+	w := fleet(850)
+	h := newHarness(t, w)
+	expectAll(h.elb, w)
+	rep, err := h.run(t, Scope{All: true}, WithConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"DescribeTargetGroups": 3, "DescribeTags": 43, "DescribeTargetHealth": 850, "DescribeListeners": 3, "DescribeRules": 3}
+	if d := cmp.Diff(want, (*wired)[0].ep.Counts()); d != "" {
+		t.Errorf("requests at the endpoint (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, rep.Accounts[0].APICalls); d != "" {
+		t.Errorf("calls Diagnose reports (-want +got):\n%s", d)
+	}
+	if rep.Summary.TargetGroups != 850 || rep.Summary.ByCode[CodeStaticNodeTarget] != 850 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+}
+
+// TestWireThrottlingRetriedBySDKAndDiagnose is TestThrottling with the
+// SDK's standard retryer in front of Diagnose's backoff: Throttling
+// answered as HTTP 400 is retried by the SDK first (3 attempts, real
+// milliseconds), then by Diagnose on the virtual clock. The tags' single
+// throttle and alpha's two never reach Diagnose; beta's six cost it two
+// retries (1.5 s of virtual time) and it succeeds on the seventh request.
+func TestWireThrottlingRetriedBySDKAndDiagnose(t *testing.T) {
+	wired := throughWire(t, elbv2wire.ClientOptions{})
+	w := threeGroups()
+	h := newHarness(t, w)
+	throttle := &smithy.GenericAPIError{Code: "Throttling", Message: "Rate exceeded"}
+	m := h.elb
+	m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+	m.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, throttle).Times(1)
+	m.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTags).Times(1)
+	health := map[string]int{w.tgARN("alpha"): 2, w.tgARN("beta"): 6}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	m.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, in *elbv2.DescribeTargetHealthInput, _ ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
+			arn := aws.ToString(in.TargetGroupArn)
+			mu.Lock()
+			calls[arn]++
+			n := calls[arn]
+			mu.Unlock()
+			if n <= health[arn] {
+				return nil, throttle
+			}
+			tg, _ := w.tgByARN(arn)
+			return w.health(tg), nil
+		}).Times(1 + 3 + 7)
+	m.EXPECT().DescribeListeners(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.listeners(w.LoadBalancers[0]), nil).Times(1)
+	m.EXPECT().DescribeRules(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.rules(w.LoadBalancers[0], 0), nil).Times(1)
+
+	rep, err := h.run(t, Scope{All: true}, WithConcurrency(1), WithRateLimit(1000, 1000))
+	if err != nil {
+		t.Fatalf("Diagnose() = %v", err)
+	}
+	for _, tg := range rep.TargetGroups {
+		if tg.Error != nil {
+			t.Errorf("%s failed: %+v", tg.Name, tg.Error)
+		}
+	}
+	if rep.Accounts[0].Retries != 2 {
+		t.Errorf("Diagnose retried %d times, want 2 (beta's two SDK give-ups)", rep.Accounts[0].Retries)
+	}
+	if got := h.clock.Since(vclock.Epoch); got < 1500*time.Millisecond || got > 1600*time.Millisecond {
+		t.Errorf("virtual time %v, want about 1.5 s of Diagnose's backoff", got)
+	}
+	ep := (*wired)[0].ep
+	if d := cmp.Diff(map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 2, "DescribeTargetHealth": 11, "DescribeListeners": 1, "DescribeRules": 1}, ep.Counts()); d != "" {
+		t.Errorf("requests at the endpoint (-want +got):\n%s", d)
+	}
+	throttled := 0
+	for _, r := range ep.Requests() {
+		if r.Code == "Throttling" {
+			throttled++
+			if r.Status != 400 {
+				t.Errorf("throttling answered %d", r.Status)
+			}
+		}
+	}
+	if throttled != 1+2+6 {
+		t.Errorf("%d throttled requests, want 9", throttled)
+	}
+}
+
+// TestWireMalformedAnswers: a malformed body, a truncated body and a
+// reset connection reach Diagnose as typed errors (category unknown, the
+// target group reported with its error), never as a panic, and the rest of
+// the scan goes on.
+func TestWireMalformedAnswers(t *testing.T) {
+	for _, f := range []elbv2wire.Fault{elbv2wire.FaultMalformed, elbv2wire.FaultTruncated, elbv2wire.FaultReset} {
+		t.Run(string(f), func(t *testing.T) {
+			wired := throughWire(t, elbv2wire.ClientOptions{MaxAttempts: 1})
+			w := threeGroups()
+			h := newHarness(t, w)
+			m := h.elb
+			m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+			m.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTags).Times(1)
+			m.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+				func(_ context.Context, in *elbv2.DescribeTargetHealthInput, _ ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
+					tg, _ := w.tgByARN(aws.ToString(in.TargetGroupArn))
+					return w.health(tg), nil
+				}).Times(2) // the faulted request never reaches the mock
+			m.EXPECT().DescribeListeners(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.listeners(w.LoadBalancers[0]), nil).Times(1)
+			m.EXPECT().DescribeRules(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.rules(w.LoadBalancers[0], 0), nil).Times(1)
+			if err := (*wired)[0].ep.Inject(elbv2wire.FaultRule{Action: "DescribeTargetHealth", Fault: f}); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := h.run(t, Scope{All: true}, WithConcurrency(1))
+			if err != nil {
+				t.Fatalf("Diagnose() = %v, want partial results", err)
+			}
+			var failed []*TargetGroupReport
+			for i := range rep.TargetGroups {
+				if rep.TargetGroups[i].Error != nil {
+					failed = append(failed, &rep.TargetGroups[i])
+				}
+			}
+			if len(failed) != 1 || len(rep.TargetGroups) != 3 {
+				t.Fatalf("%d of %d target groups failed, want 1", len(failed), len(rep.TargetGroups))
+			}
+			e := failed[0].Error
+			if e.Category != "unknown" || !awserrIsUnknown(e) || e.Op != "DescribeTargetHealth" {
+				t.Errorf("error %+v", e)
+			}
+			if strings.Contains(e.Message, elbv2wire.AccessKeyID) {
+				t.Errorf("credentials in %q", e.Message)
+			}
+		})
+	}
+}
+
+func awserrIsUnknown(err error) bool { return errors.Is(err, awserr.ErrUnknown) }
+
+// newSimWorld is a simulated world whose ELBv2 calls go through the wire.
+func newSimWorld(t *testing.T, cfg sim.Config) *sim.World {
+	t.Helper()
+	if cfg.Wire == nil {
+		cfg.Wire = &sim.WireOptions{}
+	}
+	w, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+func simSources(w *sim.World) Sources {
+	return Sources{
+		Accounts: []Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: w.AWS()}},
+		Clusters: []Cluster{{Name: "sim", Reader: w.Client(), VPCID: w.Legacy().VPCID}},
+	}
+}
+
+// simOptions run Diagnose on the world's clock with one goroutine: the
+// virtual clock serves one waiting goroutine at a time (package vclock).
+func simOptions(w *sim.World) []Option {
+	return []Option{WithClock(w.Clock()), WithConcurrency(1)}
+}
+
+// TestWireDiagnosesTheSimulatedWorld: Diagnose, through the real SDK
+// client, finds exactly the ghost targets the simulator knows of, after
+// Karpenter has replaced nodes, with the API economy the contract sets,
+// counted at the endpoint; and the same run on the Go facade gives the same
+// report.
+func TestWireDiagnosesTheSimulatedWorld(t *testing.T) {
+	cfg := sim.Config{Seed: 21, Nodes: 8, Pods: 16, ChurnInterval: 90 * time.Second}
+	report := func(w *sim.World) *Report {
+		w.Run(10 * time.Minute)
+		rep, err := Diagnose(t.Context(), simSources(w), Scope{All: true}, simOptions(w)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	w := newSimWorld(t, cfg)
+	rep := report(w)
+
+	ghosts := map[string]bool{}
+	for _, g := range w.Ghosts() {
+		ghosts[fmt.Sprintf("%s:%d", g.IP, g.Port)] = true
+	}
+	if len(ghosts) == 0 {
+		t.Fatal("no ghosts after 10 minutes of churn: the scenario did not churn")
+	}
+	tg := rep.tg(w.Legacy().TargetGroupName)
+	if tg == nil {
+		t.Fatalf("report without %s", w.Legacy().TargetGroupName)
+	}
+	found := map[string]bool{}
+	for _, target := range tg.Targets {
+		if target.Class == ClassGhost {
+			found[target.Key()] = true
+		}
+	}
+	if d := cmp.Diff(ghosts, found); d != "" {
+		t.Errorf("ghosts (-simulator +Diagnose):\n%s", d)
+	}
+	if tg.finding(CodeGhostTarget) == nil || tg.finding(CodeStaticNodeTarget) == nil {
+		t.Errorf("findings %v", codes(rep))
+	}
+	want := map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1, "DescribeListeners": 1, "DescribeRules": 1}
+	if d := cmp.Diff(want, w.AWSCounts()); d != "" {
+		t.Errorf("requests at the endpoint (-want +got):\n%s", d)
+	}
+
+	// The same world on the Go facade: the same report.
+	facade, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frep := report(facade)
+	if d := cmp.Diff(frep.TargetGroups, rep.TargetGroups); d != "" {
+		t.Errorf("target groups (-facade +wire):\n%s", d)
+	}
+	if d := cmp.Diff(facade.AWSCounts(), w.AWSCounts()); d != "" {
+		t.Errorf("calls (-facade +wire):\n%s", d)
+	}
+}
+
+// TestWirePagingOver400: 450 target groups in the simulated account (the
+// legacy group and 449 more): Diagnose lists them in two pages of at most
+// 400, two DescribeTargetGroups requests at the endpoint, and reads each
+// one's health once.
+func TestWirePagingOver400(t *testing.T) {
+	w := newSimWorld(t, sim.Config{Seed: 22, Nodes: 3, Pods: 3})
+	for i := range 449 {
+		if _, err := w.Model().CreateTargetGroup(&elbv2.CreateTargetGroupInput{
+			Name: aws.String(fmt.Sprintf("extra-%03d", i)), TargetType: elbv2types.TargetTypeEnumIp, Protocol: elbv2types.ProtocolEnumHttp,
+			Port: aws.Int32(int32(31000 + i)), VpcId: aws.String(w.Legacy().VPCID),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Diagnose(t.Context(), simSources(w), Scope{All: true}, simOptions(w)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.TargetGroups != 450 {
+		t.Errorf("%d target groups in the report, want 450", rep.Summary.TargetGroups)
+	}
+	counts := w.AWSCounts()
+	if counts["DescribeTargetGroups"] != 2 || counts["DescribeTargetHealth"] != 450 || counts["DescribeTags"] != (450+TagBatch-1)/TagBatch {
+		t.Errorf("requests at the endpoint %v: want 2 pages, 450 health calls, %d tag batches", counts, (450+TagBatch-1)/TagBatch)
+	}
+}
+
+// TestWireCancelledMidScan is TestCancelledContext's first case through
+// the wire: the context ends while DescribeTargetHealth is in flight. The
+// real client abandons that request unless its answer is already in, so
+// the first target group is scanned or cancelled, the two others are
+// cancelled with the context's cause, and nothing else is sent.
+func TestWireCancelledMidScan(t *testing.T) {
+	wired := throughWire(t, elbv2wire.ClientOptions{})
+	w := threeGroups()
+	h := newHarness(t, w)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	stop := errors.New("operator pressed ctrl-c")
+	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+	h.elb.EXPECT().DescribeTags(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTags).Times(1)
+	h.elb.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(context.Context, *elbv2.DescribeTargetHealthInput, ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
+			cancel(stop)
+			return w.health(w.TargetGroups[0]), nil
+		}).Times(1)
+	rep, err := Diagnose(ctx, h.src, Scope{All: true}, WithClock(h.clock), WithConcurrency(1))
+	if !errors.Is(err, stop) {
+		t.Fatalf("Diagnose() = %v, want the context's cause", err)
+	}
+	if rep == nil || len(rep.TargetGroups) != 3 {
+		t.Fatalf("report = %+v, want the three target groups", rep)
+	}
+	cancelled := 0
+	for _, tg := range rep.TargetGroups {
+		switch {
+		case tg.Error == nil:
+		case errors.Is(tg.Error, stop):
+			cancelled++
+		default:
+			t.Errorf("%s: error %+v, want cancelled with the cause", tg.Name, tg.Error)
+		}
+	}
+	if cancelled < 2 {
+		t.Errorf("%d target groups cancelled, want at least the 2 not yet read", cancelled)
+	}
+	(*wired)[0].ep.Close()
+	if d := cmp.Diff(map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1}, (*wired)[0].ep.Counts()); d != "" {
+		t.Errorf("requests (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,424 @@
+package elbv2wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/smithy-go"
+	"github.com/go-logr/logr"
+
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+)
+
+// Options configure a [Server]. Backend is required; every other zero value
+// means the default its comment gives.
+type Options struct {
+	// Backend answers the decoded calls. It serves each action for which it
+	// has the SDK's method, with the SDK's signature: an *elbv2sim.Client
+	// (the simulator, through the same state machine and the same faults as
+	// the Go facade) or an *elasticloadbalancingv2.Client has them all
+	// ([API]); a narrower value, such as a gomock mock of diagnose.ELBv2API,
+	// serves its own, and the other actions answer InvalidAction. It must
+	// be safe for concurrent use: requests are served on the HTTP server's
+	// goroutines. Required.
+	Backend any
+	// Region, when set, is the only region the endpoint accepts in a
+	// request's signature scope. Zero: any region.
+	Region string
+	// Logger logs one line per request at V(1): its ID, action, status,
+	// error code and wire fault. Never headers, parameters or bodies, so
+	// never credentials. Zero: logr.Discard().
+	Logger logr.Logger
+}
+
+// Fault is a wire-level failure the endpoint can inject ([Server.Inject]).
+// AWS errors, throttling included, are the backend's (elbv2sim's faults),
+// not the endpoint's: there is one place for them.
+type Fault string
+
+// The wire faults.
+const (
+	// FaultMalformed answers 200 OK with a body that is not XML.
+	FaultMalformed Fault = "malformed"
+	// FaultTruncated answers 200 OK with a well-formed response cut in the
+	// middle: the connection closes before the declared Content-Length.
+	FaultTruncated Fault = "truncated"
+	// FaultReset answers nothing: the connection is reset (closed with
+	// SO_LINGER 0).
+	FaultReset Fault = "reset"
+	// FaultInternal answers 500 InternalFailure.
+	FaultInternal Fault = "internal"
+	// FaultUnavailable answers 503 ServiceUnavailable.
+	FaultUnavailable Fault = "unavailable"
+)
+
+var faults = []Fault{FaultMalformed, FaultTruncated, FaultReset, FaultInternal, FaultUnavailable}
+
+// FaultRule arms a wire fault for the next requests of an action.
+type FaultRule struct {
+	// Action limits the rule to one action, one of [Actions]. Zero: any
+	// request.
+	Action string
+	// Fault is what the endpoint does instead of answering. Required.
+	Fault Fault
+	// Times is how many requests get the fault. Zero: 1.
+	Times int
+	// AfterBackend runs the backend first, so the call takes effect, and
+	// then replaces its answer by the fault: a response lost on its way
+	// back, which the SDK retries. Zero: the fault replaces the call,
+	// which has no effect.
+	AfterBackend bool
+}
+
+// Request is one entry of the endpoint's request log.
+type Request struct {
+	// ID is the request ID of the answer (x-amzn-RequestId and RequestId).
+	ID string
+	// Action is the request's Action parameter ("" when absent).
+	Action string
+	// Status is the HTTP status answered; 0 for a reset connection.
+	Status int
+	// Code is the AWS error code answered; "" on success.
+	Code string
+	// Fault is the wire fault applied, "" for none.
+	Fault Fault
+}
+
+// Server is the ELBv2 Query-protocol endpoint: an http.Handler that decodes
+// each request into the SDK's Input type, calls its backend, and encodes
+// the Output or the error as ELBv2 does. It counts requests by action and
+// keeps a log of them, and injects wire faults. A Server is safe for
+// concurrent use. Serve it with [Start] (httptest on loopback) or any
+// http.Server.
+type Server struct {
+	backend any
+	region  string
+	log     logr.Logger
+
+	mu       sync.Mutex
+	seq      uint64
+	counts   map[string]int
+	requests []Request
+	faults   []FaultRule
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// NewServer returns the endpoint of opts.Backend. It fails with an
+// [*OptionsError] when the backend is missing or serves no action.
+func NewServer(opts Options) (*Server, error) {
+	if opts.Backend == nil {
+		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: "required"}
+	}
+	if len(Served(opts.Backend)) == 0 {
+		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: fmt.Sprintf("%T has none of the SDK's ELBv2 methods the endpoint serves", opts.Backend)}
+	}
+	log := opts.Logger
+	if log.GetSink() == nil {
+		log = logr.Discard()
+	}
+	return &Server{backend: opts.Backend, region: opts.Region, log: log, counts: map[string]int{}}, nil
+}
+
+// Served lists the actions the server's backend serves, sorted.
+func (s *Server) Served() []string { return Served(s.backend) }
+
+// Inject arms a wire fault. Rules fire in the order they were armed. It
+// fails with an [*OptionsError] for an unknown fault or action.
+func (s *Server) Inject(r FaultRule) error {
+	if !slices.Contains(faults, r.Fault) {
+		return &OptionsError{Op: "inject", Field: "Fault", Reason: fmt.Sprintf("unknown fault %q", r.Fault)}
+	}
+	if _, ok := operations[r.Action]; r.Action != "" && !ok {
+		return &OptionsError{Op: "inject", Field: "Action", Reason: fmt.Sprintf("unknown action %q", r.Action)}
+	}
+	if r.Times < 0 {
+		return &OptionsError{Op: "inject", Field: "Times", Reason: fmt.Sprintf("%d is negative", r.Times)}
+	}
+	if r.Times == 0 {
+		r.Times = 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, r)
+	return nil
+}
+
+// Counts returns how many requests reached the endpoint, by Action: every
+// HTTP request, each retry of the SDK included, whatever its answer
+// (throttled, failed, faulted). Requests without an Action count under "".
+func (s *Server) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
+}
+
+// Requests returns the request log, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// ResetCounts clears the counts and the request log, to start a new
+// measurement. Armed faults stay.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = map[string]int{}
+	s.requests = nil
+}
+
+// takeFault consumes the first armed rule for action at the given stage.
+func (s *Server) takeFault(action string, after bool) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.faults {
+		r := &s.faults[i]
+		if r.AfterBackend != after || (r.Action != "" && r.Action != action) {
+			continue
+		}
+		f := r.Fault
+		if r.Times--; r.Times <= 0 {
+			s.faults = slices.Delete(s.faults, i, i+1)
+		}
+		return f
+	}
+	return ""
+}
+
+// exchange is one request being answered.
+type exchange struct {
+	s        *Server
+	w        http.ResponseWriter
+	r        *http.Request
+	rec      Request
+	recorded bool
+}
+
+// ServeHTTP implements http.Handler. It never waits on a clock: with an
+// *elbv2sim.Client backend, the call runs under elbv2sim.WithoutLatency,
+// and the caller spends the latency (see ClientOptions.BeforeAttempt).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seq++
+	id := fmt.Sprintf("00000000-0000-4000-8000-%012x", s.seq)
+	s.mu.Unlock()
+	x := &exchange{s: s, w: w, r: r, rec: Request{ID: id}}
+	defer x.record()
+
+	if r.Method != http.MethodPost && r.Method != http.MethodGet {
+		s.count("")
+		x.fail(CodeMalformedQueryString, "the Query protocol takes POST (or GET), not "+r.Method, 0)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.count("")
+		x.fail(CodeMalformedQueryString, "the request's parameters cannot be parsed", 0)
+		return
+	}
+	action := r.Form.Get("Action")
+	if len(action) > 128 {
+		action = action[:128]
+	}
+	x.rec.Action = action
+	s.count(action)
+
+	if f := s.takeFault(action, false); f != "" {
+		x.fault(f, nil)
+		return
+	}
+	if code, msg := s.checkSignature(r); code != "" {
+		x.fail(code, msg, 0)
+		return
+	}
+	if action == "" {
+		x.fail(CodeMissingAction, "the request must contain the parameter Action", 0)
+		return
+	}
+	version := r.Form.Get("Version")
+	if version == "" {
+		x.fail(CodeMissingParameter, "the request must contain the parameter Version", 0)
+		return
+	}
+	op, ok := operations[action]
+	if version != Version || !ok || !op.served(s.backend) {
+		x.fail(CodeInvalidAction, fmt.Sprintf("Could not find operation %s for version %s", action, version), 0)
+		return
+	}
+	in := op.newInput()
+	if err := decodeForm(r.Form, in); err != nil {
+		var pe *paramError
+		if errors.As(err, &pe) {
+			x.fail(CodeValidationError, pe.Error(), 0)
+		} else {
+			x.fail(CodeInternalFailure, err.Error(), 0)
+		}
+		return
+	}
+
+	out, err := s.call(elbv2sim.WithoutLatency(r.Context()), op, in)
+	var body []byte
+	if err == nil {
+		body, err = resultBody(action, id, out)
+	}
+	if f := s.takeFault(action, true); f != "" {
+		x.fault(f, body)
+		return
+	}
+	if err != nil {
+		x.backendError(err)
+		return
+	}
+	x.write(http.StatusOK, body)
+}
+
+func (s *Server) count(action string) {
+	s.mu.Lock()
+	s.counts[action]++
+	s.mu.Unlock()
+}
+
+// panicError is a backend that panicked.
+type panicError struct{ v any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("the backend panicked: %v", e.v) }
+
+// call runs the backend, turning a panic into an error.
+func (s *Server) call(ctx context.Context, op operation, in any) (out smithy.Serializable, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &panicError{v: p}
+		}
+	}()
+	return op.call(ctx, s.backend, in)
+}
+
+// checkSignature checks that the request is signed with Signature Version
+// 4 for this service (and region). It does not verify the signature. It
+// never echoes the credential's access key.
+func (s *Server) checkSignature(r *http.Request) (code, msg string) {
+	auth := r.Header.Get("Authorization")
+	const algo = "AWS4-HMAC-SHA256 "
+	if !strings.HasPrefix(auth, algo) {
+		return CodeMissingAuthenticationToken, "the request must be signed with Signature Version 4 (AWS4-HMAC-SHA256)"
+	}
+	var cred string
+	for _, f := range strings.Split(strings.TrimPrefix(auth, algo), ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(f), "Credential="); ok {
+			cred = v
+		}
+	}
+	// Credential=<access key>/<date>/<region>/<service>/aws4_request
+	parts := strings.Split(cred, "/")
+	if len(parts) != 5 || parts[4] != "aws4_request" {
+		return CodeIncompleteSignature, "the signature's credential scope is malformed"
+	}
+	if parts[3] != "elasticloadbalancing" {
+		return CodeIncompleteSignature, fmt.Sprintf("the credential should be scoped to service elasticloadbalancing, not %q", parts[3])
+	}
+	if s.region != "" && parts[2] != s.region {
+		return CodeIncompleteSignature, fmt.Sprintf("the credential should be scoped to region %s, not %q", s.region, parts[2])
+	}
+	return "", ""
+}
+
+// record logs the request once. The answer is recorded before it is sent,
+// so that a caller who has its answer finds it in [Server.Requests].
+func (x *exchange) record() {
+	if x.recorded {
+		return
+	}
+	x.recorded = true
+	x.s.mu.Lock()
+	x.s.requests = append(x.s.requests, x.rec)
+	x.s.mu.Unlock()
+	x.s.log.V(1).Info("request", "id", x.rec.ID, "action", x.rec.Action, "status", x.rec.Status, "code", x.rec.Code, "fault", string(x.rec.Fault))
+}
+
+func (x *exchange) write(status int, body []byte) {
+	h := x.w.Header()
+	h.Set("Content-Type", "text/xml")
+	h.Set("X-Amzn-Requestid", x.rec.ID)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	x.rec.Status = status
+	x.record()
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(body)
+}
+
+// fail answers an AWS error; status 0 means the code's own.
+func (x *exchange) fail(code, message string, status int) {
+	if status == 0 {
+		status = StatusOf(code, smithy.FaultUnknown)
+	}
+	x.rec.Code = code
+	x.write(status, errorBody(code, message, x.rec.ID, status))
+}
+
+// backendError answers the backend's error: its AWS code and message with
+// the code's status, or InternalFailure for an error that is not an AWS
+// API error.
+func (x *exchange) backendError(err error) {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		status := StatusOf(api.ErrorCode(), api.ErrorFault())
+		x.rec.Code = api.ErrorCode()
+		x.write(status, errorBody(api.ErrorCode(), api.ErrorMessage(), x.rec.ID, status))
+		return
+	}
+	x.fail(CodeInternalFailure, "the backend failed: "+err.Error(), 0)
+}
+
+// fault applies a wire fault. body is the answer it replaces, when the
+// backend ran.
+func (x *exchange) fault(f Fault, body []byte) {
+	x.rec.Fault = f
+	switch f {
+	case FaultMalformed:
+		x.write(http.StatusOK, []byte("<<<this is not XML>>> \x00"))
+	case FaultTruncated:
+		if body == nil {
+			body, _ = resultBody(x.rec.Action, x.rec.ID, nil)
+		}
+		h := x.w.Header()
+		h.Set("Content-Type", "text/xml")
+		h.Set("X-Amzn-Requestid", x.rec.ID)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		x.rec.Status = http.StatusOK
+		x.record()
+		x.w.WriteHeader(http.StatusOK)
+		_, _ = x.w.Write(body[:len(body)/2])
+		// Returning with fewer bytes written than declared makes the HTTP
+		// server close the connection: the client reads an unexpected EOF.
+	case FaultReset:
+		hj, ok := x.w.(http.Hijacker)
+		if !ok {
+			x.fail(CodeInternalFailure, "the connection cannot be reset (no http.Hijacker)", 0)
+			return
+		}
+		conn, _, err := hj.Hijack()
+		if err != nil {
+			x.fail(CodeInternalFailure, "the connection cannot be reset: "+err.Error(), 0)
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+		x.rec.Status = 0
+		x.record()
+		_ = conn.Close()
+	case FaultInternal:
+		x.fail(CodeInternalFailure, "injected wire fault", 0)
+	case FaultUnavailable:
+		x.fail(CodeServiceUnavailable, "injected wire fault", 0)
+	}
+}

@@ -1,0 +1,226 @@
+package tgbind
+
+// The suites of this package a second time, through the real
+// aws-sdk-go-v2 ELBv2 client: the rig's gomock mock becomes the backend of
+// an ELBv2 Query-protocol endpoint on loopback (internal/sim/elbv2wire),
+// and the Binder gets a real *elasticloadbalancingv2.Client pointed at it.
+// The mock's expectations are then checked on what the endpoint decoded,
+// and the endpoint counts the same calls. Then Build and Wait against the
+// simulator through the wire.
+
+import (
+	"testing"
+	"time"
+
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+)
+
+type wiredMock struct {
+	ep *elbv2wire.Endpoint
+	// calls counts the Binder's calls, once per call whatever the SDK's
+	// retries.
+	calls *elbv2wire.CallCounter
+}
+
+// throughWire makes every rig of t hand the Binder a real SDK client of an
+// endpoint in front of its mock, with opts, until t ends.
+func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
+	t.Helper()
+	var wired []wiredMock
+	prev := viaELBv2
+	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
+		ep, err := elbv2wire.Start(elbv2wire.Options{Backend: m, Region: "eu-west-1"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(ep.Close)
+		calls := &elbv2wire.CallCounter{}
+		o := opts
+		o.Region = "eu-west-1"
+		o.OnCall = calls.Count
+		wired = append(wired, wiredMock{ep: ep, calls: calls})
+		return ep.NewClient(o)
+	}
+	t.Cleanup(func() { viaELBv2 = prev })
+	return &wired
+}
+
+// TestWireSuites runs the rig-driven suites through the wire, with the
+// SDK's standard retryer (3 attempts, backoff of milliseconds), except
+// where a test scripts a single Throttling answer and asserts what the
+// Binder does with it (TestBuildOperationalErrors, TestWaitErrors): the
+// SDK would retry it itself, so those run with one attempt, and
+// TestWireWaitRetriesThrottlingInTheSDK covers the SDK's retry. Left out:
+// the tests that make no ELBv2 call (Delete, names, manifests, errors).
+func TestWireSuites(t *testing.T) {
+	suites := []struct {
+		name     string
+		test     func(*testing.T)
+		attempts int
+	}{
+		{"Build", TestBuild, 0},
+		{"BuildTwoPortsNeedsAPort", TestBuildTwoPortsNeedsAPort, 0},
+		{"BuildCallContract", TestBuildCallContract, 0},
+		{"BuildRejects", TestBuildRejects, 0},
+		{"BuildInstanceTargetGroupPointsAtBlueGreen", TestBuildInstanceTargetGroupPointsAtBlueGreen, 0},
+		{"BuildOperationalErrors", TestBuildOperationalErrors, 1},
+		{"BuildCRDMissingIsANote", TestBuildCRDMissingIsANote, 0},
+		{"BindingManifest", TestBindingManifest, 0},
+		{"BindingTextAndJSON", TestBindingTextAndJSON, 0},
+		{"ValidatePasses", TestValidatePasses, 0},
+		{"ValidateFailures", TestValidateFailures, 0},
+		{"ValidateConflictErrorNamesTheManager", TestValidateConflictErrorNamesTheManager, 0},
+		{"ValidateSkipsAndNotes", TestValidateSkipsAndNotes, 0},
+		{"ValidateOperationalErrors", TestValidateOperationalErrors, 0},
+		{"ValidateInvalidMetadataSkipsDryRun", TestValidateInvalidMetadataSkipsDryRun, 0},
+		{"ApplyCreates", TestApplyCreates, 0},
+		{"ApplyReapply", TestApplyReapply, 0},
+		{"ApplyDryRun", TestApplyDryRun, 0},
+		{"ApplyDryRunOnExisting", TestApplyDryRunOnExisting, 0},
+		{"ApplyValidationFailureWritesNothing", TestApplyValidationFailureWritesNothing, 0},
+		{"ApplyConflict", TestApplyConflict, 0},
+		{"ApplyErrors", TestApplyErrors, 0},
+		{"BadInputCreatesNothing", TestBadInputCreatesNothing, 0},
+		{"WaitUntilHealthy", TestWaitUntilHealthy, 0},
+		{"WaitMinHealthyTimesOut", TestWaitMinHealthyTimesOut, 0},
+		{"WaitContext", TestWaitContext, 0},
+		{"WaitErrors", TestWaitErrors, 1},
+		{"WaitFollowsEndpoints", TestWaitFollowsEndpoints, 0},
+		{"Observe", TestObserve, 0},
+	}
+	for _, s := range suites {
+		t.Run(s.name, func(t *testing.T) {
+			wired := throughWire(t, elbv2wire.ClientOptions{MaxAttempts: s.attempts})
+			s.test(t)
+			if t.Failed() {
+				return
+			}
+			calls := 0
+			for i, wm := range *wired {
+				wm.ep.Close() // every request answered and recorded
+				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
+				for op, n := range library {
+					if endpoint[op] < n {
+						t.Errorf("rig %d: %s: %d calls, %d requests", i, op, n, endpoint[op])
+					}
+					calls += n
+				}
+				if s.attempts == 1 {
+					if d := cmp.Diff(library, endpoint); d != "" {
+						t.Errorf("rig %d: the Binder's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)
+					}
+				}
+				for _, r := range wm.ep.Requests() {
+					if r.Status == 0 || r.Fault != "" {
+						t.Errorf("rig %d: request %+v", i, r)
+					}
+				}
+			}
+			if calls == 0 {
+				t.Error("no ELBv2 call went through the wire")
+			}
+			t.Logf("%d rigs, %d ELBv2 calls through the wire", len(*wired), calls)
+		})
+	}
+}
+
+// TestWireWaitRetriesThrottlingInTheSDK is TestWaitErrors' throttling case
+// with the SDK's standard retryer: the Throttling answer (HTTP 400) is
+// retried by the SDK inside one of the Binder's observations, so the Binder
+// finishes after one observation and two requests.
+func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
+	wired := throughWire(t, elbv2wire.ClientOptions{})
+	u := newUnit(t, withObjects(standardObjects()...)).legacy()
+	tgb := mustBuild(t, u)
+	(*wired)[0].ep.ResetCounts()
+	before := (*wired)[0].calls.Counts()["DescribeTargetHealth"]
+	calls := 0
+	u.world.healthFn = func(string) ([]elbv2types.TargetHealthDescription, error) {
+		if calls++; calls == 1 {
+			return nil, &smithy.GenericAPIError{Code: "Throttling", Message: "Rate exceeded"}
+		}
+		return podTargets(elbv2types.TargetHealthStateEnumHealthy, ""), nil
+	}
+	start := u.clock.Now()
+	st, err := u.binder.Wait(t.Context(), tgb)
+	if err != nil || !st.AllHealthy() {
+		t.Fatalf("Wait() = %v, %v", st, err)
+	}
+	if got := (*wired)[0].calls.Counts()["DescribeTargetHealth"] - before; got != 1 {
+		t.Errorf("the Binder observed %d times, want once: the SDK retried the throttle", got)
+	}
+	reqs := (*wired)[0].ep.Requests()
+	if len(reqs) != 2 || reqs[0].Code != "Throttling" || reqs[0].Status != 400 || reqs[1].Status != 200 {
+		t.Errorf("requests %+v", reqs)
+	}
+	if u.clock.Since(start) != 0 {
+		t.Errorf("the Binder waited %v on its clock: the SDK's retry is in real time", u.clock.Since(start))
+	}
+}
+
+// TestWireBuildAndWaitOnTheSimulator: Build and Wait, through the real SDK
+// client, on the simulated seed's case: Build describes the legacy target
+// group and its targets once each, the binding is created, the LBC
+// stand-in (through the wire too) registers the pods, and Wait sees them
+// all healthy. The same run on the Go facade gives the same result and the
+// same calls.
+func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
+	type outcome struct {
+		healthy, total int
+		counts         map[string]int
+		multi          bool
+	}
+	run := func(wire bool) outcome {
+		cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
+		if wire {
+			cfg.Wire = &sim.WireOptions{}
+		}
+		w, err := sim.New(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		b, err := New(Options{ELBv2: w.AWS(), Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := w.Legacy()
+		binding, err := b.Build(t.Context(), Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service,
+			Port: intstr.FromString(l.PortName)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Client().Create(t.Context(), binding.TargetGroupBinding); err != nil {
+			t.Fatal(err)
+		}
+		st, err := b.Wait(t.Context(), binding.TargetGroupBinding, WithTimeout(10*time.Minute))
+		if err != nil {
+			t.Fatalf("Wait() = %v, %v", st, err)
+		}
+		if wire {
+			if _, ok := w.AWS().(ELBv2API); !ok || w.Wire() == nil {
+				t.Fatal("not through the wire")
+			}
+			if d := cmp.Diff(w.ELBv2().Counts(), w.AWSCounts()); d != "" {
+				t.Errorf("facade and endpoint counts differ (-facade +endpoint):\n%s", d)
+			}
+		}
+		return outcome{healthy: st.Healthy, total: st.Total, counts: w.AWSCounts(), multi: binding.TargetGroupBinding.Spec.MultiClusterTargetGroup}
+	}
+	facade, wire := run(false), run(true)
+	if wire.total != 6 || wire.healthy != 6 || !wire.multi {
+		t.Errorf("through the wire: %d/%d healthy, multi-cluster %t; want 6/6 and multi-cluster (the group holds node targets)", wire.healthy, wire.total, wire.multi)
+	}
+	if d := cmp.Diff(facade, wire, cmp.AllowUnexported(outcome{})); d != "" {
+		t.Errorf("facade and wire differ (-facade +wire):\n%s", d)
+	}
+	if wire.counts["DescribeTargetGroups"] != 1 || wire.counts["DescribeTargetHealth"] < 2 {
+		t.Errorf("calls at the endpoint %v", wire.counts)
+	}
+}
