@@ -465,9 +465,9 @@ func (pl *planner) inPlaceSteps() {
 	gate := Step{
 		ID: StepGate, Phase: "adopt", Title: "wait until the pod targets are healthy",
 		Preconditions: []string{"the binding exists"},
-		Effect: fmt.Sprintf("none, unless Karpenter removes a recorded node meanwhile: its target is deregistered early (with Port) so that no request reaches it; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d pod targets are healthy", p.Floor),
-		Rollback: "nothing to undo",
-		Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
+		Effect:        fmt.Sprintf("none, unless Karpenter removes a recorded node meanwhile: its target is deregistered early (with Port) so that no request reaches it; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d pod targets are healthy", p.Floor),
+		Rollback:      "nothing to undo",
+		Calls:         []string{callDescribe, callListKube, callDereg}, Mutates: true,
 	}
 	dereg := Step{
 		ID: StepDeregister, Phase: "remove", Title: fmt.Sprintf("deregister the %d recorded node targets and ghosts", len(p.Recorded)),
