@@ -588,7 +588,21 @@ func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
 		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("binding %s is still being deleted after %v: is the LBC running?", key, bindingGoneTimeout))
 		return nil
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// The LBC deregistered what it tracked. Had a node target found its way
+	// into its ConfigMap, it is gone now: register the live nodes again,
+	// and wait for them when any was missing.
+	before := len(rb.res.Registered)
+	if _, err := rb.registerNodes(ctx); err != nil {
+		return err
+	}
+	if len(rb.res.Registered) > before {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("the LBC deregistered %d node targets with the binding (its ConfigMap tracked them): registered again", len(rb.res.Registered)-before))
+		return rb.waitNodes(ctx)
+	}
+	return nil
 }
 
 // deleteTargetGroup deletes the target group blue/green created, when its
