@@ -88,7 +88,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		check  func(error) bool
 		noCall bool // not one AWS call may be made
 	}{
-		{name: "malformed target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/x/0123456789abcdef" },
+		{name: "malformed target group ARN", req: func(r *cutover.Request) {
+			r.TargetGroupARN = "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/x/0123456789abcdef"
+		},
 			check: func(err error) bool { return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrInvalidARN) }, noCall: true},
 		{name: "missing Service", req: func(r *cutover.Request) { r.Service = "" },
 			check: cutover.IsInvalidInput, noCall: true},
