@@ -711,6 +711,9 @@ func (pl *planner) blueGreenSteps() {
 	bg := p.BlueGreen
 	ntg := bg.NewTargetGroup.Name
 	routes := fmt.Sprintf("%d forward actions", len(bg.Routes))
+	if len(bg.Routes) == 1 {
+		routes = "forward action"
+	}
 	modify := []string{callDescribe}
 	for _, r := range bg.Routes {
 		c := callListener
@@ -735,7 +738,7 @@ func (pl *planner) blueGreenSteps() {
 			s.Phase = "prepare"
 			s.Title = "attach " + ntg + " at weight 0"
 			s.Preconditions = []string{"each forward action still sends to the old target group alone"}
-			s.Effect = fmt.Sprintf("the %s forward to the old target group at 100 and %s at 0: no traffic, but a target group no load balancer uses is never health checked", routes, ntg)
+			s.Effect = fmt.Sprintf("the %s: the old target group at 100 and %s at 0: no traffic, but a target group no load balancer uses is never health checked", routes, ntg)
 			p.Steps = append(p.Steps, s)
 			p.Steps = append(p.Steps,
 				Step{ID: StepBind, Phase: "adopt", Title: "bind " + ntg + " to the Service " + p.Service.Namespace + "/" + p.Service.Name,
@@ -751,16 +754,16 @@ func (pl *planner) blueGreenSteps() {
 		s.Title = fmt.Sprintf("shift %d%% of the traffic to %s", w, ntg)
 		s.Preconditions = []string{fmt.Sprintf("%s has at least %d healthy targets and none unhealthy", ntg, p.Floor),
 			"each forward action still sends to the two target groups as set before"}
-		s.Effect = fmt.Sprintf("the %s forward %d to the old target group and %d to %s; held %ds watching health, then judged by the analysis hook", routes, 100-w, w, ntg, bg.StepHoldSeconds)
+		s.Effect = fmt.Sprintf("the %s: %d to the old target group and %d to %s; held %ds watching health, then judged by the analysis hook", routes, 100-w, w, ntg, bg.StepHoldSeconds)
 		p.Steps = append(p.Steps, s)
 	}
 	p.Steps = append(p.Steps,
 		Step{ID: StepDetach, Phase: "detach", Title: "detach the old target group " + p.TargetGroup.Name,
-			Preconditions: []string{"the forward actions send 100% to " + ntg},
-			Effect:        fmt.Sprintf("the %s forward to %s alone; the old target group stays, with its targets, unused", routes, ntg),
+			Preconditions: []string{"every forward action sends 100% to " + ntg},
+			Effect:        fmt.Sprintf("the %s: %s alone; the old target group stays, with its targets, unused", routes, ntg),
 			Rollback:      "attach the old target group again, register the live nodes in it, wait until healthy, then put the original forward actions back",
 			Calls:         modify, Mutates: true},
 		Step{ID: StepVerify, Phase: "verify", Title: "verify " + ntg + " serves alone",
-			Effect:   fmt.Sprintf("none: checks that the forward actions send to %s alone and that at least %d of its targets are healthy, none unhealthy", ntg, p.Floor),
+			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone and that at least %d of its targets are healthy, none unhealthy", ntg, p.Floor),
 			Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube}})
 }
