@@ -66,7 +66,8 @@ type simOutcome struct {
 	APICalls       map[string]int `json:"apiCalls"`
 	// NodesReplaced counts the nodes Karpenter replaced during the run.
 	NodesReplaced int `json:"nodesReplaced"`
-	// GhostsLeft counts ghost targets in the target group at the end.
+	// GhostsLeft counts the ghost targets (not draining) left in the
+	// legacy target group at the end.
 	GhostsLeft int `json:"ghostsLeft"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
@@ -172,7 +173,11 @@ func (f *simFlags) config() sim.Config {
 		Seed: f.seed, Nodes: f.nodes, Pods: f.pods, RPS: f.rps,
 		ChurnInterval:          f.churnInterval,
 		ReadinessGateInjection: true,
-		ServerSideApply:        true, // tgbind applies server-side
+		// Readiness gates hold a new pod un-Ready until its target is
+		// healthy (registration and five health checks); a budget of one
+		// pod would let Karpenter drain a node only every few minutes.
+		Workload:        sim.Workload{MaxUnavailable: "20%"},
+		ServerSideApply: true, // tgbind applies server-side
 	}
 	if f.scenario == "blue-green" {
 		cfg.Legacy.TargetType = "instance"
@@ -222,7 +227,7 @@ func (f *simFlags) runStrategy(ctx context.Context, strategy string) (*simOutcom
 		if err := w.Client().Create(ctx, w.NewBinding("naive", false)); err != nil {
 			return nil, fmt.Errorf("create default-mode binding: %w", err)
 		}
-		out.CutoverSeconds = waitPodsOnly(w, start.Add(f.duration)).Seconds()
+		out.CutoverSeconds = waitPodsOnly(w, plan.Floor, start.Add(f.duration)).Seconds()
 		out.Note = "default mode: node targets deregistered before the pods were healthy"
 	case strategyPhased:
 		res, note, err := runPhased(ctx, w, env, plan, f.scenario, nil)
@@ -242,7 +247,13 @@ func (f *simFlags) runStrategy(ctx context.Context, strategy string) (*simOutcom
 	}
 	out.APICalls = diffCounts(w.AWSCounts(), before)
 	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
-	out.GhostsLeft = len(w.Ghosts())
+	serving := w.Legacy().TargetGroupARN
+	if strategy == strategyPhased && plan.BlueGreen != nil {
+		if serving, err = targetGroupARN(w, plan.BlueGreen.NewTargetGroup.Name); err != nil {
+			return nil, err
+		}
+	}
+	out.GhostsLeft = liveGhosts(w, serving)
 	return out, nil
 }
 
@@ -278,13 +289,23 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 		if !errors.Is(err, crash) {
 			return nil, "", fmt.Errorf("execute before the crash: want the crash, got %v", err)
 		}
-		w.Run(time.Minute) // the operator restarts the process; the world goes on
+		w.Run(5 * time.Second) // the operator restarts the process; the world goes on
 		res, err := cutover.Execute(ctx, env, plan, opts...)
 		if err != nil {
 			return nil, "", fmt.Errorf("resume: %w", err)
 		}
 		return res, fmt.Sprintf("crashed after %s, resumed from the journal", plan.StepIDs()[1]), nil
-	default: // cutover, blue-green
+	case "blue-green":
+		res, err := cutover.Execute(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, "", fmt.Errorf("execute: %w", err)
+		}
+		steps := make([]string, len(plan.BlueGreen.WeightSteps))
+		for i, s := range plan.BlueGreen.WeightSteps {
+			steps[i] = fmt.Sprint(s)
+		}
+		return res, fmt.Sprintf("blue-green to %s, weights %s, old target group detached", plan.BlueGreen.NewTargetGroup.Name, strings.Join(steps, "->")), nil
+	default: // cutover
 		res, err := cutover.Execute(ctx, env, plan, opts...)
 		if err != nil {
 			return nil, "", fmt.Errorf("execute: %w", err)
@@ -293,25 +314,42 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 	}
 }
 
-// waitPodsOnly runs the world until the legacy target group holds only
-// healthy pod targets, or until deadline, and returns the time it took.
-func waitPodsOnly(w *sim.World, deadline time.Time) time.Duration {
+// waitPodsOnly runs the world until the legacy target group has no node or
+// ghost target left that is not draining and at least floor healthy pod
+// targets (the end state the phased cutover's gate and drain reach), or
+// until deadline, and returns the time it took.
+func waitPodsOnly(w *sim.World, floor int, deadline time.Time) time.Duration {
 	start := w.Clock().Now()
 	for w.Clock().Now().Before(deadline) {
 		w.Run(5 * time.Second)
-		targets := w.Targets(w.Legacy().TargetGroupARN)
-		ok := len(targets) > 0
-		for _, t := range targets {
-			if !strings.HasPrefix(t.Owner, "pod/") || t.State != "healthy" {
-				ok = false
-				break
+		healthyPods, others := 0, 0
+		for _, t := range w.Targets(w.Legacy().TargetGroupARN) {
+			switch {
+			case t.State == "draining":
+			case strings.HasPrefix(t.Owner, "pod/"):
+				if t.State == "healthy" {
+					healthyPods++
+				}
+			default:
+				others++
 			}
 		}
-		if ok {
+		if others == 0 && healthyPods >= floor {
 			break
 		}
 	}
 	return w.Clock().Since(start)
+}
+
+// liveGhosts counts the targets, not draining, whose address nothing holds.
+func liveGhosts(w *sim.World, arn string) int {
+	n := 0
+	for _, t := range w.Targets(arn) {
+		if t.State != "draining" && t.Owner == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func nodeNames(w *sim.World) map[string]bool {
@@ -348,9 +386,9 @@ func heading(w io.Writer, title string) {
 
 func writeComparison(w io.Writer, rep simReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\trequests\tfailed\toutage s\tcutover s\tfloor s\tnodes replaced\tghosts left\tAPI calls\t")
+	fmt.Fprintln(tw, "strategy\trequests\tfailed\toutage s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
 	for _, s := range rep.Scenarios {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t%s\t\n", s.Strategy, s.Requests, s.Failed,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.Requests, s.Failed,
 			s.OutageSeconds, s.CutoverSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
 	}
 	_ = tw.Flush()
@@ -441,6 +479,8 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
 
 	heading(out, "4. execute"+map[bool]string{true: " (" + f.scenario + ")", false: ""}[f.scenario != "cutover"])
 	trafficBefore := w.Traffic()
+	var lastStep string
+	var lastAt time.Time
 	obs := cutover.ObserverFuncs{
 		OnStepStarted: func(e cutover.StepEvent) {
 			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, e.Step.Title)
@@ -456,6 +496,11 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
 			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, status)
 		},
 		OnTargets: func(p cutover.Progress) {
+			// One line per step change or per 30 s of virtual time.
+			if p.Step == lastStep && p.At.Sub(lastAt) < 30*time.Second {
+				return
+			}
+			lastStep, lastAt = p.Step, p.At
 			fmt.Fprintf(out, "%s %-22s   %s\n", stamp(), p.Step, p.Summary)
 		},
 		OnWaiting: func(wt cutover.Wait) {
@@ -477,23 +522,18 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
 
 	heading(out, "5. verify")
 	w.Run(5 * time.Minute)
-	after, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
-		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
-	if err != nil {
-		return fmt.Errorf("diagnose after: %w", err)
-	}
-	pods, nodes, ghosts, healthy := 0, 0, 0, 0
+	pods, nodes, ghosts, draining, healthy := 0, 0, 0, 0, 0
 	arn, name := l.TargetGroupARN, l.TargetGroupName
-	if plan.BlueGreen != nil && f.scenario == "blue-green" {
+	if plan.BlueGreen != nil {
 		name = plan.BlueGreen.NewTargetGroup.Name
-		tgs, err := w.Model().DescribeTargetGroups(&elbv2.DescribeTargetGroupsInput{Names: []string{name}})
-		if err != nil || len(tgs.TargetGroups) != 1 {
-			return fmt.Errorf("verify: find target group %s: %v", name, err)
+		if arn, err = targetGroupARN(w, name); err != nil {
+			return err
 		}
-		arn = aws.ToString(tgs.TargetGroups[0].TargetGroupArn)
 	}
 	for _, t := range w.Targets(arn) {
 		switch {
+		case t.State == "draining":
+			draining++
 		case strings.HasPrefix(t.Owner, "pod/"):
 			pods++
 		case strings.HasPrefix(t.Owner, "node/"):
@@ -501,18 +541,36 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
 		default:
 			ghosts++
 		}
-		if t.State == "healthy" {
+		if t.State == "healthy" && strings.HasPrefix(t.Owner, "pod/") {
 			healthy++
 		}
 	}
-	fmt.Fprintf(out, "%s: %d pod targets, %d node targets, %d ghosts; %d healthy.\n", name, pods, nodes, ghosts, healthy)
-	fmt.Fprintf(out, "diagnose now: %d findings", len(after.AllFindings()))
-	if worst, ok := after.Worst(); ok {
-		fmt.Fprintf(out, ", worst %s", worst)
+	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
+	after, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{arn}},
+		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("diagnose after: %w", err)
+	}
+	findings := after.AllFindings()
+	fmt.Fprintf(out, "diagnose %s now: %d findings\n", name, len(findings))
+	for _, fd := range findings {
+		fmt.Fprintf(out, "  %s %s: %s\n    next: %s\n", fd.Severity, fd.Code, fd.Message, fd.Remediation)
 	}
 	st := w.Traffic()
-	fmt.Fprintf(out, ".\nTraffic since the migration began: %d requests, %d failed.\n", st.Total-trafficBefore.Total, st.Failed-trafficBefore.Failed)
+	fmt.Fprintf(out, "Traffic since the migration began: %d requests, %d failed.\n", st.Total-trafficBefore.Total, st.Failed-trafficBefore.Failed)
 	return nil
+}
+
+// targetGroupARN finds a target group of the world by name.
+func targetGroupARN(w *sim.World, name string) (string, error) {
+	out, err := w.Model().DescribeTargetGroups(&elbv2.DescribeTargetGroupsInput{Names: []string{name}})
+	if err != nil {
+		return "", fmt.Errorf("find target group %s: %w", name, err)
+	}
+	if len(out.TargetGroups) != 1 {
+		return "", fmt.Errorf("find target group %s: %d found", name, len(out.TargetGroups))
+	}
+	return aws.ToString(out.TargetGroups[0].TargetGroupArn), nil
 }
 
 func targetType(f *simFlags) string {
