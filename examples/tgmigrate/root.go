@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +76,8 @@ account and no cluster needed.`,
 	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
-	root.AddCommand(a.diagnoseCommand(), a.bindCommand(), a.helmCommand(), a.simulateCommand())
+	root.AddCommand(a.diagnoseCommand(), a.planCommand(), a.executeCommand(), a.rollbackCommand(),
+		a.bindCommand(), a.helmCommand(), a.simulateCommand())
 	root.Version = version
 	return root
 }
@@ -111,7 +113,15 @@ func newLogger(w io.Writer, verbosity int) logr.Logger {
 // isTTY reports whether w is an interactive terminal.
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return ok && isTTYFile(f)
+}
+
+func isTTYFile(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func contains(list []string, s string) bool {
