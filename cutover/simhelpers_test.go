@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +348,3 @@ func mutatingOps(counts map[string]int) int {
 	}
 	return n
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
