@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -226,4 +228,84 @@ func TestAnalysisRejectsWeight(t *testing.T) {
 		t.Errorf("target groups %v, want the old one alone", arns)
 	}
 	s.checkNodesOnly()
+}
+
+// TestHealthCheckTiming: the health check is aligned before the binding
+// when the node targets pass the new one too, after their deregistration
+// when they would not (externalTrafficPolicy Local), and a health check
+// that fails the pods with no safe order is refused. A rollback of the
+// late alignment restores the health check first.
+func TestHealthCheckTiming(t *testing.T) {
+	tests := []struct {
+		name      string
+		local     bool
+		hcPort    string
+		want      cutover.HealthCheckTiming
+		wantSteps string
+		refused   bool
+	}{
+		{name: "Cluster policy: before the binding", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "NodePort health check, Cluster policy: before the binding", hcPort: "30080", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "Local policy: after the deregistration", local: true, want: cutover.HealthCheckAfterDeregistration,
+			wantSteps: "[bind gate deregister align-health-check drain verify]"},
+		{name: "NodePort health check, Local policy: refused", local: true, hcPort: "30080", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScenario(t, smallWorld(118))
+			failedBefore := 0
+			if tt.local {
+				var svc corev1.Service
+				key := types.NamespacedName{Namespace: s.w.Legacy().Namespace, Name: s.w.Legacy().Service}
+				if err := s.w.Client().Get(t.Context(), key, &svc); err != nil {
+					t.Fatal(err)
+				}
+				svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+				if err := s.w.Client().Update(t.Context(), &svc); err != nil {
+					t.Fatal(err)
+				}
+				// The simulator's kube-proxy reprograms the Service: a second
+				// of failures that is not the cutover's.
+				s.w.Run(10 * time.Second)
+				failedBefore = s.w.Traffic().Failed
+			}
+			if tt.hcPort != "" {
+				if _, err := s.w.Model().ModifyTargetGroup(&elbv2.ModifyTargetGroupInput{TargetGroupArn: aws.String(s.w.Legacy().TargetGroupARN), HealthCheckPort: aws.String(tt.hcPort)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := cutover.PlanCutover(t.Context(), s.env, s.request())
+			if tt.refused {
+				if !cutover.IsStrategy(err) {
+					t.Fatalf("err = %v, want a StrategyError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.HealthCheck.Timing != tt.want || fmt.Sprint(p.StepIDs()) != tt.wantSteps || p.HealthCheck.Target.Port != "traffic-port" || p.HealthCheck.Target.Path != "/healthz" {
+				t.Fatalf("timing %s, steps %v, target %+v", p.HealthCheck.Timing, p.StepIDs(), p.HealthCheck.Target)
+			}
+			if !tt.local {
+				return
+			}
+			res, err := cutover.Execute(t.Context(), s.env, p)
+			if err != nil || !res.Completed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			s.checkHealthCheck(false)
+			rb, err := cutover.Rollback(t.Context(), s.env, p)
+			if err != nil || rb.Actions[0].ID != cutover.RollbackRestoreHealthCheck || rb.Actions[0].MutatingCalls != 1 {
+				t.Fatalf("rollback %+v, %v: want the health check restored first", rb, err)
+			}
+			s.checkHealthCheck(true)
+			s.w.Run(6 * time.Minute)
+			if st := s.w.Traffic(); st.Failed != failedBefore {
+				t.Errorf("traffic %s; %d failed before the cutover", st.String(), failedBefore)
+			}
+		})
+	}
 }

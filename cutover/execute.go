@@ -172,6 +172,7 @@ func (p *Plan) restoreInfo() *RestoreInfo {
 		Namespace: p.Binding.Namespace, Service: p.Service.Name, ServicePort: p.Request.Port.String(),
 		TargetType: p.TargetGroup.TargetType, NodePort: p.Service.NodePort, Floor: p.Floor,
 		Recorded: p.RecordedAddrs(), BindingName: p.Binding.Name,
+		HealthCheckFirst: p.HealthCheck.Timing == HealthCheckAfterDeregistration,
 	}
 	if ri.ServicePort == "0" || ri.ServicePort == "" {
 		ri.ServicePort = fmt.Sprint(p.Service.Port)

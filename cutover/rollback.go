@@ -175,8 +175,10 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	return res, err
 }
 
-// rollbackActions lists the actions of a strategy.
-func rollbackActions(strategy string) []Step {
+// rollbackActions lists the actions of a strategy. The health check is
+// restored last, unless node targets fail the aligned one (it was aligned
+// after their deregistration): then first.
+func rollbackActions(strategy string, healthCheckFirst bool) []Step {
 	mk := func(id, title string) Step { return Step{ID: id, Phase: "rollback", Title: title} }
 	register := mk(RollbackRegisterNodes, "register the nodes alive now on the NodePort")
 	wait := mk(RollbackWaitNodes, "wait until the node targets are healthy")
@@ -191,6 +193,9 @@ func rollbackActions(strategy string) []Step {
 			mk(RollbackDeleteTargetGroup, "delete the target group tgmigrate created"),
 			hc,
 		}
+	}
+	if healthCheckFirst {
+		return []Step{hc, register, wait, del}
 	}
 	return []Step{register, wait, del, hc}
 }
@@ -222,7 +227,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		}
 	}
 	rb := &rollbackRun{runner: r, res: res}
-	for _, a := range rollbackActions(st.Strategy) {
+	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst) {
 		if slices.Contains(st.Rollback.Done, a.ID) {
 			res.Actions = append(res.Actions, StepResult{ID: a.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: a, At: r.e.clock.Now(), Skipped: true})

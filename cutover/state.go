@@ -250,6 +250,10 @@ type RestoreInfo struct {
 	// tgmigrate's, even if a crash came between its creation and the next
 	// save.
 	BindingName string `json:"bindingName,omitempty"`
+	// HealthCheckFirst says the plan aligns the health check only after the
+	// node targets are gone, because they fail the aligned check: a
+	// rollback then restores it before it registers node targets again.
+	HealthCheckFirst bool `json:"healthCheckFirst,omitempty"`
 	// NewTargetGroupName is the target group blue/green creates. Rollback
 	// deletes it when its tags say tgmigrate created it for this target
 	// group, even if a crash came between its creation and the next save.
