@@ -535,6 +535,8 @@ func (r *runner) binding(ctx context.Context) (*v1beta1.TargetGroupBinding, erro
 // view is one observation of a target group.
 type view struct {
 	at time.Time
+	// snap is the snapshot of the cluster the targets were classified with.
+	snap *diagnose.Snapshot
 	// state compares the ready endpoints with the targets (nil when there
 	// is no binding to observe with).
 	state *tgbind.TargetState
@@ -602,6 +604,7 @@ func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetG
 	if err != nil {
 		return nil, err
 	}
+	v.snap = snap
 	set := &elbv2types.TargetGroup{VpcId: aws.String(vpcID), TargetType: elbv2types.TargetTypeEnum(targetType)}
 	for _, rep := range classify(snap, set, descs) {
 		t := TargetAddr{IP: rep.ID, Port: rep.Port}
