@@ -309,3 +309,35 @@ func TestHealthCheckTiming(t *testing.T) {
 		})
 	}
 }
+
+// TestBlueGreenForcedOnIPTargetGroup: blue/green works on an ip target
+// group too when the caller asks for it; its rollback registers the live
+// nodes' IPs.
+func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
+	s := newScenario(t, smallWorld(119))
+	p := s.plan(func(r *cutover.Request) {
+		r.Strategy = cutover.StrategyBlueGreen
+		r.WeightSteps = []int32{50, 100}
+		r.StepHoldSeconds = -1
+	})
+	if p.Strategy != cutover.StrategyBlueGreen || fmt.Sprint(p.BlueGreen.WeightSteps) != "[0 50 100]" || p.BlueGreen.StepHoldSeconds != 0 {
+		t.Fatalf("plan %s %v hold %d", p.Strategy, p.BlueGreen.WeightSteps, p.BlueGreen.StepHoldSeconds)
+	}
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+		t.Fatalf("route %v", r)
+	}
+	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	s.checkRun()
+	s.checkNodesOnly()
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+		t.Errorf("route %v, want the old target group alone", r)
+	}
+}

@@ -98,6 +98,14 @@
 //  4. Detach the old target group: the forward actions name the new one
 //     alone. The old one stays, with its targets.
 //
+// While the old target group still takes traffic, its targets whose node
+// Karpenter is removing are deregistered early, as in-place does; nothing
+// else of it changes. Nothing registers the nodes that replace its own, so
+// under churn it runs dry: when it holds no healthy target that will keep
+// serving while the new one has healthy pod targets, every route forwards
+// to the new one at once, ahead of the weight steps (an early cut beats an
+// outage; the result warns), and later steps never move traffic back.
+//
 // # Execute
 //
 // [Execute] validates the plan, loads the journal, takes the lock, runs the

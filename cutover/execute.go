@@ -447,10 +447,7 @@ func (r *runner) finish() *Result {
 
 // save writes the state to the journal.
 func (r *runner) save(ctx context.Context) error {
-	if err := r.j.Save(context.WithoutCancel(ctx), r.st); err != nil {
-		return fmt.Errorf("cutover: save journal: %w", err)
-	}
-	return nil
+	return r.j.Save(context.WithoutCancel(ctx), r.st)
 }
 
 // renew renews the lease; the caller stops on error.
@@ -573,6 +570,12 @@ func (v *view) summary() string {
 // tgbind, which makes that one call), and a snapshot of the cluster to
 // classify every target with diagnose.
 func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string) (*view, error) {
+	return r.observeWith(ctx, tgARN, tgb, targetType, vpcID, nil)
+}
+
+// observeWith is observe with a snapshot of the cluster already taken
+// (nil: take one).
+func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string, snap *diagnose.Snapshot) (*view, error) {
 	v := &view{at: r.e.clock.Now(), targets: map[TargetAddr]*viewTarget{}, endpoints: map[TargetAddr]bool{}}
 	var descs []elbv2types.TargetHealthDescription
 	if tgb != nil && tgb.Spec.TargetGroupARN == tgARN {
@@ -600,9 +603,11 @@ func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetG
 			return nil, err
 		}
 	}
-	snap, err := r.e.snapshot(ctx)
-	if err != nil {
-		return nil, err
+	if snap == nil {
+		var err error
+		if snap, err = r.e.snapshot(ctx); err != nil {
+			return nil, err
+		}
 	}
 	v.snap = snap
 	set := &elbv2types.TargetGroup{VpcId: aws.String(vpcID), TargetType: elbv2types.TargetTypeEnum(targetType)}

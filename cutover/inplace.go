@@ -194,6 +194,9 @@ func (r *runner) gate(ctx context.Context) error {
 			}
 		}
 		healthy, ok := endpointHealth(v, baseline)
+		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
+			return false, "", err
+		}
 		r.progress(StepGate, tgARN, v, healthy, len(v.endpoints))
 		return ok && healthy >= floor, v.summary(), nil
 	})
