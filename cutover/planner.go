@@ -747,7 +747,7 @@ func (pl *planner) blueGreenSteps() {
 					Rollback:      "delete the binding after the weights are back on the old target group",
 					Calls:         []string{callApplyTGB, callDescribe}, Mutates: true},
 				Step{ID: StepGate, Phase: "adopt", Title: "wait until the pod targets of " + ntg + " are healthy",
-					Effect: fmt.Sprintf("none, unless Karpenter removes a node of the old target group meanwhile: its target there is deregistered early (with Port) so that no request reaches it, and should the old target group run out of healthy targets, every route forwards to the new one at once; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d are healthy", p.Floor),
+					Effect:   fmt.Sprintf("none, unless Karpenter removes a node of the old target group meanwhile: its target there is deregistered early (with Port) so that no request reaches it, and should the old target group run out of healthy targets, every route forwards to the new one at once; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d are healthy", p.Floor),
 					Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube, callDereg}, Mutates: true})
 			continue
 		}
