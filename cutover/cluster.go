@@ -9,6 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -140,11 +143,49 @@ func lbcTracked(ctx context.Context, r client.Reader, namespace, binding string)
 
 // snapshot lists the cluster once, as diagnose does.
 func (e *env) snapshot(ctx context.Context) (*diagnose.Snapshot, error) {
-	s, err := diagnose.TakeSnapshot(ctx, diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs})
+	s, err := diagnose.TakeSnapshot(ctx, e.cluster())
 	if err != nil {
 		return nil, fmt.Errorf("snapshot of the cluster: %w", err)
 	}
 	return s, nil
+}
+
+func (e *env) cluster() diagnose.Cluster {
+	return diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
+}
+
+// lightSnapshot is the snapshot the executor observes with, every poll:
+// the nodes, pods and Services that diagnose.Classify needs, and the
+// Karpenter NodeClaims only when claims is set (they tell a drifted node).
+// Namespaces and bindings, which classification does not read, are not
+// listed.
+func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, error) {
+	var objs diagnose.Objects
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	var svcs corev1.ServiceList
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
+		if err := e.Client.List(ctx, l.list); err != nil {
+			return nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
+		}
+	}
+	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
+	objs.NoNodeClaimCRD = true
+	if claims {
+		ncs := &unstructured.UnstructuredList{}
+		ncs.SetGroupVersionKind(diagnose.NodeClaimGVK.GroupVersion().WithKind(diagnose.NodeClaimGVK.Kind + "List"))
+		switch err := e.Client.List(ctx, ncs); {
+		case err == nil:
+			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
+		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):
+		default:
+			return nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
+		}
+	}
+	return diagnose.NewSnapshot(e.cluster(), objs)
 }
 
 // liveNode is a node that can take node targets now.

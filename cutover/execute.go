@@ -135,6 +135,8 @@ type runner struct {
 	res    *Result
 	tgb    *v1beta1.TargetGroupBinding
 	held   bool
+	// renewedAt is when the lease was last acquired or renewed.
+	renewedAt time.Time
 	// stepCalls is the mutating-call count when the current step started.
 	stepCalls int
 }
@@ -227,7 +229,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	if err := r.lock.Acquire(ctx); err != nil {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
-	r.held = true
+	r.held, r.renewedAt = true, r.e.clock.Now()
 	if err := r.recheckGuards(ctx); err != nil {
 		return r.release(ctx, err)
 	}
@@ -450,12 +452,25 @@ func (r *runner) save(ctx context.Context) error {
 	return r.j.Save(context.WithoutCancel(ctx), r.st)
 }
 
-// renew renews the lease; the caller stops on error.
+// renew renews the lease; the caller stops on error. Every mutation is
+// preceded by one.
 func (r *runner) renew(ctx context.Context) error {
 	if err := r.lock.Renew(ctx); err != nil {
 		return fmt.Errorf("cutover: %w", err)
 	}
+	r.renewedAt = r.e.clock.Now()
 	return nil
+}
+
+// keepAlive renews the lease when a third of its duration has passed since
+// the last renewal: no one can take over a lease that has not expired, so
+// observations need not write it each time. A Lock other than a LeaseLock
+// is renewed every time.
+func (r *runner) keepAlive(ctx context.Context) error {
+	if ll, ok := r.lock.(*LeaseLock); ok && !r.renewedAt.IsZero() && r.e.clock.Since(r.renewedAt) < ll.LeaseDuration()/3 {
+		return nil
+	}
+	return r.renew(ctx)
 }
 
 // hook calls the caller's hook, if any.
@@ -605,7 +620,7 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 	}
 	if snap == nil {
 		var err error
-		if snap, err = r.e.snapshot(ctx); err != nil {
+		if snap, err = r.e.lightSnapshot(ctx, r.st != nil && r.st.Rollback != nil); err != nil {
 			return nil, err
 		}
 	}

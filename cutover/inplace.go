@@ -22,8 +22,8 @@ const (
 	stateDraining  = string(elbv2types.TargetHealthStateEnumDraining)
 )
 
-// poll calls cond every poll interval, renewing the lease before each
-// call, until it holds; past timeout it gives a *TimeoutError naming what
+// poll calls cond every poll interval, keeping the lease alive, until it
+// holds; past timeout it gives a *TimeoutError naming what
 // it waited for and the last observation. Transient failures (throttling)
 // count as "not yet".
 func (r *runner) poll(ctx context.Context, step, what string, timeout time.Duration, cond func(context.Context) (bool, string, error)) error {
@@ -31,7 +31,7 @@ func (r *runner) poll(ctx context.Context, step, what string, timeout time.Durat
 	last := "no observation"
 	p := retry.Policy{Initial: r.o.poll, Max: r.o.poll, Multiplier: 1, MaxElapsed: timeout}
 	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
-		if err := r.renew(ctx); err != nil {
+		if err := r.keepAlive(ctx); err != nil {
 			return false, err
 		}
 		ok, desc, err := cond(ctx)
@@ -309,7 +309,7 @@ func (r *runner) deregister(ctx context.Context) error {
 	}
 	floor := r.st.Restore.Floor
 	for {
-		if err := r.renew(ctx); err != nil {
+		if err := r.keepAlive(ctx); err != nil {
 			return err
 		}
 		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)

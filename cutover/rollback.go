@@ -160,7 +160,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	if err := r.lock.Acquire(ctx); err != nil {
 		return nil, fmt.Errorf("cutover: rollback: %w", err)
 	}
-	r.held = true
+	r.held, r.renewedAt = true, e.clock.Now()
 	reason := o.reason
 	if reason == "" {
 		reason = "requested"

@@ -71,10 +71,10 @@ type scenario struct {
 }
 
 // smallWorld is the world of the crash and rollback matrices: 8 nodes, 24
-// pods, 40 requests a second, and a NodePool budget of 25% (two nodes
+// pods, 20 requests a second, and a NodePool budget of 25% (two nodes
 // replaced at a time) so that Karpenter replaces every node in minutes.
 func smallWorld(seed uint64) sim.Config {
-	return sim.Config{Seed: seed, Nodes: 8, Pods: 24, RPS: 40,
+	return sim.Config{Seed: seed, Nodes: 8, Pods: 24, RPS: 20,
 		NodePool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "25%"}}}}
 }
 
