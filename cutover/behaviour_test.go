@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
 // TestStopAfterAndApproval: Execute stops after a named step and resumes
@@ -339,5 +340,33 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 	s.checkNodesOnly()
 	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
 		t.Errorf("route %v, want the old target group alone", r)
+	}
+}
+
+// TestBlueGreenEventualConsistency: the target group blue/green creates
+// stays invisible to the next calls that name it (TargetGroupNotFound, as
+// ELBv2's eventual consistency does right after a create): they are
+// retried, and the cutover completes.
+func TestBlueGreenEventualConsistency(t *testing.T) {
+	cfg := smallWorld(120)
+	cfg.Legacy.TargetType = "instance"
+	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	notFound := 0
+	for _, c := range s.w.ELBv2().Calls() {
+		if c.ErrCode == "TargetGroupNotFound" {
+			notFound++
+		}
+	}
+	if notFound == 0 {
+		t.Error("no call saw the new target group missing: the fault did not apply")
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
 	}
 }
