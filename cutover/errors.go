@@ -8,7 +8,8 @@ import (
 
 // Categories of failure of the journal, the lock and the policy builder.
 // Every error those return unwraps to at most one of them; test with
-// errors.Is or the IsX helpers.
+// errors.Is or the IsX helpers. Planning and execution add the categories
+// below them.
 var (
 	// ErrNoJournal: the journal holds no state yet. A cutover starts afresh.
 	ErrNoJournal = errors.New("no journal")
@@ -228,3 +229,170 @@ func (e *InputError) Unwrap() []error { return []error{ErrInvalidInput, e.Err} }
 
 // IsInvalidInput reports whether err names a missing or malformed argument.
 func IsInvalidInput(err error) bool { return errors.Is(err, ErrInvalidInput) }
+
+// Categories of failure of planning, executing and rolling back. Every
+// error those return unwraps to at most one of them (and, for AWS
+// failures, to a tgmigrate sentinel such as tgmigrate.ErrThrottled).
+var (
+	// ErrGuard: a guard refused the target group (another owner, another
+	// VPC, another account). Nothing was changed. Each guard has its own
+	// sentinel too, and a named [Force] overrides it.
+	ErrGuard = errors.New("guard refused the target group")
+	// ErrForeignOwner: the target group's tags say another LBC stack or
+	// another cluster owns it. [ForceForeignOwner] overrides.
+	ErrForeignOwner = errors.New("target group is owned by another stack or cluster")
+	// ErrVPCMismatch: the target group is in another VPC than the
+	// cluster's. [ForceVPCMismatch] overrides.
+	ErrVPCMismatch = errors.New("target group is in another vpc than the cluster")
+	// ErrAccountMismatch: the target group is in another account or region
+	// than the caller expects. [ForceAccountMismatch] overrides.
+	ErrAccountMismatch = errors.New("target group is in another account or region than expected")
+	// ErrStrategy: the strategy cannot apply to this target group (in-place
+	// on an instance target group, a target type the LBC cannot bind, a
+	// route blue/green cannot shift). Nothing was changed.
+	ErrStrategy = errors.New("strategy does not apply")
+	// ErrInvariant: a check before a destructive call failed (the healthy
+	// targets would drop below the floor, or the set to remove is no longer
+	// what the plan recorded). Execute stopped before the call.
+	ErrInvariant = errors.New("invariant breached")
+	// ErrTimeout: a wait (the health gate, the drain, a verification) ran
+	// out of time on the injected clock.
+	ErrTimeout = errors.New("timed out")
+	// ErrNotApproved: the approval callback refused the next phase.
+	// Execute stopped between phases; the journal lets it resume.
+	ErrNotApproved = errors.New("phase not approved")
+	// ErrRolledBack: the plan was rolled back; make a new plan to try
+	// again.
+	ErrRolledBack = errors.New("plan was rolled back")
+	// ErrInterrupted: a hook (WithHook) stopped Execute or Rollback as a
+	// crash would: no rollback ran, the journal and the lease were left as
+	// they were.
+	ErrInterrupted = errors.New("interrupted by hook")
+)
+
+// GuardError says which guard refused the target group and how to
+// override it.
+type GuardError struct {
+	// Guard is the guard's ID: "owner", "vpc" or "account".
+	Guard string
+	// TargetGroupARN is the target group refused.
+	TargetGroupARN string
+	// Detail says what was found, in one line.
+	Detail string
+	// Force is the named option that overrides the guard.
+	Force Force
+	// Kind is [ErrForeignOwner], [ErrVPCMismatch] or [ErrAccountMismatch].
+	Kind error
+}
+
+// Error implements error.
+func (e *GuardError) Error() string {
+	return fmt.Sprintf("cutover: guard %s: %s: %v: %s (override with %s)", e.Guard, e.TargetGroupARN, e.Kind, e.Detail, e.Force)
+}
+
+// Unwrap returns [ErrGuard] and the guard's own sentinel.
+func (e *GuardError) Unwrap() []error { return []error{ErrGuard, e.Kind} }
+
+// IsGuard reports whether a guard refused the target group.
+func IsGuard(err error) bool { return errors.Is(err, ErrGuard) }
+
+// StrategyError says why a strategy cannot apply.
+type StrategyError struct {
+	// Strategy is the strategy asked for or chosen.
+	Strategy Strategy
+	// TargetGroupARN is the target group.
+	TargetGroupARN string
+	// Reason says why, in one line, and what to do instead.
+	Reason string
+}
+
+// Error implements error.
+func (e *StrategyError) Error() string {
+	return fmt.Sprintf("cutover: plan: %v: %s for %s: %s", ErrStrategy, e.Strategy, e.TargetGroupARN, e.Reason)
+}
+
+// Unwrap returns [ErrStrategy].
+func (e *StrategyError) Unwrap() error { return ErrStrategy }
+
+// IsStrategy reports whether a strategy cannot apply.
+func IsStrategy(err error) bool { return errors.Is(err, ErrStrategy) }
+
+// InvariantError is a check that failed just before a destructive call:
+// the call was not made.
+type InvariantError struct {
+	// Step is the step that was about to act.
+	Step string
+	// Check names the check: "floor", "recorded-set", "pod-endpoint",
+	// "lbc-tracked", "route" or "analysis".
+	Check string
+	// Detail says what was found, with counts.
+	Detail string
+	// Healthy and Floor are the healthy targets the call would have left
+	// and the floor, for the floor check.
+	Healthy, Floor int
+	// Targets are the targets at fault, for the set checks.
+	Targets []TargetAddr
+	// Err is the cause, for the analysis check (the caller's hook error).
+	Err error
+}
+
+// Error implements error.
+func (e *InvariantError) Error() string {
+	msg := fmt.Sprintf("cutover: %s: %v: %s: %s", e.Step, ErrInvariant, e.Check, e.Detail)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns [ErrInvariant] and the cause.
+func (e *InvariantError) Unwrap() []error { return []error{ErrInvariant, e.Err} }
+
+// IsInvariant reports whether an invariant check stopped the cutover.
+func IsInvariant(err error) bool { return errors.Is(err, ErrInvariant) }
+
+// TimeoutError is a wait that ran out of time.
+type TimeoutError struct {
+	// Step is the step that waited.
+	Step string
+	// What says what it waited for.
+	What string
+	// Elapsed is the time waited, on the injected clock.
+	Elapsed time.Duration
+	// Last describes the last observation.
+	Last string
+}
+
+// Error implements error.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("cutover: %s: %v after %v waiting for %s (last: %s)", e.Step, ErrTimeout, e.Elapsed, e.What, e.Last)
+}
+
+// Unwrap returns [ErrTimeout].
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }
+
+// IsTimeout reports whether a wait ran out of time.
+func IsTimeout(err error) bool { return errors.Is(err, ErrTimeout) }
+
+// StepError is a step of a plan that failed.
+type StepError struct {
+	// Step is the step's ID.
+	Step string
+	// Err is the failure.
+	Err error
+}
+
+// Error implements error.
+func (e *StepError) Error() string { return fmt.Sprintf("cutover: step %s: %v", e.Step, e.Err) }
+
+// Unwrap returns the failure.
+func (e *StepError) Unwrap() error { return e.Err }
+
+// IsNotApproved reports whether the approval callback refused a phase.
+func IsNotApproved(err error) bool { return errors.Is(err, ErrNotApproved) }
+
+// IsRolledBack reports whether the plan was rolled back already.
+func IsRolledBack(err error) bool { return errors.Is(err, ErrRolledBack) }
+
+// IsInterrupted reports whether a hook stopped the run.
+func IsInterrupted(err error) bool { return errors.Is(err, ErrInterrupted) }

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
 const (
@@ -148,4 +150,122 @@ func ExampleConfigMapJournal() {
 	// configmap: tgmigrate-journal-legacy-web-d2cc95b38d
 	// resumed revision: 1 <nil>
 	// other digest refused: true
+}
+
+// The seed's case on the simulator: plan the cutover of a hand-made ip
+// target group of node targets. Nothing changes yet.
+func ExamplePlanCutover() {
+	ctx := context.Background()
+	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	p, err := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("strategy:", p.Strategy)
+	fmt.Println("recorded:", len(p.Recorded), "node targets; floor:", p.Floor)
+	fmt.Println("health check:", p.HealthCheck.Timing)
+	for _, s := range p.Steps {
+		fmt.Printf("%s (%s)\n", s.ID, s.Phase)
+	}
+	fmt.Println("floor seconds:", p.Estimate.FloorSeconds)
+	fmt.Println("mutating calls:", w.ELBv2().Counts()["ModifyTargetGroup"]+w.ELBv2().Counts()["DeregisterTargets"])
+	// Output:
+	// strategy: in-place
+	// recorded: 4 node targets; floor: 4
+	// health check: before-binding
+	// align-health-check (prepare)
+	// bind (adopt)
+	// gate (adopt)
+	// deregister (remove)
+	// drain (remove)
+	// verify (verify)
+	// floor seconds: 460
+	// mutating calls: 0
+}
+
+// Execute carries the plan out while Karpenter replaces the nodes: no
+// request fails, and the target group ends with only the pods' targets.
+func ExampleExecute() {
+	ctx := context.Background()
+	w, _ := sim.New(ctx, sim.Config{Seed: 2, Nodes: 4, Pods: 8, ServerSideApply: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+	})
+	_ = w.ReplaceAllNodes(0)
+	done := 0
+	res, err := cutover.Execute(ctx, env, p, cutover.WithObserver(cutover.ObserverFuncs{
+		OnStepFinished: func(cutover.StepEvent) { done++ },
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("completed:", res.Completed, "steps:", done)
+	fmt.Println("node targets deregistered:", res.Deregistered)
+	fmt.Printf("within 1.2x the floor: %t\n", res.Ratio <= 1.2)
+	fmt.Println("failed requests:", w.Traffic().Failed)
+	fmt.Println("node targets left:", len(w.NodeTargets()))
+	// Output:
+	// completed: true steps: 6
+	// node targets deregistered: 4
+	// within 1.2x the floor: true
+	// failed requests: 0
+	// node targets left: 0
+}
+
+// Rollback returns to the node targets from any step: here, once the pod
+// targets are healthy and before any node target is removed.
+func ExampleRollback() {
+	ctx := context.Background()
+	w, _ := sim.New(ctx, sim.Config{Seed: 3, Nodes: 4, Pods: 8, ServerSideApply: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+	})
+	res, _ := cutover.Execute(ctx, env, p, cutover.WithStopAfter(cutover.StepGate))
+	fmt.Println("stopped after:", res.StoppedAfter)
+	rb, err := cutover.Rollback(ctx, env, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, a := range rb.Actions {
+		fmt.Println(a.ID, a.Status)
+	}
+	w.Run(6 * time.Minute) // the pod targets drain
+	fmt.Println("node targets:", len(w.NodeTargets()), "targets:", len(w.Targets(w.Legacy().TargetGroupARN)))
+	_, err = cutover.Execute(ctx, env, p)
+	fmt.Println("execute again:", cutover.IsRolledBack(err))
+	// Output:
+	// stopped after: gate
+	// register-nodes done
+	// wait-nodes done
+	// delete-binding done
+	// restore-health-check done
+	// node targets: 4 targets: 4
+	// execute again: true
+}
+
+// The least-privilege policy of a plan: the IAM actions its steps call,
+// scoped to its ARNs.
+func ExamplePlan_IAMPolicy() {
+	ctx := context.Background()
+	w, _ := sim.New(ctx, sim.Config{Seed: 4, Nodes: 2, Pods: 4, ServerSideApply: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock()}
+	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+	})
+	pol, _ := p.IAMPolicy()
+	for _, st := range pol.Statement {
+		fmt.Println(st.Sid, st.Action, len(st.Resource), "resource(s)")
+	}
+	// Output:
+	// ReadELBv2 [elasticloadbalancing:Describe*] 1 resource(s)
+	// TargetWrites [elasticloadbalancing:DeregisterTargets elasticloadbalancing:RegisterTargets] 1 resource(s)
+	// TargetGroupWrites [elasticloadbalancing:AddTags elasticloadbalancing:ModifyTargetGroup elasticloadbalancing:ModifyTargetGroupAttributes] 1 resource(s)
 }

@@ -129,6 +129,50 @@ func (c *MockELBv2APICreateTargetGroupCall) DoAndReturn(f func(context.Context, 
 	return c
 }
 
+// DeleteTargetGroup mocks base method.
+func (m *MockELBv2API) DeleteTargetGroup(ctx context.Context, params *elasticloadbalancingv2.DeleteTargetGroupInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DeleteTargetGroupOutput, error) {
+	m.ctrl.T.Helper()
+	varargs := []any{ctx, params}
+	for _, a := range optFns {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "DeleteTargetGroup", varargs...)
+	ret0, _ := ret[0].(*elasticloadbalancingv2.DeleteTargetGroupOutput)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DeleteTargetGroup indicates an expected call of DeleteTargetGroup.
+func (mr *MockELBv2APIMockRecorder) DeleteTargetGroup(ctx, params any, optFns ...any) *MockELBv2APIDeleteTargetGroupCall {
+	mr.mock.ctrl.T.Helper()
+	varargs := append([]any{ctx, params}, optFns...)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteTargetGroup", reflect.TypeOf((*MockELBv2API)(nil).DeleteTargetGroup), varargs...)
+	return &MockELBv2APIDeleteTargetGroupCall{Call: call}
+}
+
+// MockELBv2APIDeleteTargetGroupCall wrap *gomock.Call
+type MockELBv2APIDeleteTargetGroupCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockELBv2APIDeleteTargetGroupCall) Return(arg0 *elasticloadbalancingv2.DeleteTargetGroupOutput, arg1 error) *MockELBv2APIDeleteTargetGroupCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockELBv2APIDeleteTargetGroupCall) Do(f func(context.Context, *elasticloadbalancingv2.DeleteTargetGroupInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DeleteTargetGroupOutput, error)) *MockELBv2APIDeleteTargetGroupCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockELBv2APIDeleteTargetGroupCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DeleteTargetGroupInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DeleteTargetGroupOutput, error)) *MockELBv2APIDeleteTargetGroupCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DeregisterTargets mocks base method.
 func (m *MockELBv2API) DeregisterTargets(ctx context.Context, params *elasticloadbalancingv2.DeregisterTargetsInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DeregisterTargetsOutput, error) {
 	m.ctrl.T.Helper()

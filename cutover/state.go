@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -75,10 +76,11 @@ type StepRecord struct {
 	Error string `json:"error,omitempty"`
 }
 
-// TargetAddr is a target as ELBv2 knows it in an ip target group: an IP
-// address and a port.
+// TargetAddr is a target as ELBv2 knows it: an IP address (an instance ID
+// in an instance target group) and a port.
 type TargetAddr struct {
-	// IP is the target's IPv4 or IPv6 address.
+	// IP is the target's IPv4 or IPv6 address, or the EC2 instance ID of a
+	// target of an instance target group.
 	IP string `json:"ip"`
 	// Port is the target's port (the node's NodePort for a node target).
 	Port int32 `json:"port"`
@@ -89,9 +91,11 @@ func (t TargetAddr) String() string {
 	return net.JoinHostPort(t.IP, strconv.Itoa(int(t.Port)))
 }
 
+var instanceIDRe = regexp.MustCompile(`^i-[0-9a-f]{8,17}$`)
+
 func (t TargetAddr) validate() error {
-	if _, err := netip.ParseAddr(t.IP); err != nil {
-		return fmt.Errorf("ip %q is not an IP address", t.IP)
+	if _, err := netip.ParseAddr(t.IP); err != nil && !instanceIDRe.MatchString(t.IP) {
+		return fmt.Errorf("ip %q is not an IP address or an instance ID", t.IP)
 	}
 	if t.Port < 1 || t.Port > 65535 {
 		return fmt.Errorf("port %d of %s is outside 1-65535", t.Port, t.IP)
@@ -207,8 +211,85 @@ type State struct {
 	// Notes are free-form lines for humans (why a step was skipped, who
 	// approved a phase).
 	Notes []string `json:"notes,omitempty"`
+	// StartedAt is when Execute first started this plan, on its clock; the
+	// cutover's wall time runs from it across crashes and resumptions.
+	StartedAt time.Time `json:"startedAt,omitzero"`
+	// Skipped lists recorded targets that were already gone when their
+	// batch came: nothing was sent for them.
+	Skipped []TargetAddr `json:"skipped,omitempty"`
+	// Restore is what a rollback needs when the plan is gone; the executor
+	// writes it with the first save. Nil for a state that no executor
+	// wrote.
+	Restore *RestoreInfo `json:"restore,omitempty"`
+	// Rollback records a rollback's progress; nil until one starts.
+	Rollback *RollbackRecord `json:"rollback,omitempty"`
 	// UpdatedAt is when the state was last saved, on the journal's clock.
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+}
+
+// RestoreInfo is the part of a plan a rollback needs, copied into the
+// journal so that Rollback works from the journal alone (see
+// [ConfigMapJournal.Inspect]).
+type RestoreInfo struct {
+	// Namespace is the binding's namespace, where the journal and the lock
+	// live.
+	Namespace string `json:"namespace"`
+	// Service and ServicePort name the Service the binding serves.
+	Service string `json:"service"`
+	// ServicePort is the Service port, by name or number.
+	ServicePort string `json:"servicePort"`
+	// TargetType is the plan's target group's type: "ip" or "instance".
+	TargetType string `json:"targetType"`
+	// NodePort is the port node targets are registered on.
+	NodePort int32 `json:"nodePort"`
+	// Floor is the plan's floor of healthy targets.
+	Floor int `json:"floor"`
+	// Recorded are the node targets (and ghosts) the plan recorded.
+	Recorded []TargetAddr `json:"recorded,omitempty"`
+	// Routes are the original weights of the forward actions blue/green
+	// changes, one per listener or rule, to put back.
+	Routes []WeightRecord `json:"routes,omitempty"`
+	// BindingName is the binding the plan creates. Rollback deletes it
+	// whenever it exists, points at the plan's target group and is
+	// tgmigrate's, even if a crash came between its creation and the next
+	// save.
+	BindingName string `json:"bindingName,omitempty"`
+	// HealthCheckFirst says the plan aligns the health check only after the
+	// node targets are gone, because they fail the aligned check: a
+	// rollback then restores it before it registers node targets again.
+	HealthCheckFirst bool `json:"healthCheckFirst,omitempty"`
+	// NewTargetGroupName is the target group blue/green creates. Rollback
+	// deletes it when its tags say tgmigrate created it for this target
+	// group, even if a crash came between its creation and the next save.
+	NewTargetGroupName string `json:"newTargetGroupName,omitempty"`
+}
+
+// RollbackRecord is the journal's record of a rollback.
+type RollbackRecord struct {
+	// StartedAt and FinishedAt bound the rollback; FinishedAt is zero
+	// until it completes.
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// Reason says why it ran: "requested", or the failure that triggered
+	// an automatic rollback.
+	Reason string `json:"reason,omitempty"`
+	// Done lists the rollback actions completed, in order.
+	Done []string `json:"done,omitempty"`
+	// Registered lists the node targets the rollback registered.
+	Registered []TargetAddr `json:"registered,omitempty"`
+}
+
+// RolledBack reports whether a rollback of the plan completed.
+func (s *State) RolledBack() bool { return s.Rollback != nil && !s.Rollback.FinishedAt.IsZero() }
+
+// Finished reports whether every step is done.
+func (s *State) Finished() bool {
+	for _, r := range s.Steps {
+		if r.Status != StepDone {
+			return false
+		}
+	}
+	return len(s.Steps) > 0
 }
 
 // NewState returns the state of a plan that has not started: every step
@@ -283,15 +364,34 @@ func (s *State) Clone() *State {
 		o := s.HealthCheck.Original.clone()
 		c.HealthCheck.Original = &o
 	}
-	if s.Weights != nil {
-		c.Weights = make([]WeightRecord, len(s.Weights))
-		for i, w := range s.Weights {
-			w.Weights = slices.Clone(w.Weights)
-			c.Weights[i] = w
-		}
-	}
+	c.Weights = cloneWeights(s.Weights)
 	c.Notes = slices.Clone(s.Notes)
+	c.Skipped = slices.Clone(s.Skipped)
+	if s.Restore != nil {
+		r := *s.Restore
+		r.Recorded = slices.Clone(s.Restore.Recorded)
+		r.Routes = cloneWeights(s.Restore.Routes)
+		c.Restore = &r
+	}
+	if s.Rollback != nil {
+		r := *s.Rollback
+		r.Done = slices.Clone(s.Rollback.Done)
+		r.Registered = slices.Clone(s.Rollback.Registered)
+		c.Rollback = &r
+	}
 	return &c
+}
+
+func cloneWeights(in []WeightRecord) []WeightRecord {
+	if in == nil {
+		return nil
+	}
+	out := make([]WeightRecord, len(in))
+	for i, w := range in {
+		w.Weights = slices.Clone(w.Weights)
+		out[i] = w
+	}
+	return out
 }
 
 func (h HealthCheckSettings) clone() HealthCheckSettings {
@@ -350,10 +450,46 @@ func (s *State) Validate() error {
 			return fmt.Errorf("deregistered target: %w", err)
 		}
 	}
-	for _, w := range s.Weights {
-		for _, tw := range w.Weights {
-			if tw.Weight < 0 || tw.Weight > 999 {
-				return fmt.Errorf("weight %d of %s is outside 0-999", tw.Weight, tw.TargetGroupARN)
+	checkWeights := func(ws []WeightRecord) error {
+		for _, w := range ws {
+			for _, tw := range w.Weights {
+				if tw.Weight < 0 || tw.Weight > 999 {
+					return fmt.Errorf("weight %d of %s is outside 0-999", tw.Weight, tw.TargetGroupARN)
+				}
+			}
+		}
+		return nil
+	}
+	if err := checkWeights(s.Weights); err != nil {
+		return err
+	}
+	for _, t := range s.Skipped {
+		if err := t.validate(); err != nil {
+			return fmt.Errorf("skipped target: %w", err)
+		}
+	}
+	if r := s.Restore; r != nil {
+		switch {
+		case r.TargetType != "ip" && r.TargetType != "instance":
+			return fmt.Errorf("restore: target type %q is neither ip nor instance", r.TargetType)
+		case r.NodePort < 0 || r.NodePort > 65535:
+			return fmt.Errorf("restore: node port %d is outside 0-65535", r.NodePort)
+		case r.Floor < 0:
+			return fmt.Errorf("restore: floor %d is negative", r.Floor)
+		}
+		for _, t := range r.Recorded {
+			if t.Port < 1 || t.Port > 65535 || t.IP == "" {
+				return fmt.Errorf("restore: recorded target %s is malformed", t)
+			}
+		}
+		if err := checkWeights(r.Routes); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+	}
+	if r := s.Rollback; r != nil {
+		for _, t := range r.Registered {
+			if t.Port < 1 || t.Port > 65535 || t.IP == "" {
+				return fmt.Errorf("rollback: registered target %s is malformed", t)
 			}
 		}
 	}

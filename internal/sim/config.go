@@ -145,6 +145,11 @@ type WireOptions struct {
 type LegacyTargetGroup struct {
 	// Name of the target group. Zero: "legacy-web".
 	Name string
+	// TargetType is "ip" (every node's nodeIP:NodePort, the seed's case)
+	// or "instance" (every node's instance ID on the NodePort, the case
+	// cutover's blue/green strategy handles: a target type cannot change).
+	// Zero: "ip".
+	TargetType string
 	// HealthCheckPath. Zero: "/".
 	HealthCheckPath string
 	// HealthCheckPort. Zero: "traffic-port".

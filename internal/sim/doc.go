@@ -33,10 +33,12 @@
 // PodDisruptionBudget; an ALB legacy-alb whose HTTP :80 listener forwards
 // to a hand-made ip target group legacy-web (port 30080) registered with
 // every node's nodeIP:NodePort, as the API Gateway VPC Link path would hit
-// it. It warms up until every target is healthy; the scenario starts then
-// ([World.Start]), with Config.RPS requests per second through the
-// listener and, with Config.ChurnInterval, Karpenter replacing the oldest
-// node every interval.
+// it (with Config.Legacy.TargetType "instance", an instance target group
+// of every node's instance on the NodePort instead, the case a blue/green
+// cutover handles). It warms up until every target is healthy; the
+// scenario starts then ([World.Start]), with Config.RPS requests per second
+// through the listener and, with Config.ChurnInterval, Karpenter replacing
+// the oldest node every interval.
 //
 // # Running a system under test
 //
@@ -123,6 +125,10 @@
 //
 // # What the model reproduces
 //
+//   - Instance targets: EC2 tells ELB when an instance is terminated, so a
+//     replaced node's instance target turns unused / Target.InvalidState at
+//     once and takes no request; it stays registered, and the target group
+//     shrinks as Karpenter replaces nodes (TestInstanceLegacyTargetGroup).
 //   - The seed's outage: nothing maintains nodeIP:NodePort targets, so each
 //     node Karpenter replaces leaves a ghost target whose IP no longer
 //     answers; requests routed to it fail until UnhealthyThresholdCount

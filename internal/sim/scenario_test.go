@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -318,5 +319,60 @@ func TestDeterminism(t *testing.T) {
 	c, _ := run(8)
 	if cmp.Equal(a, c) {
 		t.Error("seeds 7 and 8 gave the same event log")
+	}
+}
+
+// TestInstanceLegacyTargetGroup: the legacy target group of type instance,
+// under churn. EC2 tells ELB when an instance is terminated, so a replaced
+// node's target stops taking requests at once: no request fails, but
+// nothing registers the replacements, and the target group shrinks to the
+// nodes that are left.
+func TestInstanceLegacyTargetGroup(t *testing.T) {
+	w := newWorld(t, sim.Config{Seed: 6, Nodes: 6, Pods: 18, ChurnInterval: 90 * time.Second,
+		Legacy: sim.LegacyTargetGroup{TargetType: "instance"}}, nil)
+	if tt := w.Legacy().TargetType; tt != "instance" {
+		t.Fatalf("legacy target type %q", tt)
+	}
+	start := w.Targets(w.Legacy().TargetGroupARN)
+	if len(start) != 6 {
+		t.Fatalf("%d targets at the start, want one per node", len(start))
+	}
+	for _, tg := range start {
+		if !strings.HasPrefix(tg.Owner, "node/") || tg.Port != w.Legacy().NodePort || tg.State != elbv2types.TargetHealthStateEnumHealthy {
+			t.Errorf("target %v: want a healthy node instance on the NodePort", tg)
+		}
+	}
+	w.Run(10 * time.Minute)
+	if st := w.Traffic(); st.Failed != 0 || st.Total == 0 {
+		t.Errorf("traffic %s: want requests and no failure", st.String())
+	}
+	terminated := 0
+	for _, n := range w.Cluster().NodeHistory() {
+		if n.Phase == "Terminated" {
+			terminated++
+		}
+	}
+	invalid, healthy := 0, 0
+	for _, v := range w.Model().Targets(w.Legacy().TargetGroupARN) {
+		switch {
+		case v.State == elbv2types.TargetHealthStateEnumUnused && v.Reason == elbv2types.TargetHealthReasonEnumInvalidState:
+			invalid++
+		case v.State == elbv2types.TargetHealthStateEnumHealthy:
+			healthy++
+		default:
+			t.Errorf("target %v", v)
+		}
+	}
+	if terminated == 0 || invalid != terminated || healthy != 6-terminated {
+		t.Errorf("%d terminated nodes: %d Target.InvalidState and %d healthy targets, want one each and the rest healthy", terminated, invalid, healthy)
+	}
+}
+
+// TestLegacyTargetTypeValidated: only ip and instance are accepted.
+func TestLegacyTargetTypeValidated(t *testing.T) {
+	_, err := sim.New(t.Context(), sim.Config{Legacy: sim.LegacyTargetGroup{TargetType: "lambda"}})
+	var ce *sim.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "Legacy.TargetType" {
+		t.Errorf("err = %v, want a ConfigError on Legacy.TargetType", err)
 	}
 }

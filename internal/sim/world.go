@@ -36,9 +36,12 @@ type Legacy struct {
 	// whose default action forwards to the target group (the path an API
 	// Gateway VPC Link would hit).
 	LoadBalancerARN, ListenerARN string
-	// TargetGroupARN and TargetGroupName: the hand-made ip target group,
-	// registered with every initial node's nodeIP:NodePort.
+	// TargetGroupARN and TargetGroupName: the hand-made target group,
+	// registered with every initial node's nodeIP:NodePort (type ip), or
+	// with every initial node's instance on the NodePort (type instance).
 	TargetGroupARN, TargetGroupName string
+	// TargetType is the hand-made target group's type: "ip" or "instance".
+	TargetType string
 	// VPCID is the cluster's and the target group's VPC.
 	VPCID string
 	// Namespace and Service: the NodePort Service in front of the pods.
@@ -108,6 +111,13 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay,
 		ServerEnforcesPDBs: cfg.Client != nil,
 		OnEvent:            w.logger("cluster"),
+		// EC2 tells ELB when an instance is gone: its instance targets
+		// stop taking requests (IP targets do not: the seed's ghosts).
+		OnInstanceTerminated: func(id string) {
+			if w.model != nil {
+				w.model.InstanceTerminated(id)
+			}
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
@@ -239,6 +249,13 @@ func (cfg *Config) defaults() error {
 	if l.Name == "" {
 		l.Name = "legacy-web"
 	}
+	switch l.TargetType {
+	case "":
+		l.TargetType = string(elbv2types.TargetTypeEnumIp)
+	case string(elbv2types.TargetTypeEnumIp), string(elbv2types.TargetTypeEnumInstance):
+	default:
+		return bad("Legacy.TargetType", fmt.Sprintf("%q is neither ip nor instance", l.TargetType))
+	}
 	if l.HealthCheckPath == "" {
 		l.HealthCheckPath = "/"
 	}
@@ -288,7 +305,7 @@ func (w *World) seed(ctx context.Context) error {
 	w.legacy = Legacy{
 		VPCID: w.cl.VPCID(), Namespace: ns, Service: DefaultService, PortName: "http",
 		ServicePort: DefaultServicePort, NodePort: DefaultNodePort, ContainerPort: DefaultContainerPort,
-		TargetGroupName: cfg.Legacy.Name,
+		TargetGroupName: cfg.Legacy.Name, TargetType: cfg.Legacy.TargetType,
 	}
 	if err := w.karp.Start(ctx); err != nil {
 		return fmt.Errorf("sim: new: %w", err)
@@ -337,7 +354,8 @@ func (w *World) seed(ctx context.Context) error {
 }
 
 // seedALB builds the ALB, its listener and the hand-made target group of
-// every node's nodeIP:NodePort, directly on the model (setup, not calls).
+// every node's nodeIP:NodePort (or instance and NodePort), directly on the
+// model (setup, not calls).
 func (w *World) seedALB() error {
 	l := w.cfg.Legacy
 	lbARN, err := w.model.AddLoadBalancer("legacy-alb", w.legacy.VPCID)
@@ -346,7 +364,7 @@ func (w *World) seedALB() error {
 	}
 	tg, err := w.model.CreateTargetGroup(&elbv2.CreateTargetGroupInput{
 		Name: aws.String(l.Name), Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(w.legacy.NodePort),
-		VpcId: aws.String(w.legacy.VPCID), TargetType: elbv2types.TargetTypeEnumIp,
+		VpcId: aws.String(w.legacy.VPCID), TargetType: elbv2types.TargetTypeEnum(l.TargetType),
 		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPath: aws.String(l.HealthCheckPath),
 		HealthCheckPort: aws.String(l.HealthCheckPort), HealthCheckIntervalSeconds: aws.Int32(l.HealthCheckIntervalSeconds),
 		HealthCheckTimeoutSeconds: aws.Int32(l.HealthCheckTimeoutSeconds),
@@ -372,7 +390,11 @@ func (w *World) seedALB() error {
 	}
 	var targets []elbv2types.TargetDescription
 	for _, n := range w.cl.Nodes() {
-		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(n.InternalIP), Port: aws.Int32(w.legacy.NodePort)})
+		id := n.InternalIP
+		if l.TargetType == string(elbv2types.TargetTypeEnumInstance) {
+			id = n.InstanceID
+		}
+		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(id), Port: aws.Int32(w.legacy.NodePort)})
 	}
 	if _, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(tgARN), Targets: targets}); err != nil {
 		return fmt.Errorf("sim: new: register node targets: %w", err)

@@ -30,6 +30,8 @@ type fixture struct {
 	c      client.Client
 	events []string
 	svc    types.NamespacedName
+	// terminated lists the instance IDs OnInstanceTerminated reported.
+	terminated []string
 }
 
 // newFixture builds nodes Ready nodes and a workload of replicas pods
@@ -43,7 +45,8 @@ func newFixture(t *testing.T, nodes, replicas int, mutate func(*cluster.Workload
 	f := &fixture{clock: vclock.New(time.Time{}), svc: types.NamespacedName{Namespace: ns, Name: "web"}}
 	f.cl, err = cluster.New(cluster.Options{
 		Client: fc, Clock: f.clock, Seed: 7,
-		OnEvent: func(reason, object, msg string) { f.events = append(f.events, reason+" "+object+" "+msg) },
+		OnEvent:              func(reason, object, msg string) { f.events = append(f.events, reason+" "+object+" "+msg) },
+		OnInstanceTerminated: func(id string) { f.terminated = append(f.terminated, id) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -308,6 +311,12 @@ func TestTerminateInstance(t *testing.T) {
 	}
 	if r := f.cl.Probe(n.InternalIP, 30080, "/"); r != elbv2model.ProbeTimeout {
 		t.Errorf("terminated node probes %v, want timeout", r)
+	}
+	if err := f.cl.TerminateInstance(t.Context(), n.Name); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{n.InstanceID}, f.terminated); d != "" {
+		t.Errorf("OnInstanceTerminated (-want +got), once per instance:\n%s", d)
 	}
 	if _, ok := f.cl.Owner(n.InternalIP); ok {
 		t.Error("terminated node still owns its address")

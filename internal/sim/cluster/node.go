@@ -290,6 +290,9 @@ func (cl *Cluster) TerminateInstance(ctx context.Context, name string) error {
 		cl.disown(n.externalIP)
 	}
 	cl.event("InstanceTerminated", "node/"+name, "instance %s terminated; %s no longer answers", n.instanceID, n.internalIP)
+	if cl.o.OnInstanceTerminated != nil {
+		cl.o.OnInstanceTerminated(n.instanceID)
+	}
 	for _, p := range cl.sortedPods() {
 		if p.node == n {
 			cl.kill(ctx, p, "NodeTerminated")

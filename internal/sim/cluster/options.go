@@ -65,6 +65,11 @@ type Options struct {
 	// OnEvent receives the cluster's world events (reason, object, message)
 	// for the event log. Nil: they are dropped.
 	OnEvent func(reason, object, message string)
+	// OnInstanceTerminated is called, as a world event, with the instance
+	// ID of each node whose EC2 instance is terminated, after its addresses
+	// stopped answering: the world tells the ELBv2 model, as EC2 tells ELB.
+	// Nil: nobody is told.
+	OnInstanceTerminated func(instanceID string)
 }
 
 type resolved struct {

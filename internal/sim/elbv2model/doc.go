@@ -25,6 +25,8 @@
 // Setup helpers that are not SDK calls build the load balancer a scenario
 // needs: [Model.AddLoadBalancer], [Model.AddListener], [Model.AddRule].
 //
+// Events from the rest of the world: [Model.InstanceTerminated].
+//
 // Read-only views for tests, reports and the traffic model:
 // [Model.Targets], [Model.TargetGroupARNs], [Model.Route],
 // [Model.RoutingVersion], [Model.AppendRoutable], [Model.PickRoutable], and
@@ -54,6 +56,10 @@
 //     gone. Registering it again while draining starts a new registration.
 //   - DescribeTargetHealth with a Targets filter reports an unregistered
 //     target as unused / Target.NotRegistered.
+//   - [Model.InstanceTerminated] (EC2 telling ELB an instance is gone):
+//     that instance's targets become unused / Target.InvalidState at once,
+//     take no requests and are no longer checked, and stay registered.
+//     IP targets on the same address are not affected (the seed's ghosts).
 //
 // Targets are identified by (Id, Port). DeregisterTargets without the Port
 // of a target registered on another port than the group's succeeds and does

@@ -69,11 +69,47 @@ func (m *Model) startRegistrationLocked(t *target, now time.Time) {
 	t.timer = m.clock.At(now.Add(m.regDelay), evRegistration, func(at time.Time) { m.onRegistered(t, g, at) })
 }
 
-// unusedLocked parks t while its target group has no load balancer.
+// unusedLocked parks t while its target group has no load balancer. An
+// instance target whose instance was terminated stays Target.InvalidState.
 func (m *Model) unusedLocked(t *target, now time.Time) {
 	m.cancelLocked(t)
 	t.passes, t.fails = 0, 0
-	m.setLocked(t, types.TargetHealthStateEnumUnused, types.TargetHealthReasonEnumNotInUse, now)
+	reason := types.TargetHealthReasonEnumNotInUse
+	if t.stopped {
+		reason = types.TargetHealthReasonEnumInvalidState
+	}
+	m.setLocked(t, types.TargetHealthStateEnumUnused, reason, now)
+}
+
+// InstanceTerminated tells the model that an EC2 instance was terminated,
+// as EC2 tells ELB: every instance target with that ID that is not
+// draining becomes unused / Target.InvalidState at once, takes no more
+// requests and is no longer health-checked. It stays registered (nothing
+// deregisters a hand-registered instance) until someone deregisters it.
+// IP targets are not affected: ELB cannot tell whose address an IP is, so
+// a terminated node's nodeIP:NodePort target keeps being routed to until
+// its health checks fail (the seed's ghost). The world calls it from
+// package cluster's termination hook.
+func (m *Model) InstanceTerminated(instanceID string) {
+	m.mu.Lock()
+	now := m.clock.Now()
+	tgs := make([]*targetGroup, 0, len(m.tgs))
+	for _, tg := range m.tgs {
+		if tg.targetType == types.TargetTypeEnumInstance {
+			tgs = append(tgs, tg)
+		}
+	}
+	sortBySeq(tgs, func(tg *targetGroup) uint64 { return tg.seq }) // deterministic transitions
+	for _, tg := range tgs {
+		for _, t := range tg.order {
+			if t.key.id != instanceID || t.state == types.TargetHealthStateEnumDraining {
+				continue
+			}
+			t.stopped = true
+			m.unusedLocked(t, now)
+		}
+	}
+	m.unlockAndNotify()
 }
 
 // scheduleChecksLocked (re)starts t's recurring health check, first at first.
@@ -212,6 +248,8 @@ func description(reason types.TargetHealthReasonEnum) string {
 		return "Target group is not configured to receive traffic from the load balancer"
 	case types.TargetHealthReasonEnumDeregistrationInProgress:
 		return "Target deregistration is in progress"
+	case types.TargetHealthReasonEnumInvalidState:
+		return "Target is in the stopped or terminated state"
 	}
 	return ""
 }

@@ -243,7 +243,7 @@ func (m *Model) routingChangedLocked(lb *loadBalancer) {
 		}
 		tg.lb = lb
 		for _, t := range tg.order {
-			if t.state != types.TargetHealthStateEnumDraining {
+			if t.state != types.TargetHealthStateEnumDraining && !t.stopped {
 				m.startRegistrationLocked(t, now)
 			}
 		}

@@ -38,6 +38,9 @@ type target struct {
 	gen uint64
 	// removed is set when the target has left the target group.
 	removed bool
+	// stopped is set when an instance target's instance was terminated
+	// (see [Model.InstanceTerminated]): it stays unused / Target.InvalidState.
+	stopped bool
 }
 
 // checking reports whether the target is being health-checked.

@@ -1,0 +1,176 @@
+package cutover_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+)
+
+// TestAcceptanceInPlace: the seed's case (20 nodes, 60 pods), Karpenter
+// drifting every node while the cutover runs: no failed request, only
+// healthy pod targets at the end, and a cutover time within 1.2x the floor.
+func TestAcceptanceInPlace(t *testing.T) {
+	s := newScenario(t, sim.Config{Seed: 101, RPS: 25})
+	p := s.plan(nil)
+	if p.Strategy != cutover.StrategyInPlace || len(p.Recorded) != 20 || p.Floor != 20 {
+		t.Fatalf("plan: strategy %s, %d recorded, floor %d", p.Strategy, len(p.Recorded), p.Floor)
+	}
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Completed || res.RolledBack {
+		t.Fatalf("result %+v", res)
+	}
+	s.settle()
+	s.checkRun()
+	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkHealthCheck(false)
+	s.checkPolicy(p)
+	if !s.bindingExists(p) {
+		t.Error("the binding is gone")
+	}
+	if res.Ratio > 1.2 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+	}
+	t.Logf("in-place: %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; %d deregistered in %d batches (%d retired early, %d skipped); calls %v",
+		s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Deregistered, res.Batches, len(res.Retired), len(res.Skipped), res.Calls)
+}
+
+// TestAcceptanceBlueGreen: an instance target group cannot change type; a
+// new ip target group takes over through weights 0, 10, 50, 100 while
+// Karpenter drifts every node.
+func TestAcceptanceBlueGreen(t *testing.T) {
+	cfg := sim.Config{Seed: 102, RPS: 25}
+	cfg.Legacy.TargetType = "instance"
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	if p.Strategy != cutover.StrategyBlueGreen || p.BlueGreen == nil {
+		t.Fatalf("plan: strategy %s", p.Strategy)
+	}
+	var analysed []int32
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
+		analysed = append(analysed, st.Weight)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Completed {
+		t.Fatalf("result %+v", res)
+	}
+	s.settle()
+	s.checkRun()
+	r := s.route()
+	if len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+		t.Fatalf("route %v: want the new target group alone", r)
+	}
+	s.checkPodsOnly(r[0].ARN)
+	s.checkPolicy(p)
+	if want := []int32{10, 50, 100}; !slicesEqual(analysed, want) {
+		t.Errorf("analysed weights %v, want %v", analysed, want)
+	}
+	if res.Ratio > 1.2 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+	}
+	t.Logf("blue/green: %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; calls %v",
+		s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Calls)
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestAcceptanceRerunFinished: Execute of a finished plan makes no
+// mutating call (and no call at all); Rollback of a rolled-back plan
+// neither.
+func TestAcceptanceRerunFinished(t *testing.T) {
+	s := newScenario(t, smallWorld(103))
+	p := s.plan(nil)
+	if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	s.w.ELBv2().ResetCounts()
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := mutatingOps(s.w.ELBv2().Counts()); n != 0 || res.MutatingCalls != 0 || !res.Completed {
+		t.Errorf("re-run: %d mutating calls in the simulator, %d in the result, completed %t; want 0, 0, true", n, res.MutatingCalls, res.Completed)
+	}
+	for _, st := range res.Steps {
+		if !st.Skipped {
+			t.Errorf("step %s ran again", st.ID)
+		}
+	}
+	t.Logf("re-run of a finished plan: %d mutating calls (simulator counts %v)", mutatingOps(s.w.ELBv2().Counts()), s.w.ELBv2().Counts())
+
+	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	s.w.ELBv2().ResetCounts()
+	rb, err := cutover.Rollback(t.Context(), s.env, p)
+	if err != nil || !rb.NothingToDo {
+		t.Fatalf("second rollback: %+v, %v", rb, err)
+	}
+	if n := mutatingOps(s.w.ELBv2().Counts()); n != 0 {
+		t.Errorf("second rollback: %d mutating calls", n)
+	}
+	if _, err := cutover.Execute(t.Context(), s.env, p); !errors.Is(err, cutover.ErrRolledBack) {
+		t.Errorf("Execute after rollback: %v, want ErrRolledBack", err)
+	}
+}
+
+// TestAcceptanceThrottled: 30% of the cutover's ELBv2 calls are throttled,
+// of every class; it retries them and still completes with no failed
+// request.
+func TestAcceptanceThrottled(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		instance bool
+	}{{"in-place", false}, {"blue-green", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := smallWorld(104)
+			cfg.SUT = elbv2sim.Options{Seed: 7, ThrottleProbability: map[elbv2sim.OpClass]float64{
+				elbv2sim.ClassDescribe: 0.3, elbv2sim.ClassTargets: 0.3, elbv2sim.ClassMutate: 0.3}}
+			if tt.instance {
+				cfg.Legacy.TargetType = "instance"
+			}
+			s := newScenario(t, cfg)
+			p := s.plan(nil)
+			s.churn()
+			res, err := cutover.Execute(t.Context(), s.env, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.settle()
+			s.checkRun()
+			throttled := 0
+			for _, c := range s.w.ELBv2().Calls() {
+				if c.ErrCode == "Throttling" {
+					throttled++
+				}
+			}
+			total := len(s.w.ELBv2().Calls())
+			if throttled == 0 || !res.Completed {
+				t.Errorf("%d of %d calls throttled, completed %t", throttled, total, res.Completed)
+			}
+			t.Logf("%s with 30%% throttling: completed %t, %d of %d calls throttled, %d failed requests of %d; ratio %.3f",
+				tt.name, res.Completed, throttled, total, s.w.Traffic().Failed, s.w.Traffic().Total, res.Ratio)
+		})
+	}
+}

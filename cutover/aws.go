@@ -1,0 +1,497 @@
+package cutover
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/retry"
+)
+
+// This file is cutover's one way to call ELBv2: every call is counted,
+// classified by internal/awserr, and retried with backoff/v4 on the injected
+// clock when, and only when, awserr says it may be (throttling, and
+// TargetGroupNotFound right after a create: eventual consistency).
+
+// mutatingOps are the ELBv2 operations that change something.
+var mutatingOps = []string{
+	"RegisterTargets", "DeregisterTargets", "CreateTargetGroup", "DeleteTargetGroup",
+	"ModifyTargetGroup", "ModifyTargetGroupAttributes", "AddTags", "ModifyListener", "ModifyRule",
+}
+
+// callCounts counts the calls made, by operation, retries included.
+type callCounts struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *callCounts) add(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = map[string]int{}
+	}
+	c.counts[op]++
+}
+
+func (c *callCounts) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.counts)
+}
+
+// mutating sums the mutating calls in counts.
+func mutating(counts map[string]int) int {
+	n := 0
+	for _, op := range mutatingOps {
+		n += counts[op]
+	}
+	return n
+}
+
+// DefaultRetry is how a throttled call is retried when no [WithRetry] is
+// given: from 200 ms, doubling, at most 5 s apart, for at most 2 minutes.
+var DefaultRetry = RetryPolicy{Initial: 200 * time.Millisecond, Max: 5 * time.Second, MaxElapsed: 2 * time.Minute}
+
+// RetryPolicy shapes the retries of throttled calls (and of calls that do
+// not see a target group created an instant before). Zero fields take
+// [DefaultRetry]'s values.
+type RetryPolicy struct {
+	// Initial is the first delay.
+	Initial time.Duration
+	// Max caps each delay; the delay doubles after each attempt.
+	Max time.Duration
+	// MaxElapsed gives up after this long since the first attempt.
+	MaxElapsed time.Duration
+}
+
+func (p RetryPolicy) internal() retry.Policy {
+	or := func(d, def time.Duration) time.Duration {
+		if d > 0 {
+			return d
+		}
+		return def
+	}
+	return retry.Policy{
+		Initial:    or(p.Initial, DefaultRetry.Initial),
+		Max:        or(p.Max, DefaultRetry.Max),
+		MaxElapsed: or(p.MaxElapsed, DefaultRetry.MaxElapsed),
+		Multiplier: 2,
+	}
+}
+
+// awsReader wraps the read-only ELBv2 API with counting, classification
+// and retries. The planner holds only this: by type, it cannot change AWS.
+type awsReader struct {
+	api    diagnose.ELBv2API
+	clock  clock.Clock
+	policy retry.Policy
+	log    logr.Logger
+}
+
+// awsClient adds the writes.
+type awsClient struct {
+	*awsReader
+	w ELBv2API
+}
+
+func newAWSReader(api diagnose.ELBv2API, clk clock.Clock, p RetryPolicy, log logr.Logger) *awsReader {
+	return &awsReader{api: api, clock: clk, policy: p.internal(), log: log}
+}
+
+func newAWS(api ELBv2API, clk clock.Clock, p RetryPolicy, log logr.Logger) *awsClient {
+	return &awsClient{awsReader: newAWSReader(api, clk, p, log), w: api}
+}
+
+// call runs one ELBv2 operation, retrying what awserr calls retryable.
+// afterCreate also retries TargetGroupNotFound (eventual consistency).
+func (a *awsReader) call(ctx context.Context, op, resource string, afterCreate bool, fn func(context.Context) error) error {
+	err := retry.Do(ctx, a.clock, a.policy, func(ctx context.Context) error {
+		return awserr.Classify(op, resource, fn(ctx))
+	}, retry.WithRetryable(func(err error) bool { return awserr.IsRetryable(err, afterCreate) }),
+		retry.WithNotify(func(err error, wait time.Duration) {
+			a.log.V(1).Info("retrying", "op", op, "resource", resource, "in", wait, "error", err)
+		}))
+	var gaveUp *retry.GaveUpError
+	if errors.As(err, &gaveUp) && gaveUp.Last != nil {
+		return gaveUp.Last
+	}
+	return err
+}
+
+// retryTransient runs fn, which wraps its own errors (a tgbind call),
+// retrying AWS throttling and the API server's transient failures.
+func (a *awsReader) retryTransient(ctx context.Context, fn func(context.Context) error) error {
+	err := retry.Do(ctx, a.clock, a.policy, fn, retry.WithRetryable(transient))
+	var gaveUp *retry.GaveUpError
+	if errors.As(err, &gaveUp) && gaveUp.Last != nil {
+		return gaveUp.Last
+	}
+	return err
+}
+
+// transient reports whether err passes by itself: AWS throttling, and the
+// API server's throttling, timeouts and unavailability.
+func transient(err error) bool {
+	return awserr.IsRetryable(err, false) || apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsTimeout(err) || apierrors.IsServiceUnavailable(err)
+}
+
+// targetGroup describes one target group by ARN.
+func (a *awsReader) targetGroup(ctx context.Context, arn string, afterCreate bool) (*elbv2types.TargetGroup, error) {
+	var out *elbv2.DescribeTargetGroupsOutput
+	err := a.call(ctx, "DescribeTargetGroups", arn, afterCreate, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{arn}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.TargetGroups {
+		if aws.ToString(out.TargetGroups[i].TargetGroupArn) == arn {
+			return &out.TargetGroups[i], nil
+		}
+	}
+	return nil, &awserr.Error{Op: "DescribeTargetGroups", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+}
+
+// targetGroupByName describes one target group by name; nil when none has
+// that name.
+func (a *awsReader) targetGroupByName(ctx context.Context, name string) (*elbv2types.TargetGroup, error) {
+	var out *elbv2.DescribeTargetGroupsOutput
+	err := a.call(ctx, "DescribeTargetGroups", name, false, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{Names: []string{name}})
+		return err
+	})
+	switch {
+	case errors.Is(err, awserr.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	for i := range out.TargetGroups {
+		if aws.ToString(out.TargetGroups[i].TargetGroupName) == name {
+			return &out.TargetGroups[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// tags returns a resource's tags.
+func (a *awsReader) tags(ctx context.Context, arn string, afterCreate bool) (map[string]string, error) {
+	var out *elbv2.DescribeTagsOutput
+	err := a.call(ctx, "DescribeTags", arn, afterCreate, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{arn}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	tags := map[string]string{}
+	for _, d := range out.TagDescriptions {
+		if aws.ToString(d.ResourceArn) != arn {
+			continue
+		}
+		for _, t := range d.Tags {
+			tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	}
+	return tags, nil
+}
+
+// attributes returns a target group's attributes.
+func (a *awsReader) attributes(ctx context.Context, arn string, afterCreate bool) (map[string]string, error) {
+	var out *elbv2.DescribeTargetGroupAttributesOutput
+	err := a.call(ctx, "DescribeTargetGroupAttributes", arn, afterCreate, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeTargetGroupAttributes(ctx, &elbv2.DescribeTargetGroupAttributesInput{TargetGroupArn: aws.String(arn)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	attrs := map[string]string{}
+	for _, at := range out.Attributes {
+		attrs[aws.ToString(at.Key)] = aws.ToString(at.Value)
+	}
+	return attrs, nil
+}
+
+// health returns every registered target of a target group.
+func (a *awsReader) health(ctx context.Context, arn string, afterCreate bool) ([]elbv2types.TargetHealthDescription, error) {
+	var out *elbv2.DescribeTargetHealthOutput
+	err := a.call(ctx, "DescribeTargetHealth", arn, afterCreate, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.TargetHealthDescriptions, nil
+}
+
+// listeners lists a load balancer's listeners, every page.
+func (a *awsReader) listeners(ctx context.Context, lbARN string) ([]elbv2types.Listener, error) {
+	var all []elbv2types.Listener
+	var marker *string
+	for {
+		var out *elbv2.DescribeListenersOutput
+		err := a.call(ctx, "DescribeListeners", lbARN, false, func(ctx context.Context) (err error) {
+			out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), Marker: marker})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, out.Listeners...)
+		if out.NextMarker == nil || *out.NextMarker == "" {
+			return all, nil
+		}
+		marker = out.NextMarker
+	}
+}
+
+// listener describes one listener.
+func (a *awsReader) listener(ctx context.Context, arn string) (*elbv2types.Listener, error) {
+	var out *elbv2.DescribeListenersOutput
+	err := a.call(ctx, "DescribeListeners", arn, false, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{ListenerArns: []string{arn}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.Listeners {
+		if aws.ToString(out.Listeners[i].ListenerArn) == arn {
+			return &out.Listeners[i], nil
+		}
+	}
+	return nil, &awserr.Error{Op: "DescribeListeners", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+}
+
+// rules lists a listener's rules, every page.
+func (a *awsReader) rules(ctx context.Context, listenerARN string) ([]elbv2types.Rule, error) {
+	var all []elbv2types.Rule
+	var marker *string
+	for {
+		var out *elbv2.DescribeRulesOutput
+		err := a.call(ctx, "DescribeRules", listenerARN, false, func(ctx context.Context) (err error) {
+			out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(listenerARN), Marker: marker})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, out.Rules...)
+		if out.NextMarker == nil || *out.NextMarker == "" {
+			return all, nil
+		}
+		marker = out.NextMarker
+	}
+}
+
+// rule describes one rule.
+func (a *awsReader) rule(ctx context.Context, arn string) (*elbv2types.Rule, error) {
+	var out *elbv2.DescribeRulesOutput
+	err := a.call(ctx, "DescribeRules", arn, false, func(ctx context.Context) (err error) {
+		out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{RuleArns: []string{arn}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.Rules {
+		if aws.ToString(out.Rules[i].RuleArn) == arn {
+			return &out.Rules[i], nil
+		}
+	}
+	return nil, &awserr.Error{Op: "DescribeRules", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+}
+
+// descriptions turns targets into TargetDescriptions, every one with its
+// Port: a DeregisterTargets without the Port of a port-override
+// registration succeeds and does nothing.
+func descriptions(targets []TargetAddr) []elbv2types.TargetDescription {
+	out := make([]elbv2types.TargetDescription, 0, len(targets))
+	for _, t := range targets {
+		out = append(out, elbv2types.TargetDescription{Id: aws.String(t.IP), Port: aws.Int32(t.Port)})
+	}
+	return out
+}
+
+// register registers targets, with their Port.
+func (a *awsClient) register(ctx context.Context, arn string, targets []TargetAddr) error {
+	return a.call(ctx, "RegisterTargets", arn, false, func(ctx context.Context) error {
+		_, err := a.w.RegisterTargets(ctx, &elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: descriptions(targets)})
+		return err
+	})
+}
+
+// deregister deregisters targets, with their Port.
+func (a *awsClient) deregister(ctx context.Context, arn string, targets []TargetAddr) error {
+	return a.call(ctx, "DeregisterTargets", arn, false, func(ctx context.Context) error {
+		_, err := a.w.DeregisterTargets(ctx, &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: descriptions(targets)})
+		return err
+	})
+}
+
+// modifyHealthCheck sets a target group's health check to hc (the fields
+// hc sets).
+func (a *awsClient) modifyHealthCheck(ctx context.Context, arn string, hc HealthCheckSettings) error {
+	in := &elbv2.ModifyTargetGroupInput{
+		TargetGroupArn:             aws.String(arn),
+		HealthCheckEnabled:         hc.Enabled,
+		HealthCheckIntervalSeconds: hc.IntervalSeconds,
+		HealthCheckTimeoutSeconds:  hc.TimeoutSeconds,
+		HealthyThresholdCount:      hc.HealthyThresholdCount,
+		UnhealthyThresholdCount:    hc.UnhealthyThresholdCount,
+	}
+	if hc.Protocol != "" {
+		in.HealthCheckProtocol = elbv2types.ProtocolEnum(hc.Protocol)
+	}
+	if hc.Port != "" {
+		in.HealthCheckPort = aws.String(hc.Port)
+	}
+	if hc.Path != "" {
+		in.HealthCheckPath = aws.String(hc.Path)
+	}
+	if hc.Matcher != "" || hc.GRPCMatcher != "" {
+		in.Matcher = &elbv2types.Matcher{}
+		if hc.Matcher != "" {
+			in.Matcher.HttpCode = aws.String(hc.Matcher)
+		}
+		if hc.GRPCMatcher != "" {
+			in.Matcher.GrpcCode = aws.String(hc.GRPCMatcher)
+		}
+	}
+	return a.call(ctx, "ModifyTargetGroup", arn, false, func(ctx context.Context) error {
+		_, err := a.w.ModifyTargetGroup(ctx, in)
+		return err
+	})
+}
+
+// modifyAttributes sets attributes, in sorted key order.
+func (a *awsClient) modifyAttributes(ctx context.Context, arn string, attrs map[string]string, afterCreate bool) error {
+	in := &elbv2.ModifyTargetGroupAttributesInput{TargetGroupArn: aws.String(arn)}
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		in.Attributes = append(in.Attributes, elbv2types.TargetGroupAttribute{Key: aws.String(k), Value: aws.String(attrs[k])})
+	}
+	return a.call(ctx, "ModifyTargetGroupAttributes", arn, afterCreate, func(ctx context.Context) error {
+		_, err := a.w.ModifyTargetGroupAttributes(ctx, in)
+		return err
+	})
+}
+
+// healthCheckOf reads a target group's health-check settings.
+func healthCheckOf(tg *elbv2types.TargetGroup) HealthCheckSettings {
+	hc := HealthCheckSettings{
+		Enabled:                 cloneInt(tg.HealthCheckEnabled),
+		Protocol:                string(tg.HealthCheckProtocol),
+		Port:                    aws.ToString(tg.HealthCheckPort),
+		Path:                    aws.ToString(tg.HealthCheckPath),
+		IntervalSeconds:         cloneInt(tg.HealthCheckIntervalSeconds),
+		TimeoutSeconds:          cloneInt(tg.HealthCheckTimeoutSeconds),
+		HealthyThresholdCount:   cloneInt(tg.HealthyThresholdCount),
+		UnhealthyThresholdCount: cloneInt(tg.UnhealthyThresholdCount),
+	}
+	if tg.Matcher != nil {
+		hc.Matcher = aws.ToString(tg.Matcher.HttpCode)
+		hc.GRPCMatcher = aws.ToString(tg.Matcher.GrpcCode)
+	}
+	return hc
+}
+
+func cloneInt[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// changesFrom returns the settings of want that differ from cur: what a
+// ModifyTargetGroup must send to make cur into want. Its zero value means
+// nothing to change.
+func (want HealthCheckSettings) changesFrom(cur HealthCheckSettings) HealthCheckSettings {
+	var d HealthCheckSettings
+	if want.Enabled != nil && (cur.Enabled == nil || *want.Enabled != *cur.Enabled) {
+		d.Enabled = cloneInt(want.Enabled)
+	}
+	str := func(w, c string) string {
+		if w != "" && w != c {
+			return w
+		}
+		return ""
+	}
+	num := func(w, c *int32) *int32 {
+		if w != nil && (c == nil || *w != *c) {
+			return cloneInt(w)
+		}
+		return nil
+	}
+	d.Protocol, d.Port, d.Path = str(want.Protocol, cur.Protocol), str(want.Port, cur.Port), str(want.Path, cur.Path)
+	d.Matcher, d.GRPCMatcher = str(want.Matcher, cur.Matcher), str(want.GRPCMatcher, cur.GRPCMatcher)
+	d.IntervalSeconds, d.TimeoutSeconds = num(want.IntervalSeconds, cur.IntervalSeconds), num(want.TimeoutSeconds, cur.TimeoutSeconds)
+	d.HealthyThresholdCount = num(want.HealthyThresholdCount, cur.HealthyThresholdCount)
+	d.UnhealthyThresholdCount = num(want.UnhealthyThresholdCount, cur.UnhealthyThresholdCount)
+	return d
+}
+
+// empty reports whether no setting is set.
+func (h HealthCheckSettings) empty() bool {
+	return h.Enabled == nil && h.Protocol == "" && h.Port == "" && h.Path == "" && h.Matcher == "" && h.GRPCMatcher == "" &&
+		h.IntervalSeconds == nil && h.TimeoutSeconds == nil && h.HealthyThresholdCount == nil && h.UnhealthyThresholdCount == nil
+}
+
+// createTargetGroup creates a target group (tags on creation).
+func (a *awsClient) createTargetGroup(ctx context.Context, in *elbv2.CreateTargetGroupInput) (*elbv2types.TargetGroup, error) {
+	var out *elbv2.CreateTargetGroupOutput
+	err := a.call(ctx, "CreateTargetGroup", aws.ToString(in.Name), false, func(ctx context.Context) (err error) {
+		out, err = a.w.CreateTargetGroup(ctx, in)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.TargetGroups) != 1 {
+		return nil, &awserr.Error{Op: "CreateTargetGroup", Resource: aws.ToString(in.Name), Kind: awserr.ErrUnknown,
+			Err: errors.New("the response holds no target group")}
+	}
+	return &out.TargetGroups[0], nil
+}
+
+// deleteTargetGroup deletes a target group.
+func (a *awsClient) deleteTargetGroup(ctx context.Context, arn string) error {
+	return a.call(ctx, "DeleteTargetGroup", arn, false, func(ctx context.Context) error {
+		_, err := a.w.DeleteTargetGroup(ctx, &elbv2.DeleteTargetGroupInput{TargetGroupArn: aws.String(arn)})
+		return err
+	})
+}
+
+// modifyListener replaces a listener's default actions. A target group
+// created an instant before may not be visible yet: that is retried.
+func (a *awsClient) modifyListener(ctx context.Context, arn string, actions []elbv2types.Action) error {
+	return a.call(ctx, "ModifyListener", arn, true, func(ctx context.Context) error {
+		_, err := a.w.ModifyListener(ctx, &elbv2.ModifyListenerInput{ListenerArn: aws.String(arn), DefaultActions: actions})
+		return err
+	})
+}
+
+// modifyRule replaces a rule's actions, retrying as modifyListener does.
+func (a *awsClient) modifyRule(ctx context.Context, arn string, actions []elbv2types.Action) error {
+	return a.call(ctx, "ModifyRule", arn, true, func(ctx context.Context) error {
+		_, err := a.w.ModifyRule(ctx, &elbv2.ModifyRuleInput{RuleArn: aws.String(arn), Actions: actions})
+		return err
+	})
+}

@@ -1,0 +1,372 @@
+package cutover_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
+)
+
+// TestStopAfterAndApproval: Execute stops after a named step and resumes
+// from the journal; the approval callback is asked before each phase, and
+// a refusal stops between phases with the lock released.
+func TestStopAfterAndApproval(t *testing.T) {
+	s := newScenario(t, smallWorld(107))
+	p := s.plan(nil)
+
+	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate))
+	if err != nil || !res.Stopped || res.StoppedAfter != cutover.StepGate || res.Completed {
+		t.Fatalf("stop after gate: %+v, %v", res, err)
+	}
+	if !s.bindingExists(p) || len(s.w.NodeTargets()) != 8 {
+		t.Fatalf("after gate: binding %t, %d node targets; want the binding and all 8 node targets", s.bindingExists(p), len(s.w.NodeTargets()))
+	}
+
+	var asked []string
+	refuse := errors.New("not now")
+	res, err = cutover.Execute(t.Context(), s.env, p, cutover.WithApproval(func(_ context.Context, ph cutover.Phase) error {
+		asked = append(asked, ph.Name)
+		if ph.Name == "verify" {
+			return refuse
+		}
+		return nil
+	}))
+	if !cutover.IsNotApproved(err) || !errors.Is(err, refuse) || res.Completed {
+		t.Fatalf("refused phase: %+v, %v", res, err)
+	}
+	if want := []string{"remove", "verify"}; fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Errorf("asked %v, want %v", asked, want)
+	}
+	// The lock was released: another operator may resume at once.
+	other := s.env
+	other.Holder = "operator-2"
+	res, err = cutover.Execute(t.Context(), other, p)
+	if err != nil || !res.Completed || !res.Resumed {
+		t.Fatalf("resume by another operator: %+v, %v", res, err)
+	}
+	for _, st := range res.Steps {
+		if (st.ID == cutover.StepVerify) == st.Skipped {
+			t.Errorf("step %s skipped %t", st.ID, st.Skipped)
+		}
+	}
+	s.w.Run(5 * time.Minute)
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
+	}
+	s.checkPodsOnly(p.TargetGroup.ARN)
+}
+
+// TestLockHeldByCrashedOperator: a crashed operator's lease blocks another
+// one until it expires, then it is taken over and the cutover resumes.
+func TestLockHeldByCrashedOperator(t *testing.T) {
+	s := newScenario(t, smallWorld(108))
+	p := s.plan(nil)
+	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
+		t.Fatal(err)
+	}
+	other := s.env
+	other.Holder = "operator-2"
+	_, err := cutover.Execute(t.Context(), other, p)
+	var locked *cutover.LockedError
+	if !errors.As(err, &locked) || locked.Holder != "operator-1" {
+		t.Fatalf("second operator: %v, want a LockedError naming operator-1", err)
+	}
+	s.w.Run(cutover.DefaultLeaseDuration + time.Second)
+	res, err := cutover.Execute(t.Context(), other, p)
+	if err != nil || !res.Completed || !res.Resumed {
+		t.Fatalf("after the lease expired: %+v, %v", res, err)
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
+	}
+}
+
+// TestInvariantLBCTrackedRollsBack: a recorded node target appears in the
+// LBC's ConfigMap before its batch: Execute stops before any
+// DeregisterTargets with an *InvariantError and rolls back; with
+// WithAutoRollback(false) it leaves everything as it was.
+func TestInvariantLBCTrackedRollsBack(t *testing.T) {
+	for _, auto := range []bool{true, false} {
+		t.Run(fmt.Sprintf("auto rollback %t", auto), func(t *testing.T) {
+			s := newScenario(t, smallWorld(109))
+			p := s.plan(nil)
+			if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate)); err != nil {
+				t.Fatal(err)
+			}
+			var cm corev1.ConfigMap
+			key := types.NamespacedName{Namespace: p.Binding.Namespace, Name: "aws-lbc-targets-" + p.Binding.Name}
+			if err := s.w.Client().Get(t.Context(), key, &cm); err != nil {
+				t.Fatal(err)
+			}
+			victim := p.Recorded[0].TargetAddr.String()
+			cm.Data["targets"] += "," + victim
+			if err := s.w.Client().Update(t.Context(), &cm); err != nil {
+				t.Fatal(err)
+			}
+			s.w.ELBv2().ResetCounts()
+			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAutoRollback(auto))
+			var inv *cutover.InvariantError
+			if !errors.As(err, &inv) || inv.Check != "lbc-tracked" || !strings.Contains(inv.Detail, victim) {
+				t.Fatalf("err = %v, want an lbc-tracked InvariantError naming %s", err, victim)
+			}
+			for _, c := range s.w.ELBv2().Calls() {
+				if c.Op == "DeregisterTargets" && c.At.Equal(s.w.Clock().Now()) && !auto {
+					t.Errorf("DeregisterTargets after the breach: %+v", c)
+				}
+			}
+			if res.RolledBack != auto {
+				t.Errorf("rolled back %t, want %t", res.RolledBack, auto)
+			}
+			s.w.Run(6 * time.Minute)
+			if st := s.w.Traffic(); st.Failed != 0 {
+				t.Errorf("traffic %s", st.String())
+			}
+			if auto {
+				s.checkNodesOnly()
+				s.checkHealthCheck(true)
+				if s.bindingExists(p) {
+					t.Error("binding left after the rollback")
+				}
+				return
+			}
+			if n := len(s.w.NodeTargets()); n != 8 || !s.bindingExists(p) {
+				t.Errorf("without rollback: %d node targets, binding %t; want everything as it was", n, s.bindingExists(p))
+			}
+		})
+	}
+}
+
+// TestInvariantFloor: pods leave (evicted) just before the deregistration;
+// with no grace the floor breach stops Execute and rolls back; with the
+// default grace it waits until their replacements are healthy and
+// completes.
+func TestInvariantFloor(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		grace  time.Duration
+		breach bool
+	}{{"no grace: breach", -1, true}, {"default grace: waits", 0, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := smallWorld(110)
+			cfg.Workload.MaxUnavailable = "none"
+			s := newScenario(t, cfg)
+			p := s.plan(func(r *cutover.Request) { r.MinHealthy = 24 })
+			if p.Floor != 24 {
+				t.Fatalf("floor %d", p.Floor)
+			}
+			if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate)); err != nil {
+				t.Fatal(err)
+			}
+			for _, pod := range s.w.Cluster().Pods()[:4] {
+				if err := s.w.Cluster().Evict(t.Context(), pod.Key()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithFloorGrace(tt.grace))
+			var inv *cutover.InvariantError
+			switch {
+			case tt.breach && (!errors.As(err, &inv) || inv.Check != "floor" || inv.Floor != 24 || inv.Healthy != 20 || !res.RolledBack):
+				t.Fatalf("err = %v (rolled back %t), want a floor InvariantError with 20 healthy for 24, rolled back", err, res.RolledBack)
+			case !tt.breach && (err != nil || !res.Completed):
+				t.Fatalf("with grace: %+v, %v", res, err)
+			case !tt.breach:
+				for _, st := range res.Steps {
+					if st.ID == cutover.StepDeregister && !st.FinishedAt.After(st.StartedAt) {
+						t.Errorf("deregister took no time: it did not wait for the floor")
+					}
+				}
+			}
+			s.w.Run(6 * time.Minute)
+			if st := s.w.Traffic(); st.Failed != 0 {
+				t.Errorf("traffic %s", st.String())
+			}
+			if tt.breach {
+				s.checkNodesOnly()
+			} else {
+				s.checkPodsOnly(p.TargetGroup.ARN)
+			}
+		})
+	}
+}
+
+// TestAnalysisRejectsWeight: the caller's analysis rejects 50%: the weights
+// go back to the old target group, the new one is deleted, no request
+// fails.
+func TestAnalysisRejectsWeight(t *testing.T) {
+	cfg := smallWorld(111)
+	cfg.Legacy.TargetType = "instance"
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	bad := errors.New("p99 latency above budget")
+	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
+		if st.Weight == 50 {
+			return bad
+		}
+		return nil
+	}))
+	var inv *cutover.InvariantError
+	if !errors.As(err, &inv) || inv.Check != "analysis" || !errors.Is(err, bad) || !res.RolledBack {
+		t.Fatalf("err = %v, rolled back %t", err, res.RolledBack)
+	}
+	s.w.Run(2 * time.Minute)
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
+	}
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+		t.Errorf("route %v, want the old target group alone", r)
+	}
+	if arns := s.w.Model().TargetGroupARNs(); len(arns) != 1 {
+		t.Errorf("target groups %v, want the old one alone", arns)
+	}
+	s.checkNodesOnly()
+}
+
+// TestHealthCheckTiming: the health check is aligned before the binding
+// when the node targets pass the new one too, after their deregistration
+// when they would not (externalTrafficPolicy Local), and a health check
+// that fails the pods with no safe order is refused. A rollback of the
+// late alignment restores the health check first.
+func TestHealthCheckTiming(t *testing.T) {
+	tests := []struct {
+		name      string
+		local     bool
+		hcPort    string
+		want      cutover.HealthCheckTiming
+		wantSteps string
+		refused   bool
+	}{
+		{name: "Cluster policy: before the binding", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "NodePort health check, Cluster policy: before the binding", hcPort: "30080", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "Local policy: after the deregistration", local: true, want: cutover.HealthCheckAfterDeregistration,
+			wantSteps: "[bind gate deregister align-health-check drain verify]"},
+		{name: "NodePort health check, Local policy: refused", local: true, hcPort: "30080", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScenario(t, smallWorld(118))
+			failedBefore := 0
+			if tt.local {
+				var svc corev1.Service
+				key := types.NamespacedName{Namespace: s.w.Legacy().Namespace, Name: s.w.Legacy().Service}
+				if err := s.w.Client().Get(t.Context(), key, &svc); err != nil {
+					t.Fatal(err)
+				}
+				svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+				if err := s.w.Client().Update(t.Context(), &svc); err != nil {
+					t.Fatal(err)
+				}
+				// The simulator's kube-proxy reprograms the Service: a second
+				// of failures that is not the cutover's.
+				s.w.Run(10 * time.Second)
+				failedBefore = s.w.Traffic().Failed
+			}
+			if tt.hcPort != "" {
+				if _, err := s.w.Model().ModifyTargetGroup(&elbv2.ModifyTargetGroupInput{TargetGroupArn: aws.String(s.w.Legacy().TargetGroupARN), HealthCheckPort: aws.String(tt.hcPort)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := cutover.PlanCutover(t.Context(), s.env, s.request())
+			if tt.refused {
+				if !cutover.IsStrategy(err) {
+					t.Fatalf("err = %v, want a StrategyError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.HealthCheck.Timing != tt.want || fmt.Sprint(p.StepIDs()) != tt.wantSteps || p.HealthCheck.Target.Port != "traffic-port" || p.HealthCheck.Target.Path != "/healthz" {
+				t.Fatalf("timing %s, steps %v, target %+v", p.HealthCheck.Timing, p.StepIDs(), p.HealthCheck.Target)
+			}
+			if !tt.local {
+				return
+			}
+			res, err := cutover.Execute(t.Context(), s.env, p)
+			if err != nil || !res.Completed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			s.checkHealthCheck(false)
+			rb, err := cutover.Rollback(t.Context(), s.env, p)
+			if err != nil || rb.Actions[0].ID != cutover.RollbackRestoreHealthCheck || rb.Actions[0].MutatingCalls != 1 {
+				t.Fatalf("rollback %+v, %v: want the health check restored first", rb, err)
+			}
+			s.checkHealthCheck(true)
+			s.w.Run(6 * time.Minute)
+			if st := s.w.Traffic(); st.Failed != failedBefore {
+				t.Errorf("traffic %s; %d failed before the cutover", st.String(), failedBefore)
+			}
+		})
+	}
+}
+
+// TestBlueGreenForcedOnIPTargetGroup: blue/green works on an ip target
+// group too when the caller asks for it; its rollback registers the live
+// nodes' IPs.
+func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
+	s := newScenario(t, smallWorld(119))
+	p := s.plan(func(r *cutover.Request) {
+		r.Strategy = cutover.StrategyBlueGreen
+		r.WeightSteps = []int32{50, 100}
+		r.StepHoldSeconds = -1
+	})
+	if p.Strategy != cutover.StrategyBlueGreen || fmt.Sprint(p.BlueGreen.WeightSteps) != "[0 50 100]" || p.BlueGreen.StepHoldSeconds != 0 {
+		t.Fatalf("plan %s %v hold %d", p.Strategy, p.BlueGreen.WeightSteps, p.BlueGreen.StepHoldSeconds)
+	}
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+		t.Fatalf("route %v", r)
+	}
+	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	s.checkRun()
+	s.checkNodesOnly()
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+		t.Errorf("route %v, want the old target group alone", r)
+	}
+}
+
+// TestBlueGreenEventualConsistency: the target group blue/green creates
+// stays invisible to the next calls that name it (TargetGroupNotFound, as
+// ELBv2's eventual consistency does right after a create): they are
+// retried, and the cutover completes.
+func TestBlueGreenEventualConsistency(t *testing.T) {
+	cfg := smallWorld(120)
+	cfg.Legacy.TargetType = "instance"
+	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	notFound := 0
+	for _, c := range s.w.ELBv2().Calls() {
+		if c.ErrCode == "TargetGroupNotFound" {
+			notFound++
+		}
+	}
+	if notFound == 0 {
+		t.Error("no call saw the new target group missing: the fault did not apply")
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
+	}
+}

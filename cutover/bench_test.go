@@ -1,0 +1,49 @@
+package cutover_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+)
+
+// BenchmarkInPlaceCutover: a full in-place cutover of the seed's case (20
+// nodes, 60 pods) on the simulator, while Karpenter drifts every node: the
+// CPU cost of PlanCutover plus Execute (the world is built outside the
+// timer), and the virtual figures per run.
+func BenchmarkInPlaceCutover(b *testing.B) {
+	var ratio, seconds, calls, failed float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, err := sim.New(context.Background(), sim.Config{Seed: uint64(i + 1), ServerSideApply: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
+		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web"}
+		if err := w.ReplaceAllNodes(0); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		p, err := cutover.PlanCutover(b.Context(), env, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := cutover.Execute(b.Context(), env, p)
+		if err != nil || !res.Completed {
+			b.Fatalf("%+v %v", res, err)
+		}
+		b.StopTimer()
+		ratio += res.Ratio
+		seconds += res.CutoverSeconds
+		calls += float64(len(w.ELBv2().Calls()))
+		failed += float64(w.Traffic().Failed)
+		b.StartTimer()
+	}
+	n := float64(b.N)
+	b.ReportMetric(ratio/n, "ratio")
+	b.ReportMetric(seconds/n, "virtual-s/op")
+	b.ReportMetric(calls/n, "elbv2-calls/op")
+	b.ReportMetric(failed/n, "failed-requests/op")
+}

@@ -1,0 +1,267 @@
+package cutover
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/diagnose"
+)
+
+// This file reads the cluster. Nothing here writes.
+
+// lbcTrackedPrefix and lbcTrackedKey name the ConfigMap in which the LBC
+// records the targets a multi-cluster binding registered (DOMAIN.md).
+const (
+	lbcTrackedPrefix = "aws-lbc-targets-"
+	lbcTrackedKey    = "targets"
+)
+
+// service reads a Service, or returns nil when it does not exist.
+func service(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Service, error) {
+	svc := &corev1.Service{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, svc)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
+	}
+	return svc, nil
+}
+
+// servicePort finds a Service port by name or number; the zero port means
+// the Service's only port.
+func servicePort(svc *corev1.Service, port intstr.IntOrString) (*corev1.ServicePort, string) {
+	ps := svc.Spec.Ports
+	zero := (port.Type == intstr.Int && port.IntVal == 0) || (port.Type == intstr.String && port.StrVal == "")
+	if zero {
+		if len(ps) == 1 {
+			return &ps[0], ""
+		}
+		return nil, fmt.Sprintf("the Service has %d ports: name one", len(ps))
+	}
+	for i := range ps {
+		if (port.Type == intstr.String && ps[i].Name == port.StrVal) || (port.Type == intstr.Int && ps[i].Port == port.IntVal) {
+			return &ps[i], ""
+		}
+	}
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		names = append(names, strings.TrimPrefix(p.Name+"="+strconv.Itoa(int(p.Port)), "="))
+	}
+	return nil, fmt.Sprintf("the Service's ports are %v", names)
+}
+
+// readinessPath returns the path of the HTTP readiness probe that the
+// Service's pods run on the target port: the most common one among the
+// pods the Service selects, "" when none has one.
+func readinessPath(ctx context.Context, r client.Reader, svc *corev1.Service, sp *corev1.ServicePort) (string, error) {
+	if len(svc.Spec.Selector) == 0 {
+		return "", nil
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(svc.Namespace), client.MatchingLabels(svc.Spec.Selector)); err != nil {
+		return "", fmt.Errorf("list pods of %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	count := map[string]int{}
+	for _, p := range pods.Items {
+		for _, c := range p.Spec.Containers {
+			port, ok := containerPort(c, sp.TargetPort, sp.Port)
+			if !ok || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil {
+				continue
+			}
+			g := c.ReadinessProbe.HTTPGet
+			if pp, ok := containerPort(c, g.Port, 0); ok && pp == port && g.Path != "" {
+				count[g.Path]++
+			}
+		}
+	}
+	best := ""
+	for path, n := range count {
+		if n > count[best] || (n == count[best] && path < best) {
+			best = path
+		}
+	}
+	return best, nil
+}
+
+// containerPort resolves a port (number or container port name) in c; the
+// zero port falls back to def.
+func containerPort(c corev1.Container, port intstr.IntOrString, def int32) (int32, bool) {
+	switch {
+	case port.Type == intstr.String && port.StrVal != "":
+		for _, cp := range c.Ports {
+			if cp.Name == port.StrVal {
+				return cp.ContainerPort, true
+			}
+		}
+		return 0, false
+	case port.IntVal != 0:
+		for _, cp := range c.Ports {
+			if cp.ContainerPort == port.IntVal {
+				return cp.ContainerPort, true
+			}
+		}
+		return port.IntVal, len(c.Ports) == 0
+	case def != 0:
+		return def, true
+	}
+	return 0, false
+}
+
+// lbcTracked returns the targets the LBC records for a multi-cluster
+// binding, as "IP:port" keys; empty when the ConfigMap does not exist.
+func lbcTracked(ctx context.Context, r client.Reader, namespace, binding string) (map[string]bool, error) {
+	var cm corev1.ConfigMap
+	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: lbcTrackedPrefix + binding}, &cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		return map[string]bool{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("get configmap %s/%s%s: %w", namespace, lbcTrackedPrefix, binding, err)
+	}
+	out := map[string]bool{}
+	for _, t := range strings.Split(cm.Data[lbcTrackedKey], ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out[t] = true
+		}
+	}
+	return out, nil
+}
+
+// snapshot lists the cluster once, as diagnose does.
+func (e *env) snapshot(ctx context.Context) (*diagnose.Snapshot, error) {
+	s, err := diagnose.TakeSnapshot(ctx, e.cluster())
+	if err != nil {
+		return nil, fmt.Errorf("snapshot of the cluster: %w", err)
+	}
+	return s, nil
+}
+
+func (e *env) cluster() diagnose.Cluster {
+	return diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
+}
+
+// lightSnapshot is the snapshot the executor observes with, every poll:
+// the nodes, pods and Services that diagnose.Classify needs, and the
+// Karpenter NodeClaims only when claims is set (they tell a drifted node).
+// Namespaces and bindings, which classification does not read, are not
+// listed.
+func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, error) {
+	var objs diagnose.Objects
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	var svcs corev1.ServiceList
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
+		if err := e.Client.List(ctx, l.list); err != nil {
+			return nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
+		}
+	}
+	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
+	objs.NoNodeClaimCRD = true
+	if claims {
+		ncs := &unstructured.UnstructuredList{}
+		ncs.SetGroupVersionKind(diagnose.NodeClaimGVK.GroupVersion().WithKind(diagnose.NodeClaimGVK.Kind + "List"))
+		switch err := e.Client.List(ctx, ncs); {
+		case err == nil:
+			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
+		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):
+		default:
+			return nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
+		}
+	}
+	return diagnose.NewSnapshot(e.cluster(), objs)
+}
+
+// liveNode is a node that can take node targets now.
+type liveNode struct {
+	Name, IP, InstanceID string
+}
+
+// nodeSet is the nodes at one instant: the live ones, which can take node
+// targets (Ready, and not leaving: no Karpenter disruption taint, no
+// exclude-from-external-load-balancers label, not cordoned, not being
+// deleted, as diagnose defines a disrupting node), and the names of the
+// unsettled ones, which Karpenter is replacing or is about to (disrupting,
+// or their NodeClaim is Drifted and waits for a budget).
+type nodeSet struct {
+	live      []liveNode
+	unsettled []string
+}
+
+// nodes lists the nodes once and judges them with snap, a snapshot of the
+// cluster (its NodeClaims tell drift); nil builds one of the nodes alone.
+func nodes(ctx context.Context, r client.Reader, snap *diagnose.Snapshot) (nodeSet, error) {
+	var list corev1.NodeList
+	if err := r.List(ctx, &list); err != nil {
+		return nodeSet{}, fmt.Errorf("list nodes: %w", err)
+	}
+	if snap == nil {
+		var err error
+		if snap, err = diagnose.NewSnapshot(diagnose.Cluster{Name: "nodes"}, diagnose.Objects{Nodes: list.Items}); err != nil {
+			return nodeSet{}, err
+		}
+	}
+	var ns nodeSet
+	for _, n := range list.Items {
+		ref, ok := snap.Node(n.Name)
+		if !ok {
+			continue // listed after the snapshot: next time
+		}
+		if ref.Disrupting || ref.Drifted {
+			ns.unsettled = append(ns.unsettled, n.Name)
+		}
+		if ref.Ready && !ref.Disrupting && ref.InternalIP != "" {
+			ns.live = append(ns.live, liveNode{Name: n.Name, IP: ref.InternalIP, InstanceID: ref.InstanceID})
+		}
+	}
+	slices.SortFunc(ns.live, func(a, b liveNode) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(ns.unsettled)
+	return ns, nil
+}
+
+// leaving reports whether a classified target's holder is on its way out:
+// a ghost (nothing holds it), a node that is not Ready or is disrupting, or
+// a terminating pod. Such a target stops serving soon whatever cutover
+// does, so it never counts towards the floor.
+func leaving(r diagnose.TargetReport) bool {
+	switch r.Class {
+	case diagnose.ClassGhost:
+		return true
+	case diagnose.ClassNode:
+		return r.Node == nil || !r.Node.Ready || r.Node.Disrupting
+	case diagnose.ClassPod:
+		return r.Pod != nil && r.Pod.Terminating
+	}
+	return false
+}
+
+// leavingWhy says why in a few words.
+func leavingWhy(r diagnose.TargetReport) string {
+	switch {
+	case r.Class == diagnose.ClassGhost:
+		return "ghost: no node or pod holds it"
+	case r.Class == diagnose.ClassNode && r.Node != nil && !r.Node.Ready:
+		return "node " + r.Node.Name + " is not Ready"
+	case r.Class == diagnose.ClassNode && r.Node != nil:
+		return "node " + r.Node.Name + " is leaving (" + strings.Join(r.Node.DisruptionReasons, ", ") + ")"
+	case r.Class == diagnose.ClassPod:
+		return "pod is terminating"
+	}
+	return "leaving"
+}

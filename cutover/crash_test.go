@@ -1,0 +1,157 @@
+package cutover_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+)
+
+// strategies are the two worlds of the matrices: the seed's ip target
+// group (in-place) and an instance one (blue/green).
+var strategies = []struct {
+	name     string
+	instance bool
+}{{"in-place", false}, {"blue-green", true}}
+
+func matrixWorld(seed uint64, instance bool) sim.Config {
+	cfg := smallWorld(seed)
+	if instance {
+		cfg.Legacy.TargetType = "instance"
+	}
+	return cfg
+}
+
+// hookPoints runs the cutover once, under churn, and returns every point
+// its hook is called at: after each step and each deregistration batch.
+// The simulator is deterministic, so the same world reaches the same
+// points in the same order.
+func hookPoints(t *testing.T, seed uint64, instance bool) []string {
+	t.Helper()
+	s := newScenario(t, matrixWorld(seed, instance))
+	p := s.plan(nil)
+	s.churn()
+	var seen []string
+	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(0, &seen))); err != nil {
+		t.Fatal(err)
+	}
+	return seen
+}
+
+// TestAcceptanceCrashThenResume: a crash after each step and after each
+// batch, then a new Execute with the same journal: it resumes, and ends
+// with every pod a healthy target, no node target left, and no failed
+// request.
+func TestAcceptanceCrashThenResume(t *testing.T) {
+	for _, st := range strategies {
+		t.Run(st.name, func(t *testing.T) {
+			const seed = 105
+			points := hookPoints(t, seed, st.instance)
+			t.Logf("%d hook points: %v", len(points), points)
+			for i, point := range points {
+				t.Run(fmt.Sprintf("%02d %s", i+1, point), func(t *testing.T) {
+					t.Parallel()
+					s := newScenario(t, matrixWorld(seed, st.instance))
+					p := s.plan(nil)
+					s.churn()
+					var seen []string
+					_, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(i+1, &seen)))
+					if !errors.Is(err, cutover.ErrInterrupted) || !errors.Is(err, errCrash) || seen[len(seen)-1] != point {
+						t.Fatalf("crash at %q: %v after %v", point, err, seen)
+					}
+					res, err := cutover.Execute(t.Context(), s.env, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Completed || !res.Resumed {
+						t.Fatalf("resume: completed %t, resumed %t", res.Completed, res.Resumed)
+					}
+					s.settle()
+					s.checkRun()
+					tg := p.TargetGroup.ARN
+					if st.instance {
+						r := s.route()
+						if len(r) != 1 || r[0].ARN == tg {
+							t.Fatalf("route %v: want the new target group alone", r)
+						}
+						tg = r[0].ARN
+					}
+					s.checkPodsOnly(tg)
+				})
+			}
+		})
+	}
+}
+
+// TestAcceptanceCrashThenRollback: a crash after each step and after each
+// batch, completion included, then Rollback, from the plan or from the
+// journal alone: it ends with a healthy target per live node, the binding
+// gone, the health check and the routes as they were, and no failed
+// request.
+func TestAcceptanceCrashThenRollback(t *testing.T) {
+	for _, st := range strategies {
+		t.Run(st.name, func(t *testing.T) {
+			const seed = 106
+			points := hookPoints(t, seed, st.instance)
+			for i, point := range points {
+				fromJournal := i%2 == 1
+				name := fmt.Sprintf("%02d %s", i+1, point)
+				if fromJournal {
+					name += " from the journal"
+				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					s := newScenario(t, matrixWorld(seed, st.instance))
+					p := s.plan(nil)
+					s.churn()
+					if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(i+1, nil))); !errors.Is(err, errCrash) {
+						t.Fatalf("crash at %q: %v", point, err)
+					}
+					var src cutover.Source = p
+					if fromJournal {
+						j, err := cutover.NewConfigMapJournal(s.w.Client(), cutover.ConfigMapJournalOptions{Namespace: p.Binding.Namespace, TargetGroupARN: p.TargetGroup.ARN})
+						if err != nil {
+							t.Fatal(err)
+						}
+						state, err := j.Inspect(t.Context())
+						if err != nil {
+							t.Fatal(err)
+						}
+						src = state
+					}
+					rb, err := cutover.Rollback(t.Context(), s.env, src)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !rb.Completed {
+						t.Fatalf("rollback %+v", rb)
+					}
+					s.settle()
+					s.checkRun()
+					s.checkNodesOnly()
+					s.checkHealthCheck(true)
+					if s.bindingExists(p) {
+						t.Error("the binding is still there")
+					}
+					if st.instance {
+						r := s.route()
+						if len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+							t.Errorf("route %v: want the old target group alone", r)
+						}
+						for _, arn := range s.w.Model().TargetGroupARNs() {
+							if arn != p.TargetGroup.ARN {
+								t.Errorf("target group %s left behind", arn)
+							}
+						}
+					}
+					if _, err := cutover.Execute(t.Context(), s.env, p); !errors.Is(err, cutover.ErrRolledBack) {
+						t.Errorf("Execute after the rollback: %v, want ErrRolledBack", err)
+					}
+					s.checkPolicy(p)
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package cutover
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Env is what [PlanCutover], [Execute] and [Rollback] act through: AWS, the
+// cluster, time and logs. Each field's comment says what its zero value
+// means.
+type Env struct {
+	// ELBv2 is the ELBv2 API. Required. *elasticloadbalancingv2.Client
+	// fits as it is. PlanCutover calls only its Describe* operations.
+	ELBv2 ELBv2API
+	// Client is the cluster: Services, EndpointSlices, pods, nodes and
+	// TargetGroupBindings are read through it; the binding, the journal
+	// ConfigMap and the lock Lease are written through it. Required. Its
+	// scheme must register tgbind/v1beta1. PlanCutover only reads.
+	Client client.Client
+	// Clock drives every wait and stamps the journal and the lease. Nil:
+	// the real clock.
+	Clock clock.Clock
+	// Logger receives one line per step and per mutating call (V(0)) and
+	// per observation (V(1)). Zero: discarded.
+	Logger logr.Logger
+	// Discovery tells tgbind's preflight whether the TargetGroupBinding CRD
+	// is installed. Nil: that check is skipped, and the preflight says so.
+	Discovery tgbind.Discoverer
+	// ClusterName is the cluster's name as the LBC tags it
+	// (elbv2.k8s.aws/cluster). Zero: any such tag is taken as another
+	// cluster's (the owner guard refuses it unless forced).
+	ClusterName string
+	// ClusterVPCID is the VPC of the cluster's nodes. Zero: unknown; the
+	// VPC guard is skipped, and the plan says so.
+	ClusterVPCID string
+	// ClusterCIDRs are the node and pod address ranges, which tell a ghost
+	// target from a foreign one (see diagnose.Cluster). Zero: the targets'
+	// ports decide.
+	ClusterCIDRs []string
+	// Holder identifies this operator in the lock Lease. Zero:
+	// [DefaultHolder] (host name and process ID). Give a stable identity to
+	// let a restarted process take its own lease back at once.
+	Holder string
+}
+
+var vpcIDRe = regexp.MustCompile(`^vpc-[0-9a-f]{8,17}$`)
+
+// env is an Env with its defaults applied.
+type env struct {
+	Env
+	clock clock.Clock
+	log   logr.Logger
+}
+
+func (e Env) resolve(op string) (*env, error) {
+	if e.ELBv2 == nil {
+		return nil, &InputError{Op: op, Field: "Env.ELBv2", Reason: "nil"}
+	}
+	if e.Client == nil {
+		return nil, &InputError{Op: op, Field: "Env.Client", Reason: "nil"}
+	}
+	if e.ClusterVPCID != "" && !vpcIDRe.MatchString(e.ClusterVPCID) {
+		return nil, &InputError{Op: op, Field: "Env.ClusterVPCID", Reason: fmt.Sprintf("%q is not a VPC ID", e.ClusterVPCID)}
+	}
+	if _, err := diagnose.NewSnapshot(diagnose.Cluster{Name: "check", CIDRs: e.ClusterCIDRs}, diagnose.Objects{}); err != nil {
+		return nil, &InputError{Op: op, Field: "Env.ClusterCIDRs", Reason: "malformed", Err: err}
+	}
+	if s := e.Client.Scheme(); s == nil || !s.Recognizes(v1beta1.GroupVersion.WithKind(v1beta1.Kind)) {
+		return nil, &InputError{Op: op, Field: "Env.Client", Reason: "its scheme does not register TargetGroupBinding: add tgbind/v1beta1.AddToScheme"}
+	}
+	r := &env{Env: e, clock: e.Clock, log: e.Logger}
+	if r.clock == nil {
+		r.clock = clock.RealClock{}
+	}
+	if r.log.GetSink() == nil {
+		r.log = logr.Discard()
+	}
+	if r.Holder == "" {
+		r.Holder = DefaultHolder()
+	}
+	return r, nil
+}
+
+// binder returns a tgbind Binder on api. A read-only one (writable false)
+// has no Writer: it cannot apply or delete, by construction.
+func (e *env) binder(api tgbind.ELBv2API, writable bool) (*tgbind.Binder, error) {
+	opts := tgbind.Options{
+		ELBv2: api, Reader: e.Client, Discovery: e.Discovery,
+		ClusterVPCID: e.ClusterVPCID, Clock: e.clock, Logger: e.log.WithName("tgbind"),
+	}
+	if writable {
+		opts.Writer = e.Client
+	}
+	b, err := tgbind.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("cutover: %w", err)
+	}
+	return b, nil
+}
+
+// clusterName is the name the snapshots carry.
+func (e *env) clusterName() string {
+	if e.ClusterName != "" {
+		return e.ClusterName
+	}
+	return "cluster"
+}

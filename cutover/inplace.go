@@ -1,0 +1,540 @@
+package cutover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/retry"
+	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+const (
+	stateHealthy   = string(elbv2types.TargetHealthStateEnumHealthy)
+	stateUnhealthy = string(elbv2types.TargetHealthStateEnumUnhealthy)
+	stateDraining  = string(elbv2types.TargetHealthStateEnumDraining)
+)
+
+// poll calls cond every poll interval, keeping the lease alive, until it
+// holds; past timeout it gives a *TimeoutError naming what
+// it waited for and the last observation. Transient failures (throttling)
+// count as "not yet".
+func (r *runner) poll(ctx context.Context, step, what string, timeout time.Duration, cond func(context.Context) (bool, string, error)) error {
+	start := r.e.clock.Now()
+	last := "no observation"
+	p := retry.Policy{Initial: r.o.poll, Max: r.o.poll, Multiplier: 1, MaxElapsed: timeout}
+	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
+		if err := r.keepAlive(ctx); err != nil {
+			return false, err
+		}
+		ok, desc, err := cond(ctx)
+		if desc != "" {
+			last = desc
+		}
+		return ok, err
+	}, retry.WithRetryable(transient))
+	var gaveUp *retry.GaveUpError
+	if errors.As(err, &gaveUp) {
+		if gaveUp.Last != nil {
+			last += " (last error: " + gaveUp.Last.Error() + ")"
+		}
+		return &TimeoutError{Step: step, What: what, Elapsed: r.e.clock.Since(start), Last: last}
+	}
+	return err
+}
+
+// floorGrace is how long a floor shortfall may last before it is a breach.
+func (r *runner) floorGrace() time.Duration {
+	switch {
+	case r.o.floorGrace < 0:
+		return 0
+	case r.o.floorGrace > 0:
+		return r.o.floorGrace
+	}
+	e := r.plan.Estimate
+	return time.Duration(e.RegistrationSeconds+e.HealthCheckSeconds) * time.Second
+}
+
+// alignHealthCheck sets the health check to traffic-port and the pods'
+// path, recording the original first. It makes no call when the health
+// check is already aligned.
+func (r *runner) alignHealthCheck(ctx context.Context) error {
+	p := r.plan
+	arn := p.TargetGroup.ARN
+	if p.HealthCheck.Timing == HealthCheckAfterDeregistration {
+		health, err := r.aws.health(ctx, arn, false)
+		if err != nil {
+			return err
+		}
+		var left []TargetAddr
+		for _, d := range health {
+			t := addrOf(d)
+			if slices.Contains(r.st.Restore.Recorded, t) && d.TargetHealth != nil && string(d.TargetHealth.State) != stateDraining {
+				left = append(left, t)
+			}
+		}
+		if len(left) > 0 {
+			return &InvariantError{Step: StepAlignHealthCheck, Check: "recorded-set", Targets: left,
+				Detail: fmt.Sprintf("%d recorded node targets are still registered and would fail the new health check", len(left))}
+		}
+	}
+	tg, err := r.aws.targetGroup(ctx, arn, false)
+	if err != nil {
+		return err
+	}
+	cur := healthCheckOf(tg)
+	if r.st.HealthCheck.Original == nil {
+		o := p.HealthCheck.Original.clone()
+		r.st.HealthCheck.Original = &o
+		if err := r.save(ctx); err != nil {
+			return err
+		}
+	}
+	diff := p.HealthCheck.Target.changesFrom(cur)
+	if !diff.empty() {
+		if err := r.renew(ctx); err != nil {
+			return err
+		}
+		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
+			return err
+		}
+		r.e.log.Info("health check aligned", "targetGroup", arn, "to", hcString(p.HealthCheck.Target))
+	}
+	r.st.HealthCheck.Aligned = true
+	return nil
+}
+
+func addrOf(d elbv2types.TargetHealthDescription) TargetAddr {
+	if d.Target == nil {
+		return TargetAddr{}
+	}
+	t := TargetAddr{}
+	if d.Target.Id != nil {
+		t.IP = *d.Target.Id
+	}
+	if d.Target.Port != nil {
+		t.Port = *d.Target.Port
+	}
+	return t
+}
+
+// bindInPlace applies the plan's binding through tgbind, which validates it
+// first (every preflight check, the server-side dry run included) and
+// changes nothing when it is already there.
+func (r *runner) bindInPlace(ctx context.Context) error {
+	obj := r.plan.Binding.Object.DeepCopy()
+	return r.apply(ctx, obj)
+}
+
+// apply records the binding's name, then applies it.
+func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) error {
+	r.st.Binding.Namespace, r.st.Binding.Name = obj.Namespace, obj.Name
+	if err := r.save(ctx); err != nil {
+		return err
+	}
+	if err := r.renew(ctx); err != nil {
+		return err
+	}
+	var res *tgbind.ApplyResult
+	err := r.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+		res, err = r.binder.Apply(ctx, obj)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.st.Binding.Created = true
+	r.tgb = nil
+	r.e.log.Info("binding applied", "binding", obj.Namespace+"/"+obj.Name, "operation", res.Operation)
+	return nil
+}
+
+// gate waits until the pod targets are healthy: every ready endpoint that
+// was there at the first observation and still is is registered and
+// healthy, no ready endpoint is unhealthy, and at least the floor are
+// healthy. Endpoints that appear during the wait (Karpenter reschedules
+// pods) need only be registered or on their way: the LBC keeps them
+// current. In-place, each observation also retires recorded targets whose
+// node is leaving.
+func (r *runner) gate(ctx context.Context) error {
+	tgb, err := r.binding(ctx)
+	if err != nil {
+		return err
+	}
+	if tgb == nil {
+		return &InvariantError{Step: StepGate, Check: "binding", Detail: "the binding does not exist"}
+	}
+	tgARN := tgb.Spec.TargetGroupARN
+	floor := r.st.Restore.Floor
+	est := r.plan.Estimate
+	r.o.observer.Waiting(Wait{Step: StepGate, What: "pod targets healthy",
+		Until: r.e.clock.Now().Add(time.Duration(est.RegistrationSeconds+est.HealthCheckSeconds) * time.Second)})
+	var baseline map[TargetAddr]bool
+	return r.poll(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		if r.plan.Strategy == StrategyInPlace {
+			if err := r.retireLeaving(ctx, v, StepGate); err != nil {
+				return false, "", err
+			}
+		}
+		if baseline == nil {
+			baseline = map[TargetAddr]bool{}
+			for e := range v.endpoints {
+				baseline[e] = true
+			}
+		}
+		healthy, ok := endpointHealth(v, baseline)
+		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
+			return false, "", err
+		}
+		r.progress(StepGate, tgARN, v, healthy, len(v.endpoints))
+		return ok && healthy >= floor, v.summary(), nil
+	})
+}
+
+// endpointHealth counts the healthy ready endpoints and says whether none
+// is unhealthy and every one of baseline still ready is healthy.
+func endpointHealth(v *view, baseline map[TargetAddr]bool) (int, bool) {
+	healthy, ok := 0, len(v.endpoints) > 0
+	for e := range v.endpoints {
+		vt, reg := v.targets[e]
+		switch {
+		case reg && vt.state == stateHealthy:
+			healthy++
+		case reg && vt.state == stateUnhealthy:
+			ok = false
+		case baseline[e]:
+			ok = false
+		}
+	}
+	return healthy, ok
+}
+
+// pendingRecorded lists the recorded targets not yet deregistered or
+// skipped.
+func (r *runner) pendingRecorded() []TargetAddr {
+	var out []TargetAddr
+	for _, t := range r.st.Restore.Recorded {
+		if !r.st.Deregistered(t) && !slices.Contains(r.st.Skipped, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// retireLeaving deregisters, before their turn, the recorded targets whose
+// holder is on its way out: a ghost, or a node Karpenter is removing
+// (tainted karpenter.sh/disrupted, labelled exclude-from-external-load-
+// balancers, cordoned, not Ready, being deleted). Such a target is about to
+// stop answering; deregistered now, it drains instead of failing requests.
+// It never counts towards the floor, so retiring it leaves the serving
+// healthy targets as they were; it is kept only when nothing else serves.
+func (r *runner) retireLeaving(ctx context.Context, v *view, step string) error {
+	var batch []TargetAddr
+	var why []string
+	for _, t := range r.pendingRecorded() {
+		vt, ok := v.has(t)
+		if !ok || vt.state == stateDraining || !leaving(vt.report) || v.endpoints[t] {
+			continue
+		}
+		batch = append(batch, t)
+		why = append(why, t.String()+" ("+leavingWhy(vt.report)+")")
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	if v.servingHealthy < 1 {
+		r.e.log.Info("keeping leaving node targets: no other healthy target serves", "targets", len(batch))
+		return nil
+	}
+	tracked, err := lbcTracked(ctx, r.e.Client, r.ns, r.st.Binding.Name)
+	if err != nil {
+		return err
+	}
+	batch = slices.DeleteFunc(batch, func(t TargetAddr) bool { return tracked[t.String()] })
+	for len(batch) > 0 {
+		n := min(len(batch), r.o.batchSize)
+		if err := r.deregisterBatch(ctx, step, batch[:n], "retired early: "+strings.Join(why[:n], ", ")); err != nil {
+			return err
+		}
+		r.res.Retired = append(r.res.Retired, batch[:n]...)
+		batch, why = batch[n:], why[n:]
+	}
+	return nil
+}
+
+// deregisterBatch deregisters one batch of recorded targets, with their
+// Port, records it in the journal, saves, and calls the hook.
+func (r *runner) deregisterBatch(ctx context.Context, step string, batch []TargetAddr, note string) error {
+	if err := r.renew(ctx); err != nil {
+		return err
+	}
+	if err := r.aws.deregister(ctx, r.tgARN, batch); err != nil {
+		return err
+	}
+	r.st.RecordBatch(batch...)
+	if note != "" {
+		r.st.Notes = append(r.st.Notes, note)
+	}
+	r.res.Deregistered += len(batch)
+	r.res.Batches++
+	r.e.log.Info("deregistered", "step", step, "targets", len(batch), "batch", r.st.Deregistration.BatchesDone)
+	if err := r.save(ctx); err != nil {
+		return err
+	}
+	return r.hook(ctx, Event{Kind: EventBatch, Step: step, Batch: r.st.Deregistration.BatchesDone, Targets: len(batch)})
+}
+
+// deregister removes the recorded targets in batches. Before each batch it
+// observes the target group and the cluster again and checks the
+// invariants: every target of the batch is a recorded one that is not a
+// ready pod endpoint now and not in the LBC's ConfigMap; and the healthy
+// targets that keep serving after the batch are at least the floor (a
+// batch of leaving targets, which do not count, needs one other). A floor
+// shortfall is waited out for the floor grace, then breached.
+func (r *runner) deregister(ctx context.Context) error {
+	tgb, err := r.binding(ctx)
+	if err != nil {
+		return err
+	}
+	floor := r.st.Restore.Floor
+	for {
+		if err := r.keepAlive(ctx); err != nil {
+			return err
+		}
+		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return err
+		}
+		r.progress(StepDeregister, r.tgARN, v, v.servingHealthy, len(v.order))
+		r.noteUnplanned(v)
+		pending := r.pendingRecorded()
+		var present, gone []TargetAddr
+		for _, t := range pending {
+			if vt, ok := v.has(t); ok && vt.state != stateDraining {
+				present = append(present, t)
+			} else {
+				gone = append(gone, t)
+			}
+		}
+		if len(gone) > 0 {
+			r.st.Skipped = append(r.st.Skipped, gone...)
+			r.res.Skipped = append(r.res.Skipped, gone...)
+			r.st.Notes = append(r.st.Notes, fmt.Sprintf("skipped %d recorded targets already gone or draining: %s", len(gone), joinAddrs(gone)))
+			if err := r.save(ctx); err != nil {
+				return err
+			}
+		}
+		if len(present) == 0 {
+			return nil
+		}
+		// Leaving targets first, in their own batches: they do not count
+		// towards the floor.
+		var leavingOnes, rest []TargetAddr
+		for _, t := range present {
+			if leaving(v.targets[t].report) {
+				leavingOnes = append(leavingOnes, t)
+			} else {
+				rest = append(rest, t)
+			}
+		}
+		batch, allLeaving := rest, false
+		if len(leavingOnes) > 0 {
+			batch, allLeaving = leavingOnes, true
+		}
+		batch = batch[:min(len(batch), r.o.batchSize)]
+
+		tracked, err := lbcTracked(ctx, r.e.Client, r.ns, r.st.Binding.Name)
+		if err != nil {
+			return err
+		}
+		var endpoints, trackedOnes []TargetAddr
+		for _, t := range batch {
+			switch {
+			case v.endpoints[t]:
+				endpoints = append(endpoints, t)
+			case tracked[t.String()]:
+				trackedOnes = append(trackedOnes, t)
+			}
+		}
+		if len(endpoints) > 0 {
+			return &InvariantError{Step: StepDeregister, Check: "pod-endpoint", Targets: endpoints,
+				Detail: fmt.Sprintf("%d recorded targets are ready pod endpoints now (addresses reused by pods): %s", len(endpoints), joinAddrs(endpoints))}
+		}
+		if len(trackedOnes) > 0 {
+			return &InvariantError{Step: StepDeregister, Check: "lbc-tracked", Targets: trackedOnes,
+				Detail: fmt.Sprintf("%d recorded targets are in the LBC's ConfigMap %s%s: %s", len(trackedOnes), lbcTrackedPrefix, r.st.Binding.Name, joinAddrs(trackedOnes))}
+		}
+		if after := servingAfter(v, batch); !(after >= floor || (allLeaving && after >= 1)) {
+			if err := r.waitFloor(ctx, tgb, batch, allLeaving, after); err != nil {
+				return err
+			}
+			continue // observe again before the batch
+		}
+		note := ""
+		if allLeaving {
+			note = "deregistered leaving targets first: " + joinAddrs(batch)
+		}
+		if err := r.deregisterBatch(ctx, StepDeregister, batch, note); err != nil {
+			return err
+		}
+	}
+}
+
+// servingAfter counts the healthy targets that keep serving once batch is
+// deregistered.
+func servingAfter(v *view, batch []TargetAddr) int {
+	after := v.servingHealthy
+	for _, t := range batch {
+		if vt, ok := v.targets[t]; ok && vt.state == stateHealthy && !leaving(vt.report) {
+			after--
+		}
+	}
+	return after
+}
+
+// waitFloor waits, for at most the floor grace, until deregistering batch
+// would leave at least the floor serving (a batch of leaving targets needs
+// one other); past it, an *InvariantError. after is the shortfall found.
+func (r *runner) waitFloor(ctx context.Context, tgb *v1beta1.TargetGroupBinding, batch []TargetAddr, allLeaving bool, after int) error {
+	floor := r.st.Restore.Floor
+	breach := func(after int, waited time.Duration) error {
+		return &InvariantError{Step: StepDeregister, Check: "floor", Healthy: after, Floor: floor, Targets: batch,
+			Detail: fmt.Sprintf("after this batch of %d, %d healthy targets would serve, below the floor of %d (waited %v)", len(batch), after, floor, waited)}
+	}
+	grace := r.floorGrace()
+	if grace <= 0 {
+		return breach(after, 0)
+	}
+	start := r.e.clock.Now()
+	r.o.observer.Waiting(Wait{Step: StepDeregister, What: fmt.Sprintf("the floor of %d healthy targets (%d would serve)", floor, after), Until: start.Add(grace)})
+	err := r.poll(ctx, StepDeregister, fmt.Sprintf("the floor of %d healthy targets", floor), grace, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		after = servingAfter(v, batch)
+		r.progress(StepDeregister, r.tgARN, v, v.servingHealthy, len(v.order))
+		return after >= floor || (allLeaving && after >= 1), fmt.Sprintf("%d would serve", after), nil
+	})
+	if IsTimeout(err) {
+		return breach(after, r.e.clock.Since(start))
+	}
+	return err
+}
+
+// noteUnplanned reports node targets that are in the target group but not
+// in the plan: registered after it. They are left alone.
+func (r *runner) noteUnplanned(v *view) {
+	for _, t := range v.order {
+		vt := v.targets[t]
+		if vt.state == stateDraining || v.endpoints[t] || slices.Contains(r.st.Restore.Recorded, t) || slices.Contains(r.res.Unplanned, t) {
+			continue
+		}
+		if vt.report.Class == diagnose.ClassNode || vt.report.Class == diagnose.ClassGhost {
+			r.res.Unplanned = append(r.res.Unplanned, t)
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target %s (%s) was registered after the plan: left in the target group", t, vt.report.Class))
+		}
+	}
+}
+
+func joinAddrs(ts []TargetAddr) string {
+	s := make([]string, 0, min(len(ts), 10))
+	for i, t := range ts {
+		if i == 10 {
+			s = append(s, fmt.Sprintf("and %d more", len(ts)-10))
+			break
+		}
+		s = append(s, t.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// drain waits until no recorded target is left in the target group,
+// draining ones included.
+func (r *runner) drain(ctx context.Context) error {
+	delay := time.Duration(r.plan.TargetGroup.DeregistrationDelaySeconds) * time.Second
+	timeout := r.o.drainTimeout
+	if timeout == 0 {
+		timeout = delay + DefaultDrainMargin
+	}
+	until := time.Time{}
+	if rec := r.st.Step(StepDeregister); rec != nil && !rec.FinishedAt.IsZero() {
+		until = rec.FinishedAt.Add(delay)
+	}
+	r.o.observer.Waiting(Wait{Step: StepDrain, What: "the deregistration delay", Until: until})
+	recorded := r.st.Restore.Recorded
+	return r.poll(ctx, StepDrain, "the recorded targets to finish draining", timeout, func(ctx context.Context) (bool, string, error) {
+		health, err := r.aws.health(ctx, r.tgARN, false)
+		if err != nil {
+			return false, "", err
+		}
+		left, draining, healthy := 0, 0, 0
+		for _, d := range health {
+			st := ""
+			if d.TargetHealth != nil {
+				st = string(d.TargetHealth.State)
+			}
+			switch {
+			case slices.Contains(recorded, addrOf(d)):
+				left++
+			case st == stateHealthy:
+				healthy++
+			}
+			if st == stateDraining {
+				draining++
+			}
+		}
+		r.o.observer.Targets(Progress{Step: StepDrain, At: r.e.clock.Now(), TargetGroupARN: r.tgARN, Healthy: healthy, Total: len(health),
+			Draining: draining, Floor: r.st.Restore.Floor, Summary: fmt.Sprintf("%d recorded targets left (draining), %d other targets healthy", left, healthy)})
+		return left == 0, fmt.Sprintf("%d recorded targets left", left), nil
+	})
+}
+
+// verifyInPlace checks the end state: no recorded target left, no pod
+// target unhealthy, at least the floor healthy, and every target a pod's
+// (or tracked by the LBC). Targets registered after the plan are
+// reported, not counted.
+func (r *runner) verifyInPlace(ctx context.Context) error {
+	tgb, err := r.binding(ctx)
+	if err != nil {
+		return err
+	}
+	floor := r.st.Restore.Floor
+	return r.poll(ctx, StepVerify, "only healthy pod targets", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		r.noteUnplanned(v)
+		tracked, err := lbcTracked(ctx, r.e.Client, r.ns, tgb.Name)
+		if err != nil {
+			return false, "", err
+		}
+		left, unhealthy := 0, 0
+		for _, t := range v.order {
+			vt := v.targets[t]
+			switch {
+			case slices.Contains(r.st.Restore.Recorded, t):
+				left++
+			case slices.Contains(r.res.Unplanned, t):
+			case vt.state == stateUnhealthy && (v.endpoints[t] || tracked[t.String()] || vt.report.Class == diagnose.ClassPod):
+				unhealthy++
+			}
+		}
+		healthy, _ := endpointHealth(v, nil)
+		r.progress(StepVerify, r.tgARN, v, healthy, len(v.endpoints))
+		desc := fmt.Sprintf("%d recorded targets left, %d pod targets unhealthy, %d healthy (floor %d)", left, unhealthy, healthy, floor)
+		return left == 0 && unhealthy == 0 && healthy >= floor, desc, nil
+	})
+}

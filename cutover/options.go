@@ -1,0 +1,159 @@
+package cutover
+
+import (
+	"time"
+)
+
+// Defaults of the [Option]s.
+const (
+	// DefaultPollInterval is how often a wait observes the target group.
+	// Short and fixed, so that a cutover ends within seconds of when it
+	// could: health checks run every 5 to 300 s.
+	DefaultPollInterval = 5 * time.Second
+	// DefaultBatchSize is the most targets one DeregisterTargets or
+	// RegisterTargets call carries, as the LBC does.
+	DefaultBatchSize = 200
+	// DefaultGateTimeout bounds the health gate.
+	DefaultGateTimeout = 15 * time.Minute
+	// DefaultVerifyTimeout bounds the final verification.
+	DefaultVerifyTimeout = 10 * time.Minute
+	// DefaultDrainMargin is added to the deregistration delay to bound the
+	// drain.
+	DefaultDrainMargin = 5 * time.Minute
+)
+
+// Option adjusts one [Execute] or [Rollback]. Options that concern only
+// one of them are ignored by the other.
+type Option func(*options)
+
+type options struct {
+	journal       Journal
+	lock          Lock
+	observer      Observer
+	approval      ApprovalFunc
+	stopAfter     string
+	autoRollback  bool
+	retry         RetryPolicy
+	hook          Hook
+	poll          time.Duration
+	batchSize     int
+	gateTimeout   time.Duration
+	verifyTimeout time.Duration
+	drainTimeout  time.Duration
+	floorGrace    time.Duration
+	analysis      AnalysisFunc
+	leaseDuration time.Duration
+	reason        string
+}
+
+func collect(opts []Option) options {
+	o := options{autoRollback: true, poll: DefaultPollInterval, batchSize: DefaultBatchSize,
+		gateTimeout: DefaultGateTimeout, verifyTimeout: DefaultVerifyTimeout, observer: ObserverFuncs{}}
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// WithJournal saves the state in j. Default: a [ConfigMapJournal] in the
+// binding's namespace, through Env.Client.
+func WithJournal(j Journal) Option { return func(o *options) { o.journal = j } }
+
+// WithLock guards the target group with l. Default: a [LeaseLock] in the
+// binding's namespace, held by Env.Holder, with [DefaultLeaseDuration]
+// (see [WithLeaseDuration]).
+func WithLock(l Lock) Option { return func(o *options) { o.lock = l } }
+
+// WithLeaseDuration sets the default lock's lease duration. Zero:
+// [DefaultLeaseDuration]. The lease is renewed before every mutation and
+// every observation, so it must exceed the poll interval and the longest
+// retried call.
+func WithLeaseDuration(d time.Duration) Option { return func(o *options) { o.leaseDuration = d } }
+
+// WithObserver reports steps, observations and waits to obs. Default:
+// none.
+func WithObserver(obs Observer) Option {
+	return func(o *options) {
+		if obs != nil {
+			o.observer = obs
+		}
+	}
+}
+
+// WithApproval asks f before each phase. Default: every phase is approved.
+func WithApproval(f ApprovalFunc) Option { return func(o *options) { o.approval = f } }
+
+// WithStopAfter makes Execute stop after the named step: the result says
+// Stopped, the journal keeps the progress and the lock is released; a later
+// Execute resumes with the next step. Default: run to the end.
+func WithStopAfter(stepID string) Option { return func(o *options) { o.stopAfter = stepID } }
+
+// WithAutoRollback says whether Execute rolls back when a step fails (an
+// invariant breach, a timed-out gate, an analysis that rejects a weight,
+// an AWS error that is not retried). Default true. It never rolls back on
+// a lost lock (someone else acts), a refused approval, a hook's
+// interruption or a cancelled context.
+func WithAutoRollback(on bool) Option { return func(o *options) { o.autoRollback = on } }
+
+// WithRetry shapes the retries of throttled calls. Default [DefaultRetry].
+func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
+
+// WithHook calls h after each step, batch and rollback action. See [Hook].
+func WithHook(h Hook) Option { return func(o *options) { o.hook = h } }
+
+// WithPollInterval sets how often waits observe. Zero or negative:
+// [DefaultPollInterval].
+func WithPollInterval(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.poll = d
+		}
+	}
+}
+
+// WithBatchSize caps the targets of one DeregisterTargets or
+// RegisterTargets call, 1 to 200. Out of range: [DefaultBatchSize].
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n >= 1 && n <= DefaultBatchSize {
+			o.batchSize = n
+		}
+	}
+}
+
+// WithGateTimeout bounds the health gate (and a rollback's wait for the
+// node targets). Zero or negative: [DefaultGateTimeout].
+func WithGateTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.gateTimeout = d
+		}
+	}
+}
+
+// WithDrainTimeout bounds the drain. Zero or negative: the deregistration
+// delay plus [DefaultDrainMargin].
+func WithDrainTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.drainTimeout = d
+		}
+	}
+}
+
+// WithFloorGrace is how long a deregistration batch waits for the floor
+// when the healthy targets fall short of it (pods rescheduled by Karpenter
+// become healthy again) before it stops with an *InvariantError. Zero: one
+// registration plus HealthyThresholdCount health checks; negative: no
+// wait.
+func WithFloorGrace(d time.Duration) Option { return func(o *options) { o.floorGrace = d } }
+
+// WithAnalysis judges each blue/green weight after its hold. Default: none
+// (health alone gates the steps).
+func WithAnalysis(f AnalysisFunc) Option { return func(o *options) { o.analysis = f } }
+
+// WithReason records why a rollback runs, in the journal. Default
+// "requested".
+func WithReason(reason string) Option { return func(o *options) { o.reason = reason } }

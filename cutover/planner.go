@@ -1,0 +1,770 @@
+package cutover
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// clonedAttributes are the target group attributes blue/green copies to
+// the new target group when the old one reports them.
+var clonedAttributes = []string{
+	"deregistration_delay.timeout_seconds",
+	"slow_start.duration_seconds",
+	"load_balancing.algorithm.type",
+	"stickiness.enabled",
+	"stickiness.type",
+	"stickiness.lb_cookie.duration_seconds",
+	"target_group_health.unhealthy_state_routing.minimum_healthy_targets.count",
+}
+
+const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
+
+// PlanCutover inspects AWS and the cluster and returns the plan of a
+// cutover: the strategy, the guards' outcomes, the binding to create, the
+// health-check change, the recorded targets to deregister, the floor, the
+// steps and the estimate. It changes nothing: it calls only ELBv2
+// Describe* operations (through the read-only diagnose.ELBv2API) and reads
+// the cluster.
+//
+// Malformed input gives an *InputError before any call; a guard that
+// refuses the target group a *GuardError; a strategy that cannot apply a
+// *StrategyError; a binding tgbind cannot build its *tgbind.ValidationError;
+// AWS failures unwrap to the tgmigrate sentinels (ErrNotFound...).
+func PlanCutover(ctx context.Context, env Env, req Request) (*Plan, error) {
+	e, err := env.resolve("plan")
+	if err != nil {
+		return nil, err
+	}
+	arn, err := req.validate()
+	if err != nil {
+		return nil, err
+	}
+	binder, err := e.binder(e.ELBv2, false)
+	if err != nil {
+		return nil, err
+	}
+	pl := &planner{e: e, req: req, arn: arn, aws: newAWSReader(e.ELBv2, e.clock, DefaultRetry, e.log.WithName("plan")), binder: binder}
+	p, err := pl.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.log.Info("planned", "plan", p.ID, "strategy", p.Strategy, "targetGroup", p.TargetGroup.ARN,
+		"recorded", len(p.Recorded), "floor", p.Floor, "steps", len(p.Steps))
+	return p, nil
+}
+
+type planner struct {
+	e      *env
+	req    Request
+	arn    awserr.ARN
+	aws    *awsReader
+	binder *tgbind.Binder
+
+	p       *Plan
+	tg      *elbv2types.TargetGroup
+	svc     *corev1.Service
+	sp      *corev1.ServicePort
+	reports []diagnose.TargetReport
+}
+
+func (pl *planner) fail(err error) (*Plan, error) { return nil, fmt.Errorf("cutover: plan: %w", err) }
+
+func (pl *planner) plan(ctx context.Context) (*Plan, error) {
+	req := &pl.req
+	p := &Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: pl.e.clock.Now().UTC(), Request: pl.req}
+	pl.p = p
+	in := guardInput{arn: pl.arn, clusterName: pl.e.ClusterName, clusterVPCID: pl.e.ClusterVPCID, req: req}
+
+	// The account guard needs no call: a target group of another account
+	// is never described with this client.
+	g, err := accountGuard(in)
+	if err != nil {
+		return nil, err
+	}
+	p.Guards = append(p.Guards, g)
+
+	tg, err := pl.aws.targetGroup(ctx, pl.arn.Raw, false)
+	if err != nil {
+		return pl.fail(err)
+	}
+	pl.tg = tg
+	tags, err := pl.aws.tags(ctx, pl.arn.Raw, false)
+	if err != nil {
+		return pl.fail(err)
+	}
+	in.tags, in.vpcID = tags, aws.ToString(tg.VpcId)
+	for _, guard := range []func(guardInput) (GuardCheck, error){ownerGuard, vpcGuard} {
+		g, err := guard(in)
+		if err != nil {
+			return nil, err
+		}
+		p.Guards = append(p.Guards, g)
+	}
+
+	if err := pl.chooseStrategy(); err != nil {
+		return nil, err
+	}
+	attrs, err := pl.aws.attributes(ctx, pl.arn.Raw, false)
+	if err != nil {
+		return pl.fail(err)
+	}
+	health, err := pl.aws.health(ctx, pl.arn.Raw, false)
+	if err != nil {
+		return pl.fail(err)
+	}
+	p.TargetGroup = targetGroupInfo(pl.arn, tg, tags, attrs, health)
+
+	if err := pl.readService(ctx); err != nil {
+		return nil, err
+	}
+	snap, err := pl.e.snapshot(ctx)
+	if err != nil {
+		return pl.fail(err)
+	}
+	pl.reports = classify(snap, tg, health)
+	p.Warnings = append(p.Warnings, snap.Notes()...)
+
+	switch p.Strategy {
+	case StrategyInPlace:
+		err = pl.inPlace(ctx)
+	default:
+		err = pl.blueGreen(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.ID = planID(p.Strategy, pl.arn.Raw, req.Namespace, req.Service, req.Port)
+	if err := p.seal(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planID is deterministic from the request: "tgm-" and 12 hex digits.
+func planID(s Strategy, arn, namespace, service string, port intstr.IntOrString) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(s), arn, namespace, service, port.String()}, "\n")))
+	return "tgm-" + hex.EncodeToString(sum[:])[:12]
+}
+
+func (pl *planner) chooseStrategy() error {
+	p, req := pl.p, &pl.req
+	tt := pl.tg.TargetType
+	switch {
+	case tt == elbv2types.TargetTypeEnumIp && req.Strategy == StrategyAuto:
+		p.Strategy, p.StrategyReason = StrategyInPlace, "the target group is of type ip: it is handed to the LBC as it is"
+	case tt == elbv2types.TargetTypeEnumIp:
+		p.Strategy, p.StrategyReason = req.Strategy, "requested"
+	case tt == elbv2types.TargetTypeEnumInstance && req.Strategy == StrategyInPlace:
+		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn.Raw,
+			Reason: "the target group is of type instance and a target type cannot change; pod IPs cannot be registered in it: use blue-green"}
+	case tt == elbv2types.TargetTypeEnumInstance:
+		p.Strategy, p.StrategyReason = StrategyBlueGreen, "the target group is of type instance, which cannot change: a new ip target group takes over through weighted forwarding"
+	default:
+		s := req.Strategy
+		if s == StrategyAuto {
+			s = StrategyInPlace
+		}
+		return &StrategyError{Strategy: s, TargetGroupARN: pl.arn.Raw,
+			Reason: fmt.Sprintf("target type %s cannot be bound by the LBC", tt)}
+	}
+	return nil
+}
+
+func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map[string]string, health []elbv2types.TargetHealthDescription) TargetGroupInfo {
+	info := TargetGroupInfo{
+		ARN: arn.Raw, Name: aws.ToString(tg.TargetGroupName), AccountID: arn.AccountID, Region: arn.Region,
+		TargetType: string(tg.TargetType), Protocol: string(tg.Protocol), ProtocolVersion: aws.ToString(tg.ProtocolVersion),
+		Port: aws.ToInt32(tg.Port), VPCID: aws.ToString(tg.VpcId), IPAddressType: string(tg.IpAddressType),
+		LoadBalancerARNs: slices.Clone(tg.LoadBalancerArns), HealthCheck: healthCheckOf(tg),
+		Tags: tags, Targets: len(health),
+	}
+	if len(info.Tags) == 0 {
+		info.Tags = nil
+	}
+	if v, err := strconv.Atoi(attrs[attrDeregistrationDelay]); err == nil {
+		info.DeregistrationDelaySeconds = int32(v)
+	} else {
+		info.DeregistrationDelaySeconds = 300
+	}
+	for _, d := range health {
+		if d.TargetHealth != nil && d.TargetHealth.State == elbv2types.TargetHealthStateEnumHealthy {
+			info.HealthyTargets++
+		}
+	}
+	return info
+}
+
+// classify says what holds each target's address now, with diagnose's
+// definitions, in the order of health.
+func classify(snap *diagnose.Snapshot, tg *elbv2types.TargetGroup, health []elbv2types.TargetHealthDescription) []diagnose.TargetReport {
+	set := diagnose.TargetSet{VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType)}
+	for _, d := range health {
+		if d.Target == nil {
+			continue
+		}
+		t := diagnose.Target{ID: aws.ToString(d.Target.Id), Port: aws.ToInt32(d.Target.Port), AvailabilityZone: aws.ToString(d.Target.AvailabilityZone)}
+		if t.Port == 0 {
+			t.Port = aws.ToInt32(tg.Port)
+		}
+		if d.TargetHealth != nil {
+			t.State, t.Reason = string(d.TargetHealth.State), string(d.TargetHealth.Reason)
+		}
+		set.Targets = append(set.Targets, t)
+	}
+	return diagnose.Classify(set, snap)
+}
+
+// readService reads the Service and its port, the pods' readiness path.
+func (pl *planner) readService(ctx context.Context) error {
+	req := &pl.req
+	svc, err := service(ctx, pl.e.Client, req.Namespace, req.Service)
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	if svc == nil {
+		return &InputError{Op: "plan", Field: "Service", Reason: fmt.Sprintf("no Service %s/%s", req.Namespace, req.Service), Err: tgbind.ErrServiceNotFound}
+	}
+	sp, why := servicePort(svc, req.Port)
+	if sp == nil {
+		return &InputError{Op: "plan", Field: "Port", Reason: fmt.Sprintf("%q: %s", req.Port.String(), why), Err: tgbind.ErrPortNotFound}
+	}
+	path, err := readinessPath(ctx, pl.e.Client, svc, sp)
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	pl.svc, pl.sp = svc, sp
+	target := sp.TargetPort.String()
+	if target == "0" || target == "" {
+		target = strconv.Itoa(int(sp.Port))
+	}
+	pl.p.Service = ServiceInfo{
+		Namespace: svc.Namespace, Name: svc.Name, Port: sp.Port, PortName: sp.Name, TargetPort: target,
+		NodePort: sp.NodePort, ReadinessPath: path, ExternalTrafficPolicy: string(svc.Spec.ExternalTrafficPolicy),
+	}
+	return nil
+}
+
+// portRef is the Service port the binding names: the request's, or the
+// resolved number when the request left it zero.
+func (pl *planner) portRef() intstr.IntOrString {
+	p := pl.req.Port
+	if (p.Type == intstr.Int && p.IntVal == 0) || (p.Type == intstr.String && p.StrVal == "") {
+		return intstr.FromInt32(pl.sp.Port)
+	}
+	return p
+}
+
+// floor applies the request's MinHealthy or the default: the healthy
+// targets at plan time capped by the ready endpoints, at least 1.
+func (pl *planner) floor(healthy int, what string) error {
+	p := pl.p
+	ready := p.Service.ReadyEndpoints
+	if ready == 0 {
+		return &InputError{Op: "plan", Field: "Service", Reason: fmt.Sprintf("%s/%s has no ready endpoint on port %d: the LBC would register nothing", p.Service.Namespace, p.Service.Name, p.Service.Port), Err: tgbind.ErrNoReadyEndpoints}
+	}
+	if m := pl.req.MinHealthy; m > 0 {
+		if m > ready {
+			return &InputError{Op: "plan", Field: "MinHealthy", Reason: fmt.Sprintf("%d exceeds the Service's %d ready endpoints: the health gate could never pass", m, ready)}
+		}
+		p.Floor, p.FloorReason = m, "Request.MinHealthy"
+		return nil
+	}
+	p.Floor = min(healthy, ready)
+	p.FloorReason = fmt.Sprintf("%d healthy %s at plan time, capped by %d ready endpoints", healthy, what, ready)
+	if p.Floor < 1 {
+		p.Floor = 1
+		p.FloorReason += "; at least 1"
+	}
+	return nil
+}
+
+// inPlace plans the in-place strategy.
+func (pl *planner) inPlace(ctx context.Context) error {
+	p, req := pl.p, &pl.req
+	b, err := pl.binder.Build(ctx, tgbind.Request{
+		TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
+		Name: req.BindingName, MultiCluster: true,
+	})
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	p.Service.PodPorts = b.Service.PodPorts
+	p.Service.ReadyEndpoints = b.Service.ReadyEndpoints
+	obj := b.TargetGroupBinding.DeepCopy()
+	p.Binding = BindingPlan{
+		Namespace: obj.Namespace, Name: obj.Name, TargetGroupARN: pl.arn.Raw,
+		MultiCluster: obj.Spec.MultiClusterTargetGroup, Object: obj, Notes: b.Notes,
+	}
+
+	healthyNodes := 0
+	for _, r := range pl.reports {
+		rt := recorded(r)
+		switch r.Class {
+		case diagnose.ClassNode, diagnose.ClassGhost:
+			p.Recorded = append(p.Recorded, rt)
+			if r.Class == diagnose.ClassNode && r.State == string(elbv2types.TargetHealthStateEnumHealthy) && !leaving(r) {
+				healthyNodes++
+			}
+		case diagnose.ClassPod:
+			rt.Note = "a pod's address: left to the LBC"
+			p.Others = append(p.Others, rt)
+		default:
+			p.Others = append(p.Others, rt)
+			p.Warnings = append(p.Warnings, fmt.Sprintf("target %s is %s (%s): it is left in the target group", rt, r.Foreign, r.Note))
+		}
+	}
+	sortRecorded(p.Recorded)
+	sortRecorded(p.Others)
+	if err := pl.floor(healthyNodes, "node targets"); err != nil {
+		return err
+	}
+	if err := pl.healthCheck(); err != nil {
+		return err
+	}
+	pl.inPlaceSteps()
+	hc := p.HealthCheck.Target
+	p.Estimate = estimate(hc, p.TargetGroup.DeregistrationDelaySeconds, 0)
+	return nil
+}
+
+func recorded(r diagnose.TargetReport) RecordedTarget {
+	rt := RecordedTarget{TargetAddr: TargetAddr{IP: r.ID, Port: r.Port}, Class: string(r.Class), State: r.State, Reason: r.Reason, Note: r.Note}
+	if r.Node != nil {
+		rt.Node = r.Node.Name
+		if rt.Note == "" {
+			rt.Note = "node " + r.Node.Name
+			if leaving(r) {
+				rt.Note += ": " + leavingWhy(r)
+			}
+		}
+	}
+	if r.Pod != nil && rt.Note == "" {
+		rt.Note = "pod " + r.Pod.Namespace + "/" + r.Pod.Name
+	}
+	return rt
+}
+
+func sortRecorded(list []RecordedTarget) {
+	slices.SortFunc(list, func(a, b RecordedTarget) int {
+		if c := strings.Compare(a.IP, b.IP); c != 0 {
+			return c
+		}
+		return int(a.Port - b.Port)
+	})
+}
+
+// healthCheck plans the in-place health-check alignment: traffic-port and
+// the pods' readiness path. Now, when the node targets pass the new check
+// too (kube-proxy forwards their NodePort to a pod that answers the path:
+// externalTrafficPolicy Cluster); otherwise after their deregistration.
+func (pl *planner) healthCheck() error {
+	p := pl.p
+	orig := p.TargetGroup.HealthCheck
+	want := orig.clone()
+	want.Port = "traffic-port"
+	if p.Service.ReadinessPath != "" && (orig.Protocol == "HTTP" || orig.Protocol == "HTTPS" || orig.Protocol == "") {
+		want.Path = p.Service.ReadinessPath
+	}
+	p.HealthCheck = HealthCheckPlan{Original: orig, Target: want}
+	if want.Port == orig.Port && want.Path == orig.Path {
+		p.HealthCheck.Timing, p.HealthCheck.Reason = HealthCheckUnchanged, "already traffic-port and the pods' readiness path"
+		return nil
+	}
+	nodesPass := p.Service.ExternalTrafficPolicy != string(corev1.ServiceExternalTrafficPolicyLocal)
+	if nodesPass {
+		p.HealthCheck.Timing = HealthCheckBeforeBinding
+		p.HealthCheck.Reason = "the node targets pass it too: on traffic-port (their NodePort) kube-proxy forwards to a pod that answers " + orDash(want.Path)
+		return nil
+	}
+	// Node targets would fail the new check (externalTrafficPolicy Local:
+	// only nodes with a local endpoint answer). Pods fail the old one when
+	// it probes a fixed port that is not theirs: then there is no safe order.
+	if orig.Port != "traffic-port" && orig.Port != "" && !slices.Contains(p.Service.PodPorts, atoi32(orig.Port)) {
+		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn.Raw,
+			Reason: fmt.Sprintf("the health check probes port %s, which the pods fail, and with externalTrafficPolicy Local the node targets would fail traffic-port: set externalTrafficPolicy Cluster first", orig.Port)}
+	}
+	p.HealthCheck.Timing = HealthCheckAfterDeregistration
+	p.HealthCheck.Reason = "externalTrafficPolicy Local: nodes without a local endpoint would fail the new check, so it changes once the node targets are deregistered"
+	return nil
+}
+
+func atoi32(s string) int32 {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return int32(n)
+}
+
+func estimate(hc HealthCheckSettings, dereg, hold int32) Estimate {
+	e := Estimate{RegistrationSeconds: RegistrationSeconds, DeregistrationDelaySeconds: dereg, HoldSeconds: hold}
+	interval, healthy := int32(30), int32(5)
+	if hc.IntervalSeconds != nil {
+		interval = *hc.IntervalSeconds
+	}
+	if hc.HealthyThresholdCount != nil {
+		healthy = *hc.HealthyThresholdCount
+	}
+	e.HealthCheckSeconds = interval * healthy
+	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.DeregistrationDelaySeconds + e.HoldSeconds
+	return e
+}
+
+const (
+	callDescribe   = "elasticloadbalancing:Describe*"
+	callApplyTGB   = "kubernetes:apply targetgroupbindings"
+	callDeleteTGB  = "kubernetes:delete targetgroupbindings"
+	callListKube   = "kubernetes:list services,endpointslices,pods,nodes"
+	callModifyTG   = "elasticloadbalancing:ModifyTargetGroup"
+	callDereg      = "elasticloadbalancing:DeregisterTargets"
+	callReg        = "elasticloadbalancing:RegisterTargets"
+	callCreateTG   = "elasticloadbalancing:CreateTargetGroup"
+	callAddTags    = "elasticloadbalancing:AddTags"
+	callModifyAttr = "elasticloadbalancing:ModifyTargetGroupAttributes"
+	callDeleteTG   = "elasticloadbalancing:DeleteTargetGroup"
+	callListener   = "elasticloadbalancing:ModifyListener"
+	callRule       = "elasticloadbalancing:ModifyRule"
+)
+
+func (pl *planner) inPlaceSteps() {
+	p := pl.p
+	floor := fmt.Sprintf("at least %d healthy targets (the floor)", p.Floor)
+	tgName := p.TargetGroup.Name
+	align := Step{
+		ID: StepAlignHealthCheck, Title: "align the health check with the pods",
+		Preconditions: []string{"the target group still exists, of type ip"},
+		Effect:        fmt.Sprintf("ModifyTargetGroup %s: health check %s", tgName, hcString(p.HealthCheck.Target)),
+		Rollback:      "ModifyTargetGroup back to " + hcString(p.HealthCheck.Original),
+		Calls:         []string{callDescribe, callModifyTG}, Mutates: true,
+	}
+	bind := Step{
+		ID: StepBind, Phase: "adopt", Title: fmt.Sprintf("bind %s to the Service %s/%s", tgName, p.Service.Namespace, p.Service.Name),
+		Preconditions: []string{"tgbind's preflight passes (every check, server-side dry run included)"},
+		Effect:        fmt.Sprintf("server-side apply TargetGroupBinding %s/%s with multiClusterTargetGroup true: the LBC registers the pod endpoints beside the node targets and deregisters only what it registered", p.Binding.Namespace, p.Binding.Name),
+		Rollback:      "delete the binding once node targets are registered and healthy again: the LBC deregisters only its pod targets",
+		Calls:         []string{callApplyTGB, callDescribe}, Mutates: true,
+	}
+	gate := Step{
+		ID: StepGate, Phase: "adopt", Title: "wait until the pod targets are healthy",
+		Preconditions: []string{"the binding exists"},
+		Effect:        fmt.Sprintf("none, unless Karpenter removes a recorded node meanwhile: its target is deregistered early (with Port) so that no request reaches it; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d pod targets are healthy", p.Floor),
+		Rollback:      "nothing to undo",
+		Calls:         []string{callDescribe, callListKube, callDereg}, Mutates: true,
+	}
+	dereg := Step{
+		ID: StepDeregister, Phase: "remove", Title: fmt.Sprintf("deregister the %d recorded node targets and ghosts", len(p.Recorded)),
+		Preconditions: []string{
+			"before each batch, re-read: the healthy targets left after it are " + floor,
+			"every target of the batch is a recorded one, is not a ready pod endpoint now, and is not in the LBC's ConfigMap " + lbcTrackedPrefix + p.Binding.Name,
+		},
+		Effect:   "DeregisterTargets in batches of at most 200, every target with its Port; recorded targets already gone are skipped; targets added since the plan are reported, not removed",
+		Rollback: "register the nodes alive at rollback time on their NodePort, and wait until they are healthy",
+		Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
+	}
+	drain := Step{
+		ID: StepDrain, Phase: "remove", Title: "wait out the deregistration delay",
+		Effect:   fmt.Sprintf("none: wait until no recorded target is left, draining included (deregistration delay %ds)", p.TargetGroup.DeregistrationDelaySeconds),
+		Rollback: "nothing to undo",
+		Calls:    []string{callDescribe},
+	}
+	verify := Step{
+		ID: StepVerify, Phase: "verify", Title: "verify the target group holds only pod endpoints",
+		Effect:   fmt.Sprintf("none: checks that no recorded target is left, no target is unhealthy, every target is a pod (or the LBC tracks it) and at least %d are healthy", p.Floor),
+		Rollback: "nothing to undo",
+		Calls:    []string{callDescribe, callListKube},
+	}
+	switch p.HealthCheck.Timing {
+	case HealthCheckBeforeBinding:
+		align.Phase = "prepare"
+		p.Steps = []Step{align, bind, gate, dereg, drain, verify}
+	case HealthCheckAfterDeregistration:
+		align.Phase = "remove"
+		align.Preconditions = append(align.Preconditions, "no recorded node target is left registered (they would fail the new check)")
+		p.Steps = []Step{bind, gate, dereg, align, drain, verify}
+	default:
+		p.Steps = []Step{bind, gate, dereg, drain, verify}
+	}
+}
+
+// newTargetGroupName is "<old>-ip", or, when that exceeds 32 characters,
+// the old name cut short, a hash of the old ARN and "-ip".
+func newTargetGroupName(old, oldARN string) string {
+	if n := old + "-ip"; len(n) <= 32 {
+		return n
+	}
+	sum := sha256.Sum256([]byte(oldARN))
+	suffix := "-" + hex.EncodeToString(sum[:])[:6] + "-ip"
+	return strings.TrimRight(old[:32-len(suffix)], "-") + suffix
+}
+
+// blueGreen plans the blue/green strategy.
+func (pl *planner) blueGreen(ctx context.Context) error {
+	p, req := pl.p, &pl.req
+	old := p.TargetGroup
+	// Observe a binding that is never applied to learn the ready endpoints
+	// (tgbind cannot build one on an instance target group).
+	probe := &v1beta1.TargetGroupBinding{}
+	probe.Namespace = req.Namespace
+	probe.Spec.TargetGroupARN = pl.arn.Raw
+	probe.Spec.ServiceRef = v1beta1.ServiceReference{Name: req.Service, Port: pl.portRef()}
+	st, err := pl.binder.Observe(ctx, probe)
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	p.Service.ReadyEndpoints = st.Total
+	for _, e := range st.Endpoints {
+		if !slices.Contains(p.Service.PodPorts, e.Port) {
+			p.Service.PodPorts = append(p.Service.PodPorts, e.Port)
+		}
+	}
+	slices.Sort(p.Service.PodPorts)
+
+	name := req.NewTargetGroupName
+	if name == "" {
+		name = newTargetGroupName(old.Name, old.ARN)
+	}
+	if existing, err := pl.aws.targetGroupByName(ctx, name); err != nil {
+		_, err = pl.fail(err)
+		return err
+	} else if existing != nil {
+		tags, err := pl.aws.tags(ctx, aws.ToString(existing.TargetGroupArn), false)
+		if err != nil {
+			_, err = pl.fail(err)
+			return err
+		}
+		if !isOurs(tags, old.ARN) {
+			return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old.ARN,
+				Reason: fmt.Sprintf("a target group named %s exists and tgmigrate did not create it for %s: choose Request.NewTargetGroupName", name, old.Name)}
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("target group %s exists, made by tgmigrate for this target group: it is reused", name))
+	}
+
+	healthy := 0
+	for _, r := range pl.reports {
+		rt := recorded(r)
+		p.Others = append(p.Others, rt)
+		if r.State == string(elbv2types.TargetHealthStateEnumHealthy) && !leaving(r) {
+			healthy++
+		}
+	}
+	sortRecorded(p.Others)
+	if err := pl.floor(healthy, "targets of the old target group"); err != nil {
+		return err
+	}
+
+	routes, err := pl.routes(ctx)
+	if err != nil {
+		return err
+	}
+	steps, _ := weightSteps(req.WeightSteps)
+	hc := old.HealthCheck.clone()
+	hc.Port = "traffic-port"
+	if p.Service.ReadinessPath != "" {
+		hc.Path = p.Service.ReadinessPath
+	}
+	hold := req.StepHoldSeconds
+	switch {
+	case hold == 0 && hc.IntervalSeconds != nil:
+		hold = *hc.IntervalSeconds
+	case hold == 0:
+		hold = 30
+	case hold < 0:
+		hold = 0
+	}
+	port := old.Port
+	if len(p.Service.PodPorts) == 1 {
+		port = p.Service.PodPorts[0]
+	}
+	attrs := map[string]string{}
+	all, err := pl.aws.attributes(ctx, pl.arn.Raw, false)
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	for _, k := range clonedAttributes {
+		if v, ok := all[k]; ok {
+			attrs[k] = v
+		}
+	}
+	p.BlueGreen = &BlueGreenPlan{
+		NewTargetGroup: NewTargetGroupSpec{
+			Name: name, Protocol: old.Protocol, ProtocolVersion: old.ProtocolVersion, Port: port, VPCID: old.VPCID,
+			IPAddressType: old.IPAddressType, HealthCheck: hc, Attributes: attrs,
+			Tags: map[string]string{TagCreatedBy: ManagedBy, TagSourceTargetGroup: old.ARN,
+				TagPlanID: planID(StrategyBlueGreen, pl.arn.Raw, req.Namespace, req.Service, req.Port)},
+		},
+		Routes: routes, WeightSteps: steps, StepHoldSeconds: hold,
+	}
+	bindingName := req.BindingName
+	if bindingName == "" {
+		bindingName = tgbind.Name(req.Service, pl.portRef(), name)
+	}
+	p.Binding = BindingPlan{Namespace: req.Namespace, Name: bindingName, MultiCluster: true,
+		Notes: []string{"built by tgbind once the new target group exists"}}
+	p.HealthCheck = HealthCheckPlan{Original: old.HealthCheck, Target: hc, Timing: HealthCheckOnNewTargetGroup,
+		Reason: "the old target group keeps its health check; the new one checks the pods on traffic-port"}
+	pl.blueGreenSteps()
+	p.Estimate = estimate(hc, 0, hold*int32(len(steps)-1))
+	return nil
+}
+
+// routes finds the forward actions that send to the old target group: the
+// listeners' default actions and their rules, on every load balancer that
+// uses it. Each must forward to the old target group alone.
+func (pl *planner) routes(ctx context.Context) ([]RoutePlan, error) {
+	old := pl.arn.Raw
+	var out []RoutePlan
+	check := func(listener, rule string, actions []elbv2types.Action) error {
+		for _, a := range actions {
+			if a.Type != elbv2types.ActionTypeEnumForward {
+				continue
+			}
+			tgs := forwardTargets(a)
+			if !slices.ContainsFunc(tgs, func(w TargetGroupWeight) bool { return w.TargetGroupARN == old }) {
+				continue
+			}
+			if len(tgs) != 1 {
+				where := "listener " + listener
+				if rule != "" {
+					where = "rule " + rule
+				}
+				return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old,
+					Reason: fmt.Sprintf("%s forwards to %d target groups; blue/green shifts only a forward action that names the old target group alone", where, len(tgs))}
+			}
+			out = append(out, RoutePlan{ListenerARN: listener, RuleARN: rule, Weights: tgs})
+		}
+		return nil
+	}
+	lbs := slices.Clone(pl.tg.LoadBalancerArns)
+	slices.Sort(lbs)
+	for _, lb := range lbs {
+		ls, err := pl.aws.listeners(ctx, lb)
+		if err != nil {
+			return nil, fmt.Errorf("cutover: plan: %w", err)
+		}
+		for _, l := range ls {
+			la := aws.ToString(l.ListenerArn)
+			if err := check(la, "", l.DefaultActions); err != nil {
+				return nil, err
+			}
+			rs, err := pl.aws.rules(ctx, la)
+			if err != nil {
+				return nil, fmt.Errorf("cutover: plan: %w", err)
+			}
+			for _, r := range rs {
+				if aws.ToBool(r.IsDefault) {
+					continue // the listener's default action, seen above
+				}
+				if err := check(la, aws.ToString(r.RuleArn), r.Actions); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old,
+			Reason: "no listener or rule forwards to it: there is no traffic to shift"}
+	}
+	return out, nil
+}
+
+// forwardTargets lists a forward action's target groups and weights.
+func forwardTargets(a elbv2types.Action) []TargetGroupWeight {
+	var out []TargetGroupWeight
+	if a.ForwardConfig != nil && len(a.ForwardConfig.TargetGroups) > 0 {
+		for _, t := range a.ForwardConfig.TargetGroups {
+			w := int32(1)
+			if t.Weight != nil {
+				w = *t.Weight
+			}
+			out = append(out, TargetGroupWeight{TargetGroupARN: aws.ToString(t.TargetGroupArn), Weight: w})
+		}
+		return out
+	}
+	if a.TargetGroupArn != nil {
+		out = append(out, TargetGroupWeight{TargetGroupARN: *a.TargetGroupArn, Weight: 1})
+	}
+	return out
+}
+
+func (pl *planner) blueGreenSteps() {
+	p := pl.p
+	bg := p.BlueGreen
+	ntg := bg.NewTargetGroup.Name
+	routes := fmt.Sprintf("%d forward actions", len(bg.Routes))
+	if len(bg.Routes) == 1 {
+		routes = "forward action"
+	}
+	modify := []string{callDescribe}
+	for _, r := range bg.Routes {
+		c := callListener
+		if r.RuleARN != "" {
+			c = callRule
+		}
+		if !slices.Contains(modify, c) {
+			modify = append(modify, c)
+		}
+	}
+	p.Steps = append(p.Steps, Step{
+		ID: StepCreateTargetGroup, Phase: "prepare", Title: "create the ip target group " + ntg,
+		Preconditions: []string{"no target group of that name, or one tgmigrate created for this one (its tags say so)"},
+		Effect:        fmt.Sprintf("CreateTargetGroup %s (ip, %s:%d, health check %s), tagged %s=%s; its attributes copied from %s", ntg, bg.NewTargetGroup.Protocol, bg.NewTargetGroup.Port, hcString(bg.NewTargetGroup.HealthCheck), TagCreatedBy, ManagedBy, p.TargetGroup.Name),
+		Rollback:      "DeleteTargetGroup, once no forward action uses it and only if its tags say tgmigrate created it",
+		Calls:         []string{callDescribe, callCreateTG, callAddTags, callModifyAttr}, Mutates: true,
+	})
+	for _, w := range bg.WeightSteps {
+		s := Step{ID: StepShift(w), Phase: "shift-" + strconv.Itoa(int(w)), Weight: w, Calls: modify, Mutates: true,
+			Rollback: "put the original forward actions back (the old target group alone)"}
+		if w == 0 {
+			s.Phase = "prepare"
+			s.Title = "attach " + ntg + " at weight 0"
+			s.Preconditions = []string{"each forward action still sends to the old target group alone"}
+			s.Effect = fmt.Sprintf("the %s: the old target group at 100 and %s at 0: no traffic, but a target group no load balancer uses is never health checked", routes, ntg)
+			p.Steps = append(p.Steps, s)
+			p.Steps = append(p.Steps,
+				Step{ID: StepBind, Phase: "adopt", Title: "bind " + ntg + " to the Service " + p.Service.Namespace + "/" + p.Service.Name,
+					Preconditions: []string{"tgbind builds the binding for the new target group; its preflight passes"},
+					Effect:        fmt.Sprintf("server-side apply TargetGroupBinding %s/%s: the LBC registers the pod endpoints in %s", p.Binding.Namespace, p.Binding.Name, ntg),
+					Rollback:      "delete the binding after the weights are back on the old target group",
+					Calls:         []string{callApplyTGB, callDescribe}, Mutates: true},
+				Step{ID: StepGate, Phase: "adopt", Title: "wait until the pod targets of " + ntg + " are healthy",
+					Effect:   fmt.Sprintf("none, unless Karpenter removes a node of the old target group meanwhile: its target there is deregistered early (with Port) so that no request reaches it, and should the old target group run out of healthy targets, every route forwards to the new one at once; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d are healthy", p.Floor),
+					Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube, callDereg}, Mutates: true})
+			continue
+		}
+		s.Title = fmt.Sprintf("shift %d%% of the traffic to %s", w, ntg)
+		s.Preconditions = []string{fmt.Sprintf("%s has at least %d healthy targets and none unhealthy", ntg, p.Floor),
+			"each forward action still sends to the two target groups as set before"}
+		s.Effect = fmt.Sprintf("the %s: %d to the old target group and %d to %s; held %ds watching health (as in the gate, old targets of nodes Karpenter removes are deregistered early), then judged by the analysis hook; a route already further along is left as it is", routes, 100-w, w, ntg, bg.StepHoldSeconds)
+		s.Calls = append(slices.Clone(modify), callDereg)
+		p.Steps = append(p.Steps, s)
+	}
+	p.Steps = append(p.Steps,
+		Step{ID: StepDetach, Phase: "detach", Title: "detach the old target group " + p.TargetGroup.Name,
+			Preconditions: []string{"every forward action sends 100% to " + ntg},
+			Effect:        fmt.Sprintf("the %s: %s alone; the old target group stays, with its targets, unused", routes, ntg),
+			Rollback:      "attach the old target group again, register the live nodes in it, wait until healthy, then put the original forward actions back",
+			Calls:         modify, Mutates: true},
+		Step{ID: StepVerify, Phase: "verify", Title: "verify " + ntg + " serves alone",
+			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone and that at least %d of its targets are healthy, none unhealthy", ntg, p.Floor),
+			Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube}})
+}

@@ -1,0 +1,723 @@
+package cutover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// The rollback actions, in the order they may run.
+const (
+	// RollbackAttachOld puts the old target group back into the forward
+	// actions at weight 0 when blue/green detached it: a target group no
+	// load balancer uses is never health checked.
+	RollbackAttachOld = "attach-old"
+	// RollbackRegisterNodes registers the nodes alive now on the NodePort.
+	RollbackRegisterNodes = "register-nodes"
+	// RollbackWaitNodes waits until they are healthy.
+	RollbackWaitNodes = "wait-nodes"
+	// RollbackRestoreRoutes puts the original forward actions back.
+	RollbackRestoreRoutes = "restore-routes"
+	// RollbackDeleteBinding deletes the binding; the LBC then deregisters
+	// the pod targets it registered, and only those.
+	RollbackDeleteBinding = "delete-binding"
+	// RollbackDeleteTargetGroup deletes the target group blue/green
+	// created, when its tags say tgmigrate did.
+	RollbackDeleteTargetGroup = "delete-target-group"
+	// RollbackRestoreHealthCheck puts the original health check back.
+	RollbackRestoreHealthCheck = "restore-health-check"
+)
+
+// bindingGoneTimeout bounds the wait for the LBC to finish a binding's
+// deletion (its finalizer).
+const bindingGoneTimeout = 2 * time.Minute
+
+// RollbackResult reports a [Rollback]. It is plain data.
+type RollbackResult struct {
+	// PlanID is the plan rolled back.
+	PlanID string `json:"planID"`
+	// Completed says every action is done; NothingToDo that the journal
+	// showed nothing to undo (no journal, or a finished rollback).
+	Completed   bool `json:"completed"`
+	NothingToDo bool `json:"nothingToDo,omitempty"`
+	// Reason is why it ran.
+	Reason string `json:"reason,omitempty"`
+	// Actions has one entry per action this run reached.
+	Actions []StepResult `json:"actions"`
+	// Registered are the node targets it registered; Retired the
+	// recorded or registered node targets it deregistered because their
+	// node was leaving.
+	Registered []TargetAddr `json:"registered,omitempty"`
+	Retired    []TargetAddr `json:"retired,omitempty"`
+	// StartedAt, FinishedAt and Seconds time it on the injected clock.
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Seconds    float64   `json:"seconds"`
+	// Calls and MutatingCalls count its ELBv2 calls.
+	Calls         map[string]int `json:"calls"`
+	MutatingCalls int            `json:"mutatingCalls"`
+	// Warnings are things the operator should know.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Source is what [Rollback] starts from: a *[Plan], whose journal it
+// loads, or a *[State], for example from [ConfigMapJournal.Inspect] when
+// the plan is gone.
+type Source interface{ rollbackSource() }
+
+func (*Plan) rollbackSource()  {}
+func (*State) rollbackSource() {}
+
+// Rollback returns the target group to a working pre-migration state, from
+// any point of a cutover, including after it completed:
+//
+//  1. (blue/green, when the old target group was detached) attach it again
+//     at weight 0, so that its targets are health checked;
+//  2. register, on the NodePort, the nodes that are alive NOW (Ready and
+//     not leaving), not the recorded IPs: those nodes may be gone;
+//  3. wait until they are healthy (at least the floor, or every live node),
+//     retiring node targets whose node Karpenter is removing meanwhile;
+//  4. (blue/green) put the original forward actions back: the weights go
+//     back to the old target group before anything else is removed;
+//  5. delete the binding: in multi-cluster mode the LBC deregisters only the
+//     pod targets it registered;
+//  6. (blue/green) delete the target group tgmigrate created, when its tags
+//     say so;
+//  7. restore the health check.
+//
+// Each action checks the world first and makes no call when there is
+// nothing to do, so Rollback is idempotent; it is journaled (the state's
+// Rollback record), so it resumes after a crash, and the plan's steps end
+// rolled-back: Execute then refuses the plan. It takes the target group's
+// lock like Execute. Options: WithJournal (required with a *State that did
+// not come from the default ConfigMapJournal), WithLock, WithObserver,
+// WithHook, WithRetry, WithPollInterval, WithBatchSize, WithGateTimeout,
+// WithReason.
+func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*RollbackResult, error) {
+	e, err := env.resolve("rollback")
+	if err != nil {
+		return nil, err
+	}
+	o := collect(opts)
+	var r *runner
+	var st *State
+	switch s := src.(type) {
+	case *Plan:
+		if err := s.validate("rollback"); err != nil {
+			return nil, err
+		}
+		if r, err = newRunner(e, o, s, s.TargetGroup.ARN, s.Binding.Namespace); err != nil {
+			return nil, err
+		}
+		st, err = r.j.Load(ctx, s.Ref())
+		if IsNoJournal(err) {
+			now := e.clock.Now()
+			return &RollbackResult{PlanID: s.ID, Completed: true, NothingToDo: true, Reason: "no journal: the plan never ran",
+				StartedAt: now, FinishedAt: now, Calls: map[string]int{}}, nil
+		}
+	case *State:
+		if s == nil {
+			return nil, &InputError{Op: "rollback", Field: "state", Reason: "nil"}
+		}
+		if err := s.Validate(); err != nil {
+			return nil, &InputError{Op: "rollback", Field: "state", Reason: err.Error()}
+		}
+		if s.Restore == nil || s.TargetGroupARN == "" {
+			return nil, &InputError{Op: "rollback", Field: "state", Reason: "it records no target group or no restore information: it was not written by Execute"}
+		}
+		if r, err = newRunner(e, o, nil, s.TargetGroupARN, s.Restore.Namespace); err != nil {
+			return nil, err
+		}
+		// Load it through the journal, so that saves carry its version.
+		st, err = r.j.Load(ctx, s.Plan)
+		if IsNoJournal(err) {
+			st, err = s.Clone(), nil
+			st.Revision = 0
+		}
+	default:
+		return nil, &InputError{Op: "rollback", Field: "source", Reason: "nil"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cutover: rollback: %w", err)
+	}
+	r.st = st
+	if st.RolledBack() {
+		now := e.clock.Now()
+		return &RollbackResult{PlanID: st.Plan.ID, Completed: true, NothingToDo: true, Reason: "already rolled back",
+			StartedAt: now, FinishedAt: now, Calls: map[string]int{}}, nil
+	}
+	if err := r.lock.Acquire(ctx); err != nil {
+		return nil, fmt.Errorf("cutover: rollback: %w", err)
+	}
+	r.held, r.renewedAt = true, e.clock.Now()
+	reason := o.reason
+	if reason == "" {
+		reason = "requested"
+	}
+	res, err := r.rollback(ctx, reason)
+	if errors.Is(err, ErrInterrupted) {
+		return res, err // a crash: the lease and the journal stay as they are
+	}
+	if rerr := r.lock.Release(context.WithoutCancel(ctx)); rerr != nil && !IsLostLock(rerr) {
+		err = errors.Join(err, rerr)
+	}
+	return res, err
+}
+
+// rollbackActions lists the actions of a strategy. The health check is
+// restored last, unless node targets fail the aligned one (it was aligned
+// after their deregistration): then first.
+func rollbackActions(strategy string, healthCheckFirst bool) []Step {
+	mk := func(id, title string) Step { return Step{ID: id, Phase: "rollback", Title: title} }
+	register := mk(RollbackRegisterNodes, "register the nodes alive now on the NodePort")
+	wait := mk(RollbackWaitNodes, "wait until the node targets are healthy")
+	del := mk(RollbackDeleteBinding, "delete the binding")
+	hc := mk(RollbackRestoreHealthCheck, "restore the health check")
+	if strategy == string(StrategyBlueGreen) {
+		return []Step{
+			mk(RollbackAttachOld, "attach the old target group again at weight 0"),
+			register, wait,
+			mk(RollbackRestoreRoutes, "put the original forward actions back"),
+			del,
+			mk(RollbackDeleteTargetGroup, "delete the target group tgmigrate created"),
+			hc,
+		}
+	}
+	if healthCheckFirst {
+		return []Step{hc, register, wait, del}
+	}
+	return []Step{register, wait, del, hc}
+}
+
+// rollback runs the rollback actions with the lock held and r.st loaded.
+func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, error) {
+	st := r.st
+	before := r.counts.snapshot()
+	res := &RollbackResult{PlanID: st.Plan.ID, Reason: reason, StartedAt: r.e.clock.Now()}
+	done := func(err error) (*RollbackResult, error) {
+		res.FinishedAt = r.e.clock.Now()
+		res.Seconds = res.FinishedAt.Sub(res.StartedAt).Seconds()
+		res.Calls = map[string]int{}
+		for op, n := range r.counts.snapshot() {
+			if d := n - before[op]; d > 0 {
+				res.Calls[op] = d
+			}
+		}
+		res.MutatingCalls = mutating(res.Calls)
+		return res, err
+	}
+	if st.Restore == nil {
+		return done(&InputError{Op: "rollback", Field: "journal", Reason: "no restore information"})
+	}
+	if st.Rollback == nil {
+		st.Rollback = &RollbackRecord{StartedAt: res.StartedAt, Reason: reason}
+		if err := r.save(ctx); err != nil {
+			return done(err)
+		}
+	}
+	rb := &rollbackRun{runner: r, res: res}
+	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst) {
+		if slices.Contains(st.Rollback.Done, a.ID) {
+			res.Actions = append(res.Actions, StepResult{ID: a.ID, Status: StepDone, Skipped: true})
+			r.o.observer.StepFinished(StepEvent{Step: a, At: r.e.clock.Now(), Skipped: true})
+			continue
+		}
+		start := r.e.clock.Now()
+		calls := r.mutatingSoFar()
+		r.o.observer.StepStarted(StepEvent{Step: a, At: start})
+		r.e.log.Info("rollback action started", "action", a.ID)
+		err := rb.run(ctx, a.ID)
+		sr := StepResult{ID: a.ID, Status: StepDone, StartedAt: start, FinishedAt: r.e.clock.Now(), MutatingCalls: r.mutatingSoFar() - calls}
+		if err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return done(err)
+			}
+			sr.Status, sr.Error = StepFailed, err.Error()
+			res.Actions = append(res.Actions, sr)
+			r.o.observer.StepFinished(StepEvent{Step: a, At: sr.FinishedAt, Err: err})
+			return done(fmt.Errorf("cutover: rollback: %s: %w", a.ID, err))
+		}
+		res.Actions = append(res.Actions, sr)
+		st.Rollback.Done = append(st.Rollback.Done, a.ID)
+		if err := r.save(ctx); err != nil {
+			return done(err)
+		}
+		r.o.observer.StepFinished(StepEvent{Step: a, At: sr.FinishedAt})
+		if err := r.hook(ctx, Event{Kind: EventRollback, Step: a.ID}); err != nil {
+			return done(err)
+		}
+	}
+	now := r.e.clock.Now()
+	for i := range st.Steps {
+		if st.Steps[i].Status != StepPending {
+			_ = st.SetStep(st.Steps[i].ID, StepRolledBack, now, nil)
+		}
+	}
+	st.Rollback.FinishedAt = now
+	if err := r.save(ctx); err != nil {
+		return done(err)
+	}
+	res.Completed = true
+	r.e.log.Info("rolled back", "plan", st.Plan.ID)
+	return done(nil)
+}
+
+// rollbackRun carries one rollback's state between actions.
+type rollbackRun struct {
+	*runner
+	res *RollbackResult
+}
+
+func (rb *rollbackRun) run(ctx context.Context, id string) error {
+	switch id {
+	case RollbackAttachOld:
+		return rb.attachOld(ctx)
+	case RollbackRegisterNodes:
+		return rb.registerNodes(ctx)
+	case RollbackWaitNodes:
+		return rb.waitNodes(ctx)
+	case RollbackRestoreRoutes:
+		return rb.restoreRoutes(ctx)
+	case RollbackDeleteBinding:
+		return rb.deleteBinding(ctx)
+	case RollbackDeleteTargetGroup:
+		return rb.deleteTargetGroup(ctx)
+	case RollbackRestoreHealthCheck:
+		return rb.restoreHealthCheck(ctx)
+	}
+	return fmt.Errorf("unknown rollback action %s", id)
+}
+
+// newTG returns the target group blue/green created: the journal's, or the
+// one of the planned name whose tags say tgmigrate created it for this
+// target group (a crash may have come between its creation and the save).
+func (rb *rollbackRun) newTG(ctx context.Context) (string, error) {
+	st := rb.st
+	if st.CreatedTargetGroupARN != "" {
+		return st.CreatedTargetGroupARN, nil
+	}
+	if st.Restore.NewTargetGroupName == "" {
+		return "", nil
+	}
+	tg, err := rb.aws.targetGroupByName(ctx, st.Restore.NewTargetGroupName)
+	if err != nil || tg == nil {
+		return "", err
+	}
+	arn := aws.ToString(tg.TargetGroupArn)
+	tags, err := rb.aws.tags(ctx, arn, false)
+	if err != nil {
+		return "", err
+	}
+	if !isOurs(tags, rb.tgARN) {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("target group %s exists but tgmigrate did not create it for this one: left alone", arn))
+		return "", nil
+	}
+	return arn, nil
+}
+
+// attachOld puts the old target group back into each route at weight 0
+// where it is missing.
+func (rb *rollbackRun) attachOld(ctx context.Context) error {
+	nw, err := rb.newTG(ctx)
+	if err != nil || nw == "" {
+		return err
+	}
+	for _, route := range rb.st.Restore.Routes {
+		actions, err := rb.routeActions(ctx, route.Resource)
+		if err != nil {
+			return err
+		}
+		var cur []TargetGroupWeight
+		for _, a := range actions {
+			if tgs := forwardTargets(a); slices.ContainsFunc(tgs, func(w TargetGroupWeight) bool { return w.TargetGroupARN == nw || w.TargetGroupARN == rb.tgARN }) {
+				cur = tgs
+			}
+		}
+		if slices.ContainsFunc(cur, func(w TargetGroupWeight) bool { return w.TargetGroupARN == rb.tgARN }) {
+			continue
+		}
+		want := []TargetGroupWeight{{TargetGroupARN: rb.tgARN, Weight: 0}, {TargetGroupARN: nw, Weight: 100}}
+		if err := rb.setRoute(ctx, RollbackAttachOld, route.Resource, want, []string{rb.tgARN, nw}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeTarget is the target a live node gets in the old target group.
+func (rb *rollbackRun) nodeTarget(n liveNode) TargetAddr {
+	id := n.IP
+	if rb.st.Restore.TargetType == "instance" {
+		id = n.InstanceID
+	}
+	return TargetAddr{IP: id, Port: rb.st.Restore.NodePort}
+}
+
+// registerNodes registers every live node that has no target (or only a
+// draining one) in the old target group, in batches, with Port.
+func (rb *rollbackRun) registerNodes(ctx context.Context) error {
+	ns, err := nodes(ctx, rb.e.Client, nil)
+	if err != nil {
+		return err
+	}
+	health, err := rb.aws.health(ctx, rb.tgARN, false)
+	if err != nil {
+		return err
+	}
+	present := map[TargetAddr]bool{}
+	for _, d := range health {
+		if d.TargetHealth == nil || string(d.TargetHealth.State) != stateDraining {
+			present[addrOf(d)] = true
+		}
+	}
+	_, err = rb.registerMissing(ctx, ns.live, present)
+	return err
+}
+
+// registerMissing registers the live nodes whose target is not in present,
+// and returns every live node's target.
+func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, present map[TargetAddr]bool) ([]TargetAddr, error) {
+	if rb.st.Restore.NodePort == 0 {
+		if !slices.Contains(rb.res.Warnings, noNodePort) {
+			rb.res.Warnings = append(rb.res.Warnings, noNodePort)
+		}
+		return nil, nil
+	}
+	var all, missing []TargetAddr
+	for _, n := range live {
+		t := rb.nodeTarget(n)
+		if t.IP == "" {
+			continue
+		}
+		all = append(all, t)
+		if !present[t] {
+			missing = append(missing, t)
+		}
+	}
+	for len(missing) > 0 {
+		batch := missing[:min(len(missing), rb.o.batchSize)]
+		if err := rb.renew(ctx); err != nil {
+			return nil, err
+		}
+		if err := rb.aws.register(ctx, rb.tgARN, batch); err != nil {
+			return nil, err
+		}
+		rb.st.Rollback.Registered = append(rb.st.Rollback.Registered, batch...)
+		rb.res.Registered = append(rb.res.Registered, batch...)
+		rb.e.log.Info("registered node targets", "targets", len(batch))
+		if err := rb.save(ctx); err != nil {
+			return nil, err
+		}
+		missing = missing[len(batch):]
+	}
+	return all, nil
+}
+
+const noNodePort = "no NodePort known: no node target registered"
+
+// waitNodes waits until the live nodes' targets are healthy: every one
+// that was live at the first observation and still is, and at least the
+// floor (or every live node, when fewer). Nodes that come up meanwhile are
+// registered as they appear, and node targets of ours whose node is
+// leaving are retired while another healthy target serves. For blue/green,
+// while the old target group has no healthy target left, the new one
+// takes the traffic (see holdOnNew).
+//
+// It also waits until Karpenter replaces no node (none disrupting, no
+// NodeClaim Drifted): static node targets are what breaks under churn, so
+// the pod targets the LBC keeps current stay until the nodes settle. When
+// the gate timeout comes with the node targets healthy but the nodes not
+// settled, the rollback goes on and warns.
+func (rb *rollbackRun) waitNodes(ctx context.Context) error {
+	var baseline map[TargetAddr]bool
+	healthyEnough := false
+	var unsettled []string
+	floor := rb.st.Restore.Floor
+	est := time.Duration(RegistrationSeconds+150) * time.Second
+	if rb.plan != nil {
+		est = time.Duration(rb.plan.Estimate.RegistrationSeconds+rb.plan.Estimate.HealthCheckSeconds) * time.Second
+	}
+	rb.o.observer.Waiting(Wait{Step: RollbackWaitNodes, What: "node targets healthy", Until: rb.e.clock.Now().Add(est)})
+	err := rb.poll(ctx, RollbackWaitNodes, "the live nodes' targets to be healthy and the nodes to settle", rb.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+		v, err := rb.observe(ctx, rb.tgARN, nil, rb.st.Restore.TargetType, "")
+		if err != nil {
+			return false, "", err
+		}
+		ns, err := nodes(ctx, rb.e.Client, v.snap)
+		if err != nil {
+			return false, "", err
+		}
+		unsettled = ns.unsettled
+		present := map[TargetAddr]bool{}
+		for t, vt := range v.targets {
+			present[t] = vt.state != stateDraining
+		}
+		live, err := rb.registerMissing(ctx, ns.live, present)
+		if err != nil {
+			return false, "", err
+		}
+		if err := rb.retireOurs(ctx, v); err != nil {
+			return false, "", err
+		}
+		if err := rb.holdOnNew(ctx, v); err != nil {
+			return false, "", err
+		}
+		if baseline == nil {
+			baseline = map[TargetAddr]bool{}
+			for _, t := range live {
+				baseline[t] = true
+			}
+		}
+		healthy, ok := 0, true
+		for _, t := range live {
+			vt, reg := v.targets[t]
+			switch {
+			case reg && vt.state == stateHealthy:
+				healthy++
+			case baseline[t]:
+				ok = false
+			}
+		}
+		need := min(floor, len(live))
+		rb.progress(RollbackWaitNodes, rb.tgARN, v, healthy, len(live))
+		healthyEnough = ok && healthy >= need && len(live) > 0
+		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %d nodes being replaced", healthy, len(live), need, len(unsettled))
+		return healthyEnough && len(unsettled) == 0, desc, nil
+	})
+	if IsTimeout(err) && healthyEnough {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("Karpenter was still replacing nodes %v when the wait ended: the rollback went on; their node targets will fail when they go", unsettled))
+		return nil
+	}
+	return err
+}
+
+// holdOnNew keeps a blue/green rollback from starving: when the old target
+// group holds no healthy target that will keep serving (Karpenter took its
+// nodes, and the live nodes' targets are still in their health checks)
+// while the new one has healthy pod targets, every route forwards to the
+// new one alone until restore-routes puts the original weights back.
+func (rb *rollbackRun) holdOnNew(ctx context.Context, old *view) error {
+	if rb.st.Strategy != string(StrategyBlueGreen) || old.servingHealthy > 0 {
+		return nil
+	}
+	nw, err := rb.newTG(ctx)
+	if err != nil || nw == "" {
+		return err
+	}
+	health, err := rb.aws.health(ctx, nw, false)
+	if err != nil {
+		return err
+	}
+	healthy := 0
+	for _, d := range health {
+		if d.TargetHealth != nil && string(d.TargetHealth.State) == stateHealthy {
+			healthy++
+		}
+	}
+	if healthy == 0 {
+		return nil
+	}
+	want := []TargetGroupWeight{{TargetGroupARN: rb.tgARN, Weight: 0}, {TargetGroupARN: nw, Weight: 100}}
+	for _, route := range rb.st.Restore.Routes {
+		before := len(rb.st.Weights)
+		if err := rb.setRoute(ctx, RollbackWaitNodes, route.Resource, want, []string{rb.tgARN, nw}, nil); err != nil {
+			return err
+		}
+		if len(rb.st.Weights) > before {
+			rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("the old target group had no healthy target left: %s forwards to %s until its node targets are healthy", route.Resource, nw))
+		}
+	}
+	return nil
+}
+
+// retireOurs deregisters the node targets of ours (recorded by the plan or
+// registered by the rollback) whose node is leaving or gone, while another
+// healthy target serves.
+func (rb *rollbackRun) retireOurs(ctx context.Context, v *view) error {
+	if v.servingHealthy < 1 {
+		return nil
+	}
+	var batch []TargetAddr
+	for _, t := range v.order {
+		vt := v.targets[t]
+		ours := slices.Contains(rb.st.Restore.Recorded, t) || slices.Contains(rb.st.Rollback.Registered, t)
+		if !ours || vt.state == stateDraining || !leaving(vt.report) {
+			continue
+		}
+		if vt.report.Class != diagnose.ClassNode && vt.report.Class != diagnose.ClassGhost {
+			continue
+		}
+		batch = append(batch, t)
+	}
+	for len(batch) > 0 {
+		n := min(len(batch), rb.o.batchSize)
+		if err := rb.renew(ctx); err != nil {
+			return err
+		}
+		if err := rb.aws.deregister(ctx, rb.tgARN, batch[:n]); err != nil {
+			return err
+		}
+		rb.res.Retired = append(rb.res.Retired, batch[:n]...)
+		rb.st.Notes = append(rb.st.Notes, "rollback retired targets of leaving nodes: "+joinAddrs(batch[:n]))
+		if err := rb.save(ctx); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// restoreRoutes puts every route's original forward action back.
+func (rb *rollbackRun) restoreRoutes(ctx context.Context) error {
+	nw, err := rb.newTG(ctx)
+	if err != nil {
+		return err
+	}
+	allowed := []string{rb.tgARN}
+	if nw != "" {
+		allowed = append(allowed, nw)
+	}
+	for _, route := range rb.st.Restore.Routes {
+		if err := rb.setRoute(ctx, RollbackRestoreRoutes, route.Resource, route.Weights, allowed, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteBinding deletes the plan's binding when it exists, points at the
+// plan's target group (or the one blue/green created) and is tgmigrate's,
+// then waits for the LBC to finish with it.
+func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
+	name := rb.st.Binding.Name
+	if name == "" {
+		name = rb.st.Restore.BindingName
+	}
+	if name == "" {
+		return nil
+	}
+	key := types.NamespacedName{Namespace: rb.ns, Name: name}
+	var cur v1beta1.TargetGroupBinding
+	err := rb.e.Client.Get(ctx, key, &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("get binding %s: %w", key, err)
+	}
+	nw, err := rb.newTG(ctx)
+	if err != nil {
+		return err
+	}
+	if arn := cur.Spec.TargetGroupARN; arn != rb.tgARN && (nw == "" || arn != nw) {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("binding %s binds %s, not this cutover's target group: left alone", key, arn))
+		return nil
+	}
+	if cur.DeletionTimestamp.IsZero() {
+		if err := rb.renew(ctx); err != nil {
+			return err
+		}
+		var res *tgbind.DeleteResult
+		err := rb.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+			res, err = rb.binder.Delete(ctx, key)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		rb.res.Warnings = append(rb.res.Warnings, res.Warnings...)
+	}
+	err = rb.poll(ctx, RollbackDeleteBinding, "the LBC to finish deleting the binding", bindingGoneTimeout, func(ctx context.Context) (bool, string, error) {
+		err := rb.e.Client.Get(ctx, key, &v1beta1.TargetGroupBinding{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, "", nil
+		case err != nil:
+			return false, "", err
+		}
+		return false, "the binding still has its finalizer", nil
+	})
+	if IsTimeout(err) {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("binding %s is still being deleted after %v: is the LBC running?", key, bindingGoneTimeout))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The LBC deregistered what it tracked. Had a node target found its way
+	// into its ConfigMap, it is gone now: register the live nodes again,
+	// and wait for them when any was missing.
+	before := len(rb.res.Registered)
+	if err := rb.registerNodes(ctx); err != nil {
+		return err
+	}
+	if len(rb.res.Registered) > before {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("the LBC deregistered %d node targets with the binding (its ConfigMap tracked them): registered again", len(rb.res.Registered)-before))
+		return rb.waitNodes(ctx)
+	}
+	return nil
+}
+
+// deleteTargetGroup deletes the target group blue/green created, when its
+// tags say tgmigrate did.
+func (rb *rollbackRun) deleteTargetGroup(ctx context.Context) error {
+	arn, err := rb.newTG(ctx)
+	if err != nil || arn == "" {
+		return err
+	}
+	tags, err := rb.aws.tags(ctx, arn, false)
+	switch {
+	case errors.Is(err, awserr.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	if !isOurs(tags, rb.tgARN) {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("target group %s is not tagged %s=%s for this target group: left alone", arn, TagCreatedBy, ManagedBy))
+		return nil
+	}
+	if err := rb.renew(ctx); err != nil {
+		return err
+	}
+	err = rb.aws.deleteTargetGroup(ctx, arn)
+	if errors.Is(err, awserr.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// restoreHealthCheck puts the original health check back when tgmigrate
+// changed it.
+func (rb *rollbackRun) restoreHealthCheck(ctx context.Context) error {
+	orig := rb.st.HealthCheck.Original
+	if orig == nil {
+		return nil
+	}
+	tg, err := rb.aws.targetGroup(ctx, rb.tgARN, false)
+	if err != nil {
+		return err
+	}
+	diff := orig.changesFrom(healthCheckOf(tg))
+	if diff.empty() {
+		return nil
+	}
+	if err := rb.renew(ctx); err != nil {
+		return err
+	}
+	if err := rb.aws.modifyHealthCheck(ctx, rb.tgARN, diff); err != nil {
+		return err
+	}
+	rb.st.HealthCheck.Aligned = false
+	return nil
+}
