@@ -454,18 +454,6 @@ func (h HealthCheckSettings) empty() bool {
 		h.IntervalSeconds == nil && h.TimeoutSeconds == nil && h.HealthyThresholdCount == nil && h.UnhealthyThresholdCount == nil
 }
 
-// coveredBy reports whether cur already has every setting want sets.
-func (want HealthCheckSettings) coveredBy(cur HealthCheckSettings) bool {
-	eqPtr := func(w, c *int32) bool { return w == nil || (c != nil && *w == *c) }
-	eqStr := func(w, c string) bool { return w == "" || w == c }
-	return (want.Enabled == nil || (cur.Enabled != nil && *want.Enabled == *cur.Enabled)) &&
-		eqStr(want.Protocol, cur.Protocol) && eqStr(want.Port, cur.Port) && eqStr(want.Path, cur.Path) &&
-		eqPtr(want.IntervalSeconds, cur.IntervalSeconds) && eqPtr(want.TimeoutSeconds, cur.TimeoutSeconds) &&
-		eqPtr(want.HealthyThresholdCount, cur.HealthyThresholdCount) &&
-		eqPtr(want.UnhealthyThresholdCount, cur.UnhealthyThresholdCount) &&
-		eqStr(want.Matcher, cur.Matcher) && eqStr(want.GRPCMatcher, cur.GRPCMatcher)
-}
-
 // createTargetGroup creates a target group (tags on creation).
 func (a *awsClient) createTargetGroup(ctx context.Context, in *elbv2.CreateTargetGroupInput) (*elbv2types.TargetGroup, error) {
 	var out *elbv2.CreateTargetGroupOutput

@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
 // TestStopAfterAndApproval: Execute stops after a named step and resumes
@@ -226,4 +229,144 @@ func TestAnalysisRejectsWeight(t *testing.T) {
 		t.Errorf("target groups %v, want the old one alone", arns)
 	}
 	s.checkNodesOnly()
+}
+
+// TestHealthCheckTiming: the health check is aligned before the binding
+// when the node targets pass the new one too, after their deregistration
+// when they would not (externalTrafficPolicy Local), and a health check
+// that fails the pods with no safe order is refused. A rollback of the
+// late alignment restores the health check first.
+func TestHealthCheckTiming(t *testing.T) {
+	tests := []struct {
+		name      string
+		local     bool
+		hcPort    string
+		want      cutover.HealthCheckTiming
+		wantSteps string
+		refused   bool
+	}{
+		{name: "Cluster policy: before the binding", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "NodePort health check, Cluster policy: before the binding", hcPort: "30080", want: cutover.HealthCheckBeforeBinding,
+			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+		{name: "Local policy: after the deregistration", local: true, want: cutover.HealthCheckAfterDeregistration,
+			wantSteps: "[bind gate deregister align-health-check drain verify]"},
+		{name: "NodePort health check, Local policy: refused", local: true, hcPort: "30080", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScenario(t, smallWorld(118))
+			failedBefore := 0
+			if tt.local {
+				var svc corev1.Service
+				key := types.NamespacedName{Namespace: s.w.Legacy().Namespace, Name: s.w.Legacy().Service}
+				if err := s.w.Client().Get(t.Context(), key, &svc); err != nil {
+					t.Fatal(err)
+				}
+				svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+				if err := s.w.Client().Update(t.Context(), &svc); err != nil {
+					t.Fatal(err)
+				}
+				// The simulator's kube-proxy reprograms the Service: a second
+				// of failures that is not the cutover's.
+				s.w.Run(10 * time.Second)
+				failedBefore = s.w.Traffic().Failed
+			}
+			if tt.hcPort != "" {
+				if _, err := s.w.Model().ModifyTargetGroup(&elbv2.ModifyTargetGroupInput{TargetGroupArn: aws.String(s.w.Legacy().TargetGroupARN), HealthCheckPort: aws.String(tt.hcPort)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := cutover.PlanCutover(t.Context(), s.env, s.request())
+			if tt.refused {
+				if !cutover.IsStrategy(err) {
+					t.Fatalf("err = %v, want a StrategyError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.HealthCheck.Timing != tt.want || fmt.Sprint(p.StepIDs()) != tt.wantSteps || p.HealthCheck.Target.Port != "traffic-port" || p.HealthCheck.Target.Path != "/healthz" {
+				t.Fatalf("timing %s, steps %v, target %+v", p.HealthCheck.Timing, p.StepIDs(), p.HealthCheck.Target)
+			}
+			if !tt.local {
+				return
+			}
+			res, err := cutover.Execute(t.Context(), s.env, p)
+			if err != nil || !res.Completed {
+				t.Fatalf("%+v %v", res, err)
+			}
+			s.checkHealthCheck(false)
+			rb, err := cutover.Rollback(t.Context(), s.env, p)
+			if err != nil || rb.Actions[0].ID != cutover.RollbackRestoreHealthCheck || rb.Actions[0].MutatingCalls != 1 {
+				t.Fatalf("rollback %+v, %v: want the health check restored first", rb, err)
+			}
+			s.checkHealthCheck(true)
+			s.w.Run(6 * time.Minute)
+			if st := s.w.Traffic(); st.Failed != failedBefore {
+				t.Errorf("traffic %s; %d failed before the cutover", st.String(), failedBefore)
+			}
+		})
+	}
+}
+
+// TestBlueGreenForcedOnIPTargetGroup: blue/green works on an ip target
+// group too when the caller asks for it; its rollback registers the live
+// nodes' IPs.
+func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
+	s := newScenario(t, smallWorld(119))
+	p := s.plan(func(r *cutover.Request) {
+		r.Strategy = cutover.StrategyBlueGreen
+		r.WeightSteps = []int32{50, 100}
+		r.StepHoldSeconds = -1
+	})
+	if p.Strategy != cutover.StrategyBlueGreen || fmt.Sprint(p.BlueGreen.WeightSteps) != "[0 50 100]" || p.BlueGreen.StepHoldSeconds != 0 {
+		t.Fatalf("plan %s %v hold %d", p.Strategy, p.BlueGreen.WeightSteps, p.BlueGreen.StepHoldSeconds)
+	}
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+		t.Fatalf("route %v", r)
+	}
+	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	s.checkRun()
+	s.checkNodesOnly()
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+		t.Errorf("route %v, want the old target group alone", r)
+	}
+}
+
+// TestBlueGreenEventualConsistency: the target group blue/green creates
+// stays invisible to the next calls that name it (TargetGroupNotFound, as
+// ELBv2's eventual consistency does right after a create): they are
+// retried, and the cutover completes.
+func TestBlueGreenEventualConsistency(t *testing.T) {
+	cfg := smallWorld(120)
+	cfg.Legacy.TargetType = "instance"
+	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	res, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !res.Completed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	notFound := 0
+	for _, c := range s.w.ELBv2().Calls() {
+		if c.ErrCode == "TargetGroupNotFound" {
+			notFound++
+		}
+	}
+	if notFound == 0 {
+		t.Error("no call saw the new target group missing: the fault did not apply")
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic %s", st.String())
+	}
 }

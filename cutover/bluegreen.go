@@ -13,6 +13,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
 )
@@ -226,6 +227,25 @@ func (r *runner) setRoute(ctx context.Context, step, resource string, want []Tar
 
 func sameWeights(a, b []TargetGroupWeight) bool { return slices.Equal(a, b) }
 
+// errAhead stops setRoute on a route already past the wanted weight.
+var errAhead = errors.New("route already ahead")
+
+// newShare is the new target group's share of a forward action, in
+// percent.
+func newShare(ws []TargetGroupWeight, nw string) int32 {
+	var total, share int32
+	for _, w := range ws {
+		total += w.Weight
+		if w.TargetGroupARN == nw {
+			share = w.Weight
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return share * 100 / total
+}
+
 func weightsString(ws []TargetGroupWeight) string {
 	parts := make([]string, len(ws))
 	for i, w := range ws {
@@ -255,7 +275,16 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 	}
 	want := []TargetGroupWeight{{TargetGroupARN: old, Weight: 100 - step.Weight}, {TargetGroupARN: nw, Weight: step.Weight}}
 	for _, rt := range p.BlueGreen.Routes {
-		if err := r.setRoute(ctx, step.ID, rt.resource(), want, []string{old, nw}, nil); err != nil {
+		// Shifting only ever moves traffic to the new target group: a route
+		// already further along (the old one ran dry) stays as it is.
+		ahead := func(cur []TargetGroupWeight) error {
+			if newShare(cur, nw) > step.Weight {
+				return errAhead
+			}
+			return nil
+		}
+		err := r.setRoute(ctx, step.ID, rt.resource(), want, []string{old, nw}, ahead)
+		if err != nil && !errors.Is(err, errAhead) {
 			return err
 		}
 	}
@@ -294,8 +323,11 @@ func (r *runner) newHealthy(ctx context.Context, step string) error {
 		if err != nil {
 			return false, "", err
 		}
-		last = v
 		healthy, _ := endpointHealth(v, nil)
+		if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+			return false, "", err
+		}
+		last = v
 		unhealthy := false
 		for _, vt := range v.targets {
 			unhealthy = unhealthy || vt.state == stateUnhealthy
@@ -333,10 +365,61 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 				return false, "", err
 			}
 			healthy, _ := endpointHealth(v, nil)
+			if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+				return false, "", err
+			}
 			r.progress(step, tgb.Spec.TargetGroupARN, v, healthy, len(v.endpoints))
 		}
 		return r.e.clock.Since(start) >= d, "", nil
 	})
+}
+
+// protectOld guards the old target group while it still takes traffic
+// (blue/green leaves it alone otherwise). It retires the recorded targets
+// whose node Karpenter is removing (see retireLeaving): an instance target
+// would turn unused when its instance goes, an ip target would become a
+// ghost and fail requests until its health checks fail. And when the old
+// target group has no healthy target left that will keep serving (nothing
+// registers the nodes that replace its own), while the new one has healthy
+// pod targets (newHealthy), every route forwards to the new one at once,
+// ahead of the weight steps: an early cut beats an outage. snap is the
+// snapshot of the observation that calls it.
+func (r *runner) protectOld(ctx context.Context, step string, snap *diagnose.Snapshot, newHealthy int) error {
+	if r.plan == nil || r.plan.Strategy != StrategyBlueGreen {
+		return nil
+	}
+	if rec := r.st.Step(StepDetach); rec != nil && rec.Status == StepDone {
+		return nil // detached: it takes no traffic
+	}
+	old, err := r.observeWith(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID, snap)
+	if err != nil {
+		return err
+	}
+	if err := r.retireLeaving(ctx, old, step); err != nil {
+		return err
+	}
+	if old.servingHealthy > 0 || newHealthy == 0 || r.st.CreatedTargetGroupARN == "" {
+		return nil
+	}
+	if rec := r.st.Step(StepShift(0)); rec == nil || rec.Status != StepDone {
+		return nil // the new target group is not attached yet
+	}
+	want := []TargetGroupWeight{{TargetGroupARN: r.tgARN, Weight: 0}, {TargetGroupARN: r.st.CreatedTargetGroupARN, Weight: 100}}
+	for _, rt := range r.plan.BlueGreen.Routes {
+		before := len(r.st.Weights)
+		if err := r.setRoute(ctx, step, rt.resource(), want, []string{r.tgARN, r.st.CreatedTargetGroupARN}, nil); err != nil {
+			return err
+		}
+		if len(r.st.Weights) > before {
+			msg := fmt.Sprintf("the old target group had no healthy target left that keeps serving (Karpenter replaced its nodes): %s forwards to the new one alone, ahead of the weight steps", rt.resource())
+			r.res.Warnings = append(r.res.Warnings, msg)
+			r.st.Notes = append(r.st.Notes, msg)
+			if err := r.save(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // detach makes every route forward to the new target group alone; each

@@ -9,6 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -140,11 +143,49 @@ func lbcTracked(ctx context.Context, r client.Reader, namespace, binding string)
 
 // snapshot lists the cluster once, as diagnose does.
 func (e *env) snapshot(ctx context.Context) (*diagnose.Snapshot, error) {
-	s, err := diagnose.TakeSnapshot(ctx, diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs})
+	s, err := diagnose.TakeSnapshot(ctx, e.cluster())
 	if err != nil {
 		return nil, fmt.Errorf("snapshot of the cluster: %w", err)
 	}
 	return s, nil
+}
+
+func (e *env) cluster() diagnose.Cluster {
+	return diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
+}
+
+// lightSnapshot is the snapshot the executor observes with, every poll:
+// the nodes, pods and Services that diagnose.Classify needs, and the
+// Karpenter NodeClaims only when claims is set (they tell a drifted node).
+// Namespaces and bindings, which classification does not read, are not
+// listed.
+func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, error) {
+	var objs diagnose.Objects
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	var svcs corev1.ServiceList
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
+		if err := e.Client.List(ctx, l.list); err != nil {
+			return nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
+		}
+	}
+	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
+	objs.NoNodeClaimCRD = true
+	if claims {
+		ncs := &unstructured.UnstructuredList{}
+		ncs.SetGroupVersionKind(diagnose.NodeClaimGVK.GroupVersion().WithKind(diagnose.NodeClaimGVK.Kind + "List"))
+		switch err := e.Client.List(ctx, ncs); {
+		case err == nil:
+			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
+		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):
+		default:
+			return nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
+		}
+	}
+	return diagnose.NewSnapshot(e.cluster(), objs)
 }
 
 // liveNode is a node that can take node targets now.
@@ -152,50 +193,46 @@ type liveNode struct {
 	Name, IP, InstanceID string
 }
 
-// liveNodes lists the nodes that are Ready and not leaving (no Karpenter
-// disruption taint, no exclude-from-external-load-balancers label, not
-// cordoned, not being deleted), as diagnose defines a disrupting node.
-func liveNodes(ctx context.Context, r client.Reader) ([]liveNode, error) {
-	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes); err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	snap, err := diagnose.NewSnapshot(diagnose.Cluster{Name: "nodes"}, diagnose.Objects{Nodes: nodes.Items})
-	if err != nil {
-		return nil, err
-	}
-	var out []liveNode
-	for _, n := range nodes.Items {
-		ref, ok := snap.Node(n.Name)
-		if !ok || !ref.Ready || ref.Disrupting || ref.InternalIP == "" {
-			continue
-		}
-		out = append(out, liveNode{Name: n.Name, IP: ref.InternalIP, InstanceID: ref.InstanceID})
-	}
-	slices.SortFunc(out, func(a, b liveNode) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+// nodeSet is the nodes at one instant: the live ones, which can take node
+// targets (Ready, and not leaving: no Karpenter disruption taint, no
+// exclude-from-external-load-balancers label, not cordoned, not being
+// deleted, as diagnose defines a disrupting node), and the names of the
+// unsettled ones, which Karpenter is replacing or is about to (disrupting,
+// or their NodeClaim is Drifted and waits for a budget).
+type nodeSet struct {
+	live      []liveNode
+	unsettled []string
 }
 
-// unsettledNodes names the nodes Karpenter is replacing or is about to
-// replace: disrupting ones, and those whose NodeClaim is Drifted (queued,
-// waiting for a budget).
-func (e *env) unsettledNodes(ctx context.Context) ([]string, error) {
-	var nodes corev1.NodeList
-	if err := e.Client.List(ctx, &nodes); err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
+// nodes lists the nodes once and judges them with snap, a snapshot of the
+// cluster (its NodeClaims tell drift); nil builds one of the nodes alone.
+func nodes(ctx context.Context, r client.Reader, snap *diagnose.Snapshot) (nodeSet, error) {
+	var list corev1.NodeList
+	if err := r.List(ctx, &list); err != nil {
+		return nodeSet{}, fmt.Errorf("list nodes: %w", err)
 	}
-	snap, err := e.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range nodes.Items {
-		if ref, ok := snap.Node(n.Name); ok && (ref.Disrupting || ref.Drifted) {
-			out = append(out, n.Name)
+	if snap == nil {
+		var err error
+		if snap, err = diagnose.NewSnapshot(diagnose.Cluster{Name: "nodes"}, diagnose.Objects{Nodes: list.Items}); err != nil {
+			return nodeSet{}, err
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	var ns nodeSet
+	for _, n := range list.Items {
+		ref, ok := snap.Node(n.Name)
+		if !ok {
+			continue // listed after the snapshot: next time
+		}
+		if ref.Disrupting || ref.Drifted {
+			ns.unsettled = append(ns.unsettled, n.Name)
+		}
+		if ref.Ready && !ref.Disrupting && ref.InternalIP != "" {
+			ns.live = append(ns.live, liveNode{Name: n.Name, IP: ref.InternalIP, InstanceID: ref.InstanceID})
+		}
+	}
+	slices.SortFunc(ns.live, func(a, b liveNode) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(ns.unsettled)
+	return ns, nil
 }
 
 // leaving reports whether a classified target's holder is on its way out:

@@ -1,24 +1,188 @@
 // Package cutover plans, executes and rolls back the zero-downtime move of a
-// target group from hand-registered node targets to LBC-managed pod targets.
+// target group from hand-registered node targets (nodeIP:NodePort) to
+// LBC-managed pod targets, while Karpenter keeps replacing nodes.
 //
 // It is the only package whose [ELBv2API] can change AWS.
 //
-// # Journal
+// # Calls, in order
+//
+//	env := cutover.Env{ELBv2: elb, Client: kc, Clock: clk, Logger: log, ClusterName: "prod", ClusterVPCID: vpc}
+//	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
+//	fmt.Print(plan.Text())                   // or plan.JSON(); ParsePlan reads it back
+//	policy, err := plan.IAMPolicy()          // least privilege for Execute and Rollback
+//	res, err := cutover.Execute(ctx, env, plan, cutover.WithObserver(obs), cutover.WithApproval(ask))
+//	rb, err := cutover.Rollback(ctx, env, plan) // from any point, or from the journal's State
+//
+// [Env] holds the ELBv2 API, the controller-runtime client, the clock
+// (k8s.io/utils/clock; a virtual one makes every wait instant) and the
+// logger, plus what the guards compare against (ClusterName, ClusterVPCID)
+// and the lock's holder identity.
+//
+// # Plan
+//
+// [PlanCutover] inspects AWS and the cluster and changes nothing: it holds
+// only the read-only diagnose.ELBv2API and a read-only tgbind Binder, so it
+// cannot mutate by construction. It validates the [Request] before any
+// call, runs the guards, chooses the strategy, classifies every target with
+// diagnose (node, ghost, pod, foreign: one definition of a ghost across
+// tgmigrate), builds the binding with tgbind, and returns a [Plan].
+//
+// A plan is plain data: the target group as found, the Service, the binding
+// to create, the health-check change and when it happens, the recorded
+// targets to deregister (node targets and ghosts), the floor, the guards'
+// outcomes, and the [Step]s. Each step states its preconditions, its
+// effect, its rollback, and the API calls it may make (IAM actions and
+// Kubernetes verbs). [Plan.Text] renders it for an operator; [Plan.JSON]
+// writes versioned JSON (schemaVersion [PlanSchemaVersion]) with a digest
+// of its content, and [ParsePlan] refuses an unknown version, an unknown
+// field or an edited plan. The ID is deterministic from the request; the
+// digest from the content.
+//
+// The floor is the fewest healthy targets the target group may hold at any
+// point of the cutover: by default the healthy node targets at plan time,
+// capped by the Service's ready endpoints, and at least 1; or
+// Request.MinHealthy, which may not exceed the ready endpoints. The gate
+// waits for at least the floor of healthy pod targets; every deregistration
+// batch must leave at least the floor serving.
+//
+// The plan's [Estimate] gives FloorSeconds, the least any safe cutover takes:
+// registration ([RegistrationSeconds]), HealthyThresholdCount health-check
+// intervals, and the deregistration delay (in-place) or the weight holds
+// (blue/green). [Result] reports the cutover's time against it.
+//
+// # Strategies
+//
+// In-place, for target groups of type ip (the seed's case), steps
+// [StepAlignHealthCheck], [StepBind], [StepGate], [StepDeregister],
+// [StepDrain], [StepVerify]:
+//
+//  1. Align the health check (traffic-port and the pods' readiness path)
+//     first when the node targets pass the new check too (kube-proxy
+//     forwards their NodePort to a pod: externalTrafficPolicy Cluster);
+//     otherwise after the deregistration. Unchanged when already aligned.
+//  2. Apply the TargetGroupBinding through tgbind with
+//     multiClusterTargetGroup true: the LBC registers the pod endpoints beside
+//     the node targets and will deregister only what it registered.
+//  3. Gate: every ready endpoint present when the gate started (and still
+//     ready) is registered and healthy, none is unhealthy, and at least the
+//     floor are healthy. Endpoints that appear meanwhile (Karpenter
+//     reschedules pods) only need to be on their way.
+//  4. Deregister the recorded targets in batches of at most 200, every
+//     target with its Port, never below the floor.
+//  5. Wait until no recorded target is left, draining included.
+//  6. Verify: no recorded target left, every target a pod's (or tracked by
+//     the LBC), none unhealthy, at least the floor healthy.
+//
+// Under churn, a recorded target whose node Karpenter is removing (tainted
+// karpenter.sh/disrupted, labelled exclude-from-external-load-balancers,
+// cordoned, not Ready, being deleted) or that is a ghost already is
+// deregistered before its turn, during the gate, so that it drains instead
+// of failing requests when its instance goes; such a target never counts
+// towards the floor, and is kept while nothing else serves.
+//
+// Blue/green, for target groups of type instance (whose type cannot
+// change), steps [StepCreateTargetGroup], [StepShift](0), [StepBind],
+// [StepGate], StepShift for each weight, [StepDetach], [StepVerify]:
+//
+//  1. Create an ip target group cloned from the old one (protocol, VPC,
+//     health check on traffic-port and the pods' path, attributes), named
+//     "<old>-ip" (shortened with a hash to 32 characters) and tagged
+//     [TagCreatedBy], [TagSourceTargetGroup] and [TagPlanID].
+//  2. Attach it at weight 0 (a target group no load balancer uses is never
+//     health checked), bind it through tgbind, and gate on its health.
+//  3. Shift the listeners' default actions and rules that forward to the
+//     old target group, through ForwardConfig weights, step by step
+//     ([DefaultWeightSteps]: 0, 10, 50, 100). Each weight is gated on the
+//     new target group's health, held for Request.StepHoldSeconds, checked
+//     again, and judged by the caller's [AnalysisFunc] ([WithAnalysis]).
+//  4. Detach the old target group: the forward actions name the new one
+//     alone. The old one stays, with its targets.
+//
+// While the old target group still takes traffic, its targets whose node
+// Karpenter is removing are deregistered early, as in-place does; nothing
+// else of it changes. Nothing registers the nodes that replace its own, so
+// under churn it runs dry: when it holds no healthy target that will keep
+// serving while the new one has healthy pod targets, every route forwards
+// to the new one at once, ahead of the weight steps (an early cut beats an
+// outage; the result warns), and later steps never move traffic back.
+//
+// # Execute
+//
+// [Execute] validates the plan, loads the journal, takes the lock, runs the
+// guards again, then the steps in order. A step done in the journal is
+// skipped without a call: re-running a finished plan makes no call at all.
+// Each step checks the world before it acts (the health check already
+// aligned, the binding unchanged, the target group already created, the
+// weights already set), so a step re-run after a crash does not repeat a
+// change.
+//
+// AWS calls are classified by internal/awserr and retried with
+// cenkalti/backoff/v4 on the injected clock ([WithRetry], [DefaultRetry]),
+// only on throttling and, right after the target group's creation, on its
+// eventual consistency; a validation error is never retried. Waits poll at
+// a short fixed interval ([WithPollInterval], [DefaultPollInterval]) so
+// that the cutover ends within seconds of when it could.
+//
+// Before every destructive call the invariants are checked on a fresh read
+// of DescribeTargetHealth and of the cluster: every target of the batch is a
+// recorded one, is not a ready pod endpoint now (addresses are reused) and
+// is not in the LBC's ConfigMap aws-lbc-targets-<binding>; and the healthy
+// targets that keep serving after it are at least the floor (a shortfall
+// is waited out for [WithFloorGrace], as pods Karpenter reschedules become
+// healthy). Recorded targets already gone are skipped and journaled;
+// targets registered after the plan are reported, never removed. Before a
+// weight changes, the forward action must still name only the old and the
+// new target group. A breach stops Execute with an [*InvariantError]
+// before the call and, unless [WithAutoRollback](false), rolls back.
+//
+// [WithStopAfter] stops after a named step; [WithApproval] asks before each
+// phase; [WithHook] is called after each step and each batch (a test's
+// crash point: an error returns at once, as a crash would).
+//
+// # Guards
+//
+// PlanCutover refuses a target group, with a [*GuardError], when its tags
+// say another LBC stack (ingress.k8s.aws/stack, service.k8s.aws/stack) or
+// another cluster (elbv2.k8s.aws/cluster other than Env.ClusterName) owns
+// it ([ErrForeignOwner]); when its VPC is not Env.ClusterVPCID
+// ([ErrVPCMismatch]); when its account or Region is not
+// Request.AccountID/Region ([ErrAccountMismatch], checked before any
+// call). Each yields only to its named [Force] in Request.Force, and the
+// plan records the outcome of each ([GuardCheck]: passed, forced, or
+// skipped when there is nothing to compare with). Execute runs them again
+// before its first mutation.
+//
+// # IAM policy
+//
+// [Plan.IAMPolicy] is the least-privilege policy of a plan: [PolicyFor] of
+// [Plan.PolicyInput]. [PolicyFor] turns a plan's ARNs ([PolicyInput]) into
+// the IAM [Policy]: ELBv2 Describe* on "*" (those actions have no
+// resource-level permissions), target writes on the target group, target
+// group writes on it (and on the blue/green target group's name pattern),
+// CreateTargetGroup and DeleteTargetGroup on that pattern only,
+// ModifyListener and ModifyRule on the listeners and rules the plan shifts.
+// [NewPolicy] builds one from any list of [PolicyNeed]s. [Policy.Allows]
+// evaluates an action and a resource with IAM's wildcard rules, and
+// [Policy.JSON] prints what IAM takes. The scenario tests check that every
+// call the simulator recorded during Execute and Rollback is allowed.
+//
+// # Journal and lock
 //
 // A cutover saves its [State] after every step and every deregistration
 // batch through a [Journal], so that Execute resumes after a crash and
-// Rollback knows what to undo. State is plain data with a schemaVersion: the
-// plan it belongs to (a [PlanRef]: ID and digest), the strategy, a
-// [StepRecord] per step (pending, running, done, failed, rolled-back), the
-// deregistration progress, the health-check and binding steps, the
-// blue/green weights applied, notes, UpdatedAt and a Revision that grows by
-// one per save.
+// Rollback knows what to undo, even without the plan ([RestoreInfo]). State
+// is plain data with a schemaVersion: the plan it belongs to (a [PlanRef]:
+// ID and digest), the strategy, a [StepRecord] per step (pending, running,
+// done, failed, rolled-back), the deregistration progress, the skipped
+// targets, the health-check and binding steps, the target group created,
+// the weights applied, the rollback's progress, notes, UpdatedAt and a
+// Revision that grows by one per save.
 //
 // Two journals implement it:
 //
-//   - [ConfigMapJournal]: a ConfigMap named by [JournalConfigMapName] in the
-//     TargetGroupBinding's namespace, labelled
-//     app.kubernetes.io/managed-by: tgmigrate, key state.json.
+//   - [ConfigMapJournal] (the default): a ConfigMap named by
+//     [JournalConfigMapName] in the TargetGroupBinding's namespace,
+//     labelled app.kubernetes.io/managed-by: tgmigrate, key state.json.
 //   - [FileJournal]: one file per plan, written atomically (temporary file,
 //     fsync, rename), mode 0600.
 //
@@ -27,39 +191,75 @@
 // is a [*ConflictError] and nothing is overwritten. Load refuses a journal
 // of another plan, or of the same plan ID with another digest, with a
 // [*PlanMismatchError]; an empty journal is [ErrNoJournal]; an unreadable
-// one is a [*CorruptJournalError].
+// one is a [*CorruptJournalError]. Execute replaces the journal of another
+// plan only when that plan is finished or rolled back.
 //
-// # Lock
+// A [LeaseLock] (the default [Lock]) is a coordination.k8s.io/v1 Lease per
+// target group (named by [LeaseName]) that keeps two operators from cutting
+// over the same target group. Acquire creates it, or takes over one that
+// has expired (renewTime + leaseDurationSeconds before now, on the injected
+// clock); another live holder gives a [*LockedError] naming it and when its
+// hold expires. Renew and Release work only for the holder; a lock taken
+// over by someone else gives a [*LostLockError]. Every write carries the
+// last-seen resourceVersion, so racing operators get a [*ConflictError]
+// rather than both winning. Renewal is synchronous: the executor renews
+// before each mutation and each observation, and no goroutine runs in the
+// background (simulations run on a virtual clock where only one goroutine
+// may wait). A crashed operator's lease is taken back at once by the same
+// Env.Holder, and by another after it expires.
 //
-// A [LeaseLock] is a coordination.k8s.io/v1 Lease per target group (named by
-// [LeaseName]) that keeps two operators from cutting over the same target
-// group. Acquire creates it, or takes over one that has expired
-// (renewTime + leaseDurationSeconds before now, on the injected clock);
-// another live holder gives a [*LockedError] naming it and when its hold
-// expires. Renew and Release work only for the holder; a lock taken over by
-// someone else gives a [*LostLockError]. Every write carries the last-seen
-// resourceVersion, so racing operators get a [*ConflictError] rather than
-// both winning. Renewal is synchronous: the executor renews before each
-// mutation, and no goroutine runs in the background.
+// # Rollback
 //
-// # IAM policy
-//
-// [PolicyFor] turns a plan's ARNs ([PolicyInput]) into the least-privilege
-// IAM [Policy] the cutover needs: ELBv2 Describe* on "*" (those actions have
-// no resource-level permissions), target writes on the target group, target
-// group writes on it (and on the blue/green target group's name pattern),
-// CreateTargetGroup and the optional DeleteTargetGroup on that pattern only,
-// ModifyListener and ModifyRule on the listeners and rules named. [NewPolicy]
-// builds one from any list of [PolicyNeed]s. [Policy.Allows] evaluates an
-// action and a resource with IAM's wildcard rules, and [Policy.JSON] prints
-// what IAM takes.
+// [Rollback] starts from a *Plan (its journal is loaded) or from a *State
+// (for example [ConfigMapJournal.Inspect] when the plan is gone), and
+// returns to a working pre-migration state from any point, completion
+// included: it registers, on the NodePort, the nodes alive now (not the
+// recorded IPs: those nodes may be gone), waits until they are healthy and
+// until Karpenter replaces no node (static node targets are what breaks
+// under churn: the pod targets stay until the nodes settle), then deletes
+// the binding (in multi-cluster mode the LBC deregisters only its own
+// targets) and restores the health check. For blue/green, the old target
+// group is attached again if it was detached, its nodes registered and
+// healthy, and the weights go back to it before the binding and the
+// created target group (only when its tags say tgmigrate created it) are
+// deleted. Each action checks the world first, so Rollback is idempotent;
+// it is journaled, resumes after a crash, and leaves the plan's steps
+// rolled-back: Execute then refuses the plan with [ErrRolledBack].
 //
 // # Errors
 //
-// The journal, the lock and the policy builder return errors that unwrap to
-// one of [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
-// [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged] or
-// [ErrInvalidInput]; test with errors.Is or the IsX helpers ([IsConflict],
-// [IsLocked], ...). Kubernetes transport errors are wrapped as they are.
-// Messages begin with "cutover: " and the operation.
+// Every error unwraps to at most one of the package's sentinels:
+// [ErrInvalidInput] (a missing or malformed argument; nothing was
+// changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
+// [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
+// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], and the journal's
+// and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
+// [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
+// errors.Is or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed
+// step is a [*StepError] wrapping the cause. AWS failures unwrap to the
+// tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
+// internal/awserr, never by message text; tgbind's validation failures to
+// its *ValidationError. Messages begin with "cutover: " and the operation.
+//
+// # Observability
+//
+// An [Observer] ([ObserverFuncs] for a few functions) sees each step start
+// and finish (skipped ones too), each observation of the target group
+// ([Progress]: healthy, total, draining, the floor, a summary line), and
+// each wait with its expected end ([Wait], for a countdown). Env.Logger gets
+// one line per step and per mutating call, and V(1) lines per observation
+// and retry. [Result] and [RollbackResult] are plain data: per-step status
+// and mutating calls, the cutover's virtual wall time against the floor
+// (CutoverSeconds, FloorSeconds, Ratio), ELBv2 calls by operation, the
+// targets deregistered, retired early, skipped and unplanned.
+//
+// # Files
+//
+//   - api.go: [ELBv2API] and its roles. counting.go: the call counter.
+//   - env.go, request.go, options.go, observer.go: the inputs.
+//   - plan.go, planner.go, guards.go, policy.go: planning.
+//   - execute.go, inplace.go, bluegreen.go, rollback.go, aws.go,
+//     cluster.go: execution.
+//   - state.go, journal*.go, lock.go: the journal and the lock.
+//   - errors.go: sentinels, error types, IsX helpers.
 package cutover

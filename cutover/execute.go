@@ -135,6 +135,8 @@ type runner struct {
 	res    *Result
 	tgb    *v1beta1.TargetGroupBinding
 	held   bool
+	// renewedAt is when the lease was last acquired or renewed.
+	renewedAt time.Time
 	// stepCalls is the mutating-call count when the current step started.
 	stepCalls int
 }
@@ -172,6 +174,7 @@ func (p *Plan) restoreInfo() *RestoreInfo {
 		Namespace: p.Binding.Namespace, Service: p.Service.Name, ServicePort: p.Request.Port.String(),
 		TargetType: p.TargetGroup.TargetType, NodePort: p.Service.NodePort, Floor: p.Floor,
 		Recorded: p.RecordedAddrs(), BindingName: p.Binding.Name,
+		HealthCheckFirst: p.HealthCheck.Timing == HealthCheckAfterDeregistration,
 	}
 	if ri.ServicePort == "0" || ri.ServicePort == "" {
 		ri.ServicePort = fmt.Sprint(p.Service.Port)
@@ -226,7 +229,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	if err := r.lock.Acquire(ctx); err != nil {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
-	r.held = true
+	r.held, r.renewedAt = true, r.e.clock.Now()
 	if err := r.recheckGuards(ctx); err != nil {
 		return r.release(ctx, err)
 	}
@@ -446,18 +449,28 @@ func (r *runner) finish() *Result {
 
 // save writes the state to the journal.
 func (r *runner) save(ctx context.Context) error {
-	if err := r.j.Save(context.WithoutCancel(ctx), r.st); err != nil {
-		return fmt.Errorf("cutover: save journal: %w", err)
-	}
-	return nil
+	return r.j.Save(context.WithoutCancel(ctx), r.st)
 }
 
-// renew renews the lease; the caller stops on error.
+// renew renews the lease; the caller stops on error. Every mutation is
+// preceded by one.
 func (r *runner) renew(ctx context.Context) error {
 	if err := r.lock.Renew(ctx); err != nil {
 		return fmt.Errorf("cutover: %w", err)
 	}
+	r.renewedAt = r.e.clock.Now()
 	return nil
+}
+
+// keepAlive renews the lease when a third of its duration has passed since
+// the last renewal: no one can take over a lease that has not expired, so
+// observations need not write it each time. A Lock other than a LeaseLock
+// is renewed every time.
+func (r *runner) keepAlive(ctx context.Context) error {
+	if ll, ok := r.lock.(*LeaseLock); ok && !r.renewedAt.IsZero() && r.e.clock.Since(r.renewedAt) < ll.LeaseDuration()/3 {
+		return nil
+	}
+	return r.renew(ctx)
 }
 
 // hook calls the caller's hook, if any.
@@ -534,6 +547,8 @@ func (r *runner) binding(ctx context.Context) (*v1beta1.TargetGroupBinding, erro
 // view is one observation of a target group.
 type view struct {
 	at time.Time
+	// snap is the snapshot of the cluster the targets were classified with.
+	snap *diagnose.Snapshot
 	// state compares the ready endpoints with the targets (nil when there
 	// is no binding to observe with).
 	state *tgbind.TargetState
@@ -570,6 +585,12 @@ func (v *view) summary() string {
 // tgbind, which makes that one call), and a snapshot of the cluster to
 // classify every target with diagnose.
 func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string) (*view, error) {
+	return r.observeWith(ctx, tgARN, tgb, targetType, vpcID, nil)
+}
+
+// observeWith is observe with a snapshot of the cluster already taken
+// (nil: take one).
+func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string, snap *diagnose.Snapshot) (*view, error) {
 	v := &view{at: r.e.clock.Now(), targets: map[TargetAddr]*viewTarget{}, endpoints: map[TargetAddr]bool{}}
 	var descs []elbv2types.TargetHealthDescription
 	if tgb != nil && tgb.Spec.TargetGroupARN == tgARN {
@@ -597,10 +618,13 @@ func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetG
 			return nil, err
 		}
 	}
-	snap, err := r.e.snapshot(ctx)
-	if err != nil {
-		return nil, err
+	if snap == nil {
+		var err error
+		if snap, err = r.e.lightSnapshot(ctx, r.st != nil && r.st.Rollback != nil); err != nil {
+			return nil, err
+		}
 	}
+	v.snap = snap
 	set := &elbv2types.TargetGroup{VpcId: aws.String(vpcID), TargetType: elbv2types.TargetTypeEnum(targetType)}
 	for _, rep := range classify(snap, set, descs) {
 		t := TargetAddr{IP: rep.ID, Port: rep.Port}

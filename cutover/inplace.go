@@ -22,8 +22,8 @@ const (
 	stateDraining  = string(elbv2types.TargetHealthStateEnumDraining)
 )
 
-// poll calls cond every poll interval, renewing the lease before each
-// call, until it holds; past timeout it gives a *TimeoutError naming what
+// poll calls cond every poll interval, keeping the lease alive, until it
+// holds; past timeout it gives a *TimeoutError naming what
 // it waited for and the last observation. Transient failures (throttling)
 // count as "not yet".
 func (r *runner) poll(ctx context.Context, step, what string, timeout time.Duration, cond func(context.Context) (bool, string, error)) error {
@@ -31,7 +31,7 @@ func (r *runner) poll(ctx context.Context, step, what string, timeout time.Durat
 	last := "no observation"
 	p := retry.Policy{Initial: r.o.poll, Max: r.o.poll, Multiplier: 1, MaxElapsed: timeout}
 	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
-		if err := r.renew(ctx); err != nil {
+		if err := r.keepAlive(ctx); err != nil {
 			return false, err
 		}
 		ok, desc, err := cond(ctx)
@@ -194,6 +194,9 @@ func (r *runner) gate(ctx context.Context) error {
 			}
 		}
 		healthy, ok := endpointHealth(v, baseline)
+		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
+			return false, "", err
+		}
 		r.progress(StepGate, tgARN, v, healthy, len(v.endpoints))
 		return ok && healthy >= floor, v.summary(), nil
 	})
@@ -305,9 +308,8 @@ func (r *runner) deregister(ctx context.Context) error {
 		return err
 	}
 	floor := r.st.Restore.Floor
-	var shortSince time.Time
 	for {
-		if err := r.renew(ctx); err != nil {
+		if err := r.keepAlive(ctx); err != nil {
 			return err
 		}
 		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
@@ -373,28 +375,12 @@ func (r *runner) deregister(ctx context.Context) error {
 			return &InvariantError{Step: StepDeregister, Check: "lbc-tracked", Targets: trackedOnes,
 				Detail: fmt.Sprintf("%d recorded targets are in the LBC's ConfigMap %s%s: %s", len(trackedOnes), lbcTrackedPrefix, r.st.Binding.Name, joinAddrs(trackedOnes))}
 		}
-		after := v.servingHealthy
-		for _, t := range batch {
-			if vt := v.targets[t]; vt.state == stateHealthy && !leaving(vt.report) {
-				after--
-			}
-		}
-		if !(after >= floor || (allLeaving && after >= 1)) {
-			now := r.e.clock.Now()
-			if shortSince.IsZero() {
-				shortSince = now
-			}
-			if now.Sub(shortSince) >= r.floorGrace() {
-				return &InvariantError{Step: StepDeregister, Check: "floor", Healthy: after, Floor: floor, Targets: batch,
-					Detail: fmt.Sprintf("after this batch of %d, %d healthy targets would serve, below the floor of %d (short for %v)", len(batch), after, floor, now.Sub(shortSince))}
-			}
-			r.o.observer.Waiting(Wait{Step: StepDeregister, What: fmt.Sprintf("the floor of %d healthy targets (%d would serve)", floor, after), Until: shortSince.Add(r.floorGrace())})
-			if err := r.sleep(ctx, r.o.poll); err != nil {
+		if after := servingAfter(v, batch); !(after >= floor || (allLeaving && after >= 1)) {
+			if err := r.waitFloor(ctx, tgb, batch, allLeaving, after); err != nil {
 				return err
 			}
-			continue
+			continue // observe again before the batch
 		}
-		shortSince = time.Time{}
 		note := ""
 		if allLeaving {
 			note = "deregistered leaving targets first: " + joinAddrs(batch)
@@ -403,6 +389,48 @@ func (r *runner) deregister(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// servingAfter counts the healthy targets that keep serving once batch is
+// deregistered.
+func servingAfter(v *view, batch []TargetAddr) int {
+	after := v.servingHealthy
+	for _, t := range batch {
+		if vt, ok := v.targets[t]; ok && vt.state == stateHealthy && !leaving(vt.report) {
+			after--
+		}
+	}
+	return after
+}
+
+// waitFloor waits, for at most the floor grace, until deregistering batch
+// would leave at least the floor serving (a batch of leaving targets needs
+// one other); past it, an *InvariantError. after is the shortfall found.
+func (r *runner) waitFloor(ctx context.Context, tgb *v1beta1.TargetGroupBinding, batch []TargetAddr, allLeaving bool, after int) error {
+	floor := r.st.Restore.Floor
+	breach := func(after int, waited time.Duration) error {
+		return &InvariantError{Step: StepDeregister, Check: "floor", Healthy: after, Floor: floor, Targets: batch,
+			Detail: fmt.Sprintf("after this batch of %d, %d healthy targets would serve, below the floor of %d (waited %v)", len(batch), after, floor, waited)}
+	}
+	grace := r.floorGrace()
+	if grace <= 0 {
+		return breach(after, 0)
+	}
+	start := r.e.clock.Now()
+	r.o.observer.Waiting(Wait{Step: StepDeregister, What: fmt.Sprintf("the floor of %d healthy targets (%d would serve)", floor, after), Until: start.Add(grace)})
+	err := r.poll(ctx, StepDeregister, fmt.Sprintf("the floor of %d healthy targets", floor), grace, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		after = servingAfter(v, batch)
+		r.progress(StepDeregister, r.tgARN, v, v.servingHealthy, len(v.order))
+		return after >= floor || (allLeaving && after >= 1), fmt.Sprintf("%d would serve", after), nil
+	})
+	if IsTimeout(err) {
+		return breach(after, r.e.clock.Since(start))
+	}
+	return err
 }
 
 // noteUnplanned reports node targets that are in the target group but not
@@ -417,18 +445,6 @@ func (r *runner) noteUnplanned(v *view) {
 			r.res.Unplanned = append(r.res.Unplanned, t)
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target %s (%s) was registered after the plan: left in the target group", t, vt.report.Class))
 		}
-	}
-}
-
-// sleep waits d on the injected clock, or returns the context's cause.
-func (r *runner) sleep(ctx context.Context, d time.Duration) error {
-	t := r.e.clock.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C():
-		return nil
 	}
 }
 

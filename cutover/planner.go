@@ -747,14 +747,15 @@ func (pl *planner) blueGreenSteps() {
 					Rollback:      "delete the binding after the weights are back on the old target group",
 					Calls:         []string{callApplyTGB, callDescribe}, Mutates: true},
 				Step{ID: StepGate, Phase: "adopt", Title: "wait until the pod targets of " + ntg + " are healthy",
-					Effect:   fmt.Sprintf("none: done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d are healthy", p.Floor),
-					Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube}})
+					Effect:   fmt.Sprintf("none, unless Karpenter removes a node of the old target group meanwhile: its target there is deregistered early (with Port) so that no request reaches it, and should the old target group run out of healthy targets, every route forwards to the new one at once; done when every ready endpoint present at the start is registered and healthy, none is unhealthy, and at least %d are healthy", p.Floor),
+					Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube, callDereg}, Mutates: true})
 			continue
 		}
 		s.Title = fmt.Sprintf("shift %d%% of the traffic to %s", w, ntg)
 		s.Preconditions = []string{fmt.Sprintf("%s has at least %d healthy targets and none unhealthy", ntg, p.Floor),
 			"each forward action still sends to the two target groups as set before"}
-		s.Effect = fmt.Sprintf("the %s: %d to the old target group and %d to %s; held %ds watching health, then judged by the analysis hook", routes, 100-w, w, ntg, bg.StepHoldSeconds)
+		s.Effect = fmt.Sprintf("the %s: %d to the old target group and %d to %s; held %ds watching health (as in the gate, old targets of nodes Karpenter removes are deregistered early), then judged by the analysis hook; a route already further along is left as it is", routes, 100-w, w, ntg, bg.StepHoldSeconds)
+		s.Calls = append(slices.Clone(modify), callDereg)
 		p.Steps = append(p.Steps, s)
 	}
 	p.Steps = append(p.Steps,

@@ -160,7 +160,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	if err := r.lock.Acquire(ctx); err != nil {
 		return nil, fmt.Errorf("cutover: rollback: %w", err)
 	}
-	r.held = true
+	r.held, r.renewedAt = true, e.clock.Now()
 	reason := o.reason
 	if reason == "" {
 		reason = "requested"
@@ -175,8 +175,10 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	return res, err
 }
 
-// rollbackActions lists the actions of a strategy.
-func rollbackActions(strategy string) []Step {
+// rollbackActions lists the actions of a strategy. The health check is
+// restored last, unless node targets fail the aligned one (it was aligned
+// after their deregistration): then first.
+func rollbackActions(strategy string, healthCheckFirst bool) []Step {
 	mk := func(id, title string) Step { return Step{ID: id, Phase: "rollback", Title: title} }
 	register := mk(RollbackRegisterNodes, "register the nodes alive now on the NodePort")
 	wait := mk(RollbackWaitNodes, "wait until the node targets are healthy")
@@ -191,6 +193,9 @@ func rollbackActions(strategy string) []Step {
 			mk(RollbackDeleteTargetGroup, "delete the target group tgmigrate created"),
 			hc,
 		}
+	}
+	if healthCheckFirst {
+		return []Step{hc, register, wait, del}
 	}
 	return []Step{register, wait, del, hc}
 }
@@ -222,7 +227,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		}
 	}
 	rb := &rollbackRun{runner: r, res: res}
-	for _, a := range rollbackActions(st.Strategy) {
+	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst) {
 		if slices.Contains(st.Rollback.Done, a.ID) {
 			res.Actions = append(res.Actions, StepResult{ID: a.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: a, At: r.e.clock.Now(), Skipped: true})
@@ -279,8 +284,7 @@ func (rb *rollbackRun) run(ctx context.Context, id string) error {
 	case RollbackAttachOld:
 		return rb.attachOld(ctx)
 	case RollbackRegisterNodes:
-		_, err := rb.registerNodes(ctx)
-		return err
+		return rb.registerNodes(ctx)
 	case RollbackWaitNodes:
 		return rb.waitNodes(ctx)
 	case RollbackRestoreRoutes:
@@ -361,20 +365,15 @@ func (rb *rollbackRun) nodeTarget(n liveNode) TargetAddr {
 }
 
 // registerNodes registers every live node that has no target (or only a
-// draining one) in the old target group, in batches, with Port. It
-// returns the live nodes' targets.
-func (rb *rollbackRun) registerNodes(ctx context.Context) ([]TargetAddr, error) {
-	if rb.st.Restore.NodePort == 0 {
-		rb.res.Warnings = append(rb.res.Warnings, "no NodePort known: no node target registered")
-		return nil, nil
-	}
-	nodes, err := liveNodes(ctx, rb.e.Client)
+// draining one) in the old target group, in batches, with Port.
+func (rb *rollbackRun) registerNodes(ctx context.Context) error {
+	ns, err := nodes(ctx, rb.e.Client, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	health, err := rb.aws.health(ctx, rb.tgARN, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	present := map[TargetAddr]bool{}
 	for _, d := range health {
@@ -382,8 +381,21 @@ func (rb *rollbackRun) registerNodes(ctx context.Context) ([]TargetAddr, error) 
 			present[addrOf(d)] = true
 		}
 	}
+	_, err = rb.registerMissing(ctx, ns.live, present)
+	return err
+}
+
+// registerMissing registers the live nodes whose target is not in present,
+// and returns every live node's target.
+func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, present map[TargetAddr]bool) ([]TargetAddr, error) {
+	if rb.st.Restore.NodePort == 0 {
+		if !slices.Contains(rb.res.Warnings, noNodePort) {
+			rb.res.Warnings = append(rb.res.Warnings, noNodePort)
+		}
+		return nil, nil
+	}
 	var all, missing []TargetAddr
-	for _, n := range nodes {
+	for _, n := range live {
 		t := rb.nodeTarget(n)
 		if t.IP == "" {
 			continue
@@ -412,11 +424,15 @@ func (rb *rollbackRun) registerNodes(ctx context.Context) ([]TargetAddr, error) 
 	return all, nil
 }
 
+const noNodePort = "no NodePort known: no node target registered"
+
 // waitNodes waits until the live nodes' targets are healthy: every one
 // that was live at the first observation and still is, and at least the
 // floor (or every live node, when fewer). Nodes that come up meanwhile are
 // registered as they appear, and node targets of ours whose node is
-// leaving are retired while another healthy target serves.
+// leaving are retired while another healthy target serves. For blue/green,
+// while the old target group has no healthy target left, the new one
+// takes the traffic (see holdOnNew).
 //
 // It also waits until Karpenter replaces no node (none disrupting, no
 // NodeClaim Drifted): static node targets are what breaks under churn, so
@@ -434,15 +450,27 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 	}
 	rb.o.observer.Waiting(Wait{Step: RollbackWaitNodes, What: "node targets healthy", Until: rb.e.clock.Now().Add(est)})
 	err := rb.poll(ctx, RollbackWaitNodes, "the live nodes' targets to be healthy and the nodes to settle", rb.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
-		live, err := rb.registerNodes(ctx)
-		if err != nil {
-			return false, "", err
-		}
 		v, err := rb.observe(ctx, rb.tgARN, nil, rb.st.Restore.TargetType, "")
 		if err != nil {
 			return false, "", err
 		}
+		ns, err := nodes(ctx, rb.e.Client, v.snap)
+		if err != nil {
+			return false, "", err
+		}
+		unsettled = ns.unsettled
+		present := map[TargetAddr]bool{}
+		for t, vt := range v.targets {
+			present[t] = vt.state != stateDraining
+		}
+		live, err := rb.registerMissing(ctx, ns.live, present)
+		if err != nil {
+			return false, "", err
+		}
 		if err := rb.retireOurs(ctx, v); err != nil {
+			return false, "", err
+		}
+		if err := rb.holdOnNew(ctx, v); err != nil {
 			return false, "", err
 		}
 		if baseline == nil {
@@ -463,9 +491,6 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		}
 		need := min(floor, len(live))
 		rb.progress(RollbackWaitNodes, rb.tgARN, v, healthy, len(live))
-		if unsettled, err = rb.e.unsettledNodes(ctx); err != nil {
-			return false, "", err
-		}
 		healthyEnough = ok && healthy >= need && len(live) > 0
 		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %d nodes being replaced", healthy, len(live), need, len(unsettled))
 		return healthyEnough && len(unsettled) == 0, desc, nil
@@ -475,6 +500,45 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// holdOnNew keeps a blue/green rollback from starving: when the old target
+// group holds no healthy target that will keep serving (Karpenter took its
+// nodes, and the live nodes' targets are still in their health checks)
+// while the new one has healthy pod targets, every route forwards to the
+// new one alone until restore-routes puts the original weights back.
+func (rb *rollbackRun) holdOnNew(ctx context.Context, old *view) error {
+	if rb.st.Strategy != string(StrategyBlueGreen) || old.servingHealthy > 0 {
+		return nil
+	}
+	nw, err := rb.newTG(ctx)
+	if err != nil || nw == "" {
+		return err
+	}
+	health, err := rb.aws.health(ctx, nw, false)
+	if err != nil {
+		return err
+	}
+	healthy := 0
+	for _, d := range health {
+		if d.TargetHealth != nil && string(d.TargetHealth.State) == stateHealthy {
+			healthy++
+		}
+	}
+	if healthy == 0 {
+		return nil
+	}
+	want := []TargetGroupWeight{{TargetGroupARN: rb.tgARN, Weight: 0}, {TargetGroupARN: nw, Weight: 100}}
+	for _, route := range rb.st.Restore.Routes {
+		before := len(rb.st.Weights)
+		if err := rb.setRoute(ctx, RollbackWaitNodes, route.Resource, want, []string{rb.tgARN, nw}, nil); err != nil {
+			return err
+		}
+		if len(rb.st.Weights) > before {
+			rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("the old target group had no healthy target left: %s forwards to %s until its node targets are healthy", route.Resource, nw))
+		}
+	}
+	return nil
 }
 
 // retireOurs deregisters the node targets of ours (recorded by the plan or
@@ -595,7 +659,7 @@ func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
 	// into its ConfigMap, it is gone now: register the live nodes again,
 	// and wait for them when any was missing.
 	before := len(rb.res.Registered)
-	if _, err := rb.registerNodes(ctx); err != nil {
+	if err := rb.registerNodes(ctx); err != nil {
 		return err
 	}
 	if len(rb.res.Registered) > before {

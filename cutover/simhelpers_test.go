@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,9 +71,11 @@ type scenario struct {
 }
 
 // smallWorld is the world of the crash and rollback matrices: 8 nodes, 24
-// pods, 40 requests a second.
+// pods, 20 requests a second, and a NodePool budget of 25% (two nodes
+// replaced at a time) so that Karpenter replaces every node in minutes.
 func smallWorld(seed uint64) sim.Config {
-	return sim.Config{Seed: seed, Nodes: 8, Pods: 24, RPS: 40}
+	return sim.Config{Seed: seed, Nodes: 8, Pods: 24, RPS: 20,
+		NodePool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "25%"}}}}
 }
 
 func newScenario(t testing.TB, cfg sim.Config) *scenario {
@@ -349,5 +350,3 @@ func mutatingOps(counts map[string]int) int {
 	}
 	return n
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }

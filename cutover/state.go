@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -75,10 +76,11 @@ type StepRecord struct {
 	Error string `json:"error,omitempty"`
 }
 
-// TargetAddr is a target as ELBv2 knows it in an ip target group: an IP
-// address and a port.
+// TargetAddr is a target as ELBv2 knows it: an IP address (an instance ID
+// in an instance target group) and a port.
 type TargetAddr struct {
-	// IP is the target's IPv4 or IPv6 address.
+	// IP is the target's IPv4 or IPv6 address, or the EC2 instance ID of a
+	// target of an instance target group.
 	IP string `json:"ip"`
 	// Port is the target's port (the node's NodePort for a node target).
 	Port int32 `json:"port"`
@@ -89,9 +91,11 @@ func (t TargetAddr) String() string {
 	return net.JoinHostPort(t.IP, strconv.Itoa(int(t.Port)))
 }
 
+var instanceIDRe = regexp.MustCompile(`^i-[0-9a-f]{8,17}$`)
+
 func (t TargetAddr) validate() error {
-	if _, err := netip.ParseAddr(t.IP); err != nil {
-		return fmt.Errorf("ip %q is not an IP address", t.IP)
+	if _, err := netip.ParseAddr(t.IP); err != nil && !instanceIDRe.MatchString(t.IP) {
+		return fmt.Errorf("ip %q is not an IP address or an instance ID", t.IP)
 	}
 	if t.Port < 1 || t.Port > 65535 {
 		return fmt.Errorf("port %d of %s is outside 1-65535", t.Port, t.IP)
@@ -250,6 +254,10 @@ type RestoreInfo struct {
 	// tgmigrate's, even if a crash came between its creation and the next
 	// save.
 	BindingName string `json:"bindingName,omitempty"`
+	// HealthCheckFirst says the plan aligns the health check only after the
+	// node targets are gone, because they fail the aligned check: a
+	// rollback then restores it before it registers node targets again.
+	HealthCheckFirst bool `json:"healthCheckFirst,omitempty"`
 	// NewTargetGroupName is the target group blue/green creates. Rollback
 	// deletes it when its tags say tgmigrate created it for this target
 	// group, even if a crash came between its creation and the next save.
