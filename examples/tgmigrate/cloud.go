@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/arn"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/kube"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+type cloudFlags struct {
+	profile, region string
+	assumeRoles     []string
+}
+
+// account is one AWS account and region to work in.
+type account struct {
+	// ID is the account ID: from the role ARN, or from STS for the base credentials.
+	ID     string
+	Region string
+	Config aws.Config
+}
+
+// accounts loads the AWS configuration: the base credentials from the
+// profile, and one assumed role per --assume-role. It checks that credentials
+// can be had before anything else runs, and never prints them.
+func (f *cloudFlags) accounts(ctx context.Context) ([]account, error) {
+	var opts []func(*config.LoadOptions) error
+	if f.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(f.profile))
+	}
+	if f.region != "" {
+		opts = append(opts, config.WithRegion(f.region))
+	}
+	base, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, usagef("load AWS configuration (profile %q): %v", f.profile, err)
+	}
+	if base.Region == "" {
+		return nil, usagef("no AWS region: pass --region or set AWS_REGION")
+	}
+	if _, err := base.Credentials.Retrieve(ctx); err != nil {
+		return nil, usagef("no AWS credentials (profile %q): set AWS_PROFILE, pass --profile, or configure credentials", f.profile)
+	}
+	if len(f.assumeRoles) == 0 {
+		id, err := sts.NewFromConfig(base).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil {
+			return nil, usagef("AWS credentials rejected by STS: %v", errors.Unwrap(err))
+		}
+		return []account{{ID: aws.ToString(id.Account), Region: base.Region, Config: base}}, nil
+	}
+	out := make([]account, 0, len(f.assumeRoles))
+	for _, role := range f.assumeRoles {
+		parsed, err := arn.Parse(role)
+		if err != nil || parsed.Service != "iam" {
+			return nil, usagef("--assume-role %q: not an IAM role ARN", role)
+		}
+		cfg := base.Copy()
+		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(base), role,
+			func(o *stscreds.AssumeRoleOptions) { o.RoleSessionName = "tgmigrate" }))
+		out = append(out, account{ID: parsed.AccountID, Region: base.Region, Config: cfg})
+	}
+	return out, nil
+}
+
+// cluster is the Kubernetes side: a client that knows TargetGroupBindings,
+// and discovery.
+type cluster struct {
+	Name      string
+	Config    *rest.Config
+	Client    client.Client
+	Discovery *discovery.DiscoveryClient
+}
+
+func (a *app) cluster() (*cluster, error) {
+	cfg, err := kube.LoadConfig(a.kubeconfig, a.kubecontext)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1beta1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err))
+	}
+	d, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("kubernetes discovery for %s: %w", cfg.Host, err))
+	}
+	name := a.kubecontext
+	if name == "" {
+		name = cfg.Host
+	}
+	return &cluster{Name: name, Config: cfg, Client: c, Discovery: d}, nil
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/spf13/cobra"
+
+	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/diagnose"
+)
+
+type diagnoseFlags struct {
+	targetGroups  []string
+	loadBalancers []string
+	tags          []string
+	all           bool
+	clusterVPC    string
+	cidrs         []string
+	ec2           bool
+	concurrency   int
+	failOn        string
+}
+
+func (a *app) diagnoseCommand() *cobra.Command {
+	f := &diagnoseFlags{}
+	cmd := &cobra.Command{
+		Use:   "diagnose",
+		Short: "Read-only: find ghost targets, static node targets, owners and mismatches",
+		Long: `diagnose reads the target groups in scope and the cluster, classifies every
+target (pod, live node, ghost, foreign), and reports findings with the next
+library call for each. It never changes anything.
+
+Exit code 1 when a finding is at or above --fail-on.`,
+		Example: `  tgmigrate diagnose --target-group legacy-web --region eu-west-1
+  tgmigrate diagnose --all --assume-role arn:aws:iam::111111111111:role/ro --format json`,
+		Args: cobra.NoArgs,
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runDiagnose(cmd, f) }),
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "target group ARN or name (repeatable)")
+	fl.StringArrayVar(&f.loadBalancers, "load-balancer", nil, "every target group of this load balancer ARN (repeatable)")
+	fl.StringArrayVar(&f.tags, "tag", nil, "keep target groups with this tag, KEY=VALUE or KEY (repeatable)")
+	fl.BoolVar(&f.all, "all", false, "every target group the credentials can see")
+	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID (recommended when clusters in other VPCs share address space)")
+	fl.StringArrayVar(&f.cidrs, "cidr", nil, "node and pod CIDRs of the cluster (repeatable); decides ghost versus foreign")
+	fl.BoolVar(&f.ec2, "ec2", false, "also read EC2 (subnets, route tables) to find nodes in public subnets")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "target groups scanned at once (default: the library's)")
+	fl.StringVar(&f.failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: critical, high, medium, low, info, or none")
+	return cmd
+}
+
+func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
+	ctx := cmd.Context()
+	if a.format == "sarif" {
+		return usagef("--format sarif: diagnose prints text, json or markdown")
+	}
+	threshold, err := parseFailOn(f.failOn)
+	if err != nil {
+		return err
+	}
+	scope, err := f.scope()
+	if err != nil {
+		return err
+	}
+	if f.clusterVPC != "" && !strings.HasPrefix(f.clusterVPC, "vpc-") {
+		return usagef("--cluster-vpc %q: not a VPC ID", f.clusterVPC)
+	}
+	kc, err := a.cluster()
+	if err != nil {
+		return err
+	}
+	accounts, err := a.cloud.accounts(ctx)
+	if err != nil {
+		return err
+	}
+	src := diagnose.Sources{Clusters: []diagnose.Cluster{{Name: kc.Name, Reader: kc.Client, VPCID: f.clusterVPC, CIDRs: f.cidrs}}}
+	for _, acct := range accounts {
+		da := diagnose.Account{ID: acct.ID, Region: acct.Region, ELBv2: elbv2.NewFromConfig(acct.Config)}
+		if f.ec2 {
+			da.EC2 = ec2.NewFromConfig(acct.Config)
+		}
+		src.Accounts = append(src.Accounts, da)
+	}
+	opts := []diagnose.Option{diagnose.WithLogger(a.log)}
+	if f.concurrency > 0 {
+		opts = append(opts, diagnose.WithConcurrency(f.concurrency))
+	}
+	if isTTY(a.stderr) {
+		opts = append(opts, diagnose.WithProgress(func(p diagnose.Progress) {
+			fmt.Fprintf(a.stderr, "\r\033[Kdiagnose: %s %d/%d", p.Phase, p.Done, p.Total)
+		}))
+	}
+	report, err := diagnose.Diagnose(ctx, src, scope, opts...)
+	if isTTY(a.stderr) {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	if diagnose.IsInvalidInput(err) {
+		return asUsage(err)
+	}
+	if report == nil {
+		return err
+	}
+	if werr := a.printReport(report); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if worst, ok := report.Worst(); ok && threshold != "" && worst.Rank() <= diagnose.Severity(threshold).Rank() {
+		return &findingsError{summary: fmt.Sprintf("%d findings, worst %s (--fail-on %s)", len(report.AllFindings()), worst, threshold)}
+	}
+	return nil
+}
+
+func (a *app) printReport(r *diagnose.Report) error {
+	switch a.format {
+	case "json":
+		b, err := r.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.stdout, string(b))
+		return err
+	case "markdown":
+		_, err := fmt.Fprint(a.stdout, r.Markdown())
+		return err
+	default:
+		_, err := fmt.Fprint(a.stdout, r.Text())
+		return err
+	}
+}
+
+// scope turns the flags into a diagnose.Scope, rejecting malformed ARNs
+// before any credentials are loaded.
+func (f *diagnoseFlags) scope() (diagnose.Scope, error) {
+	var s diagnose.Scope
+	for _, tg := range f.targetGroups {
+		if strings.HasPrefix(tg, "arn:") {
+			if _, err := tgmigrate.ParseTargetGroupARN(tg); err != nil {
+				return s, usagef("--target-group: %v", err)
+			}
+			s.TargetGroupARNs = append(s.TargetGroupARNs, tg)
+			continue
+		}
+		s.TargetGroupNames = append(s.TargetGroupNames, tg)
+	}
+	for _, lb := range f.loadBalancers {
+		if _, err := tgmigrate.ParseLoadBalancerARN(lb); err != nil {
+			return s, usagef("--load-balancer: %v", err)
+		}
+		s.LoadBalancerARNs = append(s.LoadBalancerARNs, lb)
+	}
+	for _, t := range f.tags {
+		k, v, _ := strings.Cut(t, "=")
+		if k == "" {
+			return s, usagef("--tag %q: want KEY=VALUE or KEY", t)
+		}
+		if s.Tags == nil {
+			s.Tags = map[string]string{}
+		}
+		s.Tags[k] = v
+	}
+	s.All = f.all
+	if !s.All && len(s.TargetGroupARNs)+len(s.TargetGroupNames)+len(s.LoadBalancerARNs)+len(s.Tags) == 0 {
+		return s, usagef("nothing to diagnose: pass --target-group, --load-balancer, --tag or --all")
+	}
+	return s, nil
+}
+
+// parseFailOn returns the severity threshold, or "" for none.
+func parseFailOn(s string) (string, error) {
+	switch s {
+	case "none", "":
+		return "", nil
+	case "critical", "high", "medium", "low", "info":
+		return s, nil
+	}
+	return "", usagef("--fail-on %q: want critical, high, medium, low, info or none", s)
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/qstools/tgmigrate/helmgov"
+)
+
+type helmFlags struct {
+	values, set, setString []string
+	namespace, release     string
+	config                 string
+	failOn                 string
+	manifests              string
+	yes                    bool
+}
+
+func (a *app) helmCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "helm",
+		Short: "Check Helm charts for the LBC's settings, and fix their sources",
+	}
+	cmd.AddCommand(a.helmCheckCommand(), a.helmFixCommand())
+	return cmd
+}
+
+func (f *helmFlags) renderFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.values, "values", "f", nil, "values file (repeatable)")
+	fl.StringArrayVar(&f.set, "set", nil, "set a value, KEY=VALUE as helm --set (repeatable)")
+	fl.StringArrayVar(&f.setString, "set-string", nil, "set a string value, as helm --set-string (repeatable)")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "release namespace")
+	fl.StringVar(&f.release, "release", "", "release name (default: the chart's name)")
+	fl.StringVar(&f.config, "config", "", "helmgov rule configuration file (YAML or JSON)")
+}
+
+func (f *helmFlags) renderOptions() []helmgov.RenderOption {
+	opts := []helmgov.RenderOption{helmgov.WithValuesFiles(f.values...), helmgov.WithSet(f.set...), helmgov.WithSetString(f.setString...)}
+	if f.namespace != "" {
+		opts = append(opts, helmgov.WithNamespace(f.namespace))
+	}
+	if f.release != "" {
+		opts = append(opts, helmgov.WithReleaseName(f.release))
+	}
+	return opts
+}
+
+func (a *app) checker(f *helmFlags) (*helmgov.Checker, error) {
+	o := helmgov.Options{Logger: a.log}
+	if f.config != "" {
+		data, err := os.ReadFile(f.config)
+		if err != nil {
+			return nil, usagef("--config: %v", err)
+		}
+		cfg, err := helmgov.ParseConfig(data, f.config)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		o.Config = cfg
+	}
+	c, err := helmgov.NewChecker(o)
+	return c, asUsage(err)
+}
+
+func (a *app) helmCheckCommand() *cobra.Command {
+	f := &helmFlags{}
+	cmd := &cobra.Command{
+		Use:   "check [CHART_DIR]",
+		Short: "Check a chart (rendered in-process) or rendered manifests (--manifests FILE or -)",
+		Long: `check renders the chart in-process with the Helm SDK, or reads rendered
+manifests, and checks them against helmgov's rules (TGM-H001...). Output: text,
+json or sarif. Exit 0 when clean, 1 when a finding is at or above --fail-on,
+2 on a usage or render error.`,
+		Example: `  tgmigrate helm check ./charts/web -f values-prod.yaml
+  helm template web ./charts/web | tgmigrate helm check --manifests - --format sarif > helmgov.sarif`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runHelmCheck(cmd, f, args) },
+	}
+	f.renderFlags(cmd)
+	cmd.Flags().StringVar(&f.manifests, "manifests", "", "check rendered manifests from this file (- for stdin) instead of a chart")
+	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 at or above this severity (error, warning, info)")
+	return cmd
+}
+
+func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) error {
+	if a.format == "markdown" {
+		return usagef("--format markdown: helm check prints text, json or sarif")
+	}
+	threshold, err := helmgov.ParseSeverity(f.failOn)
+	if err != nil {
+		return usagef("--fail-on: %v", err)
+	}
+	c, err := a.checker(f)
+	if err != nil {
+		return err
+	}
+	var res *helmgov.Result
+	switch {
+	case f.manifests != "" && len(args) > 0:
+		return usagef("give a chart directory or --manifests, not both")
+	case f.manifests != "":
+		r, name, closeFn, err := a.openInput(f.manifests)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		objs, err := helmgov.ReadManifests(r, name)
+		if err != nil {
+			return asUsage(err)
+		}
+		res = c.Check(objs)
+	case len(args) == 1:
+		res, _, err = c.CheckChart(cmd.Context(), args[0], f.renderOptions()...)
+		if err != nil {
+			return asUsage(err)
+		}
+	default:
+		return usagef("give a chart directory, or --manifests FILE (- for stdin)")
+	}
+	if err := a.writeHelmResult(res); err != nil {
+		return err
+	}
+	if helmgov.ExitCode(res, threshold) != 0 {
+		return &findingsError{summary: fmt.Sprintf("%d findings at or above %s", res.Count(threshold), f.failOn)}
+	}
+	return nil
+}
+
+func (a *app) writeHelmResult(res *helmgov.Result) error {
+	o := helmgov.ReportOptions{ToolVersion: version}
+	switch a.format {
+	case "json":
+		return res.WriteJSON(a.stdout, o)
+	case "sarif":
+		return res.WriteSARIF(a.stdout, o)
+	}
+	return res.WriteText(a.stdout, o)
+}
+
+func (a *app) openInput(path string) (io.Reader, string, func(), error) {
+	if path == "-" {
+		return a.stdin, "stdin", func() {}, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, usagef("--manifests: %v", err)
+	}
+	return fh, path, func() { fh.Close() }, nil
+}
+
+func (a *app) helmFixCommand() *cobra.Command {
+	f := &helmFlags{}
+	cmd := &cobra.Command{
+		Use:   "fix CHART_DIR",
+		Short: "Write the fixes into the chart's values.yaml and templates (a dry run printing the diff unless --yes)",
+		Long: `fix writes each safe fix into the chart sources (values.yaml where a template
+reads the field from values, the template otherwise, keeping comments and key
+order), re-renders and re-checks to prove it holds. Without --yes it writes
+nothing and prints the diff.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runHelmFix(cmd, f, args[0]) },
+	}
+	f.renderFlags(cmd)
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "write the changes (default: dry run, print the diff)")
+	return cmd
+}
+
+func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format %s: helm fix prints text or json", a.format)
+	}
+	c, err := a.checker(f)
+	if err != nil {
+		return err
+	}
+	opts := []helmgov.FixOption{helmgov.WithRenderOptions(f.renderOptions()...)}
+	if !f.yes {
+		opts = append(opts, helmgov.WithDryRun())
+	}
+	res, err := c.Fix(cmd.Context(), dir, opts...)
+	if err != nil {
+		return asUsage(err)
+	}
+	o := helmgov.ReportOptions{ToolVersion: version}
+	if a.format == "json" {
+		return res.WriteJSON(a.stdout, o)
+	}
+	if err := res.WriteText(a.stdout, o); err != nil {
+		return err
+	}
+	if !f.yes && len(res.Files) > 0 {
+		fmt.Fprintln(a.stderr, "dry run: nothing was written; pass --yes to write these changes")
+	}
+	return nil
+}

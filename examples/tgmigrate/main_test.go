@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(t.Context(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrorsExit2WithOneLine(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code = %d, want %d", code, exitUsage)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want one line containing %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr has a stack trace: %q", stderr)
+			}
+		})
+	}
+}
+
+// isolate points every configuration lookup at an empty temporary home, so
+// the tests see no kubeconfig and no AWS credentials of the machine's.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", filepath.Join(home, "no-kubeconfig"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(home, "no-aws-config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(home, "no-aws-credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	return home
+}
+
+func writeKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: "t0ps3cret"}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestErrorPathsExit2WithOneLine(t *testing.T) {
+	home := isolate(t)
+	kubeconfig := writeKubeconfig(t, home)
+	const goodTG = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"diagnose", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{"bad format", []string{"--format", "yaml", "diagnose", "--all"}, `--format "yaml"`},
+		{"bad ARN", []string{"diagnose", "--target-group", "arn:aws:elasticloadbalancing:eu-west-1:123:targetgroup/x/y"}, "invalid arn"},
+		{"bad ARN in bind", []string{"bind", "--target-group", "arn:aws:ec2:eu-west-1:123456789012:instance/i-1", "-n", "shop", "--service", "web"}, "invalid arn"},
+		{"no scope", []string{"diagnose"}, "nothing to diagnose"},
+		{"no kubeconfig", []string{"diagnose", "--target-group", goodTG}, "no kubeconfig"},
+		{"no credentials", []string{"--kubeconfig", kubeconfig, "diagnose", "--target-group", goodTG}, "no AWS credentials"},
+		{"plan bad ARN", []string{"plan", "--target-group", "legacy-web", "-n", "shop", "--service", "web"}, "invalid arn"},
+		{"plan bad strategy", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--strategy", "yolo"}, `--strategy "yolo"`},
+		{"plan bad force", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--force", "everything"}, `--force "everything"`},
+		{"execute without plan", []string{"execute"}, "--plan is required"},
+		{"execute missing plan file", []string{"execute", "--plan", filepath.Join(home, "plan.json")}, "plan.json"},
+		{"execute corrupt plan", []string{"execute", "--plan", kubeconfig}, "--plan"},
+		{"rollback without source", []string{"rollback"}, "give --plan"},
+		{"simulate bad scenario", []string{"simulate", "-scenario", "chaos"}, `-scenario "chaos"`},
+		{"simulate bad nodes", []string{"simulate", "-nodes", "1"}, "-nodes 1"},
+		{"helm check missing chart", []string{"helm", "check", filepath.Join(home, "no-chart")}, "no-chart"},
+		{"helm check bad manifests", []string{"helm", "check", "--manifests", filepath.Join(home, "nope.yaml")}, "nope.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, exitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want one line containing %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr+stdout, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("output has a stack trace: %q", stderr)
+			}
+			if strings.Contains(stderr+stdout, "t0ps3cret") {
+				t.Errorf("output leaks the kubeconfig token")
+			}
+		})
+	}
+}
+
+// TestSimulateJSON is the examples issue's acceptance: on the same seed and
+// churn, the phased cutover fails no request while static and naive-tgb do.
+func TestSimulateJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "5", "-nodes", "8", "-pods", "24",
+		"-rps", "20", "-churn-interval", "45s", "-duration", "15m")
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	var rep simReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
+	}
+	if rep.SchemaVersion != 1 || rep.Seed != 5 || len(rep.Scenarios) != 3 {
+		t.Fatalf("report header %+v", rep)
+	}
+	by := map[string]simOutcome{}
+	for _, s := range rep.Scenarios {
+		by[s.Strategy] = s
+		if s.Requests < 10000 {
+			t.Errorf("%s: %d requests, want at least 10000", s.Strategy, s.Requests)
+		}
+		if s.NodesReplaced < 8 {
+			t.Errorf("%s: %d of 8 nodes replaced, want every node", s.Strategy, s.NodesReplaced)
+		}
+	}
+	if p := by[strategyPhased]; p.Failed != 0 || p.GhostsLeft != 0 || p.CutoverSeconds <= 0 || p.APICalls["DeregisterTargets"] == 0 {
+		t.Errorf("phased: %+v, want 0 failed, 0 ghosts, a cutover that deregistered", p)
+	}
+	for _, s := range []string{strategyStatic, strategyNaive} {
+		if by[s].Failed == 0 {
+			t.Errorf("%s failed no request: %+v", s, by[s])
+		}
+	}
+	t.Logf("%s", stdout)
+}

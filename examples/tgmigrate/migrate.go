@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/cutover"
+)
+
+type planFlags struct {
+	targetGroup, namespace, service, port string
+	strategy                              string
+	minHealthy                            int
+	expectAccount, expectRegion           string
+	force                                 []string
+	clusterName, clusterVPC               string
+	out                                   string
+	iamPolicy                             bool
+}
+
+func (a *app) planCommand() *cobra.Command {
+	f := &planFlags{}
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Read-only: plan the cutover of a target group to LBC-managed pod targets",
+		Long: `plan inspects the target group and the cluster and prints the cutover plan:
+the strategy (in-place for ip target groups, blue/green for instance ones),
+the guards, the targets it will deregister, every step with its preconditions,
+effect, rollback and API calls, and the estimated duration. It changes
+nothing. Save it with --out and carry it out with "tgmigrate execute".`,
+		Example: `  tgmigrate plan --target-group arn:aws:elasticloadbalancing:...:targetgroup/legacy-web/0123456789abcdef \
+      -n shop --service web --port http --out plan.json
+  tgmigrate plan ... --iam-policy > policy.json`,
+		Args: cobra.NoArgs,
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runPlan(cmd.Context(), f) }),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.targetGroup, "target-group", "", "target group ARN (required)")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "the Service's namespace (required)")
+	fl.StringVar(&f.service, "service", "", "the Service whose pods take over (required)")
+	fl.StringVar(&f.port, "port", "", "the Service port, by name or number (default: its only port)")
+	fl.StringVar(&f.strategy, "strategy", "", "force a strategy: in-place or blue-green (default: from the target type)")
+	fl.IntVar(&f.minHealthy, "min-healthy", 0, "the floor of healthy targets during the cutover (default: the healthy node targets, capped by the ready endpoints)")
+	fl.StringVar(&f.expectAccount, "expect-account", "", "refuse a target group in another account (12 digits)")
+	fl.StringVar(&f.expectRegion, "expect-region", "", "refuse a target group in another region")
+	fl.StringSliceVar(&f.force, "force", nil, "override guards: foreign-owner, vpc-mismatch, account-mismatch")
+	fl.StringVar(&f.clusterName, "cluster-name", "", "the cluster's name as the LBC tags it (elbv2.k8s.aws/cluster)")
+	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, for the VPC guard")
+	fl.StringVar(&f.out, "out", "", "also write the plan as JSON to this file")
+	fl.BoolVar(&f.iamPolicy, "iam-policy", false, "print the least-privilege IAM policy for the plan instead of the plan")
+	return cmd
+}
+
+func (f *planFlags) request() (cutover.Request, error) {
+	switch {
+	case f.targetGroup == "":
+		return cutover.Request{}, usagef("--target-group is required")
+	case f.namespace == "" || f.service == "":
+		return cutover.Request{}, usagef("--namespace and --service are required")
+	}
+	if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
+		return cutover.Request{}, usagef("--target-group: %v", err)
+	}
+	req := cutover.Request{
+		TargetGroupARN: f.targetGroup, Namespace: f.namespace, Service: f.service,
+		Strategy: cutover.Strategy(f.strategy), MinHealthy: f.minHealthy,
+		AccountID: f.expectAccount, Region: f.expectRegion,
+	}
+	switch req.Strategy {
+	case cutover.StrategyAuto, cutover.StrategyInPlace, cutover.StrategyBlueGreen:
+	default:
+		return req, usagef("--strategy %q: want in-place or blue-green", f.strategy)
+	}
+	if f.port != "" {
+		req.Port = intstr.Parse(f.port)
+	}
+	for _, force := range f.force {
+		switch fc := cutover.Force(force); fc {
+		case cutover.ForceForeignOwner, cutover.ForceVPCMismatch, cutover.ForceAccountMismatch:
+			req.Force = append(req.Force, fc)
+		default:
+			return req, usagef("--force %q: want foreign-owner, vpc-mismatch or account-mismatch", force)
+		}
+	}
+	return req, nil
+}
+
+// cutoverEnv builds the environment of plan, execute and rollback.
+func (a *app) cutoverEnv(ctx context.Context, clusterName, clusterVPC string) (cutover.Env, error) {
+	kc, err := a.cluster()
+	if err != nil {
+		return cutover.Env{}, err
+	}
+	accounts, err := a.cloud.accounts(ctx)
+	if err != nil {
+		return cutover.Env{}, err
+	}
+	if len(accounts) != 1 {
+		return cutover.Env{}, usagef("a cutover works in one account: pass at most one --assume-role")
+	}
+	return cutover.Env{
+		ELBv2: elbv2.NewFromConfig(accounts[0].Config), Client: kc.Client, Discovery: kc.Discovery,
+		Logger: a.log, ClusterName: clusterName, ClusterVPCID: clusterVPC,
+	}, nil
+}
+
+func (a *app) runPlan(ctx context.Context, f *planFlags) error {
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format %s: plan prints text or json", a.format)
+	}
+	req, err := f.request()
+	if err != nil {
+		return err
+	}
+	env, err := a.cutoverEnv(ctx, f.clusterName, f.clusterVPC)
+	if err != nil {
+		return err
+	}
+	plan, err := cutover.PlanCutover(ctx, env, req)
+	if err != nil {
+		if cutover.IsInvalidInput(err) || cutover.IsGuard(err) || cutover.IsStrategy(err) {
+			return asUsage(err)
+		}
+		return err
+	}
+	if f.out != "" {
+		data, err := plan.JSON()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.out, append(data, '\n'), 0o600); err != nil {
+			return usagef("--out: %v", err)
+		}
+	}
+	if f.iamPolicy {
+		p, err := plan.IAMPolicy()
+		if err != nil {
+			return err
+		}
+		data, err := p.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.stdout, string(data))
+		return err
+	}
+	if a.format == "json" {
+		data, err := plan.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.stdout, string(data))
+		return err
+	}
+	_, err = fmt.Fprint(a.stdout, plan.Text())
+	return err
+}
+
+type runFlags struct {
+	plan                    string
+	yes                     bool
+	stopAfter               string
+	journalFile             string
+	clusterName, clusterVPC string
+	// rollback from the journal alone
+	targetGroup, namespace string
+}
+
+func (f *runFlags) common(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.plan, "plan", "", "the plan file written by \"tgmigrate plan --out\"")
+	fl.BoolVar(&f.yes, "yes", false, "really do it (default: print what would happen; on a terminal, ask)")
+	fl.StringVar(&f.journalFile, "journal-file", "", "keep the journal in this file (default: a ConfigMap in the binding's namespace)")
+	fl.StringVar(&f.clusterName, "cluster-name", "", "the cluster's name as the LBC tags it (elbv2.k8s.aws/cluster)")
+	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, for the VPC guard")
+}
+
+func (a *app) executeCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "execute",
+		Short: "Carry out a saved plan (a dry run unless --yes or confirmed); resumes from its journal",
+		Long: `execute carries out a plan saved by "tgmigrate plan --out": it checks the
+invariants before every destructive call, saves its journal after every step
+and batch, holds a Lease on the target group, and rolls back by itself when an
+invariant breaks. Without --yes it prints the plan and changes nothing (on a
+terminal it asks first). Run it again after an interruption to resume.`,
+		Example: `  tgmigrate execute --plan plan.json          # dry run
+  tgmigrate execute --plan plan.json --yes`,
+		Args: cobra.NoArgs,
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runExecute(cmd.Context(), f) }),
+	}
+	f.common(cmd)
+	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
+	return cmd
+}
+
+func (a *app) rollbackCommand() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "rollback",
+		Short: "Return a target group to working node targets, from any point of a cutover",
+		Long: `rollback registers the nodes alive now on their NodePort, waits until they are
+healthy, deletes the binding (in multi-cluster mode the LBC then removes only
+its pod targets) and restores the health check; for blue/green the weights go
+back to the old target group first. It starts from a plan file, or, when the
+plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
+		Example: `  tgmigrate rollback --plan plan.json --yes
+  tgmigrate rollback --target-group arn:aws:...:targetgroup/legacy-web/0123456789abcdef -n shop --yes`,
+		Args: cobra.NoArgs,
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runRollback(cmd.Context(), f) }),
+	}
+	f.common(cmd)
+	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back")
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "without --plan: the binding's namespace, where the journal is")
+	return cmd
+}
+
+func readPlan(path string) (*cutover.Plan, error) {
+	if path == "" {
+		return nil, usagef("--plan is required")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("--plan: %v", err)
+	}
+	plan, err := cutover.ParsePlan(data)
+	if err != nil {
+		return nil, usagef("--plan %s: %v", path, err)
+	}
+	return plan, nil
+}
+
+func (a *app) runExecute(ctx context.Context, f *runFlags) error {
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format %s: execute prints text or json", a.format)
+	}
+	plan, err := readPlan(f.plan)
+	if err != nil {
+		return err
+	}
+	if f.stopAfter != "" && plan.Step(f.stopAfter) == nil {
+		return usagef("--stop-after %q: the plan's steps are %s", f.stopAfter, strings.Join(plan.StepIDs(), ", "))
+	}
+	if !f.yes {
+		fmt.Fprint(a.stdout, plan.Text())
+		ok, err := a.confirm(plan.TargetGroup.Name)
+		if err != nil || !ok {
+			fmt.Fprintln(a.stderr, "dry run: nothing was changed; pass --yes to execute")
+			return err
+		}
+	}
+	env, err := a.cutoverEnv(ctx, f.clusterName, f.clusterVPC)
+	if err != nil {
+		return err
+	}
+	opts := []cutover.Option{cutover.WithObserver(a.progress())}
+	if f.stopAfter != "" {
+		opts = append(opts, cutover.WithStopAfter(f.stopAfter))
+	}
+	if f.journalFile != "" {
+		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
+		if err != nil {
+			return asUsage(err)
+		}
+		opts = append(opts, cutover.WithJournal(j))
+	}
+	res, err := cutover.Execute(ctx, env, plan, opts...)
+	if err != nil {
+		if ctx.Err() != nil || cutover.IsInterrupted(err) {
+			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress.\n  resume:    tgmigrate execute --plan %s --yes\n  roll back: tgmigrate rollback --plan %s --yes\n", f.plan, f.plan)
+		}
+		if res != nil {
+			_ = a.printResult(res)
+		}
+		if cutover.IsPlanMismatch(err) || cutover.IsLocked(err) || cutover.IsInvalidInput(err) {
+			return asUsage(err)
+		}
+		return err
+	}
+	return a.printResult(res)
+}
+
+func (a *app) runRollback(ctx context.Context, f *runFlags) error {
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format %s: rollback prints text or json", a.format)
+	}
+	var src cutover.Source
+	var plan *cutover.Plan
+	var err error
+	switch {
+	case f.plan != "":
+		if plan, err = readPlan(f.plan); err != nil {
+			return err
+		}
+		src = plan
+	case f.targetGroup != "" && f.namespace != "":
+		if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
+			return usagef("--target-group: %v", err)
+		}
+	default:
+		return usagef("give --plan, or --target-group and --namespace to roll back from the journal")
+	}
+	if !f.yes {
+		what := f.targetGroup
+		if plan != nil {
+			what = plan.TargetGroup.Name
+		}
+		ok, err := a.confirm(what)
+		if err != nil || !ok {
+			fmt.Fprintln(a.stderr, "dry run: nothing was changed; pass --yes to roll back")
+			return err
+		}
+	}
+	env, err := a.cutoverEnv(ctx, f.clusterName, f.clusterVPC)
+	if err != nil {
+		return err
+	}
+	opts := []cutover.Option{cutover.WithObserver(a.progress()), cutover.WithReason("operator: tgmigrate rollback")}
+	switch {
+	case f.journalFile != "":
+		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
+		if err != nil {
+			return asUsage(err)
+		}
+		opts = append(opts, cutover.WithJournal(j))
+		if src == nil {
+			st, err := j.Inspect(ctx)
+			if err != nil {
+				return asUsage(err)
+			}
+			src = st
+		}
+	case src == nil:
+		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: f.namespace, TargetGroupARN: f.targetGroup})
+		if err != nil {
+			return asUsage(err)
+		}
+		st, err := j.Inspect(ctx)
+		if err != nil {
+			if cutover.IsNoJournal(err) {
+				return usagef("no journal for %s in namespace %s: nothing to roll back from", f.targetGroup, f.namespace)
+			}
+			return err
+		}
+		src = st
+	}
+	res, err := cutover.Rollback(ctx, env, src, opts...)
+	if res != nil && a.format == "json" {
+		_ = printJSON(a.stdout, res)
+	} else if res != nil {
+		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs; %d node targets registered; %d mutating calls\n",
+			res.PlanID, res.Completed, res.Seconds, len(res.Registered), res.MutatingCalls)
+		for _, w := range res.Warnings {
+			fmt.Fprintln(a.stdout, "  warning: "+w)
+		}
+	}
+	return err
+}
+
+func (a *app) printResult(res *cutover.Result) error {
+	if a.format == "json" {
+		return printJSON(a.stdout, res)
+	}
+	state := "completed"
+	switch {
+	case res.Stopped:
+		state = "paused after " + res.StoppedAfter
+	case res.RolledBack:
+		state = "rolled back"
+	case !res.Completed:
+		state = "not completed"
+	}
+	fmt.Fprintf(a.stdout, "plan %s (%s): %s in %.0fs (floor %.0fs); %d targets deregistered in %d batches; %d mutating calls\n",
+		res.PlanID, res.Strategy, state, res.CutoverSeconds, res.FloorSeconds, res.Deregistered, res.Batches, res.MutatingCalls)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(a.stdout, "  warning: "+w)
+	}
+	return nil
+}
+
+// progress reports a cutover on stderr: one line per step, and on a
+// terminal a live line of healthy/total targets and the drain countdown.
+func (a *app) progress() cutover.Observer {
+	tty := isTTY(a.stderr)
+	live := func(format string, args ...any) {
+		if tty {
+			fmt.Fprintf(a.stderr, "\r\033[K"+format, args...)
+		}
+	}
+	return cutover.ObserverFuncs{
+		OnStepStarted: func(e cutover.StepEvent) {
+			live("")
+			fmt.Fprintf(a.stderr, "%s  %s: %s\n", e.At.Format(time.TimeOnly), e.Step.ID, e.Step.Title)
+		},
+		OnStepFinished: func(e cutover.StepEvent) {
+			live("")
+			status := "done"
+			switch {
+			case e.Err != nil:
+				status = "failed: " + oneLine(e.Err.Error())
+			case e.Skipped:
+				status = "already done"
+			}
+			fmt.Fprintf(a.stderr, "%s  %s: %s\n", e.At.Format(time.TimeOnly), e.Step.ID, status)
+		},
+		OnTargets: func(p cutover.Progress) {
+			live("  %s", p.Summary)
+		},
+		OnWaiting: func(w cutover.Wait) {
+			if !w.Until.IsZero() {
+				live("  waiting for %s, until about %s", w.What, w.Until.Format(time.TimeOnly))
+			}
+		},
+	}
+}
+
+// confirm asks on a terminal for the target group's name; elsewhere it
+// answers no, so that a script never mutates without --yes.
+func (a *app) confirm(name string) (bool, error) {
+	in, ok := a.stdin.(*os.File)
+	if !ok || !isTTY(a.stderr) || !isTTYFile(in) {
+		return false, nil
+	}
+	fmt.Fprintf(a.stderr, "Type the target group's name (%s) to go ahead: ", name)
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, os.ErrClosed) && line == "" {
+		return false, nil
+	}
+	return strings.TrimSpace(line) == name, nil
+}
