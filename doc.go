@@ -16,8 +16,12 @@
 //     waits on a TargetGroupBinding for an existing target group. Its API
 //     types are in [github.com/qstools/tgmigrate/tgbind/v1beta1].
 //  3. [github.com/qstools/tgmigrate/cutover]: plans, executes and rolls back
-//     the migration: bind in multi-cluster mode, wait for healthy pod targets,
-//     deregister the node targets in guarded batches, drain, verify.
+//     the migration. In place for ip target groups: align the health check,
+//     bind in multi-cluster mode, wait for healthy pod targets, deregister the
+//     node targets and ghosts in guarded batches, drain, verify. Blue/green for
+//     instance target groups: a new ip target group, bound, then weighted
+//     forwarding in steps. Resumable from a journal, locked by a Lease, and
+//     reversible from any point.
 //  4. [github.com/qstools/tgmigrate/helmgov]: checks the Helm charts and fixes
 //     their sources, so the next deploy does not go back to manual targets.
 //
@@ -40,9 +44,21 @@
 //
 // # Internals
 //
-//   - internal/awserr: AWS error classification and ARN parsing.
+//   - internal/awserr: AWS error classification and ARN parsing (the one
+//     place AWS errors are interpreted).
 //   - internal/kube: kubeconfig loading and LBC discovery.
+//   - internal/retry: every wait and retry, backoff/v4 on an injected clock.
+//   - internal/vclock: the deterministic virtual clock simulations run on.
 //   - internal/testenv: the envtest control plane of the integration tier.
-//   - internal/sim: the Karpenter churn simulator the scenario tests run on.
-//   - examples/tgmigrate: the command-line tool and the simulated demo.
+//   - internal/sim: the Karpenter churn simulator the scenario tests and the
+//     demo run on (ELBv2 model, Go facade, traffic, cluster, Karpenter, the
+//     LBC stand-in); internal/sim/elbv2wire serves it over the ELBv2 Query
+//     protocol so the real AWS SDK client runs end to end.
+//
+// # Examples
+//
+// examples/tgmigrate is the command-line tool built on these packages:
+// diagnose, plan, execute, rollback, bind, helm check and fix, and simulate,
+// which runs the whole story on the simulator with no AWS account and no
+// cluster: go run ./examples/tgmigrate simulate.
 package tgmigrate
