@@ -50,6 +50,11 @@ type span struct{ start, end int }
 // file's documents.
 func parseSource(name string, data []byte, template bool) (*srcFile, error) {
 	f := &srcFile{name: name, orig: data}
+	if bareCR(data) {
+		// YAML takes a lone CR for a line break; the editor works on
+		// LF-separated lines, so its positions would not match.
+		return nil, unfixablef("%s: has carriage returns that do not end a CRLF line break; not edited", name)
+	}
 	masked := slices.Clone(data)
 	if template {
 		spans, err := findActions(data)
@@ -207,9 +212,22 @@ func mapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
+// bareCR reports whether data holds a CR that is not followed by LF.
+func bareCR(data []byte) bool {
+	for i, b := range data {
+		if b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			return true
+		}
+	}
+	return false
+}
+
 // byteCol converts a node's 1-based rune column into a byte offset on its
-// line.
+// line. A line outside the file gives 0.
 func (f *srcFile) byteCol(line, col int) int {
+	if line < 1 || line > len(f.masked) {
+		return 0
+	}
 	l := f.masked[line-1]
 	off := 0
 	for c := 1; c < col && off < len(l); c++ {
