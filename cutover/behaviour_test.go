@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
@@ -369,4 +370,37 @@ func TestBlueGreenEventualConsistency(t *testing.T) {
 	if st := s.w.Traffic(); st.Failed != 0 {
 		t.Errorf("traffic %s", st.String())
 	}
+}
+
+// TestRollbackUnderSteadyChurn: with Karpenter replacing a node every
+// minute, some node is always new and in its first health checks, and some
+// node always leaving. Rollback must not wait for all of them at once: it
+// needs the floor of healthy node targets among the nodes that had time to
+// pass, then (the nodes never settling) goes on with a warning. No request
+// fails while it runs.
+func TestRollbackUnderSteadyChurn(t *testing.T) {
+	cfg := sim.Config{Seed: 41, Nodes: 8, Pods: 24, RPS: 20, ChurnInterval: time.Minute}
+	s := newScenario(t, cfg)
+	p := s.plan(nil)
+	if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {
+		t.Fatal(err)
+	}
+	failed := s.w.Traffic().Failed
+	rb, err := cutover.Rollback(t.Context(), s.env, p)
+	if err != nil {
+		t.Fatalf("Rollback under steady churn: %v", err)
+	}
+	if !rb.Completed || len(rb.Registered) == 0 {
+		t.Fatalf("rollback %+v", rb)
+	}
+	if got := s.w.Traffic().Failed - failed; got != 0 {
+		t.Errorf("%d requests failed during the rollback", got)
+	}
+	if len(rb.Warnings) == 0 {
+		t.Errorf("no warning that Karpenter was still replacing nodes: %+v", rb)
+	}
+	if s.bindingExists(p) {
+		t.Error("the binding is still there")
+	}
+	t.Logf("rollback took %.0f s, %d node targets registered, warnings %q", rb.Seconds, len(rb.Registered), rb.Warnings)
 }

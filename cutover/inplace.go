@@ -20,6 +20,7 @@ const (
 	stateHealthy   = string(elbv2types.TargetHealthStateEnumHealthy)
 	stateUnhealthy = string(elbv2types.TargetHealthStateEnumUnhealthy)
 	stateDraining  = string(elbv2types.TargetHealthStateEnumDraining)
+	stateInitial   = string(elbv2types.TargetHealthStateEnumInitial)
 )
 
 // poll calls cond every poll interval, keeping the lease alive, until it

@@ -479,7 +479,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 				baseline[t] = true
 			}
 		}
-		healthy, ok := 0, true
+		healthy, checking, ok := 0, 0, true
 		for _, t := range live {
 			vt, reg := v.targets[t]
 			switch {
@@ -487,9 +487,14 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 				healthy++
 			case baseline[t]:
 				ok = false
+			case reg && vt.state == stateInitial:
+				// A node that came up after the first observation, still
+				// in its first health checks: under steady churn there is
+				// always one, so it cannot be part of what must be healthy.
+				checking++
 			}
 		}
-		need := min(floor, len(live))
+		need := min(floor, len(live)-checking)
 		rb.progress(RollbackWaitNodes, rb.tgARN, v, healthy, len(live))
 		healthyEnough = ok && healthy >= need && len(live) > 0
 		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %d nodes being replaced", healthy, len(live), need, len(unsettled))

@@ -266,15 +266,18 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 	}
 	switch scenario {
 	case "rollback":
+		failedBefore := w.Traffic().Failed
 		res, err := cutover.Execute(ctx, env, plan, opts...)
 		if err != nil {
 			return nil, "", fmt.Errorf("execute: %w", err)
 		}
 		w.Run(2 * time.Minute)
-		if _, err := cutover.Rollback(ctx, env, plan, opts...); err != nil {
+		rb, err := cutover.Rollback(ctx, env, plan, opts...)
+		if err != nil {
 			return nil, "", fmt.Errorf("rollback: %w", err)
 		}
-		return res, "cut over, then rolled back to live node targets", nil
+		return res, fmt.Sprintf("cut over, rolled back in %.0f s with %d failed requests; from then on the static target group fails under churn again",
+			rb.Seconds, w.Traffic().Failed-failedBefore), nil
 	case "crash-resume":
 		crash := errors.New("simulated crash")
 		crashed := false
