@@ -13,8 +13,10 @@ import (
 // TestAcceptanceInPlace: the seed's case (20 nodes, 60 pods), Karpenter
 // drifting every node while the cutover runs: no failed request, only
 // healthy pod targets at the end, and a cutover time within 1.2x the floor.
-func TestAcceptanceInPlace(t *testing.T) {
-	s := newScenario(t, sim.Config{Seed: 101, RPS: 25})
+func TestAcceptanceInPlace(t *testing.T) { acceptanceInPlace(t, nil) }
+
+func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
+	s := newScenario(t, sim.Config{Seed: 101, RPS: 25, Wire: wire})
 	p := s.plan(nil)
 	if p.Strategy != cutover.StrategyInPlace || len(p.Recorded) != 20 || p.Floor != 20 {
 		t.Fatalf("plan: strategy %s, %d recorded, floor %d", p.Strategy, len(p.Recorded), p.Floor)
@@ -45,8 +47,10 @@ func TestAcceptanceInPlace(t *testing.T) {
 // TestAcceptanceBlueGreen: an instance target group cannot change type; a
 // new ip target group takes over through weights 0, 10, 50, 100 while
 // Karpenter drifts every node.
-func TestAcceptanceBlueGreen(t *testing.T) {
-	cfg := sim.Config{Seed: 102, RPS: 25}
+func TestAcceptanceBlueGreen(t *testing.T) { acceptanceBlueGreen(t, nil) }
+
+func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
+	cfg := sim.Config{Seed: 102, RPS: 25, Wire: wire}
 	cfg.Legacy.TargetType = "instance"
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
@@ -138,13 +142,16 @@ func TestAcceptanceRerunFinished(t *testing.T) {
 // TestAcceptanceThrottled: 30% of the cutover's ELBv2 calls are throttled,
 // of every class; it retries them and still completes with no failed
 // request.
-func TestAcceptanceThrottled(t *testing.T) {
+func TestAcceptanceThrottled(t *testing.T) { acceptanceThrottled(t, nil) }
+
+func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
 	for _, tt := range []struct {
 		name     string
 		instance bool
 	}{{"in-place", false}, {"blue-green", true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallWorld(104)
+			cfg.Wire = wire
 			cfg.SUT = elbv2sim.Options{Seed: 7, ThrottleProbability: map[elbv2sim.OpClass]float64{
 				elbv2sim.ClassDescribe: 0.3, elbv2sim.ClassTargets: 0.3, elbv2sim.ClassMutate: 0.3}}
 			if tt.instance {

@@ -85,7 +85,10 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &scenario{t: t, w: w, api: &contractAPI{ELBv2API: w.ELBv2()}}
+	t.Cleanup(w.Close) // Config.Wire's endpoints; nothing otherwise
+	// World.AWS is the Go facade, or with Config.Wire the real SDK client
+	// pointed at the world's ELBv2 endpoint.
+	s := &scenario{t: t, w: w, api: &contractAPI{ELBv2API: w.AWS()}}
 	s.env = cutover.Env{ELBv2: s.api, Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "operator-1"}
 	for _, n := range w.Cluster().Nodes() {
 		s.original = append(s.original, n.Name)
