@@ -5,13 +5,13 @@ GO       ?= go
 PKGS     ?= ./...
 GOFILES   = $(shell git ls-files --cached --others --exclude-standard '*.go')
 
-.PHONY: test verify fmt vet staticcheck generate verify-generate unit fuzz integration envtest bench clean
+.PHONY: test verify fmt vet staticcheck doccheck generate verify-generate unit fuzz integration envtest bench clean
 
 ## test: every check CI runs, in order.
-test: fmt vet staticcheck verify-generate unit fuzz integration
+test: fmt vet staticcheck doccheck verify-generate unit fuzz integration
 
 ## verify: the static checks only.
-verify: fmt vet staticcheck verify-generate
+verify: fmt vet staticcheck doccheck verify-generate
 
 fmt:
 	@echo "== gofmt"
@@ -26,6 +26,11 @@ staticcheck:
 	@echo "== staticcheck"
 	$(GO) tool staticcheck $(PKGS)
 	$(GO) tool staticcheck -tags integration $(PKGS)
+
+## doccheck: every exported identifier has a doc comment.
+doccheck:
+	@echo "== doc comments"
+	$(GO) run ./hack/doccheck
 
 generate:
 	$(GO) generate $(PKGS)

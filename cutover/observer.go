@@ -70,10 +70,14 @@ type Wait struct {
 // ObserverFuncs is an [Observer] made of optional functions; nil ones are
 // skipped.
 type ObserverFuncs struct {
-	OnStepStarted  func(StepEvent)
+	// OnStepStarted is [Observer.StepStarted].
+	OnStepStarted func(StepEvent)
+	// OnStepFinished is [Observer.StepFinished].
 	OnStepFinished func(StepEvent)
-	OnTargets      func(Progress)
-	OnWaiting      func(Wait)
+	// OnTargets is [Observer.Targets].
+	OnTargets func(Progress)
+	// OnWaiting is [Observer.Waiting].
+	OnWaiting func(Wait)
 }
 
 // StepStarted implements [Observer].

@@ -64,8 +64,10 @@ const (
 
 // AppliedFix is a finding and where its fix went.
 type AppliedFix struct {
+	// Finding is the finding fixed.
 	Finding Finding `json:"finding"`
-	How     FixHow  `json:"how"`
+	// How says where the fix went: values.yaml, a template, or a new file.
+	How FixHow `json:"how"`
 	// File is the changed file, relative to the chart directory.
 	File string `json:"file"`
 	// Round is the 1-based round of fix and re-render that applied it.
@@ -74,8 +76,10 @@ type AppliedFix struct {
 
 // SkippedFix is a finding Fix left alone, and why.
 type SkippedFix struct {
+	// Finding is the finding left alone.
 	Finding Finding `json:"finding"`
-	Reason  string  `json:"reason"`
+	// Reason says why: no safe fix, or the sources could not be edited.
+	Reason string `json:"reason"`
 }
 
 // FileChange is the content of one changed file, before and after.

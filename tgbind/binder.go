@@ -17,6 +17,8 @@ import (
 // TargetGroupBinding CRD is installed. client-go's *discovery.DiscoveryClient
 // and its fake satisfy it.
 type Discoverer interface {
+	// ServerResourcesForGroupVersionWithContext lists the resources the API
+	// server serves in groupVersion, as client-go's discovery does.
 	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
 }
 

@@ -116,8 +116,10 @@ type request struct {
 
 // Disruption is the record of one node's disruption.
 type Disruption struct {
+	// Node and NodeClaim name the node disrupted and its NodeClaim.
 	Node, NodeClaim string
-	Reason          Reason
+	// Reason is why Karpenter disrupts it.
+	Reason Reason
 	// Replacement is the node launched for it.
 	Replacement string
 	// QueuedAt: the disruption was decided; StartedAt: the node was tainted

@@ -14,9 +14,13 @@ import (
 // must not wait), so its calls are counted apart from the system under
 // test's.
 type ELBv2API interface {
+	// DescribeTargetGroups is the SDK call behind IAM action elasticloadbalancing:DescribeTargetGroups.
 	DescribeTargetGroups(ctx context.Context, params *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error)
+	// DescribeTargetHealth is the SDK call behind IAM action elasticloadbalancing:DescribeTargetHealth.
 	DescribeTargetHealth(ctx context.Context, params *elbv2.DescribeTargetHealthInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error)
+	// RegisterTargets is the SDK call behind IAM action elasticloadbalancing:RegisterTargets.
 	RegisterTargets(ctx context.Context, params *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error)
+	// DeregisterTargets is the SDK call behind IAM action elasticloadbalancing:DeregisterTargets.
 	DeregisterTargets(ctx context.Context, params *elbv2.DeregisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error)
 }
 

@@ -28,6 +28,7 @@ import (
 
 // Result says when to reconcile a binding again; zero: only on a change.
 type Result struct {
+	// RequeueAfter is the delay before the next reconcile; zero: none.
 	RequeueAfter time.Duration
 }
 
