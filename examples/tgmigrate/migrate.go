@@ -390,9 +390,14 @@ func (a *app) printResult(res *cutover.Result) error {
 }
 
 // progress reports a cutover on stderr: one line per step, and on a
-// terminal a live line of healthy/total targets and the drain countdown.
+// terminal a live line of healthy/total and draining targets, with a
+// countdown to the end of the current wait (the drain's deregistration
+// delay, the health checks).
 func (a *app) progress() cutover.Observer {
 	tty := isTTY(a.stderr)
+	// The current wait, for the countdown on the live line.
+	var waitStep, waitWhat string
+	var until time.Time
 	live := func(format string, args ...any) {
 		if tty {
 			fmt.Fprintf(a.stderr, "\r\033[K"+format, args...)
@@ -415,12 +420,14 @@ func (a *app) progress() cutover.Observer {
 			fmt.Fprintf(a.stderr, "%s  %s: %s\n", e.At.Format(time.TimeOnly), e.Step.ID, status)
 		},
 		OnTargets: func(p cutover.Progress) {
-			live("  %s", p.Summary)
+			left := ""
+			if waitStep == p.Step && !until.IsZero() {
+				left = fmt.Sprintf(", %s about %v left", waitWhat, max(until.Sub(p.At), 0).Round(time.Second))
+			}
+			live("  %s: %d/%d healthy, %d draining%s", p.Step, p.Healthy, p.Total, p.Draining, left)
 		},
 		OnWaiting: func(w cutover.Wait) {
-			if !w.Until.IsZero() {
-				live("  waiting for %s, until about %s", w.What, w.Until.Format(time.TimeOnly))
-			}
+			waitStep, waitWhat, until = w.Step, w.What, w.Until
 		},
 	}
 }
