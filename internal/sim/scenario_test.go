@@ -29,12 +29,16 @@ import (
 // simulator and asserts the LBC's call contract: every batch names the
 // legacy target group and holds at most 200 targets, every
 // DeregisterTargets carries Port on every target, and whatever extra
-// matches dereg adds. It also returns the mock so a test can add ordering.
+// matches dereg adds; beforeRegister, when set, sees every RegisterTargets
+// before the simulator does.
 type contract struct {
 	ctrl   *gomock.Controller
 	arn    *string // the legacy target group, known once the world is built
 	dereg  []gomock.Matcher
 	before bool // the first DeregisterTargets comes before any RegisterTargets
+	// beforeRegister runs inside the LBC's reconcile, before the call
+	// reaches the simulator, to check the state the LBC left behind it.
+	beforeRegister func(ctx context.Context, in *elbv2.RegisterTargetsInput)
 }
 
 func (c *contract) wrap(real lbc.ELBv2API) lbc.ELBv2API {
@@ -44,8 +48,15 @@ func (c *contract) wrap(real lbc.ELBv2API) lbc.ELBv2API {
 	m.EXPECT().DescribeTargetHealth(gomock.Any(), inTG).DoAndReturn(real.DescribeTargetHealth).AnyTimes()
 	dereg := m.EXPECT().DeregisterTargets(gomock.Any(), gomock.All(append([]gomock.Matcher{inTG, elbv2sim.EveryTargetHasPort(), elbv2sim.AtMostTargets(200)}, c.dereg...)...)).
 		DoAndReturn(real.DeregisterTargets)
+	register := real.RegisterTargets
+	if c.beforeRegister != nil {
+		register = func(ctx context.Context, in *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error) {
+			c.beforeRegister(ctx, in)
+			return real.RegisterTargets(ctx, in, optFns...)
+		}
+	}
 	reg := m.EXPECT().RegisterTargets(gomock.Any(), gomock.All(inTG, elbv2sim.EveryTargetHasPort(), elbv2sim.AtMostTargets(200))).
-		DoAndReturn(real.RegisterTargets).AnyTimes()
+		DoAndReturn(register).AnyTimes()
 	if c.before {
 		dereg.MinTimes(1)
 		reg.After(dereg.Call)
@@ -219,8 +230,10 @@ func TestNaiveBindingOutage(t *testing.T) {
 
 // TestMultiClusterBindingLeavesNodeTargets: in multiClusterTargetGroup mode
 // the LBC deregisters only what it registered, tracked in the ConfigMap
-// aws-lbc-targets-<name>: the node targets stay, and the binding adds the
-// pod targets alongside them with no failed request.
+// aws-lbc-targets-<name>, which it writes before every RegisterTargets (so a
+// registration whose answer is lost is still tracked): the node targets
+// stay, and the binding adds the pod targets alongside them with no failed
+// request.
 func TestMultiClusterBindingLeavesNodeTargets(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -242,7 +255,26 @@ func TestMultiClusterBindingLeavesNodeTargets(t *testing.T) {
 				}
 				return true
 			})
-			c := &contract{ctrl: gomock.NewController(t), dereg: []gomock.Matcher{podTarget}}
+			// Every target a RegisterTargets names is in the ConfigMap
+			// already, read through the world's client at the call.
+			registrations := 0
+			trackedFirst := func(ctx context.Context, in *elbv2.RegisterTargetsInput) {
+				registrations++
+				var cm corev1.ConfigMap
+				key := types.NamespacedName{Namespace: w.Legacy().Namespace, Name: lbc.TrackedTargetsPrefix + "web"}
+				if err := w.Client().Get(ctx, key, &cm); err != nil {
+					t.Errorf("RegisterTargets at %v before the ConfigMap is written: %v", w.Clock().Now(), err)
+					return
+				}
+				tracked := strings.Split(cm.Data[lbc.TrackedTargetsKey], ",")
+				for _, tg := range in.Targets {
+					id := fmt.Sprintf("%s:%d", aws.ToString(tg.Id), aws.ToInt32(tg.Port))
+					if !slices.Contains(tracked, id) {
+						t.Errorf("RegisterTargets at %v: %s is not in the ConfigMap yet", w.Clock().Now(), id)
+					}
+				}
+			}
+			c := &contract{ctrl: gomock.NewController(t), dereg: []gomock.Matcher{podTarget}, beforeRegister: trackedFirst}
 			w = newWorld(t, sim.Config{Seed: 5, ChurnInterval: tt.churn}, c)
 			nodeTargets := len(w.NodeTargets())
 			if err := w.Client().Create(t.Context(), w.NewBinding("web", true)); err != nil {
@@ -288,6 +320,9 @@ func TestMultiClusterBindingLeavesNodeTargets(t *testing.T) {
 			}
 			if st := w.Traffic(); tt.churn == 0 && st.Failed != 0 {
 				t.Errorf("traffic %s: want no failure while the binding adopts the group", st.String())
+			}
+			if registrations == 0 || (tt.churn > 0) != (registrations > 1) {
+				t.Errorf("%d RegisterTargets checked against the ConfigMap (churn %v)", registrations, tt.churn)
 			}
 		})
 	}
