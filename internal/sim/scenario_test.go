@@ -84,7 +84,8 @@ func newWorld(t testing.TB, cfg sim.Config, c *contract) *sim.World {
 
 // TestSeedOutage: the seed's case under Karpenter churn. Nobody maintains
 // the static nodeIP:NodePort targets, so every replaced node leaves a ghost
-// target that times out, requests fail, and the ghosts accumulate.
+// target that times out (unhealthy, Target.Timeout), requests fail, and the
+// ghosts accumulate.
 func TestSeedOutage(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -128,8 +129,10 @@ func TestSeedOutage(t *testing.T) {
 					t.Errorf("ghost %v: want a former node's nodeIP:NodePort", g)
 				}
 				n, _ := w.Cluster().Node(strings.TrimPrefix(g.FormerOwner, "node/"))
-				if w.Clock().Since(n.TerminatedAt) > detect && g.State != elbv2types.TargetHealthStateEnumUnhealthy {
-					t.Errorf("ghost %v, gone since %v: want unhealthy", g, n.TerminatedAt)
+				if w.Clock().Since(n.TerminatedAt) > detect &&
+					(g.State != elbv2types.TargetHealthStateEnumUnhealthy || g.Reason != elbv2types.TargetHealthReasonEnumTimeout) {
+					t.Errorf("ghost %v (%s), gone since %v: want unhealthy, %s (nothing answers at its IP)",
+						g, g.Reason, n.TerminatedAt, elbv2types.TargetHealthReasonEnumTimeout)
 				}
 			}
 			st := w.Traffic()
