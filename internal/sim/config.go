@@ -110,6 +110,13 @@ type Config struct {
 	// LBCReactionDelay is the LBC's delay from a watched change to its
 	// reconcile. Zero: 1 s.
 	LBCReactionDelay time.Duration
+	// LBCSyncPeriod is the LBC's periodic resync: every period from
+	// [World.Start] every binding is reconciled, whether or not a watch
+	// reported a change. Zero: lbc.DefaultSyncPeriod, the LBC's
+	// --sync-period default of 10 h, which a scenario of minutes never
+	// reaches. A resync whose endpoints are unchanged is cut short by the
+	// checkpoint.
+	LBCSyncPeriod time.Duration
 	// EndpointDelay and ProxyDelay are the EndpointSlice controller's and
 	// kube-proxy's lags. Zero: 1 s each. Negative: none.
 	EndpointDelay, ProxyDelay time.Duration

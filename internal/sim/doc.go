@@ -151,8 +151,10 @@
 //     conditions (ready, serving, terminating), kube-proxy forwarding of
 //     NodePorts from any live node to any endpoint.
 //   - The LBC: batches of 200, the checkpoint skip, the readiness-gate
-//     condition from target health, the 15 s requeue, BackendNotFound,
-//     finalizer cleanup, the webhooks' validation and defaulting.
+//     condition from target health, the 15 s requeue, the periodic resync
+//     (every Config.LBCSyncPeriod from [World.Start], 10 h by default;
+//     TestPeriodicResync in package lbc), BackendNotFound, finalizer
+//     cleanup, the webhooks' validation and defaulting.
 //   - ELBv2 (package elbv2model): registration delay, health checks on the
 //     target's port or a fixed one, thresholds, reasons, draining for the
 //     deregistration delay, fail-open routing, quotas, validation ranges

@@ -157,7 +157,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	w.lbc, err = lbc.New(lbc.Options{
 		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
-		RequeueAfter: cfg.LBCRequeueAfter, ReactionDelay: cfg.LBCReactionDelay,
+		RequeueAfter: cfg.LBCRequeueAfter, ReactionDelay: cfg.LBCReactionDelay, SyncPeriod: cfg.LBCSyncPeriod,
 		OnEvent: w.logger("lbc"),
 	})
 	if err != nil {
@@ -181,6 +181,10 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		return nil, err
 	}
 	w.start = w.clock.Now()
+	// The LBC's periodic resync counts from the scenario's start.
+	if err := w.lbc.Start(ctx); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
 	w.logf("world", "ScenarioStart", "", "%d nodes, %d pods, legacy target group %s", cfg.Nodes, cfg.Pods, w.legacy.TargetGroupName)
 	if cfg.RPS > 0 {
 		w.traffic, err = traffic.New(w.model, w.cl, traffic.Options{ListenerARN: w.legacy.ListenerARN, RPS: cfg.RPS, Seed: cfg.Seed})
@@ -207,6 +211,8 @@ func (cfg *Config) defaults() error {
 		return bad("ChurnInterval", "is negative")
 	case cfg.WarmUp < 0:
 		return bad("WarmUp", "is negative")
+	case cfg.LBCSyncPeriod < 0:
+		return bad("LBCSyncPeriod", "is negative")
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
 	}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/vclock"
@@ -413,6 +414,46 @@ func TestCheckpoint(t *testing.T) {
 	w.Run(30 * time.Second)
 	if s := targetOf(w, "10.0.100.200"); s != string(elbv2types.TargetHealthStateEnumDraining) {
 		t.Errorf("out-of-band target %q after an endpoint change, want draining", s)
+	}
+}
+
+// TestPeriodicResync: a change no watch reports (here a binding written
+// past the world's watch, as an informer that missed the event would leave
+// it) is reconciled at the next periodic resync, one LBCSyncPeriod after
+// the scenario's start, and not before.
+func TestPeriodicResync(t *testing.T) {
+	const period = 5 * time.Minute
+	raw, err := cluster.NewFakeClient(cluster.FakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The world wraps raw in its watch; writes straight to raw are unseen.
+	w := newWorld(t, sim.Config{Seed: 7, Client: raw, LBCSyncPeriod: period})
+	ctx := t.Context()
+	if err := raw.Create(ctx, w.NewBinding("web", false)); err != nil {
+		t.Fatal(err)
+	}
+	before := w.LBC().Stats().Reconciles
+	w.RunUntil(w.Start().Add(period - time.Second))
+	if got := w.LBC().Stats().Reconciles; got != before {
+		t.Fatalf("%d reconciles before the resync, want none: nothing reported the binding", got-before)
+	}
+	if _, pods := targetCounts(w); pods != 0 {
+		t.Fatalf("%d pod targets before the resync, want none", pods)
+	}
+	w.RunUntil(w.Start().Add(period + time.Second))
+	if got := w.LBC().Stats().Reconciles; got == before {
+		t.Fatal("no reconcile one sync period after the start")
+	}
+	if _, pods := targetCounts(w); pods != 6 {
+		t.Errorf("%d pod targets after the resync, want 6", pods)
+	}
+	var b v1beta1.TargetGroupBinding
+	if err := w.Client().Get(ctx, types.NamespacedName{Namespace: "shop", Name: "web"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(b.Finalizers, lbc.Finalizer) {
+		t.Errorf("finalizers %v after the resync, want %s", b.Finalizers, lbc.Finalizer)
 	}
 }
 
