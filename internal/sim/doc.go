@@ -141,6 +141,10 @@
 //   - multiClusterTargetGroup: the LBC tracks its targets in the ConfigMap
 //     aws-lbc-targets-<name>, never deregisters anyone else's, and the node
 //     targets stay (TestMultiClusterBindingLeavesNodeTargets).
+//   - ip mode needs no NodePort: a binding on a ClusterIP Service registers
+//     the pods' IP:containerPort from its EndpointSlices, and the pod
+//     targets alone serve once the node targets are gone
+//     (TestClusterIPServiceBinding).
 //   - Karpenter v1's disruption: budgets for graceful reasons only,
 //     do-not-disrupt, replacement before drain, the taint, the exclude
 //     label, PDB-respecting evictions with retries, new nodes with new IPs,

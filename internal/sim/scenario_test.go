@@ -15,7 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
@@ -328,6 +330,71 @@ func TestMultiClusterBindingLeavesNodeTargets(t *testing.T) {
 				t.Errorf("%d RegisterTargets checked against the ConfigMap (churn %v)", registrations, tt.churn)
 			}
 		})
+	}
+}
+
+// TestClusterIPServiceBinding: ip mode works with a ClusterIP Service (only
+// instance mode needs a NodePort). A multi-cluster binding on a ClusterIP
+// Service in front of the same pods registers their IP:containerPort; once
+// those targets are healthy the node targets are deregistered by hand (the
+// safe adoption's last step), and the pod targets alone serve every request.
+func TestClusterIPServiceBinding(t *testing.T) {
+	w := newWorld(t, sim.Config{Seed: 9, Nodes: 6, Pods: 18}, nil)
+	ctx := t.Context()
+	l := w.Legacy()
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: l.Namespace, Name: "web-internal"},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{"app": l.Service},
+			Ports:    []corev1.ServicePort{{Name: l.PortName, Protocol: corev1.ProtocolTCP, Port: l.ServicePort, TargetPort: intstr.FromString(l.PortName)}},
+		},
+	}
+	if err := w.Cluster().AddService(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	b := w.NewBinding("web-internal", true)
+	b.Spec.ServiceRef.Name = svc.Name
+	if err := w.Client().Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(5 * time.Minute)
+
+	pods := map[string]bool{}
+	for _, p := range w.Cluster().Pods() {
+		pods[fmt.Sprintf("%s:%d", p.IP, l.ContainerPort)] = true
+	}
+	healthy := 0
+	for _, tg := range w.Targets(l.TargetGroupARN) {
+		if !strings.HasPrefix(tg.Owner, "pod/") {
+			continue
+		}
+		if !pods[fmt.Sprintf("%s:%d", tg.IP, tg.Port)] || tg.State != elbv2types.TargetHealthStateEnumHealthy {
+			t.Errorf("pod target %v: want a pod's IP:%d, healthy", tg, l.ContainerPort)
+			continue
+		}
+		healthy++
+	}
+	if healthy != len(pods) {
+		t.Fatalf("%d healthy pod targets for %d pods", healthy, len(pods))
+	}
+
+	var nodes []elbv2types.TargetDescription
+	for _, nt := range w.NodeTargets() {
+		nodes = append(nodes, elbv2types.TargetDescription{Id: aws.String(nt.IP), Port: aws.Int32(nt.Port)})
+	}
+	if _, err := w.ELBv2().DeregisterTargets(ctx, &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(l.TargetGroupARN), Targets: nodes}); err != nil {
+		t.Fatal(err)
+	}
+	before := w.Traffic().Total
+	w.Run(6 * time.Minute) // past the deregistration delay (300 s)
+	if nt := w.NodeTargets(); len(nt) != 0 {
+		t.Fatalf("node targets %v: want none", nt)
+	}
+	st := w.Traffic()
+	if st.Failed != 0 || st.Total-before < 6*60*sim.DefaultRPS-sim.DefaultRPS {
+		t.Errorf("traffic %s (%d requests since the node targets went): want every request served by the pod targets",
+			st.String(), st.Total-before)
 	}
 }
 
