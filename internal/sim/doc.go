@@ -154,6 +154,10 @@
 //     labelled), preStop serving, PodDisruptionBudgets, EndpointSlice
 //     conditions (ready, serving, terminating), kube-proxy forwarding of
 //     NodePorts from any live node to any endpoint.
+//   - Requests: a target serves while something listens at its IP:port,
+//     ready or not (package traffic through the cluster's Serve): a pod
+//     waiting on its readiness gate, or sleeping in preStop, answers; a
+//     gone node or pod, or a NodePort with no endpoint, fails with a 502.
 //   - The LBC: batches of 200, the checkpoint skip, the readiness-gate
 //     condition from target health, the 15 s requeue, the periodic resync
 //     (every Config.LBCSyncPeriod from [World.Start], 10 h by default;
@@ -201,9 +205,11 @@
 // and retries do not run (with Config.Wire they do: the real SDK client
 // runs, through package elbv2wire).
 //
-// From package traffic (S1's list): HTTP keep-alive, in-flight requests,
-// connection draining and request duration (a request is instantaneous, so
-// draining targets only stop taking new requests); retries; round-robin or
+// From package traffic (S1's list): a listening app always answers 200,
+// so a pod that is up but not ready never answers with an error; HTTP
+// keep-alive, in-flight requests, connection draining and request
+// duration (a request is instantaneous, so draining targets only stop
+// taking new requests); retries; round-robin or
 // least-outstanding-requests balancing, stickiness, slow start,
 // availability zones (the target is drawn uniformly among the eligible
 // ones); rule conditions.

@@ -269,6 +269,10 @@ func TestReadinessGate(t *testing.T) {
 	if r, _ := readyCount(f.slices(t)); r != 0 {
 		t.Errorf("ready endpoints = %d before the gate is True", r)
 	}
+	// Not Ready, but its app listens: it serves.
+	if !f.cl.Serve(p.IP, cluster.DefaultContainerPort) {
+		t.Error("a pod waiting on its readiness gate does not serve")
+	}
 	// The LBC (outside the cluster) sets the gate condition.
 	var obj corev1.Pod
 	if err := f.c.Get(t.Context(), p.Key(), &obj); err != nil {

@@ -72,8 +72,12 @@ const (
 	// (none healthy and none unhealthy to fail open to); the load balancer
 	// answered 503.
 	NoTarget
-	// TargetFailed: the chosen target did not serve the request (nothing
-	// listens at IP:port any more, or the pod is not ready); 502.
+	// TargetFailed: the chosen target did not serve the request: nothing
+	// answers at IP:port (the node or pod is gone, the app does not listen
+	// yet or any more, or on another port; a NodePort with no endpoint
+	// behind it); 502. Readiness plays no part: a pod serves while its app
+	// listens, so one still waiting on its readiness probe or gate, or
+	// sleeping in preStop, serves.
 	TargetFailed
 	// ErrorResponse: a fixed-response action answered 5XX.
 	ErrorResponse
