@@ -203,7 +203,16 @@
 // From package elbv2sim (S1's list): the optFns arguments (retryers,
 // endpoints, middleware) are ignored; the SDK's own client-side validation
 // and retries do not run (with Config.Wire they do: the real SDK client
-// runs, through package elbv2wire).
+// runs, through package elbv2wire). Eventual consistency (Config.SUT's
+// InvisibleCalls) hides a new target group from the calls of the client
+// that created it only: the LBC stand-in's client, and so its webhooks
+// and reconciles, sees it at once. In AWS any caller may miss it for a
+// while, so a binding applied as soon as the system under test sees its
+// new target group can be denied by the LBC's webhook ("unable to get
+// target group"); the world does not reproduce that race. Hiding it from
+// every client (each with its own count) was tried: cutover's
+// TestBlueGreenEventualConsistency then fails on that denial, so the
+// change waits until cutover's bind step retries such a denial.
 //
 // From package traffic (S1's list): a listening app always answers 200,
 // so a pod that is up but not ready never answers with an error; HTTP

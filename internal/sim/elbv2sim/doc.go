@@ -39,6 +39,8 @@
 //   - Eventual consistency: with Options.InvisibleCalls, a target group
 //     created through the client stays invisible to the next N calls through
 //     the client that name it (TargetGroupNotFound) or list it (left out).
+//     Other clients of the same model see it at once (see package sim's
+//     list of what is not modelled).
 //   - One-shot errors: [Client.Inject] (or Options.Errors) fails the next
 //     call of an operation, optionally only one naming a given ARN.
 //
