@@ -14,9 +14,9 @@ import (
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -84,10 +84,28 @@ type cluster struct {
 	Discovery *discovery.DiscoveryClient
 }
 
+// restConfig loads the kubeconfig through client-go's loading rules:
+// --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else the in-cluster
+// service account; --context, else the kubeconfig's current context.
+func (a *app) restConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = a.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: a.kubecontext}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	switch {
+	case err == nil:
+		return cfg, nil
+	case clientcmd.IsEmptyConfig(err):
+		return nil, usagef("kube: no kubeconfig: set --kubeconfig or $KUBECONFIG")
+	default:
+		return nil, usagef("kube: load kubeconfig: %w", err)
+	}
+}
+
 func (a *app) cluster() (*cluster, error) {
-	cfg, err := kube.LoadConfig(a.kubeconfig, a.kubecontext)
+	cfg, err := a.restConfig()
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, err
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
