@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
@@ -31,6 +32,41 @@ type account struct {
 	ID     string
 	Region string
 	Config aws.Config
+}
+
+// validate checks the syntax of the AWS flags. It runs before any
+// subcommand loads a kubeconfig or credentials.
+func (f *cloudFlags) validate() error {
+	for _, role := range f.assumeRoles {
+		if _, err := parseRoleARN(role); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseRoleARN accepts an IAM role ARN, arn:PARTITION:iam::ACCOUNT:role/NAME
+// (with an optional path before NAME), and nothing else: not a user, not
+// another service's ARN.
+func parseRoleARN(s string) (arn.ARN, error) {
+	a, err := arn.Parse(s)
+	name, isRole := strings.CutPrefix(a.Resource, "role/")
+	if err != nil || a.Service != "iam" || !isRole || name == "" || strings.HasSuffix(name, "/") || !isAccountID(a.AccountID) {
+		return arn.ARN{}, usagef("--assume-role %q: not an IAM role ARN (want arn:aws:iam::ACCOUNT_ID:role/NAME)", s)
+	}
+	return a, nil
+}
+
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // accounts loads the AWS configuration: the base credentials from the
@@ -63,9 +99,9 @@ func (f *cloudFlags) accounts(ctx context.Context) ([]account, error) {
 	}
 	out := make([]account, 0, len(f.assumeRoles))
 	for _, role := range f.assumeRoles {
-		parsed, err := arn.Parse(role)
-		if err != nil || parsed.Service != "iam" {
-			return nil, usagef("--assume-role %q: not an IAM role ARN", role)
+		parsed, err := parseRoleARN(role)
+		if err != nil {
+			return nil, err
 		}
 		cfg := base.Copy()
 		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(base), role,

@@ -63,6 +63,10 @@ account and no cluster needed.`,
 			if !contains(formats, a.format) {
 				return usagef("--format %q: want one of text, json, markdown, sarif", a.format)
 			}
+			// Before any subcommand loads a kubeconfig or credentials.
+			if err := a.cloud.validate(); err != nil {
+				return err
+			}
 			a.log = newLogger(a.stderr, a.verbose)
 			return nil
 		},
