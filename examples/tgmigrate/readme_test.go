@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -110,4 +111,21 @@ func replaceBlock(t *testing.T, readme []byte, transcript string) []byte {
 		t.Fatalf("README.md: want one ```text block starting with %q to rewrite", cmdLine)
 	}
 	return re.ReplaceAllLiteral(readme, []byte("```text\n"+transcript+"```"))
+}
+
+// TestREADMESimulateJSONKeys: the README names every key of simulate
+// -format json, so that the keys beyond the issue's shape are documented.
+func TestREADMESimulateJSONKeys(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[simReport](), reflect.TypeFor[simOutcome]()} {
+		for f := range typ.Fields() {
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !strings.Contains(string(readme), "`"+key+"`") {
+				t.Errorf("README.md does not name the simulate JSON key %s (%s.%s) in backquotes", key, typ.Name(), f.Name)
+			}
+		}
+	}
 }
