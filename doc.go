@@ -46,7 +46,7 @@
 //
 //   - internal/awserr: AWS error classification and ARN parsing (the one
 //     place AWS errors are interpreted).
-//   - internal/kube: kubeconfig loading and LBC discovery.
+//   - internal/kube: LBC discovery (is the CRD served, is the webhook registered).
 //   - internal/retry: every wait and retry, backoff/v4 on an injected clock.
 //   - internal/vclock: the deterministic virtual clock simulations run on.
 //   - internal/testenv: the envtest control plane of the integration tier.

@@ -201,6 +201,18 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			// The grace period must be longer than the delay: equal leaves
+			// the kubelet no time after the preStop hook, so it is a finding.
+			name: "grace period equal to the preStop delay",
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 150", "terminationGracePeriodSeconds: 120", 1), goodPDB),
+			want: []brief{{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
+				Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 150"}},
+		},
+		{
+			name: "grace period one second longer than the preStop delay",
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 150", "terminationGracePeriodSeconds: 121", 1), goodPDB),
+		},
+		{
 			name: "a zero sleep, on a bare Pod behind an ALB Ingress",
 			in: docs("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: i\n  annotations: {alb.ingress.kubernetes.io/target-type: ip}\nspec:\n  ingressClassName: alb\n"+
 				"  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]\n",

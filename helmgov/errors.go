@@ -145,6 +145,18 @@ func IsRender(err error) bool { return errors.Is(err, ErrRender) }
 // IsFixNotHeld reports whether err is a fix that the re-check refuted.
 func IsFixNotHeld(err error) bool { return errors.Is(err, ErrFixNotHeld) }
 
+// usageError is an [ErrUsage] whose message is its own: "helmgov: " and
+// what is wrong, with the cause (when format has a %w) and without the
+// sentinel's text.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return "helmgov: " + e.err.Error() }
+
+// Unwrap returns ErrUsage and the message with its cause, so that errors.Is
+// matches both the sentinel and the cause (fs.ErrNotExist, ...).
+func (e *usageError) Unwrap() []error { return []error{ErrUsage, e.err} }
+
+// usagef returns an [ErrUsage]; format takes %w for a cause.
 func usagef(format string, args ...any) error {
-	return fmt.Errorf("helmgov: "+format+": %w", append(args, ErrUsage)...)
+	return &usageError{err: fmt.Errorf(format, args...)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -152,7 +153,14 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, usagef("render: chart %s", dir)
+		// The *PathError repeats the path; keep its cause ("no such file
+		// or directory", "permission denied").
+		cause := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			cause = pe.Err
+		}
+		return nil, usagef("render: chart %s: %w", dir, cause)
 	}
 	if !st.IsDir() {
 		return nil, usagef("render: chart %s is not a directory", dir)
@@ -171,7 +179,7 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	vopts := values.Options{ValueFiles: cfg.valueFiles, Values: cfg.set, StringValues: cfg.setString}
 	vals, err := vopts.MergeValues(getter.Providers{})
 	if err != nil {
-		return nil, usagef("render: values: %v", err)
+		return nil, usagef("render: values: %w", err)
 	}
 
 	var handler slog.Handler = slog.DiscardHandler
@@ -189,7 +197,7 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	if cfg.kubeVersion != "" {
 		kv, err := common.ParseKubeVersion(cfg.kubeVersion)
 		if err != nil {
-			return nil, usagef("render: kube version %q: %v", cfg.kubeVersion, err)
+			return nil, usagef("render: kube version %q: %w", cfg.kubeVersion, err)
 		}
 		inst.KubeVersion = kv
 	}

@@ -2,6 +2,7 @@ package helmgov_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +99,7 @@ func TestRenderErrors(t *testing.T) {
 		{"template does not parse", "testdata/bad-charts/broken-template", nil, true, "broken/templates/service.yaml"},
 		{"missing dependency", "testdata/bad-charts/missing-dep", nil, true, "missing in charts/ directory: postgresql"},
 		{"no Chart.yaml", "testdata/bad-charts/no-chart-yaml", nil, true, "Chart.yaml"},
-		{"no such directory", "testdata/bad-charts/nope", nil, false, "testdata/bad-charts/nope"},
+		{"no such directory", "testdata/bad-charts/nope", nil, false, "chart testdata/bad-charts/nope: no such file or directory"},
 		{"a file, not a directory", "testdata/charts/umbrella/Chart.yaml", nil, false, "is not a directory"},
 		{"malformed --set", "testdata/charts/umbrella", []helmgov.RenderOption{helmgov.WithSet("a[x]=1")}, false, "error parsing index"},
 		{"missing values file", "testdata/charts/umbrella", []helmgov.RenderOption{helmgov.WithValuesFiles("testdata/none.yaml")}, false, "none.yaml"},
@@ -122,6 +123,13 @@ func TestRenderErrors(t *testing.T) {
 			}
 			if helmgov.ExitCodeOf(err) != helmgov.ExitError {
 				t.Error("exit code is not 2")
+			}
+			// The message says what is wrong, not the category's name.
+			if strings.Contains(err.Error(), helmgov.ErrUsage.Error()) {
+				t.Errorf("message %q names the sentinel", err)
+			}
+			if _, statErr := os.Stat(tt.dir); errors.Is(statErr, fs.ErrNotExist) && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("error %v does not unwrap to fs.ErrNotExist", err)
 			}
 			// Fix refuses the same input, and touches nothing.
 			var before map[string]string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
@@ -14,9 +15,9 @@ import (
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -31,6 +32,41 @@ type account struct {
 	ID     string
 	Region string
 	Config aws.Config
+}
+
+// validate checks the syntax of the AWS flags. It runs before any
+// subcommand loads a kubeconfig or credentials.
+func (f *cloudFlags) validate() error {
+	for _, role := range f.assumeRoles {
+		if _, err := parseRoleARN(role); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseRoleARN accepts an IAM role ARN, arn:PARTITION:iam::ACCOUNT:role/NAME
+// (with an optional path before NAME), and nothing else: not a user, not
+// another service's ARN.
+func parseRoleARN(s string) (arn.ARN, error) {
+	a, err := arn.Parse(s)
+	name, isRole := strings.CutPrefix(a.Resource, "role/")
+	if err != nil || a.Service != "iam" || !isRole || name == "" || strings.HasSuffix(name, "/") || !isAccountID(a.AccountID) {
+		return arn.ARN{}, usagef("--assume-role %q: not an IAM role ARN (want arn:aws:iam::ACCOUNT_ID:role/NAME)", s)
+	}
+	return a, nil
+}
+
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // accounts loads the AWS configuration: the base credentials from the
@@ -63,9 +99,9 @@ func (f *cloudFlags) accounts(ctx context.Context) ([]account, error) {
 	}
 	out := make([]account, 0, len(f.assumeRoles))
 	for _, role := range f.assumeRoles {
-		parsed, err := arn.Parse(role)
-		if err != nil || parsed.Service != "iam" {
-			return nil, usagef("--assume-role %q: not an IAM role ARN", role)
+		parsed, err := parseRoleARN(role)
+		if err != nil {
+			return nil, err
 		}
 		cfg := base.Copy()
 		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(base), role,
@@ -84,10 +120,28 @@ type cluster struct {
 	Discovery *discovery.DiscoveryClient
 }
 
+// restConfig loads the kubeconfig through client-go's loading rules:
+// --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else the in-cluster
+// service account; --context, else the kubeconfig's current context.
+func (a *app) restConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = a.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: a.kubecontext}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	switch {
+	case err == nil:
+		return cfg, nil
+	case clientcmd.IsEmptyConfig(err):
+		return nil, usagef("kube: no kubeconfig: set --kubeconfig or $KUBECONFIG")
+	default:
+		return nil, usagef("kube: load kubeconfig: %w", err)
+	}
+}
+
 func (a *app) cluster() (*cluster, error) {
-	cfg, err := kube.LoadConfig(a.kubeconfig, a.kubecontext)
+	cfg, err := a.restConfig()
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, err
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

@@ -11,7 +11,9 @@
 //     journal and prints how to resume or roll back.
 //   - bind: a TargetGroupBinding's manifest, or its server-side apply
 //     (package tgbind).
-//   - helm check, helm fix: chart governance (package helmgov).
+//   - helm check, helm fix: chart governance (package helmgov); with
+//     --cluster, the kinds the cluster serves come from discovery (rule
+//     TGM-H012); without it they touch no cluster.
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies on the same seed; -wire sends every

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 
 	"github.com/qstools/tgmigrate/helmgov"
 )
@@ -17,6 +21,9 @@ type helmFlags struct {
 	failOn                 string
 	manifests              string
 	yes                    bool
+	// cluster asks the cluster (--kubeconfig, --context) for the kinds it
+	// serves; without it nothing contacts a cluster.
+	cluster bool
 }
 
 func (a *app) helmCommand() *cobra.Command {
@@ -36,6 +43,7 @@ func (f *helmFlags) renderFlags(cmd *cobra.Command) {
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "release namespace")
 	fl.StringVar(&f.release, "release", "", "release name (default: the chart's name)")
 	fl.StringVar(&f.config, "config", "", "helmgov rule configuration file (YAML or JSON)")
+	fl.BoolVar(&f.cluster, "cluster", false, "ask the cluster of --kubeconfig and --context which kinds it serves, and report a kind it does not serve, such as a TargetGroupBinding without the LBC's CRDs (TGM-H012); without it nothing contacts a cluster")
 }
 
 func (f *helmFlags) renderOptions() []helmgov.RenderOption {
@@ -49,7 +57,7 @@ func (f *helmFlags) renderOptions() []helmgov.RenderOption {
 	return opts
 }
 
-func (a *app) checker(f *helmFlags) (*helmgov.Checker, error) {
+func (a *app) checker(ctx context.Context, f *helmFlags) (*helmgov.Checker, error) {
 	o := helmgov.Options{Logger: a.log}
 	if f.config != "" {
 		data, err := os.ReadFile(f.config)
@@ -62,8 +70,42 @@ func (a *app) checker(f *helmFlags) (*helmgov.Checker, error) {
 		}
 		o.Config = cfg
 	}
+	if f.cluster {
+		kinds, err := a.servedKinds(ctx)
+		if err != nil {
+			return nil, err
+		}
+		o.ServedKinds = kinds
+	}
 	c, err := helmgov.NewChecker(o)
 	return c, asUsage(err)
+}
+
+// discoveryTimeout bounds each discovery request of --cluster when the
+// kubeconfig sets no timeout.
+const discoveryTimeout = 30 * time.Second
+
+// servedKinds asks the cluster of --kubeconfig and --context which kinds
+// it serves. A group whose discovery fails is an error: its kinds would
+// otherwise be reported as not served.
+func (a *app) servedKinds(ctx context.Context) (helmgov.KindSet, error) {
+	cfg, err := a.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = discoveryTimeout
+	}
+	d, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, usagef("--cluster: kubernetes discovery for %s: %w", cfg.Host, err)
+	}
+	_, lists, err := d.ServerGroupsAndResourcesWithContext(ctx)
+	if err != nil {
+		return nil, usagef("--cluster: discover the kinds %s serves: %w", cfg.Host, err)
+	}
+	return helmgov.ServedKindsFromDiscovery(lists), nil
 }
 
 func (a *app) helmCheckCommand() *cobra.Command {
@@ -74,8 +116,14 @@ func (a *app) helmCheckCommand() *cobra.Command {
 		Long: `check renders the chart in-process with the Helm SDK, or reads rendered
 manifests, and checks them against helmgov's rules (TGM-H001...). Output: text,
 json or sarif. Exit 0 when clean, 1 when a finding is at or above --fail-on,
-2 on a usage or render error.`,
+2 on a usage or render error.
+
+With --cluster it also asks the cluster of --kubeconfig and --context which
+kinds it serves (discovery, read-only): a kind it does not serve, such as a
+TargetGroupBinding where the LBC's CRDs are not installed, is TGM-H012.
+Without --cluster nothing contacts a cluster.`,
 		Example: `  tgmigrate helm check ./charts/web -f values-prod.yaml
+  tgmigrate helm check ./charts/web --cluster --context prod
   helm template web ./charts/web | tgmigrate helm check --manifests - --format sarif > helmgov.sarif`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runHelmCheck(cmd, f, args) },
@@ -94,7 +142,7 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 	if err != nil {
 		return usagef("--fail-on: %v", err)
 	}
-	c, err := a.checker(f)
+	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -173,7 +221,7 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: helm fix prints text or json", a.format)
 	}
-	c, err := a.checker(f)
+	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate"
@@ -97,6 +98,9 @@ func (f *planFlags) request() (cutover.Request, error) {
 
 // cutoverEnv builds the environment of plan, execute and rollback.
 func (a *app) cutoverEnv(ctx context.Context, clusterName, clusterVPC string) (cutover.Env, error) {
+	if a.newCutoverEnv != nil {
+		return a.newCutoverEnv(ctx, clusterName, clusterVPC)
+	}
 	kc, err := a.cluster()
 	if err != nil {
 		return cutover.Env{}, err
@@ -198,7 +202,7 @@ terminal it asks first). Run it again after an interruption to resume.`,
 		Example: `  tgmigrate execute --plan plan.json          # dry run
   tgmigrate execute --plan plan.json --yes`,
 		Args: cobra.NoArgs,
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runExecute(cmd.Context(), f) }),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runExecute(cmd, f) }),
 	}
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
@@ -241,7 +245,8 @@ func readPlan(path string) (*cutover.Plan, error) {
 	return plan, nil
 }
 
-func (a *app) runExecute(ctx context.Context, f *runFlags) error {
+func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
+	ctx := cmd.Context()
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: execute prints text or json", a.format)
 	}
@@ -278,7 +283,8 @@ func (a *app) runExecute(ctx context.Context, f *runFlags) error {
 	res, err := cutover.Execute(ctx, env, plan, opts...)
 	if err != nil {
 		if ctx.Err() != nil || cutover.IsInterrupted(err) {
-			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress.\n  resume:    tgmigrate execute --plan %s --yes\n  roll back: tgmigrate rollback --plan %s --yes\n", f.plan, f.plan)
+			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress.\n  resume:    %s\n  roll back: %s\n",
+				rerunCommand(cmd, "execute", true), rerunCommand(cmd, "rollback", false))
 		}
 		if res != nil {
 			_ = a.printResult(res)
@@ -445,4 +451,46 @@ func (a *app) confirm(name string) (bool, error) {
 		return false, nil
 	}
 	return strings.TrimSpace(line) == name, nil
+}
+
+// rerunFlags are the flags an execute passes on to the execute that resumes
+// it and to the rollback, in the order the hint prints them: where the plan
+// and the journal are, which cluster and which AWS account. None of them
+// holds a credential (--profile and --assume-role name where credentials
+// come from), so the hint can be printed as it is.
+var rerunFlags = []string{"plan", "journal-file", "cluster-name", "cluster-vpc",
+	"kubeconfig", "context", "profile", "region", "assume-role"}
+
+// rerunCommand is the command line that resumes (verb execute) or rolls
+// back (verb rollback) the run of cmd: the flags of rerunFlags the run was
+// given, quoted for a POSIX shell, then --yes. A resumed execute keeps
+// --stop-after.
+func rerunCommand(cmd *cobra.Command, verb string, keepStopAfter bool) string {
+	names := rerunFlags
+	if keepStopAfter {
+		names = append(names[:len(names):len(names)], "stop-after")
+	}
+	words := []string{cmd.Root().Name(), verb}
+	for _, name := range names {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		values := []string{fl.Value.String()}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			words = append(words, "--"+name, shellQuote(v))
+		}
+	}
+	return strings.Join(append(words, "--yes"), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/qstools/tgmigrate/cutover"
 )
 
 // app holds what every subcommand shares: I/O, global flags, the logger.
@@ -27,6 +29,11 @@ type app struct {
 	verbose                 int
 
 	log logr.Logger
+
+	// newCutoverEnv builds the environment of plan, execute and rollback.
+	// Nil means cutoverEnv (the kubeconfig and AWS); tests set the
+	// simulator's.
+	newCutoverEnv func(ctx context.Context, clusterName, clusterVPC string) (cutover.Env, error)
 }
 
 var formats = []string{"text", "json", "markdown", "sarif"}
@@ -35,13 +42,17 @@ var formats = []string{"text", "json", "markdown", "sarif"}
 const version = "0.1.0"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run runs the command line and returns its exit code.
+func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(normalizeArgs(root, args))
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	return exitCode(root.ExecuteContext(ctx), stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	return exitCode(root.ExecuteContext(ctx), a.stderr)
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -62,6 +73,10 @@ account and no cluster needed.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains(formats, a.format) {
 				return usagef("--format %q: want one of text, json, markdown, sarif", a.format)
+			}
+			// Before any subcommand loads a kubeconfig or credentials.
+			if err := a.cloud.validate(); err != nil {
+				return err
 			}
 			a.log = newLogger(a.stderr, a.verbose)
 			return nil

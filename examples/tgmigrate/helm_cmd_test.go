@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/qstools/tgmigrate/helmgov"
+)
+
+// discoveryServer serves the legacy discovery documents of a cluster that
+// serves the core kinds helm check meets, plus the groups in extra; it
+// counts every request. broken group versions answer 503.
+func discoveryServer(t *testing.T, extra []metav1.APIResourceList, broken ...string) (url string, requests *atomic.Int64) {
+	t.Helper()
+	lists := append([]metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "services", Kind: "Service", Namespaced: true},
+			{Name: "namespaces", Kind: "Namespace"},
+			{Name: "pods/log", Kind: "Pod", Namespaced: true},
+		}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", Kind: "Deployment", Namespaced: true}}},
+		{GroupVersion: "policy/v1", APIResources: []metav1.APIResource{{Name: "poddisruptionbudgets", Kind: "PodDisruptionBudget", Namespaced: true}}},
+	}, extra...)
+	docs := map[string]any{"/api": metav1.APIVersions{Versions: []string{"v1"}}}
+	groups := metav1.APIGroupList{}
+	for _, l := range append(lists, brokenLists(broken)...) {
+		l.Kind, l.APIVersion = "APIResourceList", "v1"
+		if l.GroupVersion == "v1" {
+			docs["/api/v1"] = l
+			continue
+		}
+		group, version, _ := strings.Cut(l.GroupVersion, "/")
+		gv := metav1.GroupVersionForDiscovery{GroupVersion: l.GroupVersion, Version: version}
+		groups.Groups = append(groups.Groups, metav1.APIGroup{Name: group, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv})
+		if !slices.Contains(broken, l.GroupVersion) {
+			docs["/apis/"+l.GroupVersion] = l
+		}
+	}
+	docs["/apis"] = groups
+	requests = &atomic.Int64{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		doc, ok := docs[r.URL.Path]
+		if !ok {
+			http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(doc)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests
+}
+
+func brokenLists(gvs []string) []metav1.APIResourceList {
+	var out []metav1.APIResourceList
+	for _, gv := range gvs {
+		out = append(out, metav1.APIResourceList{GroupVersion: gv})
+	}
+	return out
+}
+
+func kubeconfigFor(t *testing.T, server string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" + server + "\"}}]\n" +
+		"users: [{name: u, user: {token: t0ps3cret}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var tgbServed = metav1.APIResourceList{GroupVersion: "elbv2.k8s.aws/v1beta1", APIResources: []metav1.APIResource{
+	{Name: "targetgroupbindings", Kind: "TargetGroupBinding", Namespaced: true},
+	{Name: "targetgroupbindings/status", Kind: "TargetGroupBinding", Namespaced: true},
+}}
+
+// reported is a finding as helm check and helm fix print it in JSON.
+type reported struct {
+	Rule   string            `json:"rule"`
+	Object helmgov.ObjectRef `json:"object"`
+}
+
+// helmFindings runs helm check or fix with --format json and returns the
+// findings of check, or those left after fix; nil on exit 2.
+func helmFindings(t *testing.T, args ...string) (code int, found []reported, stderr string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{"--format", "json"}, args...)...)
+	if code == exitUsage {
+		return code, nil, stderr
+	}
+	type result struct {
+		Findings []reported `json:"findings"`
+	}
+	var out struct {
+		result
+		After *result `json:"after"` // helm fix: the fixed chart's check
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("exit %d, output is not JSON: %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if out.After != nil {
+		return code, out.After.Findings, stderr
+	}
+	return code, out.Findings, stderr
+}
+
+// objectsOf lists the objects of the findings of rule.
+func objectsOf(found []reported, rule string) []string {
+	var out []string
+	for _, f := range found {
+		if f.Rule == rule {
+			out = append(out, f.Object.String())
+		}
+	}
+	return out
+}
+
+// TestHelmCluster: --cluster asks the cluster which kinds it serves, so a
+// TargetGroupBinding without the LBC's CRDs is a TGM-H012 error; without
+// --cluster nothing contacts the cluster, even with a kubeconfig at hand.
+func TestHelmCluster(t *testing.T) {
+	isolate(t)
+	chart := filepath.Join("..", "..", "helmgov", "testdata", "charts", "legacy-nodeport")
+	withoutLBC, hitsWithout := discoveryServer(t, nil)
+	withLBC, _ := discoveryServer(t, []metav1.APIResourceList{tgbServed})
+	brokenAPI, _ := discoveryServer(t, []metav1.APIResourceList{tgbServed}, "metrics.k8s.io/v1beta1")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantH012 bool
+		wantErr  string // for exit 2: the one line on stderr
+	}{
+		{name: "check, CRD missing", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "check", "--cluster", chart},
+			wantCode: exitFindings, wantH012: true},
+		{name: "check, CRD served", args: []string{"--kubeconfig", kubeconfigFor(t, withLBC), "helm", "check", "--cluster", chart},
+			wantCode: exitFindings},
+		{name: "check without --cluster", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "check", chart},
+			wantCode: exitFindings},
+		{name: "fix, CRD missing: not fixable, reported", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "fix", "--cluster", chart},
+			wantCode: exitOK, wantH012: true},
+		{name: "no kubeconfig", args: []string{"helm", "check", "--cluster", chart},
+			wantCode: exitUsage, wantErr: "kube: no kubeconfig: set --kubeconfig or $KUBECONFIG"},
+		{name: "a group that fails discovery", args: []string{"--kubeconfig", kubeconfigFor(t, brokenAPI), "helm", "check", "--cluster", chart},
+			wantCode: exitUsage, wantErr: "--cluster: discover the kinds " + brokenAPI + " serves: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1"},
+		{name: "unreachable", args: []string{"--kubeconfig", kubeconfigFor(t, "http://127.0.0.1:1"), "helm", "check", "--cluster", chart},
+			wantCode: exitUsage, wantErr: "--cluster: discover the kinds http://127.0.0.1:1 serves"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := hitsWithout.Load()
+			code, found, stderr := helmFindings(t, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			if tt.wantErr != "" {
+				if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.wantErr) {
+					t.Errorf("stderr %q, want one line containing %q", stderr, tt.wantErr)
+				}
+				return
+			}
+			if got := objectsOf(found, "TGM-H012"); (len(got) > 0) != tt.wantH012 {
+				t.Errorf("TGM-H012 on %v, want it: %v", got, tt.wantH012)
+			}
+			if !slices.Contains(tt.args, "--cluster") && hitsWithout.Load() != before {
+				t.Errorf("without --cluster, %d requests reached the cluster", hitsWithout.Load()-before)
+			}
+			if strings.Contains(stderr, "t0ps3cret") {
+				t.Error("stderr leaks the kubeconfig token")
+			}
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+)
+
+// cancelOn passes writes on to w and cancels when the output so far
+// contains marker: it stands in for the operator's Ctrl-C at a given point
+// of the progress lines.
+type cancelOn struct {
+	mu     sync.Mutex
+	w      bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.w.Write(p)
+	if c.cancel != nil && strings.Contains(c.w.String(), c.marker) {
+		c.cancel()
+		c.cancel = nil
+	}
+	return n, err
+}
+
+func (c *cancelOn) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.w.String()
+}
+
+// envFlags is what an execute's flags gave the cutover environment.
+type envFlags struct {
+	Kubeconfig, Context, Profile, Region string
+	AssumeRoles                          []string
+	ClusterName, ClusterVPC              string
+}
+
+// TestInterruptPrintsResumeHint: Ctrl-C during the drain leaves the journal
+// and prints how to resume and how to roll back with every flag the run was
+// given; running the printed resume command finishes the cutover with no
+// failed request.
+func TestInterruptPrintsResumeHint(t *testing.T) {
+	isolate(t)
+	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 8, pods: 24, rps: 20, churnInterval: time.Minute}).config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), request(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ops dir")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	planFile, journalFile := filepath.Join(dir, "plan.json"), filepath.Join(dir, "journal.json")
+	data, err := plan.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// app runs the CLI in-process on the simulator, and records what the
+	// flags gave the environment.
+	var seen []envFlags
+	app := func(stdout, stderr interface{ Write([]byte) (int, error) }) *app {
+		a := &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+		a.newCutoverEnv = func(_ context.Context, clusterName, clusterVPC string) (cutover.Env, error) {
+			seen = append(seen, envFlags{a.kubeconfig, a.kubecontext, a.cloud.profile, a.cloud.region,
+				a.cloud.assumeRoles, clusterName, clusterVPC})
+			env := newEnv(w)
+			env.ClusterName, env.ClusterVPCID = clusterName, clusterVPC
+			return env, nil
+		}
+		return a
+	}
+	kubeconfig := filepath.Join(dir, "kube config")
+	const role = "arn:aws:iam::123456789012:role/tgmigrate-ops"
+	args := []string{"execute", "--plan", planFile, "--yes", "--journal-file", journalFile,
+		"--kubeconfig", kubeconfig, "--context", "prod-eu", "--profile", "ops", "--region", "eu-west-1", "--assume-role", role,
+		"--cluster-name", sim.ClusterName, "--cluster-vpc", w.Legacy().VPCID}
+
+	failedBefore := w.Traffic().Failed
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout bytes.Buffer
+	stderr := &cancelOn{marker: "  " + cutover.StepDrain + ": ", cancel: cancel}
+	code := app(&stdout, stderr).run(ctx, args)
+	if code == exitOK || !strings.Contains(stderr.String(), "interrupted; the journal holds the progress.") {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	q := "'" + dir + "/"
+	flags := "--plan " + q + "plan.json' --journal-file " + q + "journal.json' --cluster-name " + sim.ClusterName +
+		" --cluster-vpc " + w.Legacy().VPCID + " --kubeconfig " + q + "kube config' --context prod-eu --profile ops --region eu-west-1 --assume-role " + role + " --yes"
+	var resume, rollback string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if r, ok := strings.CutPrefix(line, "  resume:    "); ok {
+			resume = r
+		}
+		if r, ok := strings.CutPrefix(line, "  roll back: "); ok {
+			rollback = r
+		}
+	}
+	if want := "tgmigrate execute " + flags; resume != want {
+		t.Errorf("resume hint:\n got %s\nwant %s", resume, want)
+	}
+	if want := "tgmigrate rollback " + flags; rollback != want {
+		t.Errorf("rollback hint:\n got %s\nwant %s", rollback, want)
+	}
+	if _, err := os.Stat(journalFile); err != nil {
+		t.Fatalf("no journal after the interruption: %v", err)
+	}
+
+	// The operator comes back a little later and runs the hint.
+	w.Run(10 * time.Second)
+	words := shellWords(t, resume)
+	if words[0] != "tgmigrate" {
+		t.Fatalf("hint %q does not start with tgmigrate", resume)
+	}
+	stdout.Reset()
+	var stderr2 bytes.Buffer
+	if code := app(&stdout, &stderr2).run(t.Context(), words[1:]); code != exitOK {
+		t.Fatalf("the resume hint exits %d; stderr:\n%s", code, stderr2.String())
+	}
+	if !strings.Contains(stdout.String(), "(in-place): completed") {
+		t.Errorf("resumed execute: %s", stdout.String())
+	}
+	if !strings.Contains(stderr2.String(), cutover.StepBind+": already done") {
+		t.Errorf("the resumed execute did not pick the journal up (bind not already done):\n%s", stderr2.String())
+	}
+	if failed := w.Traffic().Failed - failedBefore; failed != 0 {
+		t.Errorf("%d requests failed across the interruption and the resume", failed)
+	}
+	t.Logf("interrupted:\n%s\nresumed:\n%s%s", stderr, stderr2.String(), stdout.String())
+	if len(seen) != 2 {
+		t.Fatalf("%d environments built, want 2", len(seen))
+	}
+	if diff := cmp.Diff(seen[0], seen[1]); diff != "" {
+		t.Errorf("the resumed execute saw other flags (-first +resumed):\n%s", diff)
+	}
+	if strings.Contains(stderr.String()+stderr2.String()+stdout.String(), "t0ps3cret") {
+		t.Error("output leaks a credential")
+	}
+}
+
+// shellWords splits a command line the way a POSIX shell does for the
+// quoting rerunCommand writes: words separated by spaces, single-quoted
+// strings, and a backslash before a character outside quotes.
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted, escaped := false, false, false
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == '\\':
+			escaped, inWord = true, true
+		case r == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted || escaped {
+		t.Fatalf("unterminated quote in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func TestShellQuote(t *testing.T) {
+	for _, s := range []string{"plain/path.json", "with space", "it's", "", "a'b'c d", "$HOME;rm -rf"} {
+		if got := shellWords(t, "x "+shellQuote(s)); len(got) != 2 || got[1] != s {
+			t.Errorf("shellQuote(%q) = %s, splits back to %q", s, shellQuote(s), got)
+		}
+	}
+}

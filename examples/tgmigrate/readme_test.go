@@ -1,0 +1,131 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var updateTour = flag.Bool("update-tour", false, "rewrite testdata/tour-*.txt and the README's tour blocks from the commands' output")
+
+// tour lists the README's transcripts: each command runs in-process from
+// the repository's root, and its output (stdout, then stderr, then the exit
+// status as go run prints it) is a golden file and a fenced block of the
+// README.
+var tour = []struct {
+	golden   string
+	args     []string
+	wantCode int
+}{
+	{"tour-helm-check.txt", []string{"helm", "check", "helmgov/testdata/charts/legacy-nodeport"}, exitFindings},
+	{"tour-helm-fix.txt", []string{"helm", "fix", "helmgov/testdata/charts/legacy-nodeport"}, exitOK},
+}
+
+// TestREADMETour: the README shows the real output of helm check and helm
+// fix; the golden files hold it, and the README's blocks must equal them.
+// go test ./examples/tgmigrate -run TestREADMETour -update-tour rewrites both.
+func TestREADMETour(t *testing.T) {
+	goldenDir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tour {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != tc.wantCode {
+			t.Errorf("%v: exit %d, want %d; stderr %q", tc.args, code, tc.wantCode, stderr)
+		}
+		got := "$ go run ./examples/tgmigrate " + strings.Join(tc.args, " ") + "\n" + stdout + stderr
+		if code != exitOK {
+			got += fmt.Sprintf("exit status %d\n", code)
+		}
+		golden := filepath.Join(goldenDir, tc.golden)
+		if *updateTour {
+			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			readme = replaceBlock(t, readme, got)
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (go test -update-tour writes it)", err)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("%s differs (-want +got; go test -update-tour rewrites it and the README):\n%s", tc.golden, diff)
+		}
+		n := 0
+		for _, b := range fencedBlocks(string(readme)) {
+			if b == string(want) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("README.md has %d fenced blocks equal to testdata/%s, want 1 (go test -update-tour rewrites it)", n, tc.golden)
+		}
+	}
+	if *updateTour {
+		if err := os.WriteFile("README.md", readme, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fencedBlocks returns the contents of the README's ``` blocks, each line
+// ending in a newline.
+func fencedBlocks(md string) []string {
+	var out []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case !in && strings.HasPrefix(line, "```"):
+			in, cur = true, nil
+		case in && line == "```":
+			in = false
+			out = append(out, strings.Join(cur, "\n")+"\n")
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	return out
+}
+
+// replaceBlock replaces the README's fenced block that starts with the
+// transcript's command line.
+func replaceBlock(t *testing.T, readme []byte, transcript string) []byte {
+	t.Helper()
+	cmdLine, _, _ := strings.Cut(transcript, "\n")
+	re := regexp.MustCompile("(?ms)^```text\n" + regexp.QuoteMeta(cmdLine) + "\n.*?^```$")
+	if len(re.FindAllIndex(readme, -1)) != 1 {
+		t.Fatalf("README.md: want one ```text block starting with %q to rewrite", cmdLine)
+	}
+	return re.ReplaceAllLiteral(readme, []byte("```text\n"+transcript+"```"))
+}
+
+// TestREADMESimulateJSONKeys: the README names every key of simulate
+// -format json, so that the keys beyond the issue's shape are documented.
+func TestREADMESimulateJSONKeys(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[simReport](), reflect.TypeFor[simOutcome]()} {
+		for f := range typ.Fields() {
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !strings.Contains(string(readme), "`"+key+"`") {
+				t.Errorf("README.md does not name the simulate JSON key %s (%s.%s) in backquotes", key, typ.Name(), f.Name)
+			}
+		}
+	}
+}
