@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
 // app holds what every subcommand shares: I/O, global flags, the logger.
@@ -27,6 +29,11 @@ type app struct {
 	verbose                 int
 
 	log logr.Logger
+
+	// onWorld, when set, is shown every world simulate builds as soon as it
+	// is built: the story's (name "story") and each strategy's (named by
+	// the strategy). Tests read the worlds' counts through it.
+	onWorld func(name string, w *sim.World)
 }
 
 var formats = []string{"text", "json", "markdown", "sarif"}
@@ -35,13 +42,17 @@ var formats = []string{"text", "json", "markdown", "sarif"}
 const version = "0.1.0"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run runs the command line args on a's I/O and returns the exit code.
+func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(normalizeArgs(root, args))
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	return exitCode(root.ExecuteContext(ctx), stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	return exitCode(root.ExecuteContext(ctx), a.stderr)
 }
 
 func (a *app) rootCommand() *cobra.Command {
