@@ -40,7 +40,10 @@
 //
 // AWS failures are classified in one place and unwrap to the sentinels this
 // package re-exports, such as [ErrNotFound] and [ErrThrottled]. Malformed or
-// foreign ARNs unwrap to [ErrInvalidARN] or [ErrWrongAccount].
+// foreign ARNs give an [*ARNError] that names the [ARNPart] at fault and
+// unwraps to [ErrARNMalformed], [ErrARNService] or [ErrARNResourceType]
+// (each of them an [ErrInvalidARN]), or to [ErrWrongRegion] (an
+// [ErrWrongAccount]) or [ErrWrongAccount].
 //
 // # Internals
 //

@@ -19,6 +19,10 @@
 // [ParseTargetGroupARN] and [ParseLoadBalancerARN] validate an ARN's shape,
 // service and resource type and return an [ARN]. [ARN.Expect] checks the
 // partition-independent account and region against what the caller expects.
-// Every failure is an [*ARNError] that names the ARN and the part at fault
-// and unwraps to [ErrInvalidARN] or [ErrWrongAccount].
+// Every failure is an [*ARNError] that names the ARN and the [ARNPart] at
+// fault and unwraps to one narrow category: [ErrARNMalformed],
+// [ErrARNService] or [ErrARNResourceType], each of which wraps
+// [ErrInvalidARN]; or [ErrWrongRegion], which wraps [ErrWrongAccount]; or
+// [ErrWrongAccount] itself. Callers test them with errors.Is and read the
+// part with errors.As, never the message.
 package awserr
