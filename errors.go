@@ -21,8 +21,15 @@ var (
 	ErrAccessDenied = awserr.ErrAccessDenied
 	// ErrConflict: a name is taken, or a prior request is still in flight.
 	ErrConflict = awserr.ErrConflict
-	// ErrUnknown: an AWS error this module does not recognise.
+	// ErrUnknown: an AWS error this module does not recognise, or no AWS
+	// answer at all (ErrTransport, which narrows it).
 	ErrUnknown = awserr.ErrUnknown
+	// ErrTransport: no AWS answer could be read: a connection reset,
+	// refused or timed out, or a response that could not be decoded. It
+	// wraps ErrUnknown; test it first to tell a wire failure from an
+	// unrecognised AWS error code. The module does not retry it (the AWS
+	// SDK's own retryer already retries connection failures).
+	ErrTransport = awserr.ErrTransport
 	// ErrInvalidARN: an ARN is malformed or names the wrong kind of
 	// resource. ErrARNMalformed, ErrARNService and ErrARNResourceType
 	// narrow it; each wraps it.

@@ -21,6 +21,7 @@ func TestSentinelsAreReexported(t *testing.T) {
 		"ErrAccessDenied":    {tgmigrate.ErrAccessDenied, awserr.ErrAccessDenied},
 		"ErrConflict":        {tgmigrate.ErrConflict, awserr.ErrConflict},
 		"ErrUnknown":         {tgmigrate.ErrUnknown, awserr.ErrUnknown},
+		"ErrTransport":       {tgmigrate.ErrTransport, awserr.ErrTransport},
 		"ErrInvalidARN":      {tgmigrate.ErrInvalidARN, awserr.ErrInvalidARN},
 		"ErrARNMalformed":    {tgmigrate.ErrARNMalformed, awserr.ErrARNMalformed},
 		"ErrARNService":      {tgmigrate.ErrARNService, awserr.ErrARNService},

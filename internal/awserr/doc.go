@@ -9,10 +9,16 @@
 // first (errors.As on, say, *types.TargetGroupNotFoundException) and then at
 // the smithy API error code. It never reads the message text. The result is
 // an [*Error] that keeps the operation, the resource, the AWS code and the
-// original error, and unwraps to both the sentinel and the cause.
+// original error, and unwraps to both the sentinel and the cause. A failure
+// of the wire rather than an AWS answer (the SDK's RequestSendError,
+// ResponseTimeoutError or DeserializationError) is [ErrTransport], which
+// narrows [ErrUnknown]: callers that test ErrUnknown still see it.
 //
 // [IsRetryable] tells the executors which failures a backoff may retry:
-// throttling and eventual consistency. Everything else is terminal.
+// throttling and eventual consistency. Everything else is terminal,
+// [ErrTransport] included: the SDK's standard retryer has already retried
+// the connection failures, and a request whose response was lost may have
+// taken effect.
 //
 // # ARNs
 //
