@@ -6,9 +6,36 @@ import "github.com/qstools/tgmigrate/internal/awserr"
 // balancer): partition, region, account, kind, name and ID.
 type ARN = awserr.ARN
 
-// ARNError says what is wrong with an ARN; it unwraps to [ErrInvalidARN] or
-// [ErrWrongAccount].
+// ARNError says what is wrong with an ARN: its Kind is one of
+// [ErrARNMalformed], [ErrARNService], [ErrARNResourceType] (each matches
+// [ErrInvalidARN] too), [ErrWrongRegion] (matches [ErrWrongAccount] too) or
+// [ErrWrongAccount], and its Part the [ARNPart] at fault.
 type ARNError = awserr.ARNError
+
+// ARNPart names the part of an ARN an [ARNError] is about.
+type ARNPart = awserr.ARNPart
+
+// The parts an [ARNError] names.
+const (
+	// ARNPartWhole: the input as a whole (empty, or not an ARN at all).
+	ARNPartWhole = awserr.ARNPartWhole
+	// ARNPartService: the service field.
+	ARNPartService = awserr.ARNPartService
+	// ARNPartRegion: the region field.
+	ARNPartRegion = awserr.ARNPartRegion
+	// ARNPartAccount: the account field.
+	ARNPartAccount = awserr.ARNPartAccount
+	// ARNPartResourceType: the resource type ("targetgroup", "loadbalancer").
+	ARNPartResourceType = awserr.ARNPartResourceType
+	// ARNPartResource: the resource's segments as a whole (their number).
+	ARNPartResource = awserr.ARNPartResource
+	// ARNPartLoadBalancerType: a load balancer's "app", "net" or "gwy".
+	ARNPartLoadBalancerType = awserr.ARNPartLoadBalancerType
+	// ARNPartName: the target group's or load balancer's name.
+	ARNPartName = awserr.ARNPartName
+	// ARNPartID: the trailing hexadecimal ID.
+	ARNPartID = awserr.ARNPartID
+)
 
 // ParseTargetGroupARN validates
 // arn:PARTITION:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID and

@@ -21,10 +21,31 @@ var (
 	ErrAccessDenied = awserr.ErrAccessDenied
 	// ErrConflict: a name is taken, or a prior request is still in flight.
 	ErrConflict = awserr.ErrConflict
-	// ErrUnknown: an AWS error this module does not recognise.
+	// ErrUnknown: an AWS error this module does not recognise, or no AWS
+	// answer at all (ErrTransport, which narrows it).
 	ErrUnknown = awserr.ErrUnknown
-	// ErrInvalidARN: an ARN is malformed or names the wrong kind of resource.
+	// ErrTransport: no AWS answer could be read: a connection reset,
+	// refused or timed out, or a response that could not be decoded. It
+	// wraps ErrUnknown; test it first to tell a wire failure from an
+	// unrecognised AWS error code. The module does not retry it (the AWS
+	// SDK's own retryer already retries connection failures).
+	ErrTransport = awserr.ErrTransport
+	// ErrInvalidARN: an ARN is malformed or names the wrong kind of
+	// resource. ErrARNMalformed, ErrARNService and ErrARNResourceType
+	// narrow it; each wraps it.
 	ErrInvalidARN = awserr.ErrInvalidARN
-	// ErrWrongAccount: an ARN belongs to another account or region than expected.
+	// ErrARNMalformed: an ARN is not an ARN, or a part of it (region,
+	// account, name, ID, resource segments) is malformed.
+	ErrARNMalformed = awserr.ErrARNMalformed
+	// ErrARNService: an ARN is another service's, not elasticloadbalancing.
+	ErrARNService = awserr.ErrARNService
+	// ErrARNResourceType: an ARN names another kind of resource (a load
+	// balancer where a target group is expected, say).
+	ErrARNResourceType = awserr.ErrARNResourceType
+	// ErrWrongAccount: an ARN belongs to another account or region than
+	// expected. Alone it says the account differs; ErrWrongRegion wraps it.
 	ErrWrongAccount = awserr.ErrWrongAccount
+	// ErrWrongRegion: an ARN belongs to another region than expected. It
+	// wraps ErrWrongAccount: test ErrWrongRegion first to tell them apart.
+	ErrWrongRegion = awserr.ErrWrongRegion
 )

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
 // runCLI runs the command in-process and returns its exit code and output.
@@ -159,4 +163,54 @@ func TestSimulateJSON(t *testing.T) {
 		}
 	}
 	t.Logf("%s", stdout)
+}
+
+// TestSimulateWire runs `simulate -wire` in-process: every ELBv2 call of
+// the story, the diagnose steps' included, reaches the simulator through
+// the real SDK client and the loopback endpoint (the endpoint logged every
+// call the facade behind it served, in the same order), and the phased
+// strategy still fails no request.
+func TestSimulateWire(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	worlds := map[string]*sim.World{}
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		onWorld: func(name string, w *sim.World) { worlds[name] = w }}
+	code := a.run(t.Context(), []string{"simulate", "-wire", "-seed", "5", "-nodes", "8", "-pods", "24",
+		"-rps", "20", "-churn-interval", "45s", "-duration", "5m", "-prelude", "2m"})
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %q", code, stderr.String())
+	}
+	story := worlds["story"]
+	if story == nil || story.Wire() == nil {
+		t.Fatalf("the story's world %v has no endpoint", story)
+	}
+	var served, requested []string
+	for _, c := range story.ELBv2().Calls() {
+		served = append(served, c.Op)
+	}
+	for _, r := range story.Wire().Requests() {
+		requested = append(requested, r.Action)
+	}
+	if d := cmp.Diff(served, requested); d != "" {
+		t.Errorf("calls the facade served (-) and requests at the endpoint (+) differ: a call bypassed the wire\n%s", d)
+	}
+	// The story's first calls are the diagnose step's, before the plan's.
+	counts := story.Wire().Counts()
+	if len(requested) == 0 || requested[0] != "DescribeTargetGroups" || counts["DescribeTargetHealth"] < 2 || counts["DescribeTags"] == 0 {
+		t.Errorf("endpoint counts %v, first request %q: want diagnose's DescribeTargetGroups first, DescribeTargetHealth and DescribeTags",
+			counts, requested[:min(1, len(requested))])
+	}
+	if !strings.Contains(stdout.String(), "2. diagnose") {
+		t.Errorf("no diagnose step in the story:\n%s", stdout.String())
+	}
+	phased := worlds[strategyPhased]
+	if phased == nil || phased.Wire() == nil {
+		t.Fatalf("the phased world %v has no endpoint", phased)
+	}
+	if st := phased.Traffic(); st.Total == 0 || st.Failed != 0 {
+		t.Errorf("phased over the wire: %d of %d requests failed, want 0 of some", st.Failed, st.Total)
+	}
+	if n := phased.Wire().Counts()["DeregisterTargets"]; n == 0 {
+		t.Errorf("phased over the wire: no DeregisterTargets at the endpoint")
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
 // app holds what every subcommand shares: I/O, global flags, the logger.
@@ -34,6 +35,11 @@ type app struct {
 	// Nil means cutoverEnv (the kubeconfig and AWS); tests set the
 	// simulator's.
 	newCutoverEnv func(ctx context.Context, clusterName, clusterVPC string) (cutover.Env, error)
+
+	// onWorld, when set, is shown every world simulate builds as soon as it
+	// is built: the story's (name "story") and each strategy's (named by
+	// the strategy). Tests read the worlds' counts through it.
+	onWorld func(name string, w *sim.World)
 }
 
 var formats = []string{"text", "json", "markdown", "sarif"}
@@ -45,7 +51,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return (&app{stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
 }
 
-// run runs the command line and returns its exit code.
+// run runs the command line args on a's I/O and returns the exit code.
 func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(normalizeArgs(root, args))

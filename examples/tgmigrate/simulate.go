@@ -152,7 +152,7 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		if a.format == "text" {
 			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time)...\n", strategy, f.duration)
 		}
-		out, err := f.runStrategy(ctx, strategy)
+		out, err := a.runStrategy(ctx, f, strategy)
 		if err != nil {
 			return fmt.Errorf("simulate %s: %w", strategy, err)
 		}
@@ -202,8 +202,8 @@ func request(w *sim.World) cutover.Request {
 
 // runStrategy runs one strategy in a world of its own for f.duration of
 // virtual time from the start, and measures it.
-func (f *simFlags) runStrategy(ctx context.Context, strategy string) (*simOutcome, error) {
-	w, err := sim.New(ctx, f.config())
+func (a *app) runStrategy(ctx context.Context, f *simFlags, strategy string) (*simOutcome, error) {
+	w, err := a.newWorld(ctx, f, strategy)
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +255,19 @@ func (f *simFlags) runStrategy(ctx context.Context, strategy string) (*simOutcom
 	}
 	out.GhostsLeft = liveGhosts(w, serving)
 	return out, nil
+}
+
+// newWorld builds the world of f's config for the run name ("story" or a
+// strategy) and shows it to a.onWorld.
+func (a *app) newWorld(ctx context.Context, f *simFlags, name string) (*sim.World, error) {
+	w, err := sim.New(ctx, f.config())
+	if err != nil {
+		return nil, err
+	}
+	if a.onWorld != nil {
+		a.onWorld(name, w)
+	}
+	return w, nil
 }
 
 // runPhased carries the plan out as the scenario says. obs, when set,
@@ -436,7 +449,7 @@ func callSummary(calls map[string]int) string {
 // simulateStory tells steps 1 to 5 in one world.
 func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
 	out := a.stdout
-	w, err := sim.New(ctx, f.config())
+	w, err := a.newWorld(ctx, f, "story")
 	if err != nil {
 		return err
 	}

@@ -9,12 +9,61 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
 )
 
-// ErrInvalidARN is the category of every malformed or mistyped ARN.
-var ErrInvalidARN = errors.New("invalid arn")
+// ARN failure categories. ErrInvalidARN and ErrWrongAccount are the broad
+// ones; the others narrow them and wrap them, so that errors.Is on the broad
+// category holds for every narrower one.
+var (
+	// ErrInvalidARN is the category of every malformed or mistyped ARN:
+	// ErrARNMalformed, ErrARNService and ErrARNResourceType wrap it.
+	ErrInvalidARN = errors.New("invalid arn")
+	// ErrARNMalformed: the ARN is not an ARN, or one of its parts is not
+	// shaped as ELBv2 shapes it (region, account, name, ID, the number of
+	// resource segments). It wraps ErrInvalidARN.
+	ErrARNMalformed = fmt.Errorf("%w: malformed", ErrInvalidARN)
+	// ErrARNService: the ARN is another service's, not elasticloadbalancing.
+	// It wraps ErrInvalidARN.
+	ErrARNService = fmt.Errorf("%w: wrong service", ErrInvalidARN)
+	// ErrARNResourceType: the ARN names another kind of resource, such as
+	// a load balancer where a target group is expected. It wraps
+	// ErrInvalidARN.
+	ErrARNResourceType = fmt.Errorf("%w: wrong resource type", ErrInvalidARN)
 
-// ErrWrongAccount is the category of an ARN whose account or region differs
-// from the one the caller expects.
-var ErrWrongAccount = errors.New("arn outside the expected account or region")
+	// ErrWrongAccount is the category of a well-formed ARN outside the
+	// account or the region the caller expects. Alone, it says the account
+	// differs; ErrWrongRegion, which says the region differs, wraps it.
+	ErrWrongAccount = errors.New("arn outside the expected account or region")
+	// ErrWrongRegion: the ARN's region is not the expected one. It wraps
+	// ErrWrongAccount, so errors.Is(err, ErrWrongAccount) holds for it too;
+	// test ErrWrongRegion first to tell the two apart.
+	ErrWrongRegion = fmt.Errorf("%w: wrong region", ErrWrongAccount)
+)
+
+// ARNPart names the part of an ARN an [ARNError] is about.
+type ARNPart string
+
+// The parts of an ELBv2 ARN,
+// arn:PARTITION:elasticloadbalancing:REGION:ACCOUNT:RESOURCE-TYPE/....
+const (
+	// ARNPartWhole: the input as a whole (empty, or not an ARN at all).
+	ARNPartWhole ARNPart = "arn"
+	// ARNPartService: the service field.
+	ARNPartService ARNPart = "service"
+	// ARNPartRegion: the region field.
+	ARNPartRegion ARNPart = "region"
+	// ARNPartAccount: the account field.
+	ARNPartAccount ARNPart = "account"
+	// ARNPartResourceType: the resource type, the first resource segment
+	// ("targetgroup", "loadbalancer").
+	ARNPartResourceType ARNPart = "resource type"
+	// ARNPartResource: the resource's segments as a whole (their number).
+	ARNPartResource ARNPart = "resource"
+	// ARNPartLoadBalancerType: a load balancer's "app", "net" or "gwy".
+	ARNPartLoadBalancerType ARNPart = "load balancer type"
+	// ARNPartName: the target group's or load balancer's name.
+	ARNPartName ARNPart = "name"
+	// ARNPartID: the trailing hexadecimal ID.
+	ARNPartID ARNPart = "id"
+)
 
 // ARN is a parsed Elastic Load Balancing ARN.
 type ARN struct {
@@ -41,19 +90,35 @@ type ARN struct {
 // String returns the ARN as given.
 func (a ARN) String() string { return a.Raw }
 
-// ARNError says what is wrong with an ARN.
+// ARNError says what is wrong with an ARN. Test it with errors.Is on the
+// categories and errors.As for the part; Reason is for people.
 type ARNError struct {
 	// ARN is the offending input.
 	ARN string
-	// Reason is one line naming the part at fault.
+	// Reason is one line naming the part at fault and what is wrong with it.
 	Reason string
-	// Kind is [ErrInvalidARN] or [ErrWrongAccount].
+	// Part is the part at fault. The parsers and [ARN.Expect] always set
+	// it; an ARNError built elsewhere may leave it empty.
+	Part ARNPart
+	// Kind is the category: [ErrARNMalformed], [ErrARNService] or
+	// [ErrARNResourceType] (each wraps [ErrInvalidARN]), [ErrWrongRegion]
+	// (wraps [ErrWrongAccount]) or [ErrWrongAccount]. An ARNError built
+	// elsewhere may carry the broad [ErrInvalidARN] itself.
 	Kind error
 }
 
-// Error implements error.
+// Error implements error. It names the broad category ([ErrInvalidARN] or
+// [ErrWrongAccount]), the ARN and the reason.
 func (e *ARNError) Error() string {
-	return fmt.Sprintf("%v %q: %s", e.Kind, e.ARN, e.Reason)
+	broad := e.Kind
+	for {
+		next := errors.Unwrap(broad)
+		if next == nil {
+			break
+		}
+		broad = next
+	}
+	return fmt.Sprintf("%v %q: %s", broad, e.ARN, e.Reason)
 }
 
 // Unwrap returns the category.
@@ -82,13 +147,13 @@ func ParseTargetGroupARN(s string) (ARN, error) {
 		return ARN{}, err
 	}
 	if len(parts) != 3 {
-		return ARN{}, invalid(s, "resource must be targetgroup/NAME/ID")
+		return ARN{}, malformed(s, ARNPartResource, "resource must be targetgroup/NAME/ID")
 	}
 	if !ValidTargetGroupName(parts[1]) {
-		return ARN{}, invalid(s, fmt.Sprintf("target group name %q is not 1-32 letters, digits or hyphens", parts[1]))
+		return ARN{}, malformed(s, ARNPartName, fmt.Sprintf("target group name %q is not 1-32 letters, digits or hyphens", parts[1]))
 	}
 	if !idRe.MatchString(parts[2]) {
-		return ARN{}, invalid(s, fmt.Sprintf("target group id %q is not 16 hexadecimal digits", parts[2]))
+		return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("target group id %q is not 16 hexadecimal digits", parts[2]))
 	}
 	a.Name, a.ID = parts[1], parts[2]
 	return a, nil
@@ -102,59 +167,62 @@ func ParseLoadBalancerARN(s string) (ARN, error) {
 		return ARN{}, err
 	}
 	if len(parts) != 4 {
-		return ARN{}, invalid(s, "resource must be loadbalancer/TYPE/NAME/ID")
+		return ARN{}, malformed(s, ARNPartResource, "resource must be loadbalancer/TYPE/NAME/ID")
 	}
 	switch parts[1] {
 	case "app", "net", "gwy":
 	default:
-		return ARN{}, invalid(s, fmt.Sprintf("load balancer type %q is not app, net or gwy", parts[1]))
+		return ARN{}, malformed(s, ARNPartLoadBalancerType, fmt.Sprintf("load balancer type %q is not app, net or gwy", parts[1]))
 	}
 	if parts[2] == "" {
-		return ARN{}, invalid(s, "load balancer name is empty")
+		return ARN{}, malformed(s, ARNPartName, "load balancer name is empty")
 	}
 	if !idRe.MatchString(parts[3]) {
-		return ARN{}, invalid(s, fmt.Sprintf("load balancer id %q is not 16 hexadecimal digits", parts[3]))
+		return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("load balancer id %q is not 16 hexadecimal digits", parts[3]))
 	}
 	a.LoadBalancerType, a.Name, a.ID = parts[1], parts[2], parts[3]
 	return a, nil
 }
 
 // Expect checks the ARN against the expected account and region. An empty
-// expectation matches anything.
+// expectation matches anything. Another account gives an [*ARNError] of
+// [ErrWrongAccount] (Part [ARNPartAccount]), another region one of
+// [ErrWrongRegion] (Part [ARNPartRegion]); the account is checked first.
 func (a ARN) Expect(accountID, region string) error {
 	if accountID != "" && a.AccountID != accountID {
-		return &ARNError{ARN: a.Raw, Kind: ErrWrongAccount, Reason: fmt.Sprintf("account %s, expected %s", a.AccountID, accountID)}
+		return &ARNError{ARN: a.Raw, Kind: ErrWrongAccount, Part: ARNPartAccount, Reason: fmt.Sprintf("account %s, expected %s", a.AccountID, accountID)}
 	}
 	if region != "" && a.Region != region {
-		return &ARNError{ARN: a.Raw, Kind: ErrWrongAccount, Reason: fmt.Sprintf("region %s, expected %s", a.Region, region)}
+		return &ARNError{ARN: a.Raw, Kind: ErrWrongRegion, Part: ARNPartRegion, Reason: fmt.Sprintf("region %s, expected %s", a.Region, region)}
 	}
 	return nil
 }
 
 func parseELB(s, kind string) (ARN, []string, error) {
 	if s == "" {
-		return ARN{}, nil, invalid(s, "empty")
+		return ARN{}, nil, malformed(s, ARNPartWhole, "empty")
 	}
 	p, err := arn.Parse(s)
 	if err != nil {
-		return ARN{}, nil, invalid(s, "not an ARN")
+		return ARN{}, nil, malformed(s, ARNPartWhole, "not an ARN")
 	}
 	if p.Service != "elasticloadbalancing" {
-		return ARN{}, nil, invalid(s, fmt.Sprintf("service %q is not elasticloadbalancing", p.Service))
+		return ARN{}, nil, &ARNError{ARN: s, Kind: ErrARNService, Part: ARNPartService, Reason: fmt.Sprintf("service %q is not elasticloadbalancing", p.Service)}
 	}
 	if !regionRe.MatchString(p.Region) {
-		return ARN{}, nil, invalid(s, fmt.Sprintf("region %q is malformed", p.Region))
+		return ARN{}, nil, malformed(s, ARNPartRegion, fmt.Sprintf("region %q is malformed", p.Region))
 	}
 	if !accountRe.MatchString(p.AccountID) {
-		return ARN{}, nil, invalid(s, fmt.Sprintf("account %q is not 12 digits", p.AccountID))
+		return ARN{}, nil, malformed(s, ARNPartAccount, fmt.Sprintf("account %q is not 12 digits", p.AccountID))
 	}
 	parts := strings.Split(p.Resource, "/")
 	if parts[0] != kind {
-		return ARN{}, nil, invalid(s, fmt.Sprintf("resource type %q is not %s", parts[0], kind))
+		return ARN{}, nil, &ARNError{ARN: s, Kind: ErrARNResourceType, Part: ARNPartResourceType, Reason: fmt.Sprintf("resource type %q is not %s", parts[0], kind)}
 	}
 	return ARN{Raw: s, Partition: p.Partition, Region: p.Region, AccountID: p.AccountID, Kind: kind}, parts, nil
 }
 
-func invalid(s, reason string) error {
-	return &ARNError{ARN: s, Reason: reason, Kind: ErrInvalidARN}
+// malformed is the [ErrARNMalformed] error of s, at part.
+func malformed(s string, part ARNPart, reason string) error {
+	return &ARNError{ARN: s, Kind: ErrARNMalformed, Part: part, Reason: reason}
 }

@@ -20,29 +20,56 @@ func TestParseTargetGroupARN(t *testing.T) {
 		t.Errorf("parsed %+v", a)
 	}
 	tests := []struct {
-		name, arn, reason string
+		name, arn string
+		kind      error
+		part      ARNPart
 	}{
-		{"empty", "", "empty"},
-		{"not an arn", "legacy-web", "not an ARN"},
-		{"wrong service", "arn:aws:ec2:eu-west-1:123456789012:targetgroup/x/0123456789abcdef", "service"},
-		{"load balancer", goodLB, "resource type"},
-		{"bad account", "arn:aws:elasticloadbalancing:eu-west-1:1234:targetgroup/x/0123456789abcdef", "account"},
-		{"bad region", "arn:aws:elasticloadbalancing:EU:123456789012:targetgroup/x/0123456789abcdef", "region"},
-		{"missing id", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/x", "targetgroup/NAME/ID"},
-		{"bad id", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/x/xyz", "hexadecimal"},
-		{"bad name", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/-x/0123456789abcdef", "name"},
+		{"empty", "", ErrARNMalformed, ARNPartWhole},
+		{"not an arn", "legacy-web", ErrARNMalformed, ARNPartWhole},
+		{"wrong service", "arn:aws:ec2:eu-west-1:123456789012:targetgroup/x/0123456789abcdef", ErrARNService, ARNPartService},
+		{"load balancer", goodLB, ErrARNResourceType, ARNPartResourceType},
+		{"bad account", "arn:aws:elasticloadbalancing:eu-west-1:1234:targetgroup/x/0123456789abcdef", ErrARNMalformed, ARNPartAccount},
+		{"bad region", "arn:aws:elasticloadbalancing:EU:123456789012:targetgroup/x/0123456789abcdef", ErrARNMalformed, ARNPartRegion},
+		{"missing id", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/x", ErrARNMalformed, ARNPartResource},
+		{"bad id", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/x/xyz", ErrARNMalformed, ARNPartID},
+		{"bad name", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/-x/0123456789abcdef", ErrARNMalformed, ARNPartName},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseTargetGroupARN(tt.arn)
-			var ae *ARNError
-			if !errors.As(err, &ae) || !errors.Is(err, ErrInvalidARN) {
-				t.Fatalf("err = %v, want *ARNError wrapping ErrInvalidARN", err)
-			}
-			if ae.ARN != tt.arn || !strings.Contains(ae.Reason, tt.reason) {
-				t.Errorf("err = %v, want reason mentioning %q", err, tt.reason)
-			}
+			checkARNError(t, err, tt.arn, tt.kind, tt.part)
 		})
+	}
+}
+
+// narrowARNKinds are the narrow categories; an ARNError matches exactly one.
+var narrowARNKinds = []error{ErrARNMalformed, ErrARNService, ErrARNResourceType, ErrWrongRegion}
+
+// checkARNError checks that err is an *ARNError about arn, of the category
+// kind and no other narrow one, about part, and that it matches the broad
+// category of kind: ErrInvalidARN for the three parse categories,
+// ErrWrongAccount for ErrWrongRegion and ErrWrongAccount, never both.
+func checkARNError(t *testing.T, err error, arn string, kind error, part ARNPart) {
+	t.Helper()
+	var ae *ARNError
+	if !errors.As(err, &ae) {
+		t.Fatalf("err = %v, want *ARNError", err)
+	}
+	if ae.ARN != arn || ae.Part != part || ae.Reason == "" {
+		t.Errorf("err = %#v, want ARN %q, part %q and a reason", ae, arn, part)
+	}
+	if !errors.Is(err, kind) {
+		t.Errorf("err = %v, want errors.Is %v", err, kind)
+	}
+	for _, other := range narrowARNKinds {
+		if other != kind && errors.Is(err, other) {
+			t.Errorf("err = %v is also %v", err, other)
+		}
+	}
+	invalid, foreign := errors.Is(err, ErrInvalidARN), errors.Is(err, ErrWrongAccount)
+	wantInvalid := kind == ErrARNMalformed || kind == ErrARNService || kind == ErrARNResourceType
+	if invalid != wantInvalid || foreign == wantInvalid {
+		t.Errorf("err = %v: errors.Is ErrInvalidARN %v, ErrWrongAccount %v; want %v, %v", err, invalid, foreign, wantInvalid, !wantInvalid)
 	}
 }
 
@@ -54,14 +81,22 @@ func TestParseLoadBalancerARN(t *testing.T) {
 	if a.LoadBalancerType != "app" || a.Name != "edge" || a.ID != "fedcba9876543210" {
 		t.Errorf("parsed %+v", a)
 	}
-	for _, bad := range []string{
-		goodTG,
-		"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/xyz/edge/fedcba9876543210",
-		"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge",
+	for _, tt := range []struct {
+		arn  string
+		kind error
+		part ARNPart
+	}{
+		{goodTG, ErrARNResourceType, ARNPartResourceType},
+		{"arn:aws:s3:::bucket", ErrARNService, ARNPartService},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/xyz/edge/fedcba9876543210", ErrARNMalformed, ARNPartLoadBalancerType},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge", ErrARNMalformed, ARNPartResource},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app//fedcba9876543210", ErrARNMalformed, ARNPartName},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/FEDCBA", ErrARNMalformed, ARNPartID},
 	} {
-		if _, err := ParseLoadBalancerARN(bad); !errors.Is(err, ErrInvalidARN) {
-			t.Errorf("ParseLoadBalancerARN(%q) = %v, want ErrInvalidARN", bad, err)
-		}
+		t.Run(tt.arn, func(t *testing.T) {
+			_, err := ParseLoadBalancerARN(tt.arn)
+			checkARNError(t, err, tt.arn, tt.kind, tt.part)
+		})
 	}
 }
 
@@ -73,11 +108,35 @@ func TestExpect(t *testing.T) {
 	if err := a.Expect("123456789012", "eu-west-1"); err != nil {
 		t.Errorf("matching expectation: %v", err)
 	}
-	if err := a.Expect("999999999999", ""); !errors.Is(err, ErrWrongAccount) {
-		t.Errorf("other account: %v", err)
+	t.Run("other account", func(t *testing.T) {
+		checkARNError(t, a.Expect("999999999999", ""), goodTG, ErrWrongAccount, ARNPartAccount)
+	})
+	t.Run("other region", func(t *testing.T) {
+		checkARNError(t, a.Expect("", "us-east-1"), goodTG, ErrWrongRegion, ARNPartRegion)
+	})
+	t.Run("other account and region", func(t *testing.T) {
+		checkARNError(t, a.Expect("999999999999", "us-east-1"), goodTG, ErrWrongAccount, ARNPartAccount)
+	})
+}
+
+// TestARNErrorMessage: the message names the broad category, as it did
+// before the narrow ones, and the reason.
+func TestARNErrorMessage(t *testing.T) {
+	_, err := ParseTargetGroupARN(goodLB)
+	want := `invalid arn "` + goodLB + `": resource type "loadbalancer" is not targetgroup`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
 	}
-	if err := a.Expect("", "us-east-1"); !errors.Is(err, ErrWrongAccount) {
-		t.Errorf("other region: %v", err)
+	a, _ := ParseTargetGroupARN(goodTG)
+	err = a.Expect("", "us-east-1")
+	want = `arn outside the expected account or region "` + goodTG + `": region eu-west-1, expected us-east-1`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	// An ARNError built elsewhere on the broad category still matches it.
+	legacy := &ARNError{ARN: "x", Reason: "not an ARN", Kind: ErrInvalidARN}
+	if !errors.Is(legacy, ErrInvalidARN) || errors.Is(legacy, ErrARNMalformed) || legacy.Error() != `invalid arn "x": not an ARN` {
+		t.Errorf("legacy ARNError %v", legacy)
 	}
 }
 

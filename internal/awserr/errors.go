@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Sentinel categories. Every error that [Classify] returns unwraps to exactly
-// one of them. The root package tgmigrate re-exports them for callers.
+// one of them (and, for [ErrTransport], to the [ErrUnknown] it narrows).
+// The root package tgmigrate re-exports them for callers.
 var (
 	// ErrNotFound: the target group, load balancer, listener or rule does not exist.
 	ErrNotFound = errors.New("not found")
@@ -28,9 +31,29 @@ var (
 	ErrAccessDenied = errors.New("access denied")
 	// ErrConflict: a resource with that name already exists, or a prior request is still in flight.
 	ErrConflict = errors.New("conflict")
-	// ErrUnknown: an AWS error this package does not recognise.
+	// ErrUnknown: an AWS error this package does not recognise, or no AWS
+	// answer at all (ErrTransport, which narrows it).
 	ErrUnknown = errors.New("unknown aws error")
+	// ErrTransport: the call got no AWS answer it could read: the request
+	// was not sent or its response not received (a reset or refused
+	// connection, a timeout reading the body), or the response could not
+	// be decoded. It wraps ErrUnknown, so errors.Is(err, ErrUnknown) holds
+	// for it too; test ErrTransport first to tell a wire failure from an
+	// unrecognised AWS error code. Not retryable by [IsRetryable]: the
+	// SDK's standard retryer already retries connection failures, and a
+	// request whose response was lost may have taken effect.
+	ErrTransport error = &narrowCategory{msg: "transport failure", broad: ErrUnknown}
 )
+
+// narrowCategory is a sentinel that narrows a broader one: errors.Is on the
+// broader one holds for it, and its message is its own.
+type narrowCategory struct {
+	msg   string
+	broad error
+}
+
+func (c *narrowCategory) Error() string { return c.msg }
+func (c *narrowCategory) Unwrap() error { return c.broad }
 
 // codes maps smithy API error codes onto sentinels. It is consulted only when
 // the error is not one of the SDK's typed exceptions.
@@ -164,13 +187,36 @@ func kindOf(err error) (string, error) {
 		}
 	}
 	var api smithy.APIError
-	if errors.As(err, &api) {
+	isAPI := errors.As(err, &api)
+	if isAPI {
 		if kind, ok := codes[api.ErrorCode()]; ok {
 			return api.ErrorCode(), kind
 		}
+	}
+	if isTransport(err) {
+		return "", ErrTransport
+	}
+	if isAPI {
 		return api.ErrorCode(), ErrUnknown
 	}
 	return "", ErrUnknown
+}
+
+// isTransport reports whether err is a failure to exchange or decode the
+// request rather than an AWS answer: the SDK's *smithyhttp.RequestSendError
+// (not sent, or no response), *awshttp.ResponseTimeoutError (the body
+// stalled), *smithy.DeserializationError (a response it could not decode),
+// or any error that says it is a connection error, as the SDK's retryer
+// asks.
+func isTransport(err error) bool {
+	var (
+		send   *smithyhttp.RequestSendError
+		stall  *awshttp.ResponseTimeoutError
+		decode *smithy.DeserializationError
+		conn   interface{ ConnectionError() bool }
+	)
+	return errors.As(err, &send) || errors.As(err, &stall) || errors.As(err, &decode) ||
+		(errors.As(err, &conn) && conn.ConnectionError())
 }
 
 // IsRetryable reports whether a backoff may retry err: AWS throttling, and

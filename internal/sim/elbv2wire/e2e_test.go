@@ -382,8 +382,10 @@ func TestLostResponseIsRetried(t *testing.T) {
 
 // TestWireFaultsGiveTypedErrors: malformed bodies, truncated bodies,
 // reset connections and 5xx answers come back as errors the library can
-// classify (ErrUnknown), never as panics; the retryable ones are retried by
-// the SDK, and a fault before the backend has no effect.
+// classify, never as panics: the wire failures as ErrTransport, the 5xx
+// answers (AWS codes it does not know) as ErrUnknown only; both are
+// ErrUnknown and neither is retryable by the library. The retryable ones
+// are retried by the SDK, and a fault before the backend has no effect.
 func TestWireFaultsGiveTypedErrors(t *testing.T) {
 	tests := []struct {
 		fault elbv2wire.Fault
@@ -391,12 +393,14 @@ func TestWireFaultsGiveTypedErrors(t *testing.T) {
 		check func(error) bool
 		// retried: the SDK's standard retryer retries it.
 		retried bool
+		// transport: no AWS answer could be read (awserr.ErrTransport).
+		transport bool
 	}{
-		{elbv2wire.FaultMalformed, func(err error) bool { var d *smithy.DeserializationError; return errors.As(err, &d) }, false},
-		{elbv2wire.FaultTruncated, func(err error) bool { var d *smithy.DeserializationError; return errors.As(err, &d) }, false},
-		{elbv2wire.FaultReset, func(err error) bool { var s *smithyhttp.RequestSendError; return errors.As(err, &s) }, true},
-		{elbv2wire.FaultInternal, func(err error) bool { return code(err) == elbv2wire.CodeInternalFailure && status(err) == 500 }, true},
-		{elbv2wire.FaultUnavailable, func(err error) bool { return code(err) == elbv2wire.CodeServiceUnavailable && status(err) == 503 }, true},
+		{elbv2wire.FaultMalformed, func(err error) bool { var d *smithy.DeserializationError; return errors.As(err, &d) }, false, true},
+		{elbv2wire.FaultTruncated, func(err error) bool { var d *smithy.DeserializationError; return errors.As(err, &d) }, false, true},
+		{elbv2wire.FaultReset, func(err error) bool { var s *smithyhttp.RequestSendError; return errors.As(err, &s) }, true, true},
+		{elbv2wire.FaultInternal, func(err error) bool { return code(err) == elbv2wire.CodeInternalFailure && status(err) == 500 }, true, false},
+		{elbv2wire.FaultUnavailable, func(err error) bool { return code(err) == elbv2wire.CodeServiceUnavailable && status(err) == 503 }, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.fault), func(t *testing.T) {
@@ -418,8 +422,9 @@ func TestWireFaultsGiveTypedErrors(t *testing.T) {
 				t.Errorf("not wrapped as an operation error: %v", err)
 			}
 			classified := awserr.Classify("RegisterTargets", w.tg, err)
-			if !errors.Is(classified, awserr.ErrUnknown) || awserr.IsRetryable(classified, false) {
-				t.Errorf("classified %v", classified)
+			if !errors.Is(classified, awserr.ErrUnknown) || errors.Is(classified, awserr.ErrTransport) != tt.transport ||
+				awserr.IsRetryable(classified, false) {
+				t.Errorf("classified %v: want ErrUnknown, ErrTransport %t, not retryable", classified, tt.transport)
 			}
 			if n := w.registrations("10.0.1.1", 8080); n != 0 {
 				t.Errorf("a faulted call registered the target %d times", n)
