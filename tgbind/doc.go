@@ -64,8 +64,9 @@
 //     discovery.k8s.io/v1 EndpointSlices.
 //   - health-check-port: traffic-port or the pods' port, never the NodePort.
 //   - crd-installed (discovery), ownership, conflicting-bindings (several
-//     bindings on one target group only when all are multi-cluster),
-//     multi-cluster-mode.
+//     bindings on one target group only when all are multi-cluster; a
+//     binding names the target group by targetGroupARN or, without one, by
+//     targetGroupName), multi-cluster-mode.
 //   - dry-run: a server-side apply with dryRun=All, so the API server's
 //     schema and every admission webhook, the LBC's when it is installed,
 //     judge exactly what Apply would send. It also catches field-manager

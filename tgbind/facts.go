@@ -237,18 +237,35 @@ func (b *Binder) bindings(ctx context.Context) ([]v1beta1.TargetGroupBinding, er
 }
 
 // sameARN splits the bindings on arn into the one named key and the others.
+// A binding references the target group by its targetGroupARN or, when it
+// has no ARN, by a targetGroupName equal to the name in arn (the LBC's
+// webhook resolves that name to the same target group). diagnose matches
+// bindings the same way.
 func sameARN(all []v1beta1.TargetGroupBinding, arn string, key types.NamespacedName) (self *v1beta1.TargetGroupBinding, others []v1beta1.TargetGroupBinding) {
+	name := ""
+	if a, err := awserr.ParseTargetGroupARN(arn); err == nil {
+		name = a.Name
+	}
 	for i := range all {
 		t := &all[i]
 		if t.Namespace == key.Namespace && t.Name == key.Name {
 			self = t
 			continue
 		}
-		if t.Spec.TargetGroupARN == arn {
+		if referencesTargetGroup(t, arn, name) {
 			others = append(others, *t)
 		}
 	}
 	return self, others
+}
+
+// referencesTargetGroup reports whether the binding names the target group
+// of arn, whose name is name ("" when arn is malformed).
+func referencesTargetGroup(t *v1beta1.TargetGroupBinding, arn, name string) bool {
+	if t.Spec.TargetGroupARN != "" {
+		return t.Spec.TargetGroupARN == arn
+	}
+	return name != "" && t.Spec.TargetGroupName == name
 }
 
 // clusterVPC returns the VPC of the cluster's nodes and where it came from,
