@@ -43,6 +43,19 @@
 // a cluster whose CRD silently drops the field (LBC older than v2.10.0,
 // [ErrFieldDropped]).
 //
+// # Security groups
+//
+// networking.ingress is optional. Request.IngressSecurityGroups names
+// security groups that may reach the pods' port; with
+// [WithLoadBalancerSecurityGroups], Build also looks up the security groups
+// of the load balancers that forward to the target group (one
+// DescribeLoadBalancers call, so the IAM policy needs
+// elasticloadbalancing:DescribeLoadBalancers only then) and adds them after
+// the caller's. [Binding.LoadBalancers] records what it found, and a note
+// says when a load balancer has no security group to add (an NLB created
+// without them). Without either, the binding has no networking section and
+// the node security groups stay as they are.
+//
 // # Preflight
 //
 // Each check has a stable ID (the Check* constants) and its own sentinel.

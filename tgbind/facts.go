@@ -78,6 +78,32 @@ func (b *Binder) targetHealth(ctx context.Context, arn string) ([]elbv2types.Tar
 	return out.TargetHealthDescriptions, nil
 }
 
+// loadBalancerBatch is how many ARNs one DescribeLoadBalancers call carries
+// (the API's maximum).
+const loadBalancerBatch = 20
+
+// loadBalancers describes the load balancers that forward to the target
+// group, sorted by ARN, with their security groups.
+func (b *Binder) loadBalancers(ctx context.Context, tg *elbv2types.TargetGroup) ([]LoadBalancerInfo, error) {
+	arns := slices.Compact(slices.Sorted(slices.Values(tg.LoadBalancerArns)))
+	var out []LoadBalancerInfo
+	for batch := range slices.Chunk(arns, loadBalancerBatch) {
+		res, err := b.elb.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: batch})
+		if err != nil {
+			return nil, awserr.Classify("DescribeLoadBalancers", batch[0], err)
+		}
+		for _, lb := range res.LoadBalancers {
+			groups := slices.Compact(slices.Sorted(slices.Values(lb.SecurityGroups)))
+			out = append(out, LoadBalancerInfo{
+				ARN: aws.ToString(lb.LoadBalancerArn), Name: aws.ToString(lb.LoadBalancerName),
+				Type: string(lb.Type), SecurityGroups: groups,
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b LoadBalancerInfo) int { return cmp.Compare(a.ARN, b.ARN) })
+	return out, nil
+}
+
 // service returns the Service, or nil when it does not exist.
 func (b *Binder) service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	svc := &corev1.Service{}
