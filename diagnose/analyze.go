@@ -129,8 +129,8 @@ func (a *analysis) owner() {
 }
 
 // inferService finds the Service the target group serves: from a binding,
-// else from the NodePort the node targets (and ghosts) use, else from the
-// Services that select the pod targets.
+// else from the LBC's tags, else from the NodePort the node targets (and
+// ghosts) use, else from the Services that select the pod targets.
 func (a *analysis) inferService() {
 	if len(a.bindings) > 0 {
 		b := a.bindings[0]
@@ -147,6 +147,10 @@ func (a *analysis) inferService() {
 				}
 			}
 		}
+		a.setService(st)
+		return
+	}
+	if st := a.serviceFromTags(); st != nil {
 		a.setService(st)
 		return
 	}
@@ -200,6 +204,75 @@ func (a *analysis) inferService() {
 		st.ref.Source = ServiceFromPods
 	}
 	a.setService(st)
+}
+
+// serviceFromTags reads the Service from the tags the LBC puts on the
+// target groups it creates, when the elbv2.k8s.aws/cluster tag names a
+// scanned cluster that was read, and the Service exists there:
+//   - service.k8s.aws/resource is "namespace/name:port", the Service and
+//     its port number;
+//   - ingress.k8s.aws/resource is "namespace/ingress-service:port", the
+//     Ingress, its backend Service and the backend's port (number or
+//     name). Ingress and Service names both hold dashes, so the Service is
+//     the one Service of the namespace whose name ends the middle part
+//     after a dash and that has the port; none or several give nothing;
+//   - service.k8s.aws/stack alone is "namespace/name", the Service without
+//     its port.
+func (a *analysis) serviceFromTags() *serviceTarget {
+	snap := a.snapshot(a.tags[TagCluster])
+	if snap == nil || !snap.read {
+		return nil
+	}
+	var svc *corev1.Service
+	var port string
+	switch {
+	case a.tags[TagServiceSource] != "":
+		key, p, ok := strings.Cut(a.tags[TagServiceSource], ":")
+		if !ok {
+			return nil
+		}
+		svc, port = snap.services[key], p
+	case a.tags[TagIngressSource] != "":
+		ns, rest, ok := strings.Cut(a.tags[TagIngressSource], "/")
+		i := strings.LastIndex(rest, ":")
+		if !ok || i < 0 {
+			return nil
+		}
+		middle, p := rest[:i], rest[i+1:]
+		var found []*corev1.Service
+		for _, s := range snap.servicesByNS[ns] {
+			if len(middle) > len(s.Name)+1 && strings.HasSuffix(middle, "-"+s.Name) && servicePort(s, p) != nil {
+				found = append(found, s)
+			}
+		}
+		if len(found) != 1 {
+			return nil
+		}
+		svc, port = found[0], p
+	default:
+		svc = snap.services[a.tags[TagServiceStack]]
+	}
+	if svc == nil {
+		return nil
+	}
+	return &serviceTarget{snap: snap, svc: svc, port: servicePort(svc, port),
+		ref: ServiceRef{Cluster: snap.cluster.Name, Namespace: svc.Namespace, Name: svc.Name, Source: ServiceFromTags}}
+}
+
+// servicePort finds a Service port by number or by name; nil when there is
+// none, or when port is empty.
+func servicePort(svc *corev1.Service, port string) *corev1.ServicePort {
+	if port == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(port, 10, 32)
+	for i := range svc.Spec.Ports {
+		sp := &svc.Spec.Ports[i]
+		if (err == nil && int64(sp.Port) == n) || (err != nil && sp.Name == port) {
+			return sp
+		}
+	}
+	return nil
 }
 
 func (a *analysis) setService(st *serviceTarget) {

@@ -59,10 +59,16 @@
 // A target group is owned by a TargetGroupBinding in a scanned cluster
 // (default or multi-cluster mode), by an LBC stack (the LBC's tags name
 // another stack or cluster), or by nobody (made by hand). The Service it
-// serves comes from the binding's serviceRef; failing that, from the
-// NodePort its node targets (and ghosts) use; failing that, from the
-// Services that select its pod targets. Named target ports are resolved on
-// the Service's pods.
+// serves ([ServiceRef].Source) comes from the binding's serviceRef
+// ("binding"); failing that, from the LBC's tags ("tags"), when
+// elbv2.k8s.aws/cluster names a scanned cluster and the Service exists
+// there: service.k8s.aws/resource "namespace/name:port",
+// ingress.k8s.aws/resource "namespace/ingress-service:port" (the one
+// Service of the namespace whose name ends it and that has the port), or
+// service.k8s.aws/stack "namespace/name" without a port; failing that,
+// from the NodePort its node targets (and ghosts) use ("node-port");
+// failing that, from the Services that select its pod targets ("pods").
+// Named target ports are resolved on the Service's pods.
 //
 // # Findings
 //
