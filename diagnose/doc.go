@@ -30,7 +30,9 @@
 //   - DescribeListeners once per load balancer that an in-scope target group
 //     names, and DescribeRules once per listener of an ALB.
 //   - With an EC2 client: one DescribeInstances per [InstanceBatch] node
-//     instances behind node targets, and one DescribeRouteTables for their VPCs.
+//     instances behind node targets or hosting the pods behind pod targets,
+//     over all target groups of the account, and one DescribeRouteTables
+//     for their VPCs.
 //   - Each Kubernetes kind is listed once per cluster per call (nodes, pods,
 //     Services, namespaces, TargetGroupBindings, Karpenter NodeClaims),
 //     never per target group.
@@ -113,6 +115,14 @@
 // deregistered already: it is classified and counted, but no finding rests
 // on it (it takes no new requests, the LBC ignores it, and it leaves when
 // the deregistration delay ends).
+//
+// PublicSubnetNode names every public node (an ExternalIP, or with an EC2
+// client a subnet whose route table sends the default route to an internet
+// gateway) that holds node targets or hosts the pods behind pod targets,
+// each with why in its evidence (details node/NAME). Moving such nodes to
+// private subnets, step 4 of the migration, breaks node targets until the
+// cutover and reschedules the pods behind pod targets, which only a
+// binding re-registers.
 //
 // KarpenterDisruptionRisk names the next disruption the nodes and their
 // NodeClaims show, most imminent first: a node being disrupted now (the

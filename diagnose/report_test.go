@@ -113,7 +113,7 @@ func TestGoldenContent(t *testing.T) {
 	}
 	wantCodes := map[string][]Code{
 		"legacy-web":   {CodeGhostTarget, CodeKarpenterDisruptionRisk, CodeStaticNodeTarget, CodeHealthCheckMismatch, CodeUnmanagedTargetGroup, CodePublicSubnetNode},
-		"k8s-shop-api": {CodeDefaultModeBindingOnSharedGroup, CodePortMismatch, CodeStaticNodeTarget},
+		"k8s-shop-api": {CodeDefaultModeBindingOnSharedGroup, CodePortMismatch, CodeStaticNodeTarget, CodePublicSubnetNode},
 	}
 	for name, want := range wantCodes {
 		var got []Code
