@@ -172,6 +172,22 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	}
 }
 
+// seedWorld is the simulated seed's case, 4 nodes and 6 pods, on the Go
+// facade or through the wire; it closes when t ends.
+func seedWorld(t *testing.T, wire bool) *sim.World {
+	t.Helper()
+	cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
+	if wire {
+		cfg.Wire = &sim.WireOptions{}
+	}
+	w, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
 // TestWireBuildAndWaitOnTheSimulator: Build and Wait, through the real SDK
 // client, on the simulated seed's case: Build describes the legacy target
 // group and its targets once each, the binding is created, the LBC
@@ -185,15 +201,7 @@ func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
 		multi          bool
 	}
 	run := func(wire bool) outcome {
-		cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
-		if wire {
-			cfg.Wire = &sim.WireOptions{}
-		}
-		w, err := sim.New(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Close)
+		w := seedWorld(t, wire)
 		b, err := New(Options{ELBv2: w.AWS(), Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID})
 		if err != nil {
 			t.Fatal(err)
@@ -263,15 +271,7 @@ func TestLoadBalancerSecurityGroupsOnTheSimulator(t *testing.T) {
 	const sg = "sg-0123456789abcdef0"
 	for _, wire := range []bool{false, true} {
 		t.Run(fmt.Sprintf("wire=%t", wire), func(t *testing.T) {
-			cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
-			if wire {
-				cfg.Wire = &sim.WireOptions{}
-			}
-			w, err := sim.New(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(w.Close)
+			w := seedWorld(t, wire)
 			l := w.Legacy()
 			req := Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
 			build := func(api ELBv2API, opts ...Option) *Binding {
