@@ -52,6 +52,43 @@ type analysis struct {
 	now      time.Time
 	// tagsUnread: DescribeTags failed, so an LBC stack cannot be ruled out.
 	tagsUnread bool
+	// podHosts are the nodes that host the pods behind the pod targets that
+	// take traffic, by cluster and node name, with how many pod targets each
+	// hosts. The NodeRefs are shared by the account's target groups, so its
+	// subnet check marks each node once.
+	podHosts map[string]podHost
+}
+
+// podHost is a node that hosts pod targets of a target group.
+type podHost struct {
+	node    *NodeRef
+	targets int
+}
+
+// collectPodHosts finds the nodes of the pods behind the pod targets that
+// take traffic. hosts holds one NodeRef per cluster and node for the
+// account: a copy of the snapshot's, so that its subnet check can mark it.
+func (a *analysis) collectPodHosts(hosts map[string]*NodeRef) {
+	for _, t := range a.rep.Targets {
+		if t.Class != ClassPod || t.Pod == nil || t.Pod.Node == "" || t.draining() {
+			continue
+		}
+		key := t.Cluster + "/" + t.Pod.Node
+		n := hosts[key]
+		if n == nil {
+			snap := a.snapshot(t.Cluster)
+			if snap == nil || snap.nodeByName[t.Pod.Node] == nil {
+				continue
+			}
+			c := snap.nodeByName[t.Pod.Node].clone()
+			n = &c
+			hosts[key] = n
+		}
+		if a.podHosts == nil {
+			a.podHosts = map[string]podHost{}
+		}
+		a.podHosts[key] = podHost{node: n, targets: a.podHosts[key].targets + 1}
+	}
 }
 
 // newAnalysis classifies the targets of rep and derives its owner and the
@@ -129,8 +166,8 @@ func (a *analysis) owner() {
 }
 
 // inferService finds the Service the target group serves: from a binding,
-// else from the NodePort the node targets (and ghosts) use, else from the
-// Services that select the pod targets.
+// else from the LBC's tags, else from the NodePort the node targets (and
+// ghosts) use, else from the Services that select the pod targets.
 func (a *analysis) inferService() {
 	if len(a.bindings) > 0 {
 		b := a.bindings[0]
@@ -147,6 +184,10 @@ func (a *analysis) inferService() {
 				}
 			}
 		}
+		a.setService(st)
+		return
+	}
+	if st := a.serviceFromTags(); st != nil {
 		a.setService(st)
 		return
 	}
@@ -200,6 +241,75 @@ func (a *analysis) inferService() {
 		st.ref.Source = ServiceFromPods
 	}
 	a.setService(st)
+}
+
+// serviceFromTags reads the Service from the tags the LBC puts on the
+// target groups it creates, when the elbv2.k8s.aws/cluster tag names a
+// scanned cluster that was read, and the Service exists there:
+//   - service.k8s.aws/resource is "namespace/name:port", the Service and
+//     its port number;
+//   - ingress.k8s.aws/resource is "namespace/ingress-service:port", the
+//     Ingress, its backend Service and the backend's port (number or
+//     name). Ingress and Service names both hold dashes, so the Service is
+//     the one Service of the namespace whose name ends the middle part
+//     after a dash and that has the port; none or several give nothing;
+//   - service.k8s.aws/stack alone is "namespace/name", the Service without
+//     its port.
+func (a *analysis) serviceFromTags() *serviceTarget {
+	snap := a.snapshot(a.tags[TagCluster])
+	if snap == nil || !snap.read {
+		return nil
+	}
+	var svc *corev1.Service
+	var port string
+	switch {
+	case a.tags[TagServiceSource] != "":
+		key, p, ok := strings.Cut(a.tags[TagServiceSource], ":")
+		if !ok {
+			return nil
+		}
+		svc, port = snap.services[key], p
+	case a.tags[TagIngressSource] != "":
+		ns, rest, ok := strings.Cut(a.tags[TagIngressSource], "/")
+		i := strings.LastIndex(rest, ":")
+		if !ok || i < 0 {
+			return nil
+		}
+		middle, p := rest[:i], rest[i+1:]
+		var found []*corev1.Service
+		for _, s := range snap.servicesByNS[ns] {
+			if len(middle) > len(s.Name)+1 && strings.HasSuffix(middle, "-"+s.Name) && servicePort(s, p) != nil {
+				found = append(found, s)
+			}
+		}
+		if len(found) != 1 {
+			return nil
+		}
+		svc, port = found[0], p
+	default:
+		svc = snap.services[a.tags[TagServiceStack]]
+	}
+	if svc == nil {
+		return nil
+	}
+	return &serviceTarget{snap: snap, svc: svc, port: servicePort(svc, port),
+		ref: ServiceRef{Cluster: snap.cluster.Name, Namespace: svc.Namespace, Name: svc.Name, Source: ServiceFromTags}}
+}
+
+// servicePort finds a Service port by number or by name; nil when there is
+// none, or when port is empty.
+func servicePort(svc *corev1.Service, port string) *corev1.ServicePort {
+	if port == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(port, 10, 32)
+	for i := range svc.Spec.Ports {
+		sp := &svc.Spec.Ports[i]
+		if (err == nil && int64(sp.Port) == n) || (err != nil && sp.Name == port) {
+			return sp
+		}
+	}
+	return nil
 }
 
 func (a *analysis) setService(st *serviceTarget) {
@@ -690,36 +800,104 @@ func (a *analysis) ports() []Finding {
 	return []Finding{a.finding(CodePortMismatch, msg, Evidence{Names: names, Counts: counts, Details: details}, rem)}
 }
 
+// publicSubnets reports the public nodes (an ExternalIP, or a subnet routed
+// to an internet gateway) that hold node targets or host the pods behind
+// pod targets, counting only targets that take traffic. Both break when
+// the nodes move to private subnets before the cutover: node targets point
+// at the old node IPs; pod targets registered by hand point at the old pod
+// IPs, and even the LBC's need the readiness gate to move without a gap.
 func (a *analysis) publicSubnets() []Finding {
-	nodes := map[string]bool{}
-	subnets := map[string]bool{}
-	var targets, external, public int
+	type why struct {
+		node                    *NodeRef
+		nodeTargets, podTargets int
+	}
+	public := map[string]*why{} // node name -> what it holds
+	add := func(n *NodeRef) *why {
+		if public[n.Name] == nil {
+			public[n.Name] = &why{node: n}
+		}
+		return public[n.Name]
+	}
+	var nodeTargets, podTargets int
 	for _, t := range a.rep.Targets {
 		if t.Class != ClassNode || t.draining() || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
 			continue
 		}
-		targets++
-		if !nodes[t.Node.Name] {
-			nodes[t.Node.Name] = true
-			if t.Node.ExternalIP != "" {
-				external++
-			}
-			if t.Node.PublicSubnet {
-				public++
-				subnets[t.Node.SubnetID] = true
-			}
-		}
+		nodeTargets++
+		add(t.Node).nodeTargets++
 	}
-	if targets == 0 {
+	for _, key := range slices.Sorted(maps.Keys(a.podHosts)) {
+		h := a.podHosts[key]
+		if h.node.ExternalIP == "" && !h.node.PublicSubnet {
+			continue
+		}
+		podTargets += h.targets
+		add(h.node).podTargets += h.targets
+	}
+	if len(public) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("node targets on public nodes: %s on %s (%d with an ExternalIP, %d in a subnet routed to an internet gateway); moving the nodes breaks these targets until the cutover",
-		plural(targets, "target"), plural(len(nodes), "node"), external, public)
-	ev := Evidence{Names: slices.Sorted(maps.Keys(nodes)), Counts: map[string]int{"targets": targets, "nodes": len(nodes), "externalIP": external, "publicSubnet": public}}
-	if len(subnets) > 0 {
-		ev.Details = map[string]string{"subnets": strings.Join(slices.Sorted(maps.Keys(subnets)), ",")}
+	subnets := map[string]bool{}
+	var external, inPublic, targetNodes, podNodes int
+	details := map[string]string{}
+	for name, w := range public {
+		var reasons []string
+		if w.node.ExternalIP != "" {
+			external++
+			reasons = append(reasons, "ExternalIP "+w.node.ExternalIP)
+		}
+		if w.node.PublicSubnet {
+			inPublic++
+			subnets[w.node.SubnetID] = true
+			reasons = append(reasons, "subnet "+w.node.SubnetID+" routes to an internet gateway")
+		}
+		if w.nodeTargets > 0 {
+			targetNodes++
+			reasons = append(reasons, "holds "+plural(w.nodeTargets, "node target"))
+		}
+		if w.podTargets > 0 {
+			podNodes++
+			reasons = append(reasons, "hosts the pods of "+plural(w.podTargets, "pod target"))
+		}
+		details["node/"+name] = strings.Join(reasons, "; ")
 	}
-	return []Finding{a.finding(CodePublicSubnetNode, msg, ev, "")}
+	var parts []string
+	if nodeTargets > 0 {
+		parts = append(parts, fmt.Sprintf("node targets on public nodes: %s on %s", plural(nodeTargets, "target"), plural(targetNodes, "node")))
+	}
+	if podTargets > 0 {
+		parts = append(parts, fmt.Sprintf("pod targets on public nodes: %s on %s", plural(podTargets, "target"), plural(podNodes, "node")))
+	}
+	var consequence string
+	switch {
+	case podTargets == 0:
+		consequence = "moving the nodes breaks these targets until the cutover"
+	case nodeTargets > 0:
+		consequence = "moving the nodes breaks the node targets until the cutover, and reschedules the pods behind the pod targets"
+	default:
+		consequence = "moving the nodes reschedules the pods behind these targets"
+	}
+	switch {
+	case podTargets == 0:
+	case len(a.bindings) > 0:
+		consequence += ": the LBC registers their new addresses, safely only with its readiness gate"
+	default:
+		consequence += ": no binding registers their new addresses"
+	}
+	msg := fmt.Sprintf("%s (%d with an ExternalIP, %d in a subnet routed to an internet gateway); %s",
+		strings.Join(parts, "; "), external, inPublic, consequence)
+	counts := map[string]int{"targets": nodeTargets, "nodes": len(public), "externalIP": external, "publicSubnet": inPublic}
+	if podTargets > 0 {
+		counts["podTargets"], counts["podNodes"] = podTargets, podNodes
+	}
+	if len(subnets) > 0 {
+		details["subnets"] = strings.Join(slices.Sorted(maps.Keys(subnets)), ",")
+	}
+	rem := ""
+	if nodeTargets == 0 && len(a.bindings) > 0 {
+		rem = "move the nodes to private subnets once no MissingReadinessGate finding remains: with the gate, the LBC's new pod targets are healthy before the pods they replace stop"
+	}
+	return []Finding{a.finding(CodePublicSubnetNode, msg, Evidence{Names: slices.Sorted(maps.Keys(public)), Counts: counts, Details: details}, rem)}
 }
 
 func (a *analysis) readinessGates() []Finding {

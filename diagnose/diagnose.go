@@ -181,9 +181,14 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	// Classify, then the subnet checks (they need the node targets), then
 	// the findings.
 	now := r.cfg.clock.Now()
+	podHosts := map[*accountScan]map[string]*NodeRef{} // per account: its subnet check marks them
 	for _, s := range r.tgs {
 		s.analysis = newAnalysis(&s.rep, s.targets, s.tags, r.snaps, now)
 		s.analysis.tagsUnread = s.tagsErr != nil
+		if podHosts[s.acct] == nil {
+			podHosts[s.acct] = map[string]*NodeRef{}
+		}
+		s.analysis.collectPodHosts(podHosts[s.acct])
 	}
 	r.subnetChecks(ctx)
 	r.progress(PhaseAnalyse, 0, len(r.tgs))
@@ -409,7 +414,9 @@ func (r *run) readRoutes(ctx context.Context, a *accountScan, lb string, wanted 
 }
 
 // subnetChecks asks EC2, per account that has a client, where the nodes
-// behind node targets sit, and marks those in public subnets.
+// behind node targets and the nodes that host pod targets sit, and marks
+// those in public subnets. They all go into the account's one batch of
+// calls.
 func (r *run) subnetChecks(ctx context.Context) {
 	var items []func(context.Context)
 	for _, a := range r.accounts {
@@ -417,12 +424,19 @@ func (r *run) subnetChecks(ctx context.Context) {
 			continue
 		}
 		refs := map[string][]*NodeRef{}
+		hosts := map[*NodeRef]bool{}
 		for _, s := range r.tgs {
 			if s.acct != a {
 				continue
 			}
 			for i := range s.rep.Targets {
 				if n := s.rep.Targets[i].Node; n != nil && s.rep.Targets[i].Class == ClassNode && n.InstanceID != "" {
+					refs[n.InstanceID] = append(refs[n.InstanceID], n)
+				}
+			}
+			for _, h := range s.analysis.podHosts {
+				if n := h.node; n.InstanceID != "" && !hosts[n] {
+					hosts[n] = true
 					refs[n.InstanceID] = append(refs[n.InstanceID], n)
 				}
 			}

@@ -30,7 +30,9 @@
 //   - DescribeListeners once per load balancer that an in-scope target group
 //     names, and DescribeRules once per listener of an ALB.
 //   - With an EC2 client: one DescribeInstances per [InstanceBatch] node
-//     instances behind node targets, and one DescribeRouteTables for their VPCs.
+//     instances behind node targets or hosting the pods behind pod targets,
+//     over all target groups of the account, and one DescribeRouteTables
+//     for their VPCs.
 //   - Each Kubernetes kind is listed once per cluster per call (nodes, pods,
 //     Services, namespaces, TargetGroupBindings, Karpenter NodeClaims),
 //     never per target group.
@@ -59,10 +61,16 @@
 // A target group is owned by a TargetGroupBinding in a scanned cluster
 // (default or multi-cluster mode), by an LBC stack (the LBC's tags name
 // another stack or cluster), or by nobody (made by hand). The Service it
-// serves comes from the binding's serviceRef; failing that, from the
-// NodePort its node targets (and ghosts) use; failing that, from the
-// Services that select its pod targets. Named target ports are resolved on
-// the Service's pods.
+// serves ([ServiceRef].Source) comes from the binding's serviceRef
+// ("binding"); failing that, from the LBC's tags ("tags"), when
+// elbv2.k8s.aws/cluster names a scanned cluster and the Service exists
+// there: service.k8s.aws/resource "namespace/name:port",
+// ingress.k8s.aws/resource "namespace/ingress-service:port" (the one
+// Service of the namespace whose name ends it and that has the port), or
+// service.k8s.aws/stack "namespace/name" without a port; failing that,
+// from the NodePort its node targets (and ghosts) use ("node-port");
+// failing that, from the Services that select its pod targets ("pods").
+// Named target ports are resolved on the Service's pods.
 //
 // # Findings
 //
@@ -107,6 +115,14 @@
 // deregistered already: it is classified and counted, but no finding rests
 // on it (it takes no new requests, the LBC ignores it, and it leaves when
 // the deregistration delay ends).
+//
+// PublicSubnetNode names every public node (an ExternalIP, or with an EC2
+// client a subnet whose route table sends the default route to an internet
+// gateway) that holds node targets or hosts the pods behind pod targets,
+// each with why in its evidence (details node/NAME). Moving such nodes to
+// private subnets, step 4 of the migration, breaks node targets until the
+// cutover and reschedules the pods behind pod targets, which only a
+// binding re-registers.
 //
 // KarpenterDisruptionRisk names the next disruption the nodes and their
 // NodeClaims show, most imminent first: a node being disrupted now (the

@@ -1,12 +1,15 @@
 package diagnose
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
@@ -311,5 +314,55 @@ func TestRoutesNLB(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("routes (-want +got):\n%s", diff)
+	}
+}
+
+// TestSubnetChecksOneBatch: the nodes behind node targets and the nodes
+// that host the pods behind pod targets, over every target group, go into
+// one DescribeInstances (and one DescribeRouteTables): no call per target
+// group, none per kind of target.
+func TestSubnetChecksOneBatch(t *testing.T) {
+	w := baseWorld()
+	web := map[string]string{"app": "web"}
+	w.Clusters[0].Pods = append(w.Clusters[0].Pods, podFix{NS: "shop", Name: "web-3", Node: "n3", IP: "10.0.3.13", Labels: web,
+		Ports: []portFix{{Name: "http", Port: 8080}}, ProbePath: "/healthz", ProbePort: "http"})
+	w.TargetGroups = append(w.TargetGroups,
+		tgFix{Name: "pods-a", Port: 8080, Targets: []targetFix{{ID: "10.0.1.11", Port: 8080}, {ID: "10.0.3.13", Port: 8080}}},
+		tgFix{Name: "pods-b", Port: 8080, Targets: []targetFix{{ID: "10.0.3.13", Port: 8080}}})
+	w.EC2 = &ec2Fix{Subnet: map[string]string{"i-0000000000000000a": "subnet-priv", "i-0000000000000000b": "subnet-priv", "i-0000000000000000c": "subnet-pub"},
+		Public: map[string]bool{"subnet-pub": true}}
+	h := newHarness(t, w)
+	expectAll(h.elb, w)
+	var asked []string
+	h.ec2.EXPECT().DescribeInstances(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, in *ec2.DescribeInstancesInput, _ ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
+			asked = append(asked, in.Filters[0].Values...)
+			var r ec2types.Reservation
+			for _, id := range in.Filters[0].Values {
+				r.Instances = append(r.Instances, ec2types.Instance{InstanceId: aws.String(id), SubnetId: aws.String(w.EC2.Subnet[id]), VpcId: aws.String(testVPC)})
+			}
+			return &ec2.DescribeInstancesOutput{Reservations: []ec2types.Reservation{r}}, nil
+		}).Times(1)
+	h.ec2.EXPECT().DescribeRouteTables(gomock.Any(), gomock.Any(), gomock.Any()).Return(&ec2.DescribeRouteTablesOutput{RouteTables: []ec2types.RouteTable{{
+		VpcId:        aws.String(testVPC),
+		Associations: []ec2types.RouteTableAssociation{{SubnetId: aws.String("subnet-pub")}},
+		Routes:       []ec2types.Route{{DestinationCidrBlock: aws.String("0.0.0.0/0"), GatewayId: aws.String("igw-0123")}},
+	}}}, nil).Times(1)
+	rep, err := h.run(t, Scope{All: true}, WithConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n1 and n2 hold legacy-web's node targets; n1 and n3 host pods-a's pods; n3 pods-b's.
+	if want := []string{"i-0000000000000000a", "i-0000000000000000b", "i-0000000000000000c"}; !slices.Equal(asked, want) {
+		t.Errorf("DescribeInstances asked for %v, want %v in one call", asked, want)
+	}
+	for _, name := range []string{"pods-a", "pods-b"} {
+		f := rep.tg(name).finding(CodePublicSubnetNode)
+		if f == nil || !slices.Equal(f.Evidence.Names, []string{"n3"}) {
+			t.Errorf("%s: PublicSubnetNode %+v, want n3", name, f)
+		}
+	}
+	if f := rep.tg("legacy-web").finding(CodePublicSubnetNode); f != nil {
+		t.Errorf("legacy-web: unexpected %s", f.Message)
 	}
 }

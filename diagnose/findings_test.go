@@ -41,6 +41,18 @@ func baseWorld() world {
 	}
 }
 
+// podTargetWorld is the base world after the cutover, edited by f:
+// legacy-web holds the pod targets of web-1 (on n1) and web-2 (on n2) on
+// port 8080, and no node target.
+func podTargetWorld(f func(w *world)) func() world {
+	return edit(func(w *world) {
+		tg := w.tgFix("legacy-web")
+		tg.Port = 8080
+		tg.Targets = []targetFix{{ID: "10.0.1.11", Port: 8080}, {ID: "10.0.2.12", Port: 8080, AZ: "eu-west-1b"}}
+		f(w)
+	})
+}
+
 // edit returns a modified copy of the base world.
 func edit(f func(w *world)) func() world {
 	return func() world {
@@ -315,6 +327,32 @@ var findingCases = []struct {
 		})},
 	{name: "near miss: the public node's target is draining", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
 		world: edit(func(w *world) {
+			w.Clusters[0].Nodes[0].ExternalIP = "203.0.113.10"
+			w.tgFix("legacy-web").Targets[0].State = "draining"
+		})},
+
+	{name: "node hosting the pods of pod targets, with an ExternalIP", code: CodePublicSubnetNode, tg: "legacy-web", want: true,
+		world: podTargetWorld(func(w *world) { w.Clusters[0].Nodes[0].ExternalIP = "203.0.113.10" }),
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"n1"}) || f.Evidence.Counts["targets"] != 0 || f.Evidence.Counts["podTargets"] != 1 ||
+				f.Evidence.Details["node/n1"] != "ExternalIP 203.0.113.10; hosts the pods of 1 pod target" {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "node hosting the pods of pod targets, in a subnet routed to an internet gateway", code: CodePublicSubnetNode, tg: "legacy-web", want: true,
+		world: podTargetWorld(func(w *world) {
+			w.EC2 = &ec2Fix{Subnet: map[string]string{"i-0000000000000000a": "subnet-priv", "i-0000000000000000b": "subnet-pub"}, Public: map[string]bool{"subnet-pub": true}}
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if !slices.Equal(f.Evidence.Names, []string{"n2"}) || f.Evidence.Details["subnets"] != "subnet-pub" ||
+				f.Evidence.Details["node/n2"] != "subnet subnet-pub routes to an internet gateway; hosts the pods of 1 pod target" {
+				t.Errorf("evidence = %+v", f.Evidence)
+			}
+		}},
+	{name: "near miss: the public node hosts none of the group's pods", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
+		world: podTargetWorld(func(w *world) { w.Clusters[0].Nodes[2].ExternalIP = "203.0.113.12" })},
+	{name: "near miss: the pod target on the public node is draining", code: CodePublicSubnetNode, tg: "legacy-web", want: false,
+		world: podTargetWorld(func(w *world) {
 			w.Clusters[0].Nodes[0].ExternalIP = "203.0.113.10"
 			w.tgFix("legacy-web").Targets[0].State = "draining"
 		})},

@@ -206,7 +206,7 @@ const (
 	ServiceFromBinding  = "binding"   // a TargetGroupBinding's serviceRef
 	ServiceFromNodePort = "node-port" // the targets' port is the Service's NodePort
 	ServiceFromPods     = "pods"      // the pod targets are the Service's endpoints
-	ServiceFromTags     = "tags"      // the LBC's resource tag
+	ServiceFromTags     = "tags"      // the LBC's resource (or stack) tag names it
 )
 
 // ServiceRef is the Service a target group serves.

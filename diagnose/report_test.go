@@ -113,7 +113,7 @@ func TestGoldenContent(t *testing.T) {
 	}
 	wantCodes := map[string][]Code{
 		"legacy-web":   {CodeGhostTarget, CodeKarpenterDisruptionRisk, CodeStaticNodeTarget, CodeHealthCheckMismatch, CodeUnmanagedTargetGroup, CodePublicSubnetNode},
-		"k8s-shop-api": {CodeDefaultModeBindingOnSharedGroup, CodePortMismatch, CodeStaticNodeTarget},
+		"k8s-shop-api": {CodeDefaultModeBindingOnSharedGroup, CodePortMismatch, CodeStaticNodeTarget, CodePublicSubnetNode},
 	}
 	for name, want := range wantCodes {
 		var got []Code
@@ -185,6 +185,19 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 			validate(t, rep)
 		})
 	}
+	t.Run("service from tags", func(t *testing.T) {
+		w := tagWorld(map[string]string{TagCluster: "prod", TagServiceSource: "shop/api:80"})()
+		h := newHarness(t, w)
+		expectAll(h.elb, w)
+		rep, err := h.run(t, Scope{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := rep.tg("legacy-web").Service; s == nil || s.Source != ServiceFromTags {
+			t.Fatalf("service = %+v, want source %q", s, ServiceFromTags)
+		}
+		validate(t, rep)
+	})
 	t.Run("errors", func(t *testing.T) {
 		w := baseWorld()
 		h := newHarness(t, w)

@@ -376,6 +376,34 @@ func deregisterNodeTargets(t *testing.T, w *sim.World) {
 	}
 }
 
+// cutOver is the setup of a finished adoption: a multi-cluster binding,
+// the pod targets healthy, the node targets deregistered and gone.
+func cutOver(t *testing.T, w *sim.World, _ *iamGate) string {
+	bind(t, w, true, httpPort, 5*time.Minute)
+	deregisterNodeTargets(t, w)
+	w.Run(6 * time.Minute) // past the deregistration delay of 300 s
+	if tr := groundTruth(w, w.Legacy().TargetGroupARN); len(tr.nodeTargets) != 0 {
+		t.Fatalf("ground truth %+v: want no node target left", tr)
+	}
+	return w.Legacy().TargetGroupARN
+}
+
+// podHosts are the nodes, by name, whose pods hold the target group's pod
+// targets that are not draining, as the simulator knows them.
+func podHosts(w *sim.World, arn string) []string {
+	nodeOf := map[string]string{}
+	for _, p := range w.Cluster().Pods() {
+		nodeOf["pod/"+p.Namespace+"/"+p.Name] = p.Node
+	}
+	nodes := map[string]bool{}
+	for _, t := range w.Targets(arn) {
+		if n := nodeOf[t.Owner]; n != "" && t.State != elbv2types.TargetHealthStateEnumDraining {
+			nodes[n] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(nodes))
+}
+
 // expiry is when the oldest live node's NodeClaim expires (the first by
 // name among the oldest), as Karpenter computes it.
 func expiry(w *sim.World, after time.Duration) (string, time.Time) {
@@ -464,7 +492,9 @@ var scenarios = []scenario{
 			if n := tg.Counts.ByClass[diagnose.ClassPod]; n != 8 || tg.Counts.ByState["healthy"] != 8 {
 				t.Errorf("counts %+v: want the 8 pod targets healthy", tg.Counts)
 			}
-			for _, code := range []diagnose.Code{diagnose.CodeKarpenterDisruptionRisk, diagnose.CodePublicSubnetNode, diagnose.CodeUnmanagedTargetGroup} {
+			// The nodes are still public and host the pods behind the pod
+			// targets: PublicSubnetNode stays, for those (see its cases).
+			for _, code := range []diagnose.Code{diagnose.CodeKarpenterDisruptionRisk, diagnose.CodeUnmanagedTargetGroup} {
 				if f := findingOf(tg, code); f != nil {
 					t.Errorf("unexpected %s: %s", code, f.Message)
 				}
@@ -615,6 +645,24 @@ var scenarios = []scenario{
 			}
 		}},
 	{name: "near miss: private subnets", code: diagnose.CodePublicSubnetNode, want: false, cfg: smallWorld(82), setup: legacyTG},
+	{name: "cut over, the nodes that host the pod targets still public", code: diagnose.CodePublicSubnetNode, want: true,
+		cfg: sim.Config{Seed: 83, Nodes: 4, Pods: 8, PublicSubnets: true}, setup: cutOver,
+		check: func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			hosts := podHosts(w, tg.ARN)
+			if d := cmp.Diff(hosts, f.Evidence.Names); d != "" || f.Evidence.Counts["targets"] != 0 || f.Evidence.Counts["podTargets"] != 8 ||
+				f.Evidence.Counts["externalIP"] != len(hosts) {
+				t.Errorf("evidence %+v; nodes hosting pod targets (-simulator +diagnose):\n%s", f.Evidence, d)
+			}
+			for _, n := range hosts {
+				if why := f.Evidence.Details["node/"+n]; !strings.HasPrefix(why, "ExternalIP ") || !strings.Contains(why, "hosts the pods of") {
+					t.Errorf("node %s: why %q, want its ExternalIP and the pod targets it hosts", n, why)
+				}
+			}
+			if !strings.Contains(f.Message, "LBC registers their new addresses") || !strings.Contains(f.Remediation, "MissingReadinessGate") {
+				t.Errorf("message %q, remediation %q", f.Message, f.Remediation)
+			}
+		}},
+	{name: "near miss: cut over on private subnets", code: diagnose.CodePublicSubnetNode, want: false, cfg: smallWorld(84), setup: cutOver},
 
 	// MissingReadinessGate
 	{name: "namespace not labelled", code: diagnose.CodeMissingReadinessGate, want: true, cfg: smallWorld(91), setup: legacyTG,

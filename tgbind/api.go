@@ -18,10 +18,15 @@ type ELBv2API interface {
 	DescribeTargetHealth(ctx context.Context, params *elbv2.DescribeTargetHealthInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error)
 	// DescribeTags is the SDK call behind IAM action elasticloadbalancing:DescribeTags.
 	DescribeTags(ctx context.Context, params *elbv2.DescribeTagsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error)
+	// DescribeLoadBalancers is the SDK call behind IAM action
+	// elasticloadbalancing:DescribeLoadBalancers. Build calls it only with
+	// [WithLoadBalancerSecurityGroups].
+	DescribeLoadBalancers(ctx context.Context, params *elbv2.DescribeLoadBalancersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error)
 }
 
 var (
-	_ ELBv2API                            = (*elbv2.Client)(nil)
-	_ elbv2.DescribeTargetHealthAPIClient = ELBv2API(nil)
-	_ elbv2.DescribeTargetGroupsAPIClient = ELBv2API(nil)
+	_ ELBv2API                             = (*elbv2.Client)(nil)
+	_ elbv2.DescribeTargetHealthAPIClient  = ELBv2API(nil)
+	_ elbv2.DescribeTargetGroupsAPIClient  = ELBv2API(nil)
+	_ elbv2.DescribeLoadBalancersAPIClient = ELBv2API(nil)
 )

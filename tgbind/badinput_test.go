@@ -34,6 +34,8 @@ func TestBadInputCreatesNothing(t *testing.T) {
 		{"instance target group", with(func(q *Request) { q.TargetGroupARN = instanceARN }), nil, ErrInstanceTargetGroup},
 		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = foreignARN }), nil, ErrVPCMismatch},
 		{"default-mode binding on the same ARN", good, []client.Object{binding("other", "legacy-by-hand", testARN, false, false)}, ErrConflictingBinding},
+		{"default-mode binding on the same target group by name", good,
+			[]client.Object{byName(binding("other", "legacy-by-name", "", false, false), "legacy-web")}, ErrConflictingBinding},
 	}
 	seen := map[error]string{}
 	for _, tt := range tests {
@@ -56,7 +58,9 @@ func TestBadInputCreatesNothing(t *testing.T) {
 			if !errors.Is(err, tt.want) || !errors.As(err, &ve) || len(ve.Errors) != 1 {
 				t.Fatalf("err = %v, want exactly %v", err, tt.want)
 			}
-			if other, dup := seen[tt.want]; dup {
+			// Each bad input has its own sentinel; the two spellings of a
+			// conflicting binding (by ARN, by name) are one bad input.
+			if other, dup := seen[tt.want]; dup && tt.want != ErrConflictingBinding {
 				t.Errorf("sentinel shared with %q", other)
 			}
 			seen[tt.want] = tt.name

@@ -32,6 +32,10 @@ func (s staticELB) DescribeTags(context.Context, *elbv2.DescribeTagsInput, ...fu
 	return &elbv2.DescribeTagsOutput{}, nil
 }
 
+func (s staticELB) DescribeLoadBalancers(context.Context, *elbv2.DescribeLoadBalancersInput, ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error) {
+	return &elbv2.DescribeLoadBalancersOutput{}, nil
+}
+
 // BenchmarkBuildManifest measures Build then Manifest for a Service with
 // `pods` ready endpoints and a target group at the default quota of 1,000
 // targets' scale: the pods plus as many node targets.

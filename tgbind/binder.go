@@ -102,12 +102,14 @@ func New(opts Options) (*Binder, error) {
 	return b, nil
 }
 
-// Option adjusts one Validate, Apply or Delete call.
+// Option adjusts one Build, Validate, Apply or Delete call. Each option
+// says which calls it affects; the others ignore it.
 type Option func(*callOptions)
 
 type callOptions struct {
-	force  bool
-	dryRun bool
+	force            bool
+	dryRun           bool
+	lbSecurityGroups bool
 }
 
 func collect(opts []Option) callOptions {
@@ -129,3 +131,16 @@ func WithForce() Option { return func(o *callOptions) { o.force = true } }
 // WithDryRun makes Apply and Delete run server-side with dryRun=All: every
 // check and admission webhook runs, nothing is persisted.
 func WithDryRun() Option { return func(o *callOptions) { o.dryRun = true } }
+
+// WithLoadBalancerSecurityGroups makes Build look up the security groups of
+// the load balancers that forward to the target group (the target group's
+// LoadBalancerArns, one DescribeLoadBalancers call per 20) and let them
+// reach the pods' port in networking.ingress, next to
+// Request.IngressSecurityGroups. [Binding.LoadBalancers] records what was
+// found; a load balancer without security groups (an NLB created without
+// them), or a target group no load balancer uses, adds nothing and leaves a
+// note. Off by default: Build then makes no DescribeLoadBalancers call and
+// networking.ingress holds the caller's groups only. Other calls ignore it.
+func WithLoadBalancerSecurityGroups() Option {
+	return func(o *callOptions) { o.lbSecurityGroups = true }
+}

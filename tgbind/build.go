@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
@@ -26,7 +27,10 @@ import (
 //     target, or other bindings share it, or the request asks for it; the
 //     reason is recorded in [Binding.MultiCluster] and in the annotation
 //     [AnnotationMultiClusterReason];
-//   - networking.ingress from Request.IngressSecurityGroups to the pods' port;
+//   - networking.ingress from Request.IngressSecurityGroups to the pods'
+//     port, and, with [WithLoadBalancerSecurityGroups], from the security
+//     groups of the load balancers that forward to the target group (one
+//     DescribeLoadBalancers call, recorded in [Binding.LoadBalancers]);
 //   - the ownership label and annotations of tgmigrate, never the LBC's
 //     stack labels;
 //   - the name from [Name], unless the request gives one.
@@ -35,7 +39,8 @@ import (
 // or not of type ip, Service or port missing, bad metadata) the error is a
 // *ValidationError naming every such field, and nothing else was read. Build
 // never writes; the other preflight checks are Validate's.
-func (b *Binder) Build(ctx context.Context, req Request) (*Binding, error) {
+func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Binding, error) {
+	o := collect(opts)
 	c := &checker{}
 	checkMetadata(c, req.Name, false, req.Namespace, req.Service, req.Labels)
 	arn, arnOK := checkARN(c, req.TargetGroupARN)
@@ -109,8 +114,19 @@ func (b *Binder) Build(ctx context.Context, req Request) (*Binding, error) {
 	if tg.IpAddressType != "" {
 		tgb.Spec.IPAddressType = ptrTo(v1beta1.IPAddressType(tg.IpAddressType))
 	}
-	if len(req.IngressSecurityGroups) > 0 {
-		tgb.Spec.Networking = ingressFrom(req.IngressSecurityGroups, sp)
+	groups := req.IngressSecurityGroups
+	var lbs []LoadBalancerInfo
+	if o.lbSecurityGroups {
+		var lbNotes []string
+		lbs, lbNotes, err = b.loadBalancerGroups(ctx, tg)
+		if err != nil {
+			return nil, fmt.Errorf("tgbind: build: %w", err)
+		}
+		notes = append(notes, lbNotes...)
+		groups = mergeGroups(groups, lbs)
+	}
+	if len(groups) > 0 {
+		tgb.Spec.Networking = ingressFrom(groups, sp)
 	}
 	if existing != nil && !isOwned(existing) {
 		notes = append(notes, fmt.Sprintf("%s/%s exists and tgmigrate does not own it: Apply refuses it without WithForce", req.Namespace, name))
@@ -127,9 +143,47 @@ func (b *Binder) Build(ctx context.Context, req Request) (*Binding, error) {
 			TargetPort: targetPortString(sp), NodePort: sp.NodePort,
 			PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
 		},
-		MultiCluster: decision,
-		Notes:        notes,
+		MultiCluster:  decision,
+		LoadBalancers: lbs,
+		Notes:         notes,
 	}, nil
+}
+
+// loadBalancerGroups looks up the load balancers that forward to the target
+// group and notes those that add no security group.
+func (b *Binder) loadBalancerGroups(ctx context.Context, tg *elbv2types.TargetGroup) ([]LoadBalancerInfo, []string, error) {
+	name := aws.ToString(tg.TargetGroupName)
+	if len(tg.LoadBalancerArns) == 0 {
+		return []LoadBalancerInfo{}, []string{fmt.Sprintf("no load balancer forwards to target group %s: no security group to add to networking.ingress", name)}, nil
+	}
+	lbs, err := b.loadBalancers(ctx, tg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	for _, lb := range lbs {
+		if len(lb.SecurityGroups) == 0 {
+			notes = append(notes, fmt.Sprintf("load balancer %s has no security groups: it adds nothing to networking.ingress", lb.Name))
+		}
+	}
+	b.log.V(1).Info("looked up load balancer security groups", "targetGroup", name, "loadBalancers", len(lbs))
+	return lbs, notes, nil
+}
+
+// mergeGroups returns the caller's groups, in their order, then the load
+// balancers' groups that are not among them, sorted.
+func mergeGroups(given []string, lbs []LoadBalancerInfo) []string {
+	out := slices.Clone(given)
+	var found []string
+	for _, lb := range lbs {
+		for _, g := range lb.SecurityGroups {
+			if !slices.Contains(out, g) && !slices.Contains(found, g) {
+				found = append(found, g)
+			}
+		}
+	}
+	slices.Sort(found)
+	return append(out, found...)
 }
 
 // decideMultiCluster applies the rules in the order of the MultiClusterReason

@@ -401,3 +401,104 @@ func TestBuildCRDMissingIsANote(t *testing.T) {
 		t.Errorf("Notes = %q, want a note about the CRD", got.Notes)
 	}
 }
+
+// TestBuildLoadBalancerSecurityGroups: with WithLoadBalancerSecurityGroups,
+// Build makes exactly one DescribeLoadBalancers call, for the load
+// balancers the target group names, and admits their security groups next
+// to the caller's; without it, it makes none (the mock has no expectation
+// for it, so a call fails the test).
+func TestBuildLoadBalancerSecurityGroups(t *testing.T) {
+	const (
+		lbARN  = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/0123456789abcdef"
+		nlbARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/net/tcp/fedcba9876543210"
+		sgA    = "sg-0aaaaaaaaaaaaaaaa"
+		sgB    = "sg-0bbbbbbbbbbbbbbbb"
+	)
+	withLBs := func(arns ...string) tgOpt {
+		return func(tg *elbv2types.TargetGroup) { tg.LoadBalancerArns = arns }
+	}
+	alb := elbv2types.LoadBalancer{LoadBalancerArn: aws.String(lbARN), LoadBalancerName: aws.String("edge"),
+		Type: elbv2types.LoadBalancerTypeEnumApplication, SecurityGroups: []string{sgB, sgA, testSG}}
+	nlb := elbv2types.LoadBalancer{LoadBalancerArn: aws.String(nlbARN), LoadBalancerName: aws.String("tcp"),
+		Type: elbv2types.LoadBalancerTypeEnumNetwork}
+	tests := []struct {
+		name      string
+		tgOpts    []tgOpt
+		given     []string // Request.IngressSecurityGroups
+		opts      []Option
+		describe  []string // the ARNs of the one DescribeLoadBalancers call; nil: no call
+		answer    []elbv2types.LoadBalancer
+		wantFrom  []string // networking.ingress[0].from, in order; nil: no networking
+		wantLBs   []LoadBalancerInfo
+		wantNote  string
+		wantInStr string
+	}{
+		{name: "the ALB's groups, after the caller's, without duplicates", tgOpts: []tgOpt{withLBs(lbARN)},
+			given: []string{testSG}, opts: []Option{WithLoadBalancerSecurityGroups()},
+			describe: []string{lbARN}, answer: []elbv2types.LoadBalancer{alb},
+			wantFrom:  []string{testSG, sgA, sgB},
+			wantLBs:   []LoadBalancerInfo{{ARN: lbARN, Name: "edge", Type: "application", SecurityGroups: []string{testSG, sgA, sgB}}},
+			wantInStr: "load balancer: edge (application): security groups " + testSG + ", " + sgA + ", " + sgB},
+		{name: "an NLB without security groups adds nothing", tgOpts: []tgOpt{withLBs(nlbARN)},
+			opts: []Option{WithLoadBalancerSecurityGroups()}, describe: []string{nlbARN}, answer: []elbv2types.LoadBalancer{nlb},
+			wantLBs:  []LoadBalancerInfo{{ARN: nlbARN, Name: "tcp", Type: "network"}},
+			wantNote: "load balancer tcp has no security groups"},
+		{name: "no load balancer: no call, a note", opts: []Option{WithLoadBalancerSecurityGroups()},
+			given: []string{testSG}, wantFrom: []string{testSG}, wantLBs: []LoadBalancerInfo{},
+			wantNote: "no load balancer forwards to target group legacy-web"},
+		{name: "near miss: not asked, no call", tgOpts: []tgOpt{withLBs(lbARN)}, given: []string{testSG}, wantFrom: []string{testSG}},
+		{name: "near miss: not asked, no groups given, no networking", tgOpts: []tgOpt{withLBs(lbARN)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUnit(t, withObjects(standardObjects()...))
+			u.world.addTG(targetGroup(testARN, tt.tgOpts...), nodeTargets()...)
+			if tt.describe != nil {
+				u.elb.EXPECT().DescribeLoadBalancers(gomock.Any(), &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: tt.describe}).
+					Return(&elbv2.DescribeLoadBalancersOutput{LoadBalancers: tt.answer}, nil).Times(1)
+			}
+			got, err := u.binder.Build(t.Context(), Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService,
+				Port: intstr.FromString("http"), IngressSecurityGroups: tt.given}, tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var from []string
+			if n := got.TargetGroupBinding.Spec.Networking; n != nil {
+				if len(n.Ingress) != 1 || len(n.Ingress[0].Ports) != 1 || n.Ingress[0].Ports[0].Port.String() != "http" {
+					t.Errorf("networking = %+v, want one rule to the pods' port", n)
+				}
+				for _, p := range n.Ingress[0].From {
+					from = append(from, p.SecurityGroup.GroupID)
+				}
+			}
+			if diff := cmp.Diff(tt.wantFrom, from); diff != "" {
+				t.Errorf("ingress from (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLBs, got.LoadBalancers); diff != "" {
+				t.Errorf("LoadBalancers (-want +got):\n%s", diff)
+			}
+			if notes := strings.Join(got.Notes, "\n"); (tt.wantNote == "") == strings.Contains(notes, "load balancer") || !strings.Contains(notes, tt.wantNote) {
+				t.Errorf("notes = %q, want %q", got.Notes, tt.wantNote)
+			}
+			if !strings.Contains(got.String(), tt.wantInStr) {
+				t.Errorf("String() = %q, want %q", got.String(), tt.wantInStr)
+			}
+		})
+	}
+}
+
+// TestBuildLoadBalancerSecurityGroupsError: a failed lookup fails Build
+// with the classified AWS error, not a validation error.
+func TestBuildLoadBalancerSecurityGroupsError(t *testing.T) {
+	u := newUnit(t, withObjects(standardObjects()...))
+	u.world.addTG(targetGroup(testARN, func(tg *elbv2types.TargetGroup) {
+		tg.LoadBalancerArns = []string{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/gone/0123456789abcdef"}
+	}), nodeTargets()...)
+	u.elb.EXPECT().DescribeLoadBalancers(gomock.Any(), gomock.Any()).
+		Return(nil, &elbv2types.LoadBalancerNotFoundException{Message: aws.String("Load balancers not found")}).Times(1)
+	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService,
+		Port: intstr.FromString("http")}, WithLoadBalancerSecurityGroups())
+	if !errors.Is(err, awserr.ErrNotFound) || IsValidationError(err) {
+		t.Fatalf("err = %v, want ErrNotFound and not a validation error", err)
+	}
+}

@@ -43,6 +43,19 @@
 // a cluster whose CRD silently drops the field (LBC older than v2.10.0,
 // [ErrFieldDropped]).
 //
+// # Security groups
+//
+// networking.ingress is optional. Request.IngressSecurityGroups names
+// security groups that may reach the pods' port; with
+// [WithLoadBalancerSecurityGroups], Build also looks up the security groups
+// of the load balancers that forward to the target group (one
+// DescribeLoadBalancers call, so the IAM policy needs
+// elasticloadbalancing:DescribeLoadBalancers only then) and adds them after
+// the caller's. [Binding.LoadBalancers] records what it found, and a note
+// says when a load balancer has no security group to add (an NLB created
+// without them). Without either, the binding has no networking section and
+// the node security groups stay as they are.
+//
 // # Preflight
 //
 // Each check has a stable ID (the Check* constants) and its own sentinel.
@@ -64,8 +77,9 @@
 //     discovery.k8s.io/v1 EndpointSlices.
 //   - health-check-port: traffic-port or the pods' port, never the NodePort.
 //   - crd-installed (discovery), ownership, conflicting-bindings (several
-//     bindings on one target group only when all are multi-cluster),
-//     multi-cluster-mode.
+//     bindings on one target group only when all are multi-cluster; a
+//     binding names the target group by targetGroupARN or, without one, by
+//     targetGroupName), multi-cluster-mode.
 //   - dry-run: a server-side apply with dryRun=All, so the API server's
 //     schema and every admission webhook, the LBC's when it is installed,
 //     judge exactly what Apply would send. It also catches field-manager

@@ -20,7 +20,10 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
-const legacyARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+const (
+	legacyARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+	edgeARN   = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/0123456789abcdef"
+)
 
 // fakeELB is a hand-built, read-only ELBv2: one target group and its targets.
 type fakeELB struct {
@@ -32,7 +35,7 @@ func (f fakeELB) DescribeTargetGroups(context.Context, *elbv2.DescribeTargetGrou
 		TargetGroupArn: aws.String(legacyARN), TargetGroupName: aws.String("legacy-web"),
 		TargetType: elbv2types.TargetTypeEnumIp, Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(30080),
 		VpcId: aws.String("vpc-0123456789abcdef0"), IpAddressType: elbv2types.TargetGroupIpAddressTypeEnumIpv4,
-		HealthCheckPort: aws.String("traffic-port"),
+		HealthCheckPort: aws.String("traffic-port"), LoadBalancerArns: []string{edgeARN},
 	}}}, nil
 }
 
@@ -42,6 +45,13 @@ func (f fakeELB) DescribeTargetHealth(context.Context, *elbv2.DescribeTargetHeal
 
 func (f fakeELB) DescribeTags(context.Context, *elbv2.DescribeTagsInput, ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error) {
 	return &elbv2.DescribeTagsOutput{}, nil
+}
+
+func (f fakeELB) DescribeLoadBalancers(context.Context, *elbv2.DescribeLoadBalancersInput, ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error) {
+	return &elbv2.DescribeLoadBalancersOutput{LoadBalancers: []elbv2types.LoadBalancer{{
+		LoadBalancerArn: aws.String(edgeARN), LoadBalancerName: aws.String("edge"), Type: elbv2types.LoadBalancerTypeEnumApplication,
+		SecurityGroups: []string{"sg-0123456789abcdef0"},
+	}}}, nil
 }
 
 func targetAt(ip string, port int32, state elbv2types.TargetHealthStateEnum) elbv2types.TargetHealthDescription {
@@ -103,6 +113,35 @@ func ExampleBinder_Build() {
 	// multiClusterTargetGroup: true
 	// reason: ForeignTargets
 	// targets default mode would remove: [10.0.100.1:30080 10.0.100.2:30080]
+}
+
+// Let the ALB that forwards to the target group reach the pods: Build looks
+// up its security groups and puts them into networking.ingress, so the LBC
+// opens the pods' port to them.
+func ExampleWithLoadBalancerSecurityGroups() {
+	b, err := tgbind.New(tgbind.Options{ELBv2: fakeELB{}, Reader: cluster()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	binding, err := b.Build(context.Background(), tgbind.Request{
+		TargetGroupARN: legacyARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+	}, tgbind.WithLoadBalancerSecurityGroups())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, lb := range binding.LoadBalancers {
+		fmt.Println("load balancer:", lb.Name, lb.SecurityGroups)
+	}
+	for _, rule := range binding.TargetGroupBinding.Spec.Networking.Ingress {
+		for _, from := range rule.From {
+			fmt.Println("from:", from.SecurityGroup.GroupID, "to port:", rule.Ports[0].Port.String())
+		}
+	}
+	// Output:
+	// load balancer: edge [sg-0123456789abcdef0]
+	// from: sg-0123456789abcdef0 to port: http
 }
 
 // Render the binding for a GitOps repository instead of applying it.

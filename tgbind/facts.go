@@ -78,6 +78,32 @@ func (b *Binder) targetHealth(ctx context.Context, arn string) ([]elbv2types.Tar
 	return out.TargetHealthDescriptions, nil
 }
 
+// loadBalancerBatch is how many ARNs one DescribeLoadBalancers call carries
+// (the API's maximum).
+const loadBalancerBatch = 20
+
+// loadBalancers describes the load balancers that forward to the target
+// group, sorted by ARN, with their security groups.
+func (b *Binder) loadBalancers(ctx context.Context, tg *elbv2types.TargetGroup) ([]LoadBalancerInfo, error) {
+	arns := slices.Compact(slices.Sorted(slices.Values(tg.LoadBalancerArns)))
+	var out []LoadBalancerInfo
+	for batch := range slices.Chunk(arns, loadBalancerBatch) {
+		res, err := b.elb.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: batch})
+		if err != nil {
+			return nil, awserr.Classify("DescribeLoadBalancers", batch[0], err)
+		}
+		for _, lb := range res.LoadBalancers {
+			groups := slices.Compact(slices.Sorted(slices.Values(lb.SecurityGroups)))
+			out = append(out, LoadBalancerInfo{
+				ARN: aws.ToString(lb.LoadBalancerArn), Name: aws.ToString(lb.LoadBalancerName),
+				Type: string(lb.Type), SecurityGroups: groups,
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b LoadBalancerInfo) int { return cmp.Compare(a.ARN, b.ARN) })
+	return out, nil
+}
+
 // service returns the Service, or nil when it does not exist.
 func (b *Binder) service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	svc := &corev1.Service{}
@@ -237,18 +263,35 @@ func (b *Binder) bindings(ctx context.Context) ([]v1beta1.TargetGroupBinding, er
 }
 
 // sameARN splits the bindings on arn into the one named key and the others.
+// A binding references the target group by its targetGroupARN or, when it
+// has no ARN, by a targetGroupName equal to the name in arn (the LBC's
+// webhook resolves that name to the same target group). diagnose matches
+// bindings the same way.
 func sameARN(all []v1beta1.TargetGroupBinding, arn string, key types.NamespacedName) (self *v1beta1.TargetGroupBinding, others []v1beta1.TargetGroupBinding) {
+	name := ""
+	if a, err := awserr.ParseTargetGroupARN(arn); err == nil {
+		name = a.Name
+	}
 	for i := range all {
 		t := &all[i]
 		if t.Namespace == key.Namespace && t.Name == key.Name {
 			self = t
 			continue
 		}
-		if t.Spec.TargetGroupARN == arn {
+		if referencesTargetGroup(t, arn, name) {
 			others = append(others, *t)
 		}
 	}
 	return self, others
+}
+
+// referencesTargetGroup reports whether the binding names the target group
+// of arn, whose name is name ("" when arn is malformed).
+func referencesTargetGroup(t *v1beta1.TargetGroupBinding, arn, name string) bool {
+	if t.Spec.TargetGroupARN != "" {
+		return t.Spec.TargetGroupARN == arn
+	}
+	return name != "" && t.Spec.TargetGroupName == name
 }
 
 // clusterVPC returns the VPC of the cluster's nodes and where it came from,

@@ -41,6 +41,50 @@ func (m *MockELBv2API) EXPECT() *MockELBv2APIMockRecorder {
 	return m.recorder
 }
 
+// DescribeLoadBalancers mocks base method.
+func (m *MockELBv2API) DescribeLoadBalancers(ctx context.Context, params *elasticloadbalancingv2.DescribeLoadBalancersInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeLoadBalancersOutput, error) {
+	m.ctrl.T.Helper()
+	varargs := []any{ctx, params}
+	for _, a := range optFns {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "DescribeLoadBalancers", varargs...)
+	ret0, _ := ret[0].(*elasticloadbalancingv2.DescribeLoadBalancersOutput)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DescribeLoadBalancers indicates an expected call of DescribeLoadBalancers.
+func (mr *MockELBv2APIMockRecorder) DescribeLoadBalancers(ctx, params any, optFns ...any) *MockELBv2APIDescribeLoadBalancersCall {
+	mr.mock.ctrl.T.Helper()
+	varargs := append([]any{ctx, params}, optFns...)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DescribeLoadBalancers", reflect.TypeOf((*MockELBv2API)(nil).DescribeLoadBalancers), varargs...)
+	return &MockELBv2APIDescribeLoadBalancersCall{Call: call}
+}
+
+// MockELBv2APIDescribeLoadBalancersCall wrap *gomock.Call
+type MockELBv2APIDescribeLoadBalancersCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockELBv2APIDescribeLoadBalancersCall) Return(arg0 *elasticloadbalancingv2.DescribeLoadBalancersOutput, arg1 error) *MockELBv2APIDescribeLoadBalancersCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockELBv2APIDescribeLoadBalancersCall) Do(f func(context.Context, *elasticloadbalancingv2.DescribeLoadBalancersInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeLoadBalancersOutput, error)) *MockELBv2APIDescribeLoadBalancersCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockELBv2APIDescribeLoadBalancersCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DescribeLoadBalancersInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeLoadBalancersOutput, error)) *MockELBv2APIDescribeLoadBalancersCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DescribeTags mocks base method.
 func (m *MockELBv2API) DescribeTags(ctx context.Context, params *elasticloadbalancingv2.DescribeTagsInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTagsOutput, error) {
 	m.ctrl.T.Helper()

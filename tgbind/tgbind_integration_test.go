@@ -294,6 +294,7 @@ func TestIntegrationBadInput(t *testing.T) {
 		{"instance target group", with(func(q *Request) { q.TargetGroupARN = instanceARN }), nil, ErrInstanceTargetGroup},
 		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = foreignARN }), nil, ErrVPCMismatch},
 		{"default-mode binding on the same ARN", good, binding(r.ns, "legacy-by-hand", testARN, false, false), ErrConflictingBinding},
+		{"default-mode binding on the same target group by name", good, byName(binding(r.ns, "legacy-by-name", "", false, false), "legacy-web"), ErrConflictingBinding},
 	}
 	seen := map[error]bool{}
 	for _, tt := range tests {
@@ -321,7 +322,9 @@ func TestIntegrationBadInput(t *testing.T) {
 			if !errors.As(err, &ve) || len(ve.Errors) != 1 {
 				t.Errorf("err = %v, want a *ValidationError with exactly this failure", err)
 			}
-			if seen[tt.want] {
+			// The two spellings of a conflicting binding (by ARN, by name)
+			// are one bad input.
+			if seen[tt.want] && tt.want != ErrConflictingBinding {
 				t.Errorf("sentinel %v is shared with another case", tt.want)
 			}
 			seen[tt.want] = true

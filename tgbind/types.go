@@ -58,8 +58,9 @@ type Request struct {
 	// IngressSecurityGroups are the ALB's security groups. When set, the
 	// binding gets one networking.ingress rule that lets them reach the
 	// pods' port, and the LBC maintains the matching security-group rules.
-	// Empty means no networking section: the node security groups stay as
-	// they are.
+	// Empty means no networking section (unless Build is given
+	// [WithLoadBalancerSecurityGroups], which adds the load balancers'
+	// groups from AWS): the node security groups stay as they are.
 	IngressSecurityGroups []string `json:"ingressSecurityGroups,omitempty"`
 	// MultiCluster asks for multiClusterTargetGroup true even when the target
 	// group is empty. False lets Build decide; it still picks multi-cluster
@@ -113,8 +114,25 @@ type Binding struct {
 	Service ServiceInfo `json:"service"`
 	// MultiCluster records the value of multiClusterTargetGroup and why.
 	MultiCluster MultiClusterDecision `json:"multiCluster"`
+	// LoadBalancers are the load balancers that forward to the target
+	// group, with the security groups networking.ingress admits, when Build
+	// was asked to look them up ([WithLoadBalancerSecurityGroups]); nil
+	// otherwise.
+	LoadBalancers []LoadBalancerInfo `json:"loadBalancers,omitempty"`
 	// Notes are remarks for the operator: nothing failed, but they matter.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// LoadBalancerInfo is what AWS said about a load balancer that forwards to
+// the target group.
+type LoadBalancerInfo struct {
+	// ARN, Name and Type (application, network, gateway) identify it.
+	ARN  string `json:"arn"`
+	Name string `json:"name"`
+	Type string `json:"type,omitempty"`
+	// SecurityGroups are its security groups, sorted; empty for a load
+	// balancer without any.
+	SecurityGroups []string `json:"securityGroups,omitempty"`
 }
 
 // TargetGroupInfo is what AWS said about the target group.
@@ -192,6 +210,13 @@ func (b *Binding) String() string {
 	fmt.Fprintf(&s, "  service:       %s/%s port %s -> targetPort %s (%d ready endpoints)\n",
 		b.Service.Namespace, b.Service.Name, t.Spec.ServiceRef.Port.String(), b.Service.TargetPort, b.Service.ReadyEndpoints)
 	fmt.Fprintf(&s, "  multi-cluster: %t (%s): %s\n", b.MultiCluster.Enabled, b.MultiCluster.Reason, b.MultiCluster.Detail)
+	for _, lb := range b.LoadBalancers {
+		groups := "no security groups"
+		if len(lb.SecurityGroups) > 0 {
+			groups = "security groups " + strings.Join(lb.SecurityGroups, ", ")
+		}
+		fmt.Fprintf(&s, "  load balancer: %s (%s): %s\n", lb.Name, lb.Type, groups)
+	}
 	for _, n := range b.Notes {
 		fmt.Fprintf(&s, "  note: %s\n", n)
 	}

@@ -55,7 +55,8 @@ const (
 	// agrees in its immutable fields.
 	CheckOwnership = "ownership"
 	// CheckConflictingBindings: no other binding references the target
-	// group, unless all of them are multi-cluster.
+	// group (by targetGroupARN, or by targetGroupName when it has no ARN),
+	// unless all of them are multi-cluster.
 	CheckConflictingBindings = "conflicting-bindings"
 	// CheckMultiClusterMode: default mode is used only when the LBC may own
 	// every target already in the target group.
@@ -469,6 +470,9 @@ func checkConflicts(c *checker, tgb *v1beta1.TargetGroupBinding, others []v1beta
 		if !o.Spec.MultiClusterTargetGroup {
 			mode = "default mode"
 			allMulti = false
+		}
+		if o.Spec.TargetGroupARN == "" {
+			mode += ", by targetGroupName"
 		}
 		names[i] = fmt.Sprintf("%s/%s (%s)", o.Namespace, o.Name, mode)
 	}

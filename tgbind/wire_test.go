@@ -9,9 +9,15 @@ package tgbind
 // simulator through the wire.
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +77,8 @@ func TestWireSuites(t *testing.T) {
 		{"BuildInstanceTargetGroupPointsAtBlueGreen", TestBuildInstanceTargetGroupPointsAtBlueGreen, 0},
 		{"BuildOperationalErrors", TestBuildOperationalErrors, 1},
 		{"BuildCRDMissingIsANote", TestBuildCRDMissingIsANote, 0},
+		{"BuildLoadBalancerSecurityGroups", TestBuildLoadBalancerSecurityGroups, 0},
+		{"BuildLoadBalancerSecurityGroupsError", TestBuildLoadBalancerSecurityGroupsError, 1},
 		{"BindingManifest", TestBindingManifest, 0},
 		{"BindingTextAndJSON", TestBindingTextAndJSON, 0},
 		{"ValidatePasses", TestValidatePasses, 0},
@@ -164,6 +172,22 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	}
 }
 
+// seedWorld is the simulated seed's case, 4 nodes and 6 pods, on the Go
+// facade or through the wire; it closes when t ends.
+func seedWorld(t *testing.T, wire bool) *sim.World {
+	t.Helper()
+	cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
+	if wire {
+		cfg.Wire = &sim.WireOptions{}
+	}
+	w, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
 // TestWireBuildAndWaitOnTheSimulator: Build and Wait, through the real SDK
 // client, on the simulated seed's case: Build describes the legacy target
 // group and its targets once each, the binding is created, the LBC
@@ -177,15 +201,7 @@ func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
 		multi          bool
 	}
 	run := func(wire bool) outcome {
-		cfg := sim.Config{Seed: 31, Nodes: 4, Pods: 6}
-		if wire {
-			cfg.Wire = &sim.WireOptions{}
-		}
-		w, err := sim.New(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Close)
+		w := seedWorld(t, wire)
 		b, err := New(Options{ELBv2: w.AWS(), Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID})
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +236,79 @@ func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
 	if d := cmp.Diff(facade, wire, cmp.AllowUnexported(outcome{})); d != "" {
 		t.Errorf("facade and wire differ (-facade +wire):\n%s", d)
 	}
-	if wire.counts["DescribeTargetGroups"] != 1 || wire.counts["DescribeTargetHealth"] < 2 {
+	if wire.counts["DescribeTargetGroups"] != 1 || wire.counts["DescribeTargetHealth"] < 2 || wire.counts["DescribeLoadBalancers"] != 0 {
 		t.Errorf("calls at the endpoint %v", wire.counts)
+	}
+}
+
+// withLBGroups adds security groups to the load balancers the simulator
+// describes: the simulator's ALB has none. Everything else, the lookup of
+// the load balancer by ARN included, is the simulator's.
+type withLBGroups struct {
+	ELBv2API
+	groups map[string][]string // by load balancer ARN
+}
+
+func (w withLBGroups) DescribeLoadBalancers(ctx context.Context, in *elbv2.DescribeLoadBalancersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error) {
+	out, err := w.ELBv2API.DescribeLoadBalancers(ctx, in, optFns...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.LoadBalancers {
+		out.LoadBalancers[i].SecurityGroups = w.groups[aws.ToString(out.LoadBalancers[i].LoadBalancerArn)]
+	}
+	return out, nil
+}
+
+// TestLoadBalancerSecurityGroupsOnTheSimulator: on the simulated seed's
+// case, on the Go facade and through the wire, Build with
+// WithLoadBalancerSecurityGroups asks the simulator for the legacy ALB (the
+// load balancer the target group names) once, and admits its security
+// groups in networking.ingress; Build without it asks nothing. With the
+// simulator's ALB as it is (no security groups), Build adds nothing and
+// says so.
+func TestLoadBalancerSecurityGroupsOnTheSimulator(t *testing.T) {
+	const sg = "sg-0123456789abcdef0"
+	for _, wire := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wire=%t", wire), func(t *testing.T) {
+			w := seedWorld(t, wire)
+			l := w.Legacy()
+			req := Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+			build := func(api ELBv2API, opts ...Option) *Binding {
+				t.Helper()
+				b, err := New(Options{ELBv2: api, Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				binding, err := b.Build(t.Context(), req, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return binding
+			}
+
+			plain := build(w.AWS())
+			if n := w.AWSCounts()["DescribeLoadBalancers"]; n != 0 || plain.TargetGroupBinding.Spec.Networking != nil || plain.LoadBalancers != nil {
+				t.Errorf("not asked: %d DescribeLoadBalancers, networking %+v, load balancers %+v", n, plain.TargetGroupBinding.Spec.Networking, plain.LoadBalancers)
+			}
+
+			got := build(withLBGroups{ELBv2API: w.AWS(), groups: map[string][]string{l.LoadBalancerARN: {sg}}}, WithLoadBalancerSecurityGroups())
+			if n := w.AWSCounts()["DescribeLoadBalancers"]; n != 1 {
+				t.Errorf("%d DescribeLoadBalancers at the simulator, want 1", n)
+			}
+			if len(got.LoadBalancers) != 1 || got.LoadBalancers[0].ARN != l.LoadBalancerARN || !slices.Equal(got.LoadBalancers[0].SecurityGroups, []string{sg}) {
+				t.Errorf("LoadBalancers = %+v, want the legacy ALB with %s", got.LoadBalancers, sg)
+			}
+			n := got.TargetGroupBinding.Spec.Networking
+			if n == nil || len(n.Ingress) != 1 || len(n.Ingress[0].From) != 1 || n.Ingress[0].From[0].SecurityGroup.GroupID != sg ||
+				n.Ingress[0].Ports[0].Port.String() != l.PortName {
+				t.Errorf("networking = %+v, want %s to port %s", n, sg, l.PortName)
+			}
+
+			bare := build(w.AWS(), WithLoadBalancerSecurityGroups())
+			if bare.TargetGroupBinding.Spec.Networking != nil || !strings.Contains(strings.Join(bare.Notes, "\n"), "has no security groups") {
+				t.Errorf("ALB without security groups: networking %+v, notes %q", bare.TargetGroupBinding.Spec.Networking, bare.Notes)
+			}
+		})
 	}
 }
