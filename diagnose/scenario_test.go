@@ -3,7 +3,10 @@ package diagnose_test
 // Scenario tests: Diagnose on the Karpenter churn simulator (internal/sim),
 // on the world's virtual clock, compared with the simulator's ground truth
 // (which targets no node or pod holds, which nodes are live) and with the
-// calls its ELBv2 service counted.
+// calls its ELBv2 service counted. Each runs twice, once per transport:
+// Diagnose calls the simulator's Go facade, then the real aws-sdk-go-v2
+// client through the ELBv2 Query-protocol endpoint (sim Config.Wire), with
+// the call counts read at the endpoint.
 
 import (
 	"bytes"
@@ -34,14 +37,77 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 )
 
-// newSimWorld builds a world, failing the test on error.
-func newSimWorld(t testing.TB, cfg sim.Config) *sim.World {
+// transport is how Diagnose reaches the simulated ELBv2 service.
+type transport struct {
+	name string
+	// wire: the real *elasticloadbalancingv2.Client through the world's
+	// endpoint (sim Config.Wire, with the SDK's standard retryer), the
+	// LBC stand-in's calls through an endpoint of their own too; otherwise
+	// the Go facade.
+	wire bool
+}
+
+var (
+	onFacade = transport{name: "facade"}
+	onWire   = transport{name: "wire", wire: true}
+)
+
+// forEachTransport runs test as one subtest per transport, the facade
+// first.
+func forEachTransport(t *testing.T, test func(t *testing.T, via transport)) {
 	t.Helper()
+	for _, via := range []transport{onFacade, onWire} {
+		t.Run(via.name, func(t *testing.T) { test(t, via) })
+	}
+}
+
+// newSimWorld builds a world on via, failing the test on error, and
+// closes its endpoints when the test ends.
+func newSimWorld(t testing.TB, via transport, cfg sim.Config) *sim.World {
+	t.Helper()
+	if via.wire && cfg.Wire == nil {
+		cfg.Wire = &sim.WireOptions{}
+	}
 	w, err := sim.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(w.Close)
 	return w
+}
+
+// resetCounts starts a new measurement of the system under test's calls,
+// at the facade and at the endpoint.
+func resetCounts(w *sim.World) {
+	w.ELBv2().ResetCounts()
+	if ep := w.Wire(); ep != nil {
+		ep.ResetCounts()
+	}
+}
+
+// checkTransport proves which way the calls since resetCounts went.
+// Through the wire: some requests reached the endpoint, and the facade
+// behind it served exactly the requests the endpoint counted (one call
+// each, none answered by the endpoint alone). On the facade: no endpoint.
+func checkTransport(t testing.TB, via transport, w *sim.World) {
+	t.Helper()
+	ep := w.Wire()
+	if !via.wire {
+		if ep != nil {
+			t.Fatalf("a world on the facade has an endpoint at %s", ep.URL)
+		}
+		return
+	}
+	if ep == nil {
+		t.Fatal("a world on the wire has no endpoint")
+	}
+	endpoint := ep.Counts()
+	if len(endpoint) == 0 {
+		t.Fatal("no request reached the endpoint")
+	}
+	if d := cmp.Diff(w.ELBv2().Counts(), endpoint); d != "" {
+		t.Errorf("calls (-facade behind the endpoint +requests at the endpoint):\n%s", d)
+	}
 }
 
 // diagnoseWorld runs Diagnose on the world's sources and clock.
@@ -174,9 +240,14 @@ func targetKeys(names []string) []string {
 // StaticNodeTarget and KarpenterDisruptionRisk, at the API cost its
 // contract sets: one DescribeTargetHealth per target group in scope,
 // DescribeTargetGroups pages of 400, DescribeTags batches of 20, nothing
-// for the target groups outside the scope.
+// for the target groups outside the scope. Through the wire, the calls are
+// counted at the endpoint.
 func TestScenarioChurnGhosts(t *testing.T) {
-	w := newSimWorld(t, sim.Config{Seed: 7, ChurnInterval: 3 * time.Minute})
+	forEachTransport(t, testScenarioChurnGhosts)
+}
+
+func testScenarioChurnGhosts(t *testing.T, via transport) {
+	w := newSimWorld(t, via, sim.Config{Seed: 7, ChurnInterval: 3 * time.Minute})
 	legacy := w.Legacy()
 	team := map[string]string{"team": "shop"}
 	if _, err := w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{legacy.TargetGroupARN},
@@ -224,20 +295,25 @@ func TestScenarioChurnGhosts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w.ELBv2().ResetCounts()
+			resetCounts(w)
 			before := w.Clock().Now()
 			rep := diagnoseWorld(t, w, tt.scope, tt.opts...)
 			if !w.Clock().Now().Equal(before) {
 				t.Fatalf("the scan moved the world from %v to %v: the ground truth would not be the scan's", before, w.Clock().Now())
 			}
 
-			// API economy, as the simulated service counted it.
-			if d := cmp.Diff(tt.counts, w.ELBv2().Counts()); d != "" {
+			// API economy, as the simulated service counted it: at the
+			// endpoint through the wire, where each of the SDK's retries
+			// would count too.
+			checkTransport(t, via, w)
+			if d := cmp.Diff(tt.counts, w.AWSCounts()); d != "" {
 				t.Errorf("calls (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tt.counts, rep.Accounts[0].APICalls); d != "" {
 				t.Errorf("calls the report counts (-want +got):\n%s", d)
 			}
+			// The facade's call log (behind the endpoint through the wire)
+			// names each call's resources.
 			health := map[string]int{}
 			for _, c := range w.ELBv2().Calls() {
 				if c.Op == elbv2sim.OpDescribeTargetHealth {
@@ -364,14 +440,15 @@ func bind(t *testing.T, w *sim.World, multiCluster bool, port intstr.IntOrString
 var httpPort = intstr.FromInt32(sim.DefaultServicePort)
 
 // deregisterNodeTargets deregisters the legacy node targets, with their
-// Port, as cutover does once the pod targets are healthy.
+// Port, as cutover does once the pod targets are healthy, through the
+// system under test's client (the real SDK client on the wire).
 func deregisterNodeTargets(t *testing.T, w *sim.World) {
 	t.Helper()
 	var ts []elbv2types.TargetDescription
 	for _, nt := range w.NodeTargets() {
 		ts = append(ts, elbv2types.TargetDescription{Id: aws.String(nt.IP), Port: aws.Int32(nt.Port)})
 	}
-	if _, err := w.ELBv2().DeregisterTargets(t.Context(), &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(w.Legacy().TargetGroupARN), Targets: ts}); err != nil {
+	if _, err := w.AWS().DeregisterTargets(t.Context(), &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(w.Legacy().TargetGroupARN), Targets: ts}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -813,6 +890,10 @@ func instanceTG(t *testing.T, w *sim.World, tags map[string]string) string {
 // TestScenarioFindings: for each finding code, a simulated world that
 // produces it and near misses that must not.
 func TestScenarioFindings(t *testing.T) {
+	forEachTransport(t, testScenarioFindings)
+}
+
+func testScenarioFindings(t *testing.T, via transport) {
 	for _, sc := range scenarios {
 		t.Run(string(sc.code)+"/"+sc.name, func(t *testing.T) {
 			cfg := sc.cfg
@@ -821,12 +902,17 @@ func TestScenarioFindings(t *testing.T) {
 				g.denied.Store(true)
 				cfg.WrapLBCELBv2 = g.wrap
 			}
-			w := newSimWorld(t, cfg)
+			w := newSimWorld(t, via, cfg)
 			arn := sc.setup(t, w, g)
 			before := w.Clock().Now()
+			resetCounts(w)
 			rep := diagnoseWorld(t, w, diagnose.Scope{TargetGroupARNs: []string{arn}})
 			if !w.Clock().Now().Equal(before) || !rep.GeneratedAt.Equal(before) {
 				t.Fatalf("the scan ran from %v to %v, report generated at %v: want one virtual instant", before, w.Clock().Now(), rep.GeneratedAt)
+			}
+			checkTransport(t, via, w)
+			if d := cmp.Diff(rep.Accounts[0].APICalls, w.AWSCounts()); d != "" {
+				t.Errorf("calls (-Diagnose counted +the service counted):\n%s", d)
 			}
 			tg := reportTG(rep, arn)
 			if tg == nil || tg.Error != nil {
@@ -876,10 +962,13 @@ func TestScenarioCoverEveryCode(t *testing.T) {
 
 // TestScenarioDeterminism: two worlds built from the same seed, churned for
 // 30 minutes and diagnosed, give byte-identical JSON reports, generation
-// time included (it is the world's virtual clock). With one call in flight
-// at a time the rate limiter's waits advance the world deterministically
-// too; with more, the calls must fit in the burst (two goroutines waiting
-// on the virtual clock at once run in no fixed order).
+// time included (it is the world's virtual clock), on either transport and
+// across them. With one call in flight at a time the rate limiter's waits
+// advance the world deterministically too; with more, the calls must fit in
+// the burst (two goroutines waiting on the virtual clock at once run in no
+// fixed order). Through the wire nothing else waits on the virtual clock:
+// the endpoint's handlers never do, and the SDK's retryer, which would
+// sleep in real time, has nothing to retry.
 func TestScenarioDeterminism(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -895,34 +984,55 @@ func TestScenarioDeterminism(t *testing.T) {
 				return diagnose.Scope{LoadBalancerARNs: []string{w.Legacy().LoadBalancerARN}}
 			}},
 	}
+	// reports[test][transport] is the first run's report.
+	reports := map[string]map[string][]byte{}
+	forEachTransport(t, func(t *testing.T, via transport) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				run := func() ([]byte, time.Duration) {
+					w := newSimWorld(t, via, sim.Config{Seed: 11, ChurnInterval: 2 * time.Minute, PublicSubnets: true})
+					createTargetGroup(t, w, "other-web", elbv2types.TargetTypeEnumIp, nodeTargets(w), nil)
+					for i := range tt.fillers {
+						createTargetGroup(t, w, fmt.Sprintf("filler-%03d", i), elbv2types.TargetTypeEnumIp, nil, nil)
+					}
+					w.Run(30 * time.Minute)
+					resetCounts(w)
+					start := w.Clock().Now()
+					rep := diagnoseWorld(t, w, tt.scope(w), tt.opts...)
+					if !rep.GeneratedAt.Equal(start) || rep.Summary.ByClass[diagnose.ClassGhost] == 0 {
+						t.Fatalf("report generated at %v (scan started %v), %+v: want the virtual start and ghosts", rep.GeneratedAt, start, rep.Summary)
+					}
+					checkTransport(t, via, w)
+					if d := cmp.Diff(rep.Accounts[0].APICalls, w.AWSCounts()); d != "" {
+						t.Errorf("calls (-Diagnose counted +the service counted):\n%s", d)
+					}
+					js, err := rep.JSON()
+					if err != nil {
+						t.Fatal(err)
+					}
+					return js, w.Clock().Since(start)
+				}
+				a, waitedA := run()
+				b, waitedB := run()
+				if (waitedA > 0) != tt.waits || waitedA != waitedB {
+					t.Errorf("the scans took %v and %v of virtual time; want equal, and non-zero %t", waitedA, waitedB, tt.waits)
+				}
+				if !bytes.Equal(a, b) {
+					t.Errorf("reports differ:\n%s", cmp.Diff(string(a), string(b)))
+				}
+				if reports[tt.name] == nil {
+					reports[tt.name] = map[string][]byte{}
+				}
+				reports[tt.name][via.name] = a
+			})
+		}
+	})
+	// The transport is invisible in the report: the same world gives the
+	// same bytes through the wire as on the facade.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			run := func() ([]byte, time.Duration) {
-				w := newSimWorld(t, sim.Config{Seed: 11, ChurnInterval: 2 * time.Minute, PublicSubnets: true})
-				createTargetGroup(t, w, "other-web", elbv2types.TargetTypeEnumIp, nodeTargets(w), nil)
-				for i := range tt.fillers {
-					createTargetGroup(t, w, fmt.Sprintf("filler-%03d", i), elbv2types.TargetTypeEnumIp, nil, nil)
-				}
-				w.Run(30 * time.Minute)
-				start := w.Clock().Now()
-				rep := diagnoseWorld(t, w, tt.scope(w), tt.opts...)
-				if !rep.GeneratedAt.Equal(start) || rep.Summary.ByClass[diagnose.ClassGhost] == 0 {
-					t.Fatalf("report generated at %v (scan started %v), %+v: want the virtual start and ghosts", rep.GeneratedAt, start, rep.Summary)
-				}
-				js, err := rep.JSON()
-				if err != nil {
-					t.Fatal(err)
-				}
-				return js, w.Clock().Since(start)
-			}
-			a, waitedA := run()
-			b, waitedB := run()
-			if (waitedA > 0) != tt.waits || waitedA != waitedB {
-				t.Errorf("the scans took %v and %v of virtual time; want equal, and non-zero %t", waitedA, waitedB, tt.waits)
-			}
-			if !bytes.Equal(a, b) {
-				t.Errorf("reports differ:\n%s", cmp.Diff(string(a), string(b)))
-			}
-		})
+		a, b := reports[tt.name][onFacade.name], reports[tt.name][onWire.name]
+		if a != nil && b != nil && !bytes.Equal(a, b) {
+			t.Errorf("%s: reports differ (-facade +wire):\n%s", tt.name, cmp.Diff(string(a), string(b)))
+		}
 	}
 }
