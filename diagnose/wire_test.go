@@ -64,11 +64,15 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
 // Diagnose's own retries of throttling, so that the SDK must not retry.
 //
 // Left out: TestInvalidInput (it makes no AWS call), TestLimiterUnlimited,
-// TestClassify and TestTakeSnapshotPaged (no ELBv2 client), and
-// TestCancelledContext, whose mock cancels the caller's context during a
-// call and still answers: the real client abandons a request whose context
-// ends, so through the wire the call in flight is cancelled too, which
-// TestWireCancelledMidScan asserts instead.
+// TestClassify and TestTakeSnapshotPaged (no ELBv2 client);
+// TestConcurrencyBoundsCallsInFlight and
+// TestRateLimitPerAccountOnInjectedClock, whose hand-written fakes time
+// each call in the fake itself; and TestCancelledContext, whose mock
+// cancels the caller's context during a call and still answers: the real
+// client abandons a request whose context ends, so through the wire the
+// call in flight is cancelled too, which TestWireCancelledMidScan asserts
+// instead. The simulator's scenario suite runs through the wire in
+// scenario_test.go.
 func TestWireSuites(t *testing.T) {
 	suites := []struct {
 		name     string
@@ -92,6 +96,8 @@ func TestWireSuites(t *testing.T) {
 		{"GoldenContent", TestGoldenContent, 0},
 		{"ReportValidatesAgainstSchema", TestReportValidatesAgainstSchema, 0},
 		{"Deterministic", TestDeterministic, 0},
+		{"ServiceFromTags", TestServiceFromTags, 0},
+		{"SubnetChecksOneBatch", TestSubnetChecksOneBatch, 0},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
