@@ -44,9 +44,6 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 				return &NotManagedError{Object: "target group " + arn, Reason: "it is of type " + string(existing.TargetType) + ", not ip"}
 			}
 		} else {
-			if err := r.renew(ctx); err != nil {
-				return err
-			}
 			tg, err := r.aws.createTargetGroup(ctx, createInput(spec))
 			if err != nil {
 				return err
@@ -71,9 +68,6 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 	}
 	if len(diff) == 0 {
 		return nil
-	}
-	if err := r.renew(ctx); err != nil {
-		return err
 	}
 	return r.aws.modifyAttributes(ctx, arn, diff, true)
 }
@@ -209,9 +203,6 @@ func (r *runner) setRoute(ctx context.Context, step, resource string, want []Tar
 		fc.TargetGroups = append(fc.TargetGroups, elbv2types.TargetGroupTuple{TargetGroupArn: aws.String(w.TargetGroupARN), Weight: aws.Int32(w.Weight)})
 	}
 	next[idx] = elbv2types.Action{Type: elbv2types.ActionTypeEnumForward, Order: actions[idx].Order, ForwardConfig: fc}
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	if isRuleARN(resource) {
 		err = r.aws.modifyRule(ctx, resource, next)
 	} else {

@@ -203,10 +203,15 @@
 // over by someone else gives a [*LostLockError]. Every write carries the
 // last-seen resourceVersion, so racing operators get a [*ConflictError]
 // rather than both winning. Renewal is synchronous: the executor renews
-// before each mutation and each observation, and no goroutine runs in the
-// background (simulations run on a virtual clock where only one goroutine
-// may wait). A crashed operator's lease is taken back at once by the same
-// Env.Holder, and by another after it expires.
+// before every attempt of a mutating call, retries included, so a retried
+// write stops with the *LostLockError as soon as another operator holds
+// the lease, and never reaches AWS after that; before other calls and
+// observations it renews once a third of the lease has passed. No
+// goroutine runs in the background (simulations run on a virtual clock
+// where only one goroutine may wait). Execute and Rollback refuse, with an
+// [*InputError], a retry policy or a poll interval that may pause half
+// the lease or more. A crashed operator's lease is taken back at once by
+// the same Env.Holder, and by another after it expires.
 //
 // # Rollback
 //

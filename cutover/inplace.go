@@ -100,9 +100,6 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	}
 	diff := p.HealthCheck.Target.changesFrom(cur)
 	if !diff.empty() {
-		if err := r.renew(ctx); err != nil {
-			return err
-		}
 		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
 			return err
 		}
@@ -140,11 +137,8 @@ func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) err
 	if err := r.save(ctx); err != nil {
 		return err
 	}
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	var res *tgbind.ApplyResult
-	err := r.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+	err := r.aws.retryTransient(ctx, true, func(ctx context.Context) (err error) {
 		res, err = r.binder.Apply(ctx, obj)
 		return err
 	})
@@ -277,9 +271,6 @@ func (r *runner) retireLeaving(ctx context.Context, v *view, step string) error 
 // deregisterBatch deregisters one batch of recorded targets, with their
 // Port, records it in the journal, saves, and calls the hook.
 func (r *runner) deregisterBatch(ctx context.Context, step string, batch []TargetAddr, note string) error {
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	if err := r.aws.deregister(ctx, r.tgARN, batch); err != nil {
 		return err
 	}

@@ -67,9 +67,10 @@ func WithJournal(j Journal) Option { return func(o *options) { o.journal = j } }
 func WithLock(l Lock) Option { return func(o *options) { o.lock = l } }
 
 // WithLeaseDuration sets the default lock's lease duration. Zero:
-// [DefaultLeaseDuration]. The lease is renewed before every mutation and
-// every observation, so it must exceed the poll interval and the longest
-// retried call.
+// [DefaultLeaseDuration]. The lease is renewed before every attempt of a
+// mutating call and whenever a third of it has passed, so the poll
+// interval and the retry policy's Max delay must each stay under half of
+// it: Execute and Rollback refuse them otherwise (an *InputError).
 func WithLeaseDuration(d time.Duration) Option { return func(o *options) { o.leaseDuration = d } }
 
 // WithObserver reports steps, observations and waits to obs. Default:
