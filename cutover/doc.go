@@ -135,7 +135,9 @@
 // new target group. A breach stops Execute with an [*InvariantError]
 // before the call and, unless [WithAutoRollback](false), rolls back.
 //
-// [WithStopAfter] stops after a named step; [WithApproval] asks before each
+// [WithStopAfter] stops after a named step (one the plan lacks is an
+// [*InputError] before anything is read; one already done stops the run
+// again before anything further runs); [WithApproval] asks before each
 // phase; [WithHook] is called after each step and each batch (a test's
 // crash point: an error returns at once, as a crash would).
 //

@@ -115,6 +115,10 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 		return nil, err
 	}
 	o := collect(opts)
+	if o.stopAfter != "" && plan.Step(o.stopAfter) == nil {
+		return nil, &InputError{Op: "execute", Field: "WithStopAfter",
+			Reason: fmt.Sprintf("%q is not a step of plan %s (its steps: %s)", o.stopAfter, plan.ID, strings.Join(plan.StepIDs(), ", "))}
+	}
 	r, err := newRunner(e, o, plan, plan.TargetGroup.ARN, plan.Binding.Namespace)
 	if err != nil {
 		return nil, err
@@ -281,6 +285,11 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 			r.res.Steps = append(r.res.Steps, StepResult{ID: step.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: step, At: r.e.clock.Now(), Skipped: true})
 			prevPhase = step.Phase
+			if r.o.stopAfter == step.ID && i < len(p.Steps)-1 {
+				// Done by an earlier run: stop here again rather than run
+				// what the caller asked to hold back.
+				return r.stop(ctx, step.ID)
+			}
 			continue
 		}
 		if r.o.approval != nil && (!asked || step.Phase != prevPhase) {
@@ -316,12 +325,18 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 			return r.finish(), err // a crash: the lease and the journal stay as they are
 		}
 		if r.o.stopAfter == step.ID && i < len(p.Steps)-1 {
-			r.res.Stopped, r.res.StoppedAfter = true, step.ID
-			log.Info("stopped after step", "step", step.ID)
-			return r.release(ctx, nil)
+			return r.stop(ctx, step.ID)
 		}
 	}
 	r.res.Completed = true
+	return r.release(ctx, nil)
+}
+
+// stop ends a run after stepID, as WithStopAfter asks: the journal keeps
+// the progress and the lock is released.
+func (r *runner) stop(ctx context.Context, stepID string) (*Result, error) {
+	r.res.Stopped, r.res.StoppedAfter = true, stepID
+	r.e.log.Info("stopped after step", "plan", r.plan.ID, "step", stepID)
 	return r.release(ctx, nil)
 }
 

@@ -88,7 +88,10 @@ func WithApproval(f ApprovalFunc) Option { return func(o *options) { o.approval 
 
 // WithStopAfter makes Execute stop after the named step: the result says
 // Stopped, the journal keeps the progress and the lock is released; a later
-// Execute resumes with the next step. Default: run to the end.
+// Execute resumes with the next step. When the step is already done (an
+// earlier run stopped there), Execute stops again without running anything
+// further. A step ID that is not in the plan ([Plan.StepIDs]) is an
+// *InputError before anything is read or changed. Default: run to the end.
 func WithStopAfter(stepID string) Option { return func(o *options) { o.stopAfter = stepID } }
 
 // WithAutoRollback says whether Execute rolls back when a step fails (an

@@ -10,15 +10,19 @@ import (
 	"github.com/qstools/tgmigrate/cutover"
 )
 
-// TestExecuteRefusesBadOptions: a retry or a poll interval that could
-// outlast the lease is an *InputError before anything is read or changed:
-// the world is listed unchanged and the simulator saw no call.
+// TestExecuteRefusesBadOptions: a WithStopAfter naming no step of the
+// plan (a typo would otherwise run the cutover to the end), and a retry
+// or a poll interval that could outlast the lease, are *InputErrors
+// before anything is read or changed: the world is listed unchanged and
+// the simulator saw no call.
 func TestExecuteRefusesBadOptions(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  []cutover.Option
 		field string
 	}{
+		{"stop after a typo", []cutover.Option{cutover.WithStopAfter("gat")}, "WithStopAfter"},
+		{"stop after a blue/green step on an in-place plan", []cutover.Option{cutover.WithStopAfter(cutover.StepDetach)}, "WithStopAfter"},
 		{"retry pauses longer than half the lease", []cutover.Option{cutover.WithRetry(cutover.RetryPolicy{Max: 40 * time.Second})}, "WithRetry"},
 		{"poll interval longer than half the lease", []cutover.Option{cutover.WithPollInterval(40 * time.Second)}, "WithPollInterval"},
 	}
