@@ -157,16 +157,23 @@
 // # IAM policy
 //
 // [Plan.IAMPolicy] is the least-privilege policy of a plan: [PolicyFor] of
-// [Plan.PolicyInput]. [PolicyFor] turns a plan's ARNs ([PolicyInput]) into
+// [Plan.PolicyInput], which says what the plan's steps and its rollback
+// call. [PolicyFor] turns that and the plan's ARNs ([PolicyInput]) into
 // the IAM [Policy]: ELBv2 Describe* on "*" (those actions have no
-// resource-level permissions), target writes on the target group, target
-// group writes on it (and on the blue/green target group's name pattern),
-// CreateTargetGroup and DeleteTargetGroup on that pattern only,
-// ModifyListener and ModifyRule on the listeners and rules the plan shifts.
-// [NewPolicy] builds one from any list of [PolicyNeed]s. [Policy.Allows]
-// evaluates an action and a resource with IAM's wildcard rules, and
-// [Policy.JSON] prints what IAM takes. The scenario tests check that every
-// call the simulator recorded during Execute and Rollback is allowed.
+// resource-level permissions); DeregisterTargets and RegisterTargets (the
+// rollback's) on the target group; ModifyTargetGroup on it only when the
+// plan aligns its health check; for blue/green, CreateTargetGroup, AddTags
+// (the tags of a CreateTargetGroup are authorized as AddTags) and
+// DeleteTargetGroup on the new target group's name pattern only,
+// ModifyTargetGroupAttributes there only when the attributes copied from
+// the old one differ from a new target group's defaults, and
+// ModifyListener and ModifyRule on the listeners and rules the plan
+// shifts. [NewPolicy] builds one from any list of [PolicyNeed]s.
+// [Policy.Allows] evaluates an action and a resource with IAM's wildcard
+// rules, and [Policy.JSON] prints what IAM takes. The scenario tests check
+// both ways that the policy is what Execute and Rollback call: every call
+// the simulator recorded is allowed, and every action the policy grants on
+// every resource was called in some scenario.
 //
 // # Journal and lock
 //

@@ -21,15 +21,30 @@ import (
 )
 
 // clonedAttributes are the target group attributes blue/green copies to
-// the new target group when the old one reports them.
-var clonedAttributes = []string{
-	"deregistration_delay.timeout_seconds",
-	"slow_start.duration_seconds",
-	"load_balancing.algorithm.type",
-	"stickiness.enabled",
-	"stickiness.type",
-	"stickiness.lb_cookie.duration_seconds",
-	"target_group_health.unhealthy_state_routing.minimum_healthy_targets.count",
+// the new target group when the old one reports them, with the value
+// ELBv2 gives a new HTTP or HTTPS target group (its documented default).
+var clonedAttributes = []struct{ key, def string }{
+	{"deregistration_delay.timeout_seconds", "300"},
+	{"slow_start.duration_seconds", "0"},
+	{"load_balancing.algorithm.type", "round_robin"},
+	{"stickiness.enabled", "false"},
+	{"stickiness.type", "lb_cookie"},
+	{"stickiness.lb_cookie.duration_seconds", "86400"},
+	{"target_group_health.unhealthy_state_routing.minimum_healthy_targets.count", "1"},
+}
+
+// attributesDiffer reports whether the create step must set attrs after
+// CreateTargetGroup (ModifyTargetGroupAttributes): some value differs from
+// a new target group's default, or has no known default. The plan's
+// policy grants ModifyTargetGroupAttributes only then.
+func attributesDiffer(attrs map[string]string) bool {
+	for k, v := range attrs {
+		i := slices.IndexFunc(clonedAttributes, func(a struct{ key, def string }) bool { return a.key == k })
+		if i < 0 || clonedAttributes[i].def != v {
+			return true
+		}
+	}
+	return false
 }
 
 const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
@@ -600,9 +615,9 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 		_, err = pl.fail(err)
 		return err
 	}
-	for _, k := range clonedAttributes {
-		if v, ok := all[k]; ok {
-			attrs[k] = v
+	for _, a := range clonedAttributes {
+		if v, ok := all[a.key]; ok {
+			attrs[a.key] = v
 		}
 	}
 	p.BlueGreen = &BlueGreenPlan{
@@ -724,12 +739,18 @@ func (pl *planner) blueGreenSteps() {
 			modify = append(modify, c)
 		}
 	}
+	// Tags on creation are authorized as AddTags; the attributes are set
+	// only when they differ from a new target group's.
+	createCalls := []string{callDescribe, callCreateTG, callAddTags}
+	if attributesDiffer(bg.NewTargetGroup.Attributes) {
+		createCalls = append(createCalls, callModifyAttr)
+	}
 	p.Steps = append(p.Steps, Step{
 		ID: StepCreateTargetGroup, Phase: "prepare", Title: "create the ip target group " + ntg,
 		Preconditions: []string{"no target group of that name, or one tgmigrate created for this one (its tags say so)"},
 		Effect:        fmt.Sprintf("CreateTargetGroup %s (ip, %s:%d, health check %s), tagged %s=%s; its attributes copied from %s", ntg, bg.NewTargetGroup.Protocol, bg.NewTargetGroup.Port, hcString(bg.NewTargetGroup.HealthCheck), TagCreatedBy, ManagedBy, p.TargetGroup.Name),
 		Rollback:      "DeleteTargetGroup, once no forward action uses it and only if its tags say tgmigrate created it",
-		Calls:         []string{callDescribe, callCreateTG, callAddTags, callModifyAttr}, Mutates: true,
+		Calls:         createCalls, Mutates: true,
 	})
 	for _, w := range bg.WeightSteps {
 		s := Step{ID: StepShift(w), Phase: "shift-" + strconv.Itoa(int(w)), Weight: w, Calls: modify, Mutates: true,

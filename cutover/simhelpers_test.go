@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +31,13 @@ import (
 
 // contractAPI wraps the simulator's client and checks cutover's call
 // contract on every call that goes through it: every RegisterTargets and
-// DeregisterTargets carries at most 200 targets, each with its Port.
+// DeregisterTargets carries at most 200 targets, each with its Port. It
+// also notes the target groups created with tags.
 type contractAPI struct {
 	cutover.ELBv2API
 	mu         sync.Mutex
 	violations []string
+	tagged     []string // target groups created with tags
 }
 
 func (c *contractAPI) check(op string, targets []elbv2types.TargetDescription) {
@@ -58,6 +61,26 @@ func (c *contractAPI) RegisterTargets(ctx context.Context, in *elbv2.RegisterTar
 func (c *contractAPI) DeregisterTargets(ctx context.Context, in *elbv2.DeregisterTargetsInput, o ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error) {
 	c.check("DeregisterTargets", in.Targets)
 	return c.ELBv2API.DeregisterTargets(ctx, in, o...)
+}
+
+func (c *contractAPI) CreateTargetGroup(ctx context.Context, in *elbv2.CreateTargetGroupInput, o ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error) {
+	out, err := c.ELBv2API.CreateTargetGroup(ctx, in, o...)
+	if err == nil && len(in.Tags) > 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, tg := range out.TargetGroups {
+			c.tagged = append(c.tagged, aws.ToString(tg.TargetGroupArn))
+		}
+	}
+	return out, err
+}
+
+// taggedOnCreate reports whether a CreateTargetGroup that went through
+// created arn with tags.
+func (c *contractAPI) taggedOnCreate(arn string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.tagged, arn)
 }
 
 // scenario is one world and the cutover's environment in it.
