@@ -436,8 +436,8 @@ func (r *runner) detach(ctx context.Context) error {
 }
 
 // verifyBlueGreen checks that every route forwards to the new target group
-// alone and that it holds at least the floor healthy targets, none
-// unhealthy.
+// alone and that it holds the Service's pod endpoints only, healthy, and at
+// least the floor of them (see verifyPods).
 func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	p := r.plan
 	nw := r.st.CreatedTargetGroupARN
@@ -461,20 +461,5 @@ func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	floor := r.st.Restore.Floor
-	return r.poll(ctx, StepVerify, "healthy pod targets in the new target group", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
-		v, err := r.observe(ctx, nw, tgb, "ip", p.TargetGroup.VPCID)
-		if err != nil {
-			return false, "", err
-		}
-		healthy, _ := endpointHealth(v, nil)
-		unhealthy := 0
-		for _, vt := range v.targets {
-			if vt.state == stateUnhealthy {
-				unhealthy++
-			}
-		}
-		r.progress(StepVerify, nw, v, healthy, len(v.endpoints))
-		return healthy >= floor && unhealthy == 0, v.summary(), nil
-	})
+	return r.verifyPods(ctx, nw, tgb, nil)
 }

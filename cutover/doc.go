@@ -70,8 +70,15 @@
 //  4. Deregister the recorded targets in batches of at most 200, every
 //     target with its Port, never below the floor.
 //  5. Wait until no recorded target is left, draining included.
-//  6. Verify: no recorded target left, every target a pod's (or tracked by
-//     the LBC), none unhealthy, at least the floor healthy.
+//  6. Verify: no recorded target left; every ready endpoint registered and
+//     healthy (one whose pod turned Ready within the last health-check
+//     window may still be in its first checks: under churn some always
+//     is), no pod target unhealthy, at least the floor healthy; and no
+//     target that is not a pod's (a ready endpoint, or tracked by the
+//     LBC). Such targets (node targets registered after the plan,
+//     addresses nothing holds) are left in place and stop Execute with a
+//     [*NonPodTargetsError], without a rollback, unless
+//     [WithAllowNonPodTargets] turns them into a warning.
 //
 // Under churn, a recorded target whose node Karpenter is removing (tainted
 // karpenter.sh/disrupted, labelled exclude-from-external-load-balancers,
@@ -246,7 +253,8 @@
 // [ErrInvalidInput] (a missing or malformed argument; nothing was
 // changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
-// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], and the journal's
+// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
+// and the journal's
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
 // errors.Is or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed

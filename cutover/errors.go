@@ -3,6 +3,7 @@ package cutover
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -268,6 +269,12 @@ var (
 	// crash would: no rollback ran, the journal and the lease were left as
 	// they were.
 	ErrInterrupted = errors.New("interrupted by hook")
+	// ErrNonPodTargets: the verification found targets that are not the
+	// Service's pod endpoints (node targets registered after the plan,
+	// addresses nothing in the cluster holds). They were left in place;
+	// Execute stopped at the verify step without rolling back. Remove
+	// them, or run Execute again with [WithAllowNonPodTargets].
+	ErrNonPodTargets = errors.New("target group holds targets that are not pod endpoints")
 )
 
 // GuardError says which guard refused the target group and how to
@@ -396,3 +403,53 @@ func IsRolledBack(err error) bool { return errors.Is(err, ErrRolledBack) }
 
 // IsInterrupted reports whether a hook stopped the run.
 func IsInterrupted(err error) bool { return errors.Is(err, ErrInterrupted) }
+
+// NonPodTarget is a target that is not a pod endpoint, as the verification
+// classified it.
+type NonPodTarget struct {
+	TargetAddr
+	// Class is diagnose's class: node, ghost or foreign (a pod of another
+	// Service is pod).
+	Class string `json:"class"`
+	// State is its health.
+	State string `json:"state"`
+}
+
+// nonPod is the executor's name for it.
+type nonPod = NonPodTarget
+
+func nonPodString(ts []NonPodTarget) string {
+	parts := make([]string, 0, min(len(ts), 11))
+	for i, t := range ts {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ts)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", t.TargetAddr, orDash(t.Class), orDash(t.State)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// NonPodTargetsError names the targets of a target group that are not pod
+// endpoints when everything else of the verification held.
+type NonPodTargetsError struct {
+	// Step is the verifying step.
+	Step string
+	// TargetGroupARN is the target group verified.
+	TargetGroupARN string
+	// Targets are the targets at fault.
+	Targets []NonPodTarget
+}
+
+// Error implements error.
+func (e *NonPodTargetsError) Error() string {
+	return fmt.Sprintf("cutover: %s: %s: %v: %d of them: %s (they were left in place: remove them, or allow them with WithAllowNonPodTargets)",
+		e.Step, e.TargetGroupARN, ErrNonPodTargets, len(e.Targets), nonPodString(e.Targets))
+}
+
+// Unwrap returns [ErrNonPodTargets].
+func (e *NonPodTargetsError) Unwrap() error { return ErrNonPodTargets }
+
+// IsNonPodTargets reports whether the verification found targets that are
+// not pod endpoints.
+func IsNonPodTargets(err error) bool { return errors.Is(err, ErrNonPodTargets) }

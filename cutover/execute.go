@@ -105,7 +105,7 @@ type StepResult struct {
 // Options: WithJournal, WithLock, WithObserver, WithApproval,
 // WithStopAfter, WithAutoRollback, WithRetry, WithHook, WithPollInterval,
 // WithBatchSize, WithGateTimeout, WithDrainTimeout, WithFloorGrace,
-// WithAnalysis.
+// WithAnalysis, WithAllowNonPodTargets.
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result, error) {
 	e, err := env.resolve("execute")
 	if err != nil {
@@ -445,7 +445,7 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 	if jerr := r.endStep(ctx, step, StepFailed, err); jerr != nil {
 		return r.release(ctx, errors.Join(serr, jerr))
 	}
-	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) {
+	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) || IsNonPodTargets(err) {
 		return r.release(ctx, serr)
 	}
 	r.e.log.Info("rolling back", "reason", err.Error())

@@ -44,6 +44,7 @@ type options struct {
 	analysis      AnalysisFunc
 	leaseDuration time.Duration
 	reason        string
+	allowNonPod   bool
 }
 
 func collect(opts []Option) options {
@@ -98,8 +99,18 @@ func WithStopAfter(stepID string) Option { return func(o *options) { o.stopAfter
 // invariant breach, a timed-out gate, an analysis that rejects a weight,
 // an AWS error that is not retried). Default true. It never rolls back on
 // a lost lock (someone else acts), a refused approval, a hook's
-// interruption or a cancelled context.
+// interruption, a cancelled context, or targets that are not pods' found by
+// the verification (*NonPodTargetsError: the pods serve; rolling back would
+// not remove them).
 func WithAutoRollback(on bool) Option { return func(o *options) { o.autoRollback = on } }
+
+// WithAllowNonPodTargets lets the verification pass when the target group
+// holds targets that are not the Service's pod endpoints (node targets
+// someone registered after the plan, addresses nothing in the cluster
+// holds): the result warns, naming them. Default false: they stop Execute
+// at the verify step with a *NonPodTargetsError, without a rollback. They
+// are never removed either way.
+func WithAllowNonPodTargets(allow bool) Option { return func(o *options) { o.allowNonPod = allow } }
 
 // WithRetry shapes the retries of throttled calls. Default [DefaultRetry].
 func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }

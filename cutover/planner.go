@@ -502,7 +502,7 @@ func (pl *planner) inPlaceSteps() {
 	}
 	verify := Step{
 		ID: StepVerify, Phase: "verify", Title: "verify the target group holds only pod endpoints",
-		Effect:   fmt.Sprintf("none: checks that no recorded target is left, no target is unhealthy, every target is a pod (or the LBC tracks it) and at least %d are healthy", p.Floor),
+		Effect:   fmt.Sprintf("none: checks that no recorded target is left, every ready endpoint is registered and healthy (a pod Ready for less than a health-check window may still be in its first checks), no pod target is unhealthy, at least %d are healthy, and no target is other than a pod's (or tracked by the LBC): such targets stop it unless allowed", p.Floor),
 		Rollback: "nothing to undo",
 		Calls:    []string{callDescribe, callListKube},
 	}
@@ -786,6 +786,6 @@ func (pl *planner) blueGreenSteps() {
 			Rollback:      "attach the old target group again, register the live nodes in it, wait until healthy, then put the original forward actions back",
 			Calls:         modify, Mutates: true},
 		Step{ID: StepVerify, Phase: "verify", Title: "verify " + ntg + " serves alone",
-			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone and that at least %d of its targets are healthy, none unhealthy", ntg, p.Floor),
+			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone, that every ready endpoint is registered and healthy there (a pod Ready for less than a health-check window may still be in its first checks), none unhealthy, at least %d healthy, and no target other than a pod's: such targets stop it unless allowed", ntg, p.Floor),
 			Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube}})
 }
