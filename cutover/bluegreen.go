@@ -49,7 +49,7 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 				return err
 			}
 			arn = aws.ToString(tg.TargetGroupArn)
-			r.e.log.Info("target group created", "targetGroup", arn)
+			r.e.log.Info("target group created", "created", arn)
 		}
 		r.st.CreatedTargetGroupARN = arn
 		if err := r.save(ctx); err != nil {

@@ -236,7 +236,8 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	p := r.plan
 	now := r.e.clock.Now()
 	r.res = &Result{PlanID: p.ID, Strategy: p.Strategy, StartedAt: now, FloorSeconds: float64(p.Estimate.FloorSeconds)}
-	log := r.e.log.WithValues("plan", p.ID, "targetGroup", p.TargetGroup.ARN)
+	r.withLogValues(p.ID)
+	log := r.e.log
 
 	st, err := r.loadForExecute(ctx)
 	if err != nil {
@@ -332,11 +333,18 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	return r.release(ctx, nil)
 }
 
+// withLogValues makes every line the run logs, its retries' included, name
+// the plan and the target group.
+func (r *runner) withLogValues(planID string) {
+	r.e.log = r.e.log.WithValues("plan", planID, "targetGroup", r.tgARN)
+	r.aws.log = r.e.log
+}
+
 // stop ends a run after stepID, as WithStopAfter asks: the journal keeps
 // the progress and the lock is released.
 func (r *runner) stop(ctx context.Context, stepID string) (*Result, error) {
 	r.res.Stopped, r.res.StoppedAfter = true, stepID
-	r.e.log.Info("stopped after step", "plan", r.plan.ID, "step", stepID)
+	r.e.log.Info("stopped after step", "step", stepID)
 	return r.release(ctx, nil)
 }
 

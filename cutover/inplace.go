@@ -103,7 +103,7 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
 			return err
 		}
-		r.e.log.Info("health check aligned", "targetGroup", arn, "to", hcString(p.HealthCheck.Target))
+		r.e.log.Info("health check aligned", "to", hcString(p.HealthCheck.Target))
 	}
 	r.st.HealthCheck.Aligned = true
 	return nil

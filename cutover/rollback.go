@@ -155,6 +155,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		return nil, err
 	}
 	r.st = st
+	r.withLogValues(st.Plan.ID)
 	if st.RolledBack() {
 		now := e.clock.Now()
 		return &RollbackResult{PlanID: st.Plan.ID, Completed: true, NothingToDo: true, Reason: "already rolled back",
@@ -272,7 +273,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		return done(err)
 	}
 	res.Completed = true
-	r.e.log.Info("rolled back", "plan", st.Plan.ID)
+	r.e.log.Info("rolled back")
 	return done(nil)
 }
 
