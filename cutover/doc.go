@@ -66,7 +66,13 @@
 //  3. Gate: every ready endpoint present when the gate started (and still
 //     ready) is registered and healthy, none is unhealthy, and at least the
 //     floor are healthy. Endpoints that appear meanwhile (Karpenter
-//     reschedules pods) only need to be on their way.
+//     reschedules pods) only need to be on their way. After an early
+//     alignment the gate also confirms, for HealthyThresholdCount (or
+//     UnhealthyThresholdCount, when more) intervals from the change, that
+//     the node targets healthy before it still pass: a node target of a
+//     node that is not leaving turning unhealthy is an [*InvariantError]
+//     (check "health-check"), and the rollback then restores the health
+//     check before it waits for node targets.
 //  4. Deregister the recorded targets in batches of at most 200, every
 //     target with its Port, never below the floor.
 //  5. Wait until no recorded target is left, draining included.

@@ -330,7 +330,8 @@ type InvariantError struct {
 	// Step is the step that was about to act.
 	Step string
 	// Check names the check: "floor", "recorded-set", "pod-endpoint",
-	// "lbc-tracked", "route" or "analysis".
+	// "lbc-tracked", "route", "analysis", "binding", or "health-check"
+	// (node targets fail a health check aligned before the gate).
 	Check string
 	// Detail says what was found, with counts.
 	Detail string

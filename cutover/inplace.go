@@ -100,6 +100,11 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	}
 	diff := p.HealthCheck.Target.changesFrom(cur)
 	if !diff.empty() {
+		if p.HealthCheck.Timing == HealthCheckBeforeBinding {
+			if err := r.noteHealthyNodes(ctx); err != nil {
+				return err
+			}
+		}
 		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
 			return err
 		}
@@ -107,6 +112,81 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	}
 	r.st.HealthCheck.Aligned = true
 	return nil
+}
+
+// noteHealthyNodes journals, before an early alignment, which recorded
+// node targets are healthy and when the health check changes, so that the
+// gate can confirm they stay healthy under the new check, a crash
+// notwithstanding.
+func (r *runner) noteHealthyNodes(ctx context.Context) error {
+	health, err := r.aws.health(ctx, r.tgARN, false)
+	if err != nil {
+		return err
+	}
+	var healthy []TargetAddr
+	for _, d := range health {
+		if t := addrOf(d); r.isRecorded(t) && d.TargetHealth != nil && string(d.TargetHealth.State) == stateHealthy {
+			healthy = append(healthy, t)
+		}
+	}
+	r.st.HealthCheck.HealthyNodes, r.st.HealthCheck.ModifiedAt = healthy, r.e.clock.Now()
+	return r.save(ctx)
+}
+
+// alignmentWindow is how long the node targets must stay healthy after an
+// early alignment: the new check's HealthyThresholdCount intervals, or its
+// UnhealthyThresholdCount ones when more (ELB needs that many failed
+// checks to call a target unhealthy).
+func (r *runner) alignmentWindow() time.Duration {
+	hc := r.plan.HealthCheck.Target
+	interval, n := int32(30), int32(5)
+	if hc.IntervalSeconds != nil {
+		interval = *hc.IntervalSeconds
+	}
+	if hc.HealthyThresholdCount != nil {
+		n = *hc.HealthyThresholdCount
+	}
+	if hc.UnhealthyThresholdCount != nil {
+		n = max(n, *hc.UnhealthyThresholdCount)
+	}
+	return time.Duration(interval*n) * time.Second
+}
+
+// confirmAlignment checks, after an early alignment, that the node targets
+// healthy before it still pass the new check: one whose node is not
+// leaving (Karpenter's doing, not the check's) and that is unhealthy now
+// is a breach. The plan assumed the node targets pass the aligned check
+// (kube-proxy forwards their NodePort to a pod); they do not, so the
+// cutover stops before the healthy targets fall below the floor, and the
+// rollback restores the health check first, before it waits for node
+// targets to be healthy. It returns when the confirmation ends (zero when
+// there is nothing to confirm).
+func (r *runner) confirmAlignment(ctx context.Context, v *view) (time.Time, error) {
+	hc := r.st.HealthCheck
+	if r.plan.Strategy != StrategyInPlace || hc.ModifiedAt.IsZero() {
+		return time.Time{}, nil
+	}
+	var failing []TargetAddr
+	reasons := map[string]int{}
+	for _, t := range hc.HealthyNodes {
+		vt, ok := v.has(t)
+		if !ok || vt.state != stateUnhealthy || leaving(vt.report) {
+			continue
+		}
+		failing = append(failing, t)
+		reasons[vt.report.Reason]++
+	}
+	if len(failing) == 0 {
+		return hc.ModifiedAt.Add(r.alignmentWindow()), nil
+	}
+	r.st.Restore.HealthCheckFirst = true
+	r.st.Notes = append(r.st.Notes, fmt.Sprintf("node targets fail the aligned health check: %s", joinAddrs(failing)))
+	if err := r.save(ctx); err != nil {
+		return time.Time{}, err
+	}
+	return time.Time{}, &InvariantError{Step: StepGate, Check: "health-check", Targets: failing, Healthy: v.servingHealthy, Floor: r.st.Restore.Floor,
+		Detail: fmt.Sprintf("%d of the %d node targets healthy before the health check was aligned fail it now (%v): it does not suit them; the rollback restores it first",
+			len(failing), len(hc.HealthyNodes), reasons)}
 }
 
 func addrOf(d elbv2types.TargetHealthDescription) TargetAddr {
@@ -157,7 +237,9 @@ func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) err
 // healthy. Endpoints that appear during the wait (Karpenter reschedules
 // pods) need only be registered or on their way: the LBC keeps them
 // current. In-place, each observation also retires recorded targets whose
-// node is leaving.
+// node is leaving and, after an early health-check alignment, confirms
+// the node targets pass the new check (see confirmAlignment); the gate
+// does not end before that confirmation's window has passed.
 func (r *runner) gate(ctx context.Context) error {
 	tgb, err := r.binding(ctx)
 	if err != nil {
@@ -192,8 +274,16 @@ func (r *runner) gate(ctx context.Context) error {
 		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
 			return false, "", err
 		}
+		confirmed, err := r.confirmAlignment(ctx, v)
+		if err != nil {
+			return false, "", err
+		}
 		r.progress(StepGate, tgARN, v, healthy, len(v.endpoints))
-		return ok && healthy >= floor, v.summary(), nil
+		desc := v.summary()
+		if v.at.Before(confirmed) {
+			desc += fmt.Sprintf("; the node targets pass the aligned health check so far (until %s)", confirmed.UTC().Format(time.TimeOnly))
+		}
+		return ok && healthy >= floor && !v.at.Before(confirmed), desc, nil
 	})
 }
 

@@ -509,6 +509,7 @@ func (pl *planner) inPlaceSteps() {
 	switch p.HealthCheck.Timing {
 	case HealthCheckBeforeBinding:
 		align.Phase = "prepare"
+		gate.Effect += "; and the node targets healthy before the early alignment must stay healthy under it for HealthyThresholdCount (or UnhealthyThresholdCount, when more) intervals, else it stops and the rollback restores the health check first"
 		p.Steps = []Step{align, bind, gate, dereg, drain, verify}
 	case HealthCheckAfterDeregistration:
 		align.Phase = "remove"
