@@ -468,6 +468,22 @@ func (want HealthCheckSettings) changesFrom(cur HealthCheckSettings) HealthCheck
 	return d
 }
 
+// timing returns the interval and the healthy and unhealthy thresholds,
+// ELBv2's defaults (30 s, 5, 2) for those not set.
+func (h HealthCheckSettings) timing() (interval, healthy, unhealthy int32) {
+	interval, healthy, unhealthy = 30, 5, 2
+	if h.IntervalSeconds != nil {
+		interval = *h.IntervalSeconds
+	}
+	if h.HealthyThresholdCount != nil {
+		healthy = *h.HealthyThresholdCount
+	}
+	if h.UnhealthyThresholdCount != nil {
+		unhealthy = *h.UnhealthyThresholdCount
+	}
+	return interval, healthy, unhealthy
+}
+
 // empty reports whether no setting is set.
 func (h HealthCheckSettings) empty() bool {
 	return h.Enabled == nil && h.Protocol == "" && h.Port == "" && h.Path == "" && h.Matcher == "" && h.GRPCMatcher == "" &&

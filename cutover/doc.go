@@ -276,7 +276,8 @@
 // ([Progress]: healthy, total, draining, the floor, a summary line), and
 // each wait with its expected end ([Wait], for a countdown). Env.Logger gets
 // one line per step and per mutating call, and V(1) lines per observation
-// and retry. [Result] and [RollbackResult] are plain data: per-step status
+// and retry, each with the plan's ID and the target group (plan,
+// targetGroup). [Result] and [RollbackResult] are plain data: per-step status
 // and mutating calls, the cutover's virtual wall time against the floor
 // (CutoverSeconds, FloorSeconds, Ratio), ELBv2 calls by operation, the
 // targets deregistered, retired early, skipped and unplanned.

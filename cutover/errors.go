@@ -3,7 +3,6 @@ package cutover
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -416,19 +415,10 @@ type NonPodTarget struct {
 	State string `json:"state"`
 }
 
-// nonPod is the executor's name for it.
-type nonPod = NonPodTarget
-
 func nonPodString(ts []NonPodTarget) string {
-	parts := make([]string, 0, min(len(ts), 11))
-	for i, t := range ts {
-		if i == 10 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ts)-10))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %s)", t.TargetAddr, orDash(t.Class), orDash(t.State)))
-	}
-	return strings.Join(parts, ", ")
+	return joinFirst(ts, func(t NonPodTarget) string {
+		return fmt.Sprintf("%s (%s, %s)", t.TargetAddr, orDash(t.Class), orDash(t.State))
+	})
 }
 
 // NonPodTargetsError names the targets of a target group that are not pod

@@ -138,18 +138,8 @@ func (r *runner) noteHealthyNodes(ctx context.Context) error {
 // UnhealthyThresholdCount ones when more (ELB needs that many failed
 // checks to call a target unhealthy).
 func (r *runner) alignmentWindow() time.Duration {
-	hc := r.plan.HealthCheck.Target
-	interval, n := int32(30), int32(5)
-	if hc.IntervalSeconds != nil {
-		interval = *hc.IntervalSeconds
-	}
-	if hc.HealthyThresholdCount != nil {
-		n = *hc.HealthyThresholdCount
-	}
-	if hc.UnhealthyThresholdCount != nil {
-		n = max(n, *hc.UnhealthyThresholdCount)
-	}
-	return time.Duration(interval*n) * time.Second
+	interval, healthy, unhealthy := r.plan.HealthCheck.Target.timing()
+	return time.Duration(interval*max(healthy, unhealthy)) * time.Second
 }
 
 // confirmAlignment checks, after an early alignment, that the node targets
@@ -530,14 +520,18 @@ func (r *runner) noteUnplanned(v *view) {
 	}
 }
 
-func joinAddrs(ts []TargetAddr) string {
-	s := make([]string, 0, min(len(ts), 10))
-	for i, t := range ts {
+func joinAddrs(ts []TargetAddr) string { return joinFirst(ts, TargetAddr.String) }
+
+// joinFirst joins the first ten of items as str renders them, and says
+// how many more there are.
+func joinFirst[T any](items []T, str func(T) string) string {
+	s := make([]string, 0, min(len(items), 11))
+	for i, t := range items {
 		if i == 10 {
-			s = append(s, fmt.Sprintf("and %d more", len(ts)-10))
+			s = append(s, fmt.Sprintf("and %d more", len(items)-10))
 			break
 		}
-		s = append(s, t.String())
+		s = append(s, str(t))
 	}
 	return strings.Join(s, ", ")
 }
@@ -639,12 +633,9 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 	}
 	floor := r.st.Restore.Floor
 	est := r.plan.Estimate
-	interval := int32(30)
-	if i := r.plan.HealthCheck.Target.IntervalSeconds; i != nil {
-		interval = *i
-	}
+	interval, _, _ := r.plan.HealthCheck.Target.timing()
 	window := time.Duration(est.RegistrationSeconds+est.HealthCheckSeconds+interval) * time.Second
-	var others []nonPod
+	var others []NonPodTarget
 	err := r.poll(ctx, StepVerify, "only healthy pod targets", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
@@ -683,7 +674,7 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 					unhealthy++
 				}
 			default:
-				others = append(others, nonPod{TargetAddr: t, Class: string(vt.report.Class), State: vt.state})
+				others = append(others, NonPodTarget{TargetAddr: t, Class: string(vt.report.Class), State: vt.state})
 			}
 		}
 		ok, desc := true, ""

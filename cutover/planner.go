@@ -431,13 +431,7 @@ func atoi32(s string) int32 {
 
 func estimate(hc HealthCheckSettings, dereg, hold int32) Estimate {
 	e := Estimate{RegistrationSeconds: RegistrationSeconds, DeregistrationDelaySeconds: dereg, HoldSeconds: hold}
-	interval, healthy := int32(30), int32(5)
-	if hc.IntervalSeconds != nil {
-		interval = *hc.IntervalSeconds
-	}
-	if hc.HealthyThresholdCount != nil {
-		healthy = *hc.HealthyThresholdCount
-	}
+	interval, healthy, _ := hc.timing()
 	e.HealthCheckSeconds = interval * healthy
 	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.DeregistrationDelaySeconds + e.HoldSeconds
 	return e
