@@ -10,13 +10,18 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
+// The acceptance scenarios measure the cutover itself: the figures are
+// taken when Execute returns (every node of the start replaced by
+// Karpenter, at least 10,000 requests, none failed; see churnWorld), then
+// the world settles and the end state is checked.
+
 // TestAcceptanceInPlace: the seed's case (20 nodes, 60 pods), Karpenter
 // drifting every node while the cutover runs: no failed request, only
 // healthy pod targets at the end, and a cutover time within 1.2x the floor.
 func TestAcceptanceInPlace(t *testing.T) { acceptanceInPlace(t, nil) }
 
 func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
-	s := newScenario(t, sim.Config{Seed: 101, RPS: 25, Wire: wire})
+	s := newScenario(t, churnWorld(sim.Config{Seed: 101, Wire: wire}))
 	p := s.plan(nil)
 	if p.Strategy != cutover.StrategyInPlace || len(p.Recorded) != 20 || p.Floor != 20 {
 		t.Fatalf("plan: strategy %s, %d recorded, floor %d", p.Strategy, len(p.Recorded), p.Floor)
@@ -26,9 +31,11 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	at := s.figures()
 	if !res.Completed || res.RolledBack {
 		t.Fatalf("result %+v", res)
 	}
+	s.checkDuringExecute(at)
 	s.settle()
 	s.checkRun()
 	s.checkPodsOnly(p.TargetGroup.ARN)
@@ -40,8 +47,8 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	if res.Ratio > 1.2 {
 		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 	}
-	t.Logf("in-place: %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; %d deregistered in %d batches (%d retired early, %d skipped); calls %v",
-		s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Deregistered, res.Batches, len(res.Retired), len(res.Skipped), res.Calls)
+	t.Logf("in-place: when Execute returned %s; after settling %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; %d deregistered in %d batches (%d retired early, %d skipped); calls %v",
+		at, s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Deregistered, res.Batches, len(res.Retired), len(res.Skipped), res.Calls)
 }
 
 // TestAcceptanceBlueGreen: an instance target group cannot change type; a
@@ -50,7 +57,7 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 func TestAcceptanceBlueGreen(t *testing.T) { acceptanceBlueGreen(t, nil) }
 
 func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
-	cfg := sim.Config{Seed: 102, RPS: 25, Wire: wire}
+	cfg := churnWorld(sim.Config{Seed: 102, Wire: wire})
 	cfg.Legacy.TargetType = "instance"
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
@@ -66,9 +73,11 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	at := s.figures()
 	if !res.Completed {
 		t.Fatalf("result %+v", res)
 	}
+	s.checkDuringExecute(at)
 	s.settle()
 	s.checkRun()
 	r := s.route()
@@ -83,8 +92,8 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	if res.Ratio > 1.2 {
 		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 	}
-	t.Logf("blue/green: %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; calls %v",
-		s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Calls)
+	t.Logf("blue/green: when Execute returned %s; after settling %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; calls %v",
+		at, s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Calls)
 }
 
 func slicesEqual[T comparable](a, b []T) bool {
@@ -99,14 +108,22 @@ func slicesEqual[T comparable](a, b []T) bool {
 	return true
 }
 
-// TestAcceptanceRerunFinished: Execute of a finished plan makes no
-// mutating call (and no call at all); Rollback of a rolled-back plan
-// neither.
+// TestAcceptanceRerunFinished: a cutover under churn completes (every
+// node replaced and 10,000 requests by then, none failed); Execute of the
+// finished plan makes no mutating call (and no call at all); Rollback of a
+// rolled-back plan neither.
 func TestAcceptanceRerunFinished(t *testing.T) {
-	s := newScenario(t, smallWorld(103))
+	s := newScenario(t, churnWorld(smallWorld(103)))
 	p := s.plan(nil)
-	if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {
-		t.Fatal(err)
+	s.churn()
+	first, err := cutover.Execute(t.Context(), s.env, p)
+	if err != nil || !first.Completed {
+		t.Fatalf("Execute: %+v, %v", first, err)
+	}
+	at := s.figures()
+	s.checkDuringExecute(at)
+	if first.Ratio > 1.2 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", first.CutoverSeconds, first.FloorSeconds, first.Ratio)
 	}
 	s.w.ELBv2().ResetCounts()
 	res, err := cutover.Execute(t.Context(), s.env, p)
@@ -121,7 +138,11 @@ func TestAcceptanceRerunFinished(t *testing.T) {
 			t.Errorf("step %s ran again", st.ID)
 		}
 	}
-	t.Logf("re-run of a finished plan: %d mutating calls (simulator counts %v)", mutatingOps(s.w.ELBv2().Counts()), s.w.ELBv2().Counts())
+	t.Logf("re-run of a finished plan: %d mutating calls (simulator counts %v); the first run: when Execute returned %s, ratio %.3f",
+		mutatingOps(s.w.ELBv2().Counts()), s.w.ELBv2().Counts(), at, first.Ratio)
+	s.settle()
+	s.checkRun()
+	s.checkPodsOnly(p.TargetGroup.ARN)
 
 	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
 		t.Fatal(err)
@@ -150,7 +171,7 @@ func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
 		instance bool
 	}{{"in-place", false}, {"blue-green", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := smallWorld(104)
+			cfg := churnWorld(smallWorld(104))
 			cfg.Wire = wire
 			cfg.SUT = elbv2sim.Options{Seed: 7, ThrottleProbability: map[elbv2sim.OpClass]float64{
 				elbv2sim.ClassDescribe: 0.3, elbv2sim.ClassTargets: 0.3, elbv2sim.ClassMutate: 0.3}}
@@ -164,6 +185,11 @@ func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			at := s.figures()
+			s.checkDuringExecute(at)
+			if res.Ratio > 1.2 {
+				t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+			}
 			s.settle()
 			s.checkRun()
 			throttled := 0
@@ -176,8 +202,8 @@ func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
 			if throttled == 0 || !res.Completed {
 				t.Errorf("%d of %d calls throttled, completed %t", throttled, total, res.Completed)
 			}
-			t.Logf("%s with 30%% throttling: completed %t, %d of %d calls throttled, %d failed requests of %d; ratio %.3f",
-				tt.name, res.Completed, throttled, total, s.w.Traffic().Failed, s.w.Traffic().Total, res.Ratio)
+			t.Logf("%s with 30%% throttling: completed %t, %d of %d calls throttled; when Execute returned %s; after settling %d failed requests of %d; ratio %.3f",
+				tt.name, res.Completed, throttled, total, at, s.w.Traffic().Failed, s.w.Traffic().Total, res.Ratio)
 		})
 	}
 }

@@ -99,6 +99,12 @@ type awsReader struct {
 	clock  clock.Clock
 	policy retry.Policy
 	log    logr.Logger
+	// beforeAttempt, when set, runs before every attempt of every call,
+	// retries included; mutating says the call changes something. An
+	// error stops the call before the attempt and is not retried. The
+	// executor sets it to keep its lease: renewed before each attempt of
+	// a mutating call, so that no retried write outlives a lost lease.
+	beforeAttempt func(ctx context.Context, mutating bool) error
 }
 
 // awsClient adds the writes.
@@ -118,7 +124,13 @@ func newAWS(api ELBv2API, clk clock.Clock, p RetryPolicy, log logr.Logger) *awsC
 // call runs one ELBv2 operation, retrying what awserr calls retryable.
 // afterCreate also retries TargetGroupNotFound (eventual consistency).
 func (a *awsReader) call(ctx context.Context, op, resource string, afterCreate bool, fn func(context.Context) error) error {
+	mutates := slices.Contains(mutatingOps, op)
 	err := retry.Do(ctx, a.clock, a.policy, func(ctx context.Context) error {
+		if a.beforeAttempt != nil {
+			if err := a.beforeAttempt(ctx, mutates); err != nil {
+				return err // a lost lease: not an AWS error, never retried
+			}
+		}
 		return awserr.Classify(op, resource, fn(ctx))
 	}, retry.WithRetryable(func(err error) bool { return awserr.IsRetryable(err, afterCreate) }),
 		retry.WithNotify(func(err error, wait time.Duration) {
@@ -133,8 +145,16 @@ func (a *awsReader) call(ctx context.Context, op, resource string, afterCreate b
 
 // retryTransient runs fn, which wraps its own errors (a tgbind call),
 // retrying AWS throttling and the API server's transient failures.
-func (a *awsReader) retryTransient(ctx context.Context, fn func(context.Context) error) error {
-	err := retry.Do(ctx, a.clock, a.policy, fn, retry.WithRetryable(transient))
+// mutating says fn changes something (see beforeAttempt).
+func (a *awsReader) retryTransient(ctx context.Context, mutating bool, fn func(context.Context) error) error {
+	err := retry.Do(ctx, a.clock, a.policy, func(ctx context.Context) error {
+		if a.beforeAttempt != nil {
+			if err := a.beforeAttempt(ctx, mutating); err != nil {
+				return err
+			}
+		}
+		return fn(ctx)
+	}, retry.WithRetryable(transient))
 	var gaveUp *retry.GaveUpError
 	if errors.As(err, &gaveUp) && gaveUp.Last != nil {
 		return gaveUp.Last
@@ -446,6 +466,22 @@ func (want HealthCheckSettings) changesFrom(cur HealthCheckSettings) HealthCheck
 	d.HealthyThresholdCount = num(want.HealthyThresholdCount, cur.HealthyThresholdCount)
 	d.UnhealthyThresholdCount = num(want.UnhealthyThresholdCount, cur.UnhealthyThresholdCount)
 	return d
+}
+
+// timing returns the interval and the healthy and unhealthy thresholds,
+// ELBv2's defaults (30 s, 5, 2) for those not set.
+func (h HealthCheckSettings) timing() (interval, healthy, unhealthy int32) {
+	interval, healthy, unhealthy = 30, 5, 2
+	if h.IntervalSeconds != nil {
+		interval = *h.IntervalSeconds
+	}
+	if h.HealthyThresholdCount != nil {
+		healthy = *h.HealthyThresholdCount
+	}
+	if h.UnhealthyThresholdCount != nil {
+		unhealthy = *h.UnhealthyThresholdCount
+	}
+	return interval, healthy, unhealthy
 }
 
 // empty reports whether no setting is set.

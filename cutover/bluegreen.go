@@ -44,15 +44,12 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 				return &NotManagedError{Object: "target group " + arn, Reason: "it is of type " + string(existing.TargetType) + ", not ip"}
 			}
 		} else {
-			if err := r.renew(ctx); err != nil {
-				return err
-			}
 			tg, err := r.aws.createTargetGroup(ctx, createInput(spec))
 			if err != nil {
 				return err
 			}
 			arn = aws.ToString(tg.TargetGroupArn)
-			r.e.log.Info("target group created", "targetGroup", arn)
+			r.e.log.Info("target group created", "created", arn)
 		}
 		r.st.CreatedTargetGroupARN = arn
 		if err := r.save(ctx); err != nil {
@@ -71,9 +68,6 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 	}
 	if len(diff) == 0 {
 		return nil
-	}
-	if err := r.renew(ctx); err != nil {
-		return err
 	}
 	return r.aws.modifyAttributes(ctx, arn, diff, true)
 }
@@ -209,9 +203,6 @@ func (r *runner) setRoute(ctx context.Context, step, resource string, want []Tar
 		fc.TargetGroups = append(fc.TargetGroups, elbv2types.TargetGroupTuple{TargetGroupArn: aws.String(w.TargetGroupARN), Weight: aws.Int32(w.Weight)})
 	}
 	next[idx] = elbv2types.Action{Type: elbv2types.ActionTypeEnumForward, Order: actions[idx].Order, ForwardConfig: fc}
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	if isRuleARN(resource) {
 		err = r.aws.modifyRule(ctx, resource, next)
 	} else {
@@ -445,8 +436,8 @@ func (r *runner) detach(ctx context.Context) error {
 }
 
 // verifyBlueGreen checks that every route forwards to the new target group
-// alone and that it holds at least the floor healthy targets, none
-// unhealthy.
+// alone and that it holds the Service's pod endpoints only, healthy, and at
+// least the floor of them (see verifyPods).
 func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	p := r.plan
 	nw := r.st.CreatedTargetGroupARN
@@ -470,20 +461,5 @@ func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	floor := r.st.Restore.Floor
-	return r.poll(ctx, StepVerify, "healthy pod targets in the new target group", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
-		v, err := r.observe(ctx, nw, tgb, "ip", p.TargetGroup.VPCID)
-		if err != nil {
-			return false, "", err
-		}
-		healthy, _ := endpointHealth(v, nil)
-		unhealthy := 0
-		for _, vt := range v.targets {
-			if vt.state == stateUnhealthy {
-				unhealthy++
-			}
-		}
-		r.progress(StepVerify, nw, v, healthy, len(v.endpoints))
-		return healthy >= floor && unhealthy == 0, v.summary(), nil
-	})
+	return r.verifyPods(ctx, nw, tgb, nil)
 }

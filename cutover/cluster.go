@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -136,6 +137,27 @@ func lbcTracked(ctx context.Context, r client.Reader, namespace, binding string)
 	for _, t := range strings.Split(cm.Data[lbcTrackedKey], ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			out[t] = true
+		}
+	}
+	return out, nil
+}
+
+// podsReadySince maps the IP of each Ready pod of namespace to when it
+// turned Ready (its Ready condition's lastTransitionTime).
+func podsReadySince(ctx context.Context, r client.Reader, namespace string) (map[string]time.Time, error) {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("list pods in %s: %w", namespace, err)
+	}
+	out := map[string]time.Time{}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.Status.PodIP != "" {
+				for _, ip := range p.Status.PodIPs {
+					out[ip.IP] = c.LastTransitionTime.Time
+				}
+				out[p.Status.PodIP] = c.LastTransitionTime.Time
+			}
 		}
 	}
 	return out, nil

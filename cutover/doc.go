@@ -66,12 +66,25 @@
 //  3. Gate: every ready endpoint present when the gate started (and still
 //     ready) is registered and healthy, none is unhealthy, and at least the
 //     floor are healthy. Endpoints that appear meanwhile (Karpenter
-//     reschedules pods) only need to be on their way.
+//     reschedules pods) only need to be on their way. After an early
+//     alignment the gate also confirms, for HealthyThresholdCount (or
+//     UnhealthyThresholdCount, when more) intervals from the change, that
+//     the node targets healthy before it still pass: a node target of a
+//     node that is not leaving turning unhealthy is an [*InvariantError]
+//     (check "health-check"), and the rollback then restores the health
+//     check before it waits for node targets.
 //  4. Deregister the recorded targets in batches of at most 200, every
 //     target with its Port, never below the floor.
 //  5. Wait until no recorded target is left, draining included.
-//  6. Verify: no recorded target left, every target a pod's (or tracked by
-//     the LBC), none unhealthy, at least the floor healthy.
+//  6. Verify: no recorded target left; every ready endpoint registered and
+//     healthy (one whose pod turned Ready within the last health-check
+//     window may still be in its first checks: under churn some always
+//     is), no pod target unhealthy, at least the floor healthy; and no
+//     target that is not a pod's (a ready endpoint, or tracked by the
+//     LBC). Such targets (node targets registered after the plan,
+//     addresses nothing holds) are left in place and stop Execute with a
+//     [*NonPodTargetsError], without a rollback, unless
+//     [WithAllowNonPodTargets] turns them into a warning.
 //
 // Under churn, a recorded target whose node Karpenter is removing (tainted
 // karpenter.sh/disrupted, labelled exclude-from-external-load-balancers,
@@ -135,7 +148,9 @@
 // new target group. A breach stops Execute with an [*InvariantError]
 // before the call and, unless [WithAutoRollback](false), rolls back.
 //
-// [WithStopAfter] stops after a named step; [WithApproval] asks before each
+// [WithStopAfter] stops after a named step (one the plan lacks is an
+// [*InputError] before anything is read; one already done stops the run
+// again before anything further runs); [WithApproval] asks before each
 // phase; [WithHook] is called after each step and each batch (a test's
 // crash point: an error returns at once, as a crash would).
 //
@@ -155,16 +170,23 @@
 // # IAM policy
 //
 // [Plan.IAMPolicy] is the least-privilege policy of a plan: [PolicyFor] of
-// [Plan.PolicyInput]. [PolicyFor] turns a plan's ARNs ([PolicyInput]) into
+// [Plan.PolicyInput], which says what the plan's steps and its rollback
+// call. [PolicyFor] turns that and the plan's ARNs ([PolicyInput]) into
 // the IAM [Policy]: ELBv2 Describe* on "*" (those actions have no
-// resource-level permissions), target writes on the target group, target
-// group writes on it (and on the blue/green target group's name pattern),
-// CreateTargetGroup and DeleteTargetGroup on that pattern only,
-// ModifyListener and ModifyRule on the listeners and rules the plan shifts.
-// [NewPolicy] builds one from any list of [PolicyNeed]s. [Policy.Allows]
-// evaluates an action and a resource with IAM's wildcard rules, and
-// [Policy.JSON] prints what IAM takes. The scenario tests check that every
-// call the simulator recorded during Execute and Rollback is allowed.
+// resource-level permissions); DeregisterTargets and RegisterTargets (the
+// rollback's) on the target group; ModifyTargetGroup on it only when the
+// plan aligns its health check; for blue/green, CreateTargetGroup, AddTags
+// (the tags of a CreateTargetGroup are authorized as AddTags) and
+// DeleteTargetGroup on the new target group's name pattern only,
+// ModifyTargetGroupAttributes there only when the attributes copied from
+// the old one differ from a new target group's defaults, and
+// ModifyListener and ModifyRule on the listeners and rules the plan
+// shifts. [NewPolicy] builds one from any list of [PolicyNeed]s.
+// [Policy.Allows] evaluates an action and a resource with IAM's wildcard
+// rules, and [Policy.JSON] prints what IAM takes. The scenario tests check
+// both ways that the policy is what Execute and Rollback call: every call
+// the simulator recorded is allowed, and every action the policy grants on
+// every resource was called in some scenario.
 //
 // # Journal and lock
 //
@@ -203,10 +225,15 @@
 // over by someone else gives a [*LostLockError]. Every write carries the
 // last-seen resourceVersion, so racing operators get a [*ConflictError]
 // rather than both winning. Renewal is synchronous: the executor renews
-// before each mutation and each observation, and no goroutine runs in the
-// background (simulations run on a virtual clock where only one goroutine
-// may wait). A crashed operator's lease is taken back at once by the same
-// Env.Holder, and by another after it expires.
+// before every attempt of a mutating call, retries included, so a retried
+// write stops with the *LostLockError as soon as another operator holds
+// the lease, and never reaches AWS after that; before other calls and
+// observations it renews once a third of the lease has passed. No
+// goroutine runs in the background (simulations run on a virtual clock
+// where only one goroutine may wait). Execute and Rollback refuse, with an
+// [*InputError], a retry policy or a poll interval that may pause half
+// the lease or more. A crashed operator's lease is taken back at once by
+// the same Env.Holder, and by another after it expires.
 //
 // # Rollback
 //
@@ -232,7 +259,8 @@
 // [ErrInvalidInput] (a missing or malformed argument; nothing was
 // changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
-// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], and the journal's
+// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
+// and the journal's
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
 // errors.Is or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed
@@ -248,7 +276,8 @@
 // ([Progress]: healthy, total, draining, the floor, a summary line), and
 // each wait with its expected end ([Wait], for a countdown). Env.Logger gets
 // one line per step and per mutating call, and V(1) lines per observation
-// and retry. [Result] and [RollbackResult] are plain data: per-step status
+// and retry, each with the plan's ID and the target group (plan,
+// targetGroup). [Result] and [RollbackResult] are plain data: per-step status
 // and mutating calls, the cutover's virtual wall time against the floor
 // (CutoverSeconds, FloorSeconds, Ratio), ELBv2 calls by operation, the
 // targets deregistered, retired early, skipped and unplanned.

@@ -268,6 +268,12 @@ var (
 	// crash would: no rollback ran, the journal and the lease were left as
 	// they were.
 	ErrInterrupted = errors.New("interrupted by hook")
+	// ErrNonPodTargets: the verification found targets that are not the
+	// Service's pod endpoints (node targets registered after the plan,
+	// addresses nothing in the cluster holds). They were left in place;
+	// Execute stopped at the verify step without rolling back. Remove
+	// them, or run Execute again with [WithAllowNonPodTargets].
+	ErrNonPodTargets = errors.New("target group holds targets that are not pod endpoints")
 )
 
 // GuardError says which guard refused the target group and how to
@@ -323,7 +329,8 @@ type InvariantError struct {
 	// Step is the step that was about to act.
 	Step string
 	// Check names the check: "floor", "recorded-set", "pod-endpoint",
-	// "lbc-tracked", "route" or "analysis".
+	// "lbc-tracked", "route", "analysis", "binding", or "health-check"
+	// (node targets fail a health check aligned before the gate).
 	Check string
 	// Detail says what was found, with counts.
 	Detail string
@@ -396,3 +403,44 @@ func IsRolledBack(err error) bool { return errors.Is(err, ErrRolledBack) }
 
 // IsInterrupted reports whether a hook stopped the run.
 func IsInterrupted(err error) bool { return errors.Is(err, ErrInterrupted) }
+
+// NonPodTarget is a target that is not a pod endpoint, as the verification
+// classified it.
+type NonPodTarget struct {
+	TargetAddr
+	// Class is diagnose's class: node, ghost or foreign (a pod of another
+	// Service is pod).
+	Class string `json:"class"`
+	// State is its health.
+	State string `json:"state"`
+}
+
+func nonPodString(ts []NonPodTarget) string {
+	return joinFirst(ts, func(t NonPodTarget) string {
+		return fmt.Sprintf("%s (%s, %s)", t.TargetAddr, orDash(t.Class), orDash(t.State))
+	})
+}
+
+// NonPodTargetsError names the targets of a target group that are not pod
+// endpoints when everything else of the verification held.
+type NonPodTargetsError struct {
+	// Step is the verifying step.
+	Step string
+	// TargetGroupARN is the target group verified.
+	TargetGroupARN string
+	// Targets are the targets at fault.
+	Targets []NonPodTarget
+}
+
+// Error implements error.
+func (e *NonPodTargetsError) Error() string {
+	return fmt.Sprintf("cutover: %s: %s: %v: %d of them: %s (they were left in place: remove them, or allow them with WithAllowNonPodTargets)",
+		e.Step, e.TargetGroupARN, ErrNonPodTargets, len(e.Targets), nonPodString(e.Targets))
+}
+
+// Unwrap returns [ErrNonPodTargets].
+func (e *NonPodTargetsError) Unwrap() error { return ErrNonPodTargets }
+
+// IsNonPodTargets reports whether the verification found targets that are
+// not pod endpoints.
+func IsNonPodTargets(err error) bool { return errors.Is(err, ErrNonPodTargets) }

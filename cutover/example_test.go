@@ -21,9 +21,9 @@ const (
 	exampleListener = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:listener/app/web-alb/50dc6c495c0c9188/f2f7dc8efc522ab2"
 )
 
-// The least-privilege policy of a blue/green cutover: it may create, change
-// and (for rollback) delete only the target group it names, and touch only
-// the listener it shifts.
+// The least-privilege policy of a blue/green cutover: it may create (and
+// tag on creation) and, for rollback, delete only the target group it
+// names, and touch only the listener it shifts.
 func ExamplePolicyFor() {
 	p, err := cutover.PolicyFor(cutover.PolicyInput{
 		TargetGroupARN:       exampleTG,
@@ -44,8 +44,7 @@ func ExamplePolicyFor() {
 	// Output:
 	// ReadELBv2 [elasticloadbalancing:Describe*]
 	// TargetWrites [elasticloadbalancing:DeregisterTargets elasticloadbalancing:RegisterTargets]
-	// TargetGroupWrites [elasticloadbalancing:AddTags elasticloadbalancing:ModifyTargetGroup elasticloadbalancing:ModifyTargetGroupAttributes]
-	// TargetGroupCreate [elasticloadbalancing:CreateTargetGroup]
+	// TargetGroupCreate [elasticloadbalancing:AddTags elasticloadbalancing:CreateTargetGroup]
 	// ListenerWrites [elasticloadbalancing:ModifyListener]
 	// TargetGroupCleanup [elasticloadbalancing:DeleteTargetGroup]
 	// delete new TG: true
@@ -267,5 +266,5 @@ func ExamplePlan_IAMPolicy() {
 	// Output:
 	// ReadELBv2 [elasticloadbalancing:Describe*] 1 resource(s)
 	// TargetWrites [elasticloadbalancing:DeregisterTargets elasticloadbalancing:RegisterTargets] 1 resource(s)
-	// TargetGroupWrites [elasticloadbalancing:AddTags elasticloadbalancing:ModifyTargetGroup elasticloadbalancing:ModifyTargetGroupAttributes] 1 resource(s)
+	// TargetGroupWrites [elasticloadbalancing:ModifyTargetGroup] 1 resource(s)
 }

@@ -95,7 +95,9 @@ type StepResult struct {
 // call, so re-running a finished plan changes nothing; after a crash,
 // Execute resumes with the first step that is not done. The journal is
 // saved after every step and every deregistration batch, the lease is
-// renewed before every mutation and observation, and every destructive
+// renewed before every attempt of a mutating call (retries included: a
+// lease taken over meanwhile stops the call with a *LostLockError before
+// it reaches AWS) and kept alive during waits, and every destructive
 // call is preceded by its invariant check (see the package documentation).
 //
 // A failed step stops Execute with a *StepError; unless WithAutoRollback
@@ -103,7 +105,7 @@ type StepResult struct {
 // Options: WithJournal, WithLock, WithObserver, WithApproval,
 // WithStopAfter, WithAutoRollback, WithRetry, WithHook, WithPollInterval,
 // WithBatchSize, WithGateTimeout, WithDrainTimeout, WithFloorGrace,
-// WithAnalysis.
+// WithAnalysis, WithAllowNonPodTargets.
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result, error) {
 	e, err := env.resolve("execute")
 	if err != nil {
@@ -112,8 +114,16 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	if err := plan.validate("execute"); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(e, collect(opts), plan, plan.TargetGroup.ARN, plan.Binding.Namespace)
+	o := collect(opts)
+	if o.stopAfter != "" && plan.Step(o.stopAfter) == nil {
+		return nil, &InputError{Op: "execute", Field: "WithStopAfter",
+			Reason: fmt.Sprintf("%q is not a step of plan %s (its steps: %s)", o.stopAfter, plan.ID, strings.Join(plan.StepIDs(), ", "))}
+	}
+	r, err := newRunner(e, o, plan, plan.TargetGroup.ARN, plan.Binding.Namespace)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.checkLeaseBudget("execute"); err != nil {
 		return nil, err
 	}
 	return r.execute(ctx)
@@ -150,6 +160,7 @@ func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error)
 	}
 	r := &runner{e: e, o: o, plan: plan, tgARN: tgARN, ns: ns, counts: counts, binder: binder,
 		aws: newAWS(api, e.clock, o.retry, e.log)}
+	r.aws.beforeAttempt = r.beforeAttempt
 	if r.j = o.journal; r.j == nil {
 		j, err := NewConfigMapJournal(e.Client, ConfigMapJournalOptions{Namespace: ns, TargetGroupARN: tgARN, Clock: e.clock})
 		if err != nil {
@@ -166,6 +177,29 @@ func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error)
 		r.lock = l
 	}
 	return r, nil
+}
+
+// checkLeaseBudget refuses waits that could outlast the lease. The lease
+// is renewed before every attempt of a mutating call and, once a third of
+// it has passed, before any other call attempt and poll; so the longest
+// stretch without a renewal is a third of the lease plus the longest
+// pause between two attempts (the retry's Max delay, or the poll
+// interval). Each of those must stay under half the lease, which leaves a
+// sixth of it for the call in flight. A Lock other than a LeaseLock is
+// renewed before every attempt of every call and is not checked.
+func (r *runner) checkLeaseBudget(op string) error {
+	ll, ok := r.lock.(*LeaseLock)
+	if !ok {
+		return nil
+	}
+	d := ll.LeaseDuration()
+	if pause := r.aws.policy.Max; pause >= d/2 {
+		return &InputError{Op: op, Field: "WithRetry", Reason: fmt.Sprintf("a retry may pause %v between attempts, which is not under half the lease duration %v: the lease could lapse during the retries", pause, d)}
+	}
+	if r.o.poll >= d/2 {
+		return &InputError{Op: op, Field: "WithPollInterval", Reason: fmt.Sprintf("%v is not under half the lease duration %v: the lease could lapse between two observations", r.o.poll, d)}
+	}
+	return nil
 }
 
 // restoreInfo copies what a rollback needs out of the plan.
@@ -202,7 +236,8 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	p := r.plan
 	now := r.e.clock.Now()
 	r.res = &Result{PlanID: p.ID, Strategy: p.Strategy, StartedAt: now, FloorSeconds: float64(p.Estimate.FloorSeconds)}
-	log := r.e.log.WithValues("plan", p.ID, "targetGroup", p.TargetGroup.ARN)
+	r.withLogValues(p.ID)
+	log := r.e.log
 
 	st, err := r.loadForExecute(ctx)
 	if err != nil {
@@ -251,6 +286,11 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 			r.res.Steps = append(r.res.Steps, StepResult{ID: step.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: step, At: r.e.clock.Now(), Skipped: true})
 			prevPhase = step.Phase
+			if r.o.stopAfter == step.ID && i < len(p.Steps)-1 {
+				// Done by an earlier run: stop here again rather than run
+				// what the caller asked to hold back.
+				return r.stop(ctx, step.ID)
+			}
 			continue
 		}
 		if r.o.approval != nil && (!asked || step.Phase != prevPhase) {
@@ -286,12 +326,25 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 			return r.finish(), err // a crash: the lease and the journal stay as they are
 		}
 		if r.o.stopAfter == step.ID && i < len(p.Steps)-1 {
-			r.res.Stopped, r.res.StoppedAfter = true, step.ID
-			log.Info("stopped after step", "step", step.ID)
-			return r.release(ctx, nil)
+			return r.stop(ctx, step.ID)
 		}
 	}
 	r.res.Completed = true
+	return r.release(ctx, nil)
+}
+
+// withLogValues makes every line the run logs, its retries' included, name
+// the plan and the target group.
+func (r *runner) withLogValues(planID string) {
+	r.e.log = r.e.log.WithValues("plan", planID, "targetGroup", r.tgARN)
+	r.aws.log = r.e.log
+}
+
+// stop ends a run after stepID, as WithStopAfter asks: the journal keeps
+// the progress and the lock is released.
+func (r *runner) stop(ctx context.Context, stepID string) (*Result, error) {
+	r.res.Stopped, r.res.StoppedAfter = true, stepID
+	r.e.log.Info("stopped after step", "step", stepID)
 	return r.release(ctx, nil)
 }
 
@@ -400,7 +453,7 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 	if jerr := r.endStep(ctx, step, StepFailed, err); jerr != nil {
 		return r.release(ctx, errors.Join(serr, jerr))
 	}
-	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) {
+	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) || IsNonPodTargets(err) {
 		return r.release(ctx, serr)
 	}
 	r.e.log.Info("rolling back", "reason", err.Error())
@@ -452,14 +505,31 @@ func (r *runner) save(ctx context.Context) error {
 	return r.j.Save(context.WithoutCancel(ctx), r.st)
 }
 
-// renew renews the lease; the caller stops on error. Every mutation is
-// preceded by one.
+// renew renews the lease; the caller stops on error. Every attempt of a
+// mutating call is preceded by one (see beforeAttempt). The lock's errors
+// name their operation already ("cutover: renew lease ...").
 func (r *runner) renew(ctx context.Context) error {
 	if err := r.lock.Renew(ctx); err != nil {
-		return fmt.Errorf("cutover: %w", err)
+		return err
 	}
 	r.renewedAt = r.e.clock.Now()
 	return nil
+}
+
+// beforeAttempt runs before every attempt of an ELBv2 call and of a
+// tgbind call while the lock is held, retries included. Before a mutating
+// attempt it renews the lease, so a lease another operator took over
+// while this one was retrying (or waiting) stops the call with a
+// *LostLockError before it reaches AWS: a retried write never outlives the
+// lease. Before a read it keeps the lease alive (see keepAlive).
+func (r *runner) beforeAttempt(ctx context.Context, mutating bool) error {
+	if !r.held {
+		return nil
+	}
+	if mutating {
+		return r.renew(ctx)
+	}
+	return r.keepAlive(ctx)
 }
 
 // keepAlive renews the lease when a third of its duration has passed since
@@ -595,7 +665,7 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 	var descs []elbv2types.TargetHealthDescription
 	if tgb != nil && tgb.Spec.TargetGroupARN == tgARN {
 		var st *tgbind.TargetState
-		err := r.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+		err := r.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
 			st, err = r.binder.Observe(ctx, tgb)
 			return err
 		})

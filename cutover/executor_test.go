@@ -426,6 +426,9 @@ func TestExecuteAlignsHealthCheckOnce(t *testing.T) {
 			f.api.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any()).Return(&elbv2.DescribeTargetGroupsOutput{TargetGroups: []elbv2types.TargetGroup{tg}}, nil).AnyTimes()
 			f.api.EXPECT().DescribeTags(gomock.Any(), gomock.Any()).Return(&elbv2.DescribeTagsOutput{}, nil).AnyTimes()
 			if !aligned {
+				// The node targets healthy before the change, which the
+				// gate then confirms.
+				f.api.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Any()).DoAndReturn(f.health)
 				f.api.EXPECT().ModifyTargetGroup(gomock.Any(), gomock.Cond(func(x any) bool {
 					in := x.(*elbv2.ModifyTargetGroupInput)
 					return aws.ToString(in.HealthCheckPath) == "/healthz" && in.HealthCheckPort == nil && in.HealthCheckProtocol == "" &&

@@ -100,16 +100,83 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	}
 	diff := p.HealthCheck.Target.changesFrom(cur)
 	if !diff.empty() {
-		if err := r.renew(ctx); err != nil {
-			return err
+		if p.HealthCheck.Timing == HealthCheckBeforeBinding {
+			if err := r.noteHealthyNodes(ctx); err != nil {
+				return err
+			}
 		}
 		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
 			return err
 		}
-		r.e.log.Info("health check aligned", "targetGroup", arn, "to", hcString(p.HealthCheck.Target))
+		r.e.log.Info("health check aligned", "to", hcString(p.HealthCheck.Target))
 	}
 	r.st.HealthCheck.Aligned = true
 	return nil
+}
+
+// noteHealthyNodes journals, before an early alignment, which recorded
+// node targets are healthy and when the health check changes, so that the
+// gate can confirm they stay healthy under the new check, a crash
+// notwithstanding.
+func (r *runner) noteHealthyNodes(ctx context.Context) error {
+	health, err := r.aws.health(ctx, r.tgARN, false)
+	if err != nil {
+		return err
+	}
+	var healthy []TargetAddr
+	for _, d := range health {
+		if t := addrOf(d); r.isRecorded(t) && d.TargetHealth != nil && string(d.TargetHealth.State) == stateHealthy {
+			healthy = append(healthy, t)
+		}
+	}
+	r.st.HealthCheck.HealthyNodes, r.st.HealthCheck.ModifiedAt = healthy, r.e.clock.Now()
+	return r.save(ctx)
+}
+
+// alignmentWindow is how long the node targets must stay healthy after an
+// early alignment: the new check's HealthyThresholdCount intervals, or its
+// UnhealthyThresholdCount ones when more (ELB needs that many failed
+// checks to call a target unhealthy).
+func (r *runner) alignmentWindow() time.Duration {
+	interval, healthy, unhealthy := r.plan.HealthCheck.Target.timing()
+	return time.Duration(interval*max(healthy, unhealthy)) * time.Second
+}
+
+// confirmAlignment checks, after an early alignment, that the node targets
+// healthy before it still pass the new check: one whose node is not
+// leaving (Karpenter's doing, not the check's) and that is unhealthy now
+// is a breach. The plan assumed the node targets pass the aligned check
+// (kube-proxy forwards their NodePort to a pod); they do not, so the
+// cutover stops before the healthy targets fall below the floor, and the
+// rollback restores the health check first, before it waits for node
+// targets to be healthy. It returns when the confirmation ends (zero when
+// there is nothing to confirm).
+func (r *runner) confirmAlignment(ctx context.Context, v *view) (time.Time, error) {
+	hc := r.st.HealthCheck
+	if r.plan.Strategy != StrategyInPlace || hc.ModifiedAt.IsZero() {
+		return time.Time{}, nil
+	}
+	var failing []TargetAddr
+	reasons := map[string]int{}
+	for _, t := range hc.HealthyNodes {
+		vt, ok := v.has(t)
+		if !ok || vt.state != stateUnhealthy || leaving(vt.report) {
+			continue
+		}
+		failing = append(failing, t)
+		reasons[vt.report.Reason]++
+	}
+	if len(failing) == 0 {
+		return hc.ModifiedAt.Add(r.alignmentWindow()), nil
+	}
+	r.st.Restore.HealthCheckFirst = true
+	r.st.Notes = append(r.st.Notes, fmt.Sprintf("node targets fail the aligned health check: %s", joinAddrs(failing)))
+	if err := r.save(ctx); err != nil {
+		return time.Time{}, err
+	}
+	return time.Time{}, &InvariantError{Step: StepGate, Check: "health-check", Targets: failing, Healthy: v.servingHealthy, Floor: r.st.Restore.Floor,
+		Detail: fmt.Sprintf("%d of the %d node targets healthy before the health check was aligned fail it now (%v): it does not suit them; the rollback restores it first",
+			len(failing), len(hc.HealthyNodes), reasons)}
 }
 
 func addrOf(d elbv2types.TargetHealthDescription) TargetAddr {
@@ -140,11 +207,8 @@ func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) err
 	if err := r.save(ctx); err != nil {
 		return err
 	}
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	var res *tgbind.ApplyResult
-	err := r.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+	err := r.aws.retryTransient(ctx, true, func(ctx context.Context) (err error) {
 		res, err = r.binder.Apply(ctx, obj)
 		return err
 	})
@@ -163,7 +227,9 @@ func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) err
 // healthy. Endpoints that appear during the wait (Karpenter reschedules
 // pods) need only be registered or on their way: the LBC keeps them
 // current. In-place, each observation also retires recorded targets whose
-// node is leaving.
+// node is leaving and, after an early health-check alignment, confirms
+// the node targets pass the new check (see confirmAlignment); the gate
+// does not end before that confirmation's window has passed.
 func (r *runner) gate(ctx context.Context) error {
 	tgb, err := r.binding(ctx)
 	if err != nil {
@@ -198,8 +264,16 @@ func (r *runner) gate(ctx context.Context) error {
 		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
 			return false, "", err
 		}
+		confirmed, err := r.confirmAlignment(ctx, v)
+		if err != nil {
+			return false, "", err
+		}
 		r.progress(StepGate, tgARN, v, healthy, len(v.endpoints))
-		return ok && healthy >= floor, v.summary(), nil
+		desc := v.summary()
+		if v.at.Before(confirmed) {
+			desc += fmt.Sprintf("; the node targets pass the aligned health check so far (until %s)", confirmed.UTC().Format(time.TimeOnly))
+		}
+		return ok && healthy >= floor && !v.at.Before(confirmed), desc, nil
 	})
 }
 
@@ -277,9 +351,6 @@ func (r *runner) retireLeaving(ctx context.Context, v *view, step string) error 
 // deregisterBatch deregisters one batch of recorded targets, with their
 // Port, records it in the journal, saves, and calls the hook.
 func (r *runner) deregisterBatch(ctx context.Context, step string, batch []TargetAddr, note string) error {
-	if err := r.renew(ctx); err != nil {
-		return err
-	}
 	if err := r.aws.deregister(ctx, r.tgARN, batch); err != nil {
 		return err
 	}
@@ -449,14 +520,18 @@ func (r *runner) noteUnplanned(v *view) {
 	}
 }
 
-func joinAddrs(ts []TargetAddr) string {
-	s := make([]string, 0, min(len(ts), 10))
-	for i, t := range ts {
+func joinAddrs(ts []TargetAddr) string { return joinFirst(ts, TargetAddr.String) }
+
+// joinFirst joins the first ten of items as str renders them, and says
+// how many more there are.
+func joinFirst[T any](items []T, str func(T) string) string {
+	s := make([]string, 0, min(len(items), 11))
+	for i, t := range items {
 		if i == 10 {
-			s = append(s, fmt.Sprintf("and %d more", len(ts)-10))
+			s = append(s, fmt.Sprintf("and %d more", len(items)-10))
 			break
 		}
-		s = append(s, t.String())
+		s = append(s, str(t))
 	}
 	return strings.Join(s, ", ")
 }
@@ -502,40 +577,128 @@ func (r *runner) drain(ctx context.Context) error {
 	})
 }
 
-// verifyInPlace checks the end state: no recorded target left, no pod
-// target unhealthy, at least the floor healthy, and every target a pod's
-// (or tracked by the LBC). Targets registered after the plan are
-// reported, not counted.
+// verifyInPlace checks the end state: no recorded target left, and the
+// target group holding the Service's pod endpoints only, healthy (see
+// verifyPods). Node targets registered after the plan are reported in the
+// result.
 func (r *runner) verifyInPlace(ctx context.Context) error {
 	tgb, err := r.binding(ctx)
 	if err != nil {
 		return err
 	}
+	return r.verifyPods(ctx, r.tgARN, tgb, func(v *view) (bool, string) {
+		r.noteUnplanned(v)
+		left := 0
+		for _, t := range v.order {
+			if slices.Contains(r.st.Restore.Recorded, t) {
+				left++
+			}
+		}
+		return left == 0, fmt.Sprintf("%d recorded targets left", left)
+	})
+}
+
+// verifyPods waits, for at most the verify timeout, until the target group
+// holds the Service's pod endpoints only, all healthy, and at least the
+// floor of them; more must hold too when also is given (in-place: no
+// recorded target left). A target is a pod's when it is a ready endpoint
+// of the Service, or the LBC tracks it (aws-lbc-targets-<binding>: a pod
+// on its way in or out); recorded and draining targets are left to also
+// and to ELB.
+//
+// Every ready endpoint must be registered and healthy, and no pod target
+// unhealthy, with one allowance: an endpoint still in its first health
+// checks (state initial, or not registered yet by the LBC) is let off while
+// its pod turned Ready less than one health-check window ago
+// (registration, HealthyThresholdCount intervals, and one interval more for
+// the LBC's reaction and the checks' schedule). The allowance is needed
+// under churn: Karpenter drains nodes, their pods start again elsewhere,
+// and at any moment some pod target has just joined. Demanding those
+// healthy too made the blue/green acceptance cutover (every node replaced
+// while it runs) wait 105 s more for pods that joined a moment before
+// (ratio 1.48 instead of 1.06), and under steady churn (a node every
+// minute) a verification never ends (TestRollbackUnderSteadyChurn's
+// Execute timed out in verify). The allowance cannot hide a pod that
+// fails its checks (unhealthy), one that gets no traffic (unused,
+// unavailable), or one the LBC has not registered a window after it was
+// Ready: each must be healthy like the others.
+//
+// A target that is not a pod's (a node target registered after the plan,
+// an address nothing in the cluster holds) is never removed: once the rest
+// holds, it stops the step with a *NonPodTargetsError naming each, unless
+// WithAllowNonPodTargets(true), which turns it into a result warning.
+func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, also func(*view) (bool, string)) error {
+	if tgb == nil {
+		return &InvariantError{Step: StepVerify, Check: "binding", Detail: "the binding does not exist"}
+	}
 	floor := r.st.Restore.Floor
-	return r.poll(ctx, StepVerify, "only healthy pod targets", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
-		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
+	est := r.plan.Estimate
+	interval, _, _ := r.plan.HealthCheck.Target.timing()
+	window := time.Duration(est.RegistrationSeconds+est.HealthCheckSeconds+interval) * time.Second
+	var others []NonPodTarget
+	err := r.poll(ctx, StepVerify, "only healthy pod targets", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
 			return false, "", err
 		}
-		r.noteUnplanned(v)
 		tracked, err := lbcTracked(ctx, r.e.Client, r.ns, tgb.Name)
 		if err != nil {
 			return false, "", err
 		}
-		left, unhealthy := 0, 0
+		readySince, err := podsReadySince(ctx, r.e.Client, r.ns)
+		if err != nil {
+			return false, "", err
+		}
+		healthy, settling, notYet, unhealthy := 0, 0, 0, 0
+		for e := range v.endpoints {
+			vt, reg := v.targets[e]
+			since, known := readySince[e.IP]
+			switch {
+			case reg && vt.state == stateHealthy:
+				healthy++
+			case reg && vt.state == stateUnhealthy:
+				unhealthy++
+			case (!reg || vt.state == stateInitial) && known && v.at.Sub(since) < window:
+				settling++
+			default:
+				notYet++
+			}
+		}
+		others = others[:0]
 		for _, t := range v.order {
 			vt := v.targets[t]
 			switch {
-			case slices.Contains(r.st.Restore.Recorded, t):
-				left++
-			case slices.Contains(r.res.Unplanned, t):
-			case vt.state == stateUnhealthy && (v.endpoints[t] || tracked[t.String()] || vt.report.Class == diagnose.ClassPod):
-				unhealthy++
+			case v.endpoints[t] || vt.state == stateDraining || r.isRecorded(t):
+			case tracked[t.String()]:
+				if vt.state == stateUnhealthy {
+					unhealthy++
+				}
+			default:
+				others = append(others, NonPodTarget{TargetAddr: t, Class: string(vt.report.Class), State: vt.state})
 			}
 		}
-		healthy, _ := endpointHealth(v, nil)
-		r.progress(StepVerify, r.tgARN, v, healthy, len(v.endpoints))
-		desc := fmt.Sprintf("%d recorded targets left, %d pod targets unhealthy, %d healthy (floor %d)", left, unhealthy, healthy, floor)
-		return left == 0 && unhealthy == 0 && healthy >= floor, desc, nil
+		ok, desc := true, ""
+		if also != nil {
+			ok, desc = also(v)
+			desc += ", "
+		}
+		r.progress(StepVerify, tgARN, v, healthy, len(v.endpoints))
+		desc += fmt.Sprintf("%d of %d pod endpoints healthy (floor %d), %d in their first health checks, %d not healthy yet, %d pod targets unhealthy, %d targets not pods'",
+			healthy, len(v.endpoints), floor, settling, notYet, unhealthy, len(others))
+		ok = ok && notYet == 0 && unhealthy == 0 && healthy >= floor
+		if !ok || len(others) == 0 {
+			return ok, desc, nil
+		}
+		if r.o.allowNonPod {
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target group %s holds %d targets that are not pod endpoints, allowed by WithAllowNonPodTargets: %s", tgARN, len(others), nonPodString(others)))
+			return true, desc, nil
+		}
+		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: tgARN, Targets: slices.Clone(others)}
 	})
+	return err
+}
+
+// isRecorded reports whether t is one of the plan's recorded targets.
+func (r *runner) isRecorded(t TargetAddr) bool {
+	return r.st.Restore != nil && slices.Contains(r.st.Restore.Recorded, t)
 }

@@ -44,6 +44,7 @@ type options struct {
 	analysis      AnalysisFunc
 	leaseDuration time.Duration
 	reason        string
+	allowNonPod   bool
 }
 
 func collect(opts []Option) options {
@@ -67,9 +68,10 @@ func WithJournal(j Journal) Option { return func(o *options) { o.journal = j } }
 func WithLock(l Lock) Option { return func(o *options) { o.lock = l } }
 
 // WithLeaseDuration sets the default lock's lease duration. Zero:
-// [DefaultLeaseDuration]. The lease is renewed before every mutation and
-// every observation, so it must exceed the poll interval and the longest
-// retried call.
+// [DefaultLeaseDuration]. The lease is renewed before every attempt of a
+// mutating call and whenever a third of it has passed, so the poll
+// interval and the retry policy's Max delay must each stay under half of
+// it: Execute and Rollback refuse them otherwise (an *InputError).
 func WithLeaseDuration(d time.Duration) Option { return func(o *options) { o.leaseDuration = d } }
 
 // WithObserver reports steps, observations and waits to obs. Default:
@@ -87,15 +89,28 @@ func WithApproval(f ApprovalFunc) Option { return func(o *options) { o.approval 
 
 // WithStopAfter makes Execute stop after the named step: the result says
 // Stopped, the journal keeps the progress and the lock is released; a later
-// Execute resumes with the next step. Default: run to the end.
+// Execute resumes with the next step. When the step is already done (an
+// earlier run stopped there), Execute stops again without running anything
+// further. A step ID that is not in the plan ([Plan.StepIDs]) is an
+// *InputError before anything is read or changed. Default: run to the end.
 func WithStopAfter(stepID string) Option { return func(o *options) { o.stopAfter = stepID } }
 
 // WithAutoRollback says whether Execute rolls back when a step fails (an
 // invariant breach, a timed-out gate, an analysis that rejects a weight,
 // an AWS error that is not retried). Default true. It never rolls back on
 // a lost lock (someone else acts), a refused approval, a hook's
-// interruption or a cancelled context.
+// interruption, a cancelled context, or targets that are not pods' found by
+// the verification (*NonPodTargetsError: the pods serve; rolling back would
+// not remove them).
 func WithAutoRollback(on bool) Option { return func(o *options) { o.autoRollback = on } }
+
+// WithAllowNonPodTargets lets the verification pass when the target group
+// holds targets that are not the Service's pod endpoints (node targets
+// someone registered after the plan, addresses nothing in the cluster
+// holds): the result warns, naming them. Default false: they stop Execute
+// at the verify step with a *NonPodTargetsError, without a rollback. They
+// are never removed either way.
+func WithAllowNonPodTargets(allow bool) Option { return func(o *options) { o.allowNonPod = allow } }
 
 // WithRetry shapes the retries of throttled calls. Default [DefaultRetry].
 func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }

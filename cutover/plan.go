@@ -472,9 +472,19 @@ func ParsePlan(data []byte) (*Plan, error) {
 	return &p, nil
 }
 
-// PolicyInput returns what [PolicyFor] needs to know about the plan.
+// PolicyInput returns what [PolicyFor] needs to know about the plan: what
+// its steps call (Step.Calls) and what its rollback calls. Every plan
+// deregisters targets of its target group and its rollback registers the
+// live nodes there; ModifyTargetGroup is asked for only when a step aligns
+// the health check (the rollback then restores it), and
+// ModifyTargetGroupAttributes only when blue/green's create step sets the
+// new target group's attributes.
 func (p *Plan) PolicyInput() PolicyInput {
 	in := PolicyInput{TargetGroupARN: p.TargetGroup.ARN}
+	for _, s := range p.Steps {
+		in.ModifyHealthCheck = in.ModifyHealthCheck || slices.Contains(s.Calls, callModifyTG)
+		in.NewTargetGroupAttributes = in.NewTargetGroupAttributes || slices.Contains(s.Calls, callModifyAttr)
+	}
 	if bg := p.BlueGreen; bg != nil {
 		for _, r := range bg.Routes {
 			if r.RuleARN != "" {

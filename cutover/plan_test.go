@@ -2,12 +2,15 @@ package cutover_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
 // TestPlanGolden: the plans of the seed's case, in-place and blue/green,
@@ -71,36 +74,115 @@ func TestParsePlanRefuses(t *testing.T) {
 	}
 }
 
-// TestPlanPolicyCoversEveryCall: every ELBv2 call the simulator recorded
-// during Execute and a Rollback after completion is allowed by the plan's
-// least-privilege policy, and the policy denies what the plan never needs.
-func TestPlanPolicyCoversEveryCall(t *testing.T) {
-	for _, st := range strategies {
-		t.Run(st.name, func(t *testing.T) {
-			s := newScenario(t, matrixWorld(117, st.instance))
+// TestPlanPolicyIsWhatTheRunCalls: the plan's least-privilege policy is
+// exactly what Execute and Rollback call, both ways. In each scenario the
+// cutover runs under churn to completion and is then rolled back; every
+// ELBv2 call the simulator recorded is allowed by the policy, and every
+// action of every statement, on every resource, was called (a
+// CreateTargetGroup with tags counts as AddTags on the group it created:
+// IAM authorizes tags on creation as AddTags). The scenarios cover what
+// the policy depends on: a health check aligned or already right
+// (ModifyTargetGroup or not), and blue/green attributes equal to a new
+// group's defaults or not (ModifyTargetGroupAttributes or not).
+func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
+	delay := time.Minute
+	tests := []struct {
+		name     string
+		instance bool
+		config   func(*sim.Config)
+		// grants and denies name actions on the plan's own target group
+		// (in-place) or the new one (blue/green) the policy must grant or
+		// deny.
+		grants, denies []string
+	}{
+		{name: "in-place, health check aligned", grants: []string{cutover.ActionModifyTargetGroup},
+			denies: []string{cutover.ActionModifyTargetGroupAttributes, cutover.ActionAddTags}},
+		{name: "in-place, health check already right", config: func(c *sim.Config) { c.Legacy.HealthCheckPath = "/healthz" },
+			denies: []string{cutover.ActionModifyTargetGroup, cutover.ActionModifyTargetGroupAttributes, cutover.ActionAddTags}},
+		{name: "blue/green, default attributes", instance: true,
+			grants: []string{cutover.ActionCreateTargetGroup, cutover.ActionAddTags, cutover.ActionDeleteTargetGroup},
+			denies: []string{cutover.ActionModifyTargetGroupAttributes, cutover.ActionModifyTargetGroup}},
+		{name: "blue/green, attributes to copy", instance: true, config: func(c *sim.Config) { c.Legacy.DeregistrationDelay = &delay },
+			grants: []string{cutover.ActionCreateTargetGroup, cutover.ActionAddTags, cutover.ActionModifyTargetGroupAttributes, cutover.ActionDeleteTargetGroup},
+			denies: []string{cutover.ActionModifyTargetGroup}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := matrixWorld(117, tt.instance)
+			if tt.config != nil {
+				tt.config(&cfg)
+			}
+			s := newScenario(t, cfg)
 			p := s.plan(nil)
-			if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
-				t.Fatal(err)
-			}
-			s.checkPolicy(p)
 			pol, err := p.IAMPolicy()
 			if err != nil {
 				t.Fatal(err)
 			}
-			ops := map[string]bool{}
-			for _, c := range s.w.ELBv2().Calls() {
-				ops[c.Op] = true
+			s.churn()
+			if res, err := cutover.Execute(t.Context(), s.env, p); err != nil || !res.Completed {
+				t.Fatalf("Execute: %v", err)
 			}
-			t.Logf("%s: %d calls of %d operations, all allowed by %d statements", st.name, len(s.w.ELBv2().Calls()), len(ops), len(pol.Statement))
-			if pol.Allows("elasticloadbalancing:DeleteTargetGroup", p.TargetGroup.ARN) {
+			if rb, err := cutover.Rollback(t.Context(), s.env, p); err != nil || !rb.Completed {
+				t.Fatalf("Rollback: %v", err)
+			}
+			// Recorded ⊆ policy.
+			s.checkPolicy(p)
+			// Policy ⊆ recorded.
+			type use struct{ action, resource string }
+			var used []use
+			for _, c := range s.w.ELBv2().Calls() {
+				res := c.Resources
+				if len(res) == 0 {
+					res = []string{"*"}
+				}
+				for _, r := range res {
+					used = append(used, use{"elasticloadbalancing:" + c.Op, r})
+					if c.Op == "CreateTargetGroup" && s.api.taggedOnCreate(r) {
+						used = append(used, use{cutover.ActionAddTags, r})
+					}
+				}
+			}
+			for _, st := range pol.Statement {
+				for _, a := range st.Action {
+					for _, r := range st.Resource {
+						one := &cutover.Policy{Version: cutover.PolicyVersion, Statement: []cutover.Statement{
+							{Effect: "Allow", Action: cutover.StringList{a}, Resource: cutover.StringList{r}}}}
+						if !slices.ContainsFunc(used, func(u use) bool { return one.Allows(u.action, u.resource) }) {
+							t.Errorf("statement %s grants %s on %s, which neither Execute nor Rollback called", st.Sid, a, r)
+						}
+					}
+				}
+			}
+			tg := p.TargetGroup.ARN
+			if tt.instance {
+				tg = strings.Replace(tg, "targetgroup/"+p.TargetGroup.Name+"/", "targetgroup/"+p.BlueGreen.NewTargetGroup.Name+"/", 1)
+			}
+			for _, a := range tt.grants {
+				if !pol.Allows(a, tg) {
+					t.Errorf("the policy denies %s on %s", a, tg)
+				}
+			}
+			if tt.instance {
+				// Blue/green changes nothing of the old target group but
+				// its targets.
+				for _, a := range []string{cutover.ActionModifyTargetGroup, cutover.ActionModifyTargetGroupAttributes, cutover.ActionAddTags} {
+					if pol.Allows(a, p.TargetGroup.ARN) {
+						t.Errorf("the policy grants %s on the old target group", a)
+					}
+				}
+			}
+			for _, a := range tt.denies {
+				if pol.Allows(a, tg) {
+					t.Errorf("the policy grants %s on %s, which the plan never calls", a, tg)
+				}
+			}
+			if pol.Allows(cutover.ActionDeleteTargetGroup, p.TargetGroup.ARN) {
 				t.Error("the policy lets the plan delete its own target group")
 			}
-			if pol.Allows("elasticloadbalancing:DeregisterTargets", strings.Replace(p.TargetGroup.ARN, "legacy-web", "other", 1)) {
+			if pol.Allows(cutover.ActionDeregisterTargets, strings.Replace(p.TargetGroup.ARN, "legacy-web", "other", 1)) {
 				t.Error("the policy lets the plan deregister another target group's targets")
 			}
+			t.Logf("%s: %d calls, %d statements: %v", tt.name, len(s.w.ELBv2().Calls()), len(pol.Statement), pol.Actions())
 		})
 	}
 }

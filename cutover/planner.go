@@ -21,15 +21,30 @@ import (
 )
 
 // clonedAttributes are the target group attributes blue/green copies to
-// the new target group when the old one reports them.
-var clonedAttributes = []string{
-	"deregistration_delay.timeout_seconds",
-	"slow_start.duration_seconds",
-	"load_balancing.algorithm.type",
-	"stickiness.enabled",
-	"stickiness.type",
-	"stickiness.lb_cookie.duration_seconds",
-	"target_group_health.unhealthy_state_routing.minimum_healthy_targets.count",
+// the new target group when the old one reports them, with the value
+// ELBv2 gives a new HTTP or HTTPS target group (its documented default).
+var clonedAttributes = []struct{ key, def string }{
+	{"deregistration_delay.timeout_seconds", "300"},
+	{"slow_start.duration_seconds", "0"},
+	{"load_balancing.algorithm.type", "round_robin"},
+	{"stickiness.enabled", "false"},
+	{"stickiness.type", "lb_cookie"},
+	{"stickiness.lb_cookie.duration_seconds", "86400"},
+	{"target_group_health.unhealthy_state_routing.minimum_healthy_targets.count", "1"},
+}
+
+// attributesDiffer reports whether the create step must set attrs after
+// CreateTargetGroup (ModifyTargetGroupAttributes): some value differs from
+// a new target group's default, or has no known default. The plan's
+// policy grants ModifyTargetGroupAttributes only then.
+func attributesDiffer(attrs map[string]string) bool {
+	for k, v := range attrs {
+		i := slices.IndexFunc(clonedAttributes, func(a struct{ key, def string }) bool { return a.key == k })
+		if i < 0 || clonedAttributes[i].def != v {
+			return true
+		}
+	}
+	return false
 }
 
 const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
@@ -416,13 +431,7 @@ func atoi32(s string) int32 {
 
 func estimate(hc HealthCheckSettings, dereg, hold int32) Estimate {
 	e := Estimate{RegistrationSeconds: RegistrationSeconds, DeregistrationDelaySeconds: dereg, HoldSeconds: hold}
-	interval, healthy := int32(30), int32(5)
-	if hc.IntervalSeconds != nil {
-		interval = *hc.IntervalSeconds
-	}
-	if hc.HealthyThresholdCount != nil {
-		healthy = *hc.HealthyThresholdCount
-	}
+	interval, healthy, _ := hc.timing()
 	e.HealthCheckSeconds = interval * healthy
 	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.DeregistrationDelaySeconds + e.HoldSeconds
 	return e
@@ -487,13 +496,14 @@ func (pl *planner) inPlaceSteps() {
 	}
 	verify := Step{
 		ID: StepVerify, Phase: "verify", Title: "verify the target group holds only pod endpoints",
-		Effect:   fmt.Sprintf("none: checks that no recorded target is left, no target is unhealthy, every target is a pod (or the LBC tracks it) and at least %d are healthy", p.Floor),
+		Effect:   fmt.Sprintf("none: checks that no recorded target is left, every ready endpoint is registered and healthy (a pod Ready for less than a health-check window may still be in its first checks), no pod target is unhealthy, at least %d are healthy, and no target is other than a pod's (or tracked by the LBC): such targets stop it unless allowed", p.Floor),
 		Rollback: "nothing to undo",
 		Calls:    []string{callDescribe, callListKube},
 	}
 	switch p.HealthCheck.Timing {
 	case HealthCheckBeforeBinding:
 		align.Phase = "prepare"
+		gate.Effect += "; and the node targets healthy before the early alignment must stay healthy under it for HealthyThresholdCount (or UnhealthyThresholdCount, when more) intervals, else it stops and the rollback restores the health check first"
 		p.Steps = []Step{align, bind, gate, dereg, drain, verify}
 	case HealthCheckAfterDeregistration:
 		align.Phase = "remove"
@@ -600,9 +610,9 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 		_, err = pl.fail(err)
 		return err
 	}
-	for _, k := range clonedAttributes {
-		if v, ok := all[k]; ok {
-			attrs[k] = v
+	for _, a := range clonedAttributes {
+		if v, ok := all[a.key]; ok {
+			attrs[a.key] = v
 		}
 	}
 	p.BlueGreen = &BlueGreenPlan{
@@ -724,12 +734,18 @@ func (pl *planner) blueGreenSteps() {
 			modify = append(modify, c)
 		}
 	}
+	// Tags on creation are authorized as AddTags; the attributes are set
+	// only when they differ from a new target group's.
+	createCalls := []string{callDescribe, callCreateTG, callAddTags}
+	if attributesDiffer(bg.NewTargetGroup.Attributes) {
+		createCalls = append(createCalls, callModifyAttr)
+	}
 	p.Steps = append(p.Steps, Step{
 		ID: StepCreateTargetGroup, Phase: "prepare", Title: "create the ip target group " + ntg,
 		Preconditions: []string{"no target group of that name, or one tgmigrate created for this one (its tags say so)"},
 		Effect:        fmt.Sprintf("CreateTargetGroup %s (ip, %s:%d, health check %s), tagged %s=%s; its attributes copied from %s", ntg, bg.NewTargetGroup.Protocol, bg.NewTargetGroup.Port, hcString(bg.NewTargetGroup.HealthCheck), TagCreatedBy, ManagedBy, p.TargetGroup.Name),
 		Rollback:      "DeleteTargetGroup, once no forward action uses it and only if its tags say tgmigrate created it",
-		Calls:         []string{callDescribe, callCreateTG, callAddTags, callModifyAttr}, Mutates: true,
+		Calls:         createCalls, Mutates: true,
 	})
 	for _, w := range bg.WeightSteps {
 		s := Step{ID: StepShift(w), Phase: "shift-" + strconv.Itoa(int(w)), Weight: w, Calls: modify, Mutates: true,
@@ -765,6 +781,6 @@ func (pl *planner) blueGreenSteps() {
 			Rollback:      "attach the old target group again, register the live nodes in it, wait until healthy, then put the original forward actions back",
 			Calls:         modify, Mutates: true},
 		Step{ID: StepVerify, Phase: "verify", Title: "verify " + ntg + " serves alone",
-			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone and that at least %d of its targets are healthy, none unhealthy", ntg, p.Floor),
+			Effect:   fmt.Sprintf("none: checks that every forward action sends to %s alone, that every ready endpoint is registered and healthy there (a pod Ready for less than a health-check window may still be in its first checks), none unhealthy, at least %d healthy, and no target other than a pod's: such targets stop it unless allowed", ntg, p.Floor),
 			Rollback: "nothing to undo", Calls: []string{callDescribe, callListKube}})
 }

@@ -81,13 +81,19 @@ type PolicyNeed struct {
 	Resources []string
 }
 
-// PolicyInput is what [PolicyFor] needs to know about a plan, as plain values.
+// PolicyInput is what [PolicyFor] needs to know about a plan, as plain
+// values: each field grants only what a step or a rollback action of the
+// plan calls. [Plan.PolicyInput] fills it from the plan's steps.
 type PolicyInput struct {
-	// TargetGroupARN is the plan's target group, whose targets are
-	// deregistered (and registered again by a rollback) and whose health
-	// check, attributes and tags change. Its partition, region and account
-	// scope every other ARN. Required.
+	// TargetGroupARN is the plan's target group: DeregisterTargets (the
+	// recorded node targets, and those of nodes Karpenter removes) and
+	// RegisterTargets (a rollback registers the live nodes) on it. Its
+	// partition, region and account scope every other ARN. Required.
 	TargetGroupARN string
+	// ModifyHealthCheck adds ModifyTargetGroup on the target group: the
+	// plan aligns its health check, and a rollback restores it. False: the
+	// plan leaves the health check as it is.
+	ModifyHealthCheck bool
 	// ListenerARNs are the listeners whose default actions the plan changes
 	// (ModifyListener). Empty: none.
 	ListenerARNs []string
@@ -96,13 +102,17 @@ type PolicyInput struct {
 	RuleARNs []string
 	// NewTargetGroupName is, for blue/green, the name of the target group the
 	// plan creates, or a name pattern with * and ? that must not match the
-	// plan's own target group. Its ARN is not known
-	// before it exists, so the policy names
+	// plan's own target group. Its ARN is not known before it exists, so
+	// the policy names
 	// arn:PARTITION:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/*
-	// for CreateTargetGroup, and for AddTags (tagging on creation needs it),
-	// ModifyTargetGroup and ModifyTargetGroupAttributes. Empty: in-place, no
-	// target group is created.
+	// for CreateTargetGroup, and for AddTags: the plan tags it on creation,
+	// and IAM authorizes the tags of a CreateTargetGroup as AddTags. Empty:
+	// in-place, no target group is created.
 	NewTargetGroupName string
+	// NewTargetGroupAttributes adds ModifyTargetGroupAttributes on the new
+	// target group: the attributes copied from the old one differ from a
+	// new target group's defaults. It requires NewTargetGroupName.
+	NewTargetGroupAttributes bool
 	// DeleteNewTargetGroup adds DeleteTargetGroup on the new target group
 	// (and only on it), which a blue/green rollback needs to remove what it
 	// created. It requires NewTargetGroupName.
@@ -138,7 +148,6 @@ func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	tgs := []string{tg.Raw}
 	var newTG string
 	switch {
 	case in.NewTargetGroupName != "":
@@ -153,9 +162,10 @@ func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 				Reason: fmt.Sprintf("%q also matches the plan's target group %q", in.NewTargetGroupName, tg.Name)}
 		}
 		newTG = fmt.Sprintf("arn:%s:elasticloadbalancing:%s:%s:targetgroup/%s/*", tg.Partition, tg.Region, tg.AccountID, in.NewTargetGroupName)
-		tgs = append(tgs, newTG)
 	case in.DeleteNewTargetGroup:
 		return nil, &InputError{Op: op, Field: "DeleteNewTargetGroup", Reason: "set without NewTargetGroupName"}
+	case in.NewTargetGroupAttributes:
+		return nil, &InputError{Op: op, Field: "NewTargetGroupAttributes", Reason: "set without NewTargetGroupName"}
 	}
 
 	// ELBv2's Describe* actions do not support resource-level permissions:
@@ -164,9 +174,9 @@ func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 		{Action: ActionDescribeELBv2, Resources: []string{"*"}},
 		{Action: ActionRegisterTargets, Resources: []string{tg.Raw}},
 		{Action: ActionDeregisterTargets, Resources: []string{tg.Raw}},
-		{Action: ActionModifyTargetGroup, Resources: tgs},
-		{Action: ActionModifyTargetGroupAttributes, Resources: tgs},
-		{Action: ActionAddTags, Resources: tgs},
+	}
+	if in.ModifyHealthCheck {
+		needs = append(needs, PolicyNeed{Action: ActionModifyTargetGroup, Resources: []string{tg.Raw}})
 	}
 	if in.DescribeEC2 {
 		// EC2's Describe* actions do not support resource-level permissions either.
@@ -175,7 +185,11 @@ func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 		}
 	}
 	if newTG != "" {
-		needs = append(needs, PolicyNeed{Action: ActionCreateTargetGroup, Resources: []string{newTG}})
+		needs = append(needs, PolicyNeed{Action: ActionCreateTargetGroup, Resources: []string{newTG}},
+			PolicyNeed{Action: ActionAddTags, Resources: []string{newTG}})
+		if in.NewTargetGroupAttributes {
+			needs = append(needs, PolicyNeed{Action: ActionModifyTargetGroupAttributes, Resources: []string{newTG}})
+		}
 		if in.DeleteNewTargetGroup {
 			needs = append(needs, PolicyNeed{Action: ActionDeleteTargetGroup, Resources: []string{newTG}})
 		}
@@ -243,8 +257,8 @@ var policyGroups = []struct {
 	{"ReadELBv2", []string{"elasticloadbalancing:describe"}},
 	{"ReadEC2", []string{"ec2:describe"}},
 	{"TargetWrites", []string{"elasticloadbalancing:registertargets", "elasticloadbalancing:deregistertargets"}},
-	{"TargetGroupWrites", []string{"elasticloadbalancing:modifytargetgroup", "elasticloadbalancing:addtags"}},
-	{"TargetGroupCreate", []string{"elasticloadbalancing:createtargetgroup"}},
+	{"TargetGroupWrites", []string{"elasticloadbalancing:modifytargetgroup"}},
+	{"TargetGroupCreate", []string{"elasticloadbalancing:createtargetgroup", "elasticloadbalancing:addtags"}},
 	{"ListenerWrites", []string{"elasticloadbalancing:modifylistener"}},
 	{"RuleWrites", []string{"elasticloadbalancing:modifyrule"}},
 	{"TargetGroupCleanup", []string{"elasticloadbalancing:deletetargetgroup"}},
@@ -266,8 +280,8 @@ func groupOf(action string) int {
 // NewPolicy builds an Allow-only policy that grants each need's action on
 // exactly its resources, and nothing else. Needs for the same action are
 // merged. Actions needed on the same resources, within one group (reads,
-// target writes, target group writes, target group creation, listener
-// writes, rule writes, clean-up, other), share a statement; an action is
+// target writes, target group writes, target group creation with its
+// tags, listener writes, rule writes, clean-up, other), share a statement; an action is
 // never granted on a resource it was not needed on. Statements, actions and
 // resources come out in a deterministic order. A malformed need gives an
 // *InputError and no policy.

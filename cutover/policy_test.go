@@ -16,14 +16,15 @@ func TestPolicyForGolden(t *testing.T) {
 		name string
 		in   PolicyInput
 	}{
-		{"policy-inplace.json", PolicyInput{TargetGroupARN: testTG}},
+		{"policy-inplace.json", PolicyInput{TargetGroupARN: testTG, ModifyHealthCheck: true}},
 		{"policy-bluegreen.json", PolicyInput{
-			TargetGroupARN:       testTG,
-			ListenerARNs:         []string{testListener},
-			RuleARNs:             []string{testRule},
-			NewTargetGroupName:   "legacy-web-pods",
-			DeleteNewTargetGroup: true,
-			DescribeEC2:          true,
+			TargetGroupARN:           testTG,
+			ListenerARNs:             []string{testListener},
+			RuleARNs:                 []string{testRule},
+			NewTargetGroupName:       "legacy-web-pods",
+			NewTargetGroupAttributes: true,
+			DeleteNewTargetGroup:     true,
+			DescribeEC2:              true,
 		}},
 	}
 	for _, tt := range tests {
@@ -60,13 +61,24 @@ func TestPolicyForGolden(t *testing.T) {
 }
 
 func TestPolicyForAllows(t *testing.T) {
-	inPlace, err := PolicyFor(PolicyInput{TargetGroupARN: testTG})
+	inPlace, err := PolicyFor(PolicyInput{TargetGroupARN: testTG, ModifyHealthCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aligned, err := PolicyFor(PolicyInput{TargetGroupARN: testTG})
 	if err != nil {
 		t.Fatal(err)
 	}
 	blueGreen, err := PolicyFor(PolicyInput{
 		TargetGroupARN: testTG, ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
 		NewTargetGroupName: "legacy-web-pods", DeleteNewTargetGroup: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs, err := PolicyFor(PolicyInput{
+		TargetGroupARN: testTG, ListenerARNs: []string{testListener},
+		NewTargetGroupName: "legacy-web-pods", NewTargetGroupAttributes: true, DeleteNewTargetGroup: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +99,16 @@ func TestPolicyForAllows(t *testing.T) {
 		{"deregister on the TG", inPlace, "elasticloadbalancing:DeregisterTargets", testTG, true},
 		{"register on the TG", inPlace, "elasticloadbalancing:RegisterTargets", testTG, true},
 		{"deregister on another TG", inPlace, "elasticloadbalancing:DeregisterTargets", testOtherTG, false},
-		{"modify TG", inPlace, "elasticloadbalancing:ModifyTargetGroup", testTG, true},
-		{"modify TG attributes", inPlace, "elasticloadbalancing:ModifyTargetGroupAttributes", testTG, true},
-		{"add tags", inPlace, "elasticloadbalancing:AddTags", testTG, true},
+		{"modify TG health check", inPlace, "elasticloadbalancing:ModifyTargetGroup", testTG, true},
+		{"health check already aligned: no modify", aligned, "elasticloadbalancing:ModifyTargetGroup", testTG, false},
+		{"in-place never sets attributes", inPlace, "elasticloadbalancing:ModifyTargetGroupAttributes", testTG, false},
+		{"in-place never tags", inPlace, "elasticloadbalancing:AddTags", testTG, false},
+		{"blue/green leaves the old TG's health check", blueGreen, "elasticloadbalancing:ModifyTargetGroup", testTG, false},
+		{"blue/green leaves the old TG's attributes", attrs, "elasticloadbalancing:ModifyTargetGroupAttributes", testTG, false},
+		{"blue/green never tags the old TG", attrs, "elasticloadbalancing:AddTags", testTG, false},
+		{"blue/green never modifies the new TG's health check", attrs, "elasticloadbalancing:ModifyTargetGroup", testNewTG, false},
+		{"new TG attributes when they differ", attrs, "elasticloadbalancing:ModifyTargetGroupAttributes", testNewTG, true},
+		{"new TG attributes not asked for", blueGreen, "elasticloadbalancing:ModifyTargetGroupAttributes", testNewTG, false},
 		{"in-place cannot create", inPlace, "elasticloadbalancing:CreateTargetGroup", testNewTG, false},
 		{"in-place cannot touch listeners", inPlace, "elasticloadbalancing:ModifyListener", testListener, false},
 		{"nobody deletes the legacy TG", blueGreen, "elasticloadbalancing:DeleteTargetGroup", testTG, false},
@@ -138,6 +157,7 @@ func TestPolicyNeedsErrors(t *testing.T) {
 		{"new TG pattern matches the legacy TG", PolicyInput{TargetGroupARN: testTG, NewTargetGroupName: "legacy-*", DeleteNewTargetGroup: true}, ErrInvalidInput},
 		{"new TG name is the legacy TG's", PolicyInput{TargetGroupARN: testTG, NewTargetGroupName: "legacy-web"}, ErrInvalidInput},
 		{"delete without new TG", PolicyInput{TargetGroupARN: testTG, DeleteNewTargetGroup: true}, ErrInvalidInput},
+		{"attributes without new TG", PolicyInput{TargetGroupARN: testTG, NewTargetGroupAttributes: true}, ErrInvalidInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,8 +260,8 @@ func TestNewPolicy(t *testing.T) {
 // statement grants was asked for by a need: grouping never over-grants.
 func TestNewPolicyLeastPrivilege(t *testing.T) {
 	needs, err := PolicyNeeds(PolicyInput{
-		TargetGroupARN: testTG, ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
-		NewTargetGroupName: "legacy-web-pods", DeleteNewTargetGroup: true, DescribeEC2: true,
+		TargetGroupARN: testTG, ModifyHealthCheck: true, ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
+		NewTargetGroupName: "legacy-web-pods", NewTargetGroupAttributes: true, DeleteNewTargetGroup: true, DescribeEC2: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -369,13 +389,13 @@ func TestPolicyParseAndValidate(t *testing.T) {
 }
 
 func TestPolicyActions(t *testing.T) {
-	p, err := PolicyFor(PolicyInput{TargetGroupARN: testTG, ListenerARNs: []string{testListener}})
+	p, err := PolicyFor(PolicyInput{TargetGroupARN: testTG, ListenerARNs: []string{testListener}, NewTargetGroupName: "legacy-web-pods"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		ActionAddTags, ActionDeregisterTargets, ActionDescribeELBv2, ActionModifyListener,
-		ActionModifyTargetGroup, ActionModifyTargetGroupAttributes, ActionRegisterTargets,
+		ActionAddTags, ActionCreateTargetGroup, ActionDeregisterTargets, ActionDescribeELBv2, ActionModifyListener,
+		ActionRegisterTargets,
 	}
 	if diff := cmp.Diff(want, p.Actions()); diff != "" {
 		t.Errorf("Actions() (-want +got):\n%s", diff)

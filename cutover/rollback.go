@@ -151,7 +151,11 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	if err != nil {
 		return nil, fmt.Errorf("cutover: rollback: %w", err)
 	}
+	if err := r.checkLeaseBudget("rollback"); err != nil {
+		return nil, err
+	}
 	r.st = st
+	r.withLogValues(st.Plan.ID)
 	if st.RolledBack() {
 		now := e.clock.Now()
 		return &RollbackResult{PlanID: st.Plan.ID, Completed: true, NothingToDo: true, Reason: "already rolled back",
@@ -269,7 +273,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		return done(err)
 	}
 	res.Completed = true
-	r.e.log.Info("rolled back", "plan", st.Plan.ID)
+	r.e.log.Info("rolled back")
 	return done(nil)
 }
 
@@ -407,9 +411,6 @@ func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, pre
 	}
 	for len(missing) > 0 {
 		batch := missing[:min(len(missing), rb.o.batchSize)]
-		if err := rb.renew(ctx); err != nil {
-			return nil, err
-		}
 		if err := rb.aws.register(ctx, rb.tgARN, batch); err != nil {
 			return nil, err
 		}
@@ -567,9 +568,6 @@ func (rb *rollbackRun) retireOurs(ctx context.Context, v *view) error {
 	}
 	for len(batch) > 0 {
 		n := min(len(batch), rb.o.batchSize)
-		if err := rb.renew(ctx); err != nil {
-			return err
-		}
 		if err := rb.aws.deregister(ctx, rb.tgARN, batch[:n]); err != nil {
 			return err
 		}
@@ -630,11 +628,8 @@ func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
 		return nil
 	}
 	if cur.DeletionTimestamp.IsZero() {
-		if err := rb.renew(ctx); err != nil {
-			return err
-		}
 		var res *tgbind.DeleteResult
-		err := rb.aws.retryTransient(ctx, func(ctx context.Context) (err error) {
+		err := rb.aws.retryTransient(ctx, true, func(ctx context.Context) (err error) {
 			res, err = rb.binder.Delete(ctx, key)
 			return err
 		})
@@ -692,9 +687,6 @@ func (rb *rollbackRun) deleteTargetGroup(ctx context.Context) error {
 		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("target group %s is not tagged %s=%s for this target group: left alone", arn, TagCreatedBy, ManagedBy))
 		return nil
 	}
-	if err := rb.renew(ctx); err != nil {
-		return err
-	}
 	err = rb.aws.deleteTargetGroup(ctx, arn)
 	if errors.Is(err, awserr.ErrNotFound) {
 		return nil
@@ -716,9 +708,6 @@ func (rb *rollbackRun) restoreHealthCheck(ctx context.Context) error {
 	diff := orig.changesFrom(healthCheckOf(tg))
 	if diff.empty() {
 		return nil
-	}
-	if err := rb.renew(ctx); err != nil {
-		return err
 	}
 	if err := rb.aws.modifyHealthCheck(ctx, rb.tgARN, diff); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +31,13 @@ import (
 
 // contractAPI wraps the simulator's client and checks cutover's call
 // contract on every call that goes through it: every RegisterTargets and
-// DeregisterTargets carries at most 200 targets, each with its Port.
+// DeregisterTargets carries at most 200 targets, each with its Port. It
+// also notes the target groups created with tags.
 type contractAPI struct {
 	cutover.ELBv2API
 	mu         sync.Mutex
 	violations []string
+	tagged     []string // target groups created with tags
 }
 
 func (c *contractAPI) check(op string, targets []elbv2types.TargetDescription) {
@@ -60,6 +63,26 @@ func (c *contractAPI) DeregisterTargets(ctx context.Context, in *elbv2.Deregiste
 	return c.ELBv2API.DeregisterTargets(ctx, in, o...)
 }
 
+func (c *contractAPI) CreateTargetGroup(ctx context.Context, in *elbv2.CreateTargetGroupInput, o ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error) {
+	out, err := c.ELBv2API.CreateTargetGroup(ctx, in, o...)
+	if err == nil && len(in.Tags) > 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, tg := range out.TargetGroups {
+			c.tagged = append(c.tagged, aws.ToString(tg.TargetGroupArn))
+		}
+	}
+	return out, err
+}
+
+// taggedOnCreate reports whether a CreateTargetGroup that went through
+// created arn with tags.
+func (c *contractAPI) taggedOnCreate(arn string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.tagged, arn)
+}
+
 // scenario is one world and the cutover's environment in it.
 type scenario struct {
 	t        testing.TB
@@ -68,6 +91,8 @@ type scenario struct {
 	api      *contractAPI
 	original []string // the nodes at the start
 	hc       elbv2types.TargetGroup
+	// churnedAt is when churn started the replacement of every node.
+	churnedAt time.Time
 }
 
 // smallWorld is the world of the crash and rollback matrices: 8 nodes, 24
@@ -76,6 +101,66 @@ type scenario struct {
 func smallWorld(seed uint64) sim.Config {
 	return sim.Config{Seed: seed, Nodes: 8, Pods: 24, RPS: 20,
 		NodePool: karpenter.NodePool{Budgets: []karpenter.Budget{{Nodes: "25%"}}}}
+}
+
+// churnWorld stresses cfg for the acceptance scenarios, whose figures are
+// measured when Execute returns: 50 requests a second, a NodePool budget
+// of 25% and a PodDisruptionBudget of 25%, so that Karpenter replaces
+// every node of the start while the cutover runs and 10,000 requests pass
+// by then. Faster still (a budget of 35% on 20 nodes) and the nodes leave
+// before any pod target can pass its health checks: the legacy target
+// group runs dry, whatever the cutover does.
+func churnWorld(cfg sim.Config) sim.Config {
+	cfg.RPS = 50
+	cfg.NodePool.Budgets = []karpenter.Budget{{Nodes: "25%"}}
+	cfg.Workload.MaxUnavailable = "25%"
+	return cfg
+}
+
+// figures are what the world showed at one moment of a run.
+type figures struct {
+	// Replaced counts the nodes of the start that are gone or terminated;
+	// Original the nodes of the start.
+	Replaced, Original int
+	// Requests and Failed count the requests so far.
+	Requests, Failed int
+	// Elapsed is the time since the churn started.
+	Elapsed time.Duration
+}
+
+func (f figures) String() string {
+	return fmt.Sprintf("%d of %d nodes replaced, %d requests (%d failed), %s into the churn", f.Replaced, f.Original, f.Requests, f.Failed, f.Elapsed)
+}
+
+// figures reads the world's figures now.
+func (s *scenario) figures() figures {
+	st := s.w.Traffic()
+	f := figures{Original: len(s.original), Requests: st.Total, Failed: st.Failed}
+	for _, name := range s.original {
+		if n, ok := s.w.Cluster().Node(name); !ok || n.Phase == "Terminated" {
+			f.Replaced++
+		}
+	}
+	if !s.churnedAt.IsZero() {
+		f.Elapsed = s.w.Clock().Since(s.churnedAt)
+	}
+	return f
+}
+
+// checkDuringExecute checks the figures taken when Execute returned:
+// Karpenter replaced every node of the start during the cutover itself,
+// and at least 10,000 requests passed, none failed.
+func (s *scenario) checkDuringExecute(f figures) {
+	s.t.Helper()
+	if f.Replaced != f.Original {
+		s.t.Errorf("when Execute returned, %d of the %d nodes of the start were replaced; want every one", f.Replaced, f.Original)
+	}
+	if f.Requests < 10000 {
+		s.t.Errorf("when Execute returned, %d requests had passed; want at least 10,000", f.Requests)
+	}
+	if f.Failed != 0 {
+		s.t.Errorf("when Execute returned, %d requests had failed", f.Failed)
+	}
 }
 
 func newScenario(t testing.TB, cfg sim.Config) *scenario {
@@ -121,9 +206,11 @@ func (s *scenario) plan(mod func(*cutover.Request)) *cutover.Plan {
 }
 
 // churn has Karpenter drift every node at once, paced by the NodePool's
-// budget (10%), and lets the world take the first step.
+// budget (10% unless the config says otherwise), and lets the world take
+// the first step.
 func (s *scenario) churn() {
 	s.t.Helper()
+	s.churnedAt = s.w.Clock().Now()
 	if err := s.w.ReplaceAllNodes(0); err != nil {
 		s.t.Fatal(err)
 	}
@@ -172,12 +259,8 @@ func (s *scenario) draining() bool {
 
 // allReplaced reports whether every node of the start is terminated.
 func (s *scenario) allReplaced() bool {
-	for _, name := range s.original {
-		if n, ok := s.w.Cluster().Node(name); !ok || n.Phase != "Terminated" {
-			return false
-		}
-	}
-	return true
+	f := s.figures()
+	return f.Replaced == f.Original
 }
 
 // checkRun checks what every scenario must show: Karpenter replaced every

@@ -146,6 +146,13 @@ type HealthCheckState struct {
 	// Aligned says the target group's health check was changed to suit the
 	// pod targets.
 	Aligned bool `json:"aligned"`
+	// ModifiedAt is when Execute changed the health check while node
+	// targets still served (a before-binding alignment), zero when it did
+	// not; HealthyNodes are the recorded node targets healthy just before.
+	// The gate confirms, from then, that they stay healthy under the new
+	// check.
+	ModifiedAt   time.Time    `json:"modifiedAt,omitzero"`
+	HealthyNodes []TargetAddr `json:"healthyNodes,omitempty"`
 }
 
 // BindingState records the TargetGroupBinding step.

@@ -174,6 +174,7 @@ type runFlags struct {
 	plan                    string
 	yes                     bool
 	stopAfter               string
+	allowNonPod             bool
 	journalFile             string
 	clusterName, clusterVPC string
 	// rollback from the journal alone
@@ -206,6 +207,7 @@ terminal it asks first). Run it again after an interruption to resume.`,
 	}
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
+	cmd.Flags().BoolVar(&f.allowNonPod, "allow-non-pod-targets", false, "let the verification pass, with a warning, when the target group holds targets that are not the Service's pods (they are never removed)")
 	return cmd
 }
 
@@ -273,6 +275,9 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	if f.stopAfter != "" {
 		opts = append(opts, cutover.WithStopAfter(f.stopAfter))
 	}
+	if f.allowNonPod {
+		opts = append(opts, cutover.WithAllowNonPodTargets(true))
+	}
 	if f.journalFile != "" {
 		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
 		if err != nil {
@@ -285,6 +290,9 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 		if ctx.Err() != nil || cutover.IsInterrupted(err) {
 			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress.\n  resume:    %s\n  roll back: %s\n",
 				rerunCommand(cmd, "execute", true), rerunCommand(cmd, "rollback", false))
+		}
+		if cutover.IsNonPodTargets(err) {
+			fmt.Fprintf(a.stderr, "\nthe target group holds targets that are not the Service's pods; they were left in place and nothing was rolled back.\n  remove them, then: tgmigrate execute --plan %s --yes\n  or keep them:      tgmigrate execute --plan %s --yes --allow-non-pod-targets\n", f.plan, f.plan)
 		}
 		if res != nil {
 			_ = a.printResult(res)
