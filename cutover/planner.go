@@ -313,9 +313,15 @@ func (pl *planner) floor(healthy int, what string) error {
 // inPlace plans the in-place strategy.
 func (pl *planner) inPlace(ctx context.Context) error {
 	p, req := pl.p, &pl.req
-	b, err := pl.binder.Build(ctx, tgbind.Request{
-		TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
-		Name: req.BindingName, MultiCluster: true,
+	// Planning is read-only: tgbind's reads are retried like the planner's
+	// own, on throttling and the API server's transient failures.
+	var b *tgbind.Binding
+	err := pl.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
+		b, err = pl.binder.Build(ctx, tgbind.Request{
+			TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
+			Name: req.BindingName, MultiCluster: true,
+		})
+		return err
 	})
 	if err != nil {
 		_, err = pl.fail(err)
@@ -535,7 +541,11 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 	probe.Namespace = req.Namespace
 	probe.Spec.TargetGroupARN = pl.arn.Raw
 	probe.Spec.ServiceRef = v1beta1.ServiceReference{Name: req.Service, Port: pl.portRef()}
-	st, err := pl.binder.Observe(ctx, probe)
+	var st *tgbind.TargetState
+	err := pl.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
+		st, err = pl.binder.Observe(ctx, probe)
+		return err
+	})
 	if err != nil {
 		_, err = pl.fail(err)
 		return err
