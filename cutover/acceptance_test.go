@@ -27,11 +27,13 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 		t.Fatalf("plan: strategy %s, %d recorded, floor %d", p.Strategy, len(p.Recorded), p.Floor)
 	}
 	s.churn()
+	before := s.w.AWSCounts()
 	res, err := cutover.Execute(t.Context(), s.env, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := s.figures()
+	s.checkCounted(before, res)
 	if !res.Completed || res.RolledBack {
 		t.Fatalf("result %+v", res)
 	}
@@ -66,6 +68,7 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	}
 	var analysed []int32
 	s.churn()
+	before := s.w.AWSCounts()
 	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
 		analysed = append(analysed, st.Weight)
 		return nil
@@ -74,6 +77,7 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 		t.Fatal(err)
 	}
 	at := s.figures()
+	s.checkCounted(before, res)
 	if !res.Completed {
 		t.Fatalf("result %+v", res)
 	}

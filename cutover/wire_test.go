@@ -36,10 +36,8 @@ func TestWireRerunFinished(t *testing.T) {
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute: %+v, %v", res, err)
 	}
+	s.checkCounted(before, res)
 	mid := s.w.AWSCounts()
-	if got := diffOps(mid, before); !equalCounts(got, res.Calls) {
-		t.Errorf("requests at the endpoint %v, the result counts %v", got, res.Calls)
-	}
 	res, err = cutover.Execute(t.Context(), s.env, p)
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +47,17 @@ func TestWireRerunFinished(t *testing.T) {
 		t.Errorf("re-run through the wire: %d mutating requests at the endpoint (%v), %d in the result; want 0", n, after, res.MutatingCalls)
 	}
 	t.Logf("through the wire: first run %v at the endpoint; re-run %v", diffOps(mid, before), after)
+}
+
+// checkCounted checks that the calls the Result counts are the calls the
+// service saw since before (World.AWSCounts: at the endpoint through the
+// wire, each HTTP request; at the facade otherwise), operation by
+// operation.
+func (s *scenario) checkCounted(before map[string]int, res *cutover.Result) {
+	s.t.Helper()
+	if got := diffOps(s.w.AWSCounts(), before); !equalCounts(got, res.Calls) {
+		s.t.Errorf("calls the service saw %v, the result counts %v", got, res.Calls)
+	}
 }
 
 func diffOps(after, before map[string]int) map[string]int {
