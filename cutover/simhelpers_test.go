@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ type contractAPI struct {
 	mu         sync.Mutex
 	violations []string
 	tagged     []string // target groups created with tags
+	// deregistered counts, per target group and target, the
+	// DeregisterTargets calls that named it and succeeded.
+	deregistered map[string]int
 }
 
 func (c *contractAPI) check(op string, targets []elbv2types.TargetDescription) {
@@ -60,7 +64,26 @@ func (c *contractAPI) RegisterTargets(ctx context.Context, in *elbv2.RegisterTar
 
 func (c *contractAPI) DeregisterTargets(ctx context.Context, in *elbv2.DeregisterTargetsInput, o ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error) {
 	c.check("DeregisterTargets", in.Targets)
-	return c.ELBv2API.DeregisterTargets(ctx, in, o...)
+	out, err := c.ELBv2API.DeregisterTargets(ctx, in, o...)
+	if err == nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.deregistered == nil {
+			c.deregistered = map[string]int{}
+		}
+		for _, t := range in.Targets {
+			c.deregistered[fmt.Sprintf("%s %s:%d", aws.ToString(in.TargetGroupArn), aws.ToString(t.Id), aws.ToInt32(t.Port))]++
+		}
+	}
+	return out, err
+}
+
+// deregistrations returns, per target group and target, how many
+// successful DeregisterTargets calls named it.
+func (c *contractAPI) deregistrations() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.deregistered)
 }
 
 func (c *contractAPI) CreateTargetGroup(ctx context.Context, in *elbv2.CreateTargetGroupInput, o ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error) {

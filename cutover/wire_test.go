@@ -8,10 +8,15 @@ package cutover_test
 // retrying is what a scenario measures.
 
 import (
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/go-logr/logr/funcr"
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 )
 
@@ -82,4 +87,89 @@ func equalCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// TestWireThrottledStandardRetryer: 30% of the ELBv2 requests answered
+// HTTP 400 Throttling, through a client with the SDK's default options
+// (its standard retryer: 3 attempts, jittered backoff) under the library's
+// own backoff. No request fails, the cutover completes, and no side effect
+// is duplicated: every target the cutover deregistered was named by
+// exactly one successful DeregisterTargets, the service executed exactly
+// those (its successful calls carry as many targets), and Execute
+// registered nothing.
+func TestWireThrottledStandardRetryer(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		instance bool
+	}{{"in-place", false}, {"blue-green", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := churnWorld(smallWorld(104))
+			cfg.Wire = &sim.WireOptions{} // the SDK's standard retryer
+			cfg.SUT = elbv2sim.Options{Seed: 7, ThrottleProbability: map[elbv2sim.OpClass]float64{
+				elbv2sim.ClassDescribe: 0.3, elbv2sim.ClassTargets: 0.3, elbv2sim.ClassMutate: 0.3}}
+			if tt.instance {
+				cfg.Legacy.TargetType = "instance"
+			}
+			s := newScenario(t, cfg)
+			var libRetries atomic.Int64
+			s.env.Logger = funcr.New(func(_, args string) {
+				if strings.Contains(args, `"msg"="retrying"`) {
+					libRetries.Add(1)
+				}
+			}, funcr.Options{Verbosity: 1})
+			p := s.plan(nil)
+			s.churn()
+			s.w.ELBv2().ResetCounts()
+			s.w.Wire().ResetCounts()
+			res, err := cutover.Execute(t.Context(), s.env, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := s.figures()
+			s.checkDuringExecute(at)
+			if !res.Completed || res.RolledBack {
+				t.Fatalf("result %+v", res)
+			}
+
+			sdkThrottled := 0
+			for _, r := range s.w.Wire().Requests() {
+				if r.Code == "Throttling" {
+					if r.Status != 400 {
+						t.Errorf("throttled request %s answered HTTP %d, want 400", r.ID, r.Status)
+					}
+					sdkThrottled++
+				}
+			}
+			if sdkThrottled == 0 || libRetries.Load() == 0 {
+				t.Errorf("%d requests throttled at the endpoint, %d retries by the library: want both, or the test proves nothing", sdkThrottled, libRetries.Load())
+			}
+
+			perTarget := s.api.deregistrations()
+			for target, n := range perTarget {
+				if n != 1 {
+					t.Errorf("target %s named by %d successful DeregisterTargets, want 1", target, n)
+				}
+			}
+			atService := 0
+			for _, c := range s.w.ELBv2().Calls() {
+				switch {
+				case c.ErrCode != "":
+				case c.Op == "DeregisterTargets":
+					atService += c.Targets
+				case c.Op == "RegisterTargets":
+					t.Errorf("Execute registered %d targets", c.Targets)
+				}
+			}
+			if atService != len(perTarget) || len(perTarget) == 0 {
+				t.Errorf("the service deregistered %d targets in successful calls; the cutover %d distinct targets", atService, len(perTarget))
+			}
+			if want := res.Deregistered; len(perTarget) != want {
+				t.Errorf("%d targets deregistered, the result says %d", len(perTarget), want)
+			}
+			s.settle()
+			s.checkRun()
+			t.Logf("%s: %d requests throttled at the endpoint, %d library retries; %d targets deregistered once each; when Execute returned %s; after settling %d failed of %d",
+				tt.name, sdkThrottled, libRetries.Load(), len(perTarget), at, s.w.Traffic().Failed, s.w.Traffic().Total)
+		})
+	}
 }
