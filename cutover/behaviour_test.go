@@ -379,7 +379,13 @@ func TestBlueGreenEventualConsistency(t *testing.T) {
 // pass, then (the nodes never settling) goes on with a warning. No request
 // fails while it runs.
 func TestRollbackUnderSteadyChurn(t *testing.T) {
-	cfg := sim.Config{Seed: 41, Nodes: 8, Pods: 24, RPS: 20, ChurnInterval: time.Minute}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { rollbackUnderSteadyChurn(t, tr.wire) })
+	}
+}
+
+func rollbackUnderSteadyChurn(t *testing.T, wire *sim.WireOptions) {
+	cfg := sim.Config{Seed: 41, Nodes: 8, Pods: 24, RPS: 20, ChurnInterval: time.Minute, Wire: wire}
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
 	if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {

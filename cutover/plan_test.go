@@ -18,7 +18,7 @@ import (
 func TestPlanGolden(t *testing.T) {
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
-			s := newScenario(t, matrixWorld(115, st.instance))
+			s := newScenario(t, matrixWorld(115, st.instance, nil))
 			p := s.plan(nil)
 			cutover.Golden(t, "plan-"+st.name+".txt", []byte(p.Text()))
 			b, err := p.JSON()
@@ -108,7 +108,7 @@ func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := matrixWorld(117, tt.instance)
+			cfg := matrixWorld(117, tt.instance, nil)
 			if tt.config != nil {
 				tt.config(&cfg)
 			}

@@ -194,6 +194,13 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close) // Config.Wire's endpoints; nothing otherwise
+	if cfg.Wire != nil {
+		t.Cleanup(func() {
+			if len(w.Wire().Counts()) == 0 {
+				t.Error("Config.Wire is set, yet no request reached the endpoint")
+			}
+		})
+	}
 	// World.AWS is the Go facade, or with Config.Wire the real SDK client
 	// pointed at the world's ELBv2 endpoint.
 	s := &scenario{t: t, w: w, api: &contractAPI{ELBv2API: w.AWS()}}

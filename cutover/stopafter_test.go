@@ -16,7 +16,7 @@ import (
 func TestStopAfterDoneStep(t *testing.T) {
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
-			s := newScenario(t, matrixWorld(202, st.instance))
+			s := newScenario(t, matrixWorld(202, st.instance, nil))
 			p := s.plan(nil)
 			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate))
 			if err != nil || !res.Stopped || res.StoppedAfter != cutover.StepGate {
