@@ -104,7 +104,7 @@ func newExecFixture(t *testing.T, nodes, pods, floor int, steps ...string) *exec
 		f.add(t, "healthy")
 	}
 	f.kube = fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	f.env = Env{ELBv2: f.api, Client: f.kube, Clock: f.clock, ClusterVPCID: unitVPC, Holder: "unit"}
+	f.env = Env{ELBv2: viaELBv2(t, f.api), Client: f.kube, Clock: f.clock, ClusterVPCID: unitVPC, Holder: "unit"}
 
 	tgb := &v1beta1.TargetGroupBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: v1beta1.Kind},
