@@ -23,9 +23,10 @@ var strategies = []struct {
 type transport struct {
 	name string
 	wire *sim.WireOptions
-	// subset runs the crash matrices over representativePoints only: the
-	// wired matrix in full would add about as much again as the facade's
-	// to the package's test time under -race (see README, Measured).
+	// subset runs the crash matrices over the representative hook points
+	// only (28 of the 54 scenarios). Measured alone under -race: the
+	// facade's matrix 146 s, the wired one in full 182 s, its subset 87 s
+	// (README, Measured).
 	subset bool
 }
 
