@@ -11,13 +11,20 @@ import (
 // limiter is a token bucket (golang.org/x/time/rate) that waits on the
 // injected clock rather than on real time, so that a virtual clock makes
 // waits free in tests.
+//
+// Waiters take turns: one at a time reserves its token and waits for it,
+// the others queue for their turn (still honouring their context). The
+// rate is the same as with concurrent waiters, but a reservation is never
+// made against a clock that another waiter is moving, which on a virtual
+// clock would stretch the waits.
 type limiter struct {
-	lim *rate.Limiter
-	clk clock.Clock
+	lim  *rate.Limiter
+	clk  clock.Clock
+	turn chan struct{}
 }
 
 func newLimiter(clk clock.Clock, perSecond rate.Limit, burst int) *limiter {
-	return &limiter{lim: rate.NewLimiter(perSecond, burst), clk: clk}
+	return &limiter{lim: rate.NewLimiter(perSecond, burst), clk: clk, turn: make(chan struct{}, 1)}
 }
 
 // wait takes one token, waiting for it on the clock, or returns the
@@ -29,12 +36,23 @@ func (l *limiter) wait(ctx context.Context) error {
 	if l.lim.Limit() == rate.Inf {
 		return nil
 	}
+	select {
+	case l.turn <- struct{}{}:
+		defer func() { <-l.turn }()
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 	now := l.clk.Now()
 	r := l.lim.ReserveN(now, 1)
 	if !r.OK() {
 		return fmt.Errorf("diagnose: rate limiter: burst %d cannot grant a token", l.lim.Burst())
 	}
-	d := r.DelayFrom(now)
+	// The token is due at an absolute time. Waiters of other accounts may
+	// have moved the clock since now was read (a virtual clock moves
+	// whenever one of them waits), so the timer counts down from the
+	// clock's time at its creation: a wait never runs past the token's time.
+	due := now.Add(r.DelayFrom(now))
+	d := due.Sub(l.clk.Now())
 	if d <= 0 {
 		return nil
 	}
