@@ -57,7 +57,9 @@
 //   - internal/sim: the Karpenter churn simulator the scenario tests and the
 //     demo run on (ELBv2 model, Go facade, traffic, cluster, Karpenter, the
 //     LBC stand-in); internal/sim/elbv2wire serves it over the ELBv2 Query
-//     protocol so the real AWS SDK client runs end to end.
+//     protocol so the real AWS SDK client runs end to end, and
+//     internal/sim/elbv2wire/wiretest puts the packages' gomock suites
+//     behind it.
 //
 // # Examples
 //

@@ -10,38 +10,24 @@ package cutover
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 )
 
 // viaELBv2 is the ELBv2 API a fixture hands the code under test: the mock
 // itself, or through the wire (throughWire).
 var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
 
-type wiredMock struct {
-	ep    *elbv2wire.Endpoint
-	calls *elbv2wire.CallCounter // the library's calls, once each whatever the SDK's retries
-}
-
 // throughWire makes every fixture of t hand out a real SDK client of an
 // endpoint in front of its mock, until t ends.
-func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
+func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired {
 	t.Helper()
-	var wired []wiredMock
+	var wired []*wiretest.Wired
 	prev := viaELBv2
 	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
-		ep, err := elbv2wire.Start(elbv2wire.Options{Backend: m, Region: "eu-west-1"})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(ep.Close)
-		calls := &elbv2wire.CallCounter{}
-		o := opts
-		o.Region = "eu-west-1"
-		o.OnCall = calls.Count
-		wired = append(wired, wiredMock{ep: ep, calls: calls})
-		return ep.NewClient(o)
+		w := wiretest.Wire(tb, m, "eu-west-1", opts)
+		wired = append(wired, w)
+		return w.Client
 	}
 	t.Cleanup(func() { viaELBv2 = prev })
 	return &wired
@@ -70,21 +56,7 @@ func TestWireExecutorSuites(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			calls := 0
-			for i, wm := range *wired {
-				wm.ep.Close() // every request answered and recorded
-				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
-				if d := cmp.Diff(library, endpoint); d != "" {
-					t.Errorf("fixture %d: the library's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)
-				}
-				for _, n := range library {
-					calls += n
-				}
-			}
-			if calls == 0 {
-				t.Error("no ELBv2 call went through the wire")
-			}
-			t.Logf("%d fixtures, %d ELBv2 calls through the wire", len(*wired), calls)
+			wiretest.Check(t, *wired, true, "fixture")
 		})
 	}
 }

@@ -26,34 +26,20 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
-type wiredMock struct {
-	ep *elbv2wire.Endpoint
-	// calls counts Diagnose's calls, once per call whatever the SDK's
-	// retries.
-	calls *elbv2wire.CallCounter
-}
-
 // throughWire makes every harness of t hand Diagnose a real SDK client of
 // an endpoint in front of its mock, with opts, until t ends.
-func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
+func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired {
 	t.Helper()
-	var wired []wiredMock
+	var wired []*wiretest.Wired
 	prev := viaELBv2
 	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
-		ep, err := elbv2wire.Start(elbv2wire.Options{Backend: m, Region: testRegion})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(ep.Close)
-		calls := &elbv2wire.CallCounter{}
-		o := opts
-		o.Region = testRegion
-		o.OnCall = calls.Count
-		wired = append(wired, wiredMock{ep: ep, calls: calls})
-		return ep.NewClient(o)
+		w := wiretest.Wire(tb, m, testRegion, opts)
+		wired = append(wired, w)
+		return w.Client
 	}
 	t.Cleanup(func() { viaELBv2 = prev })
 	return &wired
@@ -106,31 +92,7 @@ func TestWireSuites(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			calls := 0
-			for i, wm := range *wired {
-				wm.ep.Close() // every request answered and recorded
-				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
-				if s.attempts == 1 {
-					if d := cmp.Diff(library, endpoint); d != "" {
-						t.Errorf("endpoint %d: Diagnose's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)
-					}
-				}
-				for op, n := range library {
-					if endpoint[op] < n {
-						t.Errorf("endpoint %d: %s: %d calls, %d requests", i, op, n, endpoint[op])
-					}
-					calls += n
-				}
-				for _, r := range wm.ep.Requests() {
-					if r.Status == 0 || r.Fault != "" {
-						t.Errorf("endpoint %d: request %+v", i, r)
-					}
-				}
-			}
-			if calls == 0 {
-				t.Error("no ELBv2 call went through the wire")
-			}
-			t.Logf("%d harnesses, %d ELBv2 calls through the wire", len(*wired), calls)
+			wiretest.Check(t, *wired, s.attempts == 1, "harness")
 		})
 	}
 }
@@ -148,7 +110,7 @@ func TestWireAPIEconomy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{"DescribeTargetGroups": 3, "DescribeTags": 43, "DescribeTargetHealth": 850, "DescribeListeners": 3, "DescribeRules": 3}
-	if d := cmp.Diff(want, (*wired)[0].ep.Counts()); d != "" {
+	if d := cmp.Diff(want, (*wired)[0].Endpoint.Counts()); d != "" {
 		t.Errorf("requests at the endpoint (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(want, rep.Accounts[0].APICalls); d != "" {
@@ -208,7 +170,7 @@ func TestWireThrottlingRetriedBySDKAndDiagnose(t *testing.T) {
 	if got := h.clock.Since(vclock.Epoch); got < 1500*time.Millisecond || got > 1600*time.Millisecond {
 		t.Errorf("virtual time %v, want about 1.5 s of Diagnose's backoff", got)
 	}
-	ep := (*wired)[0].ep
+	ep := (*wired)[0].Endpoint
 	if d := cmp.Diff(map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 2, "DescribeTargetHealth": 11, "DescribeListeners": 1, "DescribeRules": 1}, ep.Counts()); d != "" {
 		t.Errorf("requests at the endpoint (-want +got):\n%s", d)
 	}
@@ -246,7 +208,7 @@ func TestWireMalformedAnswers(t *testing.T) {
 				}).Times(2) // the faulted request never reaches the mock
 			m.EXPECT().DescribeListeners(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.listeners(w.LoadBalancers[0]), nil).Times(1)
 			m.EXPECT().DescribeRules(gomock.Any(), gomock.Any(), gomock.Any()).Return(w.rules(w.LoadBalancers[0], 0), nil).Times(1)
-			if err := (*wired)[0].ep.Inject(elbv2wire.FaultRule{Action: "DescribeTargetHealth", Fault: f}); err != nil {
+			if err := (*wired)[0].Endpoint.Inject(elbv2wire.FaultRule{Action: "DescribeTargetHealth", Fault: f}); err != nil {
 				t.Fatal(err)
 			}
 			rep, err := h.run(t, Scope{All: true}, WithConcurrency(1))
@@ -313,8 +275,8 @@ func TestWireCancelledMidScan(t *testing.T) {
 	if cancelled < 2 {
 		t.Errorf("%d target groups cancelled, want at least the 2 not yet read", cancelled)
 	}
-	(*wired)[0].ep.Close()
-	if d := cmp.Diff(map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1}, (*wired)[0].ep.Counts()); d != "" {
+	(*wired)[0].Endpoint.Close()
+	if d := cmp.Diff(map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1}, (*wired)[0].Endpoint.Counts()); d != "" {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
 }

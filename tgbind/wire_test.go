@@ -25,33 +25,19 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 )
-
-type wiredMock struct {
-	ep *elbv2wire.Endpoint
-	// calls counts the Binder's calls, once per call whatever the SDK's
-	// retries.
-	calls *elbv2wire.CallCounter
-}
 
 // throughWire makes every rig of t hand the Binder a real SDK client of an
 // endpoint in front of its mock, with opts, until t ends.
-func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]wiredMock {
+func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired {
 	t.Helper()
-	var wired []wiredMock
+	var wired []*wiretest.Wired
 	prev := viaELBv2
 	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
-		ep, err := elbv2wire.Start(elbv2wire.Options{Backend: m, Region: "eu-west-1"})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(ep.Close)
-		calls := &elbv2wire.CallCounter{}
-		o := opts
-		o.Region = "eu-west-1"
-		o.OnCall = calls.Count
-		wired = append(wired, wiredMock{ep: ep, calls: calls})
-		return ep.NewClient(o)
+		w := wiretest.Wire(tb, m, "eu-west-1", opts)
+		wired = append(wired, w)
+		return w.Client
 	}
 	t.Cleanup(func() { viaELBv2 = prev })
 	return &wired
@@ -109,31 +95,7 @@ func TestWireSuites(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			calls := 0
-			for i, wm := range *wired {
-				wm.ep.Close() // every request answered and recorded
-				library, endpoint := wm.calls.Counts(), wm.ep.Counts()
-				for op, n := range library {
-					if endpoint[op] < n {
-						t.Errorf("rig %d: %s: %d calls, %d requests", i, op, n, endpoint[op])
-					}
-					calls += n
-				}
-				if s.attempts == 1 {
-					if d := cmp.Diff(library, endpoint); d != "" {
-						t.Errorf("rig %d: the Binder's calls and the endpoint's counts differ (-library +endpoint):\n%s", i, d)
-					}
-				}
-				for _, r := range wm.ep.Requests() {
-					if r.Status == 0 || r.Fault != "" {
-						t.Errorf("rig %d: request %+v", i, r)
-					}
-				}
-			}
-			if calls == 0 {
-				t.Error("no ELBv2 call went through the wire")
-			}
-			t.Logf("%d rigs, %d ELBv2 calls through the wire", len(*wired), calls)
+			wiretest.Check(t, *wired, s.attempts == 1, "rig")
 		})
 	}
 }
@@ -146,8 +108,8 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	wired := throughWire(t, elbv2wire.ClientOptions{})
 	u := newUnit(t, withObjects(standardObjects()...)).legacy()
 	tgb := mustBuild(t, u)
-	(*wired)[0].ep.ResetCounts()
-	before := (*wired)[0].calls.Counts()["DescribeTargetHealth"]
+	(*wired)[0].Endpoint.ResetCounts()
+	before := (*wired)[0].Calls.Counts()["DescribeTargetHealth"]
 	calls := 0
 	u.world.healthFn = func(string) ([]elbv2types.TargetHealthDescription, error) {
 		if calls++; calls == 1 {
@@ -160,10 +122,10 @@ func TestWireWaitRetriesThrottlingInTheSDK(t *testing.T) {
 	if err != nil || !st.AllHealthy() {
 		t.Fatalf("Wait() = %v, %v", st, err)
 	}
-	if got := (*wired)[0].calls.Counts()["DescribeTargetHealth"] - before; got != 1 {
+	if got := (*wired)[0].Calls.Counts()["DescribeTargetHealth"] - before; got != 1 {
 		t.Errorf("the Binder observed %d times, want once: the SDK retried the throttle", got)
 	}
-	reqs := (*wired)[0].ep.Requests()
+	reqs := (*wired)[0].Endpoint.Requests()
 	if len(reqs) != 2 || reqs[0].Code != "Throttling" || reqs[0].Status != 400 || reqs[1].Status != 200 {
 		t.Errorf("requests %+v", reqs)
 	}

@@ -14,7 +14,8 @@
 //     signatures, call counts, a call log and faults.
 //   - internal/sim/elbv2wire: its wire-protocol facade, an ELBv2
 //     Query-protocol endpoint in front of the Go facade, for the real SDK
-//     client.
+//     client; internal/sim/elbv2wire/wiretest runs a package's gomock
+//     suites through it.
 //   - internal/sim/traffic: client requests through an ALB listener.
 //   - internal/sim/cluster: nodes, pods, Services, EndpointSlices,
 //     PodDisruptionBudgets, kube-proxy, on a controller-runtime client; the
