@@ -377,28 +377,41 @@ func (a *awsClient) modifyHealthCheck(ctx context.Context, arn string, hc Health
 		HealthyThresholdCount:      hc.HealthyThresholdCount,
 		UnhealthyThresholdCount:    hc.UnhealthyThresholdCount,
 	}
-	if hc.Protocol != "" {
-		in.HealthCheckProtocol = elbv2types.ProtocolEnum(hc.Protocol)
-	}
-	if hc.Port != "" {
-		in.HealthCheckPort = aws.String(hc.Port)
-	}
-	if hc.Path != "" {
-		in.HealthCheckPath = aws.String(hc.Path)
-	}
-	if hc.Matcher != "" || hc.GRPCMatcher != "" {
-		in.Matcher = &elbv2types.Matcher{}
-		if hc.Matcher != "" {
-			in.Matcher.HttpCode = aws.String(hc.Matcher)
-		}
-		if hc.GRPCMatcher != "" {
-			in.Matcher.GrpcCode = aws.String(hc.GRPCMatcher)
-		}
-	}
+	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hc.optional()
 	return a.call(ctx, "ModifyTargetGroup", arn, false, func(ctx context.Context) error {
 		_, err := a.w.ModifyTargetGroup(ctx, in)
 		return err
 	})
+}
+
+// optional is the request fields of hc that the SDK takes only when set:
+// the protocol, port, path and matcher, each zero when hc leaves it empty.
+// ModifyTargetGroup and CreateTargetGroup take them alike.
+func (hc HealthCheckSettings) optional() (elbv2types.ProtocolEnum, *string, *string, *elbv2types.Matcher) {
+	var (
+		protocol   elbv2types.ProtocolEnum
+		port, path *string
+		matcher    *elbv2types.Matcher
+	)
+	if hc.Protocol != "" {
+		protocol = elbv2types.ProtocolEnum(hc.Protocol)
+	}
+	if hc.Port != "" {
+		port = aws.String(hc.Port)
+	}
+	if hc.Path != "" {
+		path = aws.String(hc.Path)
+	}
+	if hc.Matcher != "" || hc.GRPCMatcher != "" {
+		matcher = &elbv2types.Matcher{}
+		if hc.Matcher != "" {
+			matcher.HttpCode = aws.String(hc.Matcher)
+		}
+		if hc.GRPCMatcher != "" {
+			matcher.GrpcCode = aws.String(hc.GRPCMatcher)
+		}
+	}
+	return protocol, port, path, matcher
 }
 
 // modifyAttributes sets attributes, in sorted key order.

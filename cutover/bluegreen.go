@@ -87,24 +87,7 @@ func createInput(spec NewTargetGroupSpec) *elbv2.CreateTargetGroupInput {
 	if spec.IPAddressType != "" {
 		in.IpAddressType = elbv2types.TargetGroupIpAddressTypeEnum(spec.IPAddressType)
 	}
-	if hc.Protocol != "" {
-		in.HealthCheckProtocol = elbv2types.ProtocolEnum(hc.Protocol)
-	}
-	if hc.Port != "" {
-		in.HealthCheckPort = aws.String(hc.Port)
-	}
-	if hc.Path != "" {
-		in.HealthCheckPath = aws.String(hc.Path)
-	}
-	if hc.Matcher != "" || hc.GRPCMatcher != "" {
-		in.Matcher = &elbv2types.Matcher{}
-		if hc.Matcher != "" {
-			in.Matcher.HttpCode = aws.String(hc.Matcher)
-		}
-		if hc.GRPCMatcher != "" {
-			in.Matcher.GrpcCode = aws.String(hc.GRPCMatcher)
-		}
-	}
+	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hc.optional()
 	for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
 		in.Tags = append(in.Tags, elbv2types.Tag{Key: aws.String(k), Value: aws.String(spec.Tags[k])})
 	}
