@@ -97,9 +97,10 @@ type Config struct {
 	Client client.Client
 	// KubeFaults injects faults into the fake client. Ignored with Client.
 	KubeFaults *interceptor.Funcs
-	// ServerSideApply makes the fake client support client.Apply
-	// (server-side apply), at about three times the CPU cost of a
-	// scenario. Ignored with Client. See cluster.FakeOptions.
+	// ServerSideApply gives TargetGroupBindings real server-side apply
+	// on the fake client (field ownership, conflicts, managedFields);
+	// every other kind keeps the plain tracker, so it costs little. Ignored
+	// with Client. See cluster.FakeOptions.
 	ServerSideApply bool
 	// WrapLBCELBv2, when set, wraps the LBC stand-in's ELBv2 client, for
 	// example in a gomock mock that delegates to it with DoAndReturn and

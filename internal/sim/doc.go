@@ -226,7 +226,7 @@
 //
 // And overall: the fake client by default (a real API server through
 // Config.Client, as the integration tier does); server-side apply only with
-// Config.ServerSideApply (the fake's field-managed tracker triples the CPU
-// cost); one VPC, one region, one account; no EC2 API (public subnets are
+// Config.ServerSideApply, and only for TargetGroupBindings (the one kind
+// tgmigrate applies server-side; cluster.FakeOptions); one VPC, one region, one account; no EC2 API (public subnets are
 // visible as node ExternalIPs only).
 package sim

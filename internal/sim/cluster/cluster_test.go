@@ -10,7 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -20,6 +23,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/vclock"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 const ns = "shop"
@@ -467,6 +471,69 @@ func TestFakeClientServerSideApply(t *testing.T) {
 			}
 			if d := cmp.Diff(map[string]string{"k": "v", "k2": "v2"}, cm.Data); d != "" {
 				t.Errorf("data after apply (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestFakeClientServerSideApplyOwnership: with ServerSideApply, a
+// TargetGroupBinding (the kind tgbind applies server-side) has field
+// ownership: a second manager that sets a field the first one owns to
+// another value gets a conflict, and gets through with ForceOwnership. On
+// the plain tracker the same apply merges.
+func TestFakeClientServerSideApplyOwnership(t *testing.T) {
+	binding := func(port int64) runtime.ApplyConfiguration {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "elbv2.k8s.aws/v1beta1", "kind": "TargetGroupBinding",
+			"metadata": map[string]any{"name": "web", "namespace": ns},
+			"spec": map[string]any{
+				"targetGroupARN": "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/web/0123456789abcdef",
+				"serviceRef":     map[string]any{"name": "web", "port": port},
+			},
+		}}
+		return client.ApplyConfigurationFromUnstructured(u)
+	}
+	tests := []struct {
+		name         string
+		opts         cluster.FakeOptions
+		wantConflict bool
+	}{
+		{"plain tracker merges", cluster.FakeOptions{}, false},
+		{"field-managed tracker refuses", cluster.FakeOptions{ServerSideApply: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := cluster.NewFakeClient(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			if err := c.Apply(ctx, binding(80), client.FieldOwner("a")); err != nil {
+				t.Fatalf("apply by a: %v", err)
+			}
+			err = c.Apply(ctx, binding(8080), client.FieldOwner("b"))
+			if got := apierrors.IsConflict(err); got != tt.wantConflict {
+				t.Fatalf("apply by b: %v; conflict %t, want %t", err, got, tt.wantConflict)
+			}
+			if tt.wantConflict {
+				if err := c.Apply(ctx, binding(8080), client.FieldOwner("b"), client.ForceOwnership); err != nil {
+					t.Fatalf("forced apply by b: %v", err)
+				}
+			}
+			var tgb v1beta1.TargetGroupBinding
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &tgb); err != nil {
+				t.Fatal(err)
+			}
+			if got := tgb.Spec.ServiceRef.Port.IntValue(); got != 8080 {
+				t.Errorf("serviceRef.port %d, want 8080", got)
+			}
+			// The other kinds stay on the plain tracker, where apply
+			// creates and merges whoever the manager.
+			if err := c.Apply(ctx, corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "v"}), client.FieldOwner("a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Apply(ctx, corev1ac.ConfigMap("cm", ns).WithData(map[string]string{"k": "w"}), client.FieldOwner("b")); err != nil {
+				t.Errorf("config map apply by another manager: %v", err)
 			}
 		})
 	}

@@ -14,6 +14,8 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -44,11 +46,15 @@ func NewScheme() (*k8sruntime.Scheme, error) {
 type FakeOptions struct {
 	// Faults, when set, injects faults with interceptor.Funcs.
 	Faults *interceptor.Funcs
-	// ServerSideApply uses the fake client's field-managed object tracker:
-	// real server-side apply (field ownership, conflicts, managedFields), at
-	// about three times the CPU cost of a scenario. False: the plain object
-	// tracker, on which client.Apply creates a missing object and merges
-	// into an existing one with a strategic merge patch (no field
+	// ServerSideApply keeps TargetGroupBindings, the one kind tgmigrate
+	// applies server-side, on the fake client's field-managed object
+	// tracker: real server-side apply for them (field ownership,
+	// conflicts, managedFields). Every other kind stays on the plain
+	// tracker: the field-managed one recomputes managedFields on every
+	// write, which tripled the CPU cost of a scenario when pods, nodes
+	// and EndpointSlices went through it too. False: every kind on the
+	// plain tracker, on which client.Apply creates a missing object and
+	// merges into an existing one with a strategic merge patch (no field
 	// ownership, no conflicts, no managedFields); every other operation
 	// behaves the same.
 	ServerSideApply bool
@@ -64,15 +70,21 @@ func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 	if err != nil {
 		return nil, err
 	}
+	decoder := serializer.NewCodecFactory(s).UniversalDecoder()
+	var tracker clienttesting.ObjectTracker = applyTracker{ObjectTracker: clienttesting.NewObjectTracker(s, decoder), scheme: s}
+	if opts.ServerSideApply {
+		// A CRD's kind is not in client-go's type converter: the fake
+		// client's own default would fall back to the deduced one too.
+		tracker = &splitTracker{
+			plain:   tracker,
+			managed: clienttesting.NewFieldManagedObjectTracker(s, decoder, managedfields.NewDeducedTypeConverter()),
+			scheme:  s,
+		}
+	}
 	b := fake.NewClientBuilder().
 		WithScheme(s).
-		WithStatusSubresource(&v1beta1.TargetGroupBinding{})
-	if !opts.ServerSideApply {
-		b = b.WithObjectTracker(applyTracker{
-			ObjectTracker: clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder()),
-			scheme:        s,
-		})
-	}
+		WithStatusSubresource(&v1beta1.TargetGroupBinding{}).
+		WithObjectTracker(tracker)
 	if opts.Faults != nil {
 		b = b.WithInterceptorFuncs(*opts.Faults)
 	}
@@ -111,4 +123,78 @@ func (t applyTracker) Apply(gvr schema.GroupVersionResource, ac k8sruntime.Objec
 		m.SetNamespace(ns)
 	}
 	return t.Create(gvr, obj, ns)
+}
+
+// splitTracker keeps the kinds applied server-side (the elbv2.k8s.aws group:
+// TargetGroupBindings) on a field-managed tracker, and every other kind on
+// the plain one. Each kind lives in exactly one of them, so reads, writes
+// and watches of a kind go where its objects are.
+type splitTracker struct {
+	plain, managed clienttesting.ObjectTracker
+	scheme         *k8sruntime.Scheme
+}
+
+var _ clienttesting.ObjectTracker = (*splitTracker)(nil)
+
+func (t *splitTracker) of(group string) clienttesting.ObjectTracker {
+	if group == v1beta1.GroupVersion.Group {
+		return t.managed
+	}
+	return t.plain
+}
+
+func (t *splitTracker) Add(obj k8sruntime.Object) error {
+	if meta.IsListType(obj) {
+		items, err := meta.ExtractList(obj)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := t.Add(item); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		gvks, _, err := t.scheme.ObjectKinds(obj)
+		if err != nil {
+			return err
+		}
+		gvk = gvks[0]
+	}
+	return t.of(gvk.Group).Add(obj)
+}
+
+func (t *splitTracker) Get(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.GetOptions) (k8sruntime.Object, error) {
+	return t.of(gvr.Group).Get(gvr, ns, name, opts...)
+}
+
+func (t *splitTracker) Create(gvr schema.GroupVersionResource, obj k8sruntime.Object, ns string, opts ...metav1.CreateOptions) error {
+	return t.of(gvr.Group).Create(gvr, obj, ns, opts...)
+}
+
+func (t *splitTracker) Update(gvr schema.GroupVersionResource, obj k8sruntime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	return t.of(gvr.Group).Update(gvr, obj, ns, opts...)
+}
+
+func (t *splitTracker) Patch(gvr schema.GroupVersionResource, obj k8sruntime.Object, ns string, opts ...metav1.PatchOptions) error {
+	return t.of(gvr.Group).Patch(gvr, obj, ns, opts...)
+}
+
+func (t *splitTracker) Apply(gvr schema.GroupVersionResource, ac k8sruntime.Object, ns string, opts ...metav1.PatchOptions) error {
+	return t.of(gvr.Group).Apply(gvr, ac, ns, opts...)
+}
+
+func (t *splitTracker) List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (k8sruntime.Object, error) {
+	return t.of(gvr.Group).List(gvr, gvk, ns, opts...)
+}
+
+func (t *splitTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
+	return t.of(gvr.Group).Delete(gvr, ns, name, opts...)
+}
+
+func (t *splitTracker) Watch(gvr schema.GroupVersionResource, ns string, opts ...metav1.ListOptions) (watch.Interface, error) {
+	return t.of(gvr.Group).Watch(gvr, ns, opts...)
 }
