@@ -21,6 +21,7 @@ import (
 func TestAcceptanceInPlace(t *testing.T) { acceptanceInPlace(t, nil) }
 
 func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, churnWorld(sim.Config{Seed: 101, Wire: wire}))
 	p := s.plan(nil)
 	if p.Strategy != cutover.StrategyInPlace || len(p.Recorded) != 20 || p.Floor != 20 {
@@ -59,6 +60,7 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 func TestAcceptanceBlueGreen(t *testing.T) { acceptanceBlueGreen(t, nil) }
 
 func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
+	t.Parallel() // a world of its own
 	cfg := churnWorld(sim.Config{Seed: 102, Wire: wire})
 	cfg.Legacy.TargetType = "instance"
 	s := newScenario(t, cfg)
@@ -117,6 +119,7 @@ func slicesEqual[T comparable](a, b []T) bool {
 // finished plan makes no mutating call (and no call at all); Rollback of a
 // rolled-back plan neither.
 func TestAcceptanceRerunFinished(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, churnWorld(smallWorld(103)))
 	p := s.plan(nil)
 	s.churn()
@@ -170,6 +173,7 @@ func TestAcceptanceRerunFinished(t *testing.T) {
 func TestAcceptanceThrottled(t *testing.T) { acceptanceThrottled(t, nil) }
 
 func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
+	t.Parallel() // a world of its own
 	for _, tt := range []struct {
 		name     string
 		instance bool

@@ -46,6 +46,7 @@ func (a *podPortCheck) ModifyTargetGroup(ctx context.Context, in *elbv2.ModifyTa
 // nothing twice, waits for the node targets to be healthy again and
 // deletes the binding. No request fails.
 func TestAlignmentBreachRollsBack(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(124))
 	p := s.plan(nil)
 	if p.HealthCheck.Timing != cutover.HealthCheckBeforeBinding {

@@ -77,6 +77,7 @@ func worldState(t *testing.T, w *sim.World) string {
 // target group, the listener and the cluster are listed unchanged
 // afterwards.
 func TestBadInputChangesNothing(t *testing.T) {
+	t.Parallel() // a world of its own
 	const otherVPC = "vpc-0fedcba9876543210"
 	tests := []struct {
 		name     string
@@ -174,6 +175,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 // TestGuardsForced: each guard yields to its named override, and the plan
 // records it.
 func TestGuardsForced(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(113))
 	if _, err := s.w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{s.w.Legacy().TargetGroupARN},
 		Tags: []elbv2types.Tag{{Key: aws.String(cutover.TagServiceStack), Value: aws.String("shop/web")}}}); err != nil {
@@ -202,6 +204,7 @@ func TestGuardsForced(t *testing.T) {
 // guard fails at execution time (the target group changed hands since)
 // are refused before any change.
 func TestExecuteRefusesBadPlans(t *testing.T) {
+	t.Parallel() // a world of its own
 	tests := []struct {
 		name  string
 		edit  func(*scenario, *cutover.Plan) *cutover.Plan

@@ -22,6 +22,7 @@ import (
 // from the journal; the approval callback is asked before each phase, and
 // a refusal stops between phases with the lock released.
 func TestStopAfterAndApproval(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(107))
 	p := s.plan(nil)
 
@@ -70,6 +71,7 @@ func TestStopAfterAndApproval(t *testing.T) {
 // TestLockHeldByCrashedOperator: a crashed operator's lease blocks another
 // one until it expires, then it is taken over and the cutover resumes.
 func TestLockHeldByCrashedOperator(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(108))
 	p := s.plan(nil)
 	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
@@ -97,6 +99,7 @@ func TestLockHeldByCrashedOperator(t *testing.T) {
 // DeregisterTargets with an *InvariantError and rolls back; with
 // WithAutoRollback(false) it leaves everything as it was.
 func TestInvariantLBCTrackedRollsBack(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, auto := range []bool{true, false} {
 		t.Run(fmt.Sprintf("auto rollback %t", auto), func(t *testing.T) {
 			s := newScenario(t, smallWorld(109))
@@ -152,6 +155,7 @@ func TestInvariantLBCTrackedRollsBack(t *testing.T) {
 // default grace it waits until their replacements are healthy and
 // completes.
 func TestInvariantFloor(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, tt := range []struct {
 		name   string
 		grace  time.Duration
@@ -204,6 +208,7 @@ func TestInvariantFloor(t *testing.T) {
 // go back to the old target group, the new one is deleted, no request
 // fails.
 func TestAnalysisRejectsWeight(t *testing.T) {
+	t.Parallel() // a world of its own
 	cfg := smallWorld(111)
 	cfg.Legacy.TargetType = "instance"
 	s := newScenario(t, cfg)
@@ -238,6 +243,7 @@ func TestAnalysisRejectsWeight(t *testing.T) {
 // that fails the pods with no safe order is refused. A rollback of the
 // late alignment restores the health check first.
 func TestHealthCheckTiming(t *testing.T) {
+	t.Parallel() // a world of its own
 	tests := []struct {
 		name      string
 		local     bool
@@ -316,6 +322,7 @@ func TestHealthCheckTiming(t *testing.T) {
 // group too when the caller asks for it; its rollback registers the live
 // nodes' IPs.
 func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(119))
 	p := s.plan(func(r *cutover.Request) {
 		r.Strategy = cutover.StrategyBlueGreen
@@ -349,6 +356,7 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 // ELBv2's eventual consistency does right after a create): they are
 // retried, and the cutover completes.
 func TestBlueGreenEventualConsistency(t *testing.T) {
+	t.Parallel() // a world of its own
 	cfg := smallWorld(120)
 	cfg.Legacy.TargetType = "instance"
 	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
@@ -379,8 +387,12 @@ func TestBlueGreenEventualConsistency(t *testing.T) {
 // pass, then (the nodes never settling) goes on with a warning. No request
 // fails while it runs.
 func TestRollbackUnderSteadyChurn(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) { rollbackUnderSteadyChurn(t, tr.wire) })
+	t.Parallel() // a world of its own
+	for _, tr := range matrixTransports() {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel() // a world of its own
+			rollbackUnderSteadyChurn(t, tr.wire)
+		})
 	}
 }
 

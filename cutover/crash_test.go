@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/qstools/tgmigrate/cutover"
@@ -24,13 +25,41 @@ type transport struct {
 	name string
 	wire *sim.WireOptions
 	// subset runs the crash matrices over the representative hook points
-	// only (28 of the 54 scenarios). Measured alone under -race: the
-	// facade's matrix 146 s, the wired one in full 182 s, its subset 87 s
-	// (README, Measured).
+	// only (28 of the 54 scenarios).
 	subset bool
 }
 
+// transports are the crash matrices' transports: the facade over every
+// hook point (54 scenarios, resume and rollback together) and the wire over
+// the representative subset (28). Their cost, measured with -race on the
+// 2-core machine with the package alone, both matrices together, every
+// scenario a world of its own run in parallel: about 120 s, of 165 s for the
+// whole package (README, Testing).
 var transports = []transport{{name: "facade"}, {name: "wire", wire: &sim.WireOptions{}, subset: true}}
+
+// matrixTransports returns transports, or with -short (make test-short)
+// the facade over the representative subset alone: the first crash point
+// of each step kind and one in the middle of a destructive step. make test
+// always runs the full matrices.
+func matrixTransports() []transport {
+	if testing.Short() {
+		return []transport{{name: "facade", subset: true}}
+	}
+	return transports
+}
+
+// matrixStrategies returns strategies, or with -short in-place alone (14
+// scenarios of crash and resume or rollback; blue/green's crash points run
+// in make test).
+func matrixStrategies() []struct {
+	name     string
+	instance bool
+} {
+	if testing.Short() {
+		return strategies[:1]
+	}
+	return strategies
+}
 
 func matrixWorld(seed uint64, instance bool, wire *sim.WireOptions) sim.Config {
 	cfg := smallWorld(seed)
@@ -71,37 +100,58 @@ func representative(points []string, i int) bool {
 	return true
 }
 
-// hookPoints runs the cutover once, under churn, and returns every point
-// its hook is called at: after each step and each deregistration batch.
-// The simulator is deterministic, so the same world reaches the same
-// points in the same order.
-func hookPoints(t *testing.T, seed uint64, instance bool, wire *sim.WireOptions) []string {
+// hookPoints runs the cutover once, under churn, on the facade, and
+// returns every point its hook is called at: after each step and each
+// deregistration batch. The simulator is deterministic and the wire
+// transparent, so the same world reaches the same points in the same
+// order on either transport: the wired matrix reuses the facade's run
+// (each crash scenario checks that it crashed at the point it expected).
+// The run is made once per seed and world, whichever matrix asks first.
+func hookPoints(t *testing.T, seed uint64, instance bool) []string {
 	t.Helper()
-	s := newScenario(t, matrixWorld(seed, instance, wire))
-	p := s.plan(nil)
-	s.churn()
-	var seen []string
-	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(0, &seen))); err != nil {
-		t.Fatal(err)
+	v, _ := hookRuns.LoadOrStore(fmt.Sprint(seed, instance), &hookRun{})
+	run := v.(*hookRun)
+	run.once.Do(func() {
+		s := newScenario(t, matrixWorld(seed, instance, nil))
+		p := s.plan(nil)
+		s.churn()
+		_, run.err = cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(0, &run.points)))
+	})
+	if run.err != nil {
+		t.Fatalf("the run that finds the hook points: %v", run.err)
 	}
-	return seen
+	return run.points
 }
+
+// hookRun is one run of hookPoints, shared by the matrices.
+type hookRun struct {
+	once   sync.Once
+	points []string
+	err    error
+}
+
+var hookRuns sync.Map // seed and world -> *hookRun
 
 // TestAcceptanceCrashThenResume: a crash after each step and after each
 // batch, then a new Execute with the same journal: it resumes, and ends
 // with every pod a healthy target, no node target left, and no failed
 // request.
 func TestAcceptanceCrashThenResume(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) { crashThenResume(t, tr) })
+	t.Parallel() // a world of its own
+	for _, tr := range matrixTransports() {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			crashThenResume(t, tr)
+		})
 	}
 }
 
 func crashThenResume(t *testing.T, tr transport) {
-	for _, st := range strategies {
+	for _, st := range matrixStrategies() {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel() // hookPoints' run has a world of its own
 			const seed = 105
-			points := hookPoints(t, seed, st.instance, tr.wire)
+			points := hookPoints(t, seed, st.instance)
 			t.Logf("%d hook points: %v", len(points), points)
 			for i, point := range points {
 				if tr.subset && !representative(points, i) {
@@ -147,16 +197,21 @@ func crashThenResume(t *testing.T, tr transport) {
 // gone, the health check and the routes as they were, and no failed
 // request.
 func TestAcceptanceCrashThenRollback(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) { crashThenRollback(t, tr) })
+	t.Parallel() // a world of its own
+	for _, tr := range matrixTransports() {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			crashThenRollback(t, tr)
+		})
 	}
 }
 
 func crashThenRollback(t *testing.T, tr transport) {
-	for _, st := range strategies {
+	for _, st := range matrixStrategies() {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel() // hookPoints' run has a world of its own
 			const seed = 106
-			points := hookPoints(t, seed, st.instance, tr.wire)
+			points := hookPoints(t, seed, st.instance)
 			for i, point := range points {
 				if tr.subset && !representative(points, i) {
 					continue

@@ -40,6 +40,9 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 // TestSetRouteRefusesForeignTargetGroup is left out: it calls the runner
 // directly, past Execute.
 func TestWireExecutorSuites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
+	}
 	suites := []struct {
 		name string
 		test func(*testing.T)

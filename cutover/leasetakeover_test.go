@@ -76,6 +76,7 @@ func (a *takeoverAPI) DeregisterTargets(ctx context.Context, in *elbv2.Deregiste
 //     next attempt finds it gone and stops with a *LostLockError naming
 //     operator-2, without another call and without a rollback.
 func TestLeaseTakeoverStopsRetriedWrites(t *testing.T) {
+	t.Parallel() // a world of its own
 	tests := []struct {
 		name     string
 		forceAt  int
@@ -142,6 +143,7 @@ func (l *lostAfter) Renew(context.Context) error {
 // ("cutover: step bind: cutover: renew lease ...", not "cutover: cutover:
 // renew lease").
 func TestLostLockMessage(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(204))
 	p := s.plan(nil)
 	_, err := cutover.Execute(t.Context(), s.env, p, cutover.WithLock(&lostAfter{n: 1}))

@@ -77,6 +77,7 @@ func (r *recorder) of(step string) []cutover.Progress {
 // call, V(1) observations and retries, the plan and the target group on
 // every line, and no credential.
 func TestObserverAndLog(t *testing.T) {
+	t.Parallel() // a world of its own
 	cfg := smallWorld(123)
 	cfg.Wire = &sim.WireOptions{Client: elbv2wire.ClientOptions{MaxAttempts: 1}}
 	s := newScenario(t, cfg)

@@ -16,6 +16,7 @@ import (
 // before anything is read or changed: the world is listed unchanged and
 // the simulator saw no call.
 func TestExecuteRefusesBadOptions(t *testing.T) {
+	t.Parallel() // a world of its own
 	tests := []struct {
 		name  string
 		opts  []cutover.Option

@@ -16,6 +16,7 @@ import (
 // TestPlanGolden: the plans of the seed's case, in-place and blue/green,
 // as text and as versioned JSON; the JSON parses back to the same plan.
 func TestPlanGolden(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
 			s := newScenario(t, matrixWorld(115, st.instance, nil))
@@ -45,6 +46,7 @@ func TestPlanGolden(t *testing.T) {
 // TestParsePlanRefuses: an unknown schema version, an unknown field, an
 // edited plan, and what is not JSON are each an *InputError.
 func TestParsePlanRefuses(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(116))
 	b, err := s.plan(nil).JSON()
 	if err != nil {
@@ -85,6 +87,7 @@ func TestParsePlanRefuses(t *testing.T) {
 // (ModifyTargetGroup or not), and blue/green attributes equal to a new
 // group's defaults or not (ModifyTargetGroupAttributes or not).
 func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
+	t.Parallel() // a world of its own
 	delay := time.Minute
 	tests := []struct {
 		name     string

@@ -15,6 +15,7 @@ import (
 // calls throttled, PlanCutover succeeds, and its plan is the plan of the
 // same world unthrottled, byte for byte.
 func TestPlanCutoverThrottled(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, tt := range []struct {
 		name       string
 		targetType string

@@ -14,6 +14,7 @@ import (
 // anything further: every step it reports is skipped, it makes no
 // mutating call, and the node targets are all still registered.
 func TestStopAfterDoneStep(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
 			s := newScenario(t, matrixWorld(202, st.instance, nil))

@@ -28,6 +28,7 @@ import (
 // Execute again with WithAllowNonPodTargets(true) completes and warns,
 // naming them.
 func TestVerifyNonPodTargets(t *testing.T) {
+	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(121))
 	p := s.plan(nil)
 	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepDrain)); err != nil {
@@ -131,6 +132,7 @@ func (b blockRegister) RegisterTargets(ctx context.Context, in *elbv2.RegisterTa
 // only the healthy ones against the floor and passed).
 // Once the LBC registers again, a new Execute completes.
 func TestVerifyRequiresHealthyPodTargets(t *testing.T) {
+	t.Parallel() // a world of its own
 	var block atomic.Bool
 	cfg := smallWorld(122)
 	cfg.WrapLBCELBv2 = func(api lbc.ELBv2API) lbc.ELBv2API { return blockRegister{ELBv2API: api, on: &block} }

@@ -20,18 +20,37 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 )
 
-func TestWireAcceptanceInPlace(t *testing.T) { acceptanceInPlace(t, &sim.WireOptions{}) }
+func TestWireAcceptanceInPlace(t *testing.T) {
+	skipWireRepetition(t)
+	acceptanceInPlace(t, &sim.WireOptions{})
+}
 
-func TestWireAcceptanceBlueGreen(t *testing.T) { acceptanceBlueGreen(t, &sim.WireOptions{}) }
+func TestWireAcceptanceBlueGreen(t *testing.T) {
+	skipWireRepetition(t)
+	acceptanceBlueGreen(t, &sim.WireOptions{})
+}
 
 func TestWireAcceptanceThrottled(t *testing.T) {
+	skipWireRepetition(t)
 	acceptanceThrottled(t, &sim.WireOptions{Client: elbv2wire.ClientOptions{MaxAttempts: 1}})
+}
+
+// skipWireRepetition skips, with -short (make test-short), a suite that
+// repeats through the wire what another test runs on the facade. make
+// test runs both.
+func skipWireRepetition(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
+	}
 }
 
 // TestWireRerunFinished: through the wire too, re-running a finished plan
 // sends no mutating request to the endpoint, and the endpoint counts what
 // the Result counts.
 func TestWireRerunFinished(t *testing.T) {
+	skipWireRepetition(t)
+	t.Parallel() // a world of its own
 	cfg := smallWorld(103)
 	cfg.Wire = &sim.WireOptions{Client: elbv2wire.ClientOptions{MaxAttempts: 1}}
 	s := newScenario(t, cfg)
@@ -98,6 +117,7 @@ func equalCounts(a, b map[string]int) bool {
 // those (its successful calls carry as many targets), and Execute
 // registered nothing.
 func TestWireThrottledStandardRetryer(t *testing.T) {
+	t.Parallel() // a world of its own
 	for _, tt := range []struct {
 		name     string
 		instance bool

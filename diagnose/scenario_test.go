@@ -53,11 +53,17 @@ var (
 )
 
 // forEachTransport runs test as one subtest per transport, the facade
-// first.
+// first. With -short (make test-short) the wire's repetition is skipped;
+// make test runs both.
 func forEachTransport(t *testing.T, test func(t *testing.T, via transport)) {
 	t.Helper()
 	for _, via := range []transport{onFacade, onWire} {
-		t.Run(via.name, func(t *testing.T) { test(t, via) })
+		t.Run(via.name, func(t *testing.T) {
+			if via.wire && testing.Short() {
+				t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
+			}
+			test(t, via)
+		})
 	}
 }
 

@@ -60,6 +60,9 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 // instead. The simulator's scenario suite runs through the wire in
 // scenario_test.go.
 func TestWireSuites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
+	}
 	suites := []struct {
 		name     string
 		test     func(*testing.T)

@@ -171,6 +171,9 @@ func TestSimulateJSON(t *testing.T) {
 // call the facade behind it served, in the same order), and the phased
 // strategy still fails no request.
 func TestSimulateWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
+	}
 	var stdout, stderr bytes.Buffer
 	worlds := map[string]*sim.World{}
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
