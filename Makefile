@@ -5,10 +5,33 @@ GO       ?= go
 PKGS     ?= ./...
 GOFILES   = $(shell git ls-files --cached --others --exclude-standard '*.go')
 
-.PHONY: test verify fmt vet staticcheck doccheck generate verify-generate unit fuzz integration envtest bench clean
+# Explicit limits: go test's -timeout is per package (test binary), and is
+# the only hard limit on time; nothing asserts a wall-clock time. Each is
+# about five times the slowest package of its tier on a 2-core machine (the
+# README's "Testing" section has the budget), so that a machine busy with
+# something else still passes.
+UNIT_TIMEOUT        ?= 20m
+SHORT_TIMEOUT       ?= 10m
+INTEGRATION_TIMEOUT ?= 15m
+FUZZ_TIMEOUT        ?= 5m
+# PACKAGE_BUDGET is what the time table at the end of `make test` compares
+# each package with; a package over it is marked, not failed.
+PACKAGE_BUDGET      ?= 4m
+TIMES               = bin/testtimes
+TESTRUN             = $(GO) run ./hack/testrun
 
-## test: every check CI runs, in order.
-test: fmt vet staticcheck doccheck verify-generate unit fuzz integration
+.PHONY: test test-short verify fmt vet staticcheck doccheck generate verify-generate unit fuzz integration envtest test-times clean-times bench clean
+
+## test: every check CI runs, in order, then each package's test time.
+test: clean-times fmt vet staticcheck doccheck verify-generate unit fuzz integration test-times
+
+## test-short: the inner loop: the unit tests with -race and -short, which
+## skips only the long matrices (see the README's "Testing" section).
+test-short:
+	@echo "== unit tests (-race -short)"
+	@rm -f $(TIMES)/short.json
+	$(TESTRUN) run -tier short -out $(TIMES)/short.json -- -race -short -count=1 -timeout $(SHORT_TIMEOUT) $(PKGS)
+	@$(TESTRUN) report -budget $(PACKAGE_BUDGET) $(TIMES)/short.json
 
 ## verify: the static checks only.
 verify: fmt vet staticcheck doccheck verify-generate
@@ -41,14 +64,14 @@ verify-generate:
 
 unit:
 	@echo "== unit tests (-race)"
-	$(GO) test -race -count=1 $(PKGS)
+	$(TESTRUN) run -tier unit -out $(TIMES)/unit.json -- -race -count=1 -timeout $(UNIT_TIMEOUT) $(PKGS)
 
 FUZZTIME ?= 20s
 ## fuzz: the manifest reader and the chart-source editor, for a bounded time each.
 fuzz:
 	@echo "== fuzz (helmgov, $(FUZZTIME) each)"
-	$(GO) test ./helmgov -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./helmgov -run '^$$' -fuzz '^FuzzSourceSet$$' -fuzztime $(FUZZTIME)
+	$(TESTRUN) run -tier fuzz-manifests -out $(TIMES)/fuzz-manifests.json -- ./helmgov -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)
+	$(TESTRUN) run -tier fuzz-sources -out $(TIMES)/fuzz-sources.json -- ./helmgov -run '^$$' -fuzz '^FuzzSourceSet$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)
 
 ## envtest: etcd (apt-get) and kube-apiserver (built once into bin/).
 envtest:
@@ -57,7 +80,14 @@ envtest:
 ## integration: the envtest tier against a real kube-apiserver and etcd.
 integration: envtest
 	@echo "== integration tests (real kube-apiserver + etcd)"
-	$(GO) test -tags integration -count=1 -run '^TestIntegration' $(PKGS)
+	$(TESTRUN) run -tier integration -out $(TIMES)/integration.json -- -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) -run '^TestIntegration' $(PKGS)
+
+## test-times: each package's test time in every tier run so far, slowest first.
+test-times:
+	@$(TESTRUN) report -budget $(PACKAGE_BUDGET) $(wildcard $(TIMES)/*.json)
+
+clean-times:
+	@rm -rf $(TIMES)
 
 ## bench: the benchmarks whose figures the issues ask for.
 bench:
