@@ -12,6 +12,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // Defaults of [Config].
@@ -21,10 +22,15 @@ const (
 	DefaultRPS           = 20
 	DefaultNamespace     = "shop"
 	DefaultService       = "web"
+	// NeighbourService is the second application of Config.Neighbours.
+	NeighbourService = "cart"
 	DefaultNodePort      = int32(30080)
 	DefaultServicePort   = int32(80)
 	DefaultContainerPort = int32(8080)
-	DefaultPreStop       = 15 * time.Second
+	// LegacyPreStop is the preStop sleep of the seed's original app, the
+	// one teams that moved in a hurry have: shorter than the
+	// deregistration lag at most points of the envelope.
+	LegacyPreStop = 15 * time.Second
 	DefaultWarmUp        = 10 * time.Minute
 	DefaultRegion        = "us-east-1"
 	DefaultAccountID     = "123456789012"
@@ -55,11 +61,23 @@ type Config struct {
 	// Seed seeds every random stream of the world. The same Config gives
 	// the same event log.
 	Seed uint64
+	// Timings holds every AWS timing assumption of the world (new-target
+	// checks, registration delay, deregistration lag, connect timeout,
+	// fail-open of initial targets, the LBC's reaction, API latencies, IP
+	// reuse). Each zero knob is its documented default: package timing's
+	// table.
+	Timings timing.Timings
 	// Nodes is the number of nodes at the start. Zero: [DefaultNodes].
 	Nodes int
 	// Pods is the replica count of the Service's workload. Zero:
 	// [DefaultPods].
 	Pods int
+	// Neighbours is the replica count of a second application in the
+	// namespace, [NeighbourService] (a ClusterIP Service, pods on the same
+	// container port, no PodDisruptionBudget), which Karpenter's churn
+	// moves too: with Timings.IPReuse, the addresses the Service's pods
+	// and the nodes free can come back as its pods'. Zero: none.
+	Neighbours int
 	// RPS is the client traffic through the ALB listener, in requests per
 	// second. Zero: [DefaultRPS]. Negative: no traffic.
 	RPS int
@@ -108,9 +126,6 @@ type Config struct {
 	WrapLBCELBv2 func(lbc.ELBv2API) lbc.ELBv2API
 	// LBCRequeueAfter is the LBC's target-health requeue. Zero: 15 s.
 	LBCRequeueAfter time.Duration
-	// LBCReactionDelay is the LBC's delay from a watched change to its
-	// reconcile. Zero: 1 s.
-	LBCReactionDelay time.Duration
 	// LBCSyncPeriod is the LBC's periodic resync: every period from
 	// [World.Start] every binding is reconciled, whether or not a watch
 	// reported a change. Zero: lbc.DefaultSyncPeriod, the LBC's
@@ -178,11 +193,18 @@ type LegacyTargetGroup struct {
 // Workload configures the Service's pods. See cluster.Workload for the
 // meaning of each field.
 type Workload struct {
-	// PreStop sleep. Zero: [DefaultPreStop]. Negative: no preStop hook.
+	// PreStop sleep. Zero: the product's safe value for the world's own
+	// timings, [SafePodSettings] (the deregistration lag plus the
+	// controller's delay: 25 s at the default lag of 15 s). Negative: no
+	// preStop hook. [LegacyPreStop] is the seed's original app's.
 	PreStop time.Duration
-	// StartupDelay, ReadinessDelay, TerminationGracePeriod. Zero: the
-	// cluster package's defaults (5 s, 5 s, 30 s).
-	StartupDelay, ReadinessDelay, TerminationGracePeriod time.Duration
+	// TerminationGracePeriod. Zero: the product's safe value for the
+	// world's timings, [SafePodSettings] (the preStop plus 30 s); with an
+	// explicit PreStop, the cluster package's default (30 s) unless set.
+	TerminationGracePeriod time.Duration
+	// StartupDelay, ReadinessDelay. Zero: the cluster package's defaults
+	// (5 s, 5 s).
+	StartupDelay, ReadinessDelay time.Duration
 	// ReadinessPath. Zero: "/healthz".
 	ReadinessPath string
 	// MaxUnavailable of the PodDisruptionBudget, a count or a percentage.

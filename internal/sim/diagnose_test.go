@@ -7,6 +7,7 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // TestDiagnoseSources: the world's sources are valid for diagnose, which
@@ -14,7 +15,9 @@ import (
 // CRD and Karpenter's NodeClaims) and the legacy target group through the
 // system under test's client, without advancing the world.
 func TestDiagnoseSources(t *testing.T) {
-	w := newWorld(t, sim.Config{Seed: 1, Nodes: 3, Pods: 6}, nil)
+	// No API latency: Diagnose's reads then take no virtual time, and the
+	// world does not move.
+	w := newWorld(t, sim.Config{Seed: 1, Nodes: 3, Pods: 6, Timings: timing.Timings{ELBv2Latency: -1, KubeLatency: -1}}, nil)
 	src := w.DiagnoseSources()
 	if len(src.Accounts) != 1 || src.Accounts[0].ELBv2 != w.ELBv2() || len(src.Clusters) != 1 || src.Clusters[0].Name != sim.ClusterName {
 		t.Fatalf("sources = %+v", src)

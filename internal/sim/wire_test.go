@@ -16,6 +16,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // The suites of this package through the real SDK client: Config.Wire puts
@@ -119,7 +120,10 @@ func TestSystemUnderTestThroughTheWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newWireWorld(t, sim.Config{Seed: 11, Nodes: 6, Pods: 18, SUT: tt.sut}, nil)
+			// New targets need HealthyThresholdCount checks: adopt polls
+			// about 30 times, enough for the 30% throttling to hit.
+			w := newWireWorld(t, sim.Config{Seed: 11, Nodes: 6, Pods: 18, SUT: tt.sut,
+				Timings: timing.Timings{NewTargetChecks: timing.HealthyThreshold}}, nil)
 			start := w.Clock().Now()
 			if err := adopt(t.Context(), w.Clock(), w.AWS(), w.Client(), w); err != nil {
 				t.Fatal(err)

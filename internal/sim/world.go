@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -16,7 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
@@ -24,6 +28,8 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
+	"github.com/qstools/tgmigrate/internal/envelope"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -80,8 +86,15 @@ type World struct {
 	sutWire, lbcWire *elbv2wire.Endpoint
 	sutSDK           *elbv2.Client
 
+	// kube is the system under test's Kubernetes client: the world's,
+	// with Timings.KubeLatency per call.
+	kube client.Client
+
 	mu  sync.Mutex
 	log []string
+	// regOwner is what held a target's address when it was registered, by
+	// target group and IP:port.
+	regOwner map[string]string
 }
 
 // New builds the world of cfg, seeds the seed's case, and warms it up until
@@ -106,9 +119,10 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		}
 		kc = fc
 	}
+	tm := cfg.Timings
 	w.cl, err = cluster.New(cluster.Options{
 		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
-		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay,
+		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay, IPReuse: tm.IPReuse,
 		ServerEnforcesPDBs: cfg.Client != nil,
 		OnEvent:            w.logger("cluster"),
 		// EC2 tells ELB when an instance is gone: its instance targets
@@ -126,13 +140,18 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		AccountID: DefaultAccountID, Region: DefaultRegion,
 		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
 		Clock: w.clock, Network: w.cl,
-		OnTransition: w.transition,
+		OnTransition:      w.transition,
+		RegistrationDelay: offOr(tm.Registration()), NewTargetChecks: tm.NewTargetChecks,
+		DeregistrationLag: tm.Lag(), FailOpenInitial: tm.FailOpenInitial,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	sutOpts := cfg.SUT
 	sutOpts.Name = "sut"
+	if sutOpts.Latency == 0 {
+		sutOpts.Latency = tm.ELBv2()
+	}
 	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
@@ -157,12 +176,16 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	w.lbc, err = lbc.New(lbc.Options{
 		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
-		RequeueAfter: cfg.LBCRequeueAfter, ReactionDelay: cfg.LBCReactionDelay, SyncPeriod: cfg.LBCSyncPeriod,
+		// The reconcile's writes land after the controller's reaction and
+		// the reads it makes first (a Kubernetes read, DescribeTargetHealth):
+		// package timing's ControllerReaction, KubeLatency, ELBv2Latency.
+		RequeueAfter: cfg.LBCRequeueAfter, ReactionDelay: tm.Reaction() + tm.Kube() + tm.ELBv2(), SyncPeriod: cfg.LBCSyncPeriod,
 		OnEvent: w.logger("lbc"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
+	w.kube = latencyClient(w.cl.Client(), w.clock, tm.Kube())
 	w.hub.AddAdmission(w.admit)
 	w.hub.Subscribe(func(ch cluster.Change) { w.lbc.Observe(ch.Kind, ch.Key, ch.Labels, ch.Origin) })
 	pool := cfg.NodePool
@@ -187,7 +210,10 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	w.logf("world", "ScenarioStart", "", "%d nodes, %d pods, legacy target group %s", cfg.Nodes, cfg.Pods, w.legacy.TargetGroupName)
 	if cfg.RPS > 0 {
-		w.traffic, err = traffic.New(w.model, w.cl, traffic.Options{ListenerARN: w.legacy.ListenerARN, RPS: cfg.RPS, Seed: cfg.Seed})
+		w.traffic, err = traffic.New(w.model, w.cl, traffic.Options{
+			ListenerARN: w.legacy.ListenerARN, RPS: cfg.RPS, Seed: cfg.Seed,
+			ConnectTimeout: tm.Timeout(), App: w.legacy.Namespace + "/" + w.legacy.Service,
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sim: new: %w", err)
 		}
@@ -213,9 +239,19 @@ func (cfg *Config) defaults() error {
 		return bad("WarmUp", "is negative")
 	case cfg.LBCSyncPeriod < 0:
 		return bad("LBCSyncPeriod", "is negative")
+	case cfg.Neighbours < 0:
+		return bad("Neighbours", "is negative")
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
 	}
+	if err := cfg.Timings.Validate(); err != nil {
+		var ie *timing.InvalidError
+		if errors.As(err, &ie) {
+			return bad("Timings."+ie.Knob, ie.Reason)
+		}
+		return bad("Timings", err.Error())
+	}
+	cfg.Timings = cfg.Timings.WithDefaults()
 	if wo := cfg.Wire; wo != nil {
 		switch {
 		case wo.Client.Region != "" && wo.Client.Region != DefaultRegion:
@@ -239,9 +275,6 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.WarmUp == 0 {
 		cfg.WarmUp = DefaultWarmUp
-	}
-	if cfg.LBCReactionDelay == 0 {
-		cfg.LBCReactionDelay = time.Second
 	}
 	for _, d := range []*time.Duration{&cfg.EndpointDelay, &cfg.ProxyDelay} {
 		switch {
@@ -286,7 +319,11 @@ func (cfg *Config) defaults() error {
 	}
 	wl := &cfg.Workload
 	if wl.PreStop == 0 {
-		wl.PreStop = DefaultPreStop
+		safe := SafePodSettings(cfg.Timings)
+		wl.PreStop = safe.PreStop
+		if wl.TerminationGracePeriod == 0 {
+			wl.TerminationGracePeriod = safe.TerminationGracePeriod
+		}
 	}
 	if wl.PreStop < 0 {
 		wl.PreStop = 0
@@ -355,6 +392,26 @@ func (w *World) seed(ctx context.Context) error {
 	}
 	if err := w.cl.AddWorkload(ctx, wl); err != nil {
 		return err
+	}
+	if cfg.Neighbours > 0 {
+		nb := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: NeighbourService, Labels: map[string]string{"app": NeighbourService}},
+			Spec: corev1.ServiceSpec{
+				Type:     corev1.ServiceTypeClusterIP,
+				Selector: map[string]string{"app": NeighbourService},
+				Ports:    []corev1.ServicePort{{Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort, TargetPort: intstr.FromString("http")}},
+			},
+		}
+		if err := w.cl.AddService(ctx, nb); err != nil {
+			return err
+		}
+		if err := w.cl.AddWorkload(ctx, cluster.Workload{
+			Namespace: ns, Name: NeighbourService, Replicas: cfg.Neighbours,
+			Labels: map[string]string{"app": NeighbourService}, ContainerPort: DefaultContainerPort, PortName: "http",
+			PreStop: LegacyPreStop, AlreadyRunning: true,
+		}); err != nil {
+			return err
+		}
 	}
 	return w.seedALB()
 }
@@ -559,8 +616,114 @@ func (w *World) ELBv2() *elbv2sim.Client { return w.sut }
 func (w *World) LBCELBv2() *elbv2sim.Client { return w.lbcAWS }
 
 // Client returns the Kubernetes client of the world (the LBC's webhooks run
-// on it): give it to the system under test.
-func (w *World) Client() client.Client { return w.cl.Client() }
+// on it): give it to the system under test. Each call spends the
+// Timings.KubeLatency on the virtual clock first, in the caller's
+// goroutine, so it must not be called from a world event.
+func (w *World) Client() client.Client { return w.kube }
+
+// Timings returns the world's timing assumptions, defaults applied.
+func (w *World) Timings() timing.Timings { return w.cfg.Timings }
+
+// Assumptions returns the timing assumptions a plan made in this world
+// should use, so that its floor and its pod preconditions are the
+// world's: its new-target checks, registration delay and deregistration
+// lag, and the envelope's bound on the controller's delay.
+func (w *World) Assumptions() envelope.Assumptions {
+	return w.cfg.Timings.Assumptions(envelope.DefaultControllerDelay)
+}
+
+// PodSettings are a workload's shutdown settings.
+type PodSettings struct {
+	// PreStop is the preStop sleep; TerminationGracePeriod the pod's
+	// terminationGracePeriodSeconds.
+	PreStop, TerminationGracePeriod time.Duration
+}
+
+// SafePodSettings returns the settings the product recommends for a world
+// of timings t: a preStop that outlasts the deregistration lag and the
+// controller's delay, and a grace period 30 s longer (package envelope).
+// At the envelope's worst lag (Timings.DeregistrationLag 120 s) they are
+// what helmgov writes and what cutover's plan asks for by default.
+func SafePodSettings(t timing.Timings) PodSettings {
+	a := t.Assumptions(envelope.DefaultControllerDelay)
+	return PodSettings{PreStop: a.SafePreStop(), TerminationGracePeriod: a.SafeTerminationGracePeriod()}
+}
+
+// offOr maps an effective duration of zero to a negative one: "none" for
+// options whose zero means a default.
+func offOr(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// noWatch gives a client.Client the Watch of a client.WithWatch, so that
+// interceptor.NewClient takes it; the world's clients are never watched.
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, errors.New("sim: the world's client does not watch")
+}
+
+// latencyClient returns c with every call spending d on clock first, in
+// the caller's goroutine (interceptor.Funcs from controller-runtime).
+func latencyClient(c client.Client, clock *vclock.Clock, d time.Duration) client.Client {
+	if d <= 0 {
+		return c
+	}
+	wait := func() { clock.Sleep(d) }
+	return interceptor.NewClient(noWatch{c}, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			wait()
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			wait()
+			return c.List(ctx, list, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			wait()
+			return c.Create(ctx, obj, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			wait()
+			return c.Delete(ctx, obj, opts...)
+		},
+		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
+			wait()
+			return c.DeleteAllOf(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			wait()
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			wait()
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			wait()
+			return c.Apply(ctx, obj, opts...)
+		},
+		SubResourceGet: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceGetOption) error {
+			wait()
+			return c.SubResource(sub).Get(ctx, obj, subObj, opts...)
+		},
+		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			wait()
+			return c.SubResource(sub).Create(ctx, obj, subObj, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			wait()
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			wait()
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+}
 
 // Model returns the ELBv2 model, for inspection.
 func (w *World) Model() *elbv2model.Model { return w.model }
@@ -629,6 +792,12 @@ type Target struct {
 	// FormerOwner is what held IP last, "" for an address the cluster never
 	// handed out.
 	FormerOwner string
+	// Registered is what held IP when the target was registered ("" when
+	// nothing did); Reused says the address has been handed out again
+	// since, to another holder (which may hold it now, or have let it go
+	// too).
+	Registered string
+	Reused     bool
 }
 
 // String renders the target as "IP:port state owner".
@@ -636,6 +805,9 @@ func (t Target) String() string {
 	owner := t.Owner
 	if owner == "" {
 		owner = "nobody (was " + t.FormerOwner + ")"
+	}
+	if t.Reused {
+		owner += " (reused; registered for " + t.Registered + ")"
 	}
 	return fmt.Sprintf("%s:%d %s %s", t.IP, t.Port, t.State, owner)
 }
@@ -649,6 +821,10 @@ func (w *World) targets(keep func(Target) bool) []Target {
 			t := Target{TargetGroupARN: arn, IP: v.IP, Port: v.Port, State: v.State, Reason: v.Reason}
 			t.Owner, _ = w.cl.Owner(v.IP)
 			t.FormerOwner, _ = w.cl.FormerOwner(v.IP)
+			w.mu.Lock()
+			t.Registered = w.regOwner[regKey(arn, v.IP, v.Port)]
+			w.mu.Unlock()
+			t.Reused = t.Registered != "" && t.FormerOwner != "" && t.FormerOwner != t.Registered
 			if keep(t) {
 				out = append(out, t)
 			}
@@ -659,9 +835,22 @@ func (w *World) targets(keep func(Target) bool) []Target {
 
 // Ghosts returns the ground truth of ghost targets: every target, in any
 // target group and any state (draining included), whose IP no node and no
-// pod holds now.
+// pod holds now, or whose IP was handed out again (Target.Reused) to a
+// holder that does not serve the legacy Service's application on that port
+// (another application's pod; a new node still serves the NodePort, a new
+// pod of the Service its port: those targets work again).
 func (w *World) Ghosts() []Target {
-	return w.targets(func(t Target) bool { return t.Owner == "" })
+	app := w.legacy.Namespace + "/" + w.legacy.Service
+	return w.targets(func(t Target) bool {
+		if t.Owner == "" {
+			return true
+		}
+		if !t.Reused {
+			return false
+		}
+		served, ok := w.cl.Answers(t.IP, t.Port)
+		return !ok || served != app
+	})
 }
 
 // NodeTargets returns the targets, in any target group, whose IP is or was
@@ -698,7 +887,22 @@ func (w *World) logf(source, reason, object, format string, args ...any) {
 	w.mu.Unlock()
 }
 
+func regKey(tgARN, ip string, port int32) string {
+	return tgARN + " " + ip + ":" + strconv.Itoa(int(port))
+}
+
 func (w *World) transition(t elbv2model.Transition) {
+	if t.From == "" && !t.Removed {
+		// A new registration: note what holds the address now, to tell a
+		// reused address later.
+		owner, _ := w.cl.Owner(t.ID)
+		w.mu.Lock()
+		if w.regOwner == nil {
+			w.regOwner = map[string]string{}
+		}
+		w.regOwner[regKey(t.TargetGroupARN, t.ID, t.Port)] = owner
+		w.mu.Unlock()
+	}
 	name := t.TargetGroupARN
 	if i := strings.Index(name, "targetgroup/"); i >= 0 {
 		name = strings.SplitN(name[i+len("targetgroup/"):], "/", 2)[0]
@@ -720,6 +924,9 @@ func (w *World) transition(t elbv2model.Transition) {
 func (w *World) PodKeys() []types.NamespacedName {
 	var out []types.NamespacedName
 	for _, p := range w.cl.Pods() {
+		if p.Workload != w.legacy.Service {
+			continue
+		}
 		out = append(out, p.Key())
 	}
 	return out

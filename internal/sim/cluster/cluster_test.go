@@ -181,7 +181,7 @@ func TestTerminationAndReplacement(t *testing.T) {
 	if err := f.c.Get(t.Context(), victim.Key(), &got); err != nil || got.DeletionTimestamp.IsZero() {
 		t.Fatalf("pod after delete: err %v, deletionTimestamp %v; want Terminating", err, got.DeletionTimestamp)
 	}
-	if !f.cl.Serve(victim.IP, cluster.DefaultContainerPort) {
+	if !f.cl.Serve(victim.IP, cluster.DefaultContainerPort).Served() {
 		t.Error("terminating pod stopped serving during its preStop sleep")
 	}
 	ready, term := readyCount(f.slices(t))
@@ -192,7 +192,7 @@ func TestTerminationAndReplacement(t *testing.T) {
 		t.Errorf("pods = %d, want 3 (replacement created at once)", n)
 	}
 	f.clock.Advance(15 * time.Second)
-	if f.cl.Serve(victim.IP, cluster.DefaultContainerPort) {
+	if f.cl.Serve(victim.IP, cluster.DefaultContainerPort).Served() {
 		t.Error("pod still serves after its preStop sleep")
 	}
 	if r := f.cl.Probe(victim.IP, cluster.DefaultContainerPort, "/"); r != elbv2model.ProbeTimeout {
@@ -274,7 +274,7 @@ func TestReadinessGate(t *testing.T) {
 		t.Errorf("ready endpoints = %d before the gate is True", r)
 	}
 	// Not Ready, but its app listens: it serves.
-	if !f.cl.Serve(p.IP, cluster.DefaultContainerPort) {
+	if !f.cl.Serve(p.IP, cluster.DefaultContainerPort).Served() {
 		t.Error("a pod waiting on its readiness gate does not serve")
 	}
 	// The LBC (outside the cluster) sets the gate condition.

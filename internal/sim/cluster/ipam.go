@@ -3,9 +3,16 @@ package cluster
 import (
 	"fmt"
 	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
-// subnet hands out the addresses of one subnet in order, never twice.
+// subnet hands out the addresses of one subnet in order. Without reuse
+// every address is handed out once; with it (Options.IPReuse) a freed
+// address comes back once its cool-down has passed, before any address
+// never used, to the holders the reuse allows.
 type subnet struct {
 	id     string
 	zone   string
@@ -13,6 +20,34 @@ type subnet struct {
 	prefix netip.Prefix
 	next   netip.Addr
 	last   netip.Addr
+	// freed are the addresses given back, oldest first.
+	freed []freedAddr
+}
+
+// freedAddr is an address given back at a time.
+type freedAddr struct {
+	ip string
+	at time.Time
+}
+
+// release gives ip back at now, for reuse.
+func (s *subnet) release(ip string, now time.Time) {
+	s.freed = append(s.freed, freedAddr{ip: ip, at: now})
+}
+
+// allocFor hands out an address to a holder (a node or a pod) at now: the
+// oldest freed address whose cool-down has passed when reuse allows that
+// holder, else the next never used.
+func (s *subnet) allocFor(holder timing.Holder, now time.Time, reuse timing.IPReuse) (string, error) {
+	if reuse.Enabled && (reuse.To == "" || reuse.To == timing.HolderAny || reuse.To == holder) {
+		for i, f := range s.freed {
+			if !now.Before(f.at.Add(reuse.CoolDown)) {
+				s.freed = slices.Delete(s.freed, i, i+1)
+				return f.ip, nil
+			}
+		}
+	}
+	return s.alloc()
 }
 
 func newSubnet(id, zone string, public bool, p netip.Prefix) *subnet {

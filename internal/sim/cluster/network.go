@@ -37,11 +37,46 @@ func (cl *Cluster) Probe(ip string, port int32, path string) elbv2model.ProbeRes
 	return elbv2model.ProbeBadStatus
 }
 
-// Serve reports whether a request to ip:port is served now: by the pod at
-// that address, or by the pod kube-proxy forwards a NodePort to.
-func (cl *Cluster) Serve(ip string, port int32) bool {
-	p, _ := cl.resolve(ip, port)
-	return p != nil
+// Serve sends a request to ip:port now: the pod at that address serves
+// it, or the pod kube-proxy forwards a NodePort to; the answer names that
+// pod's workload ("namespace/name"), which may be another application than
+// the one the target was registered for when its address was handed out
+// again. Otherwise it says whether nothing holds the address (a timeout)
+// or nothing listens on the port (refused).
+func (cl *Cluster) Serve(ip string, port int32) elbv2model.Answer {
+	p, res := cl.resolve(ip, port)
+	if p == nil {
+		return elbv2model.Answer{Result: res}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeOK, App: p.w.spec.Namespace + "/" + p.w.spec.Name}
+}
+
+// Answers reports, without sending anything (kube-proxy's rotation does
+// not move), which application a request to ip:port would reach now: the
+// pod's workload at a pod's address when it serves that port, the
+// NodePort's Service at a node's address when that Service has an
+// endpoint; ok is false when nothing would serve it.
+func (cl *Cluster) Answers(ip string, port int32) (app string, ok bool) {
+	o, held := cl.ipOwner[ip]
+	switch {
+	case !held:
+		return "", false
+	case o.p != nil:
+		if _, res := servingPod(o.p, port); res != elbv2model.ProbeOK {
+			return "", false
+		}
+		return o.p.w.spec.Namespace + "/" + o.p.w.spec.Name, true
+	case o.n.phase != nodeReady:
+		return "", false
+	}
+	ref, isNodePort := cl.nodePorts[port]
+	if !isNodePort {
+		return "", false
+	}
+	if t := cl.proxy[ref]; t == nil || len(t.eps) == 0 {
+		return "", false
+	}
+	return ref.svc.Namespace + "/" + ref.svc.Name, true
 }
 
 // InVPC reports whether ip lies in the cluster's VPC CIDR. Whether anything

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // Well-known node labels the cluster sets.
@@ -46,7 +48,7 @@ func (cl *Cluster) LaunchNode(ctx context.Context, spec NodeSpec) (string, error
 	if spec.InstanceType == "" {
 		spec.InstanceType = "m5.large"
 	}
-	ip, err := sn.alloc()
+	ip, err := sn.allocFor(timing.HolderNode, cl.now(), cl.o.IPReuse)
 	if err != nil {
 		return "", fmt.Errorf("cluster: launch node: %w", err)
 	}
@@ -286,6 +288,7 @@ func (cl *Cluster) TerminateInstance(ctx context.Context, name string) error {
 	n.phase = nodeTerminated
 	n.goneAt = cl.now()
 	cl.disown(n.internalIP)
+	n.subnet.release(n.internalIP, cl.now())
 	if n.externalIP != "" {
 		cl.disown(n.externalIP)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -65,6 +66,11 @@ type Options struct {
 	// OnEvent receives the cluster's world events (reason, object, message)
 	// for the event log. Nil: they are dropped.
 	OnEvent func(reason, object, message string)
+	// IPReuse hands freed addresses (a terminated node's, a deleted pod's)
+	// out again, after their cool-down, to the holders it allows: a new
+	// node or a new pod of the same subnet. Zero: off, every address is
+	// handed out once. See package timing.
+	IPReuse timing.IPReuse
 	// OnInstanceTerminated is called, as a world event, with the instance
 	// ID of each node whose EC2 instance is terminated, after its addresses
 	// stopped answering: the world tells the ELBv2 model, as EC2 tells ELB.
@@ -125,5 +131,9 @@ func (o Options) resolve() (resolved, error) {
 	if o.EndpointDelay < 0 || o.ProxyDelay < 0 {
 		return bad("EndpointDelay/ProxyDelay", "is negative")
 	}
+	if err := (timing.Timings{IPReuse: o.IPReuse}).Validate(); err != nil {
+		return bad("IPReuse", err.Error())
+	}
+	o.IPReuse = timing.Timings{IPReuse: o.IPReuse}.WithDefaults().IPReuse
 	return resolved{Options: o, cidr: p.Masked()}, nil
 }

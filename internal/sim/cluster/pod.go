@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // AnnotationDoNotDisrupt is Karpenter's opt-out of graceful disruption.
@@ -107,7 +109,7 @@ func (cl *Cluster) placeWarm(p *pod) {
 // the admission steps run, the Pod is created with its status, and the
 // lifecycle is scheduled.
 func (cl *Cluster) place(ctx context.Context, p *pod, n *node, warm bool) error {
-	ip, err := n.subnet.alloc()
+	ip, err := n.subnet.allocFor(timing.HolderPod, cl.now(), cl.o.IPReuse)
 	if err != nil {
 		return fmt.Errorf("cluster: place pod %s: %w", p.key, err)
 	}
@@ -404,6 +406,7 @@ func (cl *Cluster) kill(ctx context.Context, p *pod, reason string) {
 	}
 	cl.forget(p)
 	cl.disown(p.ip)
+	p.node.subnet.release(p.ip, cl.now())
 	ctx = WithOrigin(ctx, Origin)
 	obj := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.key.Name, Namespace: p.key.Namespace}}
 	if err := cl.c.Delete(ctx, obj, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {

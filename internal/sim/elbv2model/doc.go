@@ -46,14 +46,22 @@
 //   - A check probes IP:port, where port is the target's port when
 //     HealthCheckPort is "traffic-port" and the fixed HealthCheckPort
 //     otherwise (so a health-check port pinned to a NodePort fails pod
-//     targets), on HealthCheckPath. HealthyThresholdCount consecutive passes
-//     make the target healthy; UnhealthyThresholdCount consecutive failures
-//     make it unhealthy with the reason of the last failure: Target.Timeout
-//     (nothing answers at the IP), Target.FailedHealthChecks (connection
-//     refused), Target.ResponseCodeMismatch (a code the matcher rejects).
+//     targets), on HealthCheckPath. A new target turns healthy after
+//     Options.NewTargetChecks consecutive passes (one by default, as the ALB
+//     user guide says; [HealthyThreshold] for HealthyThresholdCount); a
+//     target that was healthy needs HealthyThresholdCount passes to be
+//     healthy again. UnhealthyThresholdCount consecutive failures make it
+//     unhealthy with the reason of the last failure: Target.Timeout (nothing
+//     answers at the IP), Target.FailedHealthChecks (connection refused),
+//     Target.ResponseCodeMismatch (a code the matcher rejects).
 //   - DeregisterTargets: draining / Target.DeregistrationInProgress for the
 //     target group's deregistration_delay.timeout_seconds, unchecked, then
 //     gone. Registering it again while draining starts a new registration.
+//     With Options.DeregistrationLag, a target that took requests when it
+//     was deregistered stays in the load balancer's rotation for the lag, as
+//     if healthy, even after it has left the group: the load balancer's
+//     nodes have not all learnt of the deregistration yet. Registering it
+//     again, or its instance's termination, ends that at once.
 //   - DescribeTargetHealth with a Targets filter reports an unregistered
 //     target as unused / Target.NotRegistered.
 //   - [Model.InstanceTerminated] (EC2 telling ELB an instance is gone):
@@ -88,11 +96,13 @@
 //
 // [Model.Route] resolves a listener's default action or a rule into its
 // weighted target groups. [Model.AppendRoutable] returns the targets that
-// take new requests ([Model.PickRoutable] picks one of them without copying): the healthy ones, or, when fewer are healthy than the
-// target group's
+// take new requests ([Model.PickRoutable] picks one of them without
+// copying): the healthy ones and those still in the rotation for the
+// deregistration lag, or, when fewer are healthy than the target group's
 // target_group_health.unhealthy_state_routing.minimum_healthy_targets.count
-// (default 1), every healthy and unhealthy one (fail open). initial, draining
-// and unused targets never take new requests.
+// (default 1), every healthy and unhealthy one (fail open), and the initial
+// ones too with Options.FailOpenInitial. Otherwise initial, draining and
+// unused targets never take new requests.
 //
 // # Not modelled
 //

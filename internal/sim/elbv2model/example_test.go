@@ -68,7 +68,7 @@ func Example() {
 	// 0s 10.0.2.20:30080 initial Elb.RegistrationInProgress
 	// 10s 10.0.1.10:8080 initial Elb.InitialHealthChecking
 	// 10s 10.0.2.20:30080 initial Elb.InitialHealthChecking
-	// 25s 10.0.1.10:8080 healthy
+	// 10s 10.0.1.10:8080 healthy
 	// 25s 10.0.2.20:30080 unhealthy Target.Timeout
 	// 1m0s 10.0.2.20:30080 draining Target.DeregistrationInProgress
 	// 6m0s 10.0.2.20:30080 gone

@@ -108,6 +108,9 @@ func (m *Model) InstanceTerminated(instanceID string) {
 			t.stopped = true
 			m.unusedLocked(t, now)
 		}
+		// EC2 tells ELB: no load balancer node routes to the instance any
+		// more, whatever the deregistration lag.
+		tg.stale = slices.DeleteFunc(tg.stale, func(s staleTarget) bool { return s.key.id == instanceID })
 	}
 	m.unlockAndNotify()
 }
@@ -119,8 +122,13 @@ func (m *Model) scheduleChecksLocked(t *target, first time.Time) {
 	t.timer = m.clock.Every(first, t.tg.hcInterval(), evHealthCheck, func(at time.Time) { m.onCheck(t, g, at) })
 }
 
-// drainLocked starts t's deregistration delay.
-func (m *Model) drainLocked(t *target, now time.Time) {
+// drainLocked starts t's deregistration delay. routed says whether t took
+// new requests until now: then, with a deregistration lag, the load
+// balancer keeps sending it requests for the lag.
+func (m *Model) drainLocked(t *target, now time.Time, routed bool) {
+	if routed && m.lag > 0 {
+		t.tg.stale = append(t.tg.stale, staleTarget{key: t.key, ep: Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port}, until: now.Add(m.lag)})
+	}
 	m.cancelLocked(t)
 	t.passes, t.fails = 0, 0
 	m.setLocked(t, types.TargetHealthStateEnumDraining, types.TargetHealthReasonEnumDeregistrationInProgress, now)
@@ -199,7 +207,7 @@ func (m *Model) applyProbeLocked(t *target, res ProbeResult, now time.Time) {
 		if t.passes < hc.healthy {
 			t.passes++
 		}
-		if t.state != types.TargetHealthStateEnumHealthy && t.passes >= hc.healthy {
+		if t.state != types.TargetHealthStateEnumHealthy && t.passes >= m.passesNeededLocked(t) {
 			m.setLocked(t, types.TargetHealthStateEnumHealthy, "", now)
 		}
 		return
@@ -215,6 +223,17 @@ func (m *Model) applyProbeLocked(t *target, res ProbeResult, now time.Time) {
 	case t.fails >= hc.unhealthy:
 		m.setLocked(t, types.TargetHealthStateEnumUnhealthy, reason, now)
 	}
+}
+
+// passesNeededLocked is how many consecutive passes take t to healthy: a
+// new target (initial) needs Options.NewTargetChecks, capped at the target
+// group's HealthyThresholdCount; any other needs HealthyThresholdCount.
+func (m *Model) passesNeededLocked(t *target) int32 {
+	healthy := t.tg.hc.healthy
+	if t.state != types.TargetHealthStateEnumInitial || m.newChecks == HealthyThreshold {
+		return healthy
+	}
+	return min(int32(m.newChecks), healthy)
 }
 
 // failureReason maps a failed probe onto the reason ELB reports.

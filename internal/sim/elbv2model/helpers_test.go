@@ -83,11 +83,17 @@ func (n *fakeNet) Probe(ip string, port int32, path string) elbv2model.ProbeResu
 	return elbv2model.ProbeOK
 }
 
-func (n *fakeNet) Serve(ip string, port int32) bool {
+func (n *fakeNet) Serve(ip string, port int32) elbv2model.Answer {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s, ok := n.servers[ep(ip, port)]
-	return n.hosts[ip] && ok && s.ready
+	switch {
+	case !n.hosts[ip]:
+		return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+	case !ok || !s.ready:
+		return elbv2model.Answer{Result: elbv2model.ProbeRefused}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeOK, App: "app"}
 }
 
 func (n *fakeNet) InVPC(vpc, ip string) bool { return false }
@@ -109,7 +115,10 @@ func newWorld(t testing.TB, mod func(*elbv2model.Options)) *world {
 	t.Helper()
 	clock := vclock.New(time.Time{})
 	n := newFakeNet()
-	opts := elbv2model.Options{Clock: clock, Network: n, VPCs: map[string]string{vpcID: vpcCIDR, "vpc-2": "10.1.0.0/16"}}
+	// The lifecycle tests count HealthyThresholdCount passes for a new
+	// target too; TestNewTargetChecks covers the default of one.
+	opts := elbv2model.Options{Clock: clock, Network: n, VPCs: map[string]string{vpcID: vpcCIDR, "vpc-2": "10.1.0.0/16"},
+		NewTargetChecks: elbv2model.HealthyThreshold}
 	if mod != nil {
 		mod(&opts)
 	}

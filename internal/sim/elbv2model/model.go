@@ -24,6 +24,12 @@ const (
 	// initial with Elb.RegistrationInProgress before its first health check.
 	// AWS does not document the figure; 10 s is a typical observed value.
 	DefaultRegistrationDelay = 10 * time.Second
+	// DefaultNewTargetChecks is how many passing checks a new target needs:
+	// one, as the ALB user guide says.
+	DefaultNewTargetChecks = 1
+	// HealthyThreshold, as Options.NewTargetChecks, makes a new target need
+	// its target group's HealthyThresholdCount passes.
+	HealthyThreshold = -1
 )
 
 // Options configure a [Model]. Clock and Network are required; every other
@@ -45,8 +51,24 @@ type Options struct {
 	Network Network
 	// RegistrationDelay is how long a registered target stays initial with
 	// Elb.RegistrationInProgress before health checking starts. Zero:
-	// [DefaultRegistrationDelay]. Negative: an error.
+	// [DefaultRegistrationDelay]. Negative: none.
 	RegistrationDelay time.Duration
+	// NewTargetChecks is how many consecutive passing health checks a newly
+	// registered target needs before it is healthy, 1 to 10 (capped at the
+	// target group's HealthyThresholdCount), or [HealthyThreshold]. A target
+	// that was healthy and turned unhealthy needs HealthyThresholdCount
+	// passes again. Zero: [DefaultNewTargetChecks], the ALB user guide's
+	// "it must pass one health check".
+	NewTargetChecks int
+	// DeregistrationLag is how long load balancer nodes keep sending new
+	// requests to a target after it is deregistered: a target that took
+	// requests when it was deregistered stays in the rotation, chosen as
+	// often as a healthy target, until the lag has passed (even once it has
+	// left the target group). Zero: none.
+	DeregistrationLag time.Duration
+	// FailOpenInitial makes fail-open routing (no healthy target) include
+	// the targets still initial, not only the unhealthy ones. Zero: false.
+	FailOpenInitial bool
 	// Quotas override the AWS default quotas. Zero fields: the defaults.
 	Quotas Quotas
 	// OnTransition, when set, is called after every change of a target's
@@ -129,6 +151,9 @@ type Model struct {
 	partition    string
 	vpcs         map[string]netip.Prefix
 	regDelay     time.Duration
+	newChecks    int
+	lag          time.Duration
+	failOpenInit bool
 	quotas       Quotas
 	onTransition func(Transition)
 
@@ -156,8 +181,11 @@ func New(opts Options) (*Model, error) {
 	if opts.Network == nil {
 		return nil, &OptionsError{Field: "Network", Reason: "required"}
 	}
-	if opts.RegistrationDelay < 0 {
-		return nil, &OptionsError{Field: "RegistrationDelay", Reason: fmt.Sprintf("%v is negative", opts.RegistrationDelay)}
+	if opts.NewTargetChecks != HealthyThreshold && (opts.NewTargetChecks < 0 || opts.NewTargetChecks > 10) {
+		return nil, &OptionsError{Field: "NewTargetChecks", Reason: fmt.Sprintf("%d is not 1 to 10 or HealthyThreshold", opts.NewTargetChecks)}
+	}
+	if opts.DeregistrationLag < 0 {
+		return nil, &OptionsError{Field: "DeregistrationLag", Reason: fmt.Sprintf("%v is negative", opts.DeregistrationLag)}
 	}
 	m := &Model{
 		clock:        opts.Clock,
@@ -165,6 +193,9 @@ func New(opts Options) (*Model, error) {
 		accountID:    opts.AccountID,
 		region:       opts.Region,
 		regDelay:     opts.RegistrationDelay,
+		newChecks:    opts.NewTargetChecks,
+		lag:          opts.DeregistrationLag,
+		failOpenInit: opts.FailOpenInitial,
 		quotas:       opts.Quotas.withDefaults(),
 		onTransition: opts.OnTransition,
 		vpcs:         map[string]netip.Prefix{},
@@ -192,8 +223,14 @@ func New(opts Options) (*Model, error) {
 		return nil, &OptionsError{Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
 	}
 	m.partition = partitionOf(m.region)
-	if m.regDelay == 0 {
+	switch {
+	case m.regDelay == 0:
 		m.regDelay = DefaultRegistrationDelay
+	case m.regDelay < 0:
+		m.regDelay = 0
+	}
+	if m.newChecks == 0 {
+		m.newChecks = DefaultNewTargetChecks
 	}
 	ids := make([]string, 0, len(opts.VPCs))
 	for id := range opts.VPCs {

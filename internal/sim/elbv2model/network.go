@@ -9,8 +9,8 @@ package elbv2model
 type Network interface {
 	// Probe performs an HTTP GET of path on ip:port, as the ALB health checker does.
 	Probe(ip string, port int32, path string) ProbeResult
-	// Serve reports whether a request to ip:port is served successfully right now.
-	Serve(ip string, port int32) bool
+	// Serve sends a request to ip:port now and says how it went.
+	Serve(ip string, port int32) Answer
 	// InVPC reports whether ip is an address of the VPC (used for InvalidTarget).
 	InVPC(vpcID, ip string) bool
 }
@@ -25,6 +25,20 @@ type InstanceResolver interface {
 	// instance, and false when no such instance exists.
 	InstanceIP(instanceID string) (ip string, ok bool)
 }
+
+// Answer is what a request to ip:port met.
+type Answer struct {
+	// Result is ProbeOK when something served the request, ProbeTimeout
+	// when nothing holds the address (the connection times out),
+	// ProbeRefused when the host is there but nothing listens on the port.
+	Result ProbeResult
+	// App names the application that served it (the cluster gives the
+	// workload, "namespace/name"); "" when unknown or not served.
+	App string
+}
+
+// Served reports whether the request was served, by whatever app.
+func (a Answer) Served() bool { return a.Result == ProbeOK }
 
 // ProbeResult is the outcome of one health check.
 type ProbeResult int

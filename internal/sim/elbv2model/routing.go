@@ -1,7 +1,9 @@
 package elbv2model
 
 import (
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 )
@@ -121,7 +123,9 @@ func (s Selection) String() string {
 
 // AppendRoutable appends to dst, in registration order, the targets of the
 // target group that may take a new request now, and says which rule chose
-// them. Targets that are initial, draining or unused never take new
+// them: then, with a deregistration lag, the deregistered targets still in
+// the rotation, in deregistration order. Targets that are initial (unless
+// Options.FailOpenInitial applies), draining or unused never take new
 // requests. An unknown target group has none.
 func (m *Model) AppendRoutable(dst []Endpoint, tgARN string) ([]Endpoint, Selection) {
 	m.mu.Lock()
@@ -130,14 +134,17 @@ func (m *Model) AppendRoutable(dst []Endpoint, tgARN string) ([]Endpoint, Select
 	if !ok {
 		return dst, SelectNone
 	}
-	sel, _ := tg.selection()
+	sel, _ := m.selectionLocked(tg, m.clock.Now())
 	if sel == SelectNone {
 		return dst, sel
 	}
 	for _, t := range tg.order {
-		if sel.takes(t) {
+		if m.takesLocked(sel, t) {
 			dst = append(dst, Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port})
 		}
+	}
+	for _, s := range tg.stale {
+		dst = append(dst, s.ep)
 	}
 	return dst, sel
 }
@@ -153,7 +160,7 @@ func (m *Model) PickRoutable(tgARN string, pick func(n int) int) (Endpoint, Sele
 	if !ok {
 		return Endpoint{}, SelectNone
 	}
-	sel, n := tg.selection()
+	sel, n := m.selectionLocked(tg, m.clock.Now())
 	if sel == SelectNone {
 		return Endpoint{}, sel
 	}
@@ -162,7 +169,7 @@ func (m *Model) PickRoutable(tgARN string, pick func(n int) int) (Endpoint, Sele
 		return Endpoint{}, SelectNone
 	}
 	for _, t := range tg.order {
-		if !sel.takes(t) {
+		if !m.takesLocked(sel, t) {
 			continue
 		}
 		if i == 0 {
@@ -170,31 +177,54 @@ func (m *Model) PickRoutable(tgARN string, pick func(n int) int) (Endpoint, Sele
 		}
 		i--
 	}
+	if i < len(tg.stale) {
+		return tg.stale[i].ep, sel
+	}
 	return Endpoint{}, SelectNone // unreachable: n counted the same targets
 }
 
-// selection decides which targets take new requests, and how many there are.
-func (tg *targetGroup) selection() (Selection, int) {
-	healthy, unhealthy := 0, 0
+// selectionLocked decides which targets take new requests now, and how many
+// there are, the stale ones (deregistered, still in the rotation for the
+// lag) included: the load balancer's nodes still count them as healthy.
+// Stale entries whose lag has passed are dropped.
+func (m *Model) selectionLocked(tg *targetGroup, now time.Time) (Selection, int) {
+	if len(tg.stale) > 0 {
+		tg.stale = slices.DeleteFunc(tg.stale, func(s staleTarget) bool { return !now.Before(s.until) })
+	}
+	healthy, unhealthy, initial := len(tg.stale), 0, 0
 	for _, t := range tg.order {
 		switch t.state {
 		case types.TargetHealthStateEnumHealthy:
 			healthy++
 		case types.TargetHealthStateEnumUnhealthy:
 			unhealthy++
+		case types.TargetHealthStateEnumInitial:
+			initial++
 		}
 	}
 	if healthy >= tg.intAttr(AttrMinHealthyTargets) {
 		return SelectHealthy, healthy
 	}
-	if healthy+unhealthy == 0 {
+	n := healthy + unhealthy
+	if m.failOpenInit {
+		n += initial
+	}
+	if n == 0 {
 		return SelectNone, 0
 	}
-	return SelectFailOpen, healthy + unhealthy
+	return SelectFailOpen, n
 }
 
-// takes reports whether a target takes new requests under the selection.
-func (s Selection) takes(t *target) bool {
-	return t.state == types.TargetHealthStateEnumHealthy ||
-		(s == SelectFailOpen && t.state == types.TargetHealthStateEnumUnhealthy)
+// takesLocked reports whether a registered target takes new requests under
+// the selection.
+func (m *Model) takesLocked(s Selection, t *target) bool {
+	switch t.state {
+	case types.TargetHealthStateEnumHealthy:
+		return s != SelectNone
+	case types.TargetHealthStateEnumUnhealthy:
+		return s == SelectFailOpen
+	case types.TargetHealthStateEnumInitial:
+		return s == SelectFailOpen && m.failOpenInit
+	}
+	return false
 }

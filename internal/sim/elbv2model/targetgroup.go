@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
@@ -31,6 +32,17 @@ type targetGroup struct {
 	// same targets in registration order, for deterministic iteration.
 	targets map[targetKey]*target
 	order   []*target
+	// stale are the targets the load balancer still routes to after their
+	// deregistration (Options.DeregistrationLag), in deregistration order.
+	stale []staleTarget
+}
+
+// staleTarget is a deregistered target still in the load balancer's
+// rotation until until.
+type staleTarget struct {
+	key   targetKey
+	ep    Endpoint
+	until time.Time
 }
 
 // sameConfig reports whether two target groups were created with the same

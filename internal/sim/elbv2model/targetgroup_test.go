@@ -28,7 +28,9 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"bad CIDR", elbv2model.Options{Clock: clock, Network: newFakeNet(), VPCs: map[string]string{"vpc-1": "10.0.0.0/33"}}},
 		{"bad account", elbv2model.Options{Clock: clock, Network: newFakeNet(), AccountID: "42"}},
 		{"bad region", elbv2model.Options{Clock: clock, Network: newFakeNet(), Region: "Mars"}},
-		{"negative registration delay", elbv2model.Options{Clock: clock, Network: newFakeNet(), RegistrationDelay: -time.Second}},
+		{"new-target checks above 10", elbv2model.Options{Clock: clock, Network: newFakeNet(), NewTargetChecks: 11}},
+		{"negative new-target checks", elbv2model.Options{Clock: clock, Network: newFakeNet(), NewTargetChecks: -2}},
+		{"negative deregistration lag", elbv2model.Options{Clock: clock, Network: newFakeNet(), DeregistrationLag: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

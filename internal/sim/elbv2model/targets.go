@@ -2,6 +2,7 @@ package elbv2model
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -163,6 +164,9 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 			tg.targets[r.key] = t
 			tg.order = append(tg.order, t)
 		}
+		// Registered again: the load balancer's nodes learn the new
+		// registration, and route to it only once it is healthy.
+		tg.stale = slices.DeleteFunc(tg.stale, func(s staleTarget) bool { return s.key == r.key })
 		t.ip = r.ip
 		if tg.lb == nil {
 			m.unusedLocked(t, now)
@@ -209,12 +213,13 @@ func (m *Model) DeregisterTargets(in *elbv2.DeregisterTargetsInput) (*elbv2.Dere
 		return nil, err
 	}
 	now := m.clock.Now()
+	sel, _ := m.selectionLocked(tg, now)
 	for _, k := range keys {
 		t, ok := tg.targets[k]
 		if !ok || t.state == types.TargetHealthStateEnumDraining {
 			continue
 		}
-		m.drainLocked(t, now)
+		m.drainLocked(t, now, m.takesLocked(sel, t))
 	}
 	m.unlockAndNotify()
 	return &elbv2.DeregisterTargetsOutput{}, nil

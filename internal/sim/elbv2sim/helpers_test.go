@@ -52,10 +52,13 @@ func (n *staticNet) Probe(ip string, _ int32, _ string) elbv2model.ProbeResult {
 	return elbv2model.ProbeTimeout
 }
 
-func (n *staticNet) Serve(ip string, _ int32) bool {
+func (n *staticNet) Serve(ip string, _ int32) elbv2model.Answer {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.up[ip]
+	if !n.up[ip] {
+		return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeOK}
 }
 
 func (n *staticNet) InVPC(string, string) bool { return false }

@@ -28,7 +28,12 @@ func (exampleNet) Probe(ip string, _ int32, _ string) elbv2model.ProbeResult {
 	}
 	return elbv2model.ProbeTimeout
 }
-func (exampleNet) Serve(ip string, _ int32) bool { return ip == "10.0.1.10" }
+func (exampleNet) Serve(ip string, _ int32) elbv2model.Answer {
+	if ip == "10.0.1.10" {
+		return elbv2model.Answer{Result: elbv2model.ProbeOK}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+}
 func (exampleNet) InVPC(string, string) bool     { return false }
 
 // The real SDK client against the simulator: an endpoint in front of the

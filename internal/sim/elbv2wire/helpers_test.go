@@ -36,10 +36,13 @@ func (n *upNet) Probe(ip string, _ int32, _ string) elbv2model.ProbeResult {
 	return elbv2model.ProbeTimeout
 }
 
-func (n *upNet) Serve(ip string, _ int32) bool {
+func (n *upNet) Serve(ip string, _ int32) elbv2model.Answer {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.up[ip]
+	if !n.up[ip] {
+		return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeOK}
 }
 
 func (n *upNet) InVPC(string, string) bool { return false }

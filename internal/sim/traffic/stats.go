@@ -15,11 +15,79 @@ type Second struct {
 	Requests int
 	Served   int
 	Failed   int
-	// NoTarget, TargetFailed and Other split Failed by outcome (Other:
-	// ErrorResponse and NoRoute).
+	// NoTarget, TargetFailed and Other split Failed by outcome
+	// (TargetFailed: TargetFailed and TargetTimeout; Other: ErrorResponse,
+	// NoRoute and Misrouted).
 	NoTarget     int
 	TargetFailed int
 	Other        int
+	// Status502, Status503, Status504, Misrouted and OtherStatus split
+	// Failed by what the client saw: the load balancer's status, or an
+	// answer from the wrong application (a fixed response's other 5XX
+	// in OtherStatus).
+	Status502, Status503, Status504, Misrouted, OtherStatus int
+}
+
+// Kinds splits a count of failed requests by what the client saw.
+type Kinds struct {
+	// Status502: a refused connection (or a dead address with no connect
+	// timeout); Status503: no target to send it to; Status504: a dead
+	// address, after the connect timeout; Misrouted: another application
+	// answered; Other: a fixed response's other 5XX.
+	Status502, Status503, Status504, Misrouted, Other int
+}
+
+func (k *Kinds) add(s Second) {
+	k.Status502 += s.Status502
+	k.Status503 += s.Status503
+	k.Status504 += s.Status504
+	k.Misrouted += s.Misrouted
+	k.Other += s.OtherStatus
+}
+
+// Map returns the kinds as a map keyed "502", "503", "504", "misrouted"
+// (and "other" when there was any), for reports.
+func (k Kinds) Map() map[string]int {
+	m := map[string]int{"502": k.Status502, "503": k.Status503, "504": k.Status504, "misrouted": k.Misrouted}
+	if k.Other > 0 {
+		m["other"] = k.Other
+	}
+	return m
+}
+
+// Span summarises the requests sent in a stretch of time.
+type Span struct {
+	// From and To bound it: the requests sent at or after From and before
+	// To.
+	From, To time.Time
+	// Requests, Failed and Kinds count its requests.
+	Requests, Failed int
+	Kinds            Kinds
+	// TotalOutageSeconds counts its seconds in which requests were sent
+	// and none succeeded; DegradedSeconds those in which some failed
+	// (total outages included).
+	TotalOutageSeconds, DegradedSeconds int
+}
+
+// Span summarises the requests sent in [from, to). Seconds are counted
+// whole: a second belongs to the span when it starts in it.
+func (s Stats) Span(from, to time.Time) Span {
+	sp := Span{From: from, To: to}
+	for _, sec := range s.Seconds {
+		if sec.Start.Before(from) || !sec.Start.Before(to) {
+			continue
+		}
+		sp.Requests += sec.Requests
+		sp.Failed += sec.Failed
+		sp.Kinds.add(sec)
+		if sec.Failed > 0 {
+			sp.DegradedSeconds++
+			if sec.Served == 0 {
+				sp.TotalOutageSeconds++
+			}
+		}
+	}
+	return sp
 }
 
 // Window is a run of consecutive seconds in which requests failed.
@@ -53,6 +121,12 @@ type Stats struct {
 	// Longest is the longest outage (the earliest of equals); zero when
 	// there was none.
 	Longest Window
+	// Kinds splits Failed by what the client saw.
+	Kinds Kinds
+	// TotalOutageSeconds counts the seconds in which requests were sent
+	// and none succeeded; DegradedSeconds those in which some failed (the
+	// seconds of Outages, total outages included).
+	TotalOutageSeconds, DegradedSeconds int
 }
 
 // Stats returns the counts so far.
@@ -73,6 +147,13 @@ func summarise(seconds []Second) Stats {
 		st.NoTarget += s.NoTarget
 		st.TargetFailed += s.TargetFailed
 		st.Other += s.Other
+		st.Kinds.add(s)
+		if s.Failed > 0 {
+			st.DegradedSeconds++
+			if s.Served == 0 {
+				st.TotalOutageSeconds++
+			}
+		}
 		if s.Failed == 0 {
 			cur = nil
 			continue

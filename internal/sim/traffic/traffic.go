@@ -59,6 +59,16 @@ type Options struct {
 	// OnRequest, when set, is called after every request, inside the world
 	// event that sent it: it must not wait on the clock.
 	OnRequest func(Request)
+	// ConnectTimeout is how long the load balancer waits for a connection
+	// to an address nobody holds before it answers 504 (the request is
+	// counted when it was sent). Zero: such a request fails at once with
+	// 502, as a refused connection does.
+	ConnectTimeout time.Duration
+	// App is the application the requests are meant for (the cluster's
+	// workload "namespace/name"): a request another application serves, at
+	// an address handed out again, is Misrouted. Zero: any application
+	// that answers serves.
+	App string
 }
 
 // Outcome is how one request ended.
@@ -72,17 +82,26 @@ const (
 	// (none healthy and none unhealthy to fail open to); the load balancer
 	// answered 503.
 	NoTarget
-	// TargetFailed: the chosen target did not serve the request: nothing
-	// answers at IP:port (the node or pod is gone, the app does not listen
-	// yet or any more, or on another port; a NodePort with no endpoint
-	// behind it); 502. Readiness plays no part: a pod serves while its app
-	// listens, so one still waiting on its readiness probe or gate, or
-	// sleeping in preStop, serves.
+	// TargetFailed: the chosen target did not serve the request: the
+	// connection was refused (the host is there, but nothing listens on
+	// the port: the app does not listen yet or any more, or on another
+	// port; a NodePort with no endpoint behind it), or nothing holds the
+	// address and Options.ConnectTimeout is zero; 502. Readiness plays no
+	// part: a pod serves while its app listens, so one still waiting on its
+	// readiness probe or gate, or sleeping in preStop, serves.
 	TargetFailed
 	// ErrorResponse: a fixed-response action answered 5XX.
 	ErrorResponse
 	// NoRoute: the listener or rule could not be resolved; 503.
 	NoRoute
+	// TargetTimeout: nothing holds the chosen target's address (the node
+	// or the pod is gone); the load balancer waited Options.ConnectTimeout
+	// and answered 504.
+	TargetTimeout
+	// Misrouted: an application other than Options.App served the request
+	// (the target's address was handed out again); a failure, whatever its
+	// status.
+	Misrouted
 )
 
 // String names the outcome.
@@ -98,6 +117,10 @@ func (o Outcome) String() string {
 		return "error-response"
 	case NoRoute:
 		return "no-route"
+	case TargetTimeout:
+		return "target-timeout"
+	case Misrouted:
+		return "misrouted"
 	}
 	return "unknown"
 }
@@ -155,6 +178,9 @@ func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Ge
 	}
 	if opts.RPS == 0 {
 		opts.RPS = DefaultRPS
+	}
+	if opts.ConnectTimeout < 0 {
+		return nil, &OptionsError{Field: "ConnectTimeout", Reason: fmt.Sprintf("%v is negative", opts.ConnectTimeout)}
 	}
 	if opts.RPS < 1 || opts.RPS > MaxRPS {
 		return nil, &OptionsError{Field: "RPS", Reason: fmt.Sprintf("%d is outside 1-%d", opts.RPS, MaxRPS)}
@@ -247,11 +273,17 @@ func (g *Generator) forward(route elbv2model.Route, req *Request) {
 		req.Outcome, req.Status = NoTarget, 503
 		return
 	}
-	if g.network.Serve(req.Target.IP, req.Target.Port) {
+	a := g.network.Serve(req.Target.IP, req.Target.Port)
+	switch {
+	case a.Served() && (g.opts.App == "" || a.App == g.opts.App):
 		req.Outcome, req.Status = Served, 200
-		return
+	case a.Served():
+		req.Outcome, req.Status = Misrouted, 200
+	case a.Result == elbv2model.ProbeTimeout && g.opts.ConnectTimeout > 0:
+		req.Outcome, req.Status = TargetTimeout, 504
+	default:
+		req.Outcome, req.Status = TargetFailed, 502
 	}
-	req.Outcome, req.Status = TargetFailed, 502
 }
 
 func (g *Generator) record(req Request) {
@@ -274,9 +306,21 @@ func (g *Generator) record(req Request) {
 	switch req.Outcome {
 	case NoTarget:
 		s.NoTarget++
-	case TargetFailed:
+	case TargetFailed, TargetTimeout:
 		s.TargetFailed++
 	default:
 		s.Other++
+	}
+	switch {
+	case req.Outcome == Misrouted:
+		s.Misrouted++
+	case req.Status == 502:
+		s.Status502++
+	case req.Status == 503:
+		s.Status503++
+	case req.Status == 504:
+		s.Status504++
+	default: // a fixed response's other 5XX
+		s.OtherStatus++
 	}
 }

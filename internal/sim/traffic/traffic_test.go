@@ -25,9 +25,10 @@ type net struct {
 	mu   sync.Mutex
 	up   map[string]bool
 	sick map[string]bool
+	app  map[string]string // what answers at an IP; "" for the expected app
 }
 
-func newNet() *net { return &net{up: map[string]bool{}, sick: map[string]bool{}} }
+func newNet() *net { return &net{up: map[string]bool{}, sick: map[string]bool{}, app: map[string]string{}} }
 
 func (n *net) set(ip string, up bool) {
 	n.mu.Lock()
@@ -47,10 +48,13 @@ func (n *net) Probe(ip string, _ int32, _ string) elbv2model.ProbeResult {
 	return elbv2model.ProbeOK
 }
 
-func (n *net) Serve(ip string, _ int32) bool {
+func (n *net) Serve(ip string, _ int32) elbv2model.Answer {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.up[ip]
+	if !n.up[ip] {
+		return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+	}
+	return elbv2model.Answer{Result: elbv2model.ProbeOK, App: n.app[ip]}
 }
 
 func (n *net) InVPC(string, string) bool { return false }
@@ -67,7 +71,9 @@ func newWorld(t testing.TB) *world {
 	t.Helper()
 	clock := vclock.New(time.Time{})
 	n := newNet()
-	m, err := elbv2model.New(elbv2model.Options{Clock: clock, Network: n, VPCs: map[string]string{vpcID: "10.0.0.0/16"}})
+	// The scenarios count HealthyThresholdCount passes for new targets.
+	m, err := elbv2model.New(elbv2model.Options{Clock: clock, Network: n, VPCs: map[string]string{vpcID: "10.0.0.0/16"},
+		NewTargetChecks: elbv2model.HealthyThreshold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,5 +349,99 @@ func BenchmarkTraffic30Min(b *testing.B) {
 		if st := g.Stats(); st.Total != 18001 {
 			b.Fatalf("%d requests", st.Total)
 		}
+	}
+}
+
+// TestDeadAddressAndMisrouting: a target whose address nobody holds fails
+// with 502 at once, or with 504 with a connect timeout; a target whose
+// address another application answers at is misrouted. Span splits the
+// failures by kind, and the kinds add up to Failed.
+func TestDeadAddressAndMisrouting(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		// other makes the second target's address answer as another app.
+		other bool
+		want  traffic.Kinds
+	}{
+		{"dead address, no connect timeout: 502", 0, false, traffic.Kinds{Status502: 50}},
+		{"dead address, 10 s connect timeout: 504", 10 * time.Second, false, traffic.Kinds{Status504: 50}},
+		{"another application answers: misrouted", 10 * time.Second, true, traffic.Kinds{Misrouted: 50}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			tg := w.tg(t, "legacy", "10.0.2.1", "10.0.2.2")
+			ln := w.listener(t, 80, forward(tg, 1))
+			w.at(2 * time.Minute) // both healthy
+			g, err := traffic.New(w.model, w.net, traffic.Options{ListenerARN: ln, RPS: 100, Seed: 7, ConnectTimeout: tt.timeout, App: "shop/web"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			from := w.clock.Now()
+			if tt.other {
+				w.net.app["10.0.2.2"] = "other/app"
+				w.net.app["10.0.2.1"] = "shop/web"
+			} else {
+				w.net.app["10.0.2.1"] = "shop/web"
+				w.net.set("10.0.2.2", false)
+			}
+			w.at(2*time.Minute + time.Second)
+			g.Stop()
+			sp := g.Stats().Span(from, from.Add(time.Second))
+			// About half of the 100 requests hit the second target; the
+			// seed fixes how many.
+			got := sp.Kinds
+			sum := got.Status502 + got.Status503 + got.Status504 + got.Misrouted + got.Other
+			if sum != sp.Failed || sp.Failed == 0 {
+				t.Fatalf("kinds %+v add up to %d, failed %d", got, sum, sp.Failed)
+			}
+			want := tt.want
+			// Scale the expected kind to the count the seed gave.
+			for _, k := range []*int{&want.Status502, &want.Status504, &want.Misrouted} {
+				if *k != 0 {
+					*k = sp.Failed
+				}
+			}
+			if got != want {
+				t.Errorf("kinds %+v, want %+v", got, want)
+			}
+			if sp.Requests != 100 || sp.DegradedSeconds != 1 || sp.TotalOutageSeconds != 0 {
+				t.Errorf("span %+v: want 100 requests, 1 degraded second, no total outage", sp)
+			}
+		})
+	}
+}
+
+// TestSpanOutageSeconds: a second with no success is a total outage, one
+// with some failures degraded; a span counts only its own seconds.
+func TestSpanOutageSeconds(t *testing.T) {
+	w := newWorld(t)
+	tg := w.tg(t, "legacy", "10.0.2.1")
+	ln := w.listener(t, 80, forward(tg, 1))
+	w.at(2 * time.Minute)
+	g, err := traffic.New(w.model, w.net, traffic.Options{ListenerARN: ln, RPS: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := w.clock.Now()
+	w.at(2*time.Minute + 5*time.Second)
+	// The only target dies after the request at 5 s: the rest of second
+	// 5 fails (9 requests, degraded), seconds 6 and 7 fail whole (total
+	// outages), and so does second 8's one request (at 8 s, the last).
+	w.net.set("10.0.2.1", false)
+	w.at(2*time.Minute + 8*time.Second)
+	g.Stop()
+	st := g.Stats()
+	all := st.Span(start, start.Add(time.Hour))
+	if all.TotalOutageSeconds != 3 || all.DegradedSeconds != 4 || all.Failed != 30 || all.Requests != 81 {
+		t.Errorf("whole run %+v: want 81 requests, 30 failed, 4 degraded seconds of which 3 total outages", all)
+	}
+	if st.TotalOutageSeconds != 3 || st.DegradedSeconds != 4 {
+		t.Errorf("stats: total outage %d, degraded %d; want 3 and 4", st.TotalOutageSeconds, st.DegradedSeconds)
+	}
+	before := st.Span(start, start.Add(5*time.Second))
+	if before.Failed != 0 || before.Requests != 50 || before.DegradedSeconds != 0 {
+		t.Errorf("before the failure %+v: want 50 requests, none failed", before)
 	}
 }
