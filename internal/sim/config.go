@@ -17,23 +17,23 @@ import (
 
 // Defaults of [Config].
 const (
-	DefaultNodes         = 20
-	DefaultPods          = 60
-	DefaultRPS           = 20
-	DefaultNamespace     = "shop"
-	DefaultService       = "web"
+	DefaultNodes     = 20
+	DefaultPods      = 60
+	DefaultRPS       = 20
+	DefaultNamespace = "shop"
+	DefaultService   = "web"
 	// NeighbourService is the second application of Config.Neighbours.
-	NeighbourService = "cart"
+	NeighbourService     = "cart"
 	DefaultNodePort      = int32(30080)
 	DefaultServicePort   = int32(80)
 	DefaultContainerPort = int32(8080)
 	// LegacyPreStop is the preStop sleep of the seed's original app, the
 	// one teams that moved in a hurry have: shorter than the
 	// deregistration lag at most points of the envelope.
-	LegacyPreStop = 15 * time.Second
-	DefaultWarmUp        = 10 * time.Minute
-	DefaultRegion        = "us-east-1"
-	DefaultAccountID     = "123456789012"
+	LegacyPreStop    = 15 * time.Second
+	DefaultWarmUp    = 10 * time.Minute
+	DefaultRegion    = "us-east-1"
+	DefaultAccountID = "123456789012"
 )
 
 // ErrInvalidConfig: a [Config] field is invalid; nothing was built.

@@ -32,7 +32,7 @@ func (exampleNet) Serve(ip string, _ int32) elbv2model.Answer {
 	}
 	return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
 }
-func (exampleNet) InVPC(string, string) bool     { return false }
+func (exampleNet) InVPC(string, string) bool { return false }
 
 func Example() {
 	clock := vclock.New(time.Time{})

@@ -34,7 +34,7 @@ func (exampleNet) Serve(ip string, _ int32) elbv2model.Answer {
 	}
 	return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
 }
-func (exampleNet) InVPC(string, string) bool     { return false }
+func (exampleNet) InVPC(string, string) bool { return false }
 
 // The real SDK client against the simulator: an endpoint in front of the
 // Go facade, one model, the SDK's serialisation, signing, error decoding

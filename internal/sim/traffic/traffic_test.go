@@ -28,7 +28,9 @@ type net struct {
 	app  map[string]string // what answers at an IP; "" for the expected app
 }
 
-func newNet() *net { return &net{up: map[string]bool{}, sick: map[string]bool{}, app: map[string]string{}} }
+func newNet() *net {
+	return &net{up: map[string]bool{}, sick: map[string]bool{}, app: map[string]string{}}
+}
 
 func (n *net) set(ip string, up bool) {
 	n.mu.Lock()
