@@ -87,9 +87,17 @@ type Config struct {
 	// is queued for disruption. Zero: no scheduled churn (use
 	// [World.ReplaceAllNodes] or [World.Karpenter]).
 	ChurnInterval time.Duration
-	// ChurnReasons are the reasons of the scheduled disruptions, in turn.
-	// Nil: Drifted.
+	// ChurnReasons are the reasons of the scheduled disruptions, in turn
+	// (steady churn). Nil: Drifted.
 	ChurnReasons []karpenter.Reason
+	// ChurnShape is the kind of scheduled churn (karpenter.Shapes): steady
+	// (the oldest node every ChurnInterval), wave (ChurnShare of the nodes
+	// drifted every ChurnInterval, paced by the NodePool's budget),
+	// consolidation or spot (at random intervals of mean ChurnInterval).
+	// Zero: steady.
+	ChurnShape karpenter.Shape
+	// ChurnShare is the share of the nodes a wave drifts. Zero: "50%".
+	ChurnShare string
 	// NodePool configures Karpenter's pool (budgets, expiry, grace period,
 	// capacity type). Its Public field is set from PublicSubnets.
 	NodePool karpenter.NodePool

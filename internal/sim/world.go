@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		}
 	}
 	if cfg.ChurnInterval > 0 {
-		if err := w.karp.StartChurn(karpenter.Churn{Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons}); err != nil {
+		if err := w.karp.StartChurn(karpenter.Churn{Shape: cfg.ChurnShape, Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons, Share: cfg.ChurnShare}); err != nil {
 			return nil, fmt.Errorf("sim: new: %w", err)
 		}
 	}

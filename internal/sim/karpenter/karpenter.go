@@ -67,6 +67,9 @@ type Karpenter struct {
 	c       client.Client
 	clock   *vclock.Clock
 	rng     *rand.Rand
+	// churnRNG draws the random churn shapes' times and nodes, apart from
+	// rng so that names stay the same whatever the churn.
+	churnRNG *rand.Rand
 
 	claims    map[string]*claim // by node name
 	seq       int
@@ -173,9 +176,10 @@ func New(opts Options) (*Karpenter, error) {
 	}
 	k := &Karpenter{
 		o: opts, pool: pool, cl: opts.Cluster, c: opts.Cluster.Client(),
-		clock:  opts.Cluster.Clock(),
-		rng:    rand.New(rand.NewPCG(opts.Seed, 0x6b61727065)), // "karpe"
-		claims: map[string]*claim{},
+		clock:    opts.Cluster.Clock(),
+		rng:      rand.New(rand.NewPCG(opts.Seed, 0x6b61727065)), // "karpe"
+		churnRNG: rand.New(rand.NewPCG(opts.Seed, 0x636875726e)), // "churn"
+		claims:   map[string]*claim{},
 	}
 	for i, b := range pool.Budgets {
 		v, err := b.parse()
@@ -339,45 +343,141 @@ func (k *Karpenter) ReplaceAll(reason Reason, within time.Duration) error {
 	return nil
 }
 
-// Churn is a disruption schedule: every Interval, the oldest node not yet
-// being disrupted is queued, with Reasons taken in turn.
+// Shape is the kind of churn a [Churn] schedule produces.
+type Shape string
+
+// The churn shapes. Steady, Wave and Consolidation are graceful: NodePool
+// budgets and karpenter.sh/do-not-disrupt hold them. Spot is forceful:
+// nothing holds an interruption.
+const (
+	// ShapeSteady: every Interval, the oldest node not being disrupted is
+	// queued, with Reasons taken in turn (Drifted by default).
+	ShapeSteady Shape = "steady"
+	// ShapeWave: every Interval, Share of the live nodes (oldest first) are
+	// marked Drifted at once, as a new AMI or a changed NodeClass does; the
+	// NodePool's budget paces their replacement.
+	ShapeWave Shape = "wave"
+	// ShapeConsolidation: at random intervals (exponential, mean Interval,
+	// from the seed), Karpenter consolidates the node with the fewest pods
+	// (the oldest of equals): Underutilized, replaced by one new node.
+	ShapeConsolidation Shape = "consolidation"
+	// ShapeSpot: at random intervals (exponential, mean Interval, from the
+	// seed), EC2 interrupts a node picked at random: Interrupted, drained at
+	// once and terminated after SpotInterruptionNotice, whatever the
+	// budgets and annotations.
+	ShapeSpot Shape = "spot"
+)
+
+// Shapes lists the churn shapes, in the order the CLI documents them.
+var Shapes = []Shape{ShapeSteady, ShapeWave, ShapeConsolidation, ShapeSpot}
+
+// Churn is a disruption schedule of one [Shape].
 type Churn struct {
-	// Interval between disruptions. Required.
+	// Shape is the kind of churn. Zero: ShapeSteady.
+	Shape Shape
+	// Interval between disruptions (the mean one for consolidation and
+	// spot; between waves for wave). Required.
 	Interval time.Duration
-	// Reasons are used in turn. Nil: Drifted.
+	// Reasons are used in turn by ShapeSteady. Nil: Drifted. The other
+	// shapes have their own reason.
 	Reasons []Reason
+	// Share is the part of the live nodes a wave marks, a count or a
+	// percentage. Zero: "50%".
+	Share string
 	// Start is the first disruption. Zero: one Interval from now.
 	Start time.Time
 }
 
 // StartChurn starts a schedule, replacing any earlier one.
 func (k *Karpenter) StartChurn(ch Churn) error {
+	bad := func(field, reason string) error { return &ConfigError{Op: "start churn", Field: field, Reason: reason} }
 	if ch.Interval <= 0 {
-		return &ConfigError{Op: "start churn", Field: "Interval", Reason: "must be positive"}
+		return bad("Interval", "must be positive")
+	}
+	if ch.Shape == "" {
+		ch.Shape = ShapeSteady
+	}
+	if !slices.Contains(Shapes, ch.Shape) {
+		return bad("Shape", fmt.Sprintf("%q is not one of %v", ch.Shape, Shapes))
 	}
 	if len(ch.Reasons) == 0 {
 		ch.Reasons = []Reason{ReasonDrifted}
 	}
 	for _, r := range ch.Reasons {
 		if !r.valid() {
-			return &ConfigError{Op: "start churn", Field: "Reasons", Reason: fmt.Sprintf("%q is not a disruption reason", r)}
+			return bad("Reasons", fmt.Sprintf("%q is not a disruption reason", r))
 		}
+	}
+	if ch.Share == "" {
+		ch.Share = "50%"
+	}
+	share, err := Budget{Nodes: ch.Share}.parse()
+	if err != nil {
+		return bad("Share", err.Error())
 	}
 	if ch.Start.IsZero() {
 		ch.Start = k.clock.Now().Add(ch.Interval)
 	}
 	k.churn.Cancel()
-	k.churn = k.clock.Every(ch.Start, ch.Interval, "karpenter churn", func(time.Time) {
+	switch ch.Shape {
+	case ShapeSteady:
+		k.churn = k.clock.Every(ch.Start, ch.Interval, "karpenter churn", func(time.Time) {
+			for _, c := range k.live() {
+				if k.idle(c) {
+					r := ch.Reasons[k.churnTurn%len(ch.Reasons)]
+					k.churnTurn++
+					_ = k.ReplaceNode(c.node, r)
+					return
+				}
+			}
+		})
+	case ShapeWave:
+		k.churn = k.clock.Every(ch.Start, ch.Interval, "karpenter drift wave", func(time.Time) {
+			var idle []*claim
+			for _, c := range k.live() {
+				if k.idle(c) {
+					idle = append(idle, c)
+				}
+			}
+			n, _ := intstr.GetScaledValueFromIntOrPercent(&share, len(k.live()), true)
+			for _, c := range idle[:min(n, len(idle))] {
+				_ = k.ReplaceNode(c.node, ReasonDrifted)
+			}
+		})
+	case ShapeConsolidation, ShapeSpot:
+		k.scheduleRandom(ch, ch.Start)
+	}
+	return nil
+}
+
+// scheduleRandom schedules the next consolidation or interruption at, and
+// the one after it an exponential interval later.
+func (k *Karpenter) scheduleRandom(ch Churn, at time.Time) {
+	k.churn = k.clock.At(at, "karpenter "+string(ch.Shape), func(now time.Time) {
+		var idle []*claim
 		for _, c := range k.live() {
-			if c.state == claimReady && c.disruption == nil && !k.queued(c.node) {
-				r := ch.Reasons[k.churnTurn%len(ch.Reasons)]
-				k.churnTurn++
-				_ = k.ReplaceNode(c.node, r)
-				return
+			if k.idle(c) {
+				idle = append(idle, c)
 			}
 		}
+		if len(idle) > 0 {
+			if ch.Shape == ShapeSpot {
+				_ = k.ReplaceNode(idle[k.churnRNG.IntN(len(idle))].node, ReasonInterrupted)
+			} else {
+				c := slices.MinFunc(idle, func(a, b *claim) int {
+					return len(k.cl.PodsOnNode(a.node)) - len(k.cl.PodsOnNode(b.node))
+				})
+				_ = k.ReplaceNode(c.node, ReasonUnderutilized)
+			}
+		}
+		next := time.Duration(k.churnRNG.ExpFloat64() * float64(ch.Interval))
+		k.scheduleRandom(ch, now.Add(max(next, time.Second)))
 	})
-	return nil
+}
+
+// idle reports whether c is Ready and neither being disrupted nor queued.
+func (k *Karpenter) idle(c *claim) bool {
+	return c.state == claimReady && c.disruption == nil && !k.queued(c.node)
 }
 
 func (k *Karpenter) queued(node string) bool {
