@@ -43,11 +43,18 @@ type Options struct {
 	// NodePortMin and NodePortMax bound the cluster's NodePort range. Zero
 	// means 30000 and 32767, Kubernetes' default.
 	NodePortMin, NodePortMax int
-	// PreStopSeconds is the preStop sleep the fix of TGM-H008 writes. Zero
-	// means 120.
+	// PreStopSeconds is the safe preStop delay: the shortest one TGM-H008
+	// accepts, and the one its fix writes. Zero means the envelope's safe
+	// preStop (internal/envelope, Default().SafePreStop()): 130, the worst
+	// reported deregistration lag (120 s) plus the controller's delay to
+	// deregister a terminating pod (10 s). cutover's plan asks a workload
+	// for the same delay.
 	PreStopSeconds int64
 	// GracePaddingSeconds is what the fix of TGM-H009 adds to the preStop
-	// delay. Zero means 30.
+	// delay for the app to shut down. Zero means the envelope's shutdown
+	// margin (internal/envelope, ShutdownMargin): 30, so that with the
+	// default preStop the fix writes 160, the terminationGracePeriodSeconds
+	// cutover's plan asks for.
 	GracePaddingSeconds int64
 	// Logger receives what CheckChart and Fix do (renders, fix rounds, files
 	// written) and, at V(1) and above, Helm's own log. The zero value
@@ -103,10 +110,10 @@ func NewChecker(o Options) (*Checker, error) {
 		return nil, &ConfigError{Source: "options", Msg: fmt.Sprintf("node port range %d-%d is not valid", o.NodePortMin, o.NodePortMax)}
 	}
 	if o.PreStopSeconds == 0 {
-		o.PreStopSeconds = 120
+		o.PreStopSeconds = defaultPreStopSeconds
 	}
 	if o.GracePaddingSeconds == 0 {
-		o.GracePaddingSeconds = 30
+		o.GracePaddingSeconds = defaultGracePaddingSeconds
 	}
 	if o.PreStopSeconds < 0 || o.GracePaddingSeconds < 0 {
 		return nil, &ConfigError{Source: "options", Msg: "PreStopSeconds and GracePaddingSeconds must not be negative"}

@@ -184,7 +184,7 @@ func TestCheckRules(t *testing.T) {
 			want: []brief{
 				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
 					Path: "spec.template.spec.containers[name=web].lifecycle.preStop",
-					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":120}}`},
+					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":130}}`},
 				{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Fix: "add a PodDisruptionBudget"},
 			},
 		},
@@ -219,7 +219,7 @@ func TestCheckRules(t *testing.T) {
 				"apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: http}]}\n",
 				"apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: web}}\nspec:\n  containers:\n  - name: web\n    ports: [{name: http, containerPort: 8080}]\n    lifecycle: {preStop: {sleep: {seconds: 0}}}\n  - name: other\n"),
 			want: []brief{{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
-				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 120"}},
+				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"}},
 		},
 		{
 			name: "a workload in front of no ip target is not checked",

@@ -46,6 +46,22 @@
 // Service of the LBC, is bound by a TargetGroupBinding, or is a backend of
 // an ALB Ingress, in the same namespace.
 //
+// # Drain timing
+//
+// The numbers TGM-H008 and TGM-H009 write come from internal/envelope, the
+// one definition of the AWS timings tgmigrate plans under:
+//
+//   - preStop delay: 130 seconds, the deregistration lag's worst reported
+//     value (120 s: load balancer nodes keep sending new requests to a
+//     deregistered target that long) plus the controller's delay (10 s for
+//     the AWS Load Balancer Controller to deregister a terminating pod);
+//   - terminationGracePeriodSeconds: 160, that delay plus 30 seconds for
+//     the app to shut down after it.
+//
+// cutover's plan asks a workload for the same numbers, so a chart fixed by
+// helmgov meets the plan's pod-settings precondition.
+// [Options.PreStopSeconds] and [Options.GracePaddingSeconds] change them.
+//
 // # Configuration and suppression
 //
 // [Config] turns rules off and changes their severity; [ParseConfig] reads

@@ -3,6 +3,9 @@ package helmgov
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
 // Severity grades a finding. The zero value is not a severity: a
@@ -185,17 +188,24 @@ var ruleTable = []Rule{
 	{
 		ID: RuleWorkloadPreStop, Name: "workload-prestop-delay", Severity: SeverityWarning, Fixable: true,
 		Summary: "a workload behind ip targets has a preStop delay on its serving containers",
-		Doc: "Deregistration takes time to reach the load balancer (users measured up to about two minutes); a pod " +
-			"that exits at once drops the requests still routed to it. A container serves when it declares the " +
-			"Service's target port, or when no container declares it. A hook whose duration cannot be read " +
-			"(httpGet, a command other than sleep) is accepted, and TGM-H009 cannot compare it. The fix adds " +
-			"lifecycle.preStop.sleep (Kubernetes 1.30 and later), 120 seconds unless configured.",
+		Doc: "Deregistration takes time to reach the load balancer: load balancer nodes keep sending new requests to a " +
+			"deregistered target for up to " + fmt.Sprint(seconds(envelope.MaxDeregistrationLag)) + " seconds (the worst " +
+			"reported deregistration lag), and the LBC takes up to " + fmt.Sprint(seconds(envelope.DefaultControllerDelay)) +
+			" seconds to deregister a terminating pod. A pod that exits sooner drops the requests still routed to it. " +
+			"A container serves when it declares the Service's target port, or when no container declares it. A hook " +
+			"whose duration cannot be read (httpGet, a command other than sleep) is accepted, and TGM-H009 cannot " +
+			"compare it. The fix adds lifecycle.preStop.sleep (Kubernetes 1.30 and later) of the safe preStop delay: " +
+			fmt.Sprint(defaultPreStopSeconds) + " seconds, the lag plus the controller's delay, unless configured. " +
+			"cutover's plan asks a workload for the same delay.",
 	},
 	{
 		ID: RuleWorkloadGracePeriod, Name: "workload-grace-period", Severity: SeverityWarning, Fixable: true,
 		Summary: "terminationGracePeriodSeconds is longer than the preStop delay",
 		Doc: "The grace period (default 30 s) includes the preStop hook; when it is not longer, the kubelet kills " +
-			"the container during the delay, before it drains. The fix sets the delay plus 30 seconds unless configured.",
+			"the container during the delay, before it drains. The fix sets the delay plus " +
+			fmt.Sprint(defaultGracePaddingSeconds) + " seconds for the app to shut down, unless configured: " +
+			fmt.Sprint(defaultPreStopSeconds+defaultGracePaddingSeconds) + " seconds with TGM-H008's safe preStop " +
+			"delay, the grace period cutover's plan asks a workload for.",
 	},
 	{
 		ID: RuleWorkloadPDB, Name: "workload-pdb", Severity: SeverityWarning, Fixable: true,
@@ -226,6 +236,21 @@ var ruleTable = []Rule{
 			"types would be rejected by the API server, and helmgov cannot check it.",
 	},
 }
+
+// The defaults of [Options.PreStopSeconds] and [Options.GracePaddingSeconds]
+// come from internal/envelope, the one definition of the AWS timings the
+// product plans under, so that what helmgov's fixes write is what
+// cutover's plan asks of a workload.
+var (
+	// defaultPreStopSeconds is the envelope's safe preStop delay: the worst
+	// reported deregistration lag plus the controller's delay (130).
+	defaultPreStopSeconds = seconds(envelope.Default().SafePreStop())
+	// defaultGracePaddingSeconds is the envelope's shutdown margin (30).
+	defaultGracePaddingSeconds = seconds(envelope.ShutdownMargin)
+)
+
+// seconds is d in whole seconds.
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // The annotations and labels the rules read and write.
 const (
