@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,11 +44,18 @@ type Options struct {
 	// NodePortMin and NodePortMax bound the cluster's NodePort range. Zero
 	// means 30000 and 32767, Kubernetes' default.
 	NodePortMin, NodePortMax int
-	// PreStopSeconds is the preStop sleep the fix of TGM-H008 writes. Zero
-	// means 120.
+	// PreStopSeconds is the safe preStop delay: the shortest one TGM-H008
+	// accepts, and the one its fix writes. Zero means the envelope's safe
+	// preStop (internal/envelope, Default().SafePreStop()): 130, the worst
+	// reported deregistration lag (120 s) plus the controller's delay to
+	// deregister a terminating pod (10 s). cutover's plan asks a workload
+	// for the same delay.
 	PreStopSeconds int64
 	// GracePaddingSeconds is what the fix of TGM-H009 adds to the preStop
-	// delay. Zero means 30.
+	// delay for the app to shut down. Zero means the envelope's shutdown
+	// margin (internal/envelope, ShutdownMargin): 30, so that with the
+	// default preStop the fix writes 160, the terminationGracePeriodSeconds
+	// cutover's plan asks for.
 	GracePaddingSeconds int64
 	// Logger receives what CheckChart and Fix do (renders, fix rounds, files
 	// written) and, at V(1) and above, Helm's own log. The zero value
@@ -85,6 +93,8 @@ func ServedKindsFromDiscovery(lists []*metav1.APIResourceList) KindSet {
 type Checker struct {
 	opts       Options
 	albClasses []string
+	// preStopWhy says, in findings, where opts.PreStopSeconds comes from.
+	preStopWhy string
 }
 
 // NewChecker validates the options and returns a Checker. An invalid
@@ -103,10 +113,10 @@ func NewChecker(o Options) (*Checker, error) {
 		return nil, &ConfigError{Source: "options", Msg: fmt.Sprintf("node port range %d-%d is not valid", o.NodePortMin, o.NodePortMax)}
 	}
 	if o.PreStopSeconds == 0 {
-		o.PreStopSeconds = 120
+		o.PreStopSeconds = defaultPreStopSeconds
 	}
 	if o.GracePaddingSeconds == 0 {
-		o.GracePaddingSeconds = 30
+		o.GracePaddingSeconds = defaultGracePaddingSeconds
 	}
 	if o.PreStopSeconds < 0 || o.GracePaddingSeconds < 0 {
 		return nil, &ConfigError{Source: "options", Msg: "PreStopSeconds and GracePaddingSeconds must not be negative"}
@@ -118,7 +128,11 @@ func NewChecker(o Options) (*Checker, error) {
 	if classes == nil {
 		classes = []string{defaultALBClass}
 	}
-	return &Checker{opts: o, albClasses: slices.Clone(classes)}, nil
+	why := "the safe preStop delay the checker is configured with"
+	if o.PreStopSeconds == defaultPreStopSeconds {
+		why = defaultPreStopWhy
+	}
+	return &Checker{opts: o, albClasses: slices.Clone(classes), preStopWhy: why}, nil
 }
 
 // Finding is one rule violation on one object.
@@ -698,26 +712,98 @@ func preStopDelay(c *corev1.Container) (seconds int64, known, present bool) {
 	case h.Sleep != nil:
 		return h.Sleep.Seconds, true, true
 	case h.Exec != nil:
-		if n, ok := sleepSeconds(h.Exec.Command); ok {
-			return n, true, true
+		if a, ok := findSleep(h.Exec.Command); ok {
+			return a.seconds, true, true
 		}
 	}
 	return 0, false, true
 }
 
-// sleepSeconds finds "sleep N" in a command such as ["sleep", "30"] or
-// ["/bin/sh", "-c", "sleep 30 && nginx -s quit"].
-func sleepSeconds(cmd []string) (int64, bool) {
-	words := strings.Fields(strings.Join(cmd, " "))
-	for i := 0; i+1 < len(words); i++ {
-		w := words[i]
-		if w == "sleep" || strings.HasSuffix(w, "/sleep") {
-			if n, err := strconv.ParseFloat(strings.TrimSuffix(strings.Trim(words[i+1], `"';&`), "s"), 64); err == nil && n >= 0 {
-				return int64(n), true
+// raisePreStop is the change that raises a container's readable preStop
+// delay (see [preStopDelay]) to seconds: the sleep action's seconds, or the
+// argument of sleep in the exec command, with the rest of the command as
+// it was. Nil when the hook has neither.
+func raisePreStop(c *corev1.Container, lc FieldPath, seconds int64) *Change {
+	h := c.Lifecycle.PreStop
+	switch {
+	case h.Sleep != nil:
+		return setTo(lc.Append(PathStep{Key: "sleep"}, PathStep{Key: "seconds"}), seconds)
+	case h.Exec != nil:
+		a, ok := findSleep(h.Exec.Command)
+		if !ok {
+			return nil
+		}
+		cmd := make([]any, len(h.Exec.Command))
+		for i, w := range h.Exec.Command {
+			cmd[i] = w
+		}
+		el := h.Exec.Command[a.item]
+		cmd[a.item] = el[:a.start] + strconv.FormatInt(seconds, 10) + el[a.end:]
+		return setTo(lc.Append(PathStep{Key: "exec"}, PathStep{Key: "command"}), cmd)
+	}
+	return nil
+}
+
+// sleepArg is the argument of a sleep in a command: the item of the
+// command that holds it, its byte span in that item, and its value.
+type sleepArg struct {
+	item, start, end int
+	seconds          int64
+}
+
+// sleepUnits are the suffixes sleep(1) takes, in seconds.
+var sleepUnits = map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
+
+// findSleep finds the first "sleep N" in a command such as
+// ["sleep", "30"] or ["/bin/sh", "-c", "sleep 30 && nginx -s quit"]. N is
+// a number of seconds, or a number with a unit of sleep(1) (s, m, h, d);
+// quotes and a trailing ; or & around it are not part of it. "sleep
+// infinity" and anything else that is not a finite number is not read.
+func findSleep(cmd []string) (sleepArg, bool) {
+	afterSleep := false
+	for item, el := range cmd {
+		for start := 0; start < len(el); {
+			if isSpace(el[start]) {
+				start++
+				continue
 			}
+			end := start
+			for end < len(el) && !isSpace(el[end]) {
+				end++
+			}
+			w := el[start:end]
+			if afterSleep {
+				lead := len(w) - len(strings.TrimLeft(w, `"';&`))
+				arg := strings.Trim(w, `"';&`)
+				if n, ok := sleepSeconds(arg); ok {
+					return sleepArg{item: item, start: start + lead, end: start + lead + len(arg), seconds: n}, true
+				}
+			}
+			afterSleep = w == "sleep" || strings.HasSuffix(w, "/sleep")
+			start = end
 		}
 	}
-	return 0, false
+	return sleepArg{}, false
+}
+
+// isSpace reports whether b separates the words of a shell command.
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+// sleepSeconds reads the argument of sleep(1) in whole seconds.
+func sleepSeconds(arg string) (int64, bool) {
+	mult := 1.0
+	if arg != "" {
+		if m, ok := sleepUnits[arg[len(arg)-1]]; ok {
+			arg, mult = arg[:len(arg)-1], m
+		}
+	}
+	n, err := strconv.ParseFloat(arg, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n < 0 || n*mult > math.MaxInt32 {
+		return 0, false
+	}
+	return int64(n * mult), true
 }
 
 func (s *checkState) checkWorkloads() {
@@ -744,6 +830,7 @@ func (s *checkState) checkWorkloads() {
 		}
 		spec := &it.template.Spec
 		specPath := base.Append(PathStep{Key: "spec"})
+		safe := s.c.opts.PreStopSeconds
 		var maxDelay int64
 		for _, i := range servingContainers(spec, b.ports) {
 			c := &spec.Containers[i]
@@ -752,16 +839,12 @@ func (s *checkState) checkWorkloads() {
 			switch {
 			case !present:
 				s.add(it, RuleWorkloadPreStop, lc.String(),
-					&Change{Op: OpSet, Path: lc, Value: map[string]any{"sleep": map[string]any{"seconds": s.c.opts.PreStopSeconds}}},
+					&Change{Op: OpSet, Path: lc, Value: map[string]any{"sleep": map[string]any{"seconds": safe}}},
 					"container %s has no preStop delay, behind ip targets (%s); it would exit while the load balancer still routes to it", c.Name, b.why)
-			case known && delay == 0:
-				var fix *Change
-				if c.Lifecycle.PreStop.Sleep != nil {
-					sp := lc.Append(PathStep{Key: "sleep"}, PathStep{Key: "seconds"})
-					fix = &Change{Op: OpSet, Path: sp, Value: s.c.opts.PreStopSeconds}
-				}
-				s.add(it, RuleWorkloadPreStop, lc.String(), fix,
-					"container %s has a preStop delay of 0 seconds, behind ip targets (%s)", c.Name, b.why)
+			case known && delay < safe:
+				s.add(it, RuleWorkloadPreStop, lc.String(), raisePreStop(c, lc, safe),
+					"container %s, behind ip targets (%s), has a preStop delay of %d seconds, shorter than the deregistration lag it must outlast: want at least %d seconds (%s)",
+					c.Name, b.why, delay, safe, s.c.preStopWhy)
 			}
 			if known {
 				maxDelay = max(maxDelay, delay)
@@ -773,9 +856,18 @@ func (s *checkState) checkWorkloads() {
 				grace = *spec.TerminationGracePeriodSeconds
 			}
 			if grace <= maxDelay {
+				// The grace period written covers the delay TGM-H008 asks
+				// for, when the one seen is shorter: fixing both in one
+				// round then holds, and meets cutover's plan.
+				delay, which := maxDelay, "the preStop delay"
+				if safe > maxDelay {
+					delay, which = safe, "the safe preStop delay"
+				}
+				want := delay + s.c.opts.GracePaddingSeconds
 				gp := specPath.Append(PathStep{Key: "terminationGracePeriodSeconds"})
-				s.add(it, RuleWorkloadGracePeriod, gp.String(), &Change{Op: OpSet, Path: gp, Value: maxDelay + s.c.opts.GracePaddingSeconds},
-					"terminationGracePeriodSeconds is %d, not longer than the preStop delay of %d seconds", grace, maxDelay)
+				s.add(it, RuleWorkloadGracePeriod, gp.String(), setTo(gp, want),
+					"terminationGracePeriodSeconds is %d, not longer than the preStop delay of %d seconds; want %d: %s of %d seconds plus %d seconds for the app to shut down",
+					grace, maxDelay, want, which, delay, s.c.opts.GracePaddingSeconds)
 			}
 		}
 		if it.gk == gkDeployment || it.gk == gkStateful || it.gk == gkReplicaSet {

@@ -1,6 +1,7 @@
 package helmgov_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -63,11 +64,11 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec:
-      terminationGracePeriodSeconds: 150
+      terminationGracePeriodSeconds: 160
       containers:
       - name: web
         ports: [{containerPort: 8080}]
-        lifecycle: {preStop: {sleep: {seconds: 120}}}
+        lifecycle: {preStop: {sleep: {seconds: 130}}}
       - name: sidecar
 `
 	goodPDB = `apiVersion: policy/v1
@@ -184,19 +185,24 @@ func TestCheckRules(t *testing.T) {
 			want: []brief{
 				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
 					Path: "spec.template.spec.containers[name=web].lifecycle.preStop",
-					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":120}}`},
+					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":130}}`},
 				{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Fix: "add a PodDisruptionBudget"},
 			},
 		},
 		{
+			// The sleep is shorter than the safe delay: TGM-H008 raises it in
+			// the command, and TGM-H009's grace period covers the raised one.
 			name: "preStop exec sleep longer than the default grace period; PDB that selects other pods",
 			in: docs(lbSvc, "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n"+
 				"    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        lifecycle: {preStop: {exec: {command: [/bin/sh, -c, sleep 45]}}}\n",
 				"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: other}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: other}}}\n"),
 			opts: helmgov.Options{GracePaddingSeconds: 15},
 			want: []brief{
+				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "StatefulSet default/web",
+					Path: "spec.template.spec.containers[name=web].lifecycle.preStop",
+					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop.exec.command = ["/bin/sh","-c","sleep 130"]`},
 				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "StatefulSet default/web",
-					Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 60"},
+					Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 145"},
 				{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "StatefulSet default/web", Fix: "add a PodDisruptionBudget"},
 			},
 		},
@@ -204,13 +210,13 @@ func TestCheckRules(t *testing.T) {
 			// The grace period must be longer than the delay: equal leaves
 			// the kubelet no time after the preStop hook, so it is a finding.
 			name: "grace period equal to the preStop delay",
-			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 150", "terminationGracePeriodSeconds: 120", 1), goodPDB),
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 130", 1), goodPDB),
 			want: []brief{{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
-				Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 150"}},
+				Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 160"}},
 		},
 		{
 			name: "grace period one second longer than the preStop delay",
-			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 150", "terminationGracePeriodSeconds: 121", 1), goodPDB),
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 131", 1), goodPDB),
 		},
 		{
 			name: "a zero sleep, on a bare Pod behind an ALB Ingress",
@@ -219,7 +225,7 @@ func TestCheckRules(t *testing.T) {
 				"apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: http}]}\n",
 				"apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: web}}\nspec:\n  containers:\n  - name: web\n    ports: [{name: http, containerPort: 8080}]\n    lifecycle: {preStop: {sleep: {seconds: 0}}}\n  - name: other\n"),
 			want: []brief{{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
-				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 120"}},
+				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"}},
 		},
 		{
 			name: "a workload in front of no ip target is not checked",
@@ -267,6 +273,126 @@ func TestCheckRules(t *testing.T) {
 			res := c.Check(read(t, tt.in))
 			if diff := cmp.Diff(tt.want, briefs(res)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckPreStopSafeValues: TGM-H008 and TGM-H009 against the safe
+// values, the envelope's (a preStop delay of 130 s, a grace period of 160 s)
+// and configured ones. Below the safe delay is one finding; at it and above
+// it, none.
+func TestCheckPreStopSafeValues(t *testing.T) {
+	// deploy renders a Deployment behind lbSvc whose web container has the
+	// preStop hook (YAML flow; none when empty) and the grace period (unset
+	// when 0).
+	deploy := func(hook string, grace int) string {
+		d := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n" +
+			"    metadata: {labels: {app: web}}\n    spec:\n"
+		if grace > 0 {
+			d += fmt.Sprintf("      terminationGracePeriodSeconds: %d\n", grace)
+		}
+		d += "      containers:\n      - name: web\n        ports: [{containerPort: 8080}]\n"
+		if hook != "" {
+			d += "        lifecycle: {preStop: " + hook + "}\n"
+		}
+		return docs(lbSvc, d, goodPDB)
+	}
+	const (
+		lc    = "spec.template.spec.containers[name=web].lifecycle.preStop"
+		grace = "spec.template.spec.terminationGracePeriodSeconds"
+	)
+	preStop := func(fix string) brief {
+		return brief{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Path: lc, Fix: fix}
+	}
+	gracePeriod := func(n int) brief {
+		return brief{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
+			Path: grace, Fix: fmt.Sprintf("set %s = %d", grace, n)}
+	}
+	configured := helmgov.Options{PreStopSeconds: 200, GracePaddingSeconds: 20}
+	tests := []struct {
+		name  string
+		opts  helmgov.Options
+		hook  string
+		grace int
+		want  []brief
+		msgs  []string // the findings' messages, when the case pins them
+	}{
+		// The envelope's numbers: Options zero.
+		{name: "default: no preStop", grace: 160, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":130}}`)}},
+		{
+			name: "default: below, the old default 120/150", hook: "{sleep: {seconds: 120}}", grace: 150,
+			want: []brief{preStop("set " + lc + ".sleep.seconds = 130")},
+			msgs: []string{"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 120 seconds, " +
+				"shorter than the deregistration lag it must outlast: want at least 130 seconds " +
+				"(the worst reported deregistration lag, 120 s, plus 10 s for the LBC to deregister a terminating pod)"},
+		},
+		{name: "default: one second below", hook: "{sleep: {seconds: 129}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 130")}},
+		{name: "default: at 130/160", hook: "{sleep: {seconds: 130}}", grace: 160},
+		{name: "default: above 300/400", hook: "{sleep: {seconds: 300}}", grace: 400},
+		{
+			name: "default: below, and the grace period not longer than the delay", hook: "{sleep: {seconds: 100}}", grace: 100,
+			want: []brief{preStop("set " + lc + ".sleep.seconds = 130"), gracePeriod(160)},
+			msgs: []string{
+				"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 100 seconds, " +
+					"shorter than the deregistration lag it must outlast: want at least 130 seconds " +
+					"(the worst reported deregistration lag, 120 s, plus 10 s for the LBC to deregister a terminating pod)",
+				"terminationGracePeriodSeconds is 100, not longer than the preStop delay of 100 seconds; " +
+					"want 160: the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down",
+			},
+		},
+		{name: "default: at, with the grace period equal to it", hook: "{sleep: {seconds: 130}}", grace: 130, want: []brief{gracePeriod(160)}},
+		{
+			name: "default: above, with the default grace period", hook: "{sleep: {seconds: 200}}", want: []brief{gracePeriod(230)},
+			msgs: []string{"terminationGracePeriodSeconds is 30, not longer than the preStop delay of 200 seconds; " +
+				"want 230: the preStop delay of 200 seconds plus 30 seconds for the app to shut down"},
+		},
+		{name: "default: a zero sleep", hook: "{sleep: {seconds: 0}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 130")}},
+		{
+			name: "default: exec sleep below, in a shell command", hook: `{exec: {command: [/bin/sh, -c, "sleep 60 && nginx -s quit"]}}`, grace: 160,
+			want: []brief{preStop(`set ` + lc + `.exec.command = ["/bin/sh","-c","sleep 130 && nginx -s quit"]`)},
+		},
+		{
+			name: "default: exec sleep below, in minutes", hook: `{exec: {command: [sleep, 2m]}}`, grace: 160,
+			want: []brief{preStop(`set ` + lc + `.exec.command = ["sleep","130"]`)},
+		},
+		{name: "default: exec sleep at", hook: `{exec: {command: [sleep, "130"]}}`, grace: 160},
+		{name: "default: exec sleep above, in minutes", hook: `{exec: {command: [/bin/sleep, 3m]}}`, grace: 400},
+		{name: "default: httpGet cannot be read, and is accepted", hook: "{httpGet: {path: /drain, port: 8080}}"},
+		{name: "default: a command other than sleep is accepted", hook: "{exec: {command: [/drain.sh, --wait]}}"},
+		{name: "default: sleep infinity is not a length", hook: "{exec: {command: [sleep, infinity]}}"},
+
+		// Configured numbers: 200 s and 20 s of padding.
+		{
+			name: "configured: below", opts: configured, hook: "{sleep: {seconds: 150}}", grace: 220,
+			want: []brief{preStop("set " + lc + ".sleep.seconds = 200")},
+			msgs: []string{"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 150 seconds, " +
+				"shorter than the deregistration lag it must outlast: want at least 200 seconds (the safe preStop delay the checker is configured with)"},
+		},
+		{name: "configured: the envelope's 130/160 is below", opts: configured, hook: "{sleep: {seconds: 130}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 200")}},
+		{name: "configured: no preStop", opts: configured, grace: 220, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":200}}`)}},
+		{name: "configured: at 200/220", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 220},
+		{name: "configured: above 250/300", opts: configured, hook: "{sleep: {seconds: 250}}", grace: 300},
+		{name: "configured: below, grace not longer", opts: configured, hook: "{sleep: {seconds: 90}}", grace: 60, want: []brief{preStop("set " + lc + ".sleep.seconds = 200"), gracePeriod(220)}},
+		{name: "configured: at, grace not longer", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 200, want: []brief{gracePeriod(220)}},
+		{name: "configured lower than the envelope: 60 is accepted", opts: helmgov.Options{PreStopSeconds: 60, GracePaddingSeconds: 10}, hook: "{sleep: {seconds: 60}}", grace: 70},
+		{name: "configured lower than the envelope: 59 is not", opts: helmgov.Options{PreStopSeconds: 60, GracePaddingSeconds: 10}, hook: "{sleep: {seconds: 59}}", grace: 70, want: []brief{preStop("set " + lc + ".sleep.seconds = 60")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := newChecker(t, tt.opts).Check(read(t, deploy(tt.hook, tt.grace)))
+			if diff := cmp.Diff(tt.want, briefs(res)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if tt.msgs == nil {
+				return
+			}
+			var msgs []string
+			for _, f := range res.Findings {
+				msgs = append(msgs, f.Message)
+			}
+			if diff := cmp.Diff(tt.msgs, msgs); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -35,7 +35,8 @@
 //	TGM-H005  error    yes  a TargetGroupBinding that adopts an existing target group has multiClusterTargetGroup: true
 //	TGM-H006  error    yes  health-check port annotations point at the traffic port, never at a NodePort
 //	TGM-H007  warning  yes  a namespace with ip targets carries elbv2.k8s.aws/pod-readiness-gate-inject: enabled
-//	TGM-H008  warning  yes  a workload behind ip targets has a preStop delay on its serving containers
+//	TGM-H008  warning  yes  a workload behind ip targets has a preStop delay on its serving containers,
+//	                        at least the safe delay (130 s; see Drain timing)
 //	TGM-H009  warning  yes  its terminationGracePeriodSeconds is longer than that delay
 //	TGM-H010  warning  yes  a Deployment, StatefulSet or ReplicaSet behind ip targets has a PodDisruptionBudget
 //	TGM-H011  warning  no   a NodePort Service with a fixed nodePort is bound by a TGB or an ALB Ingress
@@ -45,6 +46,33 @@
 // "Behind ip targets" means selected by a Service that is a LoadBalancer
 // Service of the LBC, is bound by a TargetGroupBinding, or is a backend of
 // an ALB Ingress, in the same namespace.
+//
+// # Drain timing
+//
+// The numbers TGM-H008 and TGM-H009 write come from internal/envelope, the
+// one definition of the AWS timings tgmigrate plans under:
+//
+//   - preStop delay: 130 seconds, the deregistration lag's worst reported
+//     value (120 s: load balancer nodes keep sending new requests to a
+//     deregistered target that long) plus the controller's delay (10 s for
+//     the AWS Load Balancer Controller to deregister a terminating pod);
+//   - terminationGracePeriodSeconds: 160, that delay plus 30 seconds for
+//     the app to shut down after it.
+//
+// cutover's plan asks a workload for the same numbers, so a chart fixed by
+// helmgov meets the plan's pod-settings precondition.
+// [Options.PreStopSeconds] and [Options.GracePaddingSeconds] change them.
+//
+// TGM-H008 reports a serving container with no preStop hook, and one whose
+// sleep can be read (the sleep action, or an exec hook that runs sleep N)
+// and is shorter than the safe delay; the finding says the delay seen, the
+// delay needed and why. Its fix adds the sleep action, or raises the sleep
+// to the safe delay where it is written: the action's seconds, or sleep's
+// argument in the exec command. A hook whose length cannot be read
+// (httpGet, another command) is accepted. TGM-H009 compares the grace
+// period with the longest delay seen, and its fix writes the longer of that
+// delay and the safe one, plus the shutdown margin. A chart at or above
+// both numbers has no finding of either rule.
 //
 // # Configuration and suppression
 //
@@ -127,5 +155,7 @@
 //   - report.go: text, JSON and SARIF output; exit codes.
 //   - errors.go: sentinels and typed errors.
 //
-// The manifest reader is fuzzed: go test ./helmgov -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime 20s.
+// The manifest reader and the source editor are fuzzed:
+// go test ./helmgov -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime 20s, and
+// the same with '^FuzzSourceSet$'.
 package helmgov

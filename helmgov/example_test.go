@@ -80,7 +80,26 @@ func ExampleChecker_Fix() {
 		fmt.Println(strings.TrimRight(line, " ")) // an empty context line is " "
 	}
 	// Output:
-	// findings before: 3, after: 0, written: false
+	// findings before: 4, after: 0, written: false
+	// --- a/templates/deployment.yaml
+	// +++ b/templates/deployment.yaml
+	// @@ -13,7 +13,7 @@
+	//        labels:
+	//          app: api
+	//      spec:
+	// -      terminationGracePeriodSeconds: 90
+	// +      terminationGracePeriodSeconds: 160
+	//        containers:
+	//          - name: api
+	//            image: registry.example.com/api:2.3
+	// @@ -22,6 +22,6 @@
+	//            lifecycle:
+	//              preStop:
+	//                exec:
+	// -                command: ["/bin/sh", "-c", "sleep 60"]
+	// +                command: ["/bin/sh", "-c", "sleep 130"]
+	//          - name: log-shipper
+	//            image: registry.example.com/shipper:1.0
 	// --- a/templates/namespace.yaml
 	// +++ b/templates/namespace.yaml
 	// @@ -4,3 +4,4 @@

@@ -2,13 +2,16 @@ package helmgov_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/qstools/tgmigrate/helmgov"
 )
@@ -127,6 +130,7 @@ func TestFixPackagedSubchart(t *testing.T) {
 		reasons = append(reasons, string(s.Finding.Rule)+": "+s.Reason)
 	}
 	want := []string{
+		"TGM-H008: cannot edit the source safely: template platform/charts/api/templates/deployment.yaml is not in an unpacked chart directory",
 		"TGM-H009: cannot edit the source safely: template platform/charts/api/templates/deployment.yaml is not in an unpacked chart directory",
 		"TGM-H001: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
 		"TGM-H002: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
@@ -193,5 +197,159 @@ func TestFixRefusesSymlink(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(shared); !bytes.Equal(got, data) {
 		t.Fatal("the link's target changed")
+	}
+}
+
+// TestFixPreStopSafeValues: the fix writes the safe values, the envelope's
+// (a preStop delay of 130 s, a grace period of 160 s) or configured ones,
+// into the template or into values.yaml, and re-rendering the written chart
+// proves them; a chart already at or above them is left alone.
+func TestFixPreStopSafeValues(t *testing.T) {
+	const svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n" +
+		"    service.beta.kubernetes.io/aws-load-balancer-type: external\n    service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\n" +
+		"spec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n---\n" +
+		"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: web\n"
+	// deployment is a template whose grace period and preStop hook are the
+	// given YAML, the hook indented under preStop.
+	deployment := func(grace, hook string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n" +
+			"  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      terminationGracePeriodSeconds: " + grace + "\n" +
+			"      containers:\n        - name: web\n          ports:\n            - containerPort: 8080\n" + hook
+	}
+	// literal writes the hook in the template, a block mapping of the
+	// lines given.
+	literal := func(hook ...string) string {
+		return "          lifecycle:\n            preStop:\n              " + strings.Join(hook, "\n              ") + "\n"
+	}
+	fromValues := "          {{- with .Values.lifecycle }}\n          lifecycle:\n            {{- toYaml . | nindent 12 }}\n          {{- end }}\n"
+	tests := []struct {
+		name        string
+		opts        helmgov.Options
+		files       map[string]string
+		wantApplied []string // rule and file of each fix, in order
+		wantPreStop string   // the preStop hook of the re-rendered chart, as JSON
+		wantGrace   int64
+		wantValues  string // values.yaml after the fix, when the fix goes there
+	}{
+		{
+			name:        "template: a sleep below the safe delay, the default grace period below it",
+			files:       map[string]string{"templates/deployment.yaml": deployment("30", literal("sleep:", "  seconds: 45"))},
+			wantApplied: []string{"TGM-H008 templates/deployment.yaml", "TGM-H009 templates/deployment.yaml"},
+			wantPreStop: `{"sleep":{"seconds":130}}`, wantGrace: 160,
+		},
+		{
+			name: "template: an exec sleep below the safe delay; the grace period follows in the next round",
+			files: map[string]string{"templates/deployment.yaml": deployment("90",
+				literal("exec:", `  command: ["/bin/sh", "-c", "sleep 60 && nginx -s quit"]`))},
+			wantApplied: []string{"TGM-H008 templates/deployment.yaml", "TGM-H009 templates/deployment.yaml"},
+			wantPreStop: `{"exec":{"command":["/bin/sh","-c","sleep 130 && nginx -s quit"]}}`, wantGrace: 160,
+		},
+		{
+			name: "values: the old defaults, 120/120, are raised in values.yaml",
+			files: map[string]string{
+				"values.yaml":               "# Drain.\ngrace: 120\nlifecycle:\n  preStop:\n    sleep:\n      seconds: 120  # the old default\n",
+				"templates/deployment.yaml": deployment("{{ .Values.grace }}", fromValues),
+			},
+			wantApplied: []string{"TGM-H008 values.yaml", "TGM-H009 values.yaml"},
+			wantPreStop: `{"sleep":{"seconds":130}}`, wantGrace: 160,
+			wantValues: "# Drain.\ngrace: 160\nlifecycle:\n  preStop:\n    sleep:\n      seconds: 130  # the old default\n",
+		},
+		{
+			name:        "template: at the safe values",
+			files:       map[string]string{"templates/deployment.yaml": deployment("160", literal("sleep:", "  seconds: 130"))},
+			wantPreStop: `{"sleep":{"seconds":130}}`, wantGrace: 160,
+		},
+		{
+			name:        "template: above the safe values",
+			files:       map[string]string{"templates/deployment.yaml": deployment("400", literal("sleep:", "  seconds: 300"))},
+			wantPreStop: `{"sleep":{"seconds":300}}`, wantGrace: 400,
+		},
+		{
+			name:        "configured: the envelope's values are below 200/20",
+			opts:        helmgov.Options{PreStopSeconds: 200, GracePaddingSeconds: 20},
+			files:       map[string]string{"templates/deployment.yaml": deployment("160", literal("sleep:", "  seconds: 130"))},
+			wantApplied: []string{"TGM-H008 templates/deployment.yaml", "TGM-H009 templates/deployment.yaml"},
+			wantPreStop: `{"sleep":{"seconds":200}}`, wantGrace: 220,
+		},
+		{
+			name:        "configured: at 200/220",
+			opts:        helmgov.Options{PreStopSeconds: 200, GracePaddingSeconds: 20},
+			files:       map[string]string{"templates/deployment.yaml": deployment("220", literal("sleep:", "  seconds: 200"))},
+			wantPreStop: `{"sleep":{"seconds":200}}`, wantGrace: 220,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"Chart.yaml": chartYAML, "templates/service.yaml": svc}
+			maps.Copy(files, tt.files)
+			dir := writeChart(t, files)
+			c := newChecker(t, tt.opts)
+			res, err := c.Fix(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var applied []string
+			for _, a := range res.Applied {
+				applied = append(applied, string(a.Finding.Rule)+" "+a.File)
+			}
+			if diff := cmp.Diff(tt.wantApplied, applied); diff != "" {
+				t.Errorf("applied (-want +got):\n%s", diff)
+			}
+			if n := res.After.Count(helmgov.SeverityInfo); n != 0 {
+				t.Errorf("%d findings after the fix", n)
+			}
+
+			// Re-render the chart as written, and read the pod's settings.
+			r, err := helmgov.Render(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d appsv1.Deployment
+			for _, o := range r.Objects {
+				if o.Kind == "Deployment" {
+					b, err := json.Marshal(o.Fields)
+					if err == nil {
+						err = json.Unmarshal(b, &d)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			spec := d.Spec.Template.Spec
+			if len(spec.Containers) != 1 || spec.Containers[0].Lifecycle == nil || spec.TerminationGracePeriodSeconds == nil {
+				t.Fatalf("rendered pod spec %+v", spec)
+			}
+			var hook strings.Builder
+			enc := json.NewEncoder(&hook)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(spec.Containers[0].Lifecycle.PreStop); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(hook.String()); got != tt.wantPreStop {
+				t.Errorf("preStop = %s, want %s", got, tt.wantPreStop)
+			}
+			if got := *spec.TerminationGracePeriodSeconds; got != tt.wantGrace {
+				t.Errorf("terminationGracePeriodSeconds = %d, want %d", got, tt.wantGrace)
+			}
+			if tt.wantValues != "" {
+				got, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.wantValues, string(got)); diff != "" {
+					t.Errorf("values.yaml (-want +got):\n%s", diff)
+				}
+			}
+
+			// And the fixed chart is left alone.
+			again, err := c.Fix(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Applied) != 0 || again.Diff != "" || again.Before.Count(helmgov.SeverityInfo) != 0 {
+				t.Errorf("second run: applied %d, findings %d, diff:\n%s", len(again.Applied), again.Before.Count(helmgov.SeverityInfo), again.Diff)
+			}
+		})
 	}
 }

@@ -164,7 +164,7 @@ func TestCheckChartLogs(t *testing.T) {
 	if _, _, err := c.CheckChart(t.Context(), filepath.Join("testdata", "charts", "umbrella")); err != nil {
 		t.Fatal(err)
 	}
-	if len(lines) == 0 || !strings.Contains(lines[len(lines)-1], `"msg"="checked chart"`) || !strings.Contains(lines[len(lines)-1], `"findings"=4`) {
+	if len(lines) == 0 || !strings.Contains(lines[len(lines)-1], `"msg"="checked chart"`) || !strings.Contains(lines[len(lines)-1], `"findings"=5`) {
 		t.Errorf("log lines %q", lines)
 	}
 }

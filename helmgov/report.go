@@ -117,16 +117,21 @@ func (r *Result) WriteText(w io.Writer, o ReportOptions) error {
 	return err
 }
 
-// String describes the change: "set <path> = <value>" or "add a PodDisruptionBudget".
+// String describes the change: "set <path> = <value>" or "add a
+// PodDisruptionBudget". The value is JSON, with &, < and > as they are (a
+// shell command reads "sleep 130 && nginx -s quit").
 func (c *Change) String() string {
 	if c.Op == OpAddPDB {
 		return "add a PodDisruptionBudget"
 	}
-	v, err := json.Marshal(c.Value)
-	if err != nil {
-		v = []byte(fmt.Sprint(c.Value))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	v := fmt.Sprint(c.Value)
+	if err := enc.Encode(c.Value); err == nil {
+		v = strings.TrimSuffix(b.String(), "\n")
 	}
-	return "set " + c.Path.String() + " = " + string(v)
+	return "set " + c.Path.String() + " = " + v
 }
 
 // ReportAPIVersion versions the JSON report.

@@ -151,3 +151,26 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("finding %+v", got.Findings[0])
 	}
 }
+
+// TestChangeString: a change prints its value as JSON, with the shell's
+// &, < and > as they are.
+func TestChangeString(t *testing.T) {
+	cmdPath := helmgov.FieldPath{{Key: "exec"}, {Key: "command"}}
+	tests := []struct {
+		name string
+		c    helmgov.Change
+		want string
+	}{
+		{"a number", helmgov.Change{Op: helmgov.OpSet, Path: helmgov.FieldPath{{Key: "seconds"}}, Value: int64(130)}, "set seconds = 130"},
+		{"a command", helmgov.Change{Op: helmgov.OpSet, Path: cmdPath, Value: []any{"/bin/sh", "-c", "sleep 130 && kill -TERM 1 > /dev/null"}},
+			`set exec.command = ["/bin/sh","-c","sleep 130 && kill -TERM 1 > /dev/null"]`},
+		{"a PodDisruptionBudget", helmgov.Change{Op: helmgov.OpAddPDB}, "add a PodDisruptionBudget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.c.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

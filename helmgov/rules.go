@@ -3,6 +3,9 @@ package helmgov
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
 // Severity grades a finding. The zero value is not a severity: a
@@ -79,7 +82,8 @@ const (
 	RuleHealthCheckPort RuleID = "TGM-H006"
 	// RuleNamespaceReadiness: namespaces with ip targets inject the readiness gate.
 	RuleNamespaceReadiness RuleID = "TGM-H007"
-	// RuleWorkloadPreStop: serving containers behind ip targets have a preStop delay.
+	// RuleWorkloadPreStop: serving containers behind ip targets have a preStop
+	// delay of at least the safe one (Options.PreStopSeconds).
 	RuleWorkloadPreStop RuleID = "TGM-H008"
 	// RuleWorkloadGracePeriod: the grace period is longer than the preStop delay.
 	RuleWorkloadGracePeriod RuleID = "TGM-H009"
@@ -184,18 +188,28 @@ var ruleTable = []Rule{
 	},
 	{
 		ID: RuleWorkloadPreStop, Name: "workload-prestop-delay", Severity: SeverityWarning, Fixable: true,
-		Summary: "a workload behind ip targets has a preStop delay on its serving containers",
-		Doc: "Deregistration takes time to reach the load balancer (users measured up to about two minutes); a pod " +
-			"that exits at once drops the requests still routed to it. A container serves when it declares the " +
-			"Service's target port, or when no container declares it. A hook whose duration cannot be read " +
-			"(httpGet, a command other than sleep) is accepted, and TGM-H009 cannot compare it. The fix adds " +
-			"lifecycle.preStop.sleep (Kubernetes 1.30 and later), 120 seconds unless configured.",
+		Summary: "a workload behind ip targets has a preStop delay on its serving containers, at least the safe delay",
+		Doc: "Deregistration takes time to reach the load balancer: load balancer nodes keep sending new requests to a " +
+			"deregistered target for up to " + fmt.Sprint(seconds(envelope.Default().Lag())) + " seconds (the worst " +
+			"reported deregistration lag), and the LBC takes up to " + fmt.Sprint(seconds(envelope.Default().Controller())) +
+			" seconds to deregister a terminating pod. A pod that exits sooner drops the requests still routed to it. " +
+			"The safe preStop delay is the lag plus the controller's delay, " + fmt.Sprint(defaultPreStopSeconds) +
+			" seconds unless configured; cutover's plan asks a workload for the same delay. A container serves when it " +
+			"declares the Service's target port, or when no container declares it. A serving container with no preStop " +
+			"hook, or with a sleep shorter than the safe delay (the sleep action, or an exec hook that runs sleep N), is " +
+			"reported; a hook whose duration cannot be read (httpGet, a command other than sleep) is accepted, and " +
+			"TGM-H009 cannot compare it. The fix adds lifecycle.preStop.sleep (Kubernetes 1.30 and later) of the safe " +
+			"delay, or raises a shorter sleep to it: the sleep action's seconds, or the argument of sleep in the exec " +
+			"command, the rest of the command unchanged.",
 	},
 	{
 		ID: RuleWorkloadGracePeriod, Name: "workload-grace-period", Severity: SeverityWarning, Fixable: true,
 		Summary: "terminationGracePeriodSeconds is longer than the preStop delay",
-		Doc: "The grace period (default 30 s) includes the preStop hook; when it is not longer, the kubelet kills " +
-			"the container during the delay, before it drains. The fix sets the delay plus 30 seconds unless configured.",
+		Doc: "The grace period (default 30 s) includes the preStop hook; when it is not longer than the longest preStop " +
+			"delay of the serving containers, the kubelet kills the container during the delay, before it drains. The " +
+			"fix sets that delay, or TGM-H008's safe delay when it is longer, plus " + fmt.Sprint(defaultGracePaddingSeconds) +
+			" seconds for the app to shut down, unless configured: " + fmt.Sprint(defaultPreStopSeconds+defaultGracePaddingSeconds) +
+			" seconds with the safe delay, the grace period cutover's plan asks a workload for.",
 	},
 	{
 		ID: RuleWorkloadPDB, Name: "workload-pdb", Severity: SeverityWarning, Fixable: true,
@@ -226,6 +240,25 @@ var ruleTable = []Rule{
 			"types would be rejected by the API server, and helmgov cannot check it.",
 	},
 }
+
+// The defaults of [Options.PreStopSeconds] and [Options.GracePaddingSeconds]
+// come from internal/envelope, the one definition of the AWS timings the
+// product plans under, so that what helmgov's fixes write is what
+// cutover's plan asks of a workload.
+var (
+	// defaultPreStopSeconds is the envelope's safe preStop delay: the worst
+	// reported deregistration lag plus the controller's delay (130).
+	defaultPreStopSeconds = seconds(envelope.Default().SafePreStop())
+	// defaultGracePaddingSeconds is the envelope's shutdown margin (30).
+	defaultGracePaddingSeconds = seconds(envelope.ShutdownMargin)
+	// defaultPreStopWhy says where defaultPreStopSeconds comes from, in
+	// TGM-H008's findings.
+	defaultPreStopWhy = fmt.Sprintf("the worst reported deregistration lag, %d s, plus %d s for the LBC to deregister a terminating pod",
+		seconds(envelope.Default().Lag()), seconds(envelope.Default().Controller()))
+)
+
+// seconds is d in whole seconds.
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // The annotations and labels the rules read and write.
 const (

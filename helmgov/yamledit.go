@@ -568,6 +568,9 @@ func (f *srcFile) replaceValue(k, v *yaml.Node, rest FieldPath, value any, keyIn
 	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && (v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Line != k.Line) {
 		return setResult{}, unfixablef("%s:%d: %s holds a multi-line value", f.name, k.Line, k.Value)
 	}
+	if list, ok := value.([]any); ok && len(rest) == 0 && v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+		return f.replaceItem(k, v, list)
+	}
 	if v.Kind == yaml.MappingNode && len(v.Content) > 0 || v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
 		return setResult{}, unfixablef("%s:%d: %s already holds a value of another shape", f.name, k.Line, k.Value)
 	}
@@ -605,6 +608,135 @@ func (f *srcFile) replaceValue(k, v *yaml.Node, rest FieldPath, value any, keyIn
 		tail = ""
 	}
 	return setResult{edit: &textEdit{line: k.Line, start: colon, end: len(line), repl: tail, insert: lines}}, nil
+}
+
+// replaceItem sets the list of strings v (the value of key k) to list, when
+// the two differ in exactly one item: it rewrites that item's text where it
+// stands, in its own quoting, and leaves the rest of the list as written.
+// This is how a fix raises the argument of sleep in an exec command. A list
+// of another length, an item that is not a one-line scalar, or one that a
+// template action writes is unfixable.
+func (f *srcFile) replaceItem(k, v *yaml.Node, list []any) (setResult, error) {
+	if len(list) != len(v.Content) {
+		return setResult{}, unfixablef("%s:%d: %s has %d items, the change %d", f.name, k.Line, k.Value, len(v.Content), len(list))
+	}
+	at, want := -1, ""
+	for i, n := range v.Content {
+		s, ok := list[i].(string)
+		if !ok || n.Kind != yaml.ScalarNode {
+			return setResult{}, unfixablef("%s:%d: %s is not a list of strings", f.name, n.Line, k.Value)
+		}
+		if n.Value == s {
+			continue
+		}
+		if at >= 0 {
+			return setResult{}, unfixablef("%s:%d: the change rewrites more than one item of %s", f.name, n.Line, k.Value)
+		}
+		at, want = i, s
+	}
+	if at < 0 {
+		return setResult{}, unfixablef("%s:%d: %s already holds the list", f.name, k.Line, k.Value)
+	}
+	n := v.Content[at]
+	start, end, ok := f.scalarSpan(n, v.Style&yaml.FlowStyle != 0)
+	if !ok {
+		return setResult{}, unfixablef("%s:%d: item %d of %s is not a one-line scalar", f.name, n.Line, at+1, k.Value)
+	}
+	if f.lines[n.Line-1][start:end] != f.masked[n.Line-1][start:end] {
+		return setResult{}, unfixablef("%s:%d: item %d of %s is written by a template action", f.name, n.Line, at+1, k.Value)
+	}
+	repl, err := encodeItem(want, n.Style, v.Style&yaml.FlowStyle != 0)
+	if err != nil {
+		return setResult{}, err
+	}
+	return setResult{edit: &textEdit{line: n.Line, start: start, end: end, repl: repl}}, nil
+}
+
+// scalarSpan returns the byte span of scalar n on its line: from its first
+// byte to the end of its closing quote, or, for a plain scalar, to the
+// comment, the flow indicator (inFlow) or the end of the line. ok is false
+// unless the span, parsed alone, gives the scalar's value: a scalar that
+// runs over several lines, or a span this reading got wrong, is refused.
+func (f *srcFile) scalarSpan(n *yaml.Node, inFlow bool) (start, end int, ok bool) {
+	if n.Line < 1 || n.Line > len(f.masked) {
+		return 0, 0, false
+	}
+	line := f.masked[n.Line-1]
+	start = f.byteCol(n.Line, n.Column)
+	if start >= len(line) {
+		return 0, 0, false
+	}
+	switch n.Style {
+	case yaml.DoubleQuotedStyle:
+		end = -1
+		for i := start + 1; i < len(line); i++ {
+			if line[i] == '\\' {
+				i++
+				continue
+			}
+			if line[i] == '"' {
+				end = i + 1
+				break
+			}
+		}
+	case yaml.SingleQuotedStyle:
+		end = -1
+		for i := start + 1; i < len(line); i++ {
+			if line[i] == '\'' {
+				if i+1 < len(line) && line[i+1] == '\'' {
+					i++
+					continue
+				}
+				end = i + 1
+				break
+			}
+		}
+	case 0:
+		end = len(line)
+		if c := lineCommentStart(line, start); c >= 0 {
+			end = c
+		}
+		if inFlow {
+			if i := strings.IndexAny(line[start:end], ",]}"); i >= 0 {
+				end = start + i
+			}
+		}
+		end = start + len(strings.TrimRight(line[start:end], " \t\r"))
+	default:
+		return 0, 0, false
+	}
+	if end <= start {
+		return 0, 0, false
+	}
+	var chk yaml.Node
+	if err := yaml.Unmarshal([]byte(line[start:end]), &chk); err != nil || len(chk.Content) != 1 ||
+		chk.Content[0].Kind != yaml.ScalarNode || chk.Content[0].Value != n.Value {
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// encodeItem encodes s as one list item, in the quoting style of the item
+// it replaces where that can hold it; in a flow list, a plain scalar that
+// would hold a flow indicator is double-quoted.
+func encodeItem(s string, style yaml.Style, inFlow bool) (string, error) {
+	enc := func(st yaml.Style) (string, error) {
+		out, err := yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: st})
+		if err != nil {
+			return "", err
+		}
+		r := strings.TrimSuffix(string(out), "\n")
+		if strings.Contains(r, "\n") {
+			return "", unfixablef("value %q does not fit on one line", s)
+		}
+		return r, nil
+	}
+	st := style & (yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle)
+	r, err := enc(st)
+	if err == nil && st == 0 && inFlow && strings.ContainsAny(r, ",[]{}") {
+		return enc(yaml.DoubleQuotedStyle)
+	}
+	return r, err
 }
 
 // afterKey returns the byte offset just after the colon that ends key k.

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func TestSourceSet(t *testing.T) {
 	ann := func(k string) FieldPath { return FieldPath{{Key: "metadata"}, {Key: "annotations"}, {Key: k}} }
+	cmdPath := FieldPath{{Key: "exec"}, {Key: "command"}}
 	tests := []struct {
 		name       string
 		src        string
@@ -165,6 +167,70 @@ func TestSourceSet(t *testing.T) {
 			want:     "spec:\n  containers:\n    - name: {{ .Chart.Name }}\n      image: x\n      lifecycle:\n        preStop:\n          sleep:\n            seconds: 5\n  {{- if .Values.x }}\n  hostNetwork: true\n  {{- end }}\n",
 		},
 		{
+			name:  "one item of a flow list, double-quoted, keeping the rest and the comment",
+			src:   "exec:\n  command: [\"/bin/sh\", \"-c\", \"sleep 60 && nginx -s quit\"]  # drain\n",
+			path:  cmdPath,
+			value: []any{"/bin/sh", "-c", "sleep 130 && nginx -s quit"},
+			want:  "exec:\n  command: [\"/bin/sh\", \"-c\", \"sleep 130 && nginx -s quit\"]  # drain\n",
+		},
+		{
+			name:  "one item of a flow list, single-quoted",
+			src:   "exec:\n  command: ['sh', '-c', 'sleep 5; it''s done']\n",
+			path:  cmdPath,
+			value: []any{"sh", "-c", "sleep 130; it's done"},
+			want:  "exec:\n  command: ['sh', '-c', 'sleep 130; it''s done']\n",
+		},
+		{
+			name:  "one item of a flow list, plain",
+			src:   "exec:\n  command: [sh, -c, sleep 60]\n",
+			path:  cmdPath,
+			value: []any{"sh", "-c", "sleep 130"},
+			want:  "exec:\n  command: [sh, -c, sleep 130]\n",
+		},
+		{
+			name:  "one item of a block list; a string that looks like a number is quoted",
+			src:   "exec:\n  command:\n    - sleep\n    - \"60\"   # seconds\n    - x\n",
+			path:  cmdPath,
+			value: []any{"sleep", "130", "x"},
+			want:  "exec:\n  command:\n    - sleep\n    - \"130\"   # seconds\n    - x\n",
+		},
+		{
+			name:  "a plain block item",
+			src:   "exec:\n  command:\n    - /bin/sh\n    - -c\n    - sleep 2m # two minutes\n",
+			path:  cmdPath,
+			value: []any{"/bin/sh", "-c", "sleep 130"},
+			want:  "exec:\n  command:\n    - /bin/sh\n    - -c\n    - sleep 130 # two minutes\n",
+		},
+		{
+			name:      "template: an item that an action writes is not rewritten",
+			template:  true,
+			src:       "exec:\n  command: [\"sh\", \"-c\", \"sleep {{ .Values.drain }}\"]\n",
+			path:      cmdPath,
+			value:     []any{"sh", "-c", "sleep 130"},
+			unfixable: "item 3 of command is written by a template action",
+		},
+		{
+			name:      "a list whose items differ in more than one place",
+			src:       "exec:\n  command: [a, b]\n",
+			path:      cmdPath,
+			value:     []any{"x", "y"},
+			unfixable: "rewrites more than one item of command",
+		},
+		{
+			name:      "a list of another length",
+			src:       "exec:\n  command: [a, b]\n",
+			path:      cmdPath,
+			value:     []any{"a"},
+			unfixable: "command has 2 items, the change 1",
+		},
+		{
+			name:      "a multi-line item",
+			src:       "exec:\n  command:\n    - sh\n    - \"sleep 60\n      && quit\"\n",
+			path:      cmdPath,
+			value:     []any{"sh", "sleep 130 && quit"},
+			unfixable: "item 2 of command is not a one-line scalar",
+		},
+		{
 			name:     "template: insertion stays out of an opening if",
 			template: true,
 			src:      "spec:\n  serviceRef:\n    name: web\n  {{- if .Values.arn }}\n  targetGroupARN: {{ .Values.arn }}\n  {{- end }}\n",
@@ -224,10 +290,18 @@ func FuzzSourceSet(f *testing.F) {
 	f.Add("metadata: {annotations: {a: b}}\n", false)
 	f.Add("metadata:\n  annotations:\n    k: |\n      x\n", true)
 	f.Add("a: {{ x }}\n---\nmetadata:\n  annotations: # c\n", true)
-	paths := []FieldPath{
-		{{Key: "metadata"}, {Key: "annotations"}, {Key: "k"}},
-		{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}},
-		{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}},
+	f.Add("spec:\n  containers:\n    - name: web\n      lifecycle:\n        preStop:\n          exec:\n            command: [\"sh\", '-c', sleep 60]\n", false)
+	f.Add("spec:\n  containers:\n  - name: web\n    lifecycle: {preStop: {exec: {command: [sleep, \"{{ .Values.d }}\"]}}}\n", true)
+	sleep := map[string]any{"sleep": map[string]any{"seconds": 1}}
+	changes := []struct {
+		path  FieldPath
+		value any
+	}{
+		{FieldPath{{Key: "metadata"}, {Key: "annotations"}, {Key: "k"}}, sleep},
+		{FieldPath{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}}, sleep},
+		{FieldPath{{Key: "spec"}, {Key: "template"}, {Key: "spec"}, {Key: "terminationGracePeriodSeconds"}}, sleep},
+		{FieldPath{{Key: "spec"}, {Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}, {Key: "preStop"}, {Key: "exec"}, {Key: "command"}},
+			[]any{"sh", "-c", "sleep 130"}},
 	}
 	f.Fuzz(func(t *testing.T, src string, template bool) {
 		sf, err := parseSource("f.yaml", []byte(src), template)
@@ -242,15 +316,59 @@ func FuzzSourceSet(f *testing.F) {
 			if root == nil {
 				continue
 			}
-			for _, p := range paths {
-				sr, err := sf.set(root, p, map[string]any{"sleep": map[string]any{"seconds": 1}}, map[string]any{})
+			for _, c := range changes {
+				sr, err := sf.set(root, c.path, c.value, map[string]any{})
 				if err != nil {
 					continue
 				}
-				if sr.edit != nil {
-					_ = sf.apply(*sr.edit)
+				if sr.edit == nil {
+					continue
+				}
+				out := sf.apply(*sr.edit)
+				list, ok := c.value.([]any)
+				if !ok || sr.edit.start < 0 {
+					continue
+				}
+				// An item rewritten in place reads back as the new list.
+				after, err := parseSource("f.yaml", out, template)
+				if err != nil {
+					t.Fatalf("the edit broke the file: %v\n%s", err, out)
+				}
+				n := nodeAt(after.root(i), c.path)
+				if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) != len(list) {
+					t.Fatalf("the edited file has no list at %s:\n%s", c.path, out)
+				}
+				for j, it := range n.Content {
+					if it.Value != list[j] {
+						t.Fatalf("item %d reads %q, want %q:\n%s", j, it.Value, list[j], out)
+					}
 				}
 			}
 		}
 	})
+}
+
+// nodeAt walks keys and named items from a mapping; nil when the path is
+// not there.
+func nodeAt(n *yaml.Node, p FieldPath) *yaml.Node {
+	for _, step := range p {
+		if n == nil {
+			return nil
+		}
+		if step.Item == "" {
+			n = mapGet(n, step.Key)
+			continue
+		}
+		var found *yaml.Node
+		for _, it := range n.Content {
+			if v := mapGet(it, "name"); v != nil && v.Value == step.Item {
+				found = it
+			}
+		}
+		if found == nil && n.Kind == yaml.SequenceNode && len(n.Content) == 1 {
+			found = n.Content[0]
+		}
+		n = found
+	}
+	return n
 }
