@@ -14,6 +14,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // cancelOn passes writes on to w and cancels when the output so far
@@ -56,7 +57,7 @@ type envFlags struct {
 // failed request.
 func TestInterruptPrintsResumeHint(t *testing.T) {
 	isolate(t)
-	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 8, pods: 24, rps: 20, churnInterval: time.Minute}).config())
+	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 8, pods: 24, rps: 20, churnInterval: time.Minute, churn: "steady"}).config(strategyPhased, timing.Defaults()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,60 +12,53 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
-// The strategies of the side-by-side comparison.
+// The strategies of the side-by-side comparison, in the order they print.
 const (
-	strategyStatic = "static"
-	strategyNaive  = "naive-tgb"
-	strategyPhased = "phased"
+	strategyStatic     = "static"
+	strategyNaive      = "naive-tgb"
+	strategyPhased     = "phased"
+	strategyPhasedAsIs = "phased-as-is"
 )
+
+var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
 // The phased scenarios -scenario selects.
 var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green"}
+
+// simSchemaVersion is the version of simulate's JSON: versions add keys,
+// never change one.
+const simSchemaVersion = 1
 
 type simFlags struct {
 	seed          uint64
 	nodes, pods   int
 	rps           int
 	churnInterval time.Duration
+	churn         string
 	duration      time.Duration
+	leadIn        time.Duration
 	prelude       time.Duration
 	scenario      string
 	wire          bool
+	envelope      bool
+	timings       timingFlags
 }
 
-// simReport is the -format json output: one object.
-type simReport struct {
-	SchemaVersion int          `json:"schemaVersion"`
-	Seed          uint64       `json:"seed"`
-	Scenario      string       `json:"scenario"`
-	Nodes         int          `json:"nodes"`
-	Pods          int          `json:"pods"`
-	ChurnInterval float64      `json:"churnIntervalSeconds"`
-	Duration      float64      `json:"durationSeconds"`
-	Wire          bool         `json:"wire"`
-	Scenarios     []simOutcome `json:"scenarios"`
-}
-
-// simOutcome is one strategy's run, on the same seed and the same churn.
-type simOutcome struct {
-	Strategy       string         `json:"strategy"`
-	Requests       int            `json:"requests"`
-	Failed         int            `json:"failed"`
-	OutageSeconds  float64        `json:"outageSeconds"`
-	CutoverSeconds float64        `json:"cutoverSeconds"`
-	FloorSeconds   float64        `json:"floorSeconds"`
-	APICalls       map[string]int `json:"apiCalls"`
-	// NodesReplaced counts the nodes Karpenter replaced during the run.
-	NodesReplaced int `json:"nodesReplaced"`
-	// GhostsLeft counts the ghost targets (not draining) left in the
-	// legacy target group at the end.
-	GhostsLeft int `json:"ghostsLeft"`
-	// Note says what happened, in a few words.
-	Note string `json:"note,omitempty"`
+// timingFlags are the knobs of package timing a run may set; each zero
+// value means the knob's default.
+type timingFlags struct {
+	newTargetChecks   string
+	registrationDelay time.Duration
+	deregistrationLag time.Duration
+	connectTimeout    time.Duration
+	failOpenInitial   bool
+	ipReuse           string
 }
 
 func (a *app) simulateCommand() *cobra.Command {
@@ -83,19 +71,40 @@ an ALB with a hand-made target group of static nodeIP:NodePort targets, the AWS
 Load Balancer Controller, and client traffic, all on a virtual clock. It then
 tells the story: traffic drops under churn, diagnose finds the ghost targets,
 the plan, the cutover with its progress, the verification, and a side-by-side
-table of three strategies on the same seed and the same churn:
+table of four strategies on the same seed and the same churn:
 
-  static     no migration: ghost targets accumulate and requests fail
-  naive-tgb  a default-mode TargetGroupBinding: the LBC deregisters every node
-             target before its pod targets are healthy
-  phased     this SDK's plan: PlanCutover then Execute (or the -scenario's variant)
+  static        no migration: ghost targets accumulate and requests fail
+  naive-tgb     a default-mode TargetGroupBinding: the LBC deregisters every
+                node target before its pod targets are healthy
+  phased        this SDK's plan (PlanCutover then Execute, or the -scenario's
+                variant), with the pod settings the product recommends
+                (preStop 130 s, terminationGracePeriodSeconds 160 s)
+  phased-as-is  the same, with the workload's original settings (preStop
+                15 s), the plan's pod-settings precondition accepted
+
+Each row splits its requests into windows: before the migration, the
+cutover, the rollback (-scenario rollback) and after.
+
+Every figure depends on AWS timings that AWS does not all document (package
+timing's table): the run prints the ones it used. The -new-target-checks,
+-registration-delay, -deregistration-lag, -connect-timeout,
+-fail-open-initial and -ip-reuse flags set them; -envelope runs every
+strategy over the grid of plausible values (new-target checks 1 and
+HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504 after
+10 s or 502 at once; IP reuse off and on), then one knob at a time.
 
 -scenario picks the phased variant: cutover (in-place), rollback (cut over,
-then roll back), crash-resume (a crash after the binding, then a resumed
-Execute), blue-green (an instance-type target group, moved by weights).`,
+then roll back at once), crash-resume (a crash after the binding, then a
+resumed Execute), blue-green (an instance-type target
+group, moved by weights). -churn picks Karpenter's churn: steady (the oldest
+node every -churn-interval), wave (half the nodes drifted at once every ten
+intervals, a NodePool budget of 20%), consolidation (the emptiest node, at
+random intervals of mean two intervals), spot (a random node interrupted
+with a two-minute notice, at random intervals of mean three intervals).`,
 		Example: `  tgmigrate simulate
   tgmigrate simulate -format json -seed 7
-  tgmigrate simulate -scenario blue-green -nodes 10 -pods 30`,
+  tgmigrate simulate -format json -envelope -seed 7 -scenario rollback
+  tgmigrate simulate -churn spot -deregistration-lag 2m -new-target-checks threshold`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSimulate(cmd.Context(), f) }),
 	}
@@ -104,11 +113,21 @@ Execute), blue-green (an instance-type target group, moved by weights).`,
 	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, "nodes at the start")
 	fl.IntVar(&f.pods, "pods", sim.DefaultPods, "pods behind the Service")
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
-	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "Karpenter replaces the oldest node this often")
+	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "the churn's pace: see -churn")
+	fl.StringVar(&f.churn, "churn", string(karpenter.ShapeSteady), "Karpenter's churn: steady, wave, consolidation or spot")
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
+	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
 	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume or blue-green")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
+	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy over the grid of plausible AWS timings, then one knob at a time; no story")
+	tf := &f.timings
+	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: 1 to 10, or threshold (HealthyThresholdCount) (default 1, the ALB user guide's)")
+	fl.DurationVar(&tf.registrationDelay, "registration-delay", 0, "time a new target waits before its first check; negative: none (default 10s)")
+	fl.DurationVar(&tf.deregistrationLag, "deregistration-lag", 0, "time the load balancer keeps sending new requests to a deregistered target; negative: none (default 15s)")
+	fl.DurationVar(&tf.connectTimeout, "connect-timeout", 0, "time before a request to a dead address gets 504; negative: 502 at once (default 10s)")
+	fl.BoolVar(&tf.failOpenInitial, "fail-open-initial", false, "fail open to targets still initial too, when none is healthy")
+	fl.StringVar(&tf.ipReuse, "ip-reuse", "off", "hand freed addresses out again after 30 s: off, any, node or pod")
 	return cmd
 }
 
@@ -116,6 +135,8 @@ func (f *simFlags) validate() error {
 	switch {
 	case !contains(scenarios, f.scenario):
 		return usagef("-scenario %q: want one of %s", f.scenario, strings.Join(scenarios, ", "))
+	case !contains(shapeNames(), f.churn):
+		return usagef("-churn %q: want one of %s", f.churn, strings.Join(shapeNames(), ", "))
 	case f.nodes < 2 || f.nodes > 500:
 		return usagef("-nodes %d: want 2 to 500", f.nodes)
 	case f.pods < 1 || f.pods > 2000:
@@ -126,58 +147,114 @@ func (f *simFlags) validate() error {
 		return usagef("-churn-interval %v: want at least 10s", f.churnInterval)
 	case f.duration < 5*time.Minute || f.duration > 24*time.Hour:
 		return usagef("-duration %v: want 5m to 24h", f.duration)
+	case f.leadIn < 0 || f.leadIn > time.Hour:
+		return usagef("-lead-in %v: want 0 to 1h", f.leadIn)
 	case f.prelude < 0 || f.prelude > 24*time.Hour:
 		return usagef("-prelude %v: want 0 to 24h", f.prelude)
 	}
-	return nil
-}
-
-func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
-	if a.format != "text" && a.format != "json" {
-		return usagef("--format %s: simulate prints text or json", a.format)
-	}
-	if err := f.validate(); err != nil {
+	if _, err := f.timings.parse(); err != nil {
 		return err
 	}
-	if a.format == "text" {
-		if err := a.simulateStory(ctx, f); err != nil {
-			return err
-		}
-	}
-	rep := simReport{
-		SchemaVersion: 1, Seed: f.seed, Scenario: f.scenario, Nodes: f.nodes, Pods: f.pods,
-		ChurnInterval: f.churnInterval.Seconds(), Duration: f.duration.Seconds(), Wire: f.wire,
-	}
-	for _, strategy := range []string{strategyStatic, strategyNaive, strategyPhased} {
-		if a.format == "text" {
-			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time)...\n", strategy, f.duration)
-		}
-		out, err := a.runStrategy(ctx, f, strategy)
-		if err != nil {
-			return fmt.Errorf("simulate %s: %w", strategy, err)
-		}
-		rep.Scenarios = append(rep.Scenarios, *out)
-	}
-	if a.format == "json" {
-		enc := json.NewEncoder(a.stdout)
-		return enc.Encode(rep)
-	}
-	heading(a.stdout, "6. Side by side: the same seed, the same churn")
-	writeComparison(a.stdout, rep)
 	return nil
 }
 
-// config is the world of every run: the seed's case under steady churn.
-func (f *simFlags) config() sim.Config {
+func shapeNames() []string {
+	var out []string
+	for _, s := range karpenter.Shapes {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// parse turns the flags into the run's timings, validated.
+func (tf timingFlags) parse() (timing.Timings, error) {
+	t := timing.Timings{
+		RegistrationDelay: tf.registrationDelay, DeregistrationLag: tf.deregistrationLag,
+		ConnectTimeout: tf.connectTimeout, FailOpenInitial: tf.failOpenInitial,
+	}
+	switch c := tf.newTargetChecks; c {
+	case "":
+	case "threshold", "HealthyThresholdCount":
+		t.NewTargetChecks = timing.HealthyThreshold
+	default:
+		var n int
+		if _, err := fmt.Sscanf(c, "%d", &n); err != nil || fmt.Sprint(n) != c {
+			return timing.Timings{}, usagef("-new-target-checks %q: want 1 to 10, or threshold", c)
+		}
+		t.NewTargetChecks = n
+	}
+	switch r := tf.ipReuse; r {
+	case "", "off":
+	case string(timing.HolderAny), string(timing.HolderNode), string(timing.HolderPod):
+		t.IPReuse = timing.IPReuse{Enabled: true, To: timing.Holder(r)}
+	default:
+		return timing.Timings{}, usagef("-ip-reuse %q: want off, any, node or pod", r)
+	}
+	if err := t.Validate(); err != nil {
+		return timing.Timings{}, usagef("%s", flagOfKnob(err))
+	}
+	return t.WithDefaults(), nil
+}
+
+// flagOfKnob rewrites a timing error to name the flag that set the knob.
+func flagOfKnob(err error) string {
+	msg := err.Error()
+	for knob, flag := range map[string]string{
+		"NewTargetChecks": "-new-target-checks", "RegistrationDelay": "-registration-delay",
+		"DeregistrationLag": "-deregistration-lag", "ConnectTimeout": "-connect-timeout",
+	} {
+		msg = strings.Replace(msg, "timing: "+knob, flag, 1)
+	}
+	return msg
+}
+
+// podSettings are the workload's shutdown settings a strategy runs with.
+type podSettings struct {
+	PreStopSeconds                float64 `json:"preStopSeconds"`
+	TerminationGracePeriodSeconds float64 `json:"terminationGracePeriodSeconds"`
+}
+
+// settingsOf returns the pod settings of a strategy: the product's
+// recommendation (package envelope's, at the worst deregistration lag) for
+// phased, the seed's original app's for every other one.
+func settingsOf(strategy string) sim.PodSettings {
+	if strategy == strategyPhased {
+		d := envelope.Default()
+		return sim.PodSettings{PreStop: d.SafePreStop(), TerminationGracePeriod: d.SafeTerminationGracePeriod()}
+	}
+	return sim.PodSettings{PreStop: sim.LegacyPreStop, TerminationGracePeriod: 30 * time.Second}
+}
+
+// config is the world of one run: the seed's case under the flags' churn,
+// with the strategy's pod settings and the given timings.
+func (f *simFlags) config(strategy string, tm timing.Timings) sim.Config {
+	ps := settingsOf(strategy)
 	cfg := sim.Config{
 		Seed: f.seed, Nodes: f.nodes, Pods: f.pods, RPS: f.rps,
 		ChurnInterval:          f.churnInterval,
+		ChurnShape:             karpenter.Shape(f.churn),
 		ReadinessGateInjection: true,
+		Timings:                tm,
 		// Readiness gates hold a new pod un-Ready until its target is
-		// healthy (registration and five health checks); a budget of one
-		// pod would let Karpenter drain a node only every few minutes.
-		Workload:        sim.Workload{MaxUnavailable: "20%"},
-		ServerSideApply: true, // tgbind applies server-side
+		// healthy; a budget of one pod would let Karpenter drain a node only
+		// every few minutes.
+		Workload: sim.Workload{MaxUnavailable: "20%", PreStop: ps.PreStop, TerminationGracePeriod: ps.TerminationGracePeriod},
+		// tgbind applies server-side.
+		ServerSideApply: true,
+	}
+	switch karpenter.Shape(f.churn) {
+	case karpenter.ShapeWave:
+		cfg.ChurnInterval = 10 * f.churnInterval
+		cfg.NodePool.Budgets = []karpenter.Budget{{Nodes: "20%"}}
+	case karpenter.ShapeConsolidation:
+		cfg.ChurnInterval = 2 * f.churnInterval
+	case karpenter.ShapeSpot:
+		cfg.ChurnInterval = 3 * f.churnInterval
+		cfg.NodePool.CapacityType = "spot"
+	}
+	if tm.IPReuse.Enabled {
+		// Another application, whose pods can take the addresses freed.
+		cfg.Neighbours = max(f.pods/3, 3)
 	}
 	if f.scenario == "blue-green" {
 		cfg.Legacy.TargetType = "instance"
@@ -195,72 +272,18 @@ func newEnv(w *sim.World) cutover.Env {
 	}
 }
 
+// request is the cutover request of the seed's case, planned under the
+// world's own timings: so that the plan's floor is the world's, and its
+// pod preconditions too.
 func request(w *sim.World) cutover.Request {
 	l := w.Legacy()
 	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
 }
 
-// runStrategy runs one strategy in a world of its own for f.duration of
-// virtual time from the start, and measures it.
-func (a *app) runStrategy(ctx context.Context, f *simFlags, strategy string) (*simOutcome, error) {
-	w, err := a.newWorld(ctx, f, strategy)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	start := w.Clock().Now()
-	nodesBefore := nodeNames(w)
-
-	// Every strategy's floor comes from the same read-only plan.
-	env := newEnv(w)
-	plan, err := cutover.PlanCutover(ctx, env, request(w))
-	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
-	}
-	before := w.AWSCounts()
-	out := &simOutcome{Strategy: strategy, FloorSeconds: float64(plan.Estimate.FloorSeconds)}
-
-	switch strategy {
-	case strategyStatic:
-		out.Note = "nothing maintains the node targets"
-	case strategyNaive:
-		if err := w.Client().Create(ctx, w.NewBinding("naive", false)); err != nil {
-			return nil, fmt.Errorf("create default-mode binding: %w", err)
-		}
-		out.CutoverSeconds = waitPodsOnly(w, plan.Floor, start.Add(f.duration)).Seconds()
-		out.Note = "default mode: node targets deregistered before the pods were healthy"
-	case strategyPhased:
-		res, note, err := runPhased(ctx, w, env, plan, f.scenario, nil)
-		if err != nil {
-			return nil, err
-		}
-		out.CutoverSeconds = res.CutoverSeconds
-		out.Note = note
-	}
-	w.RunUntil(start.Add(f.duration))
-	w.StopTraffic()
-
-	st := w.Traffic()
-	out.Requests, out.Failed = st.Total, st.Failed
-	for _, win := range st.Outages {
-		out.OutageSeconds += win.Duration().Seconds()
-	}
-	out.APICalls = diffCounts(w.AWSCounts(), before)
-	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
-	serving := w.Legacy().TargetGroupARN
-	if strategy == strategyPhased && plan.BlueGreen != nil {
-		if serving, err = targetGroupARN(w, plan.BlueGreen.NewTargetGroup.Name); err != nil {
-			return nil, err
-		}
-	}
-	out.GhostsLeft = liveGhosts(w, serving)
-	return out, nil
-}
-
-// newWorld builds the world of f's config for the run name ("story" or a
-// strategy) and shows it to a.onWorld.
-func (a *app) newWorld(ctx context.Context, f *simFlags, name string) (*sim.World, error) {
-	w, err := sim.New(ctx, f.config())
+// newWorld builds the world of a run and shows it to a.onWorld under name
+// ("story", or a strategy).
+func (a *app) newWorld(ctx context.Context, cfg sim.Config, name string) (*sim.World, error) {
+	w, err := sim.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -268,313 +291,6 @@ func (a *app) newWorld(ctx context.Context, f *simFlags, name string) (*sim.Worl
 		a.onWorld(name, w)
 	}
 	return w, nil
-}
-
-// runPhased carries the plan out as the scenario says. obs, when set,
-// reports progress.
-func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer) (*cutover.Result, string, error) {
-	var opts []cutover.Option
-	if obs != nil {
-		opts = append(opts, cutover.WithObserver(obs))
-	}
-	switch scenario {
-	case "rollback":
-		failedBefore := w.Traffic().Failed
-		res, err := cutover.Execute(ctx, env, plan, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("execute: %w", err)
-		}
-		w.Run(2 * time.Minute)
-		rb, err := cutover.Rollback(ctx, env, plan, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("rollback: %w", err)
-		}
-		return res, fmt.Sprintf("cut over, rolled back in %.0f s with %d failed requests; from then on the static target group fails under churn again",
-			rb.Seconds, w.Traffic().Failed-failedBefore), nil
-	case "crash-resume":
-		crash := errors.New("simulated crash")
-		crashed := false
-		hook := cutover.WithHook(func(_ context.Context, e cutover.Event) error {
-			if !crashed && e.Kind == cutover.EventStep && e.Step == plan.StepIDs()[1] {
-				crashed = true
-				return crash
-			}
-			return nil
-		})
-		_, err := cutover.Execute(ctx, env, plan, append(opts, hook, cutover.WithAutoRollback(false))...)
-		if !errors.Is(err, crash) {
-			return nil, "", fmt.Errorf("execute before the crash: want the crash, got %v", err)
-		}
-		w.Run(5 * time.Second) // the operator restarts the process; the world goes on
-		res, err := cutover.Execute(ctx, env, plan, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("resume: %w", err)
-		}
-		return res, fmt.Sprintf("crashed after %s, resumed from the journal", plan.StepIDs()[1]), nil
-	case "blue-green":
-		res, err := cutover.Execute(ctx, env, plan, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("execute: %w", err)
-		}
-		steps := make([]string, len(plan.BlueGreen.WeightSteps))
-		for i, s := range plan.BlueGreen.WeightSteps {
-			steps[i] = fmt.Sprint(s)
-		}
-		return res, fmt.Sprintf("blue-green to %s, weights %s, old target group detached", plan.BlueGreen.NewTargetGroup.Name, strings.Join(steps, "->")), nil
-	default: // cutover
-		res, err := cutover.Execute(ctx, env, plan, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("execute: %w", err)
-		}
-		return res, fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches), nil
-	}
-}
-
-// waitPodsOnly runs the world until the legacy target group has no node or
-// ghost target left that is not draining and at least floor healthy pod
-// targets (the end state the phased cutover's gate and drain reach), or
-// until deadline, and returns the time it took.
-func waitPodsOnly(w *sim.World, floor int, deadline time.Time) time.Duration {
-	start := w.Clock().Now()
-	for w.Clock().Now().Before(deadline) {
-		w.Run(5 * time.Second)
-		healthyPods, others := 0, 0
-		for _, t := range w.Targets(w.Legacy().TargetGroupARN) {
-			switch {
-			case t.State == "draining":
-			case strings.HasPrefix(t.Owner, "pod/"):
-				if t.State == "healthy" {
-					healthyPods++
-				}
-			default:
-				others++
-			}
-		}
-		if others == 0 && healthyPods >= floor {
-			break
-		}
-	}
-	return w.Clock().Since(start)
-}
-
-// liveGhosts counts the targets, not draining, whose address nothing holds.
-func liveGhosts(w *sim.World, arn string) int {
-	n := 0
-	for _, t := range w.Targets(arn) {
-		if t.State != "draining" && t.Owner == "" {
-			n++
-		}
-	}
-	return n
-}
-
-func nodeNames(w *sim.World) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range w.Cluster().Nodes() {
-		out[n.Name] = true
-	}
-	return out
-}
-
-func countReplaced(before, after map[string]bool) int {
-	n := 0
-	for name := range before {
-		if !after[name] {
-			n++
-		}
-	}
-	return n
-}
-
-func diffCounts(after, before map[string]int) map[string]int {
-	out := map[string]int{}
-	for op, n := range after {
-		if d := n - before[op]; d > 0 {
-			out[op] = d
-		}
-	}
-	return out
-}
-
-func heading(w io.Writer, title string) {
-	fmt.Fprintf(w, "\n== %s\n\n", title)
-}
-
-func writeComparison(w io.Writer, rep simReport) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\trequests\tfailed\toutage s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
-	for _, s := range rep.Scenarios {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.Requests, s.Failed,
-			s.OutageSeconds, s.CutoverSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w)
-	for _, s := range rep.Scenarios {
-		fmt.Fprintf(w, "  %-9s  %s\n", s.Strategy, s.Note)
-	}
-}
-
-// callSummary prints the calls by operation, most frequent first.
-func callSummary(calls map[string]int) string {
-	if len(calls) == 0 {
-		return "0"
-	}
-	type kv struct {
-		op string
-		n  int
-	}
-	var list []kv
-	total := 0
-	for op, n := range calls {
-		list = append(list, kv{op, n})
-		total += n
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].n != list[j].n {
-			return list[i].n > list[j].n
-		}
-		return list[i].op < list[j].op
-	})
-	var parts []string
-	for _, e := range list {
-		if len(parts) == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", strings.TrimPrefix(e.op, "Describe"), e.n))
-	}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
-}
-
-// simulateStory tells steps 1 to 5 in one world.
-func (a *app) simulateStory(ctx context.Context, f *simFlags) error {
-	out := a.stdout
-	w, err := a.newWorld(ctx, f, "story")
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	l := w.Legacy()
-	start := w.Clock().Now()
-	stamp := func() string {
-		d := w.Clock().Since(start).Round(time.Second)
-		return fmt.Sprintf("[%02d:%02d:%02d]", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
-	}
-
-	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d)", f.seed))
-	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %d pods.\n",
-		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, f.pods)
-	fmt.Fprintf(out, "Karpenter replaces the oldest node every %v; %d requests/s through the ALB.\n\n", f.churnInterval, f.rps)
-	for step := time.Duration(0); step < f.prelude; {
-		d := min(f.prelude/2, f.prelude-step)
-		if d <= 0 {
-			break
-		}
-		w.Run(d)
-		step += d
-		st := w.Traffic()
-		fmt.Fprintf(out, "%s %6d requests, %5d failed, %2d ghost targets in %s\n", stamp(), st.Total, st.Failed, len(w.Ghosts()), l.TargetGroupName)
-	}
-
-	heading(out, "2. diagnose (read-only)")
-	report, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
-		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
-	if err != nil {
-		return fmt.Errorf("diagnose: %w", err)
-	}
-	fmt.Fprint(out, report.Text())
-
-	heading(out, "3. plan (read-only)")
-	env := newEnv(w)
-	env.Logger = a.log
-	plan, err := cutover.PlanCutover(ctx, env, request(w))
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	fmt.Fprint(out, plan.Text())
-
-	heading(out, "4. execute"+map[bool]string{true: " (" + f.scenario + ")", false: ""}[f.scenario != "cutover"])
-	trafficBefore := w.Traffic()
-	var lastStep string
-	var lastAt time.Time
-	obs := cutover.ObserverFuncs{
-		OnStepStarted: func(e cutover.StepEvent) {
-			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, e.Step.Title)
-		},
-		OnStepFinished: func(e cutover.StepEvent) {
-			status := "done"
-			switch {
-			case e.Err != nil:
-				status = "failed: " + e.Err.Error()
-			case e.Skipped:
-				status = "already done"
-			}
-			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, status)
-		},
-		OnTargets: func(p cutover.Progress) {
-			// One line per step change or per 30 s of virtual time.
-			if p.Step == lastStep && p.At.Sub(lastAt) < 30*time.Second {
-				return
-			}
-			lastStep, lastAt = p.Step, p.At
-			fmt.Fprintf(out, "%s %-22s   %s\n", stamp(), p.Step, p.Summary)
-		},
-		OnWaiting: func(wt cutover.Wait) {
-			until := ""
-			if !wt.Until.IsZero() {
-				until = fmt.Sprintf(" (about %v)", wt.Until.Sub(w.Clock().Now()).Round(time.Second))
-			}
-			fmt.Fprintf(out, "%s %-22s   waiting: %s%s\n", stamp(), wt.Step, wt.What, until)
-		},
-	}
-	res, note, err := runPhased(ctx, w, env, plan, f.scenario, obs)
-	if err != nil {
-		return err
-	}
-	during := w.Traffic()
-	fmt.Fprintf(out, "\n%s: cutover %.0f s against a floor of %.0f s (ratio %.2f); %d mutating calls.\n",
-		note, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.MutatingCalls)
-	fmt.Fprintf(out, "Requests while migrating: %d, failed %d.\n", during.Total-trafficBefore.Total, during.Failed-trafficBefore.Failed)
-
-	heading(out, "5. verify")
-	w.Run(5 * time.Minute)
-	pods, nodes, ghosts, draining, healthy := 0, 0, 0, 0, 0
-	arn, name := l.TargetGroupARN, l.TargetGroupName
-	if plan.BlueGreen != nil {
-		name = plan.BlueGreen.NewTargetGroup.Name
-		if arn, err = targetGroupARN(w, name); err != nil {
-			return err
-		}
-	}
-	for _, t := range w.Targets(arn) {
-		switch {
-		case t.State == "draining":
-			draining++
-		case strings.HasPrefix(t.Owner, "pod/"):
-			pods++
-		case strings.HasPrefix(t.Owner, "node/"):
-			nodes++
-		default:
-			ghosts++
-		}
-		if t.State == "healthy" && strings.HasPrefix(t.Owner, "pod/") {
-			healthy++
-		}
-	}
-	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
-	after, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{arn}},
-		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
-	if err != nil {
-		return fmt.Errorf("diagnose after: %w", err)
-	}
-	findings := after.AllFindings()
-	fmt.Fprintf(out, "diagnose %s now: %d findings\n", name, len(findings))
-	for _, fd := range findings {
-		fmt.Fprintf(out, "  %s %s: %s\n    next: %s\n", fd.Severity, fd.Code, fd.Message, fd.Remediation)
-	}
-	st := w.Traffic()
-	fmt.Fprintf(out, "Traffic since the migration began: %d requests, %d failed.\n", st.Total-trafficBefore.Total, st.Failed-trafficBefore.Failed)
-	return nil
 }
 
 // targetGroupARN finds a target group of the world by name.

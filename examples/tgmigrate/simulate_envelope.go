@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+)
+
+// envelopeReport is every strategy over the grid of timings, then one knob
+// at a time.
+type envelopeReport struct {
+	// Points are the grid's points (package timing's Grid), each with
+	// every strategy's run.
+	Points []envelopePoint `json:"points"`
+	// Summary gives, per strategy, the spread of its failed requests over
+	// the points.
+	Summary []envelopeSummary `json:"summary"`
+	// Sensitivity moves one knob at a time through its range, every other
+	// knob at its default.
+	Sensitivity []sensitivityRow `json:"sensitivity"`
+}
+
+// envelopePoint is one point of the grid.
+type envelopePoint struct {
+	Timings   timing.Timings `json:"timings"`
+	Scenarios []simOutcome   `json:"scenarios"`
+}
+
+// envelopeSummary is one strategy's spread over the grid.
+type envelopeSummary struct {
+	Strategy string `json:"strategy"`
+	// Min, Median and Max are its failed requests over the points; MaxAt
+	// the (first) point that gave Max.
+	Min    int            `json:"min"`
+	Median int            `json:"median"`
+	Max    int            `json:"max"`
+	MaxAt  timing.Timings `json:"maxAt"`
+	// WindowMax is the most a point lost in each window.
+	WindowMax map[string]int `json:"windowMax"`
+	// CutoverOverFloorMax is the largest ratio of the cutover's time to
+	// the plan's floor over the points (strategies that cut over).
+	CutoverOverFloorMax float64 `json:"cutoverOverFloorMax,omitempty"`
+}
+
+// sensitivityRow is one value of one knob.
+type sensitivityRow struct {
+	Knob    string         `json:"knob"`
+	Value   string         `json:"value"`
+	Timings timing.Timings `json:"timings"`
+	// Failed and CutoverFailed are each strategy's failed requests, in
+	// all and in its cutover window.
+	Failed        map[string]int `json:"failed"`
+	CutoverFailed map[string]int `json:"cutoverFailed"`
+}
+
+// runEnvelope runs every strategy at every point of the grid and of the
+// sensitivity rows, on every core, and returns the report and the rows of
+// the default point.
+func (a *app) runEnvelope(ctx context.Context, f *simFlags) (*envelopeReport, []simOutcome, error) {
+	// The runs: the grid's points, then the sensitivity rows' timings that
+	// are not points already.
+	var all []timing.Timings
+	index := map[timing.Timings]int{}
+	add := func(t timing.Timings) {
+		if _, ok := index[t]; !ok {
+			index[t] = len(all)
+			all = append(all, t)
+		}
+	}
+	grid := timing.Grid()
+	for _, t := range grid {
+		add(t)
+	}
+	knobs := timing.Sensitivity()
+	for _, k := range knobs {
+		for _, t := range k.Values {
+			add(t)
+		}
+	}
+	add(timing.Defaults())
+
+	type job struct{ point, strategy int }
+	results := make([][]simOutcome, len(all))
+	for i := range results {
+		results[i] = make([]simOutcome, len(strategies))
+	}
+	jobs := make(chan job)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	quiet := &app{stdin: a.stdin, stdout: io.Discard, stderr: a.stderr, format: a.format, log: a.log}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r := &simRun{a: quiet, f: f, strategy: strategies[j.strategy], timings: all[j.point]}
+				out, err := r.outcome(ctx)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("envelope: %s at %s: %w", r.strategy, r.timings, err)
+				}
+				if err == nil {
+					results[j.point][j.strategy] = *out
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	if a.format == "text" {
+		fmt.Fprintf(a.stderr, "simulating %d strategies at %d points of timings on %d cores...\n", len(strategies), len(all), runtime.GOMAXPROCS(0))
+	}
+send:
+	for p := range all {
+		for s := range strategies {
+			select {
+			case jobs <- job{p, s}:
+			case <-ctx.Done():
+				break send
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, nil, err
+	}
+
+	rep := &envelopeReport{}
+	for _, t := range grid {
+		rep.Points = append(rep.Points, envelopePoint{Timings: t, Scenarios: results[index[t]]})
+	}
+	for si, s := range strategies {
+		sum := envelopeSummary{Strategy: s, WindowMax: map[string]int{}}
+		var failed []int
+		for pi, p := range rep.Points {
+			o := p.Scenarios[si]
+			failed = append(failed, o.Failed)
+			if pi == 0 || o.Failed > sum.Max {
+				sum.Max, sum.MaxAt = o.Failed, p.Timings
+			}
+			for i, name := range windowNames(o) {
+				sum.WindowMax[name] = max(sum.WindowMax[name], o.Windows.all()[i].Failed)
+			}
+			if o.FloorSeconds > 0 && o.CutoverSeconds > 0 && s != strategyNaive {
+				sum.CutoverOverFloorMax = max(sum.CutoverOverFloorMax, o.CutoverSeconds/o.FloorSeconds)
+			}
+		}
+		slices.Sort(failed)
+		sum.Min, sum.Median = failed[0], failed[len(failed)/2]
+		rep.Summary = append(rep.Summary, sum)
+	}
+	for _, k := range knobs {
+		for i, t := range k.Values {
+			row := sensitivityRow{Knob: k.Name, Value: k.Labels[i], Timings: t, Failed: map[string]int{}, CutoverFailed: map[string]int{}}
+			for si, s := range strategies {
+				o := results[index[t]][si]
+				row.Failed[s], row.CutoverFailed[s] = o.Failed, o.Windows.Cutover.Failed
+			}
+			rep.Sensitivity = append(rep.Sensitivity, row)
+		}
+	}
+	return rep, results[index[timing.Defaults()]], nil
+}
+
+func writeEnvelope(w io.Writer, rep simReport) {
+	env := rep.Envelope
+	heading(w, fmt.Sprintf("The envelope: %d points of AWS timings x %d strategies (scenario %s, churn %s, seed %d)",
+		len(env.Points), len(strategies), rep.Scenario, rep.Churn, rep.Seed))
+	fmt.Fprintln(w, "Grid: new-target checks 1 and HealthyThresholdCount; deregistration lag 0, 15 s, 60 s, 120 s;")
+	fmt.Fprintln(w, "a dead address's 504 after 10 s or 502 at once; IP reuse off and on (30 s cool-down). Failed requests per run:")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\tmin\tmedian\tmax\tmost per window\tcutover/floor max\tmax at")
+	for _, s := range env.Summary {
+		var parts []string
+		for _, name := range []string{"before", "cutover", "rollback", "after"} {
+			if v, ok := s.WindowMax[name]; ok {
+				parts = append(parts, fmt.Sprintf("%s %d", name, v))
+			}
+		}
+		ratio := "-"
+		if s.CutoverOverFloorMax > 0 {
+			ratio = fmt.Sprintf("%.2f", s.CutoverOverFloorMax)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Strategy, s.Min, s.Median, s.Max, strings.Join(parts, ", "), ratio, s.MaxAt)
+	}
+	_ = tw.Flush()
+
+	heading(w, "Sensitivity: one knob at a time, every other knob at its default (failed in all / in the cutover window)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "knob\tvalue")
+	for _, s := range strategies {
+		fmt.Fprintf(tw, "\t%s", s)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range env.Sensitivity {
+		fmt.Fprintf(tw, "%s\t%s", r.Knob, r.Value)
+		for _, s := range strategies {
+			fmt.Fprintf(tw, "\t%d / %d", r.Failed[s], r.CutoverFailed[s])
+		}
+		fmt.Fprintln(tw)
+	}
+	_ = tw.Flush()
+}

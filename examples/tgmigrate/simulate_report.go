@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+)
+
+// simReport is the -format json output: one object.
+type simReport struct {
+	SchemaVersion int     `json:"schemaVersion"`
+	Seed          uint64  `json:"seed"`
+	Scenario      string  `json:"scenario"`
+	Churn         string  `json:"churn"`
+	Nodes         int     `json:"nodes"`
+	Pods          int     `json:"pods"`
+	ChurnInterval float64 `json:"churnIntervalSeconds"`
+	Duration      float64 `json:"durationSeconds"`
+	LeadIn        float64 `json:"leadInSeconds"`
+	Wire          bool    `json:"wire"`
+	// Timings are the AWS timings of the scenarios' runs.
+	Timings timing.Timings `json:"timings"`
+	// Scenarios are the strategies' runs, on the same seed and churn.
+	Scenarios []simOutcome `json:"scenarios"`
+	// Hardest is phased at the corner of the envelope expected hardest
+	// for it, run there and then (not with -envelope, which runs them
+	// all).
+	Hardest *hardestRun `json:"hardest,omitempty"`
+	// Envelope is every strategy over the grid of timings (-envelope).
+	Envelope *envelopeReport `json:"envelope,omitempty"`
+}
+
+// hardestRun is one strategy's run at timing.Hardest.
+type hardestRun struct {
+	Timings timing.Timings `json:"timings"`
+	Outcome simOutcome     `json:"outcome"`
+}
+
+func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format %s: simulate prints text or json", a.format)
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	tm, _ := f.timings.parse() // validated
+	rep := simReport{
+		SchemaVersion: simSchemaVersion, Seed: f.seed, Scenario: f.scenario, Churn: f.churn, Nodes: f.nodes, Pods: f.pods,
+		ChurnInterval: f.churnInterval.Seconds(), Duration: f.duration.Seconds(), LeadIn: f.leadIn.Seconds(), Wire: f.wire,
+		Timings: tm,
+	}
+	if f.envelope {
+		env, rows, err := a.runEnvelope(ctx, f)
+		if err != nil {
+			return err
+		}
+		rep.Envelope, rep.Scenarios, rep.Timings = env, rows, timing.Defaults()
+		if a.format == "json" {
+			return json.NewEncoder(a.stdout).Encode(rep)
+		}
+		writeEnvelope(a.stdout, rep)
+		return nil
+	}
+	if a.format == "text" {
+		if err := a.simulateStory(ctx, f, tm); err != nil {
+			return err
+		}
+	}
+	for _, strategy := range strategies {
+		if a.format == "text" {
+			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time)...\n", strategy, f.leadIn+f.duration)
+		}
+		out, err := (&simRun{a: a, f: f, strategy: strategy, timings: tm}).outcome(ctx)
+		if err != nil {
+			return fmt.Errorf("simulate %s: %w", strategy, err)
+		}
+		rep.Scenarios = append(rep.Scenarios, *out)
+	}
+	hard := timing.Hardest()
+	if a.format == "text" {
+		fmt.Fprintf(a.stderr, "simulating %s at the hardest corner of the envelope...\n", strategyPhased)
+	}
+	out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: hard}).outcome(ctx)
+	if err != nil {
+		return fmt.Errorf("simulate %s at the hardest corner: %w", strategyPhased, err)
+	}
+	rep.Hardest = &hardestRun{Timings: hard, Outcome: *out}
+	if a.format == "json" {
+		return json.NewEncoder(a.stdout).Encode(rep)
+	}
+	heading(a.stdout, "6. Side by side: the same seed, the same churn")
+	writeComparison(a.stdout, rep)
+	return nil
+}
+
+func heading(w io.Writer, title string) {
+	fmt.Fprintf(w, "\n== %s\n\n", title)
+}
+
+// windowNames are the windows' names, in time order.
+func windowNames(o simOutcome) []string {
+	if o.Windows.Rollback != nil {
+		return []string{"before", "cutover", "rollback", "after"}
+	}
+	return []string{"before", "cutover", "after"}
+}
+
+func writeComparison(w io.Writer, rep simReport) {
+	fmt.Fprintf(w, "AWS timings: %s (every other knob at its default: package timing).\n\n", rep.Timings)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
+	for _, s := range rep.Scenarios {
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
+			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.CutoverSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+	for _, s := range rep.Scenarios {
+		fmt.Fprintf(w, "  %-12s  %s\n", s.Strategy, s.Note)
+	}
+	if h := rep.Hardest; h != nil {
+		o := h.Outcome
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests in its cutover window and %d in all (%s); `simulate -envelope` runs every corner.\n",
+			h.Timings, o.Windows.Cutover.Failed, o.Failed, byWindow(o))
+	}
+}
+
+// byWindow renders the failures of each window: "0/0/12" for before,
+// cutover (, rollback) and after.
+func byWindow(o simOutcome) string {
+	var parts []string
+	for _, win := range o.Windows.all() {
+		parts = append(parts, fmt.Sprint(win.Failed))
+	}
+	return strings.Join(parts, "/") + " (" + strings.Join(windowNames(o), "/") + ")"
+}
+
+// callSummary prints the calls by operation, most frequent first.
+func callSummary(calls map[string]int) string {
+	if len(calls) == 0 {
+		return "0"
+	}
+	type kv struct {
+		op string
+		n  int
+	}
+	var list []kv
+	total := 0
+	for op, n := range calls {
+		list = append(list, kv{op, n})
+		total += n
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].n != list[j].n {
+			return list[i].n > list[j].n
+		}
+		return list[i].op < list[j].op
+	})
+	var parts []string
+	for _, e := range list {
+		if len(parts) == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", strings.TrimPrefix(e.op, "Describe"), e.n))
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/sim/traffic"
+)
+
+// simOutcome is one strategy's run, on the same seed and the same churn.
+type simOutcome struct {
+	Strategy string `json:"strategy"`
+	Requests int    `json:"requests"`
+	Failed   int    `json:"failed"`
+	// OutageSeconds is schema 1's key: the seconds in which some request
+	// failed, the same as DegradedSeconds.
+	OutageSeconds float64 `json:"outageSeconds"`
+	// TotalOutageSeconds counts the seconds in which no request
+	// succeeded; DegradedSeconds those in which some failed.
+	TotalOutageSeconds float64        `json:"totalOutageSeconds"`
+	DegradedSeconds    float64        `json:"degradedSeconds"`
+	CutoverSeconds     float64        `json:"cutoverSeconds"`
+	FloorSeconds       float64        `json:"floorSeconds"`
+	APICalls           map[string]int `json:"apiCalls"`
+	// NodesReplaced counts the nodes Karpenter replaced during the run.
+	NodesReplaced int `json:"nodesReplaced"`
+	// GhostsLeft counts the ghost targets (not draining) left in the
+	// target group that serves at the end, reused addresses included;
+	// ReusedGhostsLeft those of them whose address was handed out again.
+	GhostsLeft       int `json:"ghostsLeft"`
+	ReusedGhostsLeft int `json:"reusedGhostsLeft"`
+	// RollbackSeconds is the rollback's time and RollbackFloorSeconds its
+	// floor (scenario rollback).
+	RollbackSeconds      float64 `json:"rollbackSeconds,omitempty"`
+	RollbackFloorSeconds float64 `json:"rollbackFloorSeconds,omitempty"`
+	// PodSettings are the workload's shutdown settings the run had.
+	PodSettings podSettings `json:"podSettings"`
+	// Windows split the requests by when they were sent.
+	Windows simWindows `json:"windows"`
+	// Note says what happened, in a few words.
+	Note string `json:"note,omitempty"`
+}
+
+// simWindows are a run's windows: they cover it end to end, one after the
+// other, so their requests and failures add up to the run's.
+type simWindows struct {
+	// Before is the lead-in, before the migration starts.
+	Before simWindow `json:"before"`
+	// Cutover runs from the migration's start to its end (for static, the
+	// plan's floor: as long as a cutover would take).
+	Cutover simWindow `json:"cutover"`
+	// Rollback is the rollback's run (scenario rollback).
+	Rollback *simWindow `json:"rollback,omitempty"`
+	// After runs to the end.
+	After simWindow `json:"after"`
+}
+
+// simWindow is the requests sent in a stretch of the run.
+type simWindow struct {
+	// FromSeconds and ToSeconds bound it, from the start of the run (its
+	// world's warm-up done); whole seconds belong to the window they start
+	// in.
+	FromSeconds float64 `json:"fromSeconds"`
+	ToSeconds   float64 `json:"toSeconds"`
+	Requests    int     `json:"requests"`
+	Failed      int     `json:"failed"`
+	// FailedByKind splits Failed: "502" (refused, or a dead address with
+	// no connect timeout), "503" (no target), "504" (a dead address, after
+	// the connect timeout) and "misrouted" (another application answered).
+	FailedByKind       map[string]int `json:"failedByKind"`
+	TotalOutageSeconds int            `json:"totalOutageSeconds"`
+	DegradedSeconds    int            `json:"degradedSeconds"`
+}
+
+func windowOf(st traffic.Stats, origin, from, to time.Time) simWindow {
+	sp := st.Span(from, to)
+	return simWindow{
+		FromSeconds: from.Sub(origin).Seconds(), ToSeconds: to.Sub(origin).Seconds(),
+		Requests: sp.Requests, Failed: sp.Failed, FailedByKind: sp.Kinds.Map(),
+		TotalOutageSeconds: sp.TotalOutageSeconds, DegradedSeconds: sp.DegradedSeconds,
+	}
+}
+
+// all returns the windows in time order.
+func (ws simWindows) all() []simWindow {
+	out := []simWindow{ws.Before, ws.Cutover}
+	if ws.Rollback != nil {
+		out = append(out, *ws.Rollback)
+	}
+	return append(out, ws.After)
+}
+
+// simRun is one strategy's run in a world of its own: the lead-in, the
+// migration, then the world to the end of f.duration from the migration's
+// start.
+type simRun struct {
+	a        *app
+	f        *simFlags
+	strategy string
+	timings  timing.Timings
+	// obs, when set, reports the phased cutover's progress (the story).
+	obs cutover.Observer
+}
+
+// phasedRun is what runPhased measured.
+type phasedRun struct {
+	res *cutover.Result
+	rb  *cutover.RollbackResult
+	// cutoverEnd is when Execute returned (the last one, after a crash);
+	// rollbackStart and rollbackEnd bound the rollback (scenario rollback).
+	cutoverEnd, rollbackStart, rollbackEnd time.Time
+	note                                   string
+}
+
+// outcome runs the strategy and measures it.
+func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
+	w, err := r.a.newWorld(ctx, r.f.config(r.strategy, r.timings), r.strategy)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	origin := w.Clock().Now()
+	w.Run(r.f.leadIn)
+	start := w.Clock().Now()
+	nodesBefore := nodeNames(w)
+
+	// Every strategy's floor comes from the same read-only plan.
+	env := newEnv(w)
+	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	before := w.AWSCounts()
+	ps := settingsOf(r.strategy)
+	out := &simOutcome{Strategy: r.strategy, FloorSeconds: float64(plan.Estimate.FloorSeconds),
+		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
+	cutEnd := start
+	var rbStart, rbEnd time.Time
+	switch r.strategy {
+	case strategyStatic:
+		out.Note = "nothing maintains the node targets"
+		cutEnd = start.Add(time.Duration(plan.Estimate.FloorSeconds) * time.Second)
+	case strategyNaive:
+		if err := w.Client().Create(ctx, w.NewBinding("naive", false)); err != nil {
+			return nil, fmt.Errorf("create default-mode binding: %w", err)
+		}
+		out.CutoverSeconds = waitPodsOnly(w, plan.Floor, start.Add(r.f.duration)).Seconds()
+		cutEnd = w.Clock().Now()
+		out.Note = "default mode: node targets deregistered before the pods were healthy"
+	default:
+		pr, err := runPhased(ctx, w, env, plan, r.f.scenario, r.obs)
+		if err != nil {
+			return nil, err
+		}
+		out.CutoverSeconds = pr.res.CutoverSeconds
+		cutEnd, rbStart, rbEnd = pr.cutoverEnd, pr.rollbackStart, pr.rollbackEnd
+		out.Note = pr.note
+		if pr.rb != nil {
+			out.RollbackSeconds = pr.rb.Seconds
+		}
+	}
+	end := start.Add(r.f.duration)
+	w.RunUntil(end)
+	w.StopTraffic()
+
+	st := w.Traffic()
+	out.Requests, out.Failed = st.Total, st.Failed
+	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
+	out.OutageSeconds = out.DegradedSeconds
+	// The last request is sent at end itself: the windows reach past it.
+	stop := end.Add(time.Second)
+	out.Windows.Before = windowOf(st, origin, origin, start)
+	out.Windows.Cutover = windowOf(st, origin, start, cutEnd)
+	last := cutEnd
+	if !rbStart.IsZero() {
+		rb := windowOf(st, origin, cutEnd, rbEnd)
+		out.Windows.Rollback = &rb
+		last = rbEnd
+	}
+	out.Windows.After = windowOf(st, origin, last, stop)
+	out.APICalls = diffCounts(w.AWSCounts(), before)
+	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
+	serving := w.Legacy().TargetGroupARN
+	if plan.BlueGreen != nil && r.strategy != strategyStatic && r.strategy != strategyNaive && rbStart.IsZero() {
+		if serving, err = targetGroupARN(w, plan.BlueGreen.NewTargetGroup.Name); err != nil {
+			return nil, err
+		}
+	}
+	out.GhostsLeft, out.ReusedGhostsLeft = liveGhosts(w, serving)
+	return out, nil
+}
+
+// runPhased carries the plan out as the scenario says. obs, when set,
+// reports progress.
+func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer) (*phasedRun, error) {
+	var opts []cutover.Option
+	if obs != nil {
+		opts = append(opts, cutover.WithObserver(obs))
+	}
+	pr := &phasedRun{}
+	switch scenario {
+	case "rollback":
+		res, err := cutover.Execute(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("execute: %w", err)
+		}
+		pr.res, pr.cutoverEnd, pr.rollbackStart = res, w.Clock().Now(), w.Clock().Now()
+		rb, err := cutover.Rollback(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("rollback: %w", err)
+		}
+		pr.rb, pr.rollbackEnd = rb, w.Clock().Now()
+		pr.note = fmt.Sprintf("cut over, then rolled back in %.0f s; from then on the static target group fails under churn again", rb.Seconds)
+	case "crash-resume":
+		crash := errors.New("simulated crash")
+		crashed := false
+		after := cutover.StepBind
+		hook := cutover.WithHook(func(_ context.Context, e cutover.Event) error {
+			if !crashed && e.Kind == cutover.EventStep && e.Step == after {
+				crashed = true
+				return crash
+			}
+			return nil
+		})
+		_, err := cutover.Execute(ctx, env, plan, append(opts, hook, cutover.WithAutoRollback(false))...)
+		if !errors.Is(err, crash) {
+			return nil, fmt.Errorf("execute before the crash: want the crash, got %v", err)
+		}
+		w.Run(5 * time.Second) // the operator restarts the process; the world goes on
+		res, err := cutover.Execute(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		pr.res, pr.cutoverEnd = res, w.Clock().Now()
+		pr.note = fmt.Sprintf("crashed after %s, resumed from the journal", after)
+	case "blue-green":
+		res, err := cutover.Execute(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("execute: %w", err)
+		}
+		pr.res, pr.cutoverEnd = res, w.Clock().Now()
+		steps := make([]string, len(plan.BlueGreen.WeightSteps))
+		for i, s := range plan.BlueGreen.WeightSteps {
+			steps[i] = fmt.Sprint(s)
+		}
+		pr.note = fmt.Sprintf("blue-green to %s, weights %s, old target group detached", plan.BlueGreen.NewTargetGroup.Name, strings.Join(steps, "->"))
+	default: // cutover
+		res, err := cutover.Execute(ctx, env, plan, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("execute: %w", err)
+		}
+		pr.res, pr.cutoverEnd = res, w.Clock().Now()
+		pr.note = fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches)
+	}
+	return pr, nil
+}
+
+// waitPodsOnly runs the world until the legacy target group has no node or
+// ghost target left that is not draining and at least floor healthy pod
+// targets (the end state the phased cutover's gate and drain reach), or
+// until deadline, and returns the time it took.
+func waitPodsOnly(w *sim.World, floor int, deadline time.Time) time.Duration {
+	start := w.Clock().Now()
+	for w.Clock().Now().Before(deadline) {
+		w.Run(5 * time.Second)
+		healthyPods, others := 0, 0
+		for _, t := range w.Targets(w.Legacy().TargetGroupARN) {
+			switch {
+			case t.State == "draining":
+			case strings.HasPrefix(t.Owner, "pod/") && !t.Reused:
+				if t.State == "healthy" {
+					healthyPods++
+				}
+			default:
+				others++
+			}
+		}
+		if others == 0 && healthyPods >= floor {
+			break
+		}
+	}
+	return w.Clock().Since(start)
+}
+
+// liveGhosts counts the ghost targets of arn that are not draining, and
+// those of them whose address was handed out again.
+func liveGhosts(w *sim.World, arn string) (ghosts, reused int) {
+	for _, t := range w.Ghosts() {
+		if t.TargetGroupARN != arn || t.State == "draining" {
+			continue
+		}
+		ghosts++
+		if t.Reused {
+			reused++
+		}
+	}
+	return ghosts, reused
+}
+
+func nodeNames(w *sim.World) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range w.Cluster().Nodes() {
+		out[n.Name] = true
+	}
+	return out
+}
+
+func countReplaced(before, after map[string]bool) int {
+	n := 0
+	for name := range before {
+		if !after[name] {
+			n++
+		}
+	}
+	return n
+}
+
+func diffCounts(after, before map[string]int) map[string]int {
+	out := map[string]int{}
+	for op, n := range after {
+		if d := n - before[op]; d > 0 {
+			out[op] = d
+		}
+	}
+	return out
+}

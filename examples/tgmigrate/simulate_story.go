@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+)
+
+// simulateStory tells steps 1 to 5 in one world.
+// The world has the pod settings the product recommends, and the run's
+// timings.
+func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings) error {
+	out := a.stdout
+	w, err := a.newWorld(ctx, f.config(strategyPhased, tm), "story")
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	l := w.Legacy()
+	start := w.Clock().Now()
+	stamp := func() string {
+		d := w.Clock().Since(start).Round(time.Second)
+		return fmt.Sprintf("[%02d:%02d:%02d]", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+	}
+
+	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d)", f.seed))
+	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %d pods.\n",
+		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, f.pods)
+	fmt.Fprintf(out, "Karpenter churn: %s; %d requests/s through the ALB.\n", churnText(f), f.rps)
+	fmt.Fprintf(out, "AWS timings (package timing; flags set them): %s.\n\n", tm)
+	for step := time.Duration(0); step < f.prelude; {
+		d := min(f.prelude/2, f.prelude-step)
+		if d <= 0 {
+			break
+		}
+		w.Run(d)
+		step += d
+		st := w.Traffic()
+		fmt.Fprintf(out, "%s %6d requests, %5d failed, %2d ghost targets in %s\n", stamp(), st.Total, st.Failed, len(w.Ghosts()), l.TargetGroupName)
+	}
+
+	heading(out, "2. diagnose (read-only)")
+	report, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
+		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("diagnose: %w", err)
+	}
+	fmt.Fprint(out, report.Text())
+
+	heading(out, "3. plan (read-only)")
+	env := newEnv(w)
+	env.Logger = a.log
+	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	fmt.Fprint(out, plan.Text())
+
+	heading(out, "4. execute"+map[bool]string{true: " (" + f.scenario + ")", false: ""}[f.scenario != "cutover"])
+	trafficBefore := w.Traffic()
+	var lastStep string
+	var lastAt time.Time
+	obs := cutover.ObserverFuncs{
+		OnStepStarted: func(e cutover.StepEvent) {
+			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, e.Step.Title)
+		},
+		OnStepFinished: func(e cutover.StepEvent) {
+			status := "done"
+			switch {
+			case e.Err != nil:
+				status = "failed: " + e.Err.Error()
+			case e.Skipped:
+				status = "already done"
+			}
+			fmt.Fprintf(out, "%s %-22s %s\n", stamp(), e.Step.ID, status)
+		},
+		OnTargets: func(p cutover.Progress) {
+			// One line per step change or per 30 s of virtual time.
+			if p.Step == lastStep && p.At.Sub(lastAt) < 30*time.Second {
+				return
+			}
+			lastStep, lastAt = p.Step, p.At
+			fmt.Fprintf(out, "%s %-22s   %s\n", stamp(), p.Step, p.Summary)
+		},
+		OnWaiting: func(wt cutover.Wait) {
+			until := ""
+			if !wt.Until.IsZero() {
+				until = fmt.Sprintf(" (about %v)", wt.Until.Sub(w.Clock().Now()).Round(time.Second))
+			}
+			fmt.Fprintf(out, "%s %-22s   waiting: %s%s\n", stamp(), wt.Step, wt.What, until)
+		},
+	}
+	pr, err := runPhased(ctx, w, env, plan, f.scenario, obs)
+	if err != nil {
+		return err
+	}
+	res := pr.res
+	during := w.Traffic()
+	fmt.Fprintf(out, "\n%s: cutover %.0f s against a floor of %.0f s (ratio %.2f); %d mutating calls.\n",
+		pr.note, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.MutatingCalls)
+	fmt.Fprintf(out, "Requests while migrating: %d, failed %d.\n", during.Total-trafficBefore.Total, during.Failed-trafficBefore.Failed)
+
+	heading(out, "5. verify")
+	w.Run(5 * time.Minute)
+	pods, nodes, ghosts, draining, healthy := 0, 0, 0, 0, 0
+	arn, name := l.TargetGroupARN, l.TargetGroupName
+	if plan.BlueGreen != nil && pr.rb == nil {
+		name = plan.BlueGreen.NewTargetGroup.Name
+		if arn, err = targetGroupARN(w, name); err != nil {
+			return err
+		}
+	}
+	ghostOf := map[string]bool{}
+	for _, g := range w.Ghosts() {
+		ghostOf[fmt.Sprintf("%s %s:%d", g.TargetGroupARN, g.IP, g.Port)] = true
+	}
+	for _, t := range w.Targets(arn) {
+		switch {
+		case t.State == "draining":
+			draining++
+		case ghostOf[fmt.Sprintf("%s %s:%d", t.TargetGroupARN, t.IP, t.Port)]:
+			ghosts++
+		case strings.HasPrefix(t.Owner, "pod/"):
+			pods++
+		case strings.HasPrefix(t.Owner, "node/"):
+			nodes++
+		}
+		if t.State == "healthy" && strings.HasPrefix(t.Owner, "pod/") && !ghostOf[fmt.Sprintf("%s %s:%d", t.TargetGroupARN, t.IP, t.Port)] {
+			healthy++
+		}
+	}
+	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
+	after, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{arn}},
+		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("diagnose after: %w", err)
+	}
+	findings := after.AllFindings()
+	fmt.Fprintf(out, "diagnose %s now: %d findings\n", name, len(findings))
+	for _, fd := range findings {
+		fmt.Fprintf(out, "  %s %s: %s\n    next: %s\n", fd.Severity, fd.Code, fd.Message, fd.Remediation)
+	}
+	st := w.Traffic()
+	fmt.Fprintf(out, "Traffic since the migration began: %d requests, %d failed.\n", st.Total-trafficBefore.Total, st.Failed-trafficBefore.Failed)
+	return nil
+}
+
+// churnText describes the run's churn, as -churn and -churn-interval set it.
+func churnText(f *simFlags) string {
+	switch f.churn {
+	case "wave":
+		return fmt.Sprintf("a drift wave of half the nodes every %v, a NodePool budget of 20%%", 10*f.churnInterval)
+	case "consolidation":
+		return fmt.Sprintf("consolidation of the emptiest node at random intervals, %v on average", 2*f.churnInterval)
+	case "spot":
+		return fmt.Sprintf("spot interruptions (two-minute notice) at random intervals, %v on average", 3*f.churnInterval)
+	}
+	return fmt.Sprintf("Karpenter replaces the oldest node every %v", f.churnInterval)
+}
