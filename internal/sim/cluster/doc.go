@@ -25,8 +25,16 @@
 //
 // [Cluster.LaunchNode] starts an instance in a zone's private or public
 // subnet (eight equal subnets of the VPC CIDR). Its InternalIP, and its
-// ExternalIP in a public subnet, are new: addresses are never reused within
-// a run, so a ghost stays a ghost. The Node registers Ready after a delay,
+// ExternalIP in a public subnet, are new: by default addresses are never
+// reused within a run, so a ghost stays a ghost. With [Options].IPReuse, a
+// private address a terminated node or a deleted pod freed is handed out
+// again once its cool-down has passed, before any address never used, to a
+// new node or pod of the same subnet as the reuse allows (the VPC CNI's
+// IP_COOLDOWN_PERIOD; EC2 for a node's address): a ghost's address can
+// come back as another node, or as another application's pod.
+// [Cluster.Serve] answers with the application that served a request, and
+// [Cluster.Answers] says which one would, without sending anything. The
+// Node registers Ready after a delay,
 // with the labels given (Karpenter's) and the well-known ones, and a
 // providerID aws:///<zone>/<instance>. [Cluster.TaintNode],
 // [Cluster.LabelNode] and [Cluster.CordonNode] change it;

@@ -5,8 +5,12 @@
 // # Disruption
 //
 // [Karpenter.ReplaceNode] queues one node, [Karpenter.ReplaceAll] every
-// node spread over a window, [Karpenter.StartChurn] one node (the oldest)
-// per interval; a NodeClaim reaching its expireAfter queues itself. The
+// node spread over a window, [Karpenter.StartChurn] a schedule of one
+// [Shape]: steady (the oldest node per interval), wave (a share of the
+// nodes drifted at once, paced by the budget), consolidation (the node
+// with the fewest pods, at random intervals) or spot (a random node
+// interrupted, at random intervals); a NodeClaim reaching its expireAfter
+// queues itself. The
 // disruption loop (every PollInterval, and at once on a change) starts
 // what may start:
 //

@@ -12,18 +12,27 @@
 //     ForwardConfig; then one target of that group, uniformly at random
 //     (seeded), among the healthy targets. When fewer targets are healthy
 //     than the group's minimum (default 1) the load balancer fails open to
-//     every healthy and unhealthy target. initial, draining and unused
-//     targets never take new requests. With none eligible: 503
-//     ([NoTarget]). A request succeeds only if the Network serves IP:port
-//     at that instant, else 502 ([TargetFailed]).
+//     every healthy and unhealthy target (and the initial ones, with the
+//     model's FailOpenInitial); a target deregistered while it took
+//     requests stays eligible for the model's deregistration lag. With none
+//     eligible: 503 ([NoTarget]). The request is sent to IP:port at that
+//     instant: served when the application of [Options].App answers
+//     ([Served]); [Misrouted] when another one does (an address handed out
+//     again); 502 when the connection is refused ([TargetFailed]); and when
+//     nothing holds the address, 504 after [Options].ConnectTimeout
+//     ([TargetTimeout]), or 502 at once without one.
 //   - fixed-response: served below 500, failed ([ErrorResponse]) from 500.
 //   - redirect: served.
 //
 // # Results
 //
-// [Generator.Stats] gives totals, failures by outcome, one [Second] per
-// second, the outage windows (consecutive seconds with at least one
-// failure) and the longest one. [Options].OnRequest traces each request.
+// [Generator.Stats] gives totals, failures by outcome and by what the
+// client saw ([Kinds]: 502, 503, 504, misrouted), one [Second] per second,
+// the outage windows (consecutive seconds with at least one failure) and
+// the longest one, and the seconds of total outage (no request succeeded)
+// and of degradation (some failed). [Stats.Span] gives the same for any
+// stretch of time, a report's windows. A request is counted when it is
+// sent. [Options].OnRequest traces each request.
 //
 // # Not modelled
 //
