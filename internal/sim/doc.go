@@ -124,6 +124,21 @@
 // the bucket still empty until the system under test's backoff waits on
 // the clock.
 //
+// # Timings
+//
+// Every AWS timing the world assumes is a knob of Config.Timings (package
+// timing, whose doc has the table of defaults, ranges and sources): the
+// checks a new target needs (one, as the ALB user guide says), the
+// registration delay, the deregistration lag (a deregistered target stays
+// in the rotation), a dead address's 504 after the connect timeout, fail-open
+// to initial targets, the LBC's reaction, the latency of each ELBv2 and
+// Kubernetes call, and whether freed addresses are handed out again (with
+// Config.Neighbours, a second application can take them). [World.Timings]
+// returns them and [World.Assumptions] what a plan made in the world
+// should assume. The world's pods default to the product's safe settings
+// for its own timings ([SafePodSettings]); [LegacyPreStop] is the original
+// app's. timing_test.go shows each knob's effect in a small world.
+//
 // # What the model reproduces
 //
 //   - Instance targets: EC2 tells ELB when an instance is terminated, so a
