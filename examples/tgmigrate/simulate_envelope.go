@@ -61,9 +61,10 @@ type sensitivityRow struct {
 }
 
 // runEnvelope runs every strategy at every point of the grid and of the
-// sensitivity rows, on every core, and returns the report and the rows of
-// the default point.
-func (a *app) runEnvelope(ctx context.Context, f *simFlags) (*envelopeReport, []simOutcome, error) {
+// sensitivity rows of knobs (simulate passes package timing's Grid and
+// Sensitivity), on every core, and returns the report and the rows of the
+// default point.
+func (a *app) runEnvelope(ctx context.Context, f *simFlags, grid []timing.Timings, knobs []timing.Knob) (*envelopeReport, []simOutcome, error) {
 	// The runs: the grid's points, then the sensitivity rows' timings that
 	// are not points already.
 	var all []timing.Timings
@@ -74,11 +75,9 @@ func (a *app) runEnvelope(ctx context.Context, f *simFlags) (*envelopeReport, []
 			all = append(all, t)
 		}
 	}
-	grid := timing.Grid()
 	for _, t := range grid {
 		add(t)
 	}
-	knobs := timing.Sensitivity()
 	for _, k := range knobs {
 		for _, t := range k.Values {
 			add(t)

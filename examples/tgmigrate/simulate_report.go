@@ -56,7 +56,7 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		Timings: tm,
 	}
 	if f.envelope {
-		env, rows, err := a.runEnvelope(ctx, f)
+		env, rows, err := a.runEnvelope(ctx, f, timing.Grid(), timing.Sensitivity())
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	if a.format == "text" {
 		fmt.Fprintf(a.stderr, "simulating %s at the hardest corner of the envelope...\n", strategyPhased)
 	}
-	out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: hard}).outcome(ctx)
+	out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: hard, name: "phased at the hardest corner"}).outcome(ctx)
 	if err != nil {
 		return fmt.Errorf("simulate %s at the hardest corner: %w", strategyPhased, err)
 	}

@@ -104,6 +104,8 @@ type simRun struct {
 	f        *simFlags
 	strategy string
 	timings  timing.Timings
+	// name is the world's name for a.onWorld. Zero: the strategy.
+	name string
 	// obs, when set, reports the phased cutover's progress (the story).
 	obs cutover.Observer
 }
@@ -120,7 +122,11 @@ type phasedRun struct {
 
 // outcome runs the strategy and measures it.
 func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
-	w, err := r.a.newWorld(ctx, r.f.config(r.strategy, r.timings), r.strategy)
+	name := r.name
+	if name == "" {
+		name = r.strategy
+	}
+	w, err := r.a.newWorld(ctx, r.f.config(r.strategy, r.timings), name)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +171,12 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 			out.RollbackSeconds = pr.rb.Seconds
 		}
 	}
+	// The run lasts f.duration from the migration's start, or until the
+	// migration (and its rollback) ended, when that is later.
 	end := start.Add(r.f.duration)
+	if now := w.Clock().Now(); now.After(end) {
+		end = now
+	}
 	w.RunUntil(end)
 	w.StopTraffic()
 

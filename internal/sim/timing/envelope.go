@@ -2,6 +2,7 @@ package timing
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/envelope"
@@ -115,6 +116,40 @@ type ipReuseJSON struct {
 	Enabled         bool    `json:"enabled"`
 	CoolDownSeconds float64 `json:"coolDownSeconds"`
 	To              Holder  `json:"to"`
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a duration of zero is a
+// knob switched off. The result has its defaults applied.
+func (t *Timings) UnmarshalJSON(b []byte) error {
+	var j timingsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	var out Timings
+	switch c := j.NewTargetChecks.(type) {
+	case float64:
+		out.NewTargetChecks = int(c)
+	case string:
+		if c != "HealthyThresholdCount" {
+			return &InvalidError{Knob: "NewTargetChecks", Reason: fmt.Sprintf("%q is not a number or HealthyThresholdCount", c)}
+		}
+		out.NewTargetChecks = HealthyThreshold
+	}
+	sec := func(s float64) time.Duration {
+		if s == 0 {
+			return -1
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	out.RegistrationDelay, out.DeregistrationLag, out.ConnectTimeout = sec(j.RegistrationDelaySeconds), sec(j.DeregistrationLagSeconds), sec(j.ConnectTimeoutSeconds)
+	out.ControllerReaction, out.ELBv2Latency, out.KubeLatency = sec(j.ControllerReactionSeconds), sec(j.ELBv2LatencySeconds), sec(j.KubeLatencySeconds)
+	out.FailOpenInitial = j.FailOpenInitial
+	out.IPReuse = IPReuse{Enabled: j.IPReuse.Enabled, CoolDown: time.Duration(j.IPReuse.CoolDownSeconds * float64(time.Second)), To: j.IPReuse.To}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*t = out.WithDefaults()
+	return nil
 }
 
 // MarshalJSON writes every knob, defaults applied, durations in seconds;

@@ -120,7 +120,8 @@ func (e *InvalidError) Unwrap() error { return ErrInvalid }
 func Defaults() Timings { return Timings{}.WithDefaults() }
 
 // WithDefaults returns t with every zero knob set to its default. A
-// negative duration stays negative (switched off), so applying it twice
+// negative duration stays negative (switched off; it becomes -1, one form
+// of "off", so that equal timings compare equal), so applying it twice
 // changes nothing; the accessors ([Timings.Lag] and the others) give the
 // effective durations.
 func (t Timings) WithDefaults() Timings {
@@ -128,8 +129,11 @@ func (t Timings) WithDefaults() Timings {
 		t.NewTargetChecks = DefaultNewTargetChecks
 	}
 	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
+		switch {
+		case *d == 0:
 			*d = v
+		case *d < 0:
+			*d = -1
 		}
 	}
 	def(&t.RegistrationDelay, DefaultRegistrationDelay)

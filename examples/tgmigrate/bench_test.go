@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchCLI runs the command line once per iteration and fails on a
+// non-zero exit.
+func benchCLI(b *testing.B, args ...string) {
+	for b.Loop() {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), io.Discard, &stderr); code != exitOK {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	}
+}
+
+// BenchmarkSimulate is a plain `simulate`: the story, the four strategies
+// and phased at the hardest corner, at the defaults (20 nodes, 60 pods,
+// 30 minutes of virtual time each). Its target is under 30 s.
+func BenchmarkSimulate(b *testing.B) { benchCLI(b, "simulate", "-seed", "7") }
+
+// BenchmarkEnvelope is `simulate -envelope`: every strategy at the 32
+// points of the grid and at the sensitivity rows, on every core, at the
+// defaults. Its target is under 3 minutes on 2 cores. Run it alone:
+//
+//	go test ./examples/tgmigrate -run '^$' -bench Envelope -benchtime 1x
+func BenchmarkEnvelope(b *testing.B) {
+	benchCLI(b, "simulate", "-format", "json", "-envelope", "-seed", "7")
+}

@@ -1,0 +1,103 @@
+package timing_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/internal/envelope"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+)
+
+func TestDefaults(t *testing.T) {
+	d := timing.Defaults()
+	if d.NewTargetChecks != 1 || d.Registration() != 10*time.Second || d.Lag() != 15*time.Second || d.Timeout() != 10*time.Second ||
+		d.FailOpenInitial || d.Reaction() != time.Second || d.ELBv2() != 50*time.Millisecond || d.Kube() != 10*time.Millisecond ||
+		d.IPReuse.Enabled || d.IPReuse.CoolDown != 30*time.Second || d.IPReuse.To != timing.HolderAny {
+		t.Errorf("defaults %+v", d)
+	}
+	if d.DeadAddressStatus() != 504 {
+		t.Errorf("dead address status %d, want 504", d.DeadAddressStatus())
+	}
+	off := timing.Timings{DeregistrationLag: -time.Second, ConnectTimeout: -1}
+	for _, o := range []timing.Timings{off, off.WithDefaults(), off.WithDefaults().WithDefaults()} {
+		if o.Lag() != 0 || o.Timeout() != 0 || o.DeadAddressStatus() != 502 {
+			t.Errorf("%+v: lag %v, timeout %v: want both off", o, o.Lag(), o.Timeout())
+		}
+	}
+	if a, b := (timing.Timings{DeregistrationLag: -time.Second}).WithDefaults(), (timing.Timings{DeregistrationLag: -1}).WithDefaults(); a != b {
+		t.Errorf("two forms of off compare unequal: %+v, %+v", a, b)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, bad := range []timing.Timings{
+		{NewTargetChecks: 11}, {NewTargetChecks: -2}, {RegistrationDelay: 2 * time.Minute}, {DeregistrationLag: time.Hour},
+		{ConnectTimeout: time.Hour}, {ControllerReaction: time.Hour}, {ELBv2Latency: time.Minute}, {KubeLatency: time.Minute},
+		{IPReuse: timing.IPReuse{To: "cat"}}, {IPReuse: timing.IPReuse{CoolDown: 2 * time.Hour}},
+	} {
+		if err := bad.Validate(); !errors.Is(err, timing.ErrInvalid) {
+			t.Errorf("%+v: %v, want ErrInvalid", bad, err)
+		}
+	}
+	for _, g := range timing.Grid() {
+		if err := g.Validate(); err != nil {
+			t.Errorf("grid point %s: %v", g, err)
+		}
+	}
+}
+
+// TestGrid: 32 points, every combination once, the defaults among them,
+// the hardest corner among them, the largest lag the envelope's.
+func TestGrid(t *testing.T) {
+	g := timing.Grid()
+	seen := map[timing.Timings]bool{}
+	for _, p := range g {
+		if seen[p] {
+			t.Errorf("point %s twice", p)
+		}
+		seen[p] = true
+	}
+	if len(g) != 32 || !seen[timing.Defaults()] || !seen[timing.Hardest()] {
+		t.Errorf("%d points; defaults in: %t, hardest in: %t", len(g), seen[timing.Defaults()], seen[timing.Hardest()])
+	}
+	if timing.Hardest().Lag() != envelope.MaxDeregistrationLag {
+		t.Errorf("the hardest corner's lag %v is not the envelope's largest", timing.Hardest().Lag())
+	}
+	for _, k := range timing.Sensitivity() {
+		if len(k.Values) != len(k.Labels) || len(k.Values) < 2 {
+			t.Errorf("knob %s: %d values, %d labels", k.Name, len(k.Values), len(k.Labels))
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, tm := range append(timing.Grid(), timing.Timings{FailOpenInitial: true, ControllerReaction: 50 * time.Millisecond}.WithDefaults()) {
+		b, err := json.Marshal(tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back timing.Timings
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if d := cmp.Diff(tm, back); d != "" {
+			t.Errorf("%s (-want +got):\n%s", b, d)
+		}
+	}
+}
+
+// TestAssumptions: a world's assumptions are its timings, with a knob
+// switched off passed on as off, not as the envelope's default.
+func TestAssumptions(t *testing.T) {
+	a := timing.Timings{DeregistrationLag: -1, NewTargetChecks: timing.HealthyThreshold}.Assumptions(0)
+	if a.Lag() != 0 || a.NewTargetChecks != envelope.HealthyThreshold || a.Controller() != envelope.DefaultControllerDelay {
+		t.Errorf("assumptions %+v", a)
+	}
+	if got := timing.Defaults().Assumptions(0).SafePreStop(); got != 25*time.Second {
+		t.Errorf("safe preStop at the default lag %v, want 25s", got)
+	}
+}
