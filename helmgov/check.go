@@ -834,8 +834,9 @@ func (s *checkState) checkWorkloads() {
 		spec := &it.template.Spec
 		specPath := base.Append(PathStep{Key: "spec"})
 		safe := s.c.opts.PreStopSeconds
+		serving := servingContainers(spec, b.ports)
 		var maxDelay int64
-		for _, i := range servingContainers(spec, b.ports) {
+		for _, i := range serving {
 			c := &spec.Containers[i]
 			lc := specPath.Append(PathStep{Key: "containers"}, PathStep{Item: c.Name}, PathStep{Key: "lifecycle"}, PathStep{Key: "preStop"})
 			delay, known, present := preStopDelay(c)
@@ -853,7 +854,7 @@ func (s *checkState) checkWorkloads() {
 				maxDelay = max(maxDelay, delay)
 			}
 		}
-		if maxDelay > 0 {
+		if len(serving) > 0 {
 			grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
 			if spec.TerminationGracePeriodSeconds != nil {
 				grace = *spec.TerminationGracePeriodSeconds
@@ -861,7 +862,9 @@ func (s *checkState) checkWorkloads() {
 			// The grace period must cover the delay TGM-H008 asks for (the
 			// longer of the one seen and the safe one) and the shutdown
 			// margin: cutover's plan asks the same of the workload, and
-			// fixing both rules in one round then holds.
+			// fixing both rules in one round then holds. With no hook, or
+			// none whose delay can be read, that is the safe delay's: the
+			// plan asks for it all the same.
 			delay, which := maxDelay, "the preStop delay"
 			if safe > maxDelay {
 				delay, which = safe, "the safe preStop delay"

@@ -186,6 +186,10 @@ func TestCheckRules(t *testing.T) {
 				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
 					Path: "spec.template.spec.containers[name=web].lifecycle.preStop",
 					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":130}}`},
+				// The default grace period, 30 s, is short of the 130 s
+				// delay TGM-H008 adds plus 30 s: both are fixed in one round.
+				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
+					Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 160"},
 				{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Fix: "add a PodDisruptionBudget"},
 			},
 		},
@@ -230,8 +234,12 @@ func TestCheckRules(t *testing.T) {
 				"  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]\n",
 				"apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: http}]}\n",
 				"apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: web}}\nspec:\n  containers:\n  - name: web\n    ports: [{name: http, containerPort: 8080}]\n    lifecycle: {preStop: {sleep: {seconds: 0}}}\n  - name: other\n"),
-			want: []brief{{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
-				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"}},
+			want: []brief{
+				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
+					Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"},
+				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
+					Path: "spec.terminationGracePeriodSeconds", Fix: "set spec.terminationGracePeriodSeconds = 160"},
+			},
 		},
 		{
 			name: "a workload in front of no ip target is not checked",
@@ -329,6 +337,11 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 		// The envelope's numbers: Options zero.
 		{name: "default: no preStop", grace: 160, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":130}}`)}},
 		{
+			// No delay to read: the grace period is asked for the safe
+			// delay TGM-H008's fix adds.
+			name: "default: no preStop, the default grace period", want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":130}}`), gracePeriod(160)},
+		},
+		{
 			// Both numbers of the old defaults are short: the grace period
 			// is asked for the safe delay's 160, not the 120 s delay's 150.
 			name: "default: below, the old default 120/150", hook: "{sleep: {seconds: 120}}", grace: 150,
@@ -383,9 +396,19 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 		},
 		{name: "default: exec sleep at", hook: `{exec: {command: [sleep, "130"]}}`, grace: 160},
 		{name: "default: exec sleep above, in minutes", hook: `{exec: {command: [/bin/sleep, 3m]}}`, grace: 400},
-		{name: "default: httpGet cannot be read, and is accepted", hook: "{httpGet: {path: /drain, port: 8080}}"},
-		{name: "default: a command other than sleep is accepted", hook: "{exec: {command: [/drain.sh, --wait]}}"},
-		{name: "default: sleep infinity is not a length", hook: "{exec: {command: [sleep, infinity]}}"},
+		// A hook whose delay cannot be read is accepted by TGM-H008;
+		// TGM-H009 asks for the safe delay's grace period, as the plan does.
+		{name: "default: httpGet cannot be read, and is accepted, with 160", hook: "{httpGet: {path: /drain, port: 8080}}", grace: 160},
+		{
+			name: "default: httpGet cannot be read, the grace period one second below 160", hook: "{httpGet: {path: /drain, port: 8080}}", grace: 159,
+			want: []brief{gracePeriod(160)},
+			msgs: []string{"terminationGracePeriodSeconds is 159, shorter than the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down; want 160"},
+		},
+		{name: "default: httpGet cannot be read, the default grace period", hook: "{httpGet: {path: /drain, port: 8080}}", want: []brief{gracePeriod(160)}},
+		{name: "default: a command other than sleep is accepted, with 160", hook: "{exec: {command: [/drain.sh, --wait]}}", grace: 160},
+		{name: "default: a command other than sleep, the default grace period", hook: "{exec: {command: [/drain.sh, --wait]}}", want: []brief{gracePeriod(160)}},
+		{name: "default: sleep infinity is not a length, with 160", hook: "{exec: {command: [sleep, infinity]}}", grace: 160},
+		{name: "default: sleep infinity, the default grace period", hook: "{exec: {command: [sleep, infinity]}}", want: []brief{gracePeriod(160)}},
 
 		// Configured numbers: 200 s and 20 s of padding.
 		{
@@ -404,6 +427,8 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 			},
 		},
 		{name: "configured: no preStop", opts: configured, grace: 220, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":200}}`)}},
+		{name: "configured: no preStop, the envelope's 160", opts: configured, grace: 160, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":200}}`), gracePeriod(220)}},
+		{name: "configured: httpGet, one second below 220", opts: configured, hook: "{httpGet: {path: /drain, port: 8080}}", grace: 219, want: []brief{gracePeriod(220)}},
 		{name: "configured: at 200/220", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 220},
 		{
 			name: "configured: at 200, the grace period one second below 220", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 219, want: []brief{gracePeriod(220)},

@@ -70,9 +70,10 @@
 // to the safe delay where it is written: the action's seconds, or sleep's
 // argument in the exec command. A hook whose length cannot be read
 // (httpGet, another command) is accepted. TGM-H009 reports a grace period
-// shorter than the longer of the longest delay seen and the safe one, plus
-// the shutdown margin, and its fix writes that sum. A chart at or above
-// both numbers has no finding of either rule.
+// shorter than the longer of the longest delay seen and the safe one (the
+// safe one alone when no delay can be read), plus the shutdown margin, and
+// its fix writes that sum. A chart at or above both numbers has no finding
+// of either rule.
 //
 // # Configuration and suppression
 //
