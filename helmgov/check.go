@@ -45,17 +45,20 @@ type Options struct {
 	// means 30000 and 32767, Kubernetes' default.
 	NodePortMin, NodePortMax int
 	// PreStopSeconds is the safe preStop delay: the shortest one TGM-H008
-	// accepts, and the one its fix writes. Zero means the envelope's safe
+	// accepts, and the one its fix writes; TGM-H009 asks for a grace period
+	// that covers at least this delay. Zero means the envelope's safe
 	// preStop (internal/envelope, Default().SafePreStop()): 130, the worst
 	// reported deregistration lag (120 s) plus the controller's delay to
 	// deregister a terminating pod (10 s). cutover's plan asks a workload
 	// for the same delay.
 	PreStopSeconds int64
-	// GracePaddingSeconds is what the fix of TGM-H009 adds to the preStop
-	// delay for the app to shut down. Zero means the envelope's shutdown
+	// GracePaddingSeconds is the time TGM-H009 leaves the app to shut down
+	// after the preStop delay: it reports a grace period shorter than the
+	// longer of the longest readable delay and PreStopSeconds, plus this,
+	// and its fix writes that sum. Zero means the envelope's shutdown
 	// margin (internal/envelope, ShutdownMargin): 30, so that with the
-	// default preStop the fix writes 160, the terminationGracePeriodSeconds
-	// cutover's plan asks for.
+	// default preStop the rule asks for 160, the
+	// terminationGracePeriodSeconds cutover's plan asks for.
 	GracePaddingSeconds int64
 	// Logger receives what CheckChart and Fix do (renders, fix rounds, files
 	// written) and, at V(1) and above, Helm's own log. The zero value
@@ -831,8 +834,9 @@ func (s *checkState) checkWorkloads() {
 		spec := &it.template.Spec
 		specPath := base.Append(PathStep{Key: "spec"})
 		safe := s.c.opts.PreStopSeconds
+		serving := servingContainers(spec, b.ports)
 		var maxDelay int64
-		for _, i := range servingContainers(spec, b.ports) {
+		for _, i := range serving {
 			c := &spec.Containers[i]
 			lc := specPath.Append(PathStep{Key: "containers"}, PathStep{Item: c.Name}, PathStep{Key: "lifecycle"}, PathStep{Key: "preStop"})
 			delay, known, present := preStopDelay(c)
@@ -850,24 +854,26 @@ func (s *checkState) checkWorkloads() {
 				maxDelay = max(maxDelay, delay)
 			}
 		}
-		if maxDelay > 0 {
+		if len(serving) > 0 {
 			grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
 			if spec.TerminationGracePeriodSeconds != nil {
 				grace = *spec.TerminationGracePeriodSeconds
 			}
-			if grace <= maxDelay {
-				// The grace period written covers the delay TGM-H008 asks
-				// for, when the one seen is shorter: fixing both in one
-				// round then holds, and meets cutover's plan.
-				delay, which := maxDelay, "the preStop delay"
-				if safe > maxDelay {
-					delay, which = safe, "the safe preStop delay"
-				}
-				want := delay + s.c.opts.GracePaddingSeconds
+			// The grace period must cover the delay TGM-H008 asks for (the
+			// longer of the one seen and the safe one) and the shutdown
+			// margin: cutover's plan asks the same of the workload, and
+			// fixing both rules in one round then holds. With no hook, or
+			// none whose delay can be read, that is the safe delay's: the
+			// plan asks for it all the same.
+			delay, which := maxDelay, "the preStop delay"
+			if safe > maxDelay {
+				delay, which = safe, "the safe preStop delay"
+			}
+			if want := delay + s.c.opts.GracePaddingSeconds; grace < want {
 				gp := specPath.Append(PathStep{Key: "terminationGracePeriodSeconds"})
 				s.add(it, RuleWorkloadGracePeriod, gp.String(), setTo(gp, want),
-					"terminationGracePeriodSeconds is %d, not longer than the preStop delay of %d seconds; want %d: %s of %d seconds plus %d seconds for the app to shut down",
-					grace, maxDelay, want, which, delay, s.c.opts.GracePaddingSeconds)
+					"terminationGracePeriodSeconds is %d, shorter than %s of %d seconds plus %d seconds for the app to shut down; want %d",
+					grace, which, delay, s.c.opts.GracePaddingSeconds, want)
 			}
 		}
 		if it.gk == gkDeployment || it.gk == gkStateful || it.gk == gkReplicaSet {

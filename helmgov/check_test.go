@@ -186,6 +186,10 @@ func TestCheckRules(t *testing.T) {
 				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
 					Path: "spec.template.spec.containers[name=web].lifecycle.preStop",
 					Fix:  `set spec.template.spec.containers[name=web].lifecycle.preStop = {"sleep":{"seconds":130}}`},
+				// The default grace period, 30 s, is short of the 130 s
+				// delay TGM-H008 adds plus 30 s: both are fixed in one round.
+				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
+					Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 160"},
 				{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Fix: "add a PodDisruptionBudget"},
 			},
 		},
@@ -207,16 +211,22 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
-			// The grace period must be longer than the delay: equal leaves
-			// the kubelet no time after the preStop hook, so it is a finding.
+			// The grace period must cover the preStop delay plus the
+			// shutdown margin: equal to the delay leaves the app no time
+			// after the preStop hook, so it is a finding.
 			name: "grace period equal to the preStop delay",
 			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 130", 1), goodPDB),
 			want: []brief{{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
 				Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 160"}},
 		},
 		{
-			name: "grace period one second longer than the preStop delay",
-			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 131", 1), goodPDB),
+			// Longer than the delay is not enough: one second short of the
+			// delay plus the 30 s shutdown margin is a finding (goodDeploy,
+			// "a compliant set", has exactly 130 + 30).
+			name: "grace period one second shorter than the preStop delay plus the shutdown margin",
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 159", 1), goodPDB),
+			want: []brief{{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
+				Path: "spec.template.spec.terminationGracePeriodSeconds", Fix: "set spec.template.spec.terminationGracePeriodSeconds = 160"}},
 		},
 		{
 			name: "a zero sleep, on a bare Pod behind an ALB Ingress",
@@ -224,8 +234,12 @@ func TestCheckRules(t *testing.T) {
 				"  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]\n",
 				"apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: http}]}\n",
 				"apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: web}}\nspec:\n  containers:\n  - name: web\n    ports: [{name: http, containerPort: 8080}]\n    lifecycle: {preStop: {sleep: {seconds: 0}}}\n  - name: other\n"),
-			want: []brief{{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
-				Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"}},
+			want: []brief{
+				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
+					Path: "spec.containers[name=web].lifecycle.preStop", Fix: "set spec.containers[name=web].lifecycle.preStop.sleep.seconds = 130"},
+				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
+					Path: "spec.terminationGracePeriodSeconds", Fix: "set spec.terminationGracePeriodSeconds = 160"},
+			},
 		},
 		{
 			name: "a workload in front of no ip target is not checked",
@@ -280,8 +294,10 @@ func TestCheckRules(t *testing.T) {
 
 // TestCheckPreStopSafeValues: TGM-H008 and TGM-H009 against the safe
 // values, the envelope's (a preStop delay of 130 s, a grace period of 160 s)
-// and configured ones. Below the safe delay is one finding; at it and above
-// it, none.
+// and configured ones. A readable preStop delay below the safe one is a
+// TGM-H008 finding; a grace period below the longer of the delay and the
+// safe one, plus the shutdown margin, is a TGM-H009 finding. At those
+// numbers and above them, none.
 func TestCheckPreStopSafeValues(t *testing.T) {
 	// deploy renders a Deployment behind lbSvc whose web container has the
 	// preStop hook (YAML flow; none when empty) and the grace period (unset
@@ -321,31 +337,53 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 		// The envelope's numbers: Options zero.
 		{name: "default: no preStop", grace: 160, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":130}}`)}},
 		{
+			// No delay to read: the grace period is asked for the safe
+			// delay TGM-H008's fix adds.
+			name: "default: no preStop, the default grace period", want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":130}}`), gracePeriod(160)},
+		},
+		{
+			// Both numbers of the old defaults are short: the grace period
+			// is asked for the safe delay's 160, not the 120 s delay's 150.
 			name: "default: below, the old default 120/150", hook: "{sleep: {seconds: 120}}", grace: 150,
-			want: []brief{preStop("set " + lc + ".sleep.seconds = 130")},
-			msgs: []string{"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 120 seconds, " +
-				"shorter than the deregistration lag it must outlast: want at least 130 seconds " +
-				"(the worst reported deregistration lag, 120 s, plus 10 s for the LBC to deregister a terminating pod)"},
+			want: []brief{preStop("set " + lc + ".sleep.seconds = 130"), gracePeriod(160)},
+			msgs: []string{
+				"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 120 seconds, " +
+					"shorter than the deregistration lag it must outlast: want at least 130 seconds " +
+					"(the worst reported deregistration lag, 120 s, plus 10 s for the LBC to deregister a terminating pod)",
+				"terminationGracePeriodSeconds is 150, shorter than the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down; want 160",
+			},
 		},
 		{name: "default: one second below", hook: "{sleep: {seconds: 129}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 130")}},
 		{name: "default: at 130/160", hook: "{sleep: {seconds: 130}}", grace: 160},
-		{name: "default: above 300/400", hook: "{sleep: {seconds: 300}}", grace: 400},
 		{
-			name: "default: below, and the grace period not longer than the delay", hook: "{sleep: {seconds: 100}}", grace: 100,
+			name: "default: at 130, the grace period one second below 160", hook: "{sleep: {seconds: 130}}", grace: 159, want: []brief{gracePeriod(160)},
+			msgs: []string{"terminationGracePeriodSeconds is 159, shorter than the preStop delay of 130 seconds plus 30 seconds for the app to shut down; want 160"},
+		},
+		{
+			// Longer than the delay, but short of cutover's 160: the plan
+			// would refuse the workload, so helmgov does too.
+			name: "default: at 130, the grace period 140", hook: "{sleep: {seconds: 130}}", grace: 140, want: []brief{gracePeriod(160)},
+		},
+		{name: "default: above 300/400", hook: "{sleep: {seconds: 300}}", grace: 400},
+		{name: "default: above 200, the grace period at 200 + 30", hook: "{sleep: {seconds: 200}}", grace: 230},
+		{
+			name: "default: above 200, the grace period one second below 200 + 30", hook: "{sleep: {seconds: 200}}", grace: 229, want: []brief{gracePeriod(230)},
+			msgs: []string{"terminationGracePeriodSeconds is 229, shorter than the preStop delay of 200 seconds plus 30 seconds for the app to shut down; want 230"},
+		},
+		{
+			name: "default: below, and the grace period equal to the delay", hook: "{sleep: {seconds: 100}}", grace: 100,
 			want: []brief{preStop("set " + lc + ".sleep.seconds = 130"), gracePeriod(160)},
 			msgs: []string{
 				"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 100 seconds, " +
 					"shorter than the deregistration lag it must outlast: want at least 130 seconds " +
 					"(the worst reported deregistration lag, 120 s, plus 10 s for the LBC to deregister a terminating pod)",
-				"terminationGracePeriodSeconds is 100, not longer than the preStop delay of 100 seconds; " +
-					"want 160: the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down",
+				"terminationGracePeriodSeconds is 100, shorter than the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down; want 160",
 			},
 		},
 		{name: "default: at, with the grace period equal to it", hook: "{sleep: {seconds: 130}}", grace: 130, want: []brief{gracePeriod(160)}},
 		{
 			name: "default: above, with the default grace period", hook: "{sleep: {seconds: 200}}", want: []brief{gracePeriod(230)},
-			msgs: []string{"terminationGracePeriodSeconds is 30, not longer than the preStop delay of 200 seconds; " +
-				"want 230: the preStop delay of 200 seconds plus 30 seconds for the app to shut down"},
+			msgs: []string{"terminationGracePeriodSeconds is 30, shorter than the preStop delay of 200 seconds plus 30 seconds for the app to shut down; want 230"},
 		},
 		{name: "default: a zero sleep", hook: "{sleep: {seconds: 0}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 130")}},
 		{
@@ -358,9 +396,19 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 		},
 		{name: "default: exec sleep at", hook: `{exec: {command: [sleep, "130"]}}`, grace: 160},
 		{name: "default: exec sleep above, in minutes", hook: `{exec: {command: [/bin/sleep, 3m]}}`, grace: 400},
-		{name: "default: httpGet cannot be read, and is accepted", hook: "{httpGet: {path: /drain, port: 8080}}"},
-		{name: "default: a command other than sleep is accepted", hook: "{exec: {command: [/drain.sh, --wait]}}"},
-		{name: "default: sleep infinity is not a length", hook: "{exec: {command: [sleep, infinity]}}"},
+		// A hook whose delay cannot be read is accepted by TGM-H008;
+		// TGM-H009 asks for the safe delay's grace period, as the plan does.
+		{name: "default: httpGet cannot be read, and is accepted, with 160", hook: "{httpGet: {path: /drain, port: 8080}}", grace: 160},
+		{
+			name: "default: httpGet cannot be read, the grace period one second below 160", hook: "{httpGet: {path: /drain, port: 8080}}", grace: 159,
+			want: []brief{gracePeriod(160)},
+			msgs: []string{"terminationGracePeriodSeconds is 159, shorter than the safe preStop delay of 130 seconds plus 30 seconds for the app to shut down; want 160"},
+		},
+		{name: "default: httpGet cannot be read, the default grace period", hook: "{httpGet: {path: /drain, port: 8080}}", want: []brief{gracePeriod(160)}},
+		{name: "default: a command other than sleep is accepted, with 160", hook: "{exec: {command: [/drain.sh, --wait]}}", grace: 160},
+		{name: "default: a command other than sleep, the default grace period", hook: "{exec: {command: [/drain.sh, --wait]}}", want: []brief{gracePeriod(160)}},
+		{name: "default: sleep infinity is not a length, with 160", hook: "{exec: {command: [sleep, infinity]}}", grace: 160},
+		{name: "default: sleep infinity, the default grace period", hook: "{exec: {command: [sleep, infinity]}}", want: []brief{gracePeriod(160)}},
 
 		// Configured numbers: 200 s and 20 s of padding.
 		{
@@ -369,14 +417,40 @@ func TestCheckPreStopSafeValues(t *testing.T) {
 			msgs: []string{"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 150 seconds, " +
 				"shorter than the deregistration lag it must outlast: want at least 200 seconds (the safe preStop delay the checker is configured with)"},
 		},
-		{name: "configured: the envelope's 130/160 is below", opts: configured, hook: "{sleep: {seconds: 130}}", grace: 160, want: []brief{preStop("set " + lc + ".sleep.seconds = 200")}},
+		{
+			name: "configured: the envelope's 130/160 is below", opts: configured, hook: "{sleep: {seconds: 130}}", grace: 160,
+			want: []brief{preStop("set " + lc + ".sleep.seconds = 200"), gracePeriod(220)},
+			msgs: []string{
+				"container web, behind ip targets (Service web: it is a LoadBalancer Service of the LBC), has a preStop delay of 130 seconds, " +
+					"shorter than the deregistration lag it must outlast: want at least 200 seconds (the safe preStop delay the checker is configured with)",
+				"terminationGracePeriodSeconds is 160, shorter than the safe preStop delay of 200 seconds plus 20 seconds for the app to shut down; want 220",
+			},
+		},
 		{name: "configured: no preStop", opts: configured, grace: 220, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":200}}`)}},
+		{name: "configured: no preStop, the envelope's 160", opts: configured, grace: 160, want: []brief{preStop(`set ` + lc + ` = {"sleep":{"seconds":200}}`), gracePeriod(220)}},
+		{name: "configured: httpGet, one second below 220", opts: configured, hook: "{httpGet: {path: /drain, port: 8080}}", grace: 219, want: []brief{gracePeriod(220)}},
 		{name: "configured: at 200/220", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 220},
+		{
+			name: "configured: at 200, the grace period one second below 220", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 219, want: []brief{gracePeriod(220)},
+			msgs: []string{"terminationGracePeriodSeconds is 219, shorter than the preStop delay of 200 seconds plus 20 seconds for the app to shut down; want 220"},
+		},
 		{name: "configured: above 250/300", opts: configured, hook: "{sleep: {seconds: 250}}", grace: 300},
-		{name: "configured: below, grace not longer", opts: configured, hook: "{sleep: {seconds: 90}}", grace: 60, want: []brief{preStop("set " + lc + ".sleep.seconds = 200"), gracePeriod(220)}},
-		{name: "configured: at, grace not longer", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 200, want: []brief{gracePeriod(220)}},
+		{name: "configured: above 250, the grace period at 250 + 20", opts: configured, hook: "{sleep: {seconds: 250}}", grace: 270},
+		{name: "configured: above 250, the grace period one second below 250 + 20", opts: configured, hook: "{sleep: {seconds: 250}}", grace: 269, want: []brief{gracePeriod(270)}},
+		{name: "configured: below, grace below", opts: configured, hook: "{sleep: {seconds: 90}}", grace: 60, want: []brief{preStop("set " + lc + ".sleep.seconds = 200"), gracePeriod(220)}},
+		{name: "configured: at, grace equal to the delay", opts: configured, hook: "{sleep: {seconds: 200}}", grace: 200, want: []brief{gracePeriod(220)}},
 		{name: "configured lower than the envelope: 60 is accepted", opts: helmgov.Options{PreStopSeconds: 60, GracePaddingSeconds: 10}, hook: "{sleep: {seconds: 60}}", grace: 70},
 		{name: "configured lower than the envelope: 59 is not", opts: helmgov.Options{PreStopSeconds: 60, GracePaddingSeconds: 10}, hook: "{sleep: {seconds: 59}}", grace: 70, want: []brief{preStop("set " + lc + ".sleep.seconds = 60")}},
+		{name: "configured lower than the envelope: a grace period of 69 is not", opts: helmgov.Options{PreStopSeconds: 60, GracePaddingSeconds: 10}, hook: "{sleep: {seconds: 60}}", grace: 69, want: []brief{gracePeriod(70)}},
+
+		// One number configured, the other the envelope's.
+		{name: "configured padding 45: at 130/175", opts: helmgov.Options{GracePaddingSeconds: 45}, hook: "{sleep: {seconds: 130}}", grace: 175},
+		{
+			name: "configured padding 45: the envelope's 160 is below", opts: helmgov.Options{GracePaddingSeconds: 45}, hook: "{sleep: {seconds: 130}}", grace: 160, want: []brief{gracePeriod(175)},
+			msgs: []string{"terminationGracePeriodSeconds is 160, shorter than the preStop delay of 130 seconds plus 45 seconds for the app to shut down; want 175"},
+		},
+		{name: "configured preStop 150: at 150/180", opts: helmgov.Options{PreStopSeconds: 150}, hook: "{sleep: {seconds: 150}}", grace: 180},
+		{name: "configured preStop 150: one second below 180", opts: helmgov.Options{PreStopSeconds: 150}, hook: "{sleep: {seconds: 150}}", grace: 179, want: []brief{gracePeriod(180)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

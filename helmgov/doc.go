@@ -37,7 +37,7 @@
 //	TGM-H007  warning  yes  a namespace with ip targets carries elbv2.k8s.aws/pod-readiness-gate-inject: enabled
 //	TGM-H008  warning  yes  a workload behind ip targets has a preStop delay on its serving containers,
 //	                        at least the safe delay (130 s; see Drain timing)
-//	TGM-H009  warning  yes  its terminationGracePeriodSeconds is longer than that delay
+//	TGM-H009  warning  yes  its terminationGracePeriodSeconds covers that delay and the app's shutdown
 //	TGM-H010  warning  yes  a Deployment, StatefulSet or ReplicaSet behind ip targets has a PodDisruptionBudget
 //	TGM-H011  warning  no   a NodePort Service with a fixed nodePort is bound by a TGB or an ALB Ingress
 //	TGM-H012  error    no   every kind is served by the cluster (only with Options.ServedKinds)
@@ -69,10 +69,11 @@
 // delay needed and why. Its fix adds the sleep action, or raises the sleep
 // to the safe delay where it is written: the action's seconds, or sleep's
 // argument in the exec command. A hook whose length cannot be read
-// (httpGet, another command) is accepted. TGM-H009 compares the grace
-// period with the longest delay seen, and its fix writes the longer of that
-// delay and the safe one, plus the shutdown margin. A chart at or above
-// both numbers has no finding of either rule.
+// (httpGet, another command) is accepted. TGM-H009 reports a grace period
+// shorter than the longer of the longest delay seen and the safe one (the
+// safe one alone when no delay can be read), plus the shutdown margin, and
+// its fix writes that sum. A chart at or above both numbers has no finding
+// of either rule.
 //
 // # Configuration and suppression
 //

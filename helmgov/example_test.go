@@ -80,7 +80,7 @@ func ExampleChecker_Fix() {
 		fmt.Println(strings.TrimRight(line, " ")) // an empty context line is " "
 	}
 	// Output:
-	// findings before: 4, after: 0, written: false
+	// findings before: 5, after: 0, written: false
 	// --- a/templates/deployment.yaml
 	// +++ b/templates/deployment.yaml
 	// @@ -13,7 +13,7 @@

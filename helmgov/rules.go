@@ -85,7 +85,8 @@ const (
 	// RuleWorkloadPreStop: serving containers behind ip targets have a preStop
 	// delay of at least the safe one (Options.PreStopSeconds).
 	RuleWorkloadPreStop RuleID = "TGM-H008"
-	// RuleWorkloadGracePeriod: the grace period is longer than the preStop delay.
+	// RuleWorkloadGracePeriod: the grace period covers the preStop delay (at
+	// least the safe one) plus the shutdown margin (Options.GracePaddingSeconds).
 	RuleWorkloadGracePeriod RuleID = "TGM-H009"
 	// RuleWorkloadPDB: workloads behind ip targets have a PodDisruptionBudget.
 	RuleWorkloadPDB RuleID = "TGM-H010"
@@ -198,18 +199,20 @@ var ruleTable = []Rule{
 			"declares the Service's target port, or when no container declares it. A serving container with no preStop " +
 			"hook, or with a sleep shorter than the safe delay (the sleep action, or an exec hook that runs sleep N), is " +
 			"reported; a hook whose duration cannot be read (httpGet, a command other than sleep) is accepted, and " +
-			"TGM-H009 cannot compare it. The fix adds lifecycle.preStop.sleep (Kubernetes 1.30 and later) of the safe " +
-			"delay, or raises a shorter sleep to it: the sleep action's seconds, or the argument of sleep in the exec " +
-			"command, the rest of the command unchanged.",
+			"TGM-H009 asks for the grace period of the safe delay. The fix adds lifecycle.preStop.sleep (Kubernetes " +
+			"1.30 and later) of the safe delay, or raises a shorter sleep to it: the sleep action's seconds, or the " +
+			"argument of sleep in the exec command, the rest of the command unchanged.",
 	},
 	{
 		ID: RuleWorkloadGracePeriod, Name: "workload-grace-period", Severity: SeverityWarning, Fixable: true,
-		Summary: "terminationGracePeriodSeconds is longer than the preStop delay",
-		Doc: "The grace period (default 30 s) includes the preStop hook; when it is not longer than the longest preStop " +
-			"delay of the serving containers, the kubelet kills the container during the delay, before it drains. The " +
-			"fix sets that delay, or TGM-H008's safe delay when it is longer, plus " + fmt.Sprint(defaultGracePaddingSeconds) +
-			" seconds for the app to shut down, unless configured: " + fmt.Sprint(defaultPreStopSeconds+defaultGracePaddingSeconds) +
-			" seconds with the safe delay, the grace period cutover's plan asks a workload for.",
+		Summary: "terminationGracePeriodSeconds covers the preStop delay and the app's shutdown",
+		Doc: "The grace period (default 30 s) includes the preStop hook: when it runs out, the kubelet kills a container " +
+			"still in its preStop delay or still shutting down after it. The grace period is reported when it is shorter " +
+			"than the longest readable preStop delay of the serving containers, or TGM-H008's safe delay when that is " +
+			"longer or no delay can be read (no hook, httpGet, a command other than sleep), plus " +
+			fmt.Sprint(defaultGracePaddingSeconds) + " seconds for the app to shut down (both configurable); the fix " +
+			"sets that sum. With the safe delay that is " + fmt.Sprint(defaultPreStopSeconds+defaultGracePaddingSeconds) +
+			" seconds, the grace period cutover's plan asks a workload for.",
 	},
 	{
 		ID: RuleWorkloadPDB, Name: "workload-pdb", Severity: SeverityWarning, Fixable: true,
