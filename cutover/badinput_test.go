@@ -227,7 +227,7 @@ func TestExecuteRefusesBadPlans(t *testing.T) {
 			p := tt.edit(s, s.plan(nil))
 			before := worldState(t, s.w)
 			s.w.ELBv2().ResetCounts()
-			_, err := cutover.Execute(t.Context(), s.env, p)
+			_, err := cutover.Execute(t.Context(), s.env, p, simPods)
 			if !tt.check(err) {
 				t.Fatalf("Execute: %v: not the expected typed error", err)
 			}

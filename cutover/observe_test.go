@@ -98,7 +98,7 @@ func TestObserverAndLog(t *testing.T) {
 	}, funcr.Options{Verbosity: 1})
 	rec := &recorder{}
 	start := s.w.Clock().Now()
-	res, err := cutover.Execute(t.Context(), env, p, cutover.WithObserver(rec.observer()))
+	res, err := cutover.Execute(t.Context(), env, p, simPods, cutover.WithObserver(rec.observer()))
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute: completed %t, %v", res.Completed, err)
 	}
