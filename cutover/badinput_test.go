@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
@@ -24,8 +25,9 @@ import (
 )
 
 // worldState lists what a cutover could change: every target group with
-// its health check, tags and targets, the listener's route, and the
-// bindings, ConfigMaps and Leases of the namespace.
+// its health check, tags and targets, the listener's route, the bindings,
+// ConfigMaps and Leases of the namespace, and the nodes' Karpenter
+// annotations (the disruption hold's).
 func worldState(t *testing.T, w *sim.World) string {
 	t.Helper()
 	var out []string
@@ -64,6 +66,13 @@ func worldState(t *testing.T, w *sim.World) string {
 	}
 	for _, o := range cms.Items {
 		out = append(out, "configmap "+o.Name+" "+o.ResourceVersion)
+	}
+	var nodes corev1.NodeList
+	if err := w.Client().List(context.Background(), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		out = append(out, "node "+n.Name+" "+n.Annotations[cutover.AnnotationDoNotDisrupt]+" "+n.Annotations[cutover.AnnotationDisruptionHold])
 	}
 	for _, o := range leases.Items {
 		out = append(out, "lease "+o.Name+" "+o.ResourceVersion)
@@ -127,6 +136,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 			check: cutover.IsInvalidInput, noCall: true},
 		{name: "no ELBv2 client", env: func(e *cutover.Env) { e.ELBv2 = nil },
 			check: cutover.IsInvalidInput, noCall: true},
+		{name: "new-target checks out of range", req: func(r *cutover.Request) { r.Assumptions.NewTargetChecks = 11 },
+			check: inputField("Assumptions.NewTargetChecks"), noCall: true},
+		{name: "registration delay above a minute", req: func(r *cutover.Request) { r.Assumptions.RegistrationDelay = 2 * time.Minute },
+			check: inputField("Assumptions.RegistrationDelay"), noCall: true},
+		{name: "deregistration lag above an hour", req: func(r *cutover.Request) { r.Assumptions.DeregistrationLag = 2 * time.Hour },
+			check: inputField("Assumptions.DeregistrationLag"), noCall: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +160,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 				}
 			}
 			env := s.env
+			reads := &countingReads{Client: s.w.Client()}
+			env.Client = reads
 			if tt.env != nil {
 				tt.env(&env)
 			}
@@ -168,7 +185,34 @@ func TestBadInputChangesNothing(t *testing.T) {
 			if calls := s.w.ELBv2().Calls(); tt.noCall && len(calls) != 0 {
 				t.Errorf("%d AWS calls, want none before validation: %+v", len(calls), calls)
 			}
+			if tt.noCall && reads.n != 0 {
+				t.Errorf("%d Kubernetes reads, want none before validation", reads.n)
+			}
 		})
+	}
+}
+
+// countingReads counts the Kubernetes reads made through it.
+type countingReads struct {
+	client.Client
+	n int
+}
+
+func (c *countingReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.n++
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingReads) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.n++
+	return c.Client.List(ctx, list, opts...)
+}
+
+// inputField returns a check that err is an *InputError naming field.
+func inputField(field string) func(error) bool {
+	return func(err error) bool {
+		var in *cutover.InputError
+		return errors.As(err, &in) && in.Field == field && cutover.IsInvalidInput(err)
 	}
 }
 
