@@ -175,8 +175,12 @@ func (f *simFlags) config() sim.Config {
 		ReadinessGateInjection: true,
 		// Readiness gates hold a new pod un-Ready until its target is
 		// healthy (registration and five health checks); a budget of one
-		// pod would let Karpenter drain a node only every few minutes.
-		Workload:        sim.Workload{MaxUnavailable: "20%"},
+		// pod would let Karpenter drain a node only every few minutes. A
+		// grace period of 45 s covers the preStop the plan asks for under
+		// the world's timings (worldAssumptions: 2 s) and the 30 s it
+		// leaves the app to stop; the pods' 15 s preStop ends the
+		// termination well before it either way.
+		Workload:        sim.Workload{MaxUnavailable: "20%", TerminationGracePeriod: 45 * time.Second},
 		ServerSideApply: true, // tgbind applies server-side
 	}
 	if f.scenario == "blue-green" {
@@ -197,7 +201,20 @@ func newEnv(w *sim.World) cutover.Env {
 
 func request(w *sim.World) cutover.Request {
 	l := w.Legacy()
-	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: worldAssumptions()}
+}
+
+// worldAssumptions are the timing assumptions that match the simulated
+// world of every run, so that the plan's floor and its pod preconditions
+// are the world's: its target groups turn a new target healthy after
+// HealthyThresholdCount passing checks, 10 s after its registration; a
+// deregistered target takes no new request; the LBC deregisters a
+// terminating pod's target within the EndpointSlice controller's lag and
+// its own reaction (1 s each).
+func worldAssumptions() cutover.Assumptions {
+	return cutover.Assumptions{NewTargetChecks: cutover.HealthyThreshold, RegistrationDelay: 10 * time.Second,
+		DeregistrationLag: -1, ControllerDelay: 2 * time.Second}
 }
 
 // runStrategy runs one strategy in a world of its own for f.duration of
