@@ -2,9 +2,12 @@ package cutover_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -257,6 +260,19 @@ func TestExecuteRefusesBadPlans(t *testing.T) {
 		{"nil plan", func(*scenario, *cutover.Plan) *cutover.Plan { return nil }, cutover.IsInvalidInput},
 		{"edited plan", func(_ *scenario, p *cutover.Plan) *cutover.Plan { p.Floor = 1; return p }, cutover.IsInvalidInput},
 		{"unknown schema version", func(_ *scenario, p *cutover.Plan) *cutover.Plan { p.SchemaVersion = 2; return p }, cutover.IsInvalidInput},
+		{"assumptions out of range, the digest made to match", func(s *scenario, p *cutover.Plan) *cutover.Plan {
+			p.Request.Assumptions.NewTargetChecks = 12
+			p.Digest = ""
+			b, err := json.Marshal(p)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			sum := sha256.Sum256(b)
+			p.Digest = "sha256:" + hex.EncodeToString(sum[:])
+			return p
+		}, func(err error) bool {
+			return cutover.IsInvalidInput(err) && strings.Contains(err.Error(), "NewTargetChecks")
+		}},
 		{"tagged by another stack since the plan", func(s *scenario, p *cutover.Plan) *cutover.Plan {
 			if _, err := s.w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{p.TargetGroup.ARN},
 				Tags: []elbv2types.Tag{{Key: aws.String(cutover.TagIngressStack), Value: aws.String("other")}}}); err != nil {

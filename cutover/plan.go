@@ -440,6 +440,9 @@ func (p *Plan) validate(op string) error {
 	if p.Floor < 1 {
 		return bad(fmt.Sprintf("floor %d is below 1", p.Floor))
 	}
+	if err := p.Request.Assumptions.Validate(); err != nil {
+		return bad(err.Error())
+	}
 	if err := validNamespace(op, p.Binding.Namespace); err != nil {
 		return err
 	}
