@@ -50,10 +50,11 @@ func (r *runner) holds() bool {
 // holdActive reports whether the journal's hold stands.
 func (r *runner) holdActive() bool { return r.st != nil && r.st.DisruptionHold.Active() }
 
-// holdDisruption starts the hold unless it stands already, makes sure every node
-// the journal says it annotated carries the annotation (a crash may have
-// come between a node's record and its patch), and holds every node views
-// and the Service's pods show. step names the step or rollback action.
+// holdDisruption starts the hold unless it stands already, makes sure
+// every node the journal says it annotated carries the annotation (a crash
+// may have come between a node's record and its patch), and holds every
+// node views and the Service's pods show. step names the step or rollback
+// action.
 func (r *runner) holdDisruption(ctx context.Context, step string, views ...*view) error {
 	if !r.holds() {
 		return nil

@@ -39,13 +39,17 @@ const (
 	PreconditionPodSettings PreconditionKind = "pod-settings"
 )
 
+// knownPreconditions are the kinds, with the names of their constants.
 var knownPreconditions = []PreconditionKind{PreconditionPodSettings}
 
-// Option names the [Execute] option that accepts the kind.
+var preconditionNames = map[PreconditionKind]string{PreconditionPodSettings: "PreconditionPodSettings"}
+
+// Option names the [Execute] option that accepts the kind, for example
+// "WithAcceptPreconditions(PreconditionPodSettings)".
 func (k PreconditionKind) Option() string {
-	name := "Precondition" + string(k)
-	if k == PreconditionPodSettings {
-		name = "PreconditionPodSettings"
+	name, ok := preconditionNames[k]
+	if !ok {
+		name = strconv.Quote(string(k))
 	}
 	return "WithAcceptPreconditions(" + name + ")"
 }
@@ -193,7 +197,7 @@ func podSettings(ctx context.Context, r client.Reader, svc *corev1.Service, sp *
 				Seen: "unknown: the Service has no selector, so its pods cannot be read", Need: "pods whose settings can be read"})
 		}
 	} else {
-		checks = append(checks, durationChecks(svc, sp, pods, a)...)
+		checks = append(checks, durationChecks(sp, pods, a)...)
 		pdb, err := pdbCheck(ctx, r, svc.Namespace, pods)
 		if err != nil {
 			return nil, nil, err
@@ -250,7 +254,7 @@ type podDuration struct {
 
 // durationChecks compares each pod's preStop delay and grace period with
 // the safe ones.
-func durationChecks(svc *corev1.Service, sp *corev1.ServicePort, pods []corev1.Pod, a Assumptions) []SettingCheck {
+func durationChecks(sp *corev1.ServicePort, pods []corev1.Pod, a Assumptions) []SettingCheck {
 	needPre, needGrace := ceilSeconds(a.SafePreStop().Seconds()), ceilSeconds(a.SafeTerminationGracePeriod().Seconds())
 	var pre, grace []podDuration
 	for _, p := range pods {
