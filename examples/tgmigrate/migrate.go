@@ -413,8 +413,8 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
 	} else if res != nil {
-		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs; %d node targets registered; %d mutating calls\n",
-			res.PlanID, res.Completed, res.Seconds, len(res.Registered), res.MutatingCalls)
+		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %d node targets registered; %d mutating calls\n",
+			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, len(res.Registered), res.MutatingCalls)
 		for _, w := range res.Warnings {
 			fmt.Fprintln(a.stdout, "  warning: "+w)
 		}
