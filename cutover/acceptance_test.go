@@ -3,6 +3,8 @@ package cutover_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/qstools/tgmigrate/cutover"
@@ -10,14 +12,20 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
-// The acceptance scenarios measure the cutover itself: the figures are
-// taken when Execute returns (every node of the start replaced by
-// Karpenter, at least 10,000 requests, none failed; see churnWorld), then
-// the world settles and the end state is checked.
+// The acceptance scenarios measure the cutover itself: Karpenter drifts
+// every node from the start (see churnWorld). The cutover holds
+// Karpenter's graceful disruption while it runs, so the figures taken
+// when Execute returns show the disruptions already under way finished,
+// none started during the hold, at least 10,000 requests and none failed
+// (checkHeld); then the world settles, every node of the start is
+// replaced once the hold is released, and the end state is checked.
+// TestAcceptanceInPlaceNoHold runs without the hold: every node of the
+// start is replaced while Execute runs.
 
 // TestAcceptanceInPlace: the seed's case (20 nodes, 60 pods), Karpenter
-// drifting every node while the cutover runs: no failed request, only
-// healthy pod targets at the end, and a cutover time within 1.2x the floor.
+// drifting every node: no failed request, only healthy pod targets at the
+// end, and a cutover time within 1.05x the floor (the plan's assumptions
+// are the world's).
 func TestAcceptanceInPlace(t *testing.T) { acceptanceInPlace(t, nil) }
 
 func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
@@ -29,7 +37,7 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	}
 	s.churn()
 	before := s.w.AWSCounts()
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +46,7 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	if !res.Completed || res.RolledBack {
 		t.Fatalf("result %+v", res)
 	}
-	s.checkDuringExecute(at)
+	s.checkHeld(res, at)
 	s.settle()
 	s.checkRun()
 	s.checkPodsOnly(p.TargetGroup.ARN)
@@ -47,16 +55,50 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	if !s.bindingExists(p) {
 		t.Error("the binding is gone")
 	}
-	if res.Ratio > 1.2 {
-		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+	if res.Ratio > 1.05 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.05", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 	}
 	t.Logf("in-place: when Execute returned %s; after settling %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; %d deregistered in %d batches (%d retired early, %d skipped); calls %v",
 		at, s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Deregistered, res.Batches, len(res.Retired), len(res.Skipped), res.Calls)
 }
 
+// TestAcceptanceInPlaceNoHold: the same world and churn, the plan made
+// with Request.NoDisruptionHold: Karpenter replaces every node of the
+// start while the cutover runs (20 nodes, a budget of 25%), and still no
+// request fails, the cutover is within 1.2x its floor, and the target
+// group ends with the pods' targets only. The plan warns that nothing
+// holds the disruption, and nothing annotates a node.
+func TestAcceptanceInPlaceNoHold(t *testing.T) {
+	t.Parallel() // a world of its own
+	s := newScenario(t, churnWorld(sim.Config{Seed: 101}))
+	p := s.plan(func(r *cutover.Request) { r.NoDisruptionHold = true })
+	if p.Step(cutover.StepHoldDisruption) != nil || p.Step(cutover.StepReleaseDisruption) != nil ||
+		!slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "NoDisruptionHold") }) {
+		t.Fatalf("plan: steps %v, warnings %q: want no hold and a warning", p.StepIDs(), p.Warnings)
+	}
+	s.churn()
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
+	if err != nil || !res.Completed {
+		t.Fatalf("Execute: %+v, %v", res, err)
+	}
+	at := s.figures()
+	s.checkDuringExecute(at)
+	if len(res.Held) != 0 || len(s.heldNodes()) != 0 {
+		t.Errorf("held %v, nodes marked %v: want none", res.Held, s.heldNodes())
+	}
+	s.settle()
+	s.checkRun()
+	s.checkPodsOnly(p.TargetGroup.ARN)
+	if res.Ratio > 1.2 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+	}
+	t.Logf("in-place without the hold: when Execute returned %s; cutover %.0fs, floor %.0fs, ratio %.3f; %d deregistered (%d retired early)",
+		at, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Deregistered, len(res.Retired))
+}
+
 // TestAcceptanceBlueGreen: an instance target group cannot change type; a
 // new ip target group takes over through weights 0, 10, 50, 100 while
-// Karpenter drifts every node.
+// Karpenter drifts every node, within 1.05x the floor.
 func TestAcceptanceBlueGreen(t *testing.T) { acceptanceBlueGreen(t, nil) }
 
 func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
@@ -71,7 +113,7 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	var analysed []int32
 	s.churn()
 	before := s.w.AWSCounts()
-	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
 		analysed = append(analysed, st.Weight)
 		return nil
 	}))
@@ -83,7 +125,7 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	if !res.Completed {
 		t.Fatalf("result %+v", res)
 	}
-	s.checkDuringExecute(at)
+	s.checkHeld(res, at)
 	s.settle()
 	s.checkRun()
 	r := s.route()
@@ -95,8 +137,8 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	if want := []int32{10, 50, 100}; !slicesEqual(analysed, want) {
 		t.Errorf("analysed weights %v, want %v", analysed, want)
 	}
-	if res.Ratio > 1.2 {
-		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+	if res.Ratio > 1.05 {
+		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.05", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 	}
 	t.Logf("blue/green: when Execute returned %s; after settling %d requests, %d failed; cutover %.0fs, floor %.0fs, ratio %.3f; calls %v",
 		at, s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.Calls)
@@ -114,26 +156,27 @@ func slicesEqual[T comparable](a, b []T) bool {
 	return true
 }
 
-// TestAcceptanceRerunFinished: a cutover under churn completes (every
-// node replaced and 10,000 requests by then, none failed); Execute of the
-// finished plan makes no mutating call (and no call at all); Rollback of a
-// rolled-back plan neither.
+// TestAcceptanceRerunFinished: a cutover under churn completes (the
+// disruptions under way finished, none started during the hold, 10,000
+// requests by then, none failed); Execute of the finished plan makes no
+// mutating call (and no call at all); Rollback of a rolled-back plan
+// neither.
 func TestAcceptanceRerunFinished(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, churnWorld(smallWorld(103)))
 	p := s.plan(nil)
 	s.churn()
-	first, err := cutover.Execute(t.Context(), s.env, p)
+	first, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil || !first.Completed {
 		t.Fatalf("Execute: %+v, %v", first, err)
 	}
 	at := s.figures()
-	s.checkDuringExecute(at)
+	s.checkHeld(first, at)
 	if first.Ratio > 1.2 {
 		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", first.CutoverSeconds, first.FloorSeconds, first.Ratio)
 	}
 	s.w.ELBv2().ResetCounts()
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +205,7 @@ func TestAcceptanceRerunFinished(t *testing.T) {
 	if n := mutatingOps(s.w.ELBv2().Counts()); n != 0 {
 		t.Errorf("second rollback: %d mutating calls", n)
 	}
-	if _, err := cutover.Execute(t.Context(), s.env, p); !errors.Is(err, cutover.ErrRolledBack) {
+	if _, err := cutover.Execute(t.Context(), s.env, p, simPods); !errors.Is(err, cutover.ErrRolledBack) {
 		t.Errorf("Execute after rollback: %v, want ErrRolledBack", err)
 	}
 }
@@ -189,12 +232,12 @@ func acceptanceThrottled(t *testing.T, wire *sim.WireOptions) {
 			s := newScenario(t, cfg)
 			p := s.plan(nil)
 			s.churn()
-			res, err := cutover.Execute(t.Context(), s.env, p)
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 			if err != nil {
 				t.Fatal(err)
 			}
 			at := s.figures()
-			s.checkDuringExecute(at)
+			s.checkHeld(res, at)
 			if res.Ratio > 1.2 {
 				t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 			}

@@ -39,12 +39,13 @@ func (a *podPortCheck) ModifyTargetGroup(ctx context.Context, in *elbv2.ModifyTa
 // TestAlignmentBreachRollsBack: the health check is aligned before the
 // binding because the node targets should pass it too; they do not. Within
 // the confirmation window (the node targets must stay healthy for
-// HealthyThresholdCount intervals) the gate finds node targets of live
-// nodes unhealthy and stops with an *InvariantError (check
+// UnhealthyThresholdCount intervals of the new check) the gate finds node
+// targets of live nodes unhealthy and stops with an *InvariantError (check
 // "health-check") naming them, before any node target is deregistered;
-// the automatic rollback restores the health check first, registers
-// nothing twice, waits for the node targets to be healthy again and
-// deletes the binding. No request fails.
+// the automatic rollback (under the hold that still stands) restores the
+// health check first, registers nothing twice, waits for the node targets
+// to be healthy again, deletes the binding and releases the hold. No
+// request fails.
 func TestAlignmentBreachRollsBack(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(124))
@@ -56,7 +57,7 @@ func TestAlignmentBreachRollsBack(t *testing.T) {
 	env := s.env
 	env.ELBv2 = api
 	start := s.w.Clock().Now()
-	res, err := cutover.Execute(t.Context(), env, p)
+	res, err := cutover.Execute(t.Context(), env, p, simPods)
 	var ie *cutover.InvariantError
 	if !errors.As(err, &ie) || ie.Check != "health-check" || ie.Step != cutover.StepGate || len(ie.Targets) == 0 {
 		t.Fatalf("Execute: %v, want an *InvariantError of the gate's health-check check", err)
@@ -72,8 +73,9 @@ func TestAlignmentBreachRollsBack(t *testing.T) {
 	if res.Deregistered != 0 {
 		t.Errorf("%d node targets deregistered before the breach was found", res.Deregistered)
 	}
-	if !res.RolledBack || res.Rollback == nil || len(res.Rollback.Actions) == 0 || res.Rollback.Actions[0].ID != cutover.RollbackRestoreHealthCheck {
-		t.Fatalf("rollback %+v: want it done, restoring the health check first", res.Rollback)
+	if !res.RolledBack || res.Rollback == nil || len(res.Rollback.Actions) < 2 || res.Rollback.Actions[0].ID != cutover.RollbackHoldDisruption ||
+		res.Rollback.Actions[1].ID != cutover.RollbackRestoreHealthCheck {
+		t.Fatalf("rollback %+v: want it done, holding the disruption (Execute's hold stands), then restoring the health check first", res.Rollback)
 	}
 	t.Logf("%v after the start: %s; rolled back in %.0f s", s.w.Clock().Since(start), ie.Detail, res.Rollback.Seconds)
 	s.checkHealthCheck(true)

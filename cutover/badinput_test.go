@@ -2,10 +2,14 @@ package cutover_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
@@ -24,8 +28,9 @@ import (
 )
 
 // worldState lists what a cutover could change: every target group with
-// its health check, tags and targets, the listener's route, and the
-// bindings, ConfigMaps and Leases of the namespace.
+// its health check, tags and targets, the listener's route, the bindings,
+// ConfigMaps and Leases of the namespace, and the nodes' Karpenter
+// annotations (the disruption hold's).
 func worldState(t *testing.T, w *sim.World) string {
 	t.Helper()
 	var out []string
@@ -64,6 +69,13 @@ func worldState(t *testing.T, w *sim.World) string {
 	}
 	for _, o := range cms.Items {
 		out = append(out, "configmap "+o.Name+" "+o.ResourceVersion)
+	}
+	var nodes corev1.NodeList
+	if err := w.Client().List(context.Background(), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		out = append(out, "node "+n.Name+" "+n.Annotations[cutover.AnnotationDoNotDisrupt]+" "+n.Annotations[cutover.AnnotationDisruptionHold])
 	}
 	for _, o := range leases.Items {
 		out = append(out, "lease "+o.Name+" "+o.ResourceVersion)
@@ -127,6 +139,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 			check: cutover.IsInvalidInput, noCall: true},
 		{name: "no ELBv2 client", env: func(e *cutover.Env) { e.ELBv2 = nil },
 			check: cutover.IsInvalidInput, noCall: true},
+		{name: "new-target checks out of range", req: func(r *cutover.Request) { r.Assumptions.NewTargetChecks = 11 },
+			check: inputField("Assumptions.NewTargetChecks"), noCall: true},
+		{name: "registration delay above a minute", req: func(r *cutover.Request) { r.Assumptions.RegistrationDelay = 2 * time.Minute },
+			check: inputField("Assumptions.RegistrationDelay"), noCall: true},
+		{name: "deregistration lag above an hour", req: func(r *cutover.Request) { r.Assumptions.DeregistrationLag = 2 * time.Hour },
+			check: inputField("Assumptions.DeregistrationLag"), noCall: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +163,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 				}
 			}
 			env := s.env
+			reads := &countingReads{Client: s.w.Client()}
+			env.Client = reads
 			if tt.env != nil {
 				tt.env(&env)
 			}
@@ -168,7 +188,34 @@ func TestBadInputChangesNothing(t *testing.T) {
 			if calls := s.w.ELBv2().Calls(); tt.noCall && len(calls) != 0 {
 				t.Errorf("%d AWS calls, want none before validation: %+v", len(calls), calls)
 			}
+			if tt.noCall && reads.n != 0 {
+				t.Errorf("%d Kubernetes reads, want none before validation", reads.n)
+			}
 		})
+	}
+}
+
+// countingReads counts the Kubernetes reads made through it.
+type countingReads struct {
+	client.Client
+	n int
+}
+
+func (c *countingReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.n++
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingReads) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.n++
+	return c.Client.List(ctx, list, opts...)
+}
+
+// inputField returns a check that err is an *InputError naming field.
+func inputField(field string) func(error) bool {
+	return func(err error) bool {
+		var in *cutover.InputError
+		return errors.As(err, &in) && in.Field == field && cutover.IsInvalidInput(err)
 	}
 }
 
@@ -213,6 +260,19 @@ func TestExecuteRefusesBadPlans(t *testing.T) {
 		{"nil plan", func(*scenario, *cutover.Plan) *cutover.Plan { return nil }, cutover.IsInvalidInput},
 		{"edited plan", func(_ *scenario, p *cutover.Plan) *cutover.Plan { p.Floor = 1; return p }, cutover.IsInvalidInput},
 		{"unknown schema version", func(_ *scenario, p *cutover.Plan) *cutover.Plan { p.SchemaVersion = 2; return p }, cutover.IsInvalidInput},
+		{"assumptions out of range, the digest made to match", func(s *scenario, p *cutover.Plan) *cutover.Plan {
+			p.Request.Assumptions.NewTargetChecks = 12
+			p.Digest = ""
+			b, err := json.Marshal(p)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			sum := sha256.Sum256(b)
+			p.Digest = "sha256:" + hex.EncodeToString(sum[:])
+			return p
+		}, func(err error) bool {
+			return cutover.IsInvalidInput(err) && strings.Contains(err.Error(), "NewTargetChecks")
+		}},
 		{"tagged by another stack since the plan", func(s *scenario, p *cutover.Plan) *cutover.Plan {
 			if _, err := s.w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{p.TargetGroup.ARN},
 				Tags: []elbv2types.Tag{{Key: aws.String(cutover.TagIngressStack), Value: aws.String("other")}}}); err != nil {
@@ -227,7 +287,7 @@ func TestExecuteRefusesBadPlans(t *testing.T) {
 			p := tt.edit(s, s.plan(nil))
 			before := worldState(t, s.w)
 			s.w.ELBv2().ResetCounts()
-			_, err := cutover.Execute(t.Context(), s.env, p)
+			_, err := cutover.Execute(t.Context(), s.env, p, simPods)
 			if !tt.check(err) {
 				t.Fatalf("Execute: %v: not the expected typed error", err)
 			}

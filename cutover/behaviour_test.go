@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func TestStopAfterAndApproval(t *testing.T) {
 	s := newScenario(t, smallWorld(107))
 	p := s.plan(nil)
 
-	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate))
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate))
 	if err != nil || !res.Stopped || res.StoppedAfter != cutover.StepGate || res.Completed {
 		t.Fatalf("stop after gate: %+v, %v", res, err)
 	}
@@ -36,7 +37,7 @@ func TestStopAfterAndApproval(t *testing.T) {
 
 	var asked []string
 	refuse := errors.New("not now")
-	res, err = cutover.Execute(t.Context(), s.env, p, cutover.WithApproval(func(_ context.Context, ph cutover.Phase) error {
+	res, err = cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithApproval(func(_ context.Context, ph cutover.Phase) error {
 		asked = append(asked, ph.Name)
 		if ph.Name == "verify" {
 			return refuse
@@ -52,12 +53,12 @@ func TestStopAfterAndApproval(t *testing.T) {
 	// The lock was released: another operator may resume at once.
 	other := s.env
 	other.Holder = "operator-2"
-	res, err = cutover.Execute(t.Context(), other, p)
+	res, err = cutover.Execute(t.Context(), other, p, simPods)
 	if err != nil || !res.Completed || !res.Resumed {
 		t.Fatalf("resume by another operator: %+v, %v", res, err)
 	}
 	for _, st := range res.Steps {
-		if (st.ID == cutover.StepVerify) == st.Skipped {
+		if ran := st.ID == cutover.StepVerify || st.ID == cutover.StepReleaseDisruption; ran == st.Skipped {
 			t.Errorf("step %s skipped %t", st.ID, st.Skipped)
 		}
 	}
@@ -74,18 +75,18 @@ func TestLockHeldByCrashedOperator(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(108))
 	p := s.plan(nil)
-	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
+	if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
 		t.Fatal(err)
 	}
 	other := s.env
 	other.Holder = "operator-2"
-	_, err := cutover.Execute(t.Context(), other, p)
+	_, err := cutover.Execute(t.Context(), other, p, simPods)
 	var locked *cutover.LockedError
 	if !errors.As(err, &locked) || locked.Holder != "operator-1" {
 		t.Fatalf("second operator: %v, want a LockedError naming operator-1", err)
 	}
 	s.w.Run(cutover.DefaultLeaseDuration + time.Second)
-	res, err := cutover.Execute(t.Context(), other, p)
+	res, err := cutover.Execute(t.Context(), other, p, simPods)
 	if err != nil || !res.Completed || !res.Resumed {
 		t.Fatalf("after the lease expired: %+v, %v", res, err)
 	}
@@ -104,7 +105,7 @@ func TestInvariantLBCTrackedRollsBack(t *testing.T) {
 		t.Run(fmt.Sprintf("auto rollback %t", auto), func(t *testing.T) {
 			s := newScenario(t, smallWorld(109))
 			p := s.plan(nil)
-			if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate)); err != nil {
+			if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate)); err != nil {
 				t.Fatal(err)
 			}
 			var cm corev1.ConfigMap
@@ -118,7 +119,7 @@ func TestInvariantLBCTrackedRollsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.w.ELBv2().ResetCounts()
-			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAutoRollback(auto))
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithAutoRollback(auto))
 			var inv *cutover.InvariantError
 			if !errors.As(err, &inv) || inv.Check != "lbc-tracked" || !strings.Contains(inv.Detail, victim) {
 				t.Fatalf("err = %v, want an lbc-tracked InvariantError naming %s", err, victim)
@@ -169,7 +170,7 @@ func TestInvariantFloor(t *testing.T) {
 			if p.Floor != 24 {
 				t.Fatalf("floor %d", p.Floor)
 			}
-			if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate)); err != nil {
+			if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate)); err != nil {
 				t.Fatal(err)
 			}
 			for _, pod := range s.w.Cluster().Pods()[:4] {
@@ -177,7 +178,7 @@ func TestInvariantFloor(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithFloorGrace(tt.grace))
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithFloorGrace(tt.grace))
 			var inv *cutover.InvariantError
 			switch {
 			case tt.breach && (!errors.As(err, &inv) || inv.Check != "floor" || inv.Floor != 24 || inv.Healthy != 20 || !res.RolledBack):
@@ -214,7 +215,7 @@ func TestAnalysisRejectsWeight(t *testing.T) {
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
 	bad := errors.New("p99 latency above budget")
-	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithAnalysis(func(_ context.Context, st cutover.Step) error {
 		if st.Weight == 50 {
 			return bad
 		}
@@ -253,11 +254,11 @@ func TestHealthCheckTiming(t *testing.T) {
 		refused   bool
 	}{
 		{name: "Cluster policy: before the binding", want: cutover.HealthCheckBeforeBinding,
-			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+			wantSteps: "[hold-disruption align-health-check bind gate deregister drain verify release-disruption]"},
 		{name: "NodePort health check, Cluster policy: before the binding", hcPort: "30080", want: cutover.HealthCheckBeforeBinding,
-			wantSteps: "[align-health-check bind gate deregister drain verify]"},
+			wantSteps: "[hold-disruption align-health-check bind gate deregister drain verify release-disruption]"},
 		{name: "Local policy: after the deregistration", local: true, want: cutover.HealthCheckAfterDeregistration,
-			wantSteps: "[bind gate deregister align-health-check drain verify]"},
+			wantSteps: "[hold-disruption bind gate deregister align-health-check drain verify release-disruption]"},
 		{name: "NodePort health check, Local policy: refused", local: true, hcPort: "30080", refused: true},
 	}
 	for _, tt := range tests {
@@ -300,14 +301,15 @@ func TestHealthCheckTiming(t *testing.T) {
 			if !tt.local {
 				return
 			}
-			res, err := cutover.Execute(t.Context(), s.env, p)
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 			if err != nil || !res.Completed {
 				t.Fatalf("%+v %v", res, err)
 			}
 			s.checkHealthCheck(false)
 			rb, err := cutover.Rollback(t.Context(), s.env, p)
-			if err != nil || rb.Actions[0].ID != cutover.RollbackRestoreHealthCheck || rb.Actions[0].MutatingCalls != 1 {
-				t.Fatalf("rollback %+v, %v: want the health check restored first", rb, err)
+			if err != nil || len(rb.Actions) < 2 || rb.Actions[0].ID != cutover.RollbackHoldDisruption ||
+				rb.Actions[1].ID != cutover.RollbackRestoreHealthCheck || rb.Actions[1].MutatingCalls != 1 {
+				t.Fatalf("rollback %+v, %v: want the hold, then the health check restored first", rb, err)
 			}
 			s.checkHealthCheck(true)
 			s.w.Run(6 * time.Minute)
@@ -320,7 +322,10 @@ func TestHealthCheckTiming(t *testing.T) {
 
 // TestBlueGreenForcedOnIPTargetGroup: blue/green works on an ip target
 // group too when the caller asks for it; its rollback registers the live
-// nodes' IPs.
+// nodes' IPs, and returns with a healthy target per live node and no
+// failed request. Its release lets the drift the holds kept back go on:
+// every node is then replaced, and the static node targets are exposed to
+// it as they were before the cutover (the rollback warns of it).
 func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(119))
@@ -333,22 +338,22 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 		t.Fatalf("plan %s %v hold %d", p.Strategy, p.BlueGreen.WeightSteps, p.BlueGreen.StepHoldSeconds)
 	}
 	s.churn()
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil || !res.Completed {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
 		t.Fatalf("route %v", r)
 	}
-	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
+	rb, err := cutover.Rollback(t.Context(), s.env, p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s.settle()
-	s.checkRun()
-	s.checkNodesOnly()
+	s.checkRolledBack(rb)
 	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
 		t.Errorf("route %v, want the old target group alone", r)
 	}
+	s.checkReleasedDrift(rb)
 }
 
 // TestBlueGreenEventualConsistency: the target group blue/green creates
@@ -362,7 +367,7 @@ func TestBlueGreenEventualConsistency(t *testing.T) {
 	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil || !res.Completed {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -380,12 +385,15 @@ func TestBlueGreenEventualConsistency(t *testing.T) {
 	}
 }
 
-// TestRollbackUnderSteadyChurn: with Karpenter replacing a node every
-// minute, some node is always new and in its first health checks, and some
-// node always leaving. Rollback must not wait for all of them at once: it
-// needs the floor of healthy node targets among the nodes that had time to
-// pass, then (the nodes never settling) goes on with a warning. No request
-// fails while it runs.
+// TestRollbackUnderSteadyChurn: with Karpenter queueing a node's drift
+// every minute, some node is always new and in its first health checks,
+// and some node always leaving. The rollback holds Karpenter's graceful
+// disruption while it runs (the disruption under way goes on: its node
+// targets are retired), so it does not wait for the nodes to settle (they
+// never would): it finishes within 1.2x its own floor (the node targets'
+// registration and first checks under the plan's assumptions) and says so,
+// fails no request, releases what its hold added, and warns of the drift
+// its release lets go on.
 func TestRollbackUnderSteadyChurn(t *testing.T) {
 	t.Parallel() // a world of its own
 	for _, tr := range matrixTransports() {
@@ -400,7 +408,7 @@ func rollbackUnderSteadyChurn(t *testing.T, wire *sim.WireOptions) {
 	cfg := sim.Config{Seed: 41, Nodes: 8, Pods: 24, RPS: 20, ChurnInterval: time.Minute, Wire: wire}
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
-	if _, err := cutover.Execute(t.Context(), s.env, p); err != nil {
+	if _, err := cutover.Execute(t.Context(), s.env, p, simPods); err != nil {
 		t.Fatal(err)
 	}
 	failed := s.w.Traffic().Failed
@@ -414,11 +422,18 @@ func rollbackUnderSteadyChurn(t *testing.T, wire *sim.WireOptions) {
 	if got := s.w.Traffic().Failed - failed; got != 0 {
 		t.Errorf("%d requests failed during the rollback", got)
 	}
-	if len(rb.Warnings) == 0 {
-		t.Errorf("no warning that Karpenter was still replacing nodes: %+v", rb)
+	if rb.FloorSeconds <= 0 || rb.Ratio > 1.2 {
+		t.Errorf("rollback %.0f s for a floor of %.0f s: ratio %.3f, want at most 1.2", rb.Seconds, rb.FloorSeconds, rb.Ratio)
 	}
+	if !slices.ContainsFunc(rb.Warnings, func(w string) bool { return strings.Contains(w, "static node targets do not survive churn") }) {
+		t.Errorf("no warning of the drift the release lets go on: %q", rb.Warnings)
+	}
+	if len(rb.Held) == 0 || len(rb.Released) == 0 {
+		t.Errorf("held %v, released %v: want the rollback's own hold (Execute released its own) and its release", rb.Held, rb.Released)
+	}
+	s.checkNoHold()
 	if s.bindingExists(p) {
 		t.Error("the binding is still there")
 	}
-	t.Logf("rollback took %.0f s, %d node targets registered, warnings %q", rb.Seconds, len(rb.Registered), rb.Warnings)
+	t.Logf("rollback took %.0f s for a floor of %.0f s (ratio %.3f), %d node targets registered, warnings %q", rb.Seconds, rb.FloorSeconds, rb.Ratio, len(rb.Registered), rb.Warnings)
 }

@@ -16,12 +16,13 @@ func BenchmarkInPlaceCutover(b *testing.B) {
 	var ratio, seconds, calls, failed float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		w, err := sim.New(context.Background(), sim.Config{Seed: uint64(i + 1), ServerSideApply: true})
+		cfg := sim.Config{Seed: uint64(i + 1), ServerSideApply: true}
+		w, err := sim.New(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web"}
+		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(cfg)}
 		if err := w.ReplaceAllNodes(0); err != nil {
 			b.Fatal(err)
 		}
@@ -30,7 +31,7 @@ func BenchmarkInPlaceCutover(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := cutover.Execute(b.Context(), env, p)
+		res, err := cutover.Execute(b.Context(), env, p, simPods)
 		if err != nil || !res.Completed {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -292,9 +292,13 @@ func (r *runner) newHealthy(ctx context.Context, step string) error {
 	}
 	floor := r.st.Restore.Floor
 	var last *view
-	err = r.poll(ctx, step, "healthy pod targets in the new target group", max(r.floorGrace(), r.o.poll), func(ctx context.Context) (bool, string, error) {
+	grace, _ := r.floorGrace()
+	err = r.poll(ctx, step, "healthy pod targets in the new target group", max(grace, r.o.poll), func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgb.Spec.TargetGroupARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
+			return false, "", err
+		}
+		if err := r.keepHold(ctx, step, v); err != nil {
 			return false, "", err
 		}
 		healthy, _ := endpointHealth(v, nil)
@@ -331,11 +335,20 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 		return err
 	}
 	start := r.e.clock.Now()
-	r.o.observer.Waiting(Wait{Step: step, What: "the weight's hold", Until: start.Add(d)})
+	from := fmt.Sprintf("Request.StepHoldSeconds %d", r.plan.BlueGreen.StepHoldSeconds)
+	for _, w := range r.plan.Estimate.Waits {
+		if w.Step == step {
+			from = w.From
+		}
+	}
+	r.waiting(Wait{Step: step, What: "the weight's hold", Reason: reasonHold, From: from, Until: start.Add(d)})
 	return r.poll(ctx, step, "the end of the hold", d+2*r.o.poll, func(ctx context.Context) (bool, string, error) {
 		if tgb != nil {
 			v, err := r.observe(ctx, tgb.Spec.TargetGroupARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 			if err != nil {
+				return false, "", err
+			}
+			if err := r.keepHold(ctx, step, v); err != nil {
 				return false, "", err
 			}
 			healthy, _ := endpointHealth(v, nil)
@@ -367,6 +380,9 @@ func (r *runner) protectOld(ctx context.Context, step string, snap *diagnose.Sna
 	}
 	old, err := r.observeWith(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID, snap)
 	if err != nil {
+		return err
+	}
+	if err := r.keepHold(ctx, step, old); err != nil {
 		return err
 	}
 	if err := r.retireLeaving(ctx, old, step); err != nil {

@@ -65,19 +65,31 @@ func servicePort(svc *corev1.Service, port intstr.IntOrString) (*corev1.ServiceP
 	return nil, fmt.Sprintf("the Service's ports are %v", names)
 }
 
-// readinessPath returns the path of the HTTP readiness probe that the
-// Service's pods run on the target port: the most common one among the
-// pods the Service selects, "" when none has one.
-func readinessPath(ctx context.Context, r client.Reader, svc *corev1.Service, sp *corev1.ServicePort) (string, error) {
+// servicePods lists the pods the Service selects, terminating ones left
+// out; none when it has no selector.
+func servicePods(ctx context.Context, r client.Reader, svc *corev1.Service) ([]corev1.Pod, error) {
 	if len(svc.Spec.Selector) == 0 {
-		return "", nil
+		return nil, nil
 	}
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(svc.Namespace), client.MatchingLabels(svc.Spec.Selector)); err != nil {
-		return "", fmt.Errorf("list pods of %s/%s: %w", svc.Namespace, svc.Name, err)
+		return nil, fmt.Errorf("list pods of %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
-	count := map[string]int{}
+	out := pods.Items[:0]
 	for _, p := range pods.Items {
+		if p.DeletionTimestamp.IsZero() && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// readinessPath returns the path of the HTTP readiness probe that the
+// Service's pods run on the target port: the most common one among pods,
+// "" when none has one.
+func readinessPath(pods []corev1.Pod, sp *corev1.ServicePort) string {
+	count := map[string]int{}
+	for _, p := range pods {
 		for _, c := range p.Spec.Containers {
 			port, ok := containerPort(c, sp.TargetPort, sp.Port)
 			if !ok || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil {
@@ -95,7 +107,7 @@ func readinessPath(ctx context.Context, r client.Reader, svc *corev1.Service, sp
 			best = path
 		}
 	}
-	return best, nil
+	return best
 }
 
 // containerPort resolves a port (number or container port name) in c; the
@@ -181,7 +193,7 @@ func (e *env) cluster() diagnose.Cluster {
 // Karpenter NodeClaims only when claims is set (they tell a drifted node).
 // Namespaces and bindings, which classification does not read, are not
 // listed.
-func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, error) {
+func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, *diagnose.Objects, error) {
 	var objs diagnose.Objects
 	var nodes corev1.NodeList
 	var pods corev1.PodList
@@ -191,7 +203,7 @@ func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapsho
 		list client.ObjectList
 	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
 		if err := e.Client.List(ctx, l.list); err != nil {
-			return nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
+			return nil, nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
 		}
 	}
 	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
@@ -204,10 +216,11 @@ func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapsho
 			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
 		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):
 		default:
-			return nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
+			return nil, nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
 		}
 	}
-	return diagnose.NewSnapshot(e.cluster(), objs)
+	snap, err := diagnose.NewSnapshot(e.cluster(), objs)
+	return snap, &objs, err
 }
 
 // liveNode is a node that can take node targets now.

@@ -29,8 +29,10 @@
 //
 // A plan is plain data: the target group as found, the Service, the binding
 // to create, the health-check change and when it happens, the recorded
-// targets to deregister (node targets and ghosts), the floor, the guards'
-// outcomes, and the [Step]s. Each step states its preconditions, its
+// targets to deregister (node targets and ghosts), the floor, the timing
+// [Assumptions] it was made under, the guards' outcomes, its
+// [Precondition]s, the Kubernetes verbs planning used (Plan.Reads), and
+// the [Step]s. Each step states its preconditions, its
 // effect, its rollback, and the API calls it may make (IAM actions and
 // Kubernetes verbs). [Plan.Text] renders it for an operator; [Plan.JSON]
 // writes versioned JSON (schemaVersion [PlanSchemaVersion]) with a digest
@@ -45,16 +47,86 @@
 // waits for at least the floor of healthy pod targets; every deregistration
 // batch must leave at least the floor serving.
 //
-// The plan's [Estimate] gives FloorSeconds, the least any safe cutover takes:
-// registration ([RegistrationSeconds]), HealthyThresholdCount health-check
-// intervals, and the deregistration delay (in-place) or the weight holds
-// (blue/green). [Result] reports the cutover's time against it.
+// # Timing assumptions
+//
+// AWS does not pin down every timing a zero-downtime cutover rests on: how
+// many passing checks a new target needs (the user guide says one, the
+// API reason Elb.InitialHealthChecking "the minimum number"), the
+// registration delay, how long load balancer nodes keep sending new
+// requests to a deregistered target (reports range up to about two
+// minutes), and the LBC's delay to deregister a terminating pod.
+// Request.Assumptions ([Assumptions]) says what the plan assumes; every
+// zero field is the documented value or the worst reported one, and the
+// plan records them with the defaults applied (one line of [Plan.Text]).
+// An assumption out of its range is an [*InputError] naming the field,
+// before any call.
+//
+// The plan's [Estimate] derives from them and from the target group's
+// settings. A new pod target is expected healthy after the registration
+// delay plus the passing checks it needs at the health check's interval.
+// After an early health-check alignment the gate confirms, for
+// UnhealthyThresholdCount intervals of the new check, that the node
+// targets still pass it: a target already healthy turns unhealthy only
+// after that many failed checks, the first within one interval of the
+// change. FloorSeconds, the least any safe cutover takes, is in-place the
+// longer of the two, then the deregistration delay; blue/green, the new
+// pod targets' health and the weight holds. Estimate.Waits lists each
+// wait ([PlannedWait]) with its reason and what it derives from
+// ("UnhealthyThresholdCount 2 × interval 30 s",
+// "deregistration_delay.timeout_seconds 300"). Execute's fixed waits (the
+// gate's confirmation, the floor grace, the drain, the weight holds) and
+// Rollback's come from the same place and are reported with their reason
+// and basis to the [Observer] ([Wait]) and the log. [Result] reports the
+// cutover's time against the floor.
+//
+// # Preconditions
+//
+// Once the LBC manages a Service's pod targets, its safety rests on its
+// pods: a preStop sleep of at least Assumptions.SafePreStop (the
+// controller's delay plus the deregistration lag, 130 s by default) in
+// each container serving the target port, a terminationGracePeriodSeconds
+// of at least Assumptions.SafeTerminationGracePeriod (160 s by default),
+// the LBC's readiness gate (the namespace labelled
+// elbv2.k8s.aws/pod-readiness-gate-inject=enabled) and a
+// PodDisruptionBudget that selects the pods. PlanCutover reads them from
+// the Service's pods (a preStop is a sleep action or an exec of sleep N,
+// /bin/sleep N or sh -c "sleep N"; another hook's length is unknown, and
+// reported as such) and puts what is unsafe into the plan as a
+// [Precondition] of kind [PreconditionPodSettings], each [SettingCheck]
+// with what it saw and what it needs. Execute refuses a plan with a
+// precondition, with a [*PreconditionError] before it reads the journal or
+// takes the lock, unless the caller accepts its kind with
+// [WithAcceptPreconditions].
+//
+// # Holding Karpenter's disruption
+//
+// Unless Request.NoDisruptionHold, both strategies begin with
+// [StepHoldDisruption] and end, after the verification, with
+// [StepReleaseDisruption]. The hold puts [AnnotationDoNotDisrupt]: "true"
+// (and [AnnotationDisruptionHold], naming the plan) on every node that
+// holds a target of the target group (by IP, or instance ID) or a pod of
+// the Service, and journals for each whether it carried the annotation and
+// its value, before it patches it. While it stands, every observation of
+// the gate, the deregistration, the drain, the weight steps and the
+// verification holds the nodes that joined since. The release removes only
+// what the hold added: an annotation the hold found stays, and so does one
+// changed since by someone else. A crash between the two leaves the
+// annotations, and the journal says so; Execute resumes and releases, and
+// Rollback holds during its own run (unless the hold still stands) and
+// releases everything the journal says the hold added.
+//
+// The annotation blocks graceful disruption (consolidation, drift) only:
+// one that had started goes on, and forceful disruption (spot
+// interruption, expiry, node repair, deletion of the Node or NodeClaim)
+// cannot be held. Those are why the early deregistration of a recorded
+// target whose node Karpenter marks for disruption stays.
 //
 // # Strategies
 //
 // In-place, for target groups of type ip (the seed's case), steps
-// [StepAlignHealthCheck], [StepBind], [StepGate], [StepDeregister],
-// [StepDrain], [StepVerify]:
+// [StepHoldDisruption], [StepAlignHealthCheck], [StepBind], [StepGate],
+// [StepDeregister], [StepDrain], [StepVerify], [StepReleaseDisruption]
+// (the hold and its release: see above):
 //
 //  1. Align the health check (traffic-port and the pods' readiness path)
 //     first when the node targets pass the new check too (kube-proxy
@@ -67,10 +139,10 @@
 //     ready) is registered and healthy, none is unhealthy, and at least the
 //     floor are healthy. Endpoints that appear meanwhile (Karpenter
 //     reschedules pods) only need to be on their way. After an early
-//     alignment the gate also confirms, for HealthyThresholdCount (or
-//     UnhealthyThresholdCount, when more) intervals from the change, that
-//     the node targets healthy before it still pass: a node target of a
-//     node that is not leaving turning unhealthy is an [*InvariantError]
+//     alignment the gate also confirms, for UnhealthyThresholdCount
+//     intervals of the new check from the change, that the node targets
+//     healthy before it still pass: a node target of a node that is not
+//     leaving turning unhealthy is an [*InvariantError]
 //     (check "health-check"), and the rollback then restores the health
 //     check before it waits for node targets.
 //  4. Deregister the recorded targets in batches of at most 200, every
@@ -94,8 +166,9 @@
 // towards the floor, and is kept while nothing else serves.
 //
 // Blue/green, for target groups of type instance (whose type cannot
-// change), steps [StepCreateTargetGroup], [StepShift](0), [StepBind],
-// [StepGate], StepShift for each weight, [StepDetach], [StepVerify]:
+// change), steps [StepHoldDisruption], [StepCreateTargetGroup],
+// [StepShift](0), [StepBind], [StepGate], StepShift for each weight,
+// [StepDetach], [StepVerify], [StepReleaseDisruption]:
 //
 //  1. Create an ip target group cloned from the old one (protocol, VPC,
 //     health check on traffic-port and the pods' path, attributes), named
@@ -197,8 +270,10 @@
 // ID and digest), the strategy, a [StepRecord] per step (pending, running,
 // done, failed, rolled-back), the deregistration progress, the skipped
 // targets, the health-check and binding steps, the target group created,
-// the weights applied, the rollback's progress, notes, UpdatedAt and a
-// Revision that grows by one per save.
+// the weights applied, the disruption hold (a [DisruptionHold]: each
+// [HeldNode] with what it carried before and what the release did), the
+// rollback's progress, notes, UpdatedAt and a Revision that grows by one
+// per save.
 //
 // Two journals implement it:
 //
@@ -240,18 +315,28 @@
 // [Rollback] starts from a *Plan (its journal is loaded) or from a *State
 // (for example [ConfigMapJournal.Inspect] when the plan is gone), and
 // returns to a working pre-migration state from any point, completion
-// included: it registers, on the NodePort, the nodes alive now (not the
-// recorded IPs: those nodes may be gone), waits until they are healthy and
-// until Karpenter replaces no node (static node targets are what breaks
-// under churn: the pod targets stay until the nodes settle), then deletes
-// the binding (in multi-cluster mode the LBC deregisters only its own
-// targets) and restores the health check. For blue/green, the old target
+// included. It holds Karpenter's graceful disruption as Execute does
+// (unless the hold still stands, or the plan skips it), registers, on the
+// NodePort, the nodes alive now (not the recorded IPs: those nodes may be
+// gone), waits until they are healthy, retiring the targets of nodes whose
+// disruption was under way, then deletes the binding (in multi-cluster mode
+// the LBC deregisters only its own targets), restores the health check, and
+// releases everything the journal says the hold added. Without the hold
+// (Request.NoDisruptionHold) it also waits, before it deletes the binding,
+// until Karpenter replaces no node, for at most the gate timeout: static
+// node targets are what breaks under churn. With it, it does not wait for
+// Karpenter, and its release lets the disruptions the hold kept back go on:
+// the static node targets are then exposed to them as before the cutover,
+// and the result warns, naming the nodes. For blue/green, the old target
 // group is attached again if it was detached, its nodes registered and
 // healthy, and the weights go back to it before the binding and the
 // created target group (only when its tags say tgmigrate created it) are
-// deleted. Each action checks the world first, so Rollback is idempotent;
-// it is journaled, resumes after a crash, and leaves the plan's steps
-// rolled-back: Execute then refuses the plan with [ErrRolledBack].
+// deleted. [RollbackResult] reports its time against its own floor: the
+// registration and the passing checks of the node targets it registered,
+// under the plan's assumptions. Each action checks the world first, so
+// Rollback is idempotent; it is journaled, resumes after a crash, and
+// leaves the plan's steps rolled-back: Execute then refuses the plan with
+// [ErrRolledBack].
 //
 // # Errors
 //
@@ -260,6 +345,7 @@
 // changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
 // [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
+// [ErrPrecondition],
 // and the journal's
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
@@ -286,8 +372,10 @@
 //
 //   - api.go: [ELBv2API] and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs.
-//   - plan.go, planner.go, guards.go, policy.go: planning.
-//   - execute.go, inplace.go, bluegreen.go, rollback.go, aws.go,
+//   - plan.go, planner.go, guards.go, policy.go: planning;
+//     preconditions.go: the pod settings a plan checks; timing.go: the
+//     assumptions and the waits they give.
+//   - execute.go, inplace.go, bluegreen.go, rollback.go, hold.go, aws.go,
 //     cluster.go: execution.
 //   - state.go, journal*.go, lock.go: the journal and the lock.
 //   - errors.go: sentinels, error types, IsX helpers.

@@ -274,6 +274,10 @@ var (
 	// Execute stopped at the verify step without rolling back. Remove
 	// them, or run Execute again with [WithAllowNonPodTargets].
 	ErrNonPodTargets = errors.New("target group holds targets that are not pod endpoints")
+	// ErrPrecondition: Execute refused a plan whose [Precondition]s the
+	// caller did not accept ([WithAcceptPreconditions]). Nothing was read
+	// or changed.
+	ErrPrecondition = errors.New("plan precondition not accepted")
 )
 
 // GuardError says which guard refused the target group and how to

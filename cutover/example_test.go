@@ -151,14 +151,28 @@ func ExampleConfigMapJournal() {
 	// other digest refused: true
 }
 
+// simAssumptions are the timing assumptions of the simulated world, so
+// that a plan's floor is the world's: its target groups turn a new target
+// healthy after HealthyThresholdCount passing checks, a deregistered target
+// takes no new request, and the LBC deregisters a terminating pod's target
+// within 2 s. Against AWS, leave Request.Assumptions zero: the defaults
+// are the documented values and the worst reported ones.
+var simAssumptions = cutover.Assumptions{
+	NewTargetChecks: cutover.HealthyThreshold, RegistrationDelay: 10 * time.Second,
+	DeregistrationLag: -1, ControllerDelay: 2 * time.Second,
+}
+
 // The seed's case on the simulator: plan the cutover of a hand-made ip
-// target group of node targets. Nothing changes yet.
+// target group of node targets. Nothing changes yet. The plan says what
+// the cutover's safety rests on that the Service's pods do not give: the
+// simulated namespace does not inject the LBC's readiness gate.
 func ExamplePlanCutover() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, err := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		Assumptions: simAssumptions,
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -171,62 +185,101 @@ func ExamplePlanCutover() {
 		fmt.Printf("%s (%s)\n", s.ID, s.Phase)
 	}
 	fmt.Println("floor seconds:", p.Estimate.FloorSeconds)
+	for _, wt := range p.Estimate.Waits {
+		fmt.Printf("  %s %d s (%s)\n", wt.Step, wt.Seconds, wt.From)
+	}
+	for _, pc := range p.Preconditions {
+		for _, c := range pc.Settings {
+			fmt.Println("precondition:", pc.Kind, c.Setting)
+		}
+	}
 	fmt.Println("mutating calls:", w.ELBv2().Counts()["ModifyTargetGroup"]+w.ELBv2().Counts()["DeregisterTargets"])
 	// Output:
 	// strategy: in-place
 	// recorded: 4 node targets; floor: 4
 	// health check: before-binding
+	// hold-disruption (prepare)
 	// align-health-check (prepare)
 	// bind (adopt)
 	// gate (adopt)
 	// deregister (remove)
 	// drain (remove)
 	// verify (verify)
+	// release-disruption (verify)
 	// floor seconds: 460
+	//   gate 160 s (registration delay 10s (assumed) + HealthyThresholdCount 5 × interval 30 s)
+	//   gate 60 s (UnhealthyThresholdCount 2 × interval 30 s)
+	//   drain 300 s (deregistration_delay.timeout_seconds 300)
+	// precondition: pod-settings terminationGracePeriodSeconds
+	// precondition: pod-settings readinessGate
 	// mutating calls: 0
 }
 
-// Execute carries the plan out while Karpenter replaces the nodes: no
-// request fails, and the target group ends with only the pods' targets.
+// Execute carries the plan out while Karpenter wants to replace every
+// node: it holds Karpenter's graceful disruption of the nodes that serve
+// until the pods' targets serve alone, then releases it. No request fails,
+// and the target group ends with only the pods' targets; once released,
+// Karpenter replaces the nodes.
+//
+// The plan carries the pod-settings precondition (the simulated namespace
+// does not inject the readiness gate, and the pods' grace period is short
+// of the safe one): this example accepts it knowingly, with
+// WithAcceptPreconditions. Against a real cluster, fix the pods instead.
 func ExampleExecute() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 2, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		Assumptions: simAssumptions,
 	})
+	_, err := cutover.Execute(ctx, env, p)
+	fmt.Println("refused:", cutover.IsPrecondition(err))
+
 	_ = w.ReplaceAllNodes(0)
 	done := 0
-	res, err := cutover.Execute(ctx, env, p, cutover.WithObserver(cutover.ObserverFuncs{
-		OnStepFinished: func(cutover.StepEvent) { done++ },
-	}))
+	res, err := cutover.Execute(ctx, env, p,
+		cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings),
+		cutover.WithObserver(cutover.ObserverFuncs{OnStepFinished: func(cutover.StepEvent) { done++ }}))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("completed:", res.Completed, "steps:", done)
 	fmt.Println("node targets deregistered:", res.Deregistered)
-	fmt.Printf("within 1.2x the floor: %t\n", res.Ratio <= 1.2)
+	fmt.Printf("within 1.05x the floor: %t\n", res.Ratio <= 1.05)
+	fmt.Println("nodes held:", len(res.Held), "released:", len(res.Released))
 	fmt.Println("failed requests:", w.Traffic().Failed)
 	fmt.Println("node targets left:", len(w.NodeTargets()))
+	w.Run(20 * time.Minute) // the drift goes on once released
+	fmt.Println("drift disruptions:", len(w.Karpenter().Disruptions()), "failed requests:", w.Traffic().Failed)
 	// Output:
-	// completed: true steps: 6
+	// refused: true
+	// completed: true steps: 8
 	// node targets deregistered: 4
-	// within 1.2x the floor: true
+	// within 1.05x the floor: true
+	// nodes held: 4 released: 4
 	// failed requests: 0
 	// node targets left: 0
+	// drift disruptions: 4 failed requests: 0
 }
 
 // Rollback returns to the node targets from any step: here, once the pod
-// targets are healthy and before any node target is removed.
+// targets are healthy and before any node target is removed. It holds
+// Karpenter's graceful disruption while it runs (here the hold of the
+// stopped Execute still stands) and releases what the hold added at its
+// end.
 func ExampleRollback() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 3, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		Assumptions: simAssumptions,
 	})
-	res, _ := cutover.Execute(ctx, env, p, cutover.WithStopAfter(cutover.StepGate))
+	// The simulated pods' settings: see ExampleExecute.
+	res, _ := cutover.Execute(ctx, env, p, cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings),
+		cutover.WithStopAfter(cutover.StepGate))
 	fmt.Println("stopped after:", res.StoppedAfter)
 	rb, err := cutover.Rollback(ctx, env, p)
 	if err != nil {
@@ -236,16 +289,20 @@ func ExampleRollback() {
 	for _, a := range rb.Actions {
 		fmt.Println(a.ID, a.Status)
 	}
+	fmt.Println("released:", len(rb.Released))
 	w.Run(6 * time.Minute) // the pod targets drain
 	fmt.Println("node targets:", len(w.NodeTargets()), "targets:", len(w.Targets(w.Legacy().TargetGroupARN)))
-	_, err = cutover.Execute(ctx, env, p)
+	_, err = cutover.Execute(ctx, env, p, cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings))
 	fmt.Println("execute again:", cutover.IsRolledBack(err))
 	// Output:
 	// stopped after: gate
+	// hold-disruption done
 	// register-nodes done
 	// wait-nodes done
 	// delete-binding done
 	// restore-health-check done
+	// release-disruption done
+	// released: 4
 	// node targets: 4 targets: 4
 	// execute again: true
 }

@@ -61,6 +61,14 @@ type Result struct {
 	// Unplanned are node targets registered after the plan: reported,
 	// never removed.
 	Unplanned []TargetAddr `json:"unplanned,omitempty"`
+	// Held are the nodes this run annotated karpenter.sh/do-not-disrupt
+	// (the disruption hold), and Released the nodes whose annotation it
+	// removed or put back (the release).
+	Held     []string `json:"held,omitempty"`
+	Released []string `json:"released,omitempty"`
+	// Accepted are the plan's preconditions the caller accepted
+	// (WithAcceptPreconditions).
+	Accepted []PreconditionKind `json:"accepted,omitempty"`
 	// RolledBack says a step failed and the automatic rollback completed;
 	// Rollback reports it.
 	RolledBack bool            `json:"rolledBack,omitempty"`
@@ -100,12 +108,19 @@ type StepResult struct {
 // it reaches AWS) and kept alive during waits, and every destructive
 // call is preceded by its invariant check (see the package documentation).
 //
+// A plan with a [Precondition] whose kind WithAcceptPreconditions does not
+// accept is refused with a *PreconditionError first, before the journal
+// and the lock: nothing is read or changed.
+//
 // A failed step stops Execute with a *StepError; unless WithAutoRollback
 // (false) is given, Execute then rolls back and reports it in the result.
+// A run that ends before the release step (a stop, a refused phase, a
+// failure without a rollback) leaves Karpenter's disruption held, and the
+// result warns: the next Execute or Rollback releases it.
 // Options: WithJournal, WithLock, WithObserver, WithApproval,
 // WithStopAfter, WithAutoRollback, WithRetry, WithHook, WithPollInterval,
 // WithBatchSize, WithGateTimeout, WithDrainTimeout, WithFloorGrace,
-// WithAnalysis, WithAllowNonPodTargets.
+// WithAnalysis, WithAllowNonPodTargets, WithAcceptPreconditions.
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result, error) {
 	e, err := env.resolve("execute")
 	if err != nil {
@@ -118,6 +133,16 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	if o.stopAfter != "" && plan.Step(o.stopAfter) == nil {
 		return nil, &InputError{Op: "execute", Field: "WithStopAfter",
 			Reason: fmt.Sprintf("%q is not a step of plan %s (its steps: %s)", o.stopAfter, plan.ID, strings.Join(plan.StepIDs(), ", "))}
+	}
+	for _, k := range o.accepted {
+		if !slices.Contains(knownPreconditions, k) {
+			return nil, &InputError{Op: "execute", Field: "WithAcceptPreconditions", Reason: fmt.Sprintf("%q is not a precondition kind (%v)", k, knownPreconditions)}
+		}
+	}
+	// Before the journal and the lock: a refused plan reads and changes
+	// nothing.
+	if pcs := plan.unaccepted(o.accepted); len(pcs) > 0 {
+		return nil, &PreconditionError{PlanID: plan.ID, Preconditions: pcs}
 	}
 	r, err := newRunner(e, o, plan, plan.TargetGroup.ARN, plan.Binding.Namespace)
 	if err != nil {
@@ -149,6 +174,12 @@ type runner struct {
 	renewedAt time.Time
 	// stepCalls is the mutating-call count when the current step started.
 	stepCalls int
+	// objs are the objects of the last snapshot observe took: the hold
+	// finds the Service's pods there.
+	objs *diagnose.Objects
+	// heldNow and releasedNow are the nodes this run annotated and
+	// released (the disruption hold).
+	heldNow, releasedNow []string
 }
 
 func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error) {
@@ -209,7 +240,10 @@ func (p *Plan) restoreInfo() *RestoreInfo {
 		TargetType: p.TargetGroup.TargetType, NodePort: p.Service.NodePort, Floor: p.Floor,
 		Recorded: p.RecordedAddrs(), BindingName: p.Binding.Name,
 		HealthCheckFirst: p.HealthCheck.Timing == HealthCheckAfterDeregistration,
+		Assumptions:      p.Request.Assumptions.WithDefaults(), NoDisruptionHold: p.Request.NoDisruptionHold,
 	}
+	hc := p.HealthCheck.Original.clone()
+	ri.HealthCheck = &hc
 	if ri.ServicePort == "0" || ri.ServicePort == "" {
 		ri.ServicePort = fmt.Sprint(p.Service.Port)
 	}
@@ -273,6 +307,18 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	}
 	if st.Restore == nil {
 		st.Restore = p.restoreInfo()
+	}
+	for _, pc := range p.Preconditions {
+		r.res.Accepted = append(r.res.Accepted, pc.Kind)
+		var checks []string
+		for _, c := range pc.Settings {
+			checks = append(checks, c.brief())
+		}
+		msg := fmt.Sprintf("precondition %s accepted by the caller: %s", pc.Kind, strings.Join(checks, ", "))
+		r.res.Warnings = append(r.res.Warnings, msg)
+		if !slices.Contains(st.Notes, msg) {
+			st.Notes = append(st.Notes, msg)
+		}
 	}
 
 	prevPhase := ""
@@ -472,6 +518,9 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 // release gives the lock up and finishes the result; err is returned as
 // it is.
 func (r *runner) release(ctx context.Context, err error) (*Result, error) {
+	if note := r.holdNote(); note != "" && r.res != nil && !r.res.RolledBack {
+		r.res.Warnings = append(r.res.Warnings, note)
+	}
 	if r.held {
 		if rerr := r.lock.Release(context.WithoutCancel(ctx)); rerr != nil && !IsLostLock(rerr) {
 			err = errors.Join(err, rerr)
@@ -497,6 +546,7 @@ func (r *runner) finish() *Result {
 		res.Calls = map[string]int{}
 	}
 	res.MutatingCalls = mutating(res.Calls)
+	res.Held, res.Released = slices.Clone(r.heldNow), slices.Clone(r.releasedNow)
 	return res
 }
 
@@ -558,6 +608,10 @@ func (r *runner) hook(ctx context.Context, ev Event) error {
 func (r *runner) runStep(ctx context.Context, step Step) error {
 	inPlace := r.plan.Strategy == StrategyInPlace
 	switch {
+	case step.ID == StepHoldDisruption:
+		return r.holdStep(ctx)
+	case step.ID == StepReleaseDisruption:
+		return r.releaseHold(ctx, StepReleaseDisruption)
 	case step.ID == StepAlignHealthCheck:
 		return r.alignHealthCheck(ctx)
 	case step.ID == StepBind && inPlace:
@@ -690,9 +744,11 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 	}
 	if snap == nil {
 		var err error
-		if snap, err = r.e.lightSnapshot(ctx, r.st != nil && r.st.Rollback != nil); err != nil {
+		var objs *diagnose.Objects
+		if snap, objs, err = r.e.lightSnapshot(ctx, r.st != nil && r.st.Rollback != nil); err != nil {
 			return nil, err
 		}
+		r.objs = objs
 	}
 	v.snap = snap
 	set := &elbv2types.TargetGroup{VpcId: aws.String(vpcID), TargetType: elbv2types.TargetTypeEnum(targetType)}

@@ -27,17 +27,18 @@ import (
 func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := t.Context()
-	w, err := sim.New(ctx, sim.Config{Seed: 1, Nodes: 3, Pods: 6, RPS: 20, Client: env.Client})
+	cfg := sim.Config{Seed: 1, Nodes: 3, Pods: 6, RPS: 20, Client: env.Client}
+	w, err := sim.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := w.Legacy()
 	cenv := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID, Holder: "operator-1", Discovery: env.Discovery}
-	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)})
+	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: worldAssumptions(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cutover.Execute(ctx, cenv, p, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
+	if _, err := cutover.Execute(ctx, cenv, p, simPods, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
 		t.Fatalf("crash after the binding: %v", err)
 	}
 	// The crashed run's lease is still there, held by operator-1.
@@ -51,7 +52,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 		t.Fatalf("binding on the API server: %+v, %v", tgb.Spec, err)
 	}
 
-	res, err := cutover.Execute(ctx, cenv, p)
+	res, err := cutover.Execute(ctx, cenv, p, simPods)
 	if err != nil || !res.Completed || !res.Resumed {
 		t.Fatalf("resume: %+v, %v", res, err)
 	}

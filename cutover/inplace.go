@@ -51,16 +51,34 @@ func (r *runner) poll(ctx context.Context, step, what string, timeout time.Durat
 	return err
 }
 
-// floorGrace is how long a floor shortfall may last before it is a breach.
-func (r *runner) floorGrace() time.Duration {
+// timing is what the executor's waits derive from: the plan's
+// assumptions and the health check the pod targets are checked with (the
+// aligned one, or the new target group's), and the deregistration delay.
+func (r *runner) timing() timing {
+	p := r.plan
+	return newTiming(p.Request.Assumptions, p.HealthCheck.Target, p.TargetGroup.DeregistrationDelaySeconds)
+}
+
+// waiting tells the observer and the log what a step waits for, why, and
+// what the expected length derives from.
+func (r *runner) waiting(w Wait) {
+	r.o.observer.Waiting(w)
+	r.e.log.Info("waiting", "step", w.Step, "for", w.What, "reason", w.Reason, "from", w.From, "until", w.Until)
+}
+
+// floorGrace is how long a floor shortfall may last before it is a breach,
+// and what it derives from: by default the time a pod Karpenter
+// rescheduled takes to be a healthy target (registration and the passing
+// checks a new target needs).
+func (r *runner) floorGrace() (time.Duration, string) {
 	switch {
 	case r.o.floorGrace < 0:
-		return 0
+		return 0, "WithFloorGrace: none"
 	case r.o.floorGrace > 0:
-		return r.o.floorGrace
+		return r.o.floorGrace, fmt.Sprintf("WithFloorGrace %v", r.o.floorGrace)
 	}
-	e := r.plan.Estimate
-	return time.Duration(e.RegistrationSeconds+e.HealthCheckSeconds) * time.Second
+	t := r.timing()
+	return t.newTarget(), t.newTargetFrom()
 }
 
 // alignHealthCheck sets the health check to traffic-port and the pods'
@@ -134,13 +152,14 @@ func (r *runner) noteHealthyNodes(ctx context.Context) error {
 }
 
 // alignmentWindow is how long the node targets must stay healthy after an
-// early alignment: the new check's HealthyThresholdCount intervals, or its
-// UnhealthyThresholdCount ones when more (ELB needs that many failed
-// checks to call a target unhealthy).
-func (r *runner) alignmentWindow() time.Duration {
-	interval, healthy, unhealthy := r.plan.HealthCheck.Target.timing()
-	return time.Duration(interval*max(healthy, unhealthy)) * time.Second
-}
+// early alignment: UnhealthyThresholdCount intervals of the new check. A
+// node target healthy under the old check stays healthy until that many
+// consecutive checks fail: the first check under the new settings comes
+// within one interval of the change and the next ones an interval apart,
+// so one that fails the new check is unhealthy at the latest then; one
+// still healthy then passes it. (HealthyThresholdCount does not come into
+// it: a healthy target does not need to pass again to stay healthy.)
+func (r *runner) alignmentWindow() time.Duration { return r.timing().alignment() }
 
 // confirmAlignment checks, after an early alignment, that the node targets
 // healthy before it still pass the new check: one whose node is not
@@ -240,13 +259,20 @@ func (r *runner) gate(ctx context.Context) error {
 	}
 	tgARN := tgb.Spec.TargetGroupARN
 	floor := r.st.Restore.Floor
-	est := r.plan.Estimate
-	r.o.observer.Waiting(Wait{Step: StepGate, What: "pod targets healthy",
-		Until: r.e.clock.Now().Add(time.Duration(est.RegistrationSeconds+est.HealthCheckSeconds) * time.Second)})
+	t := r.timing()
+	r.waiting(Wait{Step: StepGate, What: "pod targets healthy", Reason: reasonNewTargets, From: t.newTargetFrom(),
+		Until: r.e.clock.Now().Add(t.newTarget())})
+	if hc := r.st.HealthCheck; r.plan.Strategy == StrategyInPlace && !hc.ModifiedAt.IsZero() {
+		r.waiting(Wait{Step: StepGate, What: "the early health-check alignment confirmed", Reason: reasonAlignment, From: t.alignmentFrom(),
+			Until: hc.ModifiedAt.Add(t.alignment())})
+	}
 	var baseline map[TargetAddr]bool
 	return r.poll(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
+			return false, "", err
+		}
+		if err := r.keepHold(ctx, StepGate, v); err != nil {
 			return false, "", err
 		}
 		if r.plan.Strategy == StrategyInPlace {
@@ -388,6 +414,9 @@ func (r *runner) deregister(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := r.keepHold(ctx, StepDeregister, v); err != nil {
+			return err
+		}
 		r.progress(StepDeregister, r.tgARN, v, v.servingHealthy, len(v.order))
 		r.noteUnplanned(v)
 		pending := r.pendingRecorded()
@@ -484,15 +513,19 @@ func (r *runner) waitFloor(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 		return &InvariantError{Step: StepDeregister, Check: "floor", Healthy: after, Floor: floor, Targets: batch,
 			Detail: fmt.Sprintf("after this batch of %d, %d healthy targets would serve, below the floor of %d (waited %v)", len(batch), after, floor, waited)}
 	}
-	grace := r.floorGrace()
+	grace, from := r.floorGrace()
 	if grace <= 0 {
 		return breach(after, 0)
 	}
 	start := r.e.clock.Now()
-	r.o.observer.Waiting(Wait{Step: StepDeregister, What: fmt.Sprintf("the floor of %d healthy targets (%d would serve)", floor, after), Until: start.Add(grace)})
+	r.waiting(Wait{Step: StepDeregister, What: fmt.Sprintf("the floor of %d healthy targets (%d would serve)", floor, after),
+		Reason: "pods Karpenter rescheduled become healthy targets: " + reasonNewTargets, From: from, Until: start.Add(grace)})
 	err := r.poll(ctx, StepDeregister, fmt.Sprintf("the floor of %d healthy targets", floor), grace, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, r.tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
+			return false, "", err
+		}
+		if err := r.keepHold(ctx, StepDeregister, v); err != nil {
 			return false, "", err
 		}
 		after = servingAfter(v, batch)
@@ -539,7 +572,8 @@ func joinFirst[T any](items []T, str func(T) string) string {
 // drain waits until no recorded target is left in the target group,
 // draining ones included.
 func (r *runner) drain(ctx context.Context) error {
-	delay := time.Duration(r.plan.TargetGroup.DeregistrationDelaySeconds) * time.Second
+	t := r.timing()
+	delay := t.drain()
 	timeout := r.o.drainTimeout
 	if timeout == 0 {
 		timeout = delay + DefaultDrainMargin
@@ -548,9 +582,21 @@ func (r *runner) drain(ctx context.Context) error {
 	if rec := r.st.Step(StepDeregister); rec != nil && !rec.FinishedAt.IsZero() {
 		until = rec.FinishedAt.Add(delay)
 	}
-	r.o.observer.Waiting(Wait{Step: StepDrain, What: "the deregistration delay", Until: until})
+	r.waiting(Wait{Step: StepDrain, What: "the deregistration delay", Reason: reasonDrain, From: t.drainFrom(), Until: until})
 	recorded := r.st.Restore.Recorded
 	return r.poll(ctx, StepDrain, "the recorded targets to finish draining", timeout, func(ctx context.Context) (bool, string, error) {
+		if r.holdActive() {
+			// The nodes that joined meanwhile and run the Service's pods
+			// are held too (the draining targets' nodes are already).
+			_, objs, err := r.e.lightSnapshot(ctx, false)
+			if err != nil {
+				return false, "", err
+			}
+			r.objs = objs
+			if err := r.keepHold(ctx, StepDrain); err != nil {
+				return false, "", err
+			}
+		}
 		health, err := r.aws.health(ctx, r.tgARN, false)
 		if err != nil {
 			return false, "", err
@@ -610,8 +656,9 @@ func (r *runner) verifyInPlace(ctx context.Context) error {
 // unhealthy, with one allowance: an endpoint still in its first health
 // checks (state initial, or not registered yet by the LBC) is let off while
 // its pod turned Ready less than one health-check window ago
-// (registration, HealthyThresholdCount intervals, and one interval more for
-// the LBC's reaction and the checks' schedule). The allowance is needed
+// (registration and the passing checks a new target needs, under the
+// plan's assumptions, and one interval more for the LBC's reaction and the
+// checks' schedule). The allowance is needed
 // under churn: Karpenter drains nodes, their pods start again elsewhere,
 // and at any moment some pod target has just joined. Demanding those
 // healthy too made the blue/green acceptance cutover (every node replaced
@@ -632,13 +679,15 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 		return &InvariantError{Step: StepVerify, Check: "binding", Detail: "the binding does not exist"}
 	}
 	floor := r.st.Restore.Floor
-	est := r.plan.Estimate
-	interval, _, _ := r.plan.HealthCheck.Target.timing()
-	window := time.Duration(est.RegistrationSeconds+est.HealthCheckSeconds+interval) * time.Second
+	t := r.timing()
+	window := t.newTarget() + time.Duration(t.interval)*time.Second
 	var others []NonPodTarget
 	err := r.poll(ctx, StepVerify, "only healthy pod targets", r.o.verifyTimeout, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
+			return false, "", err
+		}
+		if err := r.keepHold(ctx, StepVerify, v); err != nil {
 			return false, "", err
 		}
 		tracked, err := lbcTracked(ctx, r.e.Client, r.ns, tgb.Name)

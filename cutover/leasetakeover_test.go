@@ -89,13 +89,13 @@ func TestLeaseTakeoverStopsRetriedWrites(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newScenario(t, smallWorld(204))
 			p := s.plan(nil)
-			if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate)); err != nil {
+			if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate)); err != nil {
 				t.Fatal(err)
 			}
 			api := &takeoverAPI{ELBv2API: s.api, t: t, s: s, p: p, throttle: 25, forceAt: tt.forceAt}
 			env := s.env
 			env.ELBv2 = api
-			res, err := cutover.Execute(t.Context(), env, p, cutover.WithAutoRollback(false))
+			res, err := cutover.Execute(t.Context(), env, p, simPods, cutover.WithAutoRollback(false))
 			if len(api.after) > 0 {
 				t.Errorf("DeregisterTargets reached the API after operator-2 took the lease: %v", api.after)
 			}
@@ -146,7 +146,7 @@ func TestLostLockMessage(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(204))
 	p := s.plan(nil)
-	_, err := cutover.Execute(t.Context(), s.env, p, cutover.WithLock(&lostAfter{n: 1}))
+	_, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithLock(&lostAfter{n: 1}))
 	if !cutover.IsLostLock(err) || strings.Contains(err.Error(), "cutover: cutover:") {
 		t.Fatalf("err %q: want a lost lease, its prefix once", err)
 	}

@@ -98,7 +98,7 @@ func TestObserverAndLog(t *testing.T) {
 	}, funcr.Options{Verbosity: 1})
 	rec := &recorder{}
 	start := s.w.Clock().Now()
-	res, err := cutover.Execute(t.Context(), env, p, cutover.WithObserver(rec.observer()))
+	res, err := cutover.Execute(t.Context(), env, p, simPods, cutover.WithObserver(rec.observer()))
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute: completed %t, %v", res.Completed, err)
 	}
@@ -162,6 +162,11 @@ func TestObserverAndLog(t *testing.T) {
 	if g.What == "" || d.What == "" || !g.Until.After(start) || !d.Until.After(g.Until) {
 		t.Errorf("waits %+v: want the gate's and the drain's, each ending in the future, the drain's last", rec.waits)
 	}
+	for _, w := range rec.waits {
+		if w.Reason == "" || w.From == "" {
+			t.Errorf("wait %+v: want its reason and what it derives from", w)
+		}
+	}
 
 	// The log.
 	mu.Lock()
@@ -191,6 +196,21 @@ func TestObserverAndLog(t *testing.T) {
 	}
 	if n := count("deregistered"); n != res.Batches {
 		t.Errorf("%d deregistered lines, %d batches", n, res.Batches)
+	}
+	waiting := 0
+	for _, l := range lines {
+		if strings.Contains(l, `"msg"="waiting"`) {
+			waiting++
+			if !strings.Contains(l, `"reason"="`) || !strings.Contains(l, `"from"="`) || strings.Contains(l, `"reason"=""`) || strings.Contains(l, `"from"=""`) {
+				t.Errorf("a wait logged without its reason or basis: %s", l)
+			}
+		}
+	}
+	if waiting != len(rec.waits) {
+		t.Errorf("%d waits logged, %d observed", waiting, len(rec.waits))
+	}
+	if count("disruption held") != len(res.Held) || count("disruption released") != len(res.Released) || len(res.Held) == 0 {
+		t.Errorf("%d held and %d released lines for %d held and %d released nodes", count("disruption held"), count("disruption released"), len(res.Held), len(res.Released))
 	}
 	for _, msg := range []string{"health check aligned", "binding applied", "observed", "retrying"} {
 		if count(msg) == 0 {

@@ -57,12 +57,19 @@ type Progress struct {
 	Summary string
 }
 
-// Wait says what a step waits for.
+// Wait says what a step waits for, why, and what the expected length
+// derives from.
 type Wait struct {
 	// Step is the waiting step.
 	Step string
 	// What is what it waits for.
 	What string
+	// Reason says why the step waits that long.
+	Reason string
+	// From names the assumption or the setting the length derives from,
+	// for example "deregistration_delay.timeout_seconds 300" or
+	// "UnhealthyThresholdCount 2 × interval 30 s".
+	From string
 	// Until is when it expects to be done, zero when unknown.
 	Until time.Time
 }

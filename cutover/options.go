@@ -45,6 +45,7 @@ type options struct {
 	leaseDuration time.Duration
 	reason        string
 	allowNonPod   bool
+	accepted      []PreconditionKind
 }
 
 func collect(opts []Option) options {
@@ -111,6 +112,17 @@ func WithAutoRollback(on bool) Option { return func(o *options) { o.autoRollback
 // at the verify step with a *NonPodTargetsError, without a rollback. They
 // are never removed either way.
 func WithAllowNonPodTargets(allow bool) Option { return func(o *options) { o.allowNonPod = allow } }
+
+// WithAcceptPreconditions lets Execute carry out a plan whose
+// [Precondition]s of these kinds do not hold, for example
+// WithAcceptPreconditions(PreconditionPodSettings) when the Service's pods
+// lack a safe preStop delay: the caller takes the risk the plan names, and
+// the result says so. A kind that is not one of the package's is an
+// *InputError. Default: none; Execute refuses a plan with any precondition
+// with a *PreconditionError before it reads or changes anything.
+func WithAcceptPreconditions(kinds ...PreconditionKind) Option {
+	return func(o *options) { o.accepted = append(o.accepted, kinds...) }
+}
 
 // WithRetry shapes the retries of throttled calls. Default [DefaultRetry].
 func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }

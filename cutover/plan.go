@@ -21,6 +21,11 @@ const PlanSchemaVersion = 1
 
 // The IDs of the steps a plan may hold, in the order they may run.
 const (
+	// StepHoldDisruption puts karpenter.sh/do-not-disrupt on every node
+	// that holds a target of the target group or a pod of the Service, so
+	// that Karpenter starts no graceful disruption of them during the
+	// cutover (both strategies; first).
+	StepHoldDisruption = "hold-disruption"
 	// StepAlignHealthCheck sets the target group's health check to
 	// traffic-port and the pods' readiness path (in-place).
 	StepAlignHealthCheck = "align-health-check"
@@ -39,6 +44,9 @@ const (
 	StepDetach = "detach"
 	// StepVerify checks the end state.
 	StepVerify = "verify"
+	// StepReleaseDisruption removes what the hold added (both strategies;
+	// last).
+	StepReleaseDisruption = "release-disruption"
 )
 
 // StepShift is the ID of the blue/green step that gives the new target
@@ -90,6 +98,15 @@ type Plan struct {
 	BlueGreen *BlueGreenPlan `json:"blueGreen,omitempty"`
 	// Guards are the guards' outcomes.
 	Guards []GuardCheck `json:"guards"`
+	// Preconditions are what the cutover's safety rests on that the world
+	// does not give (the Service's pod settings): Execute refuses the plan
+	// unless the caller accepts each kind ([WithAcceptPreconditions]).
+	// Empty when everything is safe.
+	Preconditions []Precondition `json:"preconditions,omitempty"`
+	// Reads are the Kubernetes verbs PlanCutover used to make the plan
+	// (its ELBv2 calls are the Describe* operations): what the operator
+	// who plans needs in RBAC.
+	Reads []string `json:"reads"`
 	// Steps are the steps, in order.
 	Steps []Step `json:"steps"`
 	// Estimate is the expected duration.
@@ -310,27 +327,36 @@ type Step struct {
 	Weight int32 `json:"weight,omitempty"`
 }
 
-// Estimate is the expected duration of the cutover. FloorSeconds is the
-// least any safe cutover takes: registration, HealthyThresholdCount health
-// checks, and the deregistration delay (in-place) or the weight holds
-// (blue/green).
+// Estimate is the expected duration of the cutover, from the plan's
+// [Assumptions] and the target group's settings. FloorSeconds is the least
+// any safe cutover takes: in-place, the new pod targets' health
+// (registration and the passing checks a new target needs) or, after an
+// early health-check alignment, its confirmation window when that is
+// longer, then the deregistration delay; blue/green, the new pod targets'
+// health and the weight holds. Waits lists each of those waits with its
+// reason and what it derives from.
 type Estimate struct {
-	// RegistrationSeconds is ELB's registration step before the first
-	// check (an estimate: ELB does not publish it).
+	// RegistrationSeconds is the registration delay before a new target's
+	// first health check (Assumptions.RegistrationDelay: ELB does not
+	// publish it).
 	RegistrationSeconds int32 `json:"registrationSeconds"`
-	// HealthCheckSeconds is HealthyThresholdCount × HealthCheckIntervalSeconds.
+	// HealthCheckSeconds is the passing checks a new target needs
+	// (Assumptions.NewTargetChecks, or the HealthyThresholdCount) × the
+	// health check's interval.
 	HealthCheckSeconds int32 `json:"healthCheckSeconds"`
+	// AlignmentSeconds is, in-place with an early health-check alignment,
+	// its confirmation window: UnhealthyThresholdCount × the interval of
+	// the new check (see [StepGate]).
+	AlignmentSeconds int32 `json:"alignmentSeconds,omitempty"`
 	// DeregistrationDelaySeconds is the drain (in-place).
 	DeregistrationDelaySeconds int32 `json:"deregistrationDelaySeconds"`
 	// HoldSeconds is the sum of the weight holds (blue/green).
 	HoldSeconds int32 `json:"holdSeconds"`
-	// FloorSeconds is their sum.
+	// FloorSeconds is the least any safe cutover takes (see above).
 	FloorSeconds int32 `json:"floorSeconds"`
+	// Waits are the waits the floor is made of, in order.
+	Waits []PlannedWait `json:"waits,omitempty"`
 }
-
-// RegistrationSeconds is the estimate of ELB's registration step that
-// plans use: ELB does not publish it; the simulator's is 10 s.
-const RegistrationSeconds = 10
 
 // Ref returns the plan's ID and digest, as the journal records them.
 func (p *Plan) Ref() PlanRef { return PlanRef{ID: p.ID, Digest: p.Digest} }
@@ -413,6 +439,9 @@ func (p *Plan) validate(op string) error {
 	}
 	if p.Floor < 1 {
 		return bad(fmt.Sprintf("floor %d is below 1", p.Floor))
+	}
+	if err := p.Request.Assumptions.Validate(); err != nil {
+		return bad(err.Error())
 	}
 	if err := validNamespace(op, p.Binding.Namespace); err != nil {
 		return err
@@ -528,6 +557,12 @@ func (p *Plan) Text() string {
 		w("                 %s -> %s\n", hcString(p.HealthCheck.Original), hcString(p.HealthCheck.Target))
 	}
 	w("  floor:         %d healthy targets (%s)\n", p.Floor, p.FloorReason)
+	w("  assumptions:   %s\n", p.Request.Assumptions.String())
+	if p.Request.NoDisruptionHold {
+		w("  disruption:    not held (Request.NoDisruptionHold)\n")
+	} else {
+		w("  disruption:    held: %s on the nodes of the target group's targets and of the Service's pods, from %s to %s\n", AnnotationDoNotDisrupt, StepHoldDisruption, StepReleaseDisruption)
+	}
 	if bg := p.BlueGreen; bg != nil {
 		w("  new group:     %s (ip, %s:%d), weights %v, hold %ds each\n", bg.NewTargetGroup.Name, bg.NewTargetGroup.Protocol, bg.NewTargetGroup.Port, bg.WeightSteps, bg.StepHoldSeconds)
 		for _, r := range bg.Routes {
@@ -541,6 +576,13 @@ func (p *Plan) Text() string {
 	w("Guards:\n")
 	for _, g := range p.Guards {
 		w("  %-8s %-7s %s\n", g.Status, g.ID, g.Detail)
+	}
+	for _, pc := range p.Preconditions {
+		w("Precondition %s: %s\n", pc.Kind, pc.Reason)
+		for _, c := range pc.Settings {
+			w("  %s\n", c.String())
+		}
+		w("  Execute refuses the plan unless accepted: %s\n", pc.Kind.Option())
 	}
 	if len(p.Recorded) > 0 {
 		w("Recorded targets to deregister (%d):\n", len(p.Recorded))
@@ -567,8 +609,19 @@ func (p *Plan) Text() string {
 		}
 	}
 	e := p.Estimate
-	w("Estimate: floor %ds = registration %ds + health checks %ds + deregistration delay %ds + holds %ds\n",
-		e.FloorSeconds, e.RegistrationSeconds, e.HealthCheckSeconds, e.DeregistrationDelaySeconds, e.HoldSeconds)
+	if e.AlignmentSeconds > 0 {
+		w("Estimate: floor %ds = max(registration %ds + health checks %ds, alignment confirmation %ds) + deregistration delay %ds\n",
+			e.FloorSeconds, e.RegistrationSeconds, e.HealthCheckSeconds, e.AlignmentSeconds, e.DeregistrationDelaySeconds)
+	} else {
+		w("Estimate: floor %ds = registration %ds + health checks %ds + deregistration delay %ds + holds %ds\n",
+			e.FloorSeconds, e.RegistrationSeconds, e.HealthCheckSeconds, e.DeregistrationDelaySeconds, e.HoldSeconds)
+	}
+	for _, wt := range e.Waits {
+		w("  wait %s\n", wt.String())
+	}
+	if len(p.Reads) > 0 {
+		w("Planning read: %s\n", strings.Join(p.Reads, ", "))
+	}
 	for _, s := range p.Warnings {
 		w("Warning: %s\n", s)
 	}

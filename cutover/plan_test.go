@@ -122,7 +122,7 @@ func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.churn()
-			if res, err := cutover.Execute(t.Context(), s.env, p); err != nil || !res.Completed {
+			if res, err := cutover.Execute(t.Context(), s.env, p, simPods); err != nil || !res.Completed {
 				t.Fatalf("Execute: %v", err)
 			}
 			if rb, err := cutover.Rollback(t.Context(), s.env, p); err != nil || !rb.Completed {

@@ -101,7 +101,8 @@ func (pl *planner) fail(err error) (*Plan, error) { return nil, fmt.Errorf("cuto
 
 func (pl *planner) plan(ctx context.Context) (*Plan, error) {
 	req := &pl.req
-	p := &Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: pl.e.clock.Now().UTC(), Request: pl.req}
+	p := &Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: pl.e.clock.Now().UTC(), Request: pl.req, Reads: slices.Clone(planReads)}
+	p.Request.Assumptions = req.Assumptions.WithDefaults()
 	pl.p = p
 	in := guardInput{arn: pl.arn, clusterName: pl.e.ClusterName, clusterVPCID: pl.e.ClusterVPCID, req: req}
 
@@ -259,11 +260,21 @@ func (pl *planner) readService(ctx context.Context) error {
 	if sp == nil {
 		return &InputError{Op: "plan", Field: "Port", Reason: fmt.Sprintf("%q: %s", req.Port.String(), why), Err: tgbind.ErrPortNotFound}
 	}
-	path, err := readinessPath(ctx, pl.e.Client, svc, sp)
+	pods, err := servicePods(ctx, pl.e.Client, svc)
 	if err != nil {
 		_, err = pl.fail(err)
 		return err
 	}
+	path := readinessPath(pods, sp)
+	pc, notes, err := podSettings(ctx, pl.e.Client, svc, sp, pods, pl.p.Request.Assumptions)
+	if err != nil {
+		_, err = pl.fail(err)
+		return err
+	}
+	if pc != nil {
+		pl.p.Preconditions = append(pl.p.Preconditions, *pc)
+	}
+	pl.p.Warnings = append(pl.p.Warnings, notes...)
 	pl.svc, pl.sp = svc, sp
 	target := sp.TargetPort.String()
 	if target == "0" || target == "" {
@@ -361,8 +372,8 @@ func (pl *planner) inPlace(ctx context.Context) error {
 		return err
 	}
 	pl.inPlaceSteps()
-	hc := p.HealthCheck.Target
-	p.Estimate = estimate(hc, p.TargetGroup.DeregistrationDelaySeconds, 0)
+	pl.holdSteps()
+	p.Estimate = inPlaceEstimate(p)
 	return nil
 }
 
@@ -435,11 +446,42 @@ func atoi32(s string) int32 {
 	return int32(n)
 }
 
-func estimate(hc HealthCheckSettings, dereg, hold int32) Estimate {
-	e := Estimate{RegistrationSeconds: RegistrationSeconds, DeregistrationDelaySeconds: dereg, HoldSeconds: hold}
-	interval, healthy, _ := hc.timing()
-	e.HealthCheckSeconds = interval * healthy
-	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.DeregistrationDelaySeconds + e.HoldSeconds
+// inPlaceEstimate is the floor of an in-place plan: the new pod targets
+// healthy (or, after an early alignment, its confirmation window when
+// longer: the gate waits for both), then the drain.
+func inPlaceEstimate(p *Plan) Estimate {
+	t := newTiming(p.Request.Assumptions, p.HealthCheck.Target, p.TargetGroup.DeregistrationDelaySeconds)
+	e := Estimate{RegistrationSeconds: t.registration(), HealthCheckSeconds: t.checks(), DeregistrationDelaySeconds: t.dereg}
+	gate := seconds(t.newTarget())
+	e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonNewTargets, Seconds: gate, From: t.newTargetFrom()})
+	if p.HealthCheck.Timing == HealthCheckBeforeBinding {
+		e.AlignmentSeconds = seconds(t.alignment())
+		e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonAlignment, Seconds: e.AlignmentSeconds, From: t.alignmentFrom()})
+	}
+	e.Waits = append(e.Waits, PlannedWait{Step: StepDrain, Reason: reasonDrain, Seconds: t.dereg, From: t.drainFrom()})
+	e.FloorSeconds = max(gate, e.AlignmentSeconds) + e.DeregistrationDelaySeconds
+	return e
+}
+
+// blueGreenEstimate is the floor of a blue/green plan: the new pod targets
+// healthy, then each weight's hold.
+func blueGreenEstimate(p *Plan) Estimate {
+	bg := p.BlueGreen
+	t := newTiming(p.Request.Assumptions, bg.NewTargetGroup.HealthCheck, 0)
+	e := Estimate{RegistrationSeconds: t.registration(), HealthCheckSeconds: t.checks()}
+	e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonNewTargets, Seconds: seconds(t.newTarget()), From: t.newTargetFrom()})
+	from := fmt.Sprintf("Request.StepHoldSeconds %d", p.Request.StepHoldSeconds)
+	if p.Request.StepHoldSeconds == 0 {
+		from = fmt.Sprintf("one health-check interval, %d s (Request.StepHoldSeconds unset)", t.interval)
+	}
+	for _, w := range bg.WeightSteps {
+		if w == 0 || bg.StepHoldSeconds <= 0 {
+			continue
+		}
+		e.HoldSeconds += bg.StepHoldSeconds
+		e.Waits = append(e.Waits, PlannedWait{Step: StepShift(w), Reason: reasonHold, Seconds: bg.StepHoldSeconds, From: from})
+	}
+	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.HoldSeconds
 	return e
 }
 
@@ -457,7 +499,20 @@ const (
 	callDeleteTG   = "elasticloadbalancing:DeleteTargetGroup"
 	callListener   = "elasticloadbalancing:ModifyListener"
 	callRule       = "elasticloadbalancing:ModifyRule"
+	callNodes      = "kubernetes:get,patch nodes"
 )
+
+// planReads are the Kubernetes verbs PlanCutover uses (Plan.Reads):
+// diagnose's snapshot, tgbind's preflight (its server-side dry run
+// included), the Service's pods and their settings' namespace and
+// PodDisruptionBudgets.
+var planReads = []string{
+	"kubernetes:list nodes,pods,services,namespaces,targetgroupbindings,nodeclaims.karpenter.sh",
+	"kubernetes:get services,namespaces",
+	"kubernetes:list endpointslices,validatingwebhookconfigurations",
+	"kubernetes:list poddisruptionbudgets.policy",
+	"kubernetes:create targetgroupbindings (dry run)",
+}
 
 func (pl *planner) inPlaceSteps() {
 	p := pl.p
@@ -509,7 +564,7 @@ func (pl *planner) inPlaceSteps() {
 	switch p.HealthCheck.Timing {
 	case HealthCheckBeforeBinding:
 		align.Phase = "prepare"
-		gate.Effect += "; and the node targets healthy before the early alignment must stay healthy under it for HealthyThresholdCount (or UnhealthyThresholdCount, when more) intervals, else it stops and the rollback restores the health check first"
+		gate.Effect += "; and the node targets healthy before the early alignment must stay healthy under it for UnhealthyThresholdCount intervals of the new check (a healthy target turns unhealthy only after that many failed checks, the first within one interval), else it stops and the rollback restores the health check first"
 		p.Steps = []Step{align, bind, gate, dereg, drain, verify}
 	case HealthCheckAfterDeregistration:
 		align.Phase = "remove"
@@ -518,6 +573,35 @@ func (pl *planner) inPlaceSteps() {
 	default:
 		p.Steps = []Step{bind, gate, dereg, drain, verify}
 	}
+}
+
+// holdSteps puts the hold of Karpenter's graceful disruption around the
+// strategy's steps, or warns when the request skips it.
+func (pl *planner) holdSteps() {
+	p := pl.p
+	if p.Request.NoDisruptionHold {
+		p.Warnings = append(p.Warnings, "Karpenter's graceful disruption is not held during the cutover (Request.NoDisruptionHold): it may replace the nodes of the target group's node targets while they still serve; their targets are deregistered early when Karpenter marks the node, but a node that goes before its target drains fails the requests in flight")
+		return
+	}
+	which := "a target of " + p.TargetGroup.Name
+	if p.Strategy == StrategyBlueGreen {
+		which = "a target of " + p.TargetGroup.Name + " or of " + p.BlueGreen.NewTargetGroup.Name
+	}
+	hold := Step{
+		ID: StepHoldDisruption, Phase: "prepare", Title: "hold Karpenter's graceful disruption of the nodes that serve",
+		Effect: fmt.Sprintf("annotate %s: \"true\" (and %s: the plan's ID) every node that holds %s or a pod of %s/%s, journaling whether it carried the annotation and its value; until the release, every observation holds the nodes that join too. Graceful disruption (consolidation, drift) of those nodes does not start; one already started goes on; forceful disruption (spot interruption, expiry, repair, deletion) cannot be held",
+			AnnotationDoNotDisrupt, AnnotationDisruptionHold, which, p.Service.Namespace, p.Service.Name),
+		Rollback: "the rollback holds disruption during its own run, then removes what the hold added",
+		Calls:    []string{callDescribe, callListKube, callNodes}, Mutates: true,
+	}
+	release := Step{
+		ID: StepReleaseDisruption, Phase: "verify", Title: "release the hold of Karpenter's graceful disruption",
+		Preconditions: []string{"every earlier step is done"},
+		Effect:        fmt.Sprintf("remove what the hold added: %s where the hold set it and nobody changed it since (an annotation the hold found, or one changed since, stays)", AnnotationDoNotDisrupt),
+		Rollback:      "nothing to undo",
+		Calls:         []string{callNodes}, Mutates: true,
+	}
+	p.Steps = append(append([]Step{hold}, p.Steps...), release)
 }
 
 // newTargetGroupName is "<old>-ip", or, when that exceeds 32 characters,
@@ -643,7 +727,8 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 	p.HealthCheck = HealthCheckPlan{Original: old.HealthCheck, Target: hc, Timing: HealthCheckOnNewTargetGroup,
 		Reason: "the old target group keeps its health check; the new one checks the pods on traffic-port"}
 	pl.blueGreenSteps()
-	p.Estimate = estimate(hc, 0, hold*int32(len(steps)-1))
+	pl.holdSteps()
+	p.Estimate = blueGreenEstimate(p)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package cutover
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
 // Strategy is how a cutover moves the traffic.
@@ -100,6 +102,16 @@ type Request struct {
 	// watching health, before the analysis hook judges it. Zero: one health
 	// check interval of the new target group. Negative: no hold.
 	StepHoldSeconds int32 `json:"stepHoldSeconds,omitempty"`
+	// Assumptions are the AWS timings the plan is made under; its floor,
+	// its waits and its pod preconditions derive from them. Each zero field
+	// means its default (see [Assumptions]); the plan records them with
+	// the defaults applied.
+	Assumptions Assumptions `json:"assumptions,omitzero"`
+	// NoDisruptionHold skips the steps that hold Karpenter's graceful
+	// disruption during the cutover ([StepHoldDisruption],
+	// [StepReleaseDisruption]); the plan then warns. Zero: the hold, the
+	// safe default.
+	NoDisruptionHold bool `json:"noDisruptionHold,omitempty"`
 }
 
 var accountRe = regexp.MustCompile(`^[0-9]{12}$`)
@@ -145,6 +157,14 @@ func (r *Request) validate() (awserr.ARN, error) {
 	}
 	if _, err := weightSteps(r.WeightSteps); err != nil {
 		return bad("WeightSteps", err.Error(), nil)
+	}
+	if err := r.Assumptions.Validate(); err != nil {
+		field, reason := "Assumptions", err.Error()
+		var ie *envelope.InvalidError
+		if errors.As(err, &ie) {
+			field, reason = "Assumptions."+ie.Field, ie.Reason
+		}
+		return bad(field, reason, nil)
 	}
 	return a, nil
 }

@@ -19,6 +19,10 @@ import (
 
 // The rollback actions, in the order they may run.
 const (
+	// RollbackHoldDisruption holds Karpenter's graceful disruption of the
+	// nodes that serve (as [StepHoldDisruption] does) for the rollback's
+	// run, unless the hold still stands from Execute.
+	RollbackHoldDisruption = "hold-disruption"
 	// RollbackAttachOld puts the old target group back into the forward
 	// actions at weight 0 when blue/green detached it: a target group no
 	// load balancer uses is never health checked.
@@ -37,6 +41,9 @@ const (
 	RollbackDeleteTargetGroup = "delete-target-group"
 	// RollbackRestoreHealthCheck puts the original health check back.
 	RollbackRestoreHealthCheck = "restore-health-check"
+	// RollbackReleaseDisruption removes everything the journal says the
+	// hold added, Execute's hold included.
+	RollbackReleaseDisruption = "release-disruption"
 )
 
 // bindingGoneTimeout bounds the wait for the LBC to finish a binding's
@@ -64,6 +71,19 @@ type RollbackResult struct {
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt"`
 	Seconds    float64   `json:"seconds"`
+	// FloorSeconds is the least this rollback could take, under the plan's
+	// assumptions: when it registered node targets, the registration delay
+	// and the passing checks a new target needs at the target group's
+	// interval (it waits for no drain: the node targets serve before
+	// anything is removed, and the pod targets drain after the binding is
+	// gone); zero when it registered none. Ratio is Seconds/FloorSeconds.
+	FloorSeconds float64 `json:"floorSeconds"`
+	Ratio        float64 `json:"ratio,omitempty"`
+	// Held are the nodes this run annotated karpenter.sh/do-not-disrupt
+	// (its hold, or the extension of Execute's), and Released the nodes
+	// whose annotation it removed or put back.
+	Held     []string `json:"held,omitempty"`
+	Released []string `json:"released,omitempty"`
 	// Calls and MutatingCalls count its ELBv2 calls.
 	Calls         map[string]int `json:"calls"`
 	MutatingCalls int            `json:"mutatingCalls"`
@@ -82,28 +102,34 @@ func (*State) rollbackSource() {}
 // Rollback returns the target group to a working pre-migration state, from
 // any point of a cutover, including after it completed:
 //
-//  1. (blue/green, when the old target group was detached) attach it again
+//  1. hold Karpenter's graceful disruption of the nodes that serve (unless
+//     Execute's hold still stands, or the plan skips the hold);
+//  2. (blue/green, when the old target group was detached) attach it again
 //     at weight 0, so that its targets are health checked;
-//  2. register, on the NodePort, the nodes that are alive NOW (Ready and
+//  3. register, on the NodePort, the nodes that are alive NOW (Ready and
 //     not leaving), not the recorded IPs: those nodes may be gone;
-//  3. wait until they are healthy (at least the floor, or every live node),
-//     retiring node targets whose node Karpenter is removing meanwhile;
-//  4. (blue/green) put the original forward actions back: the weights go
+//  4. wait until they are healthy (at least the floor, or every live node),
+//     retiring node targets whose node Karpenter is removing meanwhile
+//     (and, without the hold, until Karpenter replaces no node);
+//  5. (blue/green) put the original forward actions back: the weights go
 //     back to the old target group before anything else is removed;
-//  5. delete the binding: in multi-cluster mode the LBC deregisters only the
+//  6. delete the binding: in multi-cluster mode the LBC deregisters only the
 //     pod targets it registered;
-//  6. (blue/green) delete the target group tgmigrate created, when its tags
+//  7. (blue/green) delete the target group tgmigrate created, when its tags
 //     say so;
-//  7. restore the health check.
+//  8. restore the health check (first, before 3, when node targets fail
+//     the aligned one);
+//  9. release everything the journal says the hold added.
 //
 // Each action checks the world first and makes no call when there is
 // nothing to do, so Rollback is idempotent; it is journaled (the state's
 // Rollback record), so it resumes after a crash, and the plan's steps end
 // rolled-back: Execute then refuses the plan. It takes the target group's
-// lock like Execute. Options: WithJournal (required with a *State that did
-// not come from the default ConfigMapJournal), WithLock, WithObserver,
-// WithHook, WithRetry, WithPollInterval, WithBatchSize, WithGateTimeout,
-// WithReason.
+// lock like Execute. The result gives its time against its floor (the
+// node targets' registration and checks under the plan's assumptions).
+// Options: WithJournal (required with a *State that did not come from the
+// default ConfigMapJournal), WithLock, WithObserver, WithHook, WithRetry,
+// WithPollInterval, WithBatchSize, WithGateTimeout, WithReason.
 func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*RollbackResult, error) {
 	e, err := env.resolve("rollback")
 	if err != nil {
@@ -181,9 +207,19 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 
 // rollbackActions lists the actions of a strategy. The health check is
 // restored last, unless node targets fail the aligned one (it was aligned
-// after their deregistration): then first.
-func rollbackActions(strategy string, healthCheckFirst bool) []Step {
+// after their deregistration): then first. With holds, the hold of
+// Karpenter's disruption comes first and its release last.
+func rollbackActions(strategy string, healthCheckFirst, holds bool) []Step {
 	mk := func(id, title string) Step { return Step{ID: id, Phase: "rollback", Title: title} }
+	acts := rollbackCore(mk, strategy, healthCheckFirst)
+	if !holds {
+		return acts
+	}
+	return append(append([]Step{mk(RollbackHoldDisruption, "hold Karpenter's graceful disruption of the nodes that serve")}, acts...),
+		mk(RollbackReleaseDisruption, "release what the hold added"))
+}
+
+func rollbackCore(mk func(id, title string) Step, strategy string, healthCheckFirst bool) []Step {
 	register := mk(RollbackRegisterNodes, "register the nodes alive now on the NodePort")
 	wait := mk(RollbackWaitNodes, "wait until the node targets are healthy")
 	del := mk(RollbackDeleteBinding, "delete the binding")
@@ -209,9 +245,16 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 	st := r.st
 	before := r.counts.snapshot()
 	res := &RollbackResult{PlanID: st.Plan.ID, Reason: reason, StartedAt: r.e.clock.Now()}
+	heldBefore, releasedBefore := len(r.heldNow), len(r.releasedNow)
 	done := func(err error) (*RollbackResult, error) {
 		res.FinishedAt = r.e.clock.Now()
 		res.Seconds = res.FinishedAt.Sub(res.StartedAt).Seconds()
+		if len(res.Registered) > 0 {
+			res.FloorSeconds = r.nodeTiming().newTarget().Seconds()
+			res.Ratio = res.Seconds / res.FloorSeconds
+		}
+		res.Held = slices.Clone(r.heldNow[heldBefore:])
+		res.Released = slices.Clone(r.releasedNow[releasedBefore:])
 		res.Calls = map[string]int{}
 		for op, n := range r.counts.snapshot() {
 			if d := n - before[op]; d > 0 {
@@ -231,7 +274,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		}
 	}
 	rb := &rollbackRun{runner: r, res: res}
-	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst) {
+	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst, r.holds()) {
 		if slices.Contains(st.Rollback.Done, a.ID) {
 			res.Actions = append(res.Actions, StepResult{ID: a.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: a, At: r.e.clock.Now(), Skipped: true})
@@ -281,10 +324,24 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 type rollbackRun struct {
 	*runner
 	res *RollbackResult
+	// unsettled are the nodes Karpenter was replacing, or had queued, at
+	// the last observation of wait-nodes.
+	unsettled []string
 }
 
 func (rb *rollbackRun) run(ctx context.Context, id string) error {
 	switch id {
+	case RollbackHoldDisruption:
+		v, err := rb.observe(ctx, rb.tgARN, nil, rb.st.Restore.TargetType, "")
+		if err != nil {
+			return err
+		}
+		return rb.holdDisruption(ctx, RollbackHoldDisruption, v)
+	case RollbackReleaseDisruption:
+		if note := rb.unsettledNote(); note != "" {
+			rb.res.Warnings = append(rb.res.Warnings, note)
+		}
+		return rb.releaseHold(ctx, RollbackReleaseDisruption)
 	case RollbackAttachOld:
 		return rb.attachOld(ctx)
 	case RollbackRegisterNodes:
@@ -427,32 +484,62 @@ func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, pre
 
 const noNodePort = "no NodePort known: no node target registered"
 
+// nodeTiming is what the rollback's waits derive from: the plan's
+// assumptions and the health check the node targets are checked with
+// (the target group's as it was: the alignment changes its port and path,
+// not its timing).
+func (r *runner) nodeTiming() timing {
+	if r.st != nil && r.st.Restore != nil {
+		hc := HealthCheckSettings{}
+		if r.st.Restore.HealthCheck != nil {
+			hc = *r.st.Restore.HealthCheck
+		}
+		a := r.st.Restore.Assumptions
+		if r.plan != nil && a == (Assumptions{}) {
+			a = r.plan.Request.Assumptions
+		}
+		return newTiming(a, hc, 0)
+	}
+	return newTiming(r.plan.Request.Assumptions, r.plan.HealthCheck.Original, 0)
+}
+
 // waitNodes waits until the live nodes' targets are healthy: every one
 // that was live at the first observation and still is, and at least the
 // floor (or every live node, when fewer). Nodes that come up meanwhile are
 // registered as they appear, and node targets of ours whose node is
 // leaving are retired while another healthy target serves. For blue/green,
 // while the old target group has no healthy target left, the new one
-// takes the traffic (see holdOnNew).
+// takes the traffic (see holdOnNew). While the disruption hold stands,
+// every observation holds the nodes that joined too.
 //
-// It also waits until Karpenter replaces no node (none disrupting, no
-// NodeClaim Drifted): static node targets are what breaks under churn, so
-// the pod targets the LBC keeps current stay until the nodes settle. When
-// the gate timeout comes with the node targets healthy but the nodes not
-// settled, the rollback goes on and warns.
+// Without the hold, it also waits until Karpenter replaces no node (none
+// disrupting, no NodeClaim Drifted): static node targets are what breaks
+// under churn, so the pod targets the LBC keeps current stay until the
+// nodes settle; when the gate timeout comes with the node targets healthy
+// but the nodes not settled, the rollback goes on and warns. With the
+// hold, no graceful disruption starts while the rollback runs, and the
+// node targets of the disruptions already under way are retired as their
+// nodes leave: it does not wait for Karpenter, and the release warns of
+// the disruptions that wait for it.
 func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 	var baseline map[TargetAddr]bool
 	healthyEnough := false
 	var unsettled []string
 	floor := rb.st.Restore.Floor
-	est := time.Duration(RegistrationSeconds+150) * time.Second
-	if rb.plan != nil {
-		est = time.Duration(rb.plan.Estimate.RegistrationSeconds+rb.plan.Estimate.HealthCheckSeconds) * time.Second
+	t := rb.nodeTiming()
+	rb.waiting(Wait{Step: RollbackWaitNodes, What: "node targets healthy", Reason: reasonNodes, From: t.newTargetFrom(),
+		Until: rb.e.clock.Now().Add(t.newTarget())})
+	held := rb.holdActive()
+	what := "the live nodes' targets to be healthy"
+	if !held {
+		what += " and the nodes to settle"
 	}
-	rb.o.observer.Waiting(Wait{Step: RollbackWaitNodes, What: "node targets healthy", Until: rb.e.clock.Now().Add(est)})
-	err := rb.poll(ctx, RollbackWaitNodes, "the live nodes' targets to be healthy and the nodes to settle", rb.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+	err := rb.poll(ctx, RollbackWaitNodes, what, rb.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
 		v, err := rb.observe(ctx, rb.tgARN, nil, rb.st.Restore.TargetType, "")
 		if err != nil {
+			return false, "", err
+		}
+		if err := rb.keepHold(ctx, RollbackWaitNodes, v); err != nil {
 			return false, "", err
 		}
 		ns, err := nodes(ctx, rb.e.Client, v.snap)
@@ -460,6 +547,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 			return false, "", err
 		}
 		unsettled = ns.unsettled
+		rb.unsettled = ns.unsettled
 		present := map[TargetAddr]bool{}
 		for t, vt := range v.targets {
 			present[t] = vt.state != stateDraining
@@ -499,13 +587,23 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		rb.progress(RollbackWaitNodes, rb.tgARN, v, healthy, len(live))
 		healthyEnough = ok && healthy >= need && len(live) > 0
 		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %d nodes being replaced", healthy, len(live), need, len(unsettled))
-		return healthyEnough && len(unsettled) == 0, desc, nil
+		return healthyEnough && (held || len(unsettled) == 0), desc, nil
 	})
 	if IsTimeout(err) && healthyEnough {
 		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("Karpenter was still replacing nodes %v when the wait ended: the rollback went on; their node targets will fail when they go", unsettled))
 		return nil
 	}
 	return err
+}
+
+// unsettledNote warns, as the rollback releases the hold, of the nodes
+// Karpenter is replacing or waits to replace: their node targets fail when
+// they go, as the static target group always did under churn.
+func (rb *rollbackRun) unsettledNote() string {
+	if !rb.holdActive() || len(rb.unsettled) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Karpenter is replacing, or waits for the hold's release to replace, nodes %v: the rollback's node targets on them will fail when they go (static node targets do not survive churn)", rb.unsettled)
 }
 
 // holdOnNew keeps a blue/green rollback from starving: when the old target
@@ -638,6 +736,10 @@ func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
 		}
 		rb.res.Warnings = append(rb.res.Warnings, res.Warnings...)
 	}
+	t := rb.nodeTiming()
+	rb.waiting(Wait{Step: RollbackDeleteBinding, What: "the binding gone", Reason: reasonBinding,
+		From:  fmt.Sprintf("controller delay up to %v (assumed); the wait gives up after %v", t.a.Controller(), bindingGoneTimeout),
+		Until: rb.e.clock.Now().Add(t.a.Controller())})
 	err = rb.poll(ctx, RollbackDeleteBinding, "the LBC to finish deleting the binding", bindingGoneTimeout, func(ctx context.Context) (bool, string, error) {
 		err := rb.e.Client.Get(ctx, key, &v1beta1.TargetGroupBinding{})
 		switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -109,6 +110,7 @@ func (c *contractAPI) taggedOnCreate(arn string) bool {
 // scenario is one world and the cutover's environment in it.
 type scenario struct {
 	t        testing.TB
+	cfg      sim.Config
 	w        *sim.World
 	env      cutover.Env
 	api      *contractAPI
@@ -170,9 +172,11 @@ func (s *scenario) figures() figures {
 	return f
 }
 
-// checkDuringExecute checks the figures taken when Execute returned:
+// checkDuringExecute checks the figures taken when Execute returned, for a
+// plan that does not hold Karpenter's disruption (Request.NoDisruptionHold):
 // Karpenter replaced every node of the start during the cutover itself,
-// and at least 10,000 requests passed, none failed.
+// and at least 10,000 requests passed, none failed. With the hold, see
+// checkHeld.
 func (s *scenario) checkDuringExecute(f figures) {
 	s.t.Helper()
 	if f.Replaced != f.Original {
@@ -203,7 +207,7 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 	}
 	// World.AWS is the Go facade, or with Config.Wire the real SDK client
 	// pointed at the world's ELBv2 endpoint.
-	s := &scenario{t: t, w: w, api: &contractAPI{ELBv2API: w.AWS()}}
+	s := &scenario{t: t, cfg: cfg, w: w, api: &contractAPI{ELBv2API: w.AWS()}}
 	s.env = cutover.Env{ELBv2: s.api, Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "operator-1"}
 	for _, n := range w.Cluster().Nodes() {
 		s.original = append(s.original, n.Name)
@@ -216,11 +220,60 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 	return s
 }
 
-// request is the request of the seed's case.
+// request is the request of the seed's case, under the world's timing
+// assumptions.
 func (s *scenario) request() cutover.Request {
 	l := s.w.Legacy()
-	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: worldAssumptions(s.cfg)}
 }
+
+// worldAssumptions are the timing assumptions that match the simulated
+// world of cfg as it is today, for every plan the tests make in it: the
+// plan's floor and waits are then the world's. It is the one place that
+// says what the world's timings are; it goes when the simulator reports
+// its own.
+//
+//   - NewTargetChecks: the model turns a new target healthy after the
+//     target group's HealthyThresholdCount passing checks.
+//   - RegistrationDelay: the model's, 10 s.
+//   - DeregistrationLag: none. A deregistered target takes no new request
+//     in the model.
+//   - ControllerDelay: from a pod's termination to the LBC's
+//     DeregisterTargets, the EndpointSlice controller's lag plus the LBC's
+//     reaction (1 s each by default; the model's calls take no time).
+func worldAssumptions(cfg sim.Config) cutover.Assumptions {
+	lag := func(d time.Duration) time.Duration {
+		switch {
+		case d == 0:
+			return time.Second
+		case d < 0:
+			return 0
+		}
+		return d
+	}
+	reaction := cfg.LBCReactionDelay
+	if reaction == 0 {
+		reaction = time.Second
+	}
+	return cutover.Assumptions{
+		NewTargetChecks:   cutover.HealthyThreshold,
+		RegistrationDelay: elbv2model.DefaultRegistrationDelay,
+		DeregistrationLag: -1,
+		ControllerDelay:   lag(cfg.EndpointDelay) + reaction,
+	}
+}
+
+// simPods accepts the pod-settings precondition that every plan made in
+// the simulated worlds of these tests carries: the namespace does not
+// inject the LBC's readiness gate (Config.ReadinessGateInjection is off:
+// gated pods would turn Ready only once their targets are healthy, which
+// slows Karpenter's PDB-bound drains so much that the worlds' churn would
+// not settle in the time the scenarios allow), and the pods' grace period
+// (30 s) is below SafeTerminationGracePeriod (the controller delay plus 30
+// s). Each Execute on the simulator passes it, so that it shows. The
+// precondition itself is tested in preconditions_test.go.
+var simPods = cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings)
 
 func (s *scenario) plan(mod func(*cutover.Request)) *cutover.Plan {
 	s.t.Helper()
@@ -465,4 +518,156 @@ func mutatingOps(counts map[string]int) int {
 		n += counts[op]
 	}
 	return n
+}
+
+// holdWindow returns when the disruption hold of res stood: from the end
+// of its hold-disruption step to the start of its release-disruption
+// step (the end of the run when that did not start).
+func holdWindow(t testing.TB, res *cutover.Result) (from, to time.Time) {
+	t.Helper()
+	to = res.FinishedAt
+	for _, st := range res.Steps {
+		switch st.ID {
+		case cutover.StepHoldDisruption:
+			from = st.FinishedAt
+		case cutover.StepReleaseDisruption:
+			to = st.StartedAt
+		}
+	}
+	if from.IsZero() {
+		t.Fatalf("the run has no hold-disruption step: %+v", res.Steps)
+	}
+	return from, to
+}
+
+// checkHeld checks, when Execute returned, what the disruption hold
+// promises: the graceful disruptions that had started before the hold
+// (at least one, or the check proves nothing) finished while Execute ran;
+// none started while the hold stood; at least 10,000 requests passed and
+// none failed; and the release left no node with the hold's mark.
+func (s *scenario) checkHeld(res *cutover.Result, f figures) {
+	s.t.Helper()
+	from, to := holdWindow(s.t, res)
+	before, during := 0, 0
+	for _, d := range s.w.Karpenter().Disruptions() {
+		switch {
+		case !d.StartedAt.After(from):
+			before++
+			if d.TerminatedAt.IsZero() || d.TerminatedAt.After(res.FinishedAt) {
+				s.t.Errorf("the disruption of %s (%s), started before the hold, had not finished when Execute returned", d.Node, d.Reason)
+			}
+		case d.Reason.Graceful() && d.StartedAt.Before(to):
+			during++
+			s.t.Errorf("a graceful disruption (%s of %s) started at %s, while the hold stood (%s to %s)", d.Reason, d.Node,
+				d.StartedAt.Format(time.TimeOnly), from.Format(time.TimeOnly), to.Format(time.TimeOnly))
+		}
+	}
+	if before == 0 {
+		s.t.Error("no disruption had started before the hold: the scenario proves nothing about the ones under way")
+	}
+	if f.Requests < 10000 {
+		s.t.Errorf("when Execute returned, %d requests had passed; want at least 10,000", f.Requests)
+	}
+	if f.Failed != 0 {
+		s.t.Errorf("when Execute returned, %d requests had failed", f.Failed)
+	}
+	s.checkNoHold()
+	s.t.Logf("hold from %s to %s: %d disruptions under way before it finished, %d started during it; %d nodes held, %d released",
+		from.Format(time.TimeOnly), to.Format(time.TimeOnly), before, during, len(res.Held), len(res.Released))
+}
+
+// checkNoHold checks that no node carries the hold's mark: the release
+// removed everything the hold added.
+func (s *scenario) checkNoHold() {
+	s.t.Helper()
+	for _, n := range s.heldNodes() {
+		s.t.Errorf("node %s still carries %s after the release", n, cutover.AnnotationDisruptionHold)
+	}
+}
+
+// heldNodes lists the nodes that carry the hold's mark and
+// karpenter.sh/do-not-disrupt: "true".
+func (s *scenario) heldNodes() []string {
+	s.t.Helper()
+	var nodes corev1.NodeList
+	if err := s.w.Client().List(context.Background(), &nodes); err != nil {
+		s.t.Fatal(err)
+	}
+	var out []string
+	for _, n := range nodes.Items {
+		if n.Annotations[cutover.AnnotationDisruptionHold] != "" {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// checkRolledBack checks the state a rollback returns to, when it returns:
+// no request failed so far; every node target is of a live node and
+// healthy, or draining (retired: its node is leaving); every live node
+// (Ready and not being disrupted) has a healthy target on the NodePort;
+// the hold's marks are gone. After it, Karpenter's pending disruptions go
+// on (the hold is released) and the static node targets are exposed to
+// them again, as they were before the cutover: the caller settles the
+// world to see that every node is then replaced.
+func (s *scenario) checkRolledBack(rb *cutover.RollbackResult) {
+	s.t.Helper()
+	if st := s.w.Traffic(); st.Failed != 0 {
+		s.t.Errorf("when the rollback returned: %s", st.String())
+	}
+	l := s.w.Legacy()
+	live := map[string]bool{}
+	for _, n := range s.w.Cluster().Nodes() {
+		leaving := n.Phase != "Ready" || n.Unschedulable || n.Labels[karpenter.LabelExcludeFromLB] != ""
+		for _, t := range n.Taints {
+			leaving = leaving || t.Key == karpenter.TaintDisrupted
+		}
+		id := n.InternalIP
+		if l.TargetType == "instance" {
+			id = n.InstanceID
+		}
+		if !leaving {
+			live[id] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, v := range s.w.Model().Targets(l.TargetGroupARN) {
+		switch {
+		case v.State == elbv2types.TargetHealthStateEnumDraining:
+		case v.State == elbv2types.TargetHealthStateEnumUnused && v.Reason == elbv2types.TargetHealthReasonEnumInvalidState:
+		case !live[v.ID] || v.Port != l.NodePort || v.State != elbv2types.TargetHealthStateEnumHealthy:
+			s.t.Errorf("when the rollback returned, target %v: want only healthy targets of live nodes on %d (or draining ones)", v, l.NodePort)
+		default:
+			got[v.ID] = true
+		}
+	}
+	for id := range live {
+		if !got[id] {
+			s.t.Errorf("when the rollback returned, live node %s has no healthy target", id)
+		}
+	}
+	s.checkNoHold()
+	if !rb.Completed {
+		s.t.Errorf("rollback %+v: not completed", rb)
+	}
+}
+
+// checkReleasedDrift settles the world after a rollback that released the
+// hold of Karpenter's disruption: every node of the start is then
+// replaced (the release let the drift the hold kept back go on), and when
+// some was still to come as the rollback observed the nodes, it warned of
+// it. The static node targets the rollback registered are exposed to that
+// drift as they were before the cutover: the requests that fail then are
+// the legacy's failure mode, logged here, not the rollback's.
+func (s *scenario) checkReleasedDrift(rb *cutover.RollbackResult) {
+	s.t.Helper()
+	failed := s.w.Traffic().Failed
+	warned := slices.ContainsFunc(rb.Warnings, func(w string) bool { return strings.Contains(w, "static node targets do not survive churn") })
+	pending := !s.allReplaced()
+	s.settle()
+	if !s.allReplaced() {
+		s.t.Errorf("after the rollback's release, not every node of the start was replaced: %v", s.original)
+	}
+	s.t.Logf("after the rollback (%.0f s, floor %.0f s, warned of the drift to come: %t; some still to come: %t), Karpenter's drift went on: %d requests failed on the static node targets, %d of %d in all",
+		rb.Seconds, rb.FloorSeconds, warned, pending, s.w.Traffic().Failed-failed, s.w.Traffic().Failed, s.w.Traffic().Total)
 }

@@ -230,6 +230,10 @@ type State struct {
 	Restore *RestoreInfo `json:"restore,omitempty"`
 	// Rollback records a rollback's progress; nil until one starts.
 	Rollback *RollbackRecord `json:"rollback,omitempty"`
+	// DisruptionHold records the hold of Karpenter's graceful disruption:
+	// which nodes it annotated, what they carried before, and what its
+	// release did; nil until a hold starts.
+	DisruptionHold *DisruptionHold `json:"disruptionHold,omitempty"`
 	// UpdatedAt is when the state was last saved, on the journal's clock.
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
@@ -269,6 +273,75 @@ type RestoreInfo struct {
 	// deletes it when its tags say tgmigrate created it for this target
 	// group, even if a crash came between its creation and the next save.
 	NewTargetGroupName string `json:"newTargetGroupName,omitempty"`
+	// Assumptions are the plan's timing assumptions, defaults applied; a
+	// rollback's waits and its floor derive from them.
+	Assumptions Assumptions `json:"assumptions,omitzero"`
+	// HealthCheck is the plan's target group's health check as it was (the
+	// one a rollback restores): its interval and thresholds time the node
+	// targets a rollback registers. Nil: ELBv2's defaults.
+	HealthCheck *HealthCheckSettings `json:"healthCheck,omitempty"`
+	// NoDisruptionHold says the plan does not hold Karpenter's graceful
+	// disruption, and its rollback neither.
+	NoDisruptionHold bool `json:"noDisruptionHold,omitempty"`
+}
+
+// DisruptionHold is the journal's record of the hold of Karpenter's
+// graceful disruption: the annotation karpenter.sh/do-not-disrupt: "true"
+// on every node that holds a target of the target group or a pod of the
+// Service, from the hold to its release.
+type DisruptionHold struct {
+	// HeldAt is when the hold last started (Execute's hold-disruption step,
+	// or a rollback's); ReleasedAt when it was last released, zero while
+	// it stands.
+	HeldAt     time.Time `json:"heldAt,omitzero"`
+	ReleasedAt time.Time `json:"releasedAt,omitzero"`
+	// Nodes has one record per node and hold, in the order the hold
+	// reached them: a node held again after a release gets a new one.
+	Nodes []HeldNode `json:"nodes,omitempty"`
+}
+
+// Active reports whether the hold stands: started and not released.
+func (h *DisruptionHold) Active() bool {
+	return h != nil && !h.HeldAt.IsZero() && h.ReleasedAt.IsZero()
+}
+
+// Added lists the nodes whose annotation the hold set and its release has
+// not yet removed.
+func (h *DisruptionHold) Added() []string {
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range h.Nodes {
+		if n.Added && n.ReleasedAt.IsZero() {
+			out = append(out, n.Node)
+		}
+	}
+	return out
+}
+
+// HeldNode is one node of a [DisruptionHold].
+type HeldNode struct {
+	// Node is the node's name.
+	Node string `json:"node"`
+	// Had says the node carried karpenter.sh/do-not-disrupt when the hold
+	// reached it, and Previous is that value.
+	Had      bool   `json:"had,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	// Added says the hold set the annotation to "true" (with
+	// [AnnotationDisruptionHold] naming the plan): the release removes it,
+	// or puts Previous back. False: it was "true" already, and the release
+	// leaves it.
+	Added bool `json:"added"`
+	// HeldAt is when the hold reached the node; the record is saved before
+	// the node is annotated, so a crash in between leaves a record whose
+	// annotation may be missing.
+	HeldAt time.Time `json:"heldAt,omitzero"`
+	// ReleasedAt is when the release was done with the node, zero until
+	// then, and Release what it did: "removed", "restored", or why it left
+	// the annotation alone ("node gone", "changed since by someone else").
+	ReleasedAt time.Time `json:"releasedAt,omitzero"`
+	Release    string    `json:"release,omitempty"`
 }
 
 // RollbackRecord is the journal's record of a rollback.
@@ -386,6 +459,15 @@ func (s *State) Clone() *State {
 		r.Registered = slices.Clone(s.Rollback.Registered)
 		c.Rollback = &r
 	}
+	if s.Restore != nil && s.Restore.HealthCheck != nil {
+		hc := s.Restore.HealthCheck.clone()
+		c.Restore.HealthCheck = &hc
+	}
+	if s.DisruptionHold != nil {
+		h := *s.DisruptionHold
+		h.Nodes = slices.Clone(s.DisruptionHold.Nodes)
+		c.DisruptionHold = &h
+	}
 	return &c
 }
 
@@ -491,6 +573,16 @@ func (s *State) Validate() error {
 		}
 		if err := checkWeights(r.Routes); err != nil {
 			return fmt.Errorf("restore: %w", err)
+		}
+		if err := r.Assumptions.Validate(); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+	}
+	if h := s.DisruptionHold; h != nil {
+		for i, n := range h.Nodes {
+			if n.Node == "" {
+				return fmt.Errorf("disruption hold: node %d has no name", i)
+			}
 		}
 	}
 	if r := s.Rollback; r != nil {

@@ -36,6 +36,16 @@ func fullState() *State {
 	s.Weights = []WeightRecord{{Resource: testRule, AppliedAt: testEpoch.Add(time.Minute),
 		Weights: []TargetGroupWeight{{TargetGroupARN: testTG, Weight: 90}, {TargetGroupARN: testNewTG, Weight: 10}}}}
 	s.Notes = []string{"approved by ops"}
+	s.Restore = &RestoreInfo{Namespace: "web", Service: "web", ServicePort: "http", TargetType: "ip", NodePort: 31080, Floor: 2,
+		Recorded: []TargetAddr{{IP: "10.0.1.17", Port: 31080}}, BindingName: "legacy-web",
+		Assumptions: Assumptions{NewTargetChecks: HealthyThreshold, RegistrationDelay: 10 * time.Second, DeregistrationLag: -1, ControllerDelay: 2 * time.Second},
+		HealthCheck: &HealthCheckSettings{IntervalSeconds: &interval, HealthyThresholdCount: &thr}}
+	s.DisruptionHold = &DisruptionHold{HeldAt: testEpoch, Nodes: []HeldNode{
+		{Node: "ip-10-0-1-17.ec2.internal", Added: true, HeldAt: testEpoch},
+		{Node: "ip-10-0-2-9.ec2.internal", Had: true, Previous: "false", Added: true, HeldAt: testEpoch,
+			ReleasedAt: testEpoch.Add(time.Minute), Release: `restored to "false"`},
+		{Node: "ip-10-0-3-4.ec2.internal", Had: true, Previous: "true", HeldAt: testEpoch},
+	}}
 	s.UpdatedAt = testEpoch.Add(2 * time.Minute)
 	return s
 }
@@ -128,6 +138,8 @@ func TestStateValidate(t *testing.T) {
 		{"bad port", func(s *State) { s.Deregistration.Deregistered[0].Port = 0 }, "outside 1-65535"},
 		{"negative batches", func(s *State) { s.Deregistration.BatchesDone = -1 }, "batchesDone"},
 		{"bad weight", func(s *State) { s.Weights[0].Weights[0].Weight = 1000 }, "outside 0-999"},
+		{"held node without a name", func(s *State) { s.DisruptionHold.Nodes[1].Node = "" }, "disruption hold: node 1 has no name"},
+		{"assumption out of range", func(s *State) { s.Restore.Assumptions.NewTargetChecks = 12 }, "NewTargetChecks"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +209,8 @@ func TestStateClone(t *testing.T) {
 	*c.HealthCheck.Original.Enabled = false
 	c.Weights[0].Weights[0].Weight = 0
 	c.Notes[0] = "changed"
+	c.DisruptionHold.Nodes[0].Release = "changed"
+	*c.Restore.HealthCheck.IntervalSeconds = 5
 	if diff := cmp.Diff(fullState(), s); diff != "" {
 		t.Errorf("changing the clone changed the original:\n%s", diff)
 	}
@@ -221,5 +235,13 @@ func TestStateHelpers(t *testing.T) {
 	}
 	if s.Step("nope") != nil {
 		t.Error("Step(unknown) != nil")
+	}
+	h := s.DisruptionHold
+	if !h.Active() || strings.Join(h.Added(), ",") != "ip-10-0-1-17.ec2.internal" {
+		t.Errorf("hold active %t, added %v: want it standing, with the one node added and not released", h.Active(), h.Added())
+	}
+	h.ReleasedAt = testEpoch.Add(time.Hour)
+	if h.Active() || (*DisruptionHold)(nil).Active() || (*DisruptionHold)(nil).Added() != nil {
+		t.Error("a released (or nil) hold is active")
 	}
 }

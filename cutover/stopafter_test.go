@@ -19,14 +19,14 @@ func TestStopAfterDoneStep(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			s := newScenario(t, matrixWorld(202, st.instance, nil))
 			p := s.plan(nil)
-			res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate))
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate))
 			if err != nil || !res.Stopped || res.StoppedAfter != cutover.StepGate {
 				t.Fatalf("first Execute: stopped %t after %q, err %v", res.Stopped, res.StoppedAfter, err)
 			}
 			nodes := len(s.w.NodeTargets())
 			route := s.route()
 			s.w.ELBv2().ResetCounts()
-			res, err = cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepGate))
+			res, err = cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestStopAfterDoneStep(t *testing.T) {
 				t.Errorf("the route changed (-before +after):\n%s", diff)
 			}
 			// Without WithStopAfter it goes on from there.
-			res, err = cutover.Execute(t.Context(), s.env, p)
+			res, err = cutover.Execute(t.Context(), s.env, p, simPods)
 			if err != nil || !res.Completed {
 				t.Fatalf("third Execute: completed %t, err %v", res.Completed, err)
 			}

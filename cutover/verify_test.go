@@ -31,7 +31,7 @@ func TestVerifyNonPodTargets(t *testing.T) {
 	t.Parallel() // a world of its own
 	s := newScenario(t, smallWorld(121))
 	p := s.plan(nil)
-	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepDrain)); err != nil {
+	if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepDrain)); err != nil {
 		t.Fatal(err)
 	}
 	node := s.w.Cluster().Nodes()[0]
@@ -49,7 +49,7 @@ func TestVerifyNonPodTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	var npe *cutover.NonPodTargetsError
 	if !errors.As(err, &npe) || !cutover.IsNonPodTargets(err) {
 		t.Fatalf("Execute: %v, want a *NonPodTargetsError", err)
@@ -82,7 +82,7 @@ func TestVerifyNonPodTargets(t *testing.T) {
 		}
 	}
 
-	res, err = cutover.Execute(t.Context(), s.env, p, cutover.WithAllowNonPodTargets(true))
+	res, err = cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithAllowNonPodTargets(true))
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute with WithAllowNonPodTargets: completed %t, %v", res.Completed, err)
 	}
@@ -138,7 +138,7 @@ func TestVerifyRequiresHealthyPodTargets(t *testing.T) {
 	cfg.WrapLBCELBv2 = func(api lbc.ELBv2API) lbc.ELBv2API { return blockRegister{ELBv2API: api, on: &block} }
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
-	if _, err := cutover.Execute(t.Context(), s.env, p, cutover.WithStopAfter(cutover.StepDrain)); err != nil {
+	if _, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepDrain)); err != nil {
 		t.Fatal(err)
 	}
 	block.Store(true)
@@ -150,7 +150,7 @@ func TestVerifyRequiresHealthyPodTargets(t *testing.T) {
 	// longer than a pod's first health checks take.
 	s.w.Run(5 * time.Minute)
 
-	res, err := cutover.Execute(t.Context(), s.env, p, cutover.WithAutoRollback(false))
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithAutoRollback(false))
 	var te *cutover.TimeoutError
 	if !errors.As(err, &te) || te.Step != cutover.StepVerify || !strings.Contains(te.Last, "1 not healthy yet") {
 		t.Fatalf("Execute: %v, want the verification to time out on 1 pod endpoint not healthy", err)
@@ -159,7 +159,7 @@ func TestVerifyRequiresHealthyPodTargets(t *testing.T) {
 		t.Error("completed")
 	}
 	block.Store(false)
-	res, err = cutover.Execute(t.Context(), s.env, p)
+	res, err = cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute once the LBC registers again: completed %t, %v", res.Completed, err)
 	}

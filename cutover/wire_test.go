@@ -56,13 +56,13 @@ func TestWireRerunFinished(t *testing.T) {
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
 	before := s.w.AWSCounts()
-	res, err := cutover.Execute(t.Context(), s.env, p)
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil || !res.Completed {
 		t.Fatalf("Execute: %+v, %v", res, err)
 	}
 	s.checkCounted(before, res)
 	mid := s.w.AWSCounts()
-	res, err = cutover.Execute(t.Context(), s.env, p)
+	res, err = cutover.Execute(t.Context(), s.env, p, simPods)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +141,12 @@ func TestWireThrottledStandardRetryer(t *testing.T) {
 			s.churn()
 			s.w.ELBv2().ResetCounts()
 			s.w.Wire().ResetCounts()
-			res, err := cutover.Execute(t.Context(), s.env, p)
+			res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 			if err != nil {
 				t.Fatal(err)
 			}
 			at := s.figures()
-			s.checkDuringExecute(at)
+			s.checkHeld(res, at)
 			if !res.Completed || res.RolledBack {
 				t.Fatalf("result %+v", res)
 			}

@@ -6,7 +6,10 @@
 //   - diagnose: read-only; ghost targets, static node targets, owners and
 //     mismatches (package diagnose).
 //   - plan, execute, rollback: the cutover (package cutover). plan is
-//     read-only and saves the plan as JSON; execute and rollback are dry runs
+//     read-only and saves the plan as JSON; it prints the plan's
+//     preconditions (the pod settings the cutover's safety rests on that
+//     the Service's pods lack), which execute refuses until
+//     --accept-preconditions names them; execute and rollback are dry runs
 //     unless --yes (or a confirmation on a terminal); Ctrl-C leaves a
 //     journal and prints how to resume or roll back.
 //   - bind: a TargetGroupBinding's manifest, or its server-side apply

@@ -166,6 +166,7 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 		_, err = fmt.Fprintln(a.stdout, string(data))
 		return err
 	}
+	a.preconditionHint(plan)
 	_, err = fmt.Fprint(a.stdout, plan.Text())
 	return err
 }
@@ -175,6 +176,7 @@ type runFlags struct {
 	yes                     bool
 	stopAfter               string
 	allowNonPod             bool
+	accept                  []string
 	journalFile             string
 	clusterName, clusterVPC string
 	// rollback from the journal alone
@@ -208,7 +210,35 @@ terminal it asks first). Run it again after an interruption to resume.`,
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
 	cmd.Flags().BoolVar(&f.allowNonPod, "allow-non-pod-targets", false, "let the verification pass, with a warning, when the target group holds targets that are not the Service's pods (they are never removed)")
+	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget); the plan names them")
 	return cmd
+}
+
+// preconditionKinds turns --accept-preconditions into the kinds it names.
+func preconditionKinds(names []string) ([]cutover.PreconditionKind, error) {
+	var out []cutover.PreconditionKind
+	for _, n := range names {
+		switch k := cutover.PreconditionKind(n); k {
+		case cutover.PreconditionPodSettings:
+			out = append(out, k)
+		default:
+			return nil, usagef("--accept-preconditions %q: want %s", n, cutover.PreconditionPodSettings)
+		}
+	}
+	return out, nil
+}
+
+// preconditionHint tells the operator, on stderr, what a plan's
+// preconditions mean for execute.
+func (a *app) preconditionHint(plan *cutover.Plan) {
+	for _, pc := range plan.Preconditions {
+		var settings []string
+		for _, c := range pc.Settings {
+			settings = append(settings, string(c.Setting))
+		}
+		fmt.Fprintf(a.stderr, "precondition %s (%s): execute refuses this plan unless --accept-preconditions %s; better, fix the pods and plan again\n",
+			pc.Kind, strings.Join(settings, ", "), pc.Kind)
+	}
 }
 
 func (a *app) rollbackCommand() *cobra.Command {
@@ -259,6 +289,10 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	if f.stopAfter != "" && plan.Step(f.stopAfter) == nil {
 		return usagef("--stop-after %q: the plan's steps are %s", f.stopAfter, strings.Join(plan.StepIDs(), ", "))
 	}
+	accepted, err := preconditionKinds(f.accept)
+	if err != nil {
+		return err
+	}
 	if !f.yes {
 		fmt.Fprint(a.stdout, plan.Text())
 		ok, err := a.confirm(plan.TargetGroup.Name)
@@ -277,6 +311,9 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	}
 	if f.allowNonPod {
 		opts = append(opts, cutover.WithAllowNonPodTargets(true))
+	}
+	if len(accepted) > 0 {
+		opts = append(opts, cutover.WithAcceptPreconditions(accepted...))
 	}
 	if f.journalFile != "" {
 		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
@@ -297,7 +334,10 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 		if res != nil {
 			_ = a.printResult(res)
 		}
-		if cutover.IsPlanMismatch(err) || cutover.IsLocked(err) || cutover.IsInvalidInput(err) {
+		if cutover.IsPrecondition(err) {
+			a.preconditionHint(plan)
+		}
+		if cutover.IsPlanMismatch(err) || cutover.IsLocked(err) || cutover.IsInvalidInput(err) || cutover.IsPrecondition(err) {
 			return asUsage(err)
 		}
 		return err
@@ -373,8 +413,8 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
 	} else if res != nil {
-		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs; %d node targets registered; %d mutating calls\n",
-			res.PlanID, res.Completed, res.Seconds, len(res.Registered), res.MutatingCalls)
+		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %d node targets registered; %d mutating calls\n",
+			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, len(res.Registered), res.MutatingCalls)
 		for _, w := range res.Warnings {
 			fmt.Fprintln(a.stdout, "  warning: "+w)
 		}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
@@ -219,7 +218,7 @@ type podSettings struct {
 // phased, the seed's original app's for every other one.
 func settingsOf(strategy string) sim.PodSettings {
 	if strategy == strategyPhased {
-		d := envelope.Default()
+		var d cutover.Assumptions // the defaults: the envelope's worst lag
 		return sim.PodSettings{PreStop: d.SafePreStop(), TerminationGracePeriod: d.SafeTerminationGracePeriod()}
 	}
 	return sim.PodSettings{PreStop: sim.LegacyPreStop, TerminationGracePeriod: 30 * time.Second}
@@ -277,7 +276,8 @@ func newEnv(w *sim.World) cutover.Env {
 // pod preconditions too.
 func request(w *sim.World) cutover.Request {
 	l := w.Legacy()
-	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions()}
 }
 
 // newWorld builds the world of a run and shows it to a.onWorld under name

@@ -160,7 +160,13 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		cutEnd = w.Clock().Now()
 		out.Note = "default mode: node targets deregistered before the pods were healthy"
 	default:
-		pr, err := runPhased(ctx, w, env, plan, r.f.scenario, r.obs)
+		var opts []cutover.Option
+		if r.strategy == strategyPhasedAsIs && len(plan.Preconditions) > 0 {
+			// The original app's settings are unsafe under the world's
+			// timings: the row shows what accepting that costs.
+			opts = append(opts, cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings))
+		}
+		pr, err := runPhased(ctx, w, env, plan, r.f.scenario, r.obs, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +174,12 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		cutEnd, rbStart, rbEnd = pr.cutoverEnd, pr.rollbackStart, pr.rollbackEnd
 		out.Note = pr.note
 		if pr.rb != nil {
-			out.RollbackSeconds = pr.rb.Seconds
+			out.RollbackSeconds, out.RollbackFloorSeconds = pr.rb.Seconds, pr.rb.FloorSeconds
+		}
+		for _, p := range plan.Preconditions {
+			for _, s := range p.Settings {
+				out.Note += "; accepted: " + s.String()
+			}
 		}
 	}
 	// The run lasts f.duration from the migration's start, or until the
@@ -209,8 +220,7 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 
 // runPhased carries the plan out as the scenario says. obs, when set,
 // reports progress.
-func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer) (*phasedRun, error) {
-	var opts []cutover.Option
+func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer, opts ...cutover.Option) (*phasedRun, error) {
 	if obs != nil {
 		opts = append(opts, cutover.WithObserver(obs))
 	}
