@@ -22,7 +22,7 @@ func BenchmarkInPlaceCutover(b *testing.B) {
 			b.Fatal(err)
 		}
 		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(cfg)}
+		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
 		if err := w.ReplaceAllNodes(0); err != nil {
 			b.Fatal(err)
 		}

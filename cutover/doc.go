@@ -119,7 +119,16 @@
 // one that had started goes on, and forceful disruption (spot
 // interruption, expiry, node repair, deletion of the Node or NodeClaim)
 // cannot be held. Those are why the early deregistration of a recorded
-// target whose node Karpenter marks for disruption stays.
+// target whose node Karpenter marks for disruption stays. The hold step
+// also waits for the disruptions already under way when it began: it
+// deregisters their nodes' targets at once and goes on when none of those
+// nodes is left and the deregistration lag (Assumptions.DeregistrationLag)
+// has passed since, at most the gate's timeout (then with a warning). With
+// a lag, a node that goes less than the lag after its target's
+// deregistration still gets requests it cannot serve: changing the target
+// group before those have run out would mix their failures with the
+// cutover's. [Result].SettleSeconds reports that wait, which the plan's
+// floor cannot include.
 //
 // # Strategies
 //

@@ -41,8 +41,14 @@ type Result struct {
 	// the first Execute of the plan (the journal remembers it across crashes)
 	// to the end of this run.
 	CutoverSeconds float64 `json:"cutoverSeconds"`
+	// SettleSeconds is the part of CutoverSeconds the hold step spent
+	// letting the disruptions Karpenter had begun before it run out (see
+	// [StepHoldDisruption]): the plan could not know them, so its floor
+	// leaves them out.
+	SettleSeconds float64 `json:"settleSeconds,omitempty"`
 	// FloorSeconds is the plan's estimate of the least any safe cutover
-	// takes (Estimate.FloorSeconds), and Ratio CutoverSeconds/FloorSeconds.
+	// takes (Estimate.FloorSeconds), and Ratio
+	// (CutoverSeconds-SettleSeconds)/FloorSeconds.
 	FloorSeconds float64 `json:"floorSeconds"`
 	Ratio        float64 `json:"ratio"`
 	// Calls counts this run's ELBv2 calls by operation, retries included;
@@ -538,8 +544,13 @@ func (r *runner) finish() *Result {
 		start = r.st.StartedAt
 	}
 	res.CutoverSeconds = res.FinishedAt.Sub(start).Seconds()
+	if r.st != nil {
+		if rec := r.st.Step(StepHoldDisruption); rec != nil && rec.Status == StepDone && !rec.StartedAt.IsZero() {
+			res.SettleSeconds = rec.FinishedAt.Sub(rec.StartedAt).Seconds()
+		}
+	}
 	if res.FloorSeconds > 0 {
-		res.Ratio = res.CutoverSeconds / res.FloorSeconds
+		res.Ratio = (res.CutoverSeconds - res.SettleSeconds) / res.FloorSeconds
 	}
 	res.Calls = r.counts.snapshot()
 	if res.Calls == nil {

@@ -34,7 +34,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	}
 	l := w.Legacy()
 	cenv := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID, Holder: "operator-1", Discovery: env.Discovery}
-	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: worldAssumptions(cfg)})
+	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: worldAssumptions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestPlanRecordsAssumptions(t *testing.T) {
 		want cutover.Assumptions
 	}{
 		{"zero: the defaults", cutover.Assumptions{}, envelope.Default()},
-		{"the world's", worldAssumptions(s.cfg), worldAssumptions(s.cfg)},
+		{"the world's", worldAssumptions(s.w), worldAssumptions(s.w)},
 		{"some given", cutover.Assumptions{NewTargetChecks: 3, DeregistrationLag: 30 * time.Second},
 			cutover.Assumptions{NewTargetChecks: 3, RegistrationDelay: 10 * time.Second, DeregistrationLag: 30 * time.Second, ControllerDelay: 10 * time.Second}},
 	} {

@@ -2,6 +2,7 @@ package cutover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -317,7 +318,74 @@ func (r *runner) holdStep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.holdDisruption(ctx, StepHoldDisruption, v)
+	if err := r.holdDisruption(ctx, StepHoldDisruption, v); err != nil {
+		return err
+	}
+	if !r.holds() {
+		return nil
+	}
+	return r.settle(ctx)
+}
+
+// settle lets the disruptions the hold cannot stop run out. A node that
+// Karpenter had begun to replace before the hold (its replacement
+// launched, its drain under way) still goes: its recorded target is
+// deregistered as soon as it is seen (retireLeaving, as during the gate),
+// and the step waits until no node that holds a recorded target or a pod
+// of the Service is being disrupted, and the deregistration lag
+// (Assumptions.Lag) has passed since the last such deregistration: until
+// then the load balancer may still send that target requests, and its node
+// may be gone. The target group's changes (the health check, the binding)
+// then begin on a fleet Karpenter is not moving. It waits at most the
+// gate's timeout, then goes on with a warning: a drain that never ends
+// must not stop the cutover, whose guards still hold.
+func (r *runner) settle(ctx context.Context) error {
+	lag := r.plan.Request.Assumptions.Lag()
+	var lastRetired time.Time
+	if len(r.st.Deregistration.Deregistered) > 0 {
+		// A resumed settle: targets were retired before the crash, when
+		// exactly the journal does not say; the lag counts from now.
+		lastRetired = r.e.clock.Now()
+	}
+	r.o.observer.Waiting(Wait{Step: StepHoldDisruption, What: "the disruptions Karpenter began before the hold to finish",
+		Reason: "their nodes still go; the load balancer may send their retired targets requests for the deregistration lag",
+		From:   fmt.Sprintf("Assumptions.DeregistrationLag %v", lag)})
+	err := r.poll(ctx, StepHoldDisruption, "the disruptions under way to finish", r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		before := len(r.res.Retired)
+		if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
+			return false, "", err
+		}
+		now := r.e.clock.Now()
+		if len(r.res.Retired) > before {
+			lastRetired = now
+		}
+		if err := r.keepHold(ctx, StepHoldDisruption, v); err != nil {
+			return false, "", err
+		}
+		var moving []string
+		for _, name := range r.holdWanted([]*view{v}) {
+			if ref, ok := v.snap.Node(name); ok && ref.Disrupting {
+				moving = append(moving, name)
+			}
+		}
+		switch {
+		case len(moving) > 0:
+			return false, fmt.Sprintf("Karpenter is still replacing %d nodes: %s", len(moving), joinFirst(moving, func(s string) string { return s })), nil
+		case !lastRetired.IsZero() && now.Before(lastRetired.Add(lag)):
+			return false, fmt.Sprintf("the deregistration lag (%v) since the last retired target runs until %s", lag, lastRetired.Add(lag).Format(time.TimeOnly)), nil
+		}
+		return true, "", nil
+	})
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("went on after %v with Karpenter's disruptions still under way (%s): their node targets were retired at once", te.Elapsed.Round(time.Second), te.Last))
+		return nil
+	}
+	return err
 }
 
 // holdNote is the result's warning while the hold stands at the end of a

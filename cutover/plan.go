@@ -24,7 +24,12 @@ const (
 	// StepHoldDisruption puts karpenter.sh/do-not-disrupt on every node
 	// that holds a target of the target group or a pod of the Service, so
 	// that Karpenter starts no graceful disruption of them during the
-	// cutover (both strategies; first).
+	// cutover (both strategies; first). It then lets the disruptions that
+	// had begun before it run out: their nodes' targets are deregistered
+	// at once, and it waits until none of those nodes is left and the
+	// deregistration lag (Assumptions.DeregistrationLag) has passed since
+	// the last such deregistration, so that the target group's changes
+	// begin on a fleet Karpenter is not moving (Result.SettleSeconds).
 	StepHoldDisruption = "hold-disruption"
 	// StepAlignHealthCheck sets the target group's health check to
 	// traffic-port and the pods' readiness path (in-place).

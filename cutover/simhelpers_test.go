@@ -225,44 +225,16 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 func (s *scenario) request() cutover.Request {
 	l := s.w.Legacy()
 	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
-		Assumptions: worldAssumptions(s.cfg)}
+		Assumptions: worldAssumptions(s.w)}
 }
 
-// worldAssumptions are the timing assumptions that match the simulated
-// world of cfg as it is today, for every plan the tests make in it: the
-// plan's floor and waits are then the world's. It is the one place that
-// says what the world's timings are; it goes when the simulator reports
-// its own.
-//
-//   - NewTargetChecks: the model turns a new target healthy after the
-//     target group's HealthyThresholdCount passing checks.
-//   - RegistrationDelay: the model's, 10 s.
-//   - DeregistrationLag: none. A deregistered target takes no new request
-//     in the model.
-//   - ControllerDelay: from a pod's termination to the LBC's
-//     DeregisterTargets, the EndpointSlice controller's lag plus the LBC's
-//     reaction (1 s each by default; the model's calls take no time).
-func worldAssumptions(cfg sim.Config) cutover.Assumptions {
-	lag := func(d time.Duration) time.Duration {
-		switch {
-		case d == 0:
-			return time.Second
-		case d < 0:
-			return 0
-		}
-		return d
-	}
-	reaction := cfg.LBCReactionDelay
-	if reaction == 0 {
-		reaction = time.Second
-	}
-	return cutover.Assumptions{
-		NewTargetChecks:   cutover.HealthyThreshold,
-		RegistrationDelay: elbv2model.DefaultRegistrationDelay,
-		DeregistrationLag: -1,
-		ControllerDelay:   lag(cfg.EndpointDelay) + reaction,
-	}
-}
+// worldAssumptions are the timing assumptions of the simulated world, so
+// that a plan's floor and its pod preconditions are the world's: its new
+// targets' checks, its registration delay and deregistration lag
+// (package timing's defaults unless the world's Config says otherwise),
+// and the envelope's bound on the controller's delay. The world's pods
+// default to the safe settings for exactly these (sim.SafePodSettings).
+func worldAssumptions(w *sim.World) cutover.Assumptions { return w.Assumptions() }
 
 // simPods accepts the pod-settings precondition that every plan made in
 // the simulated worlds of these tests carries: the namespace does not

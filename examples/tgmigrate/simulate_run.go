@@ -23,11 +23,15 @@ type simOutcome struct {
 	OutageSeconds float64 `json:"outageSeconds"`
 	// TotalOutageSeconds counts the seconds in which no request
 	// succeeded; DegradedSeconds those in which some failed.
-	TotalOutageSeconds float64        `json:"totalOutageSeconds"`
-	DegradedSeconds    float64        `json:"degradedSeconds"`
-	CutoverSeconds     float64        `json:"cutoverSeconds"`
-	FloorSeconds       float64        `json:"floorSeconds"`
-	APICalls           map[string]int `json:"apiCalls"`
+	TotalOutageSeconds float64 `json:"totalOutageSeconds"`
+	DegradedSeconds    float64 `json:"degradedSeconds"`
+	CutoverSeconds     float64 `json:"cutoverSeconds"`
+	// SettleSeconds is the part of CutoverSeconds phased spent holding
+	// Karpenter and letting the disruptions under way run out, before it
+	// changed the target group: counted in the window "before".
+	SettleSeconds float64        `json:"settleSeconds,omitempty"`
+	FloorSeconds  float64        `json:"floorSeconds"`
+	APICalls      map[string]int `json:"apiCalls"`
 	// NodesReplaced counts the nodes Karpenter replaced during the run.
 	NodesReplaced int `json:"nodesReplaced"`
 	// GhostsLeft counts the ghost targets (not draining) left in the
@@ -50,10 +54,13 @@ type simOutcome struct {
 // simWindows are a run's windows: they cover it end to end, one after the
 // other, so their requests and failures add up to the run's.
 type simWindows struct {
-	// Before is the lead-in, before the migration starts.
+	// Before is the lead-in, before the migration changes the target
+	// group: for phased, until its hold step has held Karpenter and let
+	// the disruptions already under way run out (SettleSeconds).
 	Before simWindow `json:"before"`
-	// Cutover runs from the migration's start to its end (for static, the
-	// plan's floor: as long as a cutover would take).
+	// Cutover runs from then to the migration's end (for static, the
+	// plan's floor from the lead-in's end: as long as a cutover would
+	// take).
 	Cutover simWindow `json:"cutover"`
 	// Rollback is the rollback's run (scenario rollback).
 	Rollback *simWindow `json:"rollback,omitempty"`
@@ -114,10 +121,12 @@ type simRun struct {
 type phasedRun struct {
 	res *cutover.Result
 	rb  *cutover.RollbackResult
+	// holdEnd is when the hold step ended (Karpenter held, the
+	// disruptions under way run out): the cutover window starts then.
 	// cutoverEnd is when Execute returned (the last one, after a crash);
 	// rollbackStart and rollbackEnd bound the rollback (scenario rollback).
-	cutoverEnd, rollbackStart, rollbackEnd time.Time
-	note                                   string
+	holdEnd, cutoverEnd, rollbackStart, rollbackEnd time.Time
+	note                                            string
 }
 
 // outcome runs the strategy and measures it.
@@ -146,7 +155,7 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	ps := settingsOf(r.strategy)
 	out := &simOutcome{Strategy: r.strategy, FloorSeconds: float64(plan.Estimate.FloorSeconds),
 		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
-	cutEnd := start
+	cutEnd, cutStart := start, start
 	var rbStart, rbEnd time.Time
 	switch r.strategy {
 	case strategyStatic:
@@ -170,8 +179,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.CutoverSeconds = pr.res.CutoverSeconds
+		out.CutoverSeconds, out.SettleSeconds = pr.res.CutoverSeconds, pr.res.SettleSeconds
 		cutEnd, rbStart, rbEnd = pr.cutoverEnd, pr.rollbackStart, pr.rollbackEnd
+		if pr.holdEnd.After(cutStart) {
+			cutStart = pr.holdEnd
+		}
 		out.Note = pr.note
 		if pr.rb != nil {
 			out.RollbackSeconds, out.RollbackFloorSeconds = pr.rb.Seconds, pr.rb.FloorSeconds
@@ -197,8 +209,8 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	out.OutageSeconds = out.DegradedSeconds
 	// The last request is sent at end itself: the windows reach past it.
 	stop := end.Add(time.Second)
-	out.Windows.Before = windowOf(st, origin, origin, start)
-	out.Windows.Cutover = windowOf(st, origin, start, cutEnd)
+	out.Windows.Before = windowOf(st, origin, origin, cutStart)
+	out.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
 	last := cutEnd
 	if !rbStart.IsZero() {
 		rb := windowOf(st, origin, cutEnd, rbEnd)
@@ -221,10 +233,12 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 // runPhased carries the plan out as the scenario says. obs, when set,
 // reports progress.
 func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer, opts ...cutover.Option) (*phasedRun, error) {
-	if obs != nil {
-		opts = append(opts, cutover.WithObserver(obs))
-	}
 	pr := &phasedRun{}
+	opts = append(opts, cutover.WithObserver(holdWatch{Observer: obs, done: func() {
+		if pr.holdEnd.IsZero() {
+			pr.holdEnd = w.Clock().Now()
+		}
+	}}))
 	switch scenario {
 	case "rollback":
 		res, err := cutover.Execute(ctx, env, plan, opts...)
@@ -280,6 +294,40 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 		pr.note = fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches)
 	}
 	return pr, nil
+}
+
+// holdWatch passes the events on to Observer (when set) and calls done
+// when the hold step has finished.
+type holdWatch struct {
+	cutover.Observer
+	done func()
+}
+
+func (h holdWatch) StepStarted(e cutover.StepEvent) {
+	if h.Observer != nil {
+		h.Observer.StepStarted(e)
+	}
+}
+
+func (h holdWatch) StepFinished(e cutover.StepEvent) {
+	if e.Step.ID == cutover.StepHoldDisruption && e.Err == nil {
+		h.done()
+	}
+	if h.Observer != nil {
+		h.Observer.StepFinished(e)
+	}
+}
+
+func (h holdWatch) Targets(p cutover.Progress) {
+	if h.Observer != nil {
+		h.Observer.Targets(p)
+	}
+}
+
+func (h holdWatch) Waiting(w cutover.Wait) {
+	if h.Observer != nil {
+		h.Observer.Waiting(w)
+	}
 }
 
 // waitPodsOnly runs the world until the legacy target group has no node or
