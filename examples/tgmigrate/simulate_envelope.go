@@ -44,8 +44,9 @@ type envelopeSummary struct {
 	MaxAt  timing.Timings `json:"maxAt"`
 	// WindowMax is the most a point lost in each window.
 	WindowMax map[string]int `json:"windowMax"`
-	// CutoverOverFloorMax is the largest ratio of the cutover's time to
-	// the plan's floor over the points (strategies that cut over).
+	// CutoverOverFloorMax is the largest ratio of the cutover's time (its
+	// settle left out, as cutover.Result.Ratio does) to the plan's floor
+	// over the points (strategies that cut over).
 	CutoverOverFloorMax float64 `json:"cutoverOverFloorMax,omitempty"`
 }
 
@@ -154,7 +155,8 @@ send:
 				sum.WindowMax[name] = max(sum.WindowMax[name], o.Windows.all()[i].Failed)
 			}
 			if o.FloorSeconds > 0 && o.CutoverSeconds > 0 && s != strategyNaive {
-				sum.CutoverOverFloorMax = max(sum.CutoverOverFloorMax, o.CutoverSeconds/o.FloorSeconds)
+				// The settle is not in the plan's floor (cutover.Result.Ratio).
+				sum.CutoverOverFloorMax = max(sum.CutoverOverFloorMax, (o.CutoverSeconds-o.SettleSeconds)/o.FloorSeconds)
 			}
 		}
 		slices.Sort(failed)
