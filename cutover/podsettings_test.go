@@ -14,20 +14,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 )
 
-// TestPodSettingsOnTheSimulator: the simulator's pods as they are (a 15 s
-// preStop, a 30 s grace period, no readiness gate) under the default
-// assumptions (a deregistration lag of up to 120 s): the plan carries the
-// pod-settings precondition, with what it saw and what it needs; Execute
-// refuses it before any call, and goes ahead with the named option. The
-// same Service with safe pods (a 130 s preStop, a 160 s grace period, the
-// namespace labelled for the readiness gate) plans with no precondition,
-// and warns that the pods running now have no gate.
+// TestPodSettingsOnTheSimulator: the seed's original pods (a 15 s preStop,
+// sim.LegacyPreStop, a 30 s grace period, no readiness gate; the world's
+// pods default to the safe settings for its own timings, so the unsafe
+// world says so explicitly) under the default assumptions (a
+// deregistration lag of up to 120 s): the plan carries the pod-settings
+// precondition, with what it saw and what it needs; Execute refuses it
+// before any call, and goes ahead with the named option. The same Service
+// with safe pods (a 130 s preStop, a 160 s grace period, the namespace
+// labelled for the readiness gate) plans with no precondition, and warns
+// that the pods running now have no gate.
 func TestPodSettingsOnTheSimulator(t *testing.T) {
 	t.Parallel() // worlds of their own
 	t.Run("unsafe", func(t *testing.T) {
-		s := newScenario(t, smallWorld(141))
+		cfg := smallWorld(141)
+		cfg.Workload.PreStop, cfg.Workload.TerminationGracePeriod = sim.LegacyPreStop, 30*time.Second
+		s := newScenario(t, cfg)
 		p := s.plan(func(r *cutover.Request) { r.Assumptions = cutover.Assumptions{} })
 		if len(p.Preconditions) != 1 || p.Preconditions[0].Kind != cutover.PreconditionPodSettings {
 			t.Fatalf("preconditions %+v, want one of pod settings", p.Preconditions)

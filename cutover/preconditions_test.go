@@ -117,10 +117,24 @@ func TestPodSettings(t *testing.T) {
 		{name: "a PDB of other pods does not count",
 			objs: []client.Object{labelled, pdb(map[string]string{"app": "api"}), podFixture("web-0", safe, app(sleepAction(130)))},
 			want: []want{{setting: SettingPodDisruptionBudget, atFault: 1}}},
-		{name: "the world's assumptions: the 15 s preStop is safe, a 30 s grace period is not",
+		{name: "no lag, a controller delay of 2 s: the 15 s preStop is safe, a 30 s grace period is not",
 			a:    Assumptions{DeregistrationLag: -1, ControllerDelay: 2 * time.Second},
 			objs: []client.Object{labelled, webPDB, podFixture("web-0", ptr.To[int64](30), app(sleepAction(15)))},
 			want: []want{{setting: SettingTerminationGracePeriod, seen: sec(30), need: sec(32), atFault: 1}}},
+		// The simulator's default world assumes a lag of 15 s and the
+		// envelope's controller delay of 10 s (World.Assumptions), and its
+		// pods default to the safe settings for them (sim.SafePodSettings):
+		// the cutover tests' plans rely on these two cases.
+		{name: "a lag of 15 s, a controller delay of 10 s: a 25 s preStop and a 55 s grace period are safe",
+			a:    Assumptions{DeregistrationLag: 15 * time.Second, ControllerDelay: 10 * time.Second},
+			objs: []client.Object{labelled, webPDB, podFixture("web-0", ptr.To[int64](55), app(sleepAction(25)))}},
+		{name: "a lag of 15 s, a controller delay of 10 s: the seed's 15 s preStop and 30 s grace period are not",
+			a:    Assumptions{DeregistrationLag: 15 * time.Second, ControllerDelay: 10 * time.Second},
+			objs: []client.Object{labelled, webPDB, podFixture("web-0", ptr.To[int64](30), app(sleepAction(15)))},
+			want: []want{
+				{setting: SettingPreStop, seen: sec(15), need: sec(25), atFault: 1},
+				{setting: SettingTerminationGracePeriod, seen: sec(30), need: sec(55), atFault: 1},
+			}},
 		{name: "a Service without a selector: its pods cannot be read",
 			selector: map[string]string{},
 			objs:     []client.Object{labelled},

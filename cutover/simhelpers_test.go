@@ -241,10 +241,12 @@ func worldAssumptions(w *sim.World) cutover.Assumptions { return w.Assumptions()
 // inject the LBC's readiness gate (Config.ReadinessGateInjection is off:
 // gated pods would turn Ready only once their targets are healthy, which
 // slows Karpenter's PDB-bound drains so much that the worlds' churn would
-// not settle in the time the scenarios allow), and the pods' grace period
-// (30 s) is below SafeTerminationGracePeriod (the controller delay plus 30
-// s). Each Execute on the simulator passes it, so that it shows. The
-// precondition itself is tested in preconditions_test.go.
+// not settle in the time the scenarios allow). The pods' preStop and grace
+// period are the safe ones for the world's own timings
+// (sim.SafePodSettings), which the plans assume (worldAssumptions), so the
+// readiness gate is the precondition's only setting. Each Execute on the
+// simulator passes it, so that it shows. The precondition itself is tested
+// in preconditions_test.go and podsettings_test.go.
 var simPods = cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings)
 
 func (s *scenario) plan(mod func(*cutover.Request)) *cutover.Plan {
