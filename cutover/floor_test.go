@@ -1,7 +1,6 @@
 package cutover_test
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/envelope"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // TestPlanRecordsAssumptions: the plan records its assumptions with the
@@ -49,28 +49,40 @@ func TestPlanRecordsAssumptions(t *testing.T) {
 }
 
 // TestInPlaceWithinFloor: on the simulator, with the plan's assumptions
-// the world's, an in-place cutover takes within 1.05x the plan's floor.
-// Today's simulator turns a new target healthy after HealthyThresholdCount
-// passing checks; with a HealthyThresholdCount of 2 (the least ELBv2
-// allows, the nearest it comes to "healthy after one check") the floor is
-// max(registration 10 s + 2 × 30 s, the early alignment's confirmation
-// 2 × 30 s) + the deregistration delay 300 s = 370 s, and the cutover no
-// longer waits out HealthyThresholdCount (5 in the seed's case) intervals
-// after the alignment: it used to take 450 s there, whatever the pods'
-// health. Every fixed wait reaches the observer with its reason and what
-// it derives from.
+// the world's, an in-place cutover takes within 1.05x the plan's floor,
+// and every fixed wait reaches the observer with its reason and what it
+// derives from. Each case sets the world's Timings.NewTargetChecks to
+// what it is about, and the plan assumes the same (worldAssumptions):
+//
+//   - the defaults: a new target is healthy after one passing check (the
+//     ALB user guide), whatever HealthyThresholdCount says; the seed's
+//     HealthyThresholdCount 5 then costs nothing, and the floor is
+//     max(registration 10 s + 1 × 30 s, the early alignment's
+//     confirmation 2 × 30 s) + the deregistration delay 300 s = 360 s;
+//   - a new target needs HealthyThresholdCount passing checks
+//     (timing.HealthyThreshold, the reading of Elb.InitialHealthChecking),
+//     with a HealthyThresholdCount of 2 (the least ELBv2 allows): max(10 s
+//   - 2 × 30 s, 60 s) + 300 s = 370 s;
+//   - the same with the seed's 5: max(10 s + 5 × 30 s, 60 s) + 300 s =
+//     460 s. The cutover no longer waits out HealthyThresholdCount
+//     intervals after the alignment on top: it used to take 450 s where
+//     the threshold was 2, whatever the pods' health.
 func TestInPlaceWithinFloor(t *testing.T) {
 	t.Parallel() // a world of its own
 	for _, tt := range []struct {
 		name      string
+		checks    int // Timings.NewTargetChecks
 		healthy   int32
 		wantFloor int32
+		gateFrom  string
 	}{
-		{"HealthyThresholdCount 2", 2, 370},
-		{"HealthyThresholdCount 5 (the seed's)", 5, 460},
+		{"one passing check (the defaults), HealthyThresholdCount 5", 0, 5, 360, "1 passing check × interval 30 s"},
+		{"HealthyThresholdCount 2, new targets need it", timing.HealthyThreshold, 2, 370, "HealthyThresholdCount 2 × interval 30 s"},
+		{"HealthyThresholdCount 5 (the seed's), new targets need it", timing.HealthyThreshold, 5, 460, "HealthyThresholdCount 5 × interval 30 s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallWorld(132)
+			cfg.Timings.NewTargetChecks = tt.checks
 			cfg.Legacy.HealthyThresholdCount = tt.healthy
 			s := newScenario(t, cfg)
 			p := s.plan(nil)
@@ -85,10 +97,10 @@ func TestInPlaceWithinFloor(t *testing.T) {
 				t.Fatalf("Execute: %+v, %v", res, err)
 			}
 			if res.Ratio > 1.05 {
-				t.Errorf("cutover %.0f s for a floor of %.0f s: ratio %.3f, want at most 1.05", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
+				t.Errorf("cutover %.0f s (%.0f s of it the hold's settle) for a floor of %.0f s: ratio %.3f, want at most 1.05", res.CutoverSeconds, res.SettleSeconds, res.FloorSeconds, res.Ratio)
 			}
 			for _, want := range []struct{ step, from string }{
-				{cutover.StepGate, fmt.Sprintf("HealthyThresholdCount %d × interval 30 s", tt.healthy)},
+				{cutover.StepGate, tt.gateFrom},
 				{cutover.StepGate, "UnhealthyThresholdCount 2 × interval 30 s"},
 				{cutover.StepDrain, "deregistration_delay.timeout_seconds 300"},
 			} {
@@ -101,29 +113,50 @@ func TestInPlaceWithinFloor(t *testing.T) {
 			if st := s.w.Traffic(); st.Failed != 0 {
 				t.Errorf("traffic: %s", st.String())
 			}
-			t.Logf("%s: in-place cutover %.0f s for a floor of %.0f s (ratio %.3f); waits %v", tt.name, res.CutoverSeconds, res.FloorSeconds, res.Ratio, p.Estimate.Waits)
+			t.Logf("%s: in-place cutover %.0f s (settle %.0f s) for a floor of %.0f s (ratio %.3f); waits %v", tt.name, res.CutoverSeconds, res.SettleSeconds, res.FloorSeconds, res.Ratio, p.Estimate.Waits)
 		})
 	}
 }
 
 // TestRollbackWithinFloor: a rollback after a completed cutover, no churn:
 // it registers the nodes, waits for their first checks and deletes the
-// binding within 1.2x its own floor, and says so.
+// binding within 1.2x its own floor (the registration delay and the
+// passing checks a new target needs, one interval each), and says so. It
+// takes at least the least time those checks can take (the registration
+// delay, then the checks after the first, one interval apart): a rollback
+// faster than that did not wait for the node targets' health. Each case
+// sets the world's Timings.NewTargetChecks to what it is about, and the
+// plan assumes the same: the defaults (one passing check: a floor of 10 s
+// + 30 s) and HealthyThresholdCount (the seed's 5: 10 s + 5 × 30 s).
 func TestRollbackWithinFloor(t *testing.T) {
-	t.Parallel() // a world of its own
-	s := newScenario(t, smallWorld(133))
-	p := s.plan(nil)
-	if res, err := cutover.Execute(t.Context(), s.env, p, simPods); err != nil || !res.Completed {
-		t.Fatalf("Execute: %+v, %v", res, err)
+	t.Parallel() // worlds of their own
+	for _, tt := range []struct {
+		name      string
+		checks    int // Timings.NewTargetChecks
+		wantFloor float64
+		least     float64 // registration 10 s + (checks - 1) × 30 s
+	}{
+		{"one passing check (the defaults)", 0, 40, 10},
+		{"HealthyThresholdCount 5 (the seed's)", timing.HealthyThreshold, 160, 130},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := smallWorld(133)
+			cfg.Timings.NewTargetChecks = tt.checks
+			s := newScenario(t, cfg)
+			p := s.plan(nil)
+			if res, err := cutover.Execute(t.Context(), s.env, p, simPods); err != nil || !res.Completed {
+				t.Fatalf("Execute: %+v, %v", res, err)
+			}
+			rb, err := cutover.Rollback(t.Context(), s.env, p)
+			if err != nil || !rb.Completed {
+				t.Fatalf("Rollback: %+v, %v", rb, err)
+			}
+			if rb.FloorSeconds != tt.wantFloor || rb.Ratio > 1.2 || rb.Seconds < tt.least {
+				t.Errorf("rollback %.0f s for a floor of %.0f s (ratio %.3f): want a floor of %.0f s, a ratio of at most 1.2, and at least %.0f s",
+					rb.Seconds, rb.FloorSeconds, rb.Ratio, tt.wantFloor, tt.least)
+			}
+			s.checkRolledBack(rb)
+			t.Logf("%s: rollback %.0f s for a floor of %.0f s (ratio %.3f)", tt.name, rb.Seconds, rb.FloorSeconds, rb.Ratio)
+		})
 	}
-	rb, err := cutover.Rollback(t.Context(), s.env, p)
-	if err != nil || !rb.Completed {
-		t.Fatalf("Rollback: %+v, %v", rb, err)
-	}
-	// registration 10 s + HealthyThresholdCount 5 × 30 s, the world's.
-	if rb.FloorSeconds != 160 || rb.Ratio > 1.2 || rb.Ratio < 0.5 {
-		t.Errorf("rollback %.0f s for a floor of %.0f s (ratio %.3f): want a floor of 160 s and a ratio of at most 1.2", rb.Seconds, rb.FloorSeconds, rb.Ratio)
-	}
-	s.checkRolledBack(rb)
-	t.Logf("rollback %.0f s for a floor of %.0f s (ratio %.3f)", rb.Seconds, rb.FloorSeconds, rb.Ratio)
 }
