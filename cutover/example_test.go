@@ -151,28 +151,22 @@ func ExampleConfigMapJournal() {
 	// other digest refused: true
 }
 
-// simAssumptions are the timing assumptions of the simulated world, so
-// that a plan's floor is the world's: its target groups turn a new target
-// healthy after HealthyThresholdCount passing checks, a deregistered target
-// takes no new request, and the LBC deregisters a terminating pod's target
-// within 2 s. Against AWS, leave Request.Assumptions zero: the defaults
-// are the documented values and the worst reported ones.
-var simAssumptions = cutover.Assumptions{
-	NewTargetChecks: cutover.HealthyThreshold, RegistrationDelay: 10 * time.Second,
-	DeregistrationLag: -1, ControllerDelay: 2 * time.Second,
-}
-
 // The seed's case on the simulator: plan the cutover of a hand-made ip
-// target group of node targets. Nothing changes yet. The plan says what
+// target group of node targets. Nothing changes yet. The plan assumes the
+// simulated world's own timings (World.Assumptions: a new target healthy
+// after one passing check, the ALB user guide's), so that its floor is the
+// world's; against AWS, leave Request.Assumptions zero: the defaults are
+// the documented values and the worst reported ones. The plan says what
 // the cutover's safety rests on that the Service's pods do not give: the
-// simulated namespace does not inject the LBC's readiness gate.
+// simulated namespace does not inject the LBC's readiness gate (the pods'
+// preStop and grace period are the safe ones for the world's timings).
 func ExamplePlanCutover() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, err := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
-		Assumptions: simAssumptions,
+		Assumptions: w.Assumptions(),
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -206,11 +200,10 @@ func ExamplePlanCutover() {
 	// drain (remove)
 	// verify (verify)
 	// release-disruption (verify)
-	// floor seconds: 460
-	//   gate 160 s (registration delay 10s (assumed) + HealthyThresholdCount 5 × interval 30 s)
+	// floor seconds: 360
+	//   gate 40 s (registration delay 10s (assumed) + 1 passing check × interval 30 s)
 	//   gate 60 s (UnhealthyThresholdCount 2 × interval 30 s)
 	//   drain 300 s (deregistration_delay.timeout_seconds 300)
-	// precondition: pod-settings terminationGracePeriodSeconds
 	// precondition: pod-settings readinessGate
 	// mutating calls: 0
 }
@@ -221,17 +214,24 @@ func ExamplePlanCutover() {
 // and the target group ends with only the pods' targets; once released,
 // Karpenter replaces the nodes.
 //
+// Karpenter had begun to replace one node when Execute started: the hold
+// cannot stop that, so its first step retires that node's target at once
+// and waits until the node is gone and the deregistration lag has passed
+// (Result.SettleSeconds, which the ratio to the floor leaves out). It
+// holds the replacement node too, as it joins: five nodes held, four
+// released (the fifth was gone by then).
+//
 // The plan carries the pod-settings precondition (the simulated namespace
-// does not inject the readiness gate, and the pods' grace period is short
-// of the safe one): this example accepts it knowingly, with
-// WithAcceptPreconditions. Against a real cluster, fix the pods instead.
+// does not inject the readiness gate): this example accepts it knowingly,
+// with WithAcceptPreconditions. Against a real cluster, fix the pods
+// instead.
 func ExampleExecute() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 2, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
-		Assumptions: simAssumptions,
+		Assumptions: w.Assumptions(),
 	})
 	_, err := cutover.Execute(ctx, env, p)
 	fmt.Println("refused:", cutover.IsPrecondition(err))
@@ -246,7 +246,8 @@ func ExampleExecute() {
 		return
 	}
 	fmt.Println("completed:", res.Completed, "steps:", done)
-	fmt.Println("node targets deregistered:", res.Deregistered)
+	fmt.Println("node targets deregistered:", res.Deregistered, "retired early:", len(res.Retired))
+	fmt.Println("settled for the deregistration lag at least:", res.SettleSeconds >= p.Request.Assumptions.DeregistrationLag.Seconds())
 	fmt.Printf("within 1.05x the floor: %t\n", res.Ratio <= 1.05)
 	fmt.Println("nodes held:", len(res.Held), "released:", len(res.Released))
 	fmt.Println("failed requests:", w.Traffic().Failed)
@@ -256,9 +257,10 @@ func ExampleExecute() {
 	// Output:
 	// refused: true
 	// completed: true steps: 8
-	// node targets deregistered: 4
+	// node targets deregistered: 4 retired early: 1
+	// settled for the deregistration lag at least: true
 	// within 1.05x the floor: true
-	// nodes held: 4 released: 4
+	// nodes held: 5 released: 4
 	// failed requests: 0
 	// node targets left: 0
 	// drift disruptions: 4 failed requests: 0
@@ -275,7 +277,7 @@ func ExampleRollback() {
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
-		Assumptions: simAssumptions,
+		Assumptions: w.Assumptions(),
 	})
 	// The simulated pods' settings: see ExampleExecute.
 	res, _ := cutover.Execute(ctx, env, p, cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings),
