@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -520,19 +521,33 @@ func holdWindow(t testing.TB, res *cutover.Result) (from, to time.Time) {
 
 // checkHeld checks, when Execute returned, what the disruption hold
 // promises: the graceful disruptions that had started before the hold
-// (at least one, or the check proves nothing) finished while Execute ran;
-// none started while the hold stood; at least 10,000 requests passed and
-// none failed; and the release left no node with the hold's mark.
+// (at least one, or the check proves nothing) finished within the hold
+// step (its settle: every node of the scenarios holds a target or a pod
+// of the Service), and when one was still under way as the step began,
+// the step lasted at least the assumed deregistration lag (it retired
+// that node's target, then waited the lag out) and Result.SettleSeconds
+// says so; none started while the hold stood; at least 10,000 requests
+// passed and none failed; and the release left no node with the hold's
+// mark.
 func (s *scenario) checkHeld(res *cutover.Result, f figures) {
 	s.t.Helper()
 	from, to := holdWindow(s.t, res)
-	before, during := 0, 0
+	var began time.Time // the hold step's start
+	for _, st := range res.Steps {
+		if st.ID == cutover.StepHoldDisruption {
+			began = st.StartedAt
+		}
+	}
+	before, during, underWay := 0, 0, 0
 	for _, d := range s.w.Karpenter().Disruptions() {
 		switch {
 		case !d.StartedAt.After(from):
 			before++
-			if d.TerminatedAt.IsZero() || d.TerminatedAt.After(res.FinishedAt) {
-				s.t.Errorf("the disruption of %s (%s), started before the hold, had not finished when Execute returned", d.Node, d.Reason)
+			if d.TerminatedAt.IsZero() || d.TerminatedAt.After(from) {
+				s.t.Errorf("the disruption of %s (%s), started before the hold, had not finished when the hold step ended (%s)", d.Node, d.Reason, from.Format(time.TimeOnly))
+			}
+			if !began.IsZero() && !d.StartedAt.After(began) && (d.TerminatedAt.IsZero() || d.TerminatedAt.After(began)) {
+				underWay++
 			}
 		case d.Reason.Graceful() && d.StartedAt.Before(to):
 			during++
@@ -543,6 +558,12 @@ func (s *scenario) checkHeld(res *cutover.Result, f figures) {
 	if before == 0 {
 		s.t.Error("no disruption had started before the hold: the scenario proves nothing about the ones under way")
 	}
+	if settle := from.Sub(began).Seconds(); !began.IsZero() && math.Abs(res.SettleSeconds-settle) > 0.5 {
+		s.t.Errorf("Result.SettleSeconds %.2f, the hold step lasted %.2f s", res.SettleSeconds, settle)
+	}
+	if l := s.w.Assumptions().DeregistrationLag; underWay > 0 && res.SettleSeconds < l.Seconds() {
+		s.t.Errorf("%d disruptions under way as the hold step began, and it settled for %.1f s: want at least the deregistration lag, %v", underWay, res.SettleSeconds, l)
+	}
 	if f.Requests < 10000 {
 		s.t.Errorf("when Execute returned, %d requests had passed; want at least 10,000", f.Requests)
 	}
@@ -550,8 +571,8 @@ func (s *scenario) checkHeld(res *cutover.Result, f figures) {
 		s.t.Errorf("when Execute returned, %d requests had failed", f.Failed)
 	}
 	s.checkNoHold()
-	s.t.Logf("hold from %s to %s: %d disruptions under way before it finished, %d started during it; %d nodes held, %d released",
-		from.Format(time.TimeOnly), to.Format(time.TimeOnly), before, during, len(res.Held), len(res.Released))
+	s.t.Logf("hold from %s to %s: %d disruptions under way before it finished (%d as it began; settled for %.0f s), %d started during it; %d nodes held, %d released",
+		from.Format(time.TimeOnly), to.Format(time.TimeOnly), before, underWay, res.SettleSeconds, during, len(res.Held), len(res.Released))
 }
 
 // checkNoHold checks that no node carries the hold's mark: the release
