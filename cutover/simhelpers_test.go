@@ -609,10 +609,26 @@ func (s *scenario) heldNodes() []string {
 // on (the hold is released) and the static node targets are exposed to
 // them again, as they were before the cutover: the caller settles the
 // world to see that every node is then replaced.
+//
+// The release is the rollback's last action, and its Kubernetes calls take
+// virtual time (Timings.KubeLatency): Karpenter may start a disruption the
+// hold kept back before Rollback returns. A node whose graceful disruption
+// started once the release had begun counts as live here (the rollback
+// handed it back to Karpenter with the healthy target it had), and the
+// rollback must have warned of it by name. A node whose disruption started
+// before the release is leaving: the rollback had to retire its target.
 func (s *scenario) checkRolledBack(rb *cutover.RollbackResult) {
 	s.t.Helper()
 	if st := s.w.Traffic(); st.Failed != 0 {
 		s.t.Errorf("when the rollback returned: %s", st.String())
+	}
+	released := map[string]bool{}
+	if at := releaseStart(rb); !at.IsZero() {
+		for _, d := range s.w.Karpenter().Disruptions() {
+			if d.Reason.Graceful() && !d.StartedAt.Before(at) {
+				released[d.Node] = true
+			}
+		}
 	}
 	l := s.w.Legacy()
 	live := map[string]bool{}
@@ -624,6 +640,12 @@ func (s *scenario) checkRolledBack(rb *cutover.RollbackResult) {
 		id := n.InternalIP
 		if l.TargetType == "instance" {
 			id = n.InstanceID
+		}
+		if leaving && released[n.Name] {
+			if !slices.ContainsFunc(rb.Warnings, func(w string) bool { return strings.Contains(w, n.Name) }) {
+				s.t.Errorf("Karpenter began to disrupt %s as the rollback released it, and the rollback did not warn of it: %q", n.Name, rb.Warnings)
+			}
+			leaving = false
 		}
 		if !leaving {
 			live[id] = true
@@ -649,6 +671,17 @@ func (s *scenario) checkRolledBack(rb *cutover.RollbackResult) {
 	if !rb.Completed {
 		s.t.Errorf("rollback %+v: not completed", rb)
 	}
+}
+
+// releaseStart returns when rb's release-disruption action began, zero
+// when this run did not release the hold.
+func releaseStart(rb *cutover.RollbackResult) time.Time {
+	for _, a := range rb.Actions {
+		if a.ID == cutover.RollbackReleaseDisruption && !a.Skipped {
+			return a.StartedAt
+		}
+	}
+	return time.Time{}
 }
 
 // checkReleasedDrift settles the world after a rollback that released the
