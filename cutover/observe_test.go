@@ -73,9 +73,10 @@ func (r *recorder) of(step string) []cutover.Progress {
 // healthy pod targets only grow, reaching the floor, the drain's draining
 // targets only shrink to none, and the verification ends with every
 // endpoint healthy. The waits name the gate and the drain with an end in
-// the future. The log has a line per step start and end, one per mutating
-// call, V(1) observations and retries, the plan and the target group on
-// every line, and no credential.
+// the future, and every wait has its reason and basis in the observer and
+// in the log alike. The log has a line per step start and end, one per
+// mutating call, one per wait, V(1) observations and retries, the plan and
+// the target group on every line, and no credential.
 func TestObserverAndLog(t *testing.T) {
 	t.Parallel() // a world of its own
 	cfg := smallWorld(123)
@@ -204,6 +205,16 @@ func TestObserverAndLog(t *testing.T) {
 			if !strings.Contains(l, `"reason"="`) || !strings.Contains(l, `"from"="`) || strings.Contains(l, `"reason"=""`) || strings.Contains(l, `"from"=""`) {
 				t.Errorf("a wait logged without its reason or basis: %s", l)
 			}
+		}
+	}
+	// Every wait the observer sees is logged the same way (the runner's
+	// waiting): one line that names its step and what it waits for, the
+	// hold step's settle included.
+	for _, w := range rec.waits {
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			return strings.Contains(l, `"msg"="waiting"`) && strings.Contains(l, fmt.Sprintf(`"step"=%q`, w.Step)) && strings.Contains(l, fmt.Sprintf(`"for"=%q`, w.What))
+		}) {
+			t.Errorf("the wait of %s for %q reached the observer, not the log", w.Step, w.What)
 		}
 	}
 	if waiting != len(rec.waits) {
