@@ -96,8 +96,9 @@ HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504 after
 then roll back at once), crash-resume (a crash after the binding, then a
 resumed Execute), blue-green (an instance-type target
 group, moved by weights). -churn picks Karpenter's churn: steady (the oldest
-node every -churn-interval), wave (half the nodes drifted at once every ten
-intervals, a NodePool budget of 20%), consolidation (the emptiest node, at
+node every -churn-interval), wave (half the nodes drifted at once, one
+interval into the migration and then every ten intervals, a NodePool budget
+of 20%), consolidation (the emptiest node, at
 random intervals of mean two intervals), spot (a random node interrupted
 with a two-minute notice, at random intervals of mean three intervals).`,
 		Example: `  tgmigrate simulate
@@ -243,7 +244,9 @@ func (f *simFlags) config(strategy string, tm timing.Timings) sim.Config {
 	}
 	switch karpenter.Shape(f.churn) {
 	case karpenter.ShapeWave:
-		cfg.ChurnInterval = 10 * f.churnInterval
+		// The first wave one interval into the migration, then one every
+		// ten intervals.
+		cfg.ChurnInterval, cfg.ChurnDelay = 10*f.churnInterval, f.leadIn+f.churnInterval
 		cfg.NodePool.Budgets = []karpenter.Budget{{Nodes: "20%"}}
 	case karpenter.ShapeConsolidation:
 		cfg.ChurnInterval = 2 * f.churnInterval

@@ -154,7 +154,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 func churnText(f *simFlags) string {
 	switch f.churn {
 	case "wave":
-		return fmt.Sprintf("a drift wave of half the nodes every %v, a NodePool budget of 20%%", 10*f.churnInterval)
+		return fmt.Sprintf("a drift wave of half the nodes %v into the migration, then every %v, a NodePool budget of 20%%", f.churnInterval, 10*f.churnInterval)
 	case "consolidation":
 		return fmt.Sprintf("consolidation of the emptiest node at random intervals, %v on average", 2*f.churnInterval)
 	case "spot":

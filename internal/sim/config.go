@@ -98,6 +98,9 @@ type Config struct {
 	ChurnShape karpenter.Shape
 	// ChurnShare is the share of the nodes a wave drifts. Zero: "50%".
 	ChurnShare string
+	// ChurnDelay is the time from [World.Start] to the first scheduled
+	// disruption. Zero: one ChurnInterval.
+	ChurnDelay time.Duration
 	// NodePool configures Karpenter's pool (budgets, expiry, grace period,
 	// capacity type). Its Public field is set from PublicSubnets.
 	NodePool karpenter.NodePool

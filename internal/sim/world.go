@@ -219,7 +219,11 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		}
 	}
 	if cfg.ChurnInterval > 0 {
-		if err := w.karp.StartChurn(karpenter.Churn{Shape: cfg.ChurnShape, Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons, Share: cfg.ChurnShare}); err != nil {
+		ch := karpenter.Churn{Shape: cfg.ChurnShape, Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons, Share: cfg.ChurnShare}
+		if cfg.ChurnDelay > 0 {
+			ch.Start = w.clock.Now().Add(cfg.ChurnDelay)
+		}
+		if err := w.karp.StartChurn(ch); err != nil {
 			return nil, fmt.Errorf("sim: new: %w", err)
 		}
 	}
@@ -241,6 +245,8 @@ func (cfg *Config) defaults() error {
 		return bad("LBCSyncPeriod", "is negative")
 	case cfg.Neighbours < 0:
 		return bad("Neighbours", "is negative")
+	case cfg.ChurnDelay < 0:
+		return bad("ChurnDelay", "is negative")
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
 	}
