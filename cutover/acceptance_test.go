@@ -139,8 +139,12 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	if want := []int32{10, 50, 100}; !slicesEqual(analysed, want) {
 		t.Errorf("analysed weights %v, want %v", analysed, want)
 	}
-	if res.Ratio > 1.05 {
-		t.Errorf("cutover %.0fs (%.0fs of it the hold's settle) for a floor of %.0fs: ratio %.3f, want at most 1.05", res.CutoverSeconds, res.SettleSeconds, res.FloorSeconds, res.Ratio)
+	// The floor is made of waits (the new targets' first check, the three
+	// 30 s holds: 100 s); the rest is the LBC's reaction to the binding
+	// and the latency of the run's hundred-odd API calls (50 ms each to
+	// ELBv2, 10 ms to Kubernetes: package timing), about 7 s.
+	if res.Ratio > 1.1 {
+		t.Errorf("cutover %.0fs (%.0fs of it the hold's settle) for a floor of %.0fs: ratio %.3f, want at most 1.1", res.CutoverSeconds, res.SettleSeconds, res.FloorSeconds, res.Ratio)
 	}
 	t.Logf("blue/green: when Execute returned %s; after settling %d requests, %d failed; cutover %.0fs (the hold's settle %.0fs), floor %.0fs, ratio %.3f; calls %v",
 		at, s.w.Traffic().Total, s.w.Traffic().Failed, res.CutoverSeconds, res.SettleSeconds, res.FloorSeconds, res.Ratio, res.Calls)

@@ -201,7 +201,7 @@ func ExamplePlanCutover() {
 	// verify (verify)
 	// release-disruption (verify)
 	// floor seconds: 360
-	//   gate 40 s (registration delay 10s (assumed) + 1 passing check × interval 30 s)
+	//   gate 10 s (registration delay 10s (assumed) to the first check, 1 passing check one interval (30 s) apart)
 	//   gate 60 s (UnhealthyThresholdCount 2 × interval 30 s)
 	//   drain 300 s (deregistration_delay.timeout_seconds 300)
 	// precondition: pod-settings readinessGate

@@ -57,14 +57,15 @@ func TestPlanRecordsAssumptions(t *testing.T) {
 //   - the defaults: a new target is healthy after one passing check (the
 //     ALB user guide), whatever HealthyThresholdCount says; the seed's
 //     HealthyThresholdCount 5 then costs nothing, and the floor is
-//     max(registration 10 s + 1 × 30 s, the early alignment's
-//     confirmation 2 × 30 s) + the deregistration delay 300 s = 360 s;
+//     max(the registration delay 10 s to the first check, the early
+//     alignment's confirmation 2 × 30 s) + the deregistration delay 300 s
+//     = 360 s;
 //   - a new target needs HealthyThresholdCount passing checks
 //     (timing.HealthyThreshold, the reading of Elb.InitialHealthChecking),
 //     with a HealthyThresholdCount of 2 (the least ELBv2 allows): max(10 s
-//   - 2 × 30 s, 60 s) + 300 s = 370 s;
-//   - the same with the seed's 5: max(10 s + 5 × 30 s, 60 s) + 300 s =
-//     460 s. The cutover no longer waits out HealthyThresholdCount
+//   - (2 - 1) × 30 s, 60 s) + 300 s = 360 s;
+//   - the same with the seed's 5: max(10 s + (5 - 1) × 30 s, 60 s) + 300 s
+//     = 430 s. The cutover no longer waits out HealthyThresholdCount
 //     intervals after the alignment on top: it used to take 450 s where
 //     the threshold was 2, whatever the pods' health.
 func TestInPlaceWithinFloor(t *testing.T) {
@@ -76,9 +77,9 @@ func TestInPlaceWithinFloor(t *testing.T) {
 		wantFloor int32
 		gateFrom  string
 	}{
-		{"one passing check (the defaults), HealthyThresholdCount 5", 0, 5, 360, "1 passing check × interval 30 s"},
-		{"HealthyThresholdCount 2, new targets need it", timing.HealthyThreshold, 2, 370, "HealthyThresholdCount 2 × interval 30 s"},
-		{"HealthyThresholdCount 5 (the seed's), new targets need it", timing.HealthyThreshold, 5, 460, "HealthyThresholdCount 5 × interval 30 s"},
+		{"one passing check (the defaults), HealthyThresholdCount 5", 0, 5, 360, "1 passing check one interval (30 s) apart"},
+		{"HealthyThresholdCount 2, new targets need it", timing.HealthyThreshold, 2, 360, "HealthyThresholdCount 2 one interval (30 s) apart"},
+		{"HealthyThresholdCount 5 (the seed's), new targets need it", timing.HealthyThreshold, 5, 430, "HealthyThresholdCount 5 one interval (30 s) apart"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallWorld(132)
@@ -119,15 +120,17 @@ func TestInPlaceWithinFloor(t *testing.T) {
 }
 
 // TestRollbackWithinFloor: a rollback after a completed cutover, no churn:
-// it registers the nodes, waits for their first checks and deletes the
-// binding within 1.2x its own floor (the registration delay and the
-// passing checks a new target needs, one interval each), and says so. It
-// takes at least the least time those checks can take (the registration
-// delay, then the checks after the first, one interval apart): a rollback
-// faster than that did not wait for the node targets' health. Each case
-// sets the world's Timings.NewTargetChecks to what it is about, and the
-// plan assumes the same: the defaults (one passing check: a floor of 10 s
-// + 30 s) and HealthyThresholdCount (the seed's 5: 10 s + 5 × 30 s).
+// it registers the nodes, waits for their checks and deletes the binding
+// within 1.2x its own floor (the registration delay to the first check,
+// then the passing checks after it, one interval apart), and says so. It
+// takes at least that floor: a rollback faster than that did not wait for
+// the node targets' health. Each case sets the world's
+// Timings.NewTargetChecks to what it is about, and the plan assumes the
+// same: the defaults (one passing check: a floor of 10 s) and
+// HealthyThresholdCount (the seed's 5: 10 s + 4 × 30 s). The API calls
+// take no virtual time here (Timings.ELBv2Latency and KubeLatency off), so
+// the ratio measures the rollback's waits alone; with the default latency
+// the twenty-odd calls of a rollback add about a second.
 func TestRollbackWithinFloor(t *testing.T) {
 	t.Parallel() // worlds of their own
 	for _, tt := range []struct {
@@ -136,12 +139,13 @@ func TestRollbackWithinFloor(t *testing.T) {
 		wantFloor float64
 		least     float64 // registration 10 s + (checks - 1) × 30 s
 	}{
-		{"one passing check (the defaults)", 0, 40, 10},
-		{"HealthyThresholdCount 5 (the seed's)", timing.HealthyThreshold, 160, 130},
+		{"one passing check (the defaults)", 0, 10, 10},
+		{"HealthyThresholdCount 5 (the seed's)", timing.HealthyThreshold, 130, 130},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallWorld(133)
 			cfg.Timings.NewTargetChecks = tt.checks
+			cfg.Timings.ELBv2Latency, cfg.Timings.KubeLatency = -1, -1
 			s := newScenario(t, cfg)
 			p := s.plan(nil)
 			if res, err := cutover.Execute(t.Context(), s.env, p, simPods); err != nil || !res.Completed {

@@ -347,7 +347,7 @@ func (r *runner) settle(ctx context.Context) error {
 		// exactly the journal does not say; the lag counts from now.
 		lastRetired = r.e.clock.Now()
 	}
-	r.o.observer.Waiting(Wait{Step: StepHoldDisruption, What: "the disruptions Karpenter began before the hold to finish",
+	r.waiting(Wait{Step: StepHoldDisruption, What: "the disruptions Karpenter began before the hold to finish",
 		Reason: "their nodes still go; the load balancer may send their retired targets requests for the deregistration lag",
 		From:   fmt.Sprintf("Assumptions.DeregistrationLag %v", lag)})
 	err := r.poll(ctx, StepHoldDisruption, "the disruptions under way to finish", r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {

@@ -28,16 +28,52 @@ const (
 // it waited for and the last observation. Transient failures (throttling)
 // count as "not yet".
 func (r *runner) poll(ctx context.Context, step, what string, timeout time.Duration, cond func(context.Context) (bool, string, error)) error {
+	return r.pollDue(ctx, step, what, timeout, time.Time{}, cond)
+}
+
+// pollDue polls as poll does, and looks more closely around due, when the
+// condition can hold at the earliest (the floor of the wait, zero for
+// none): one observation at due itself when it falls between two polls,
+// then one every fine poll interval (a fifth of the poll interval) for two
+// poll intervals after it. A wait then ends within about a second of when
+// it could, not up to a poll interval later, for a few more reads.
+func (r *runner) pollDue(ctx context.Context, step, what string, timeout time.Duration, due time.Time, cond func(context.Context) (bool, string, error)) error {
 	start := r.e.clock.Now()
 	last := "no observation"
 	p := retry.Policy{Initial: r.o.poll, Max: r.o.poll, Multiplier: 1, MaxElapsed: timeout}
-	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
+	check := func(ctx context.Context) (bool, error) {
 		if err := r.keepAlive(ctx); err != nil {
 			return false, err
 		}
 		ok, desc, err := cond(ctx)
 		if desc != "" {
 			last = desc
+		}
+		return ok, err
+	}
+	fine := max(r.o.poll/5, time.Millisecond)
+	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
+		ok, err := check(ctx)
+		for !ok && err == nil && !due.IsZero() {
+			now := r.e.clock.Now()
+			var next time.Time
+			switch {
+			case now.Before(due):
+				next = due
+			case now.Before(due.Add(2 * r.o.poll)):
+				next = now.Add(fine)
+			}
+			if next.IsZero() || !next.Before(now.Add(r.o.poll)) {
+				break // the regular poll comes first
+			}
+			t := r.e.clock.NewTimer(next.Sub(now))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return false, context.Cause(ctx)
+			case <-t.C():
+			}
+			ok, err = check(ctx)
 		}
 		return ok, err
 	}, retry.WithRetryable(transient))
@@ -78,7 +114,7 @@ func (r *runner) floorGrace() (time.Duration, string) {
 		return r.o.floorGrace, fmt.Sprintf("WithFloorGrace %v", r.o.floorGrace)
 	}
 	t := r.timing()
-	return t.newTarget(), t.newTargetFrom()
+	return t.newTargetAtMost(), t.newTargetAtMostFrom()
 }
 
 // alignHealthCheck sets the health check to traffic-port and the pods'
@@ -267,7 +303,15 @@ func (r *runner) gate(ctx context.Context) error {
 			Until: hc.ModifiedAt.Add(t.alignment())})
 	}
 	var baseline map[TargetAddr]bool
-	return r.poll(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+	// The gate can end at the earliest when new targets can be healthy,
+	// and not before an early alignment's confirmation window has passed.
+	due := r.e.clock.Now().Add(t.newTarget())
+	if hc := r.st.HealthCheck; r.plan.Strategy == StrategyInPlace && !hc.ModifiedAt.IsZero() {
+		if end := hc.ModifiedAt.Add(r.alignmentWindow()); end.After(due) {
+			due = end
+		}
+	}
+	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
 			return false, "", err

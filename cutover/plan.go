@@ -345,9 +345,11 @@ type Estimate struct {
 	// first health check (Assumptions.RegistrationDelay: ELB does not
 	// publish it).
 	RegistrationSeconds int32 `json:"registrationSeconds"`
-	// HealthCheckSeconds is the passing checks a new target needs
-	// (Assumptions.NewTargetChecks, or the HealthyThresholdCount) × the
-	// health check's interval.
+	// HealthCheckSeconds is the time from a new target's first check to the
+	// last of the passing checks it needs (Assumptions.NewTargetChecks, or
+	// the HealthyThresholdCount), one interval apart: (checks - 1) × the
+	// health check's interval. The first check comes as the registration
+	// delay ends.
 	HealthCheckSeconds int32 `json:"healthCheckSeconds"`
 	// AlignmentSeconds is, in-place with an early health-check alignment,
 	// its confirmation window: UnhealthyThresholdCount × the interval of

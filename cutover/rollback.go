@@ -534,7 +534,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 	if !held {
 		what += " and the nodes to settle"
 	}
-	err := rb.poll(ctx, RollbackWaitNodes, what, rb.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+	err := rb.pollDue(ctx, RollbackWaitNodes, what, rb.o.gateTimeout, rb.e.clock.Now().Add(t.newTarget()), func(ctx context.Context) (bool, string, error) {
 		v, err := rb.observe(ctx, rb.tgARN, nil, rb.st.Restore.TargetType, "")
 		if err != nil {
 			return false, "", err
@@ -740,7 +740,8 @@ func (rb *rollbackRun) deleteBinding(ctx context.Context) error {
 	rb.waiting(Wait{Step: RollbackDeleteBinding, What: "the binding gone", Reason: reasonBinding,
 		From:  fmt.Sprintf("controller delay up to %v (assumed); the wait gives up after %v", t.a.Controller(), bindingGoneTimeout),
 		Until: rb.e.clock.Now().Add(t.a.Controller())})
-	err = rb.poll(ctx, RollbackDeleteBinding, "the LBC to finish deleting the binding", bindingGoneTimeout, func(ctx context.Context) (bool, string, error) {
+	// The controller can finalize it at once: look closely from now on.
+	err = rb.pollDue(ctx, RollbackDeleteBinding, "the LBC to finish deleting the binding", bindingGoneTimeout, rb.e.clock.Now(), func(ctx context.Context) (bool, string, error) {
 		err := rb.e.Client.Get(ctx, key, &v1beta1.TargetGroupBinding{})
 		switch {
 		case apierrors.IsNotFound(err):

@@ -71,14 +71,33 @@ func seconds(d time.Duration) int32 { return int32(math.Ceil(d.Seconds())) }
 // registration is the registration delay, in whole seconds.
 func (t timing) registration() int32 { return seconds(t.a.Registration()) }
 
-// checks is the time of the passing checks a new target needs.
-func (t timing) checks() int32 { return t.a.Checks(t.healthy) * t.interval }
+// checks is the time from a new target's first check to the last of the
+// passing checks it needs, one interval apart: the first comes as the
+// registration delay ends.
+func (t timing) checks() int32 { return (t.a.Checks(t.healthy) - 1) * t.interval }
 
-// newTarget is how long a newly registered target takes to be healthy:
-// the registration delay, then the passing checks it needs, one interval
-// apart.
+// newTarget is how long a newly registered target takes to be healthy at
+// the least: the registration delay (to its first check), then the other
+// passing checks it needs, one interval apart. A floor, not an estimate:
+// AWS does not say when the first check comes; the simulator runs it as
+// the registration ends.
 func (t timing) newTarget() time.Duration {
 	return time.Duration(t.registration()+t.checks()) * time.Second
+}
+
+// newTargetAtMost is how long a target the controller registers for a new
+// endpoint may take to be healthy: the controller's delay, the
+// registration delay, then every passing check a full interval apart (the
+// first may come up to an interval after the registration). A shortfall
+// of the floor that lasts longer than this is no replacement on its way.
+func (t timing) newTargetAtMost() time.Duration {
+	return t.a.Controller() + time.Duration(t.registration()+t.a.Checks(t.healthy)*t.interval)*time.Second
+}
+
+// newTargetAtMostFrom says what newTargetAtMost derives from.
+func (t timing) newTargetAtMostFrom() string {
+	return fmt.Sprintf("controller delay %v + registration delay %v (assumed) + %d passing checks × interval %d s",
+		t.a.Controller(), t.a.Registration(), t.a.Checks(t.healthy), t.interval)
 }
 
 // newTargetFrom says what newTarget derives from.
@@ -90,7 +109,7 @@ func (t timing) newTargetFrom() string {
 	if t.a.NewTargetChecks == HealthyThreshold {
 		checks = fmt.Sprintf("HealthyThresholdCount %d", t.healthy)
 	}
-	return fmt.Sprintf("registration delay %v (assumed) + %s × interval %d s", t.a.Registration(), checks, t.interval)
+	return fmt.Sprintf("registration delay %v (assumed) to the first check, %s one interval (%d s) apart", t.a.Registration(), checks, t.interval)
 }
 
 // alignment is the confirmation window of a health check changed while
