@@ -173,11 +173,14 @@ func (a Assumptions) SafeTerminationGracePeriod() time.Duration {
 // String renders the assumptions on one line, defaults applied.
 func (a Assumptions) String() string {
 	a = a.WithDefaults()
-	checks := fmt.Sprint(a.NewTargetChecks)
-	if a.NewTargetChecks == HealthyThreshold {
-		checks = "HealthyThresholdCount"
+	checks := fmt.Sprintf("%d passing checks", a.NewTargetChecks)
+	switch a.NewTargetChecks {
+	case HealthyThreshold:
+		checks = "HealthyThresholdCount passing checks"
+	case 1:
+		checks = "1 passing check"
 	}
-	return fmt.Sprintf("new targets healthy after %s passing checks, registration delay %v, deregistration lag up to %v, controller delay up to %v",
+	return fmt.Sprintf("new targets healthy after %s, registration delay %v, deregistration lag up to %v, controller delay up to %v",
 		checks, a.Registration(), a.Lag(), a.Controller())
 }
 
