@@ -63,6 +63,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 
 	heading(out, "4. execute"+map[bool]string{true: " (" + f.scenario + ")", false: ""}[f.scenario != "cutover"])
 	trafficBefore := w.Traffic()
+	execStart := w.Clock().Now()
 	var lastStep string
 	var lastAt time.Time
 	obs := cutover.ObserverFuncs{
@@ -103,7 +104,15 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	during := w.Traffic()
 	fmt.Fprintf(out, "\n%s: cutover %.0f s against a floor of %.0f s (ratio %.2f); %d mutating calls.\n",
 		pr.note, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.MutatingCalls)
-	fmt.Fprintf(out, "Requests while migrating: %d, failed %d.\n", during.Total-trafficBefore.Total, during.Failed-trafficBefore.Failed)
+	if !pr.holdEnd.IsZero() && pr.holdEnd.After(execStart) {
+		settle := during.Span(execStart, pr.holdEnd)
+		cut := during.Span(pr.holdEnd, w.Clock().Now().Add(time.Second))
+		fmt.Fprintf(out, "Requests while Karpenter's disruptions under way ran out (%.0f s, before any change to the target group): %d, failed %d.\n",
+			pr.holdEnd.Sub(execStart).Seconds(), settle.Requests, settle.Failed)
+		fmt.Fprintf(out, "Requests while the cutover changed the target group: %d, failed %d.\n", cut.Requests, cut.Failed)
+	} else {
+		fmt.Fprintf(out, "Requests while migrating: %d, failed %d.\n", during.Total-trafficBefore.Total, during.Failed-trafficBefore.Failed)
+	}
 
 	heading(out, "5. verify")
 	w.Run(5 * time.Minute)
