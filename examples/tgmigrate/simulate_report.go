@@ -114,10 +114,10 @@ func windowNames(o simOutcome) []string {
 func writeComparison(w io.Writer, rep simReport) {
 	fmt.Fprintf(w, "AWS timings: %s (every other knob at its default: package timing).\n\n", rep.Timings)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
+	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tsettle s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
 	for _, s := range rep.Scenarios {
-		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
-			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.CutoverSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
+			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.SettleSeconds, s.CutoverSeconds-s.SettleSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
