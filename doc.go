@@ -50,13 +50,19 @@
 //
 //   - internal/awserr: AWS error classification and ARN parsing (the one
 //     place AWS errors are interpreted).
+//   - internal/envelope: the AWS timing assumptions a plan is made under
+//     (cutover.Assumptions), and the pod settings that are safe across
+//     them: what cutover's pod-settings precondition asks for and what
+//     helmgov's TGM-H008/H009 write are its numbers.
 //   - internal/kube: LBC discovery (is the CRD served, is the webhook registered).
 //   - internal/retry: every wait and retry, backoff/v4 on an injected clock.
 //   - internal/vclock: the deterministic virtual clock simulations run on.
 //   - internal/testenv: the envtest control plane of the integration tier.
 //   - internal/sim: the Karpenter churn simulator the scenario tests and the
 //     demo run on (ELBv2 model, Go facade, traffic, cluster, Karpenter, the
-//     LBC stand-in); internal/sim/elbv2wire serves it over the ELBv2 Query
+//     LBC stand-in); internal/sim/timing holds every AWS timing it assumes,
+//     with its documented default and range, and the envelope simulate
+//     -envelope sweeps; internal/sim/elbv2wire serves it over the ELBv2 Query
 //     protocol so the real AWS SDK client runs end to end, and
 //     internal/sim/elbv2wire/wiretest puts the packages' gomock suites
 //     behind it.
