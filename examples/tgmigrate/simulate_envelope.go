@@ -44,6 +44,9 @@ type envelopeSummary struct {
 	MaxAt  timing.Timings `json:"maxAt"`
 	// WindowMax is the most a point lost in each window.
 	WindowMax map[string]int `json:"windowMax"`
+	// InPhasedCutoverMax is the most a point lost while phased's cutover
+	// window was open (every strategy on the same stretch of time).
+	InPhasedCutoverMax int `json:"inPhasedCutoverWindowMax"`
 	// CutoverOverFloorMax is the largest ratio of the cutover's time (its
 	// settle left out, as cutover.Result.Ratio does) to the plan's floor
 	// over the points (strategies that cut over).
@@ -138,6 +141,9 @@ send:
 		return nil, nil, err
 	}
 
+	for i := range results {
+		comparePhasedWindow(results[i])
+	}
 	rep := &envelopeReport{}
 	for _, t := range grid {
 		rep.Points = append(rep.Points, envelopePoint{Timings: t, Scenarios: results[index[t]]})
@@ -151,6 +157,7 @@ send:
 			if pi == 0 || o.Failed > sum.Max {
 				sum.Max, sum.MaxAt = o.Failed, p.Timings
 			}
+			sum.InPhasedCutoverMax = max(sum.InPhasedCutoverMax, o.FailedInPhasedCutover)
 			for i, name := range windowNames(o) {
 				sum.WindowMax[name] = max(sum.WindowMax[name], o.Windows.all()[i].Failed)
 			}
@@ -184,7 +191,7 @@ func writeEnvelope(w io.Writer, rep simReport) {
 	fmt.Fprintln(w, "a dead address's 504 after 10 s or 502 at once; IP reuse off and on (30 s cool-down). Failed requests per run:")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tmin\tmedian\tmax\tmost per window\tcutover/floor max\tmax at")
+	fmt.Fprintln(tw, "strategy\tmin\tmedian\tmax\tmost per window\tmost in phased's cutover window\tcutover/floor max\tmax at")
 	for _, s := range env.Summary {
 		var parts []string
 		for _, name := range []string{"before", "cutover", "rollback", "after"} {
@@ -196,7 +203,7 @@ func writeEnvelope(w io.Writer, rep simReport) {
 		if s.CutoverOverFloorMax > 0 {
 			ratio = fmt.Sprintf("%.2f", s.CutoverOverFloorMax)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Strategy, s.Min, s.Median, s.Max, strings.Join(parts, ", "), ratio, s.MaxAt)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\n", s.Strategy, s.Min, s.Median, s.Max, strings.Join(parts, ", "), s.InPhasedCutoverMax, ratio, s.MaxAt)
 	}
 	_ = tw.Flush()
 

@@ -82,6 +82,7 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		}
 		rep.Scenarios = append(rep.Scenarios, *out)
 	}
+	comparePhasedWindow(rep.Scenarios)
 	hard := timing.Hardest()
 	if a.format == "text" {
 		fmt.Fprintf(a.stderr, "simulating %s at the hardest corner of the envelope...\n", strategyPhased)

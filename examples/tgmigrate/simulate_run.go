@@ -47,8 +47,40 @@ type simOutcome struct {
 	PodSettings podSettings `json:"podSettings"`
 	// Windows split the requests by when they were sent.
 	Windows simWindows `json:"windows"`
+	// FailedInPhasedCutover is the requests that failed while phased's
+	// cutover window was open (the same stretch of time, from the same
+	// start), so that every strategy is compared on it.
+	FailedInPhasedCutover int `json:"failedInPhasedCutoverWindow"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
+
+	// failedAt counts the failed requests of each second of the run, from
+	// its start.
+	failedAt []int
+}
+
+// comparePhasedWindow sets every row's FailedInPhasedCutover from the
+// phased row's cutover window.
+func comparePhasedWindow(rows []simOutcome) {
+	var w *simWindow
+	for i := range rows {
+		if rows[i].Strategy == strategyPhased {
+			w = &rows[i].Windows.Cutover
+		}
+	}
+	if w == nil {
+		return
+	}
+	for i := range rows {
+		n := 0
+		for s, f := range rows[i].failedAt {
+			// As windowOf counts: a second belongs to the window it starts in.
+			if sec := float64(s); sec >= w.FromSeconds && sec < w.ToSeconds {
+				n += f
+			}
+		}
+		rows[i].FailedInPhasedCutover = n
+	}
 }
 
 // simWindows are a run's windows: they cover it end to end, one after the
@@ -205,6 +237,9 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 
 	st := w.Traffic()
 	out.Requests, out.Failed = st.Total, st.Failed
+	for _, sec := range st.Seconds {
+		out.failedAt = append(out.failedAt, sec.Failed)
+	}
 	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
 	out.OutageSeconds = out.DegradedSeconds
 	// The last request is sent at end itself: the windows reach past it.

@@ -76,6 +76,10 @@ func TestSimulateJSON(t *testing.T) {
 				}
 			}
 			p := by[strategyPhased]
+			if p.FailedInPhasedCutover != p.Windows.Cutover.Failed || by[strategyStatic].FailedInPhasedCutover == 0 {
+				t.Errorf("failed in phased's cutover window: phased %d (its window %d), static %d; want phased's own, and static's above 0",
+					p.FailedInPhasedCutover, p.Windows.Cutover.Failed, by[strategyStatic].FailedInPhasedCutover)
+			}
 			// After a rollback the static target group is back, and fails
 			// under churn again: only the windows before it must be clean.
 			lost := p.Failed
@@ -175,7 +179,7 @@ func TestEnvelopeReport(t *testing.T) {
 			checkWindows(t, o)
 		}
 	}
-	if d := cmp.Diff(rep.Points[0].Scenarios, rows); d != "" {
+	if d := cmp.Diff(rep.Points[0].Scenarios, rows, cmp.AllowUnexported(simOutcome{})); d != "" {
 		t.Errorf("the default point's rows are not the report's (-point +rows):\n%s", d)
 	}
 	for i, s := range rep.Summary {
