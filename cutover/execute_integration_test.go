@@ -38,7 +38,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cutover.Execute(ctx, cenv, p, simPods, cutover.WithHook(crashAt(2, nil))); !errors.Is(err, errCrash) {
+	if _, err := cutover.Execute(ctx, cenv, p, simPods, cutover.WithHook(crashAfter(cutover.StepBind))); !errors.Is(err, errCrash) {
 		t.Fatalf("crash after the binding: %v", err)
 	}
 	// The crashed run's lease is still there, held by operator-1.
