@@ -3,6 +3,7 @@
 package cutover_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -85,5 +86,16 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	}
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: p.Binding.Namespace, Name: p.Binding.Name}, &tgb); !apierrors.IsNotFound(err) {
 		t.Errorf("binding after the rollback: %v, want gone", err)
+	}
+}
+
+// crashAfter returns a hook that fails as a crash at the event of the
+// named step, whatever its place in the plan.
+func crashAfter(step string) cutover.Hook {
+	return func(_ context.Context, e cutover.Event) error {
+		if e.Kind == cutover.EventStep && e.Step == step {
+			return errCrash
+		}
+		return nil
 	}
 }

@@ -487,17 +487,6 @@ func crashAt(n int, seen *[]string) cutover.Hook {
 	}
 }
 
-// crashAfter returns a hook that fails as a crash at the event of the
-// named step, whatever its place in the plan.
-func crashAfter(step string) cutover.Hook {
-	return func(_ context.Context, e cutover.Event) error {
-		if e.Kind == cutover.EventStep && e.Step == step {
-			return errCrash
-		}
-		return nil
-	}
-}
-
 var errCrash = errors.New("simulated crash")
 
 // mutatingOps counts the mutating calls in the simulator's counts.
