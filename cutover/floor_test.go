@@ -62,12 +62,14 @@ func TestPlanRecordsAssumptions(t *testing.T) {
 //     = 360 s;
 //   - a new target needs HealthyThresholdCount passing checks
 //     (timing.HealthyThreshold, the reading of Elb.InitialHealthChecking),
-//     with a HealthyThresholdCount of 2 (the least ELBv2 allows): max(10 s
-//   - (2 - 1) × 30 s, 60 s) + 300 s = 360 s;
-//   - the same with the seed's 5: max(10 s + (5 - 1) × 30 s, 60 s) + 300 s
-//     = 430 s. The cutover no longer waits out HealthyThresholdCount
-//     intervals after the alignment on top: it used to take 450 s where
-//     the threshold was 2, whatever the pods' health.
+//     with a HealthyThresholdCount of 2 (the least ELBv2 allows):
+//     max(10 s + (2 - 1) × 30 s, 60 s) + 300 s = 360 s;
+//   - the same with the seed's 5:
+//     max(10 s + (5 - 1) × 30 s, 60 s) + 300 s = 430 s.
+//
+// The cutover no longer waits out HealthyThresholdCount intervals after
+// the alignment on top: it used to take 450 s where the threshold was 2,
+// whatever the pods' health.
 func TestInPlaceWithinFloor(t *testing.T) {
 	t.Parallel() // a world of its own
 	for _, tt := range []struct {
