@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -38,12 +37,10 @@ type transport struct {
 var transports = []transport{{name: "facade"}, {name: "wire", wire: &sim.WireOptions{}, keep: acrossTheRun}}
 
 // matrixTransports returns transports, or with -short (make test-short)
-// the facade over the representative subset alone: the first crash point
-// of each step kind and one in the middle of a destructive step. make test
-// always runs the full matrices.
+// the facade alone. make test always runs both.
 func matrixTransports() []transport {
 	if testing.Short() {
-		return []transport{{name: "facade", keep: representative}}
+		return transports[:1]
 	}
 	return transports
 }
@@ -62,9 +59,9 @@ func acrossTheRun(points []string, i int) bool {
 	return i == first || i == len(points)/2 || i == len(points)-1
 }
 
-// matrixStrategies returns strategies, or with -short in-place alone (14
-// scenarios of crash and resume or rollback; blue/green's crash points run
-// in make test).
+// matrixStrategies returns strategies, or with -short in-place alone (its
+// 10 hook points, each resumed and rolled back: 20 scenarios; blue/green's
+// run in make test).
 func matrixStrategies() []struct {
 	name     string
 	instance bool
@@ -82,36 +79,6 @@ func matrixWorld(seed uint64, instance bool, wire *sim.WireOptions) sim.Config {
 		cfg.Legacy.TargetType = "instance"
 	}
 	return cfg
-}
-
-// representative reports whether the crash matrix keeps hook point i of
-// points in its subset: the first point of each step kind (the weight
-// steps shift-N are one kind), and the first batch of a step other than
-// the gate (the deregistration's, in-place; a weight step's, blue/green):
-// a crash in the middle of a destructive step.
-func representative(points []string, i int) bool {
-	kind := func(p string) string {
-		if rest, ok := strings.CutPrefix(p, "step "); ok {
-			if strings.HasPrefix(rest, "shift-") {
-				return "shift"
-			}
-			return rest
-		}
-		if strings.Contains(p, " of gate ") {
-			return "" // the gate's early retirements: not in the subset
-		}
-		return "batch"
-	}
-	k := kind(points[i])
-	if k == "" {
-		return false
-	}
-	for _, p := range points[:i] {
-		if kind(p) == k {
-			return false
-		}
-	}
-	return true
 }
 
 // hookPoints runs the cutover once, under churn, on the facade, and
