@@ -25,12 +25,14 @@ TESTRUN             = $(GO) run ./hack/testrun
 ## test: every check CI runs, in order, then each package's test time.
 test: clean-times fmt vet staticcheck doccheck verify-generate unit fuzz integration test-times
 
-## test-short: the inner loop: the unit tests with -race and -short, which
-## skips only the long matrices (see the README's "Testing" section).
+## test-short: the inner loop: the unit tests with -short, which skips
+## only the long matrices, and without the race detector, which make test
+## runs (see the README's "Testing" section). SHORT_RACE=-race adds it.
+SHORT_RACE ?=
 test-short:
-	@echo "== unit tests (-race -short)"
+	@echo "== unit tests (-short $(SHORT_RACE))"
 	@rm -f $(TIMES)/short.json
-	$(TESTRUN) run -tier short -out $(TIMES)/short.json -- -race -short -count=1 -timeout $(SHORT_TIMEOUT) $(PKGS)
+	$(TESTRUN) run -tier short -out $(TIMES)/short.json -- $(SHORT_RACE) -short -count=1 -timeout $(SHORT_TIMEOUT) $(PKGS)
 	@$(TESTRUN) report -budget $(PACKAGE_BUDGET) $(TIMES)/short.json
 
 ## verify: the static checks only.
