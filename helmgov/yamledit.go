@@ -494,6 +494,11 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 		last := i == len(path)-1
 		switch {
 		case last || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") || (v.Kind == yaml.MappingNode && len(v.Content) == 0):
+			if cur.Style&yaml.FlowStyle != 0 {
+				// An empty value inside {...}: the block that replaces it
+				// would break the flow mapping.
+				return setResult{}, unfixablef("%s:%d: cannot set %s inside a flow mapping", f.name, k.Line, step.Key)
+			}
 			return f.replaceValue(k, v, rest[1:], value, keyInd, unit)
 		case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
 			cur, parentKey = v, k

@@ -112,6 +112,22 @@ func TestSourceSet(t *testing.T) {
 			unfixable: "cannot set k inside a flow mapping",
 		},
 		{
+			// Found by FuzzSourceSet: the block written under preStop
+			// broke the flow mapping around it.
+			name:      "an empty value inside a flow mapping is not replaced",
+			src:       "spec:\n  lifecycle: {preStop: }\n",
+			path:      FieldPath{{Key: "spec"}, {Key: "lifecycle"}, {Key: "preStop"}, {Key: "exec"}},
+			value:     map[string]any{"command": []any{"sleep", "130"}},
+			unfixable: "cannot set preStop inside a flow mapping",
+		},
+		{
+			name:      "an empty flow mapping inside a flow mapping is not replaced",
+			src:       "spec:\n  lifecycle: {preStop: {}}\n",
+			path:      FieldPath{{Key: "spec"}, {Key: "lifecycle"}, {Key: "preStop"}, {Key: "exec"}},
+			value:     map[string]any{"command": []any{"sleep", "130"}},
+			unfixable: "cannot set preStop inside a flow mapping",
+		},
+		{
 			name:      "an ambiguous list item",
 			src:       "containers:\n  - name: a\n  - name: c\n",
 			path:      FieldPath{{Key: "containers"}, {Item: "b"}, {Key: "x"}},
