@@ -6,8 +6,8 @@ PKGS     ?= ./...
 GOFILES   = $(shell git ls-files --cached --others --exclude-standard '*.go')
 
 # Explicit limits: go test's -timeout is per package (test binary), and is
-# the only hard limit on time; nothing asserts a wall-clock time. Each is
-# about five times the slowest package of its tier on a 2-core machine (the
+# the only hard limit on time; nothing asserts a wall-clock time. Each is at
+# least five times the slowest package of its tier on a 2-core machine (the
 # README's "Testing" section has the budget), so that a machine busy with
 # something else still passes.
 UNIT_TIMEOUT        ?= 20m
