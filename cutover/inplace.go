@@ -296,21 +296,18 @@ func (r *runner) gate(ctx context.Context) error {
 	tgARN := tgb.Spec.TargetGroupARN
 	floor := r.st.Restore.Floor
 	t := r.timing()
-	r.waiting(Wait{Step: StepGate, What: "pod targets healthy", Reason: reasonNewTargets, From: t.newTargetFrom(),
-		Until: r.e.clock.Now().Add(t.newTarget())})
-	if hc := r.st.HealthCheck; r.plan.Strategy == StrategyInPlace && !hc.ModifiedAt.IsZero() {
-		r.waiting(Wait{Step: StepGate, What: "the early health-check alignment confirmed", Reason: reasonAlignment, From: t.alignmentFrom(),
-			Until: hc.ModifiedAt.Add(t.alignment())})
-	}
-	var baseline map[TargetAddr]bool
 	// The gate can end at the earliest when new targets can be healthy,
 	// and not before an early alignment's confirmation window has passed.
 	due := r.e.clock.Now().Add(t.newTarget())
+	r.waiting(Wait{Step: StepGate, What: "pod targets healthy", Reason: reasonNewTargets, From: t.newTargetFrom(), Until: due})
 	if hc := r.st.HealthCheck; r.plan.Strategy == StrategyInPlace && !hc.ModifiedAt.IsZero() {
-		if end := hc.ModifiedAt.Add(r.alignmentWindow()); end.After(due) {
+		end := hc.ModifiedAt.Add(t.alignment())
+		r.waiting(Wait{Step: StepGate, What: "the early health-check alignment confirmed", Reason: reasonAlignment, From: t.alignmentFrom(), Until: end})
+		if end.After(due) {
 			due = end
 		}
 	}
+	var baseline map[TargetAddr]bool
 	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
