@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,32 +55,25 @@ type simOutcome struct {
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
 
-	// failedAt counts the failed requests of each second of the run, from
-	// its start.
-	failedAt []int
+	// traffic is the run's requests, second by second, from origin, the
+	// run's start; cutoverFrom and cutoverTo bound its cutover window,
+	// from origin.
+	traffic                traffic.Stats
+	origin                 time.Time
+	cutoverFrom, cutoverTo time.Duration
 }
 
 // comparePhasedWindow sets every row's FailedInPhasedCutover from the
 // phased row's cutover window.
 func comparePhasedWindow(rows []simOutcome) {
-	var w *simWindow
-	for i := range rows {
-		if rows[i].Strategy == strategyPhased {
-			w = &rows[i].Windows.Cutover
-		}
-	}
-	if w == nil {
+	i := slices.IndexFunc(rows, func(o simOutcome) bool { return o.Strategy == strategyPhased })
+	if i < 0 {
 		return
 	}
+	from, to := rows[i].cutoverFrom, rows[i].cutoverTo
 	for i := range rows {
-		n := 0
-		for s, f := range rows[i].failedAt {
-			// As windowOf counts: a second belongs to the window it starts in.
-			if sec := float64(s); sec >= w.FromSeconds && sec < w.ToSeconds {
-				n += f
-			}
-		}
-		rows[i].FailedInPhasedCutover = n
+		o := &rows[i]
+		o.FailedInPhasedCutover = o.traffic.Span(o.origin.Add(from), o.origin.Add(to)).Failed
 	}
 }
 
@@ -237,9 +231,8 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 
 	st := w.Traffic()
 	out.Requests, out.Failed = st.Total, st.Failed
-	for _, sec := range st.Seconds {
-		out.failedAt = append(out.failedAt, sec.Failed)
-	}
+	out.traffic, out.origin = st, origin
+	out.cutoverFrom, out.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
 	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
 	out.OutageSeconds = out.DegradedSeconds
 	// The last request is sent at end itself: the windows reach past it.
