@@ -104,6 +104,28 @@ func (e *Endpoint) Close() { e.once.Do(e.srv.Close) }
 // region of opts, the SDK's standard retryer with a backoff of milliseconds,
 // and the endpoint's loopback HTTP transport.
 func (e *Endpoint) NewClient(opts ClientOptions) *elbv2.Client {
+	c := e.clientConfig(opts)
+	return elbv2.New(elbv2.Options{
+		Region:       c.region,
+		BaseEndpoint: aws.String(e.URL),
+		Credentials:  c.credentials,
+		HTTPClient:   c.httpClient,
+		Retryer:      c.retryer,
+		APIOptions:   c.apiOptions,
+	})
+}
+
+// clientConfig is what every SDK client of an endpoint is given, whatever
+// its service: the SDKs' Options share these fields' types.
+type clientConfig struct {
+	region      string
+	credentials aws.CredentialsProvider
+	httpClient  *http.Client
+	retryer     aws.Retryer
+	apiOptions  []func(*middleware.Stack) error
+}
+
+func (e *Endpoint) clientConfig(opts ClientOptions) clientConfig {
 	region := opts.Region
 	if region == "" {
 		region = e.region
@@ -115,17 +137,16 @@ func (e *Endpoint) NewClient(opts ClientOptions) *elbv2.Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	o := elbv2.Options{
-		Region:       region,
-		BaseEndpoint: aws.String(e.URL),
-		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
-		HTTPClient:   &http.Client{Transport: bodyTransport{base: e.srv.Client().Transport}, Timeout: timeout},
-		Retryer:      retryer(opts),
-		APIOptions:   append([]func(*middleware.Stack) error(nil), opts.APIOptions...),
+	c := clientConfig{
+		region:      region,
+		credentials: credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+		httpClient:  &http.Client{Transport: bodyTransport{base: e.srv.Client().Transport}, Timeout: timeout},
+		retryer:     retryer(opts),
+		apiOptions:  append([]func(*middleware.Stack) error(nil), opts.APIOptions...),
 	}
 	if opts.OnCall != nil {
 		fn := opts.OnCall
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+		c.apiOptions = append(c.apiOptions, func(st *middleware.Stack) error {
 			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("elbv2wire.OnCall",
 				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 					fn(awsmiddleware.GetOperationName(ctx))
@@ -135,11 +156,11 @@ func (e *Endpoint) NewClient(opts ClientOptions) *elbv2.Client {
 	}
 	if opts.BeforeAttempt != nil {
 		fn := opts.BeforeAttempt
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+		c.apiOptions = append(c.apiOptions, func(st *middleware.Stack) error {
 			return st.Finalize.Add(beforeAttempt{fn: fn}, middleware.After)
 		})
 	}
-	return elbv2.New(o)
+	return c
 }
 
 // bodyTransport works around a race between smithy-go (v1.28.9) and

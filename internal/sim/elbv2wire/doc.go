@@ -60,6 +60,41 @@
 // DeleteTargetGroup, AddTags, ModifyListener, ModifyRule: the [API]
 // interface, which both the SDK client and the Go facade satisfy.
 //
+// # EC2 on the same endpoint
+//
+// With Options.EC2 (an *ec2sim.Client, or any value with some of the
+// SDK's methods of ec2sim.API), the endpoint also serves EC2's Query
+// protocol ("ec2query") for DescribeVpcs, DescribeSecurityGroups,
+// AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress
+// ([EC2Actions]), so that a real *ec2.Client runs through it
+// ([Endpoint.NewEC2Client], or [NewEC2Client] for an EC2-only endpoint).
+// The request's Version tells the APIs apart: [EC2Version] (2016-11-15)
+// is EC2, signed for service ec2; anything else is ELBv2, exactly as
+// before. Without Options.EC2 nothing changes.
+//
+//   - Requests: flattened lists numbered from 1 with EC2's query names,
+//     "GroupId.1", "Filter.1.Name", "Filter.1.Value.1",
+//     "IpPermissions.1.Groups.1.GroupId", "IpPermissions.1.IpRanges.1.CidrIp",
+//     "SecurityGroupRuleId.1", as the SDK's serializers.go writes them.
+//     An unknown parameter answers UnknownParameter, an unreadable one
+//     InvalidParameterValue.
+//   - Responses: <XResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">
+//     with <requestId> and the Output's members under their EC2 names,
+//     lists as <item> (<securityGroupInfo><item>…, <ipPermissions>,
+//     <groups>, <ipRanges>, <vpcSet>, <return>, <securityGroupRuleSet>),
+//     as the SDK's deserializers.go reads them.
+//   - Errors: <Response><Errors><Error><Code><Message></Error></Errors>
+//     <RequestID></Response>, with EC2's statuses ([EC2StatusOf]): 400 for
+//     client errors, 403 UnauthorizedOperation, 412 DryRunOperation, 503
+//     RequestLimitExceeded (which the SDK's standard retryer retries as a
+//     throttle) and Unavailable, 500 InternalError.
+//
+// EC2 requests share the endpoint's counts (by Action), request log
+// (Request.Service is "ec2"), logger and wire faults ([Server.Inject]
+// takes EC2 actions; FaultInternal and FaultUnavailable answer EC2's
+// InternalError and Unavailable). AWS errors and throttling are the
+// backend's: ec2sim's Fail and FailNext.
+//
 // # Using it
 //
 // [Start] serves a [Server] on loopback with net/http/httptest;
@@ -97,7 +132,11 @@
 //
 // # Not supported
 //
-//   - Actions other than the sixteen of [API] answer InvalidAction.
+//   - Actions other than the sixteen of [API] (and, with an EC2 backend,
+//     the four of [EC2Actions]) answer InvalidAction.
+//   - EC2 outputs: a VPC's BlockPublicAccessStates, EncryptionControl and
+//     Ipv6CidrBlockAssociationSet are not written (a backend that sets
+//     them gets InternalError); ec2sim never sets them.
 //   - Signatures are not verified, and credentials are not checked against
 //     anything: any Signature Version 4 request of the right scope passes.
 //   - Which code AWS answers for an unknown Version was not verified;

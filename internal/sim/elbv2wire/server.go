@@ -18,8 +18,8 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
-// Options configure a [Server]. Backend is required; every other zero value
-// means the default its comment gives.
+// Options configure a [Server]. Backend or EC2 is required; every other
+// zero value means the default its comment gives.
 type Options struct {
 	// Backend answers the decoded calls. It serves each action for which it
 	// has the SDK's method, with the SDK's signature: an *elbv2sim.Client
@@ -28,8 +28,17 @@ type Options struct {
 	// ([API]); a narrower value, such as a gomock mock of diagnose.ELBv2API,
 	// serves its own, and the other actions answer InvalidAction. It must
 	// be safe for concurrent use: requests are served on the HTTP server's
-	// goroutines. Required.
+	// goroutines. Nil: the endpoint serves EC2 only (EC2 is then required).
 	Backend any
+	// EC2 answers the requests of EC2's Query protocol (Version
+	// [EC2Version], signed for service ec2) on the same endpoint, for the
+	// actions for which it has the SDK's method: an *ec2sim.Client (the
+	// simulated network, with its counts and faults) or an *ec2.Client has
+	// all four of ec2sim.API; a narrower value serves its own. It must be
+	// safe for concurrent use. Nil: no EC2 API, and a request with
+	// Version 2016-11-15 is an ELBv2 request of an unknown version, as
+	// before.
+	EC2 any
 	// Region, when set, is the only region the endpoint accepts in a
 	// request's signature scope. Zero: any region.
 	Region string
@@ -54,9 +63,11 @@ const (
 	// FaultReset answers nothing: the connection is reset (closed with
 	// SO_LINGER 0).
 	FaultReset Fault = "reset"
-	// FaultInternal answers 500 InternalFailure.
+	// FaultInternal answers 500 InternalFailure (an EC2 request: 500
+	// InternalError).
 	FaultInternal Fault = "internal"
-	// FaultUnavailable answers 503 ServiceUnavailable.
+	// FaultUnavailable answers 503 ServiceUnavailable (an EC2 request: 503
+	// Unavailable).
 	FaultUnavailable Fault = "unavailable"
 )
 
@@ -64,7 +75,8 @@ var faults = []Fault{FaultMalformed, FaultTruncated, FaultReset, FaultInternal, 
 
 // FaultRule arms a wire fault for the next requests of an action.
 type FaultRule struct {
-	// Action limits the rule to one action, one of [Actions]. Zero: any
+	// Action limits the rule to one action, one of [Actions] or
+	// [EC2Actions]. Zero: any
 	// request.
 	Action string
 	// Fault is what the endpoint does instead of answering. Required.
@@ -84,6 +96,9 @@ type Request struct {
 	ID string
 	// Action is the request's Action parameter ("" when absent).
 	Action string
+	// Service is the API the request was read as: "elasticloadbalancing",
+	// or "ec2" for a request of EC2's Query protocol.
+	Service string
 	// Status is the HTTP status answered; 0 for a reset connection.
 	Status int
 	// Code is the AWS error code answered; "" on success.
@@ -94,12 +109,14 @@ type Request struct {
 
 // Server is the ELBv2 Query-protocol endpoint: an http.Handler that decodes
 // each request into the SDK's Input type, calls its backend, and encodes
-// the Output or the error as ELBv2 does. It counts requests by action and
-// keeps a log of them, and injects wire faults. A Server is safe for
-// concurrent use. Serve it with [Start] (httptest on loopback) or any
-// http.Server.
+// the Output or the error as ELBv2 does; with an EC2 backend, it serves
+// EC2's Query protocol the same way. It counts requests by action and
+// keeps a log of them, and injects wire faults, for both APIs. A Server is
+// safe for concurrent use. Serve it with [Start] (httptest on loopback) or
+// any http.Server.
 type Server struct {
 	backend any
+	ec2     any
 	region  string
 	log     logr.Logger
 
@@ -112,32 +129,49 @@ type Server struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// NewServer returns the endpoint of opts.Backend. It fails with an
-// [*OptionsError] when the backend is missing or serves no action.
+// NewServer returns the endpoint of opts.Backend and opts.EC2. It fails
+// with an [*OptionsError] when both are missing, or when one serves no
+// action.
 func NewServer(opts Options) (*Server, error) {
-	if opts.Backend == nil {
+	if opts.Backend == nil && opts.EC2 == nil {
 		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: "required"}
 	}
-	if len(Served(opts.Backend)) == 0 {
+	if opts.Backend != nil && len(Served(opts.Backend)) == 0 {
 		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: fmt.Sprintf("%T has none of the SDK's ELBv2 methods the endpoint serves", opts.Backend)}
+	}
+	if opts.EC2 != nil && len(EC2Served(opts.EC2)) == 0 {
+		return nil, &OptionsError{Op: "new server", Field: "EC2", Reason: fmt.Sprintf("%T has none of the SDK's EC2 methods the endpoint serves", opts.EC2)}
 	}
 	log := opts.Logger
 	if log.GetSink() == nil {
 		log = logr.Discard()
 	}
-	return &Server{backend: opts.Backend, region: opts.Region, log: log, counts: map[string]int{}}, nil
+	return &Server{backend: opts.Backend, ec2: opts.EC2, region: opts.Region, log: log, counts: map[string]int{}}, nil
 }
 
-// Served lists the actions the server's backend serves, sorted.
+// Served lists the ELBv2 actions the server's backend serves, sorted.
 func (s *Server) Served() []string { return Served(s.backend) }
 
-// Inject arms a wire fault. Rules fire in the order they were armed. It
-// fails with an [*OptionsError] for an unknown fault or action.
+// EC2Served lists the EC2 actions the server's EC2 backend serves, sorted
+// (none without one).
+func (s *Server) EC2Served() []string {
+	if s.ec2 == nil {
+		return nil
+	}
+	return EC2Served(s.ec2)
+}
+
+// Inject arms a wire fault. Rules fire in the order they were armed. A
+// rule's Action may be one of [Actions] or of [EC2Actions]; an action of
+// both APIs' name (none today) would match both. It fails with an
+// [*OptionsError] for an unknown fault or action.
 func (s *Server) Inject(r FaultRule) error {
 	if !slices.Contains(faults, r.Fault) {
 		return &OptionsError{Op: "inject", Field: "Fault", Reason: fmt.Sprintf("unknown fault %q", r.Fault)}
 	}
-	if _, ok := operations[r.Action]; r.Action != "" && !ok {
+	_, elb := operations[r.Action]
+	_, ec2 := ec2Operations[r.Action]
+	if r.Action != "" && !elb && !ec2 {
 		return &OptionsError{Op: "inject", Field: "Action", Reason: fmt.Sprintf("unknown action %q", r.Action)}
 	}
 	if r.Times < 0 {
@@ -200,6 +234,7 @@ type exchange struct {
 	s        *Server
 	w        http.ResponseWriter
 	r        *http.Request
+	proto    protocol
 	rec      Request
 	recorded bool
 }
@@ -212,7 +247,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.seq++
 	id := fmt.Sprintf("00000000-0000-4000-8000-%012x", s.seq)
 	s.mu.Unlock()
-	x := &exchange{s: s, w: w, r: r, rec: Request{ID: id}}
+	x := &exchange{s: s, w: w, r: r, proto: awsQuery{}, rec: Request{ID: id, Service: awsQuery{}.service()}}
 	defer x.record()
 
 	if r.Method != http.MethodPost && r.Method != http.MethodGet {
@@ -230,13 +265,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		action = action[:128]
 	}
 	x.rec.Action = action
+	version := r.Form.Get("Version")
+	// The Version tells the APIs apart (EC2 has a DescribeTags too).
+	if s.ec2 != nil && version == EC2Version {
+		x.proto = ec2Query{}
+		x.rec.Service = x.proto.service()
+	}
 	s.count(action)
 
 	if f := s.takeFault(action, false); f != "" {
 		x.fault(f, nil)
 		return
 	}
-	if code, msg := s.checkSignature(r); code != "" {
+	if code, msg := s.checkSignature(r, x.proto.service()); code != "" {
 		x.fail(code, msg, 0)
 		return
 	}
@@ -244,9 +285,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x.fail(CodeMissingAction, "the request must contain the parameter Action", 0)
 		return
 	}
-	version := r.Form.Get("Version")
 	if version == "" {
 		x.fail(CodeMissingParameter, "the request must contain the parameter Version", 0)
+		return
+	}
+	if _, ok := x.proto.(ec2Query); ok {
+		s.serveEC2Request(x, action)
 		return
 	}
 	op, ok := operations[action]
@@ -303,9 +347,9 @@ func (s *Server) call(ctx context.Context, op operation, in any) (out smithy.Ser
 }
 
 // checkSignature checks that the request is signed with Signature Version
-// 4 for this service (and region). It does not verify the signature. It
-// never echoes the credential's access key.
-func (s *Server) checkSignature(r *http.Request) (code, msg string) {
+// 4 for service (and the endpoint's region). It does not verify the
+// signature. It never echoes the credential's access key.
+func (s *Server) checkSignature(r *http.Request, service string) (code, msg string) {
 	auth := r.Header.Get("Authorization")
 	const algo = "AWS4-HMAC-SHA256 "
 	if !strings.HasPrefix(auth, algo) {
@@ -322,8 +366,8 @@ func (s *Server) checkSignature(r *http.Request) (code, msg string) {
 	if len(parts) != 5 || parts[4] != "aws4_request" {
 		return CodeIncompleteSignature, "the signature's credential scope is malformed"
 	}
-	if parts[3] != "elasticloadbalancing" {
-		return CodeIncompleteSignature, fmt.Sprintf("the credential should be scoped to service elasticloadbalancing, not %q", parts[3])
+	if parts[3] != service {
+		return CodeIncompleteSignature, fmt.Sprintf("the credential should be scoped to service %s, not %q", service, parts[3])
 	}
 	if s.region != "" && parts[2] != s.region {
 		return CodeIncompleteSignature, fmt.Sprintf("the credential should be scoped to region %s, not %q", s.region, parts[2])
@@ -341,7 +385,7 @@ func (x *exchange) record() {
 	x.s.mu.Lock()
 	x.s.requests = append(x.s.requests, x.rec)
 	x.s.mu.Unlock()
-	x.s.log.V(1).Info("request", "id", x.rec.ID, "action", x.rec.Action, "status", x.rec.Status, "code", x.rec.Code, "fault", string(x.rec.Fault))
+	x.s.log.V(1).Info("request", "id", x.rec.ID, "service", x.rec.Service, "action", x.rec.Action, "status", x.rec.Status, "code", x.rec.Code, "fault", string(x.rec.Fault))
 }
 
 func (x *exchange) write(status int, body []byte) {
@@ -358,24 +402,24 @@ func (x *exchange) write(status int, body []byte) {
 // fail answers an AWS error; status 0 means the code's own.
 func (x *exchange) fail(code, message string, status int) {
 	if status == 0 {
-		status = StatusOf(code, smithy.FaultUnknown)
+		status = x.proto.status(code, smithy.FaultUnknown)
 	}
 	x.rec.Code = code
-	x.write(status, errorBody(code, message, x.rec.ID, status))
+	x.write(status, x.proto.errorBody(code, message, x.rec.ID, status))
 }
 
 // backendError answers the backend's error: its AWS code and message with
-// the code's status, or InternalFailure for an error that is not an AWS
-// API error.
+// the code's status, or InternalFailure (EC2: InternalError) for an error
+// that is not an AWS API error.
 func (x *exchange) backendError(err error) {
 	var api smithy.APIError
 	if errors.As(err, &api) {
-		status := StatusOf(api.ErrorCode(), api.ErrorFault())
+		status := x.proto.status(api.ErrorCode(), api.ErrorFault())
 		x.rec.Code = api.ErrorCode()
-		x.write(status, errorBody(api.ErrorCode(), api.ErrorMessage(), x.rec.ID, status))
+		x.write(status, x.proto.errorBody(api.ErrorCode(), api.ErrorMessage(), x.rec.ID, status))
 		return
 	}
-	x.fail(CodeInternalFailure, "the backend failed: "+err.Error(), 0)
+	x.fail(x.proto.internalCode(), "the backend failed: "+err.Error(), 0)
 }
 
 // fault applies a wire fault. body is the answer it replaces, when the
@@ -387,7 +431,7 @@ func (x *exchange) fault(f Fault, body []byte) {
 		x.write(http.StatusOK, []byte("<<<this is not XML>>> \x00"))
 	case FaultTruncated:
 		if body == nil {
-			body, _ = resultBody(x.rec.Action, x.rec.ID, nil)
+			body = x.proto.emptyBody(x.rec.Action, x.rec.ID)
 		}
 		h := x.w.Header()
 		h.Set("Content-Type", "text/xml")
@@ -402,12 +446,12 @@ func (x *exchange) fault(f Fault, body []byte) {
 	case FaultReset:
 		hj, ok := x.w.(http.Hijacker)
 		if !ok {
-			x.fail(CodeInternalFailure, "the connection cannot be reset (no http.Hijacker)", 0)
+			x.fail(x.proto.internalCode(), "the connection cannot be reset (no http.Hijacker)", 0)
 			return
 		}
 		conn, _, err := hj.Hijack()
 		if err != nil {
-			x.fail(CodeInternalFailure, "the connection cannot be reset: "+err.Error(), 0)
+			x.fail(x.proto.internalCode(), "the connection cannot be reset: "+err.Error(), 0)
 			return
 		}
 		if tc, ok := conn.(*net.TCPConn); ok {
@@ -417,8 +461,8 @@ func (x *exchange) fault(f Fault, body []byte) {
 		x.record()
 		_ = conn.Close()
 	case FaultInternal:
-		x.fail(CodeInternalFailure, "injected wire fault", 0)
+		x.fail(x.proto.internalCode(), "injected wire fault", 0)
 	case FaultUnavailable:
-		x.fail(CodeServiceUnavailable, "injected wire fault", 0)
+		x.fail(x.proto.unavailableCode(), "injected wire fault", 0)
 	}
 }

@@ -1,0 +1,40 @@
+package ec2sim
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// Reader is the read-only EC2 role: the VPCs and the security groups with
+// their rules. A planner that only reads takes a Reader.
+type Reader interface {
+	// DescribeVpcs is the SDK call behind IAM action ec2:DescribeVpcs.
+	DescribeVpcs(ctx context.Context, params *ec2.DescribeVpcsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error)
+	// DescribeSecurityGroups is the SDK call behind IAM action ec2:DescribeSecurityGroups.
+	DescribeSecurityGroups(ctx context.Context, params *ec2.DescribeSecurityGroupsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error)
+}
+
+// IngressWriter is the role that changes security groups' ingress rules,
+// as the AWS Load Balancer Controller does for its targets.
+type IngressWriter interface {
+	// AuthorizeSecurityGroupIngress is the SDK call behind IAM action ec2:AuthorizeSecurityGroupIngress.
+	AuthorizeSecurityGroupIngress(ctx context.Context, params *ec2.AuthorizeSecurityGroupIngressInput, optFns ...func(*ec2.Options)) (*ec2.AuthorizeSecurityGroupIngressOutput, error)
+	// RevokeSecurityGroupIngress is the SDK call behind IAM action ec2:RevokeSecurityGroupIngress.
+	RevokeSecurityGroupIngress(ctx context.Context, params *ec2.RevokeSecurityGroupIngressInput, optFns ...func(*ec2.Options)) (*ec2.RevokeSecurityGroupIngressOutput, error)
+}
+
+// API is every EC2 operation the simulator serves, with the SDK's own
+// signatures: *ec2.Client and *Client both satisfy it.
+type API interface {
+	Reader
+	IngressWriter
+}
+
+var (
+	_ API = (*Client)(nil)
+	_ API = (*ec2.Client)(nil)
+	// The SDK's paginators take the Client too.
+	_ ec2.DescribeSecurityGroupsAPIClient = (*Client)(nil)
+	_ ec2.DescribeVpcsAPIClient           = (*Client)(nil)
+)

@@ -1,0 +1,75 @@
+// Package ec2sim is the simulated EC2 network API: the VPCs and security
+// groups of the world, with the SDK's own types (ec2types.IpPermission,
+// ec2types.SecurityGroup, ec2types.Vpc), the reachability rule the
+// simulator applies to traffic, and a Go facade with the SDK's signatures,
+// call counts and faults. The AWS Load Balancer Controller stand-in opens
+// security groups to its targets through it, and cutover's planner reads
+// them; package elbv2wire serves it on the wire in EC2's Query protocol
+// for the real *ec2.Client.
+//
+// # The model
+//
+// [New] returns an empty [Model] for an account and a region. The world
+// seeds it: [Model.AddVPC] (a non-default VPC and its IPv4 CIDR block),
+// [Model.AddSecurityGroup] (a group with EC2's default egress rule and no
+// ingress rule) and [Model.Authorize] (ingress rules, with the same
+// validation and errors as AuthorizeSecurityGroupIngress).
+// [Model.SecurityGroup] and [Model.VPC] read them back as the Describe
+// calls show them.
+//
+// Each ingress rule is one protocol, one port range and one source (a CIDR
+// block or a security group) with a security group rule ID (sgr-…), as EC2
+// stores them; DescribeSecurityGroups folds them into IpPermissions by
+// protocol and port range. Protocols are normalised as EC2 does: "6" is
+// tcp, "-1" is all traffic (its ports are ignored).
+//
+// # Reachability
+//
+// [Model.Allows] answers whether a connection from a [Source] (its
+// security groups, its address) to a destination's security groups passes
+// their ingress rules, and says why: the rule that let it in, or "no
+// ingress rule of sg-x, sg-y allows tcp/8080 from sg-lb". It is a pure
+// function of the model's state.
+//
+// # The facade
+//
+// [NewClient] returns a [Client] of a model with the SDK's method set for
+// the operations of [API]: DescribeVpcs, DescribeSecurityGroups (Filters
+// group-id, group-name, vpc-id, description, owner-id, tag:<key>, tag-key
+// and the ip-permission.* filters on CIDR blocks, groups, protocols and
+// ports; wildcards * and ?), AuthorizeSecurityGroupIngress and
+// RevokeSecurityGroupIngress (by IpPermissions or SecurityGroupRuleIds).
+// Errors are *smithy.GenericAPIError values with EC2's codes
+// (InvalidGroup.NotFound, InvalidVpcID.NotFound,
+// InvalidPermission.Duplicate, InvalidPermission.NotFound,
+// MissingParameter, ...; see the Code constants), wrapped in a
+// *smithy.OperationError as the SDK wraps them: classify them with
+// errors.As and ErrorCode ([IsCode]). A nil Describe input is an empty
+// request, as the SDK makes it; a nil Authorize or Revoke input fails with
+// MissingParameter, as EC2 answers the SDK's empty request. DryRun answers
+// DryRunOperation.
+//
+// The consumer-side roles are [Reader] (the two Describe calls),
+// [IngressWriter] and [API]; *ec2.Client and *Client satisfy all three,
+// and the SDK's paginators accept a Client.
+//
+// # Faults and counts
+//
+// [Client.Fail] fails every call of an operation, [Client.FailNext] the
+// next n, [Client.Clear] disarms them; a faulted call never reaches the
+// model. The ready-made errors are EC2's: [ErrUnauthorized]
+// (UnauthorizedOperation), [ErrThrottled] (RequestLimitExceeded, which the
+// SDK's standard retryer retries), [ErrUnavailable] (Unavailable) and
+// [ErrInternal] (InternalError). [Client.Counts] counts calls by operation,
+// faulted ones included.
+//
+// # Not modelled
+//
+// Default VPCs (so group names address nothing: use group IDs), egress
+// rules beyond the default one (never evaluated), prefix lists, peered
+// VPCs and other accounts' groups, network ACLs and routes, tags on VPCs,
+// the IPv6 filters of DescribeVpcs, rate throttling and latency (inject
+// RequestLimitExceeded instead), the propagation delay of rule changes,
+// quotas on rules per group, and the characters EC2 allows in
+// descriptions. The optFns arguments are ignored.
+package ec2sim

@@ -1,0 +1,147 @@
+package elbv2wire
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The EC2 codec is held to the SDK's own ec2query serializers and
+// deserializers (service/ec2's serializers.go and deserializers.go): every
+// served Input, filled in full, goes through the real *ec2.Client and the
+// endpoint's decoder to the backend unchanged; every served Output, filled
+// in full, goes through the endpoint's encoder and the real client back to
+// the caller unchanged.
+
+// ec2Recorder records the Inputs it is called with and answers canned
+// Outputs.
+type ec2Recorder struct {
+	mu      sync.Mutex
+	inputs  map[string]any
+	outputs map[string]any
+}
+
+func record[I, O any](r *ec2Recorder, op string, in *I) (*O, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inputs[op] = in
+	out, _ := r.outputs[op].(*O)
+	return out, nil
+}
+
+func (r *ec2Recorder) DescribeVpcs(_ context.Context, in *ec2.DescribeVpcsInput, _ ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return record[ec2.DescribeVpcsInput, ec2.DescribeVpcsOutput](r, "DescribeVpcs", in)
+}
+
+func (r *ec2Recorder) DescribeSecurityGroups(_ context.Context, in *ec2.DescribeSecurityGroupsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error) {
+	return record[ec2.DescribeSecurityGroupsInput, ec2.DescribeSecurityGroupsOutput](r, "DescribeSecurityGroups", in)
+}
+
+func (r *ec2Recorder) AuthorizeSecurityGroupIngress(_ context.Context, in *ec2.AuthorizeSecurityGroupIngressInput, _ ...func(*ec2.Options)) (*ec2.AuthorizeSecurityGroupIngressOutput, error) {
+	return record[ec2.AuthorizeSecurityGroupIngressInput, ec2.AuthorizeSecurityGroupIngressOutput](r, "AuthorizeSecurityGroupIngress", in)
+}
+
+func (r *ec2Recorder) RevokeSecurityGroupIngress(_ context.Context, in *ec2.RevokeSecurityGroupIngressInput, _ ...func(*ec2.Options)) (*ec2.RevokeSecurityGroupIngressOutput, error) {
+	return record[ec2.RevokeSecurityGroupIngressInput, ec2.RevokeSecurityGroupIngressOutput](r, "RevokeSecurityGroupIngress", in)
+}
+
+func filled[T any](f *filler) *T {
+	v := new(T)
+	f.fill(reflect.ValueOf(v).Elem(), 0)
+	return v
+}
+
+func TestEC2RoundTripThroughTheSDK(t *testing.T) {
+	f := &filler{}
+	vpcs := filled[ec2.DescribeVpcsOutput](f)
+	for i := range vpcs.Vpcs {
+		// Not written by the endpoint (it fails loudly instead).
+		vpcs.Vpcs[i].BlockPublicAccessStates, vpcs.Vpcs[i].EncryptionControl, vpcs.Vpcs[i].Ipv6CidrBlockAssociationSet = nil, nil, nil
+	}
+	rec := &ec2Recorder{inputs: map[string]any{}, outputs: map[string]any{
+		"DescribeVpcs":                  vpcs,
+		"DescribeSecurityGroups":        filled[ec2.DescribeSecurityGroupsOutput](f),
+		"AuthorizeSecurityGroupIngress": filled[ec2.AuthorizeSecurityGroupIngressOutput](f),
+		"RevokeSecurityGroupIngress":    filled[ec2.RevokeSecurityGroupIngressOutput](f),
+	}}
+	c, ep, err := NewEC2Client(rec, ClientOptions{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	ctx := t.Context()
+	calls := []struct {
+		op   string
+		in   any
+		call func(in any) (any, error)
+	}{
+		{"DescribeVpcs", filled[ec2.DescribeVpcsInput](f), func(in any) (any, error) { return c.DescribeVpcs(ctx, in.(*ec2.DescribeVpcsInput)) }},
+		{"DescribeSecurityGroups", filled[ec2.DescribeSecurityGroupsInput](f), func(in any) (any, error) {
+			return c.DescribeSecurityGroups(ctx, in.(*ec2.DescribeSecurityGroupsInput))
+		}},
+		{"AuthorizeSecurityGroupIngress", filled[ec2.AuthorizeSecurityGroupIngressInput](f), func(in any) (any, error) {
+			return c.AuthorizeSecurityGroupIngress(ctx, in.(*ec2.AuthorizeSecurityGroupIngressInput))
+		}},
+		{"RevokeSecurityGroupIngress", filled[ec2.RevokeSecurityGroupIngressInput](f), func(in any) (any, error) {
+			return c.RevokeSecurityGroupIngress(ctx, in.(*ec2.RevokeSecurityGroupIngressInput))
+		}},
+	}
+	if len(calls) != len(EC2Actions()) {
+		t.Fatalf("%d calls for %d actions", len(calls), len(EC2Actions()))
+	}
+	for _, tt := range calls {
+		t.Run(tt.op, func(t *testing.T) {
+			out, err := tt.call(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.in, rec.inputs[tt.op], exportAll, ignoreMetadata); diff != "" {
+				t.Errorf("Input as the backend got it (-sent +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(rec.outputs[tt.op], out, exportAll, ignoreMetadata); diff != "" {
+				t.Errorf("Output as the caller got it (-answered +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEC2NilAndEmptyOutputs: a nil Output is an empty answer; nil lists
+// come back nil and empty lists empty.
+func TestEC2NilAndEmptyOutputs(t *testing.T) {
+	rec := &ec2Recorder{inputs: map[string]any{}, outputs: map[string]any{
+		"DescribeSecurityGroups": &ec2.DescribeSecurityGroupsOutput{SecurityGroups: []ec2types.SecurityGroup{{IpPermissions: []ec2types.IpPermission{}}}},
+	}}
+	c, ep, err := NewEC2Client(rec, ClientOptions{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	vpcs, err := c.DescribeVpcs(t.Context(), nil)
+	if err != nil || vpcs.Vpcs != nil || vpcs.NextToken != nil {
+		t.Errorf("nil output: %+v, %v", vpcs, err)
+	}
+	groups, err := c.DescribeSecurityGroups(t.Context(), nil)
+	if err != nil || len(groups.SecurityGroups) != 1 || groups.SecurityGroups[0].IpPermissions == nil || groups.SecurityGroups[0].Tags != nil {
+		t.Errorf("lists: %+v, %v", groups, err)
+	}
+}
+
+func TestEC2StatusOf(t *testing.T) {
+	for code, want := range map[string]int{
+		"UnauthorizedOperation": 403, "RequestLimitExceeded": 503, "Unavailable": 503, "InternalError": 500,
+		"DryRunOperation": 412, "InvalidGroup.NotFound": 400, "InvalidPermission.Duplicate": 400,
+	} {
+		if got := EC2StatusOf(code, smithy.FaultUnknown); got != want {
+			t.Errorf("%s: %d, want %d", code, got, want)
+		}
+	}
+	if got := EC2StatusOf("SomethingNew", smithy.FaultServer); got != 500 {
+		t.Errorf("an unknown server fault: %d", got)
+	}
+}
