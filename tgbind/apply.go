@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,10 +54,7 @@ func (b *Binder) Apply(ctx context.Context, tgb *v1beta1.TargetGroupBinding, opt
 		return res, fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, err)
 	}
 	if err := b.writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOptions(o.force, false)...); err != nil {
-		if ce := conflictError(err, tgb); ce != nil {
-			return res, ce
-		}
-		return res, fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, err)
+		return res, applyError(classify(err, st.webhooks), tgb)
 	}
 	res.ResourceVersion = u.GetResourceVersion()
 	switch {
@@ -125,69 +120,78 @@ func toUnstructured(tgb *v1beta1.TargetGroupBinding) (*unstructured.Unstructured
 	return u, nil
 }
 
+// applyError is what Apply returns when the API server refused the apply
+// itself (after the preflight's dry run passed).
+func applyError(r refusal, tgb *v1beta1.TargetGroupBinding) error {
+	switch r.Kind {
+	case refusalFieldManagerConflict:
+		return r.conflictError(tgb)
+	case refusalWebhookUnavailable:
+		return fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, r.webhookUnavailable(false))
+	case refusalWebhookDenied:
+		return fmt.Errorf("tgbind: apply %s/%s: %w: %w", tgb.Namespace, tgb.Name, ErrWebhookRejected, r.Err)
+	}
+	return fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, r.Err)
+}
+
+// admissionWebhooks lists the validating webhooks that cover the binding's
+// create, and every webhook a refusal may be attributed to: those, the
+// mutating ones and the LBC's (see knownWebhooks). A note says when a list
+// fails.
+func (b *Binder) admissionWebhooks(ctx context.Context, c *checker) (validating, known []kube.Webhook, validatingOK bool) {
+	validating, err := kube.TargetGroupBindingWebhooks(ctx, b.reader)
+	if err != nil {
+		c.note("could not list validating webhook configurations (%v): the dry run ran, but whether the LBC's webhook took part is unknown", err)
+	}
+	mutating, merr := kube.TargetGroupBindingMutatingWebhooks(ctx, b.reader)
+	if merr != nil {
+		c.note("could not list mutating webhook configurations (%v): a refusal by one of them is attributed to it only when it is the LBC's", merr)
+	}
+	return validating, knownWebhooks(append(mutating, validating...)), err == nil
+}
+
 // dryRun runs CheckDryRun: a server-side apply with dryRun=All. When the
 // binding does not exist yet, that is a dry-run create, so the LBC's
 // validating webhook (and any other) sees exactly what Apply would send.
-func (b *Binder) dryRun(ctx context.Context, c *checker, tgb *v1beta1.TargetGroupBinding, force bool) error {
-	hooks, herr := kube.TargetGroupBindingWebhooks(ctx, b.reader)
-	if herr != nil {
-		c.note("could not list validating webhook configurations (%v): the dry run ran, but whether the LBC's webhook took part is unknown", herr)
-	}
+// It returns the webhooks a refusal may be attributed to, for Apply. The
+// error is an operational failure: a *WebhookUnavailableError when the API
+// server could not call a webhook, the API error otherwise.
+func (b *Binder) dryRun(ctx context.Context, c *checker, tgb *v1beta1.TargetGroupBinding, force bool) ([]kube.Webhook, error) {
+	listed, known, listedOK := b.admissionWebhooks(ctx, c)
 	u, err := toUnstructured(tgb)
 	if err != nil {
-		return err
+		return known, err
 	}
 	err = b.writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOptions(force, true)...)
 	if err == nil {
-		return checkDropped(c, tgb, u, hooks, herr == nil)
+		return known, checkDropped(c, tgb, u, listed, listedOK)
 	}
-	if ce := conflictError(err, tgb); ce != nil {
+	r := classify(err, known)
+	switch r.Kind {
+	case refusalFieldManagerConflict:
+		ce := r.conflictError(tgb)
 		fields := make([]string, len(ce.Fields))
 		for i, f := range ce.Fields {
 			fields[i] = strings.TrimPrefix(f, ".")
 		}
 		c.fail(CheckDryRun, &FieldError{Field: strings.Join(fields, ", "), Kind: ErrFieldManagerConflict,
 			Detail: fmt.Sprintf("fields owned by %s: rerun with WithForce to take them over", quoteJoin(ce.Managers)), Err: ce})
-		return nil
+		return known, nil
+	case refusalWebhookNoDryRun:
+		c.note("admission webhook %q does not support dry runs: it was not exercised", r.Webhook.Name)
+		c.skip(CheckDryRun, fmt.Sprintf("webhook %q does not support dry runs", r.Webhook.Name))
+		return known, nil
+	case refusalWebhookDenied:
+		c.fail(CheckDryRun, &FieldError{Field: "object", Value: r.Webhook.Name, Kind: ErrWebhookRejected, Detail: r.detail(), Err: err})
+		return known, nil
+	case refusalWebhookUnavailable:
+		return known, r.webhookUnavailable(true)
 	}
-	if hook, denied, ok := admissionFailure(err); ok {
-		if !denied {
-			c.note("admission webhook %q does not support dry runs: it was not exercised", hook)
-			c.skip(CheckDryRun, fmt.Sprintf("webhook %q does not support dry runs", hook))
-			return nil
-		}
-		c.fail(CheckDryRun, &FieldError{Field: "object", Value: hook, Kind: ErrWebhookRejected, Detail: statusMessage(err), Err: err})
-		return nil
+	if r.rejected() {
+		c.fail(CheckDryRun, r.fieldErrors(ErrDryRunRejected)...)
+		return known, nil
 	}
-	var status apierrors.APIStatus
-	if errors.As(err, &status) && isClientRejection(status.Status().Code) {
-		var fes []*FieldError
-		if d := status.Status().Details; d != nil {
-			for _, cause := range d.Causes {
-				fes = append(fes, &FieldError{Field: strings.TrimPrefix(cause.Field, "."), Kind: ErrDryRunRejected, Detail: cause.Message, Err: err})
-			}
-		}
-		if len(fes) == 0 {
-			fes = append(fes, &FieldError{Field: "object", Kind: ErrDryRunRejected, Detail: statusMessage(err), Err: err})
-		}
-		c.fail(CheckDryRun, fes...)
-		return nil
-	}
-	return fmt.Errorf("dry run: %w", err)
-}
-
-// isClientRejection tells a verdict on the request (4xx other than
-// throttling and timeouts) from a failure of the server or the network.
-func isClientRejection(code int32) bool {
-	return code >= 400 && code < 500 && code != 408 && code != 429
-}
-
-func statusMessage(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return status.Status().Message
-	}
-	return err.Error()
+	return known, fmt.Errorf("dry run: %w", err)
 }
 
 // checkDropped compares what the dry run returned with what was sent. An
@@ -229,82 +233,4 @@ func checkDropped(c *checker, tgb *v1beta1.TargetGroupBinding, got *unstructured
 		c.pass(CheckDryRun, "accepted by the API server")
 	}
 	return nil
-}
-
-// conflictError turns a server-side apply conflict into a *ConflictError,
-// or returns nil for any other error. The fields come from the status
-// causes; the managers from the apiserver's cause message, which is
-// `conflict with "<manager>"` optionally followed by details.
-func conflictError(err error, tgb *v1beta1.TargetGroupBinding) *ConflictError {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || status.Status().Reason != metav1.StatusReasonConflict || status.Status().Details == nil {
-		return nil
-	}
-	ce := &ConflictError{Namespace: tgb.Namespace, Name: tgb.Name, Err: err}
-	for _, cause := range status.Status().Details.Causes {
-		if cause.Type != metav1.CauseTypeFieldManagerConflict {
-			continue
-		}
-		ce.Fields = append(ce.Fields, cause.Field)
-		m := managerOf(cause.Message)
-		if !containsString(ce.Managers, m) {
-			ce.Managers = append(ce.Managers, m)
-		}
-	}
-	if len(ce.Fields) == 0 {
-		return nil
-	}
-	return ce
-}
-
-func managerOf(msg string) string {
-	rest, ok := strings.CutPrefix(msg, "conflict with ")
-	if !ok {
-		return msg
-	}
-	q, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return rest
-	}
-	m, err := strconv.Unquote(q)
-	if err != nil {
-		return rest
-	}
-	return m
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// admissionFailure recognises the two errors the API server makes for
-// admission webhooks (k8s.io/apiserver's webhook errors package):
-// `admission webhook "<name>" denied the request...` and
-// `admission webhook "<name>" does not support dry run`. It returns the
-// webhook's name and whether it denied the request.
-func admissionFailure(err error) (hook string, denied, ok bool) {
-	msg := statusMessage(err)
-	i := strings.Index(msg, "admission webhook ")
-	if i < 0 {
-		return "", false, false
-	}
-	rest := msg[i+len("admission webhook "):]
-	q, qerr := strconv.QuotedPrefix(rest)
-	if qerr != nil {
-		return "", false, false
-	}
-	hook, _ = strconv.Unquote(q)
-	rest = rest[len(q):]
-	switch {
-	case strings.HasPrefix(rest, " denied the request"):
-		return hook, true, true
-	case strings.HasPrefix(rest, " does not support dry run"):
-		return hook, false, true
-	}
-	return "", false, false
 }

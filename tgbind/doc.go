@@ -83,7 +83,38 @@
 //   - dry-run: a server-side apply with dryRun=All, so the API server's
 //     schema and every admission webhook, the LBC's when it is installed,
 //     judge exactly what Apply would send. It also catches field-manager
-//     conflicts before anything is written.
+//     conflicts before anything is written, and a webhook that is down
+//     (see Refusals).
+//
+// # Refusals
+//
+// tgbind reads the API server's refusals of the dry run and of the apply in
+// one place (refusal.go), from the metav1.Status fields: the reason and the
+// code (through apierrors' IsX helpers) and the types of the causes, never
+// the message. So: 409 Conflict with FieldManagerConflict causes is a
+// *[ConflictError]; 422 Invalid, 403 Forbidden (RBAC), 404 and the other
+// verdicts on the request are [ErrDryRunRejected], one [FieldError] per
+// cause; throttling, timeouts and server failures are returned as the API
+// error. No field names an admission webhook, though: the API server writes
+// the name only into the message. A refusal is a webhook's when its reason
+// and code fit (500 InternalError for a failed call, 400 BadRequest for a
+// webhook without dry-run support, any code from 400 for a denial) and it
+// carries the text the API server makes for the name of a known webhook:
+// one that the mutating or validating webhook configurations list for
+// targetgroupbindings, or one of the LBC's two (mtargetgroupbinding and
+// vtargetgroupbinding.elbv2.k8s.aws), known by name even when the Binder may
+// not list configurations. A webhook's denial is [ErrWebhookRejected],
+// naming it.
+//
+// When the controller's webhook is down (its Service has no ready pod, the
+// call is refused or times out) and its failurePolicy is Fail, the API
+// server refuses every create and update of a binding. Apply then fails with
+// a *[WebhookUnavailableError] ([ErrWebhookUnavailable], [IsWebhookUnavailable])
+// naming the webhook and, when listed, its configuration: at the preflight's
+// dry run, so the apply is never sent, or at the apply itself if the webhook
+// went down in between. Nothing is written and nothing is retried; it is
+// an operational failure, not a *[ValidationError], so retry once the
+// webhook is back.
 //
 // # Ownership
 //
@@ -118,4 +149,5 @@
 //   - facts.go: the reads (AWS, Service, EndpointSlices, bindings, nodes).
 //   - build.go, validate.go, apply.go, delete.go, manifest.go, wait.go: one
 //     role each. errors.go: sentinels, error types, IsX helpers.
+//   - refusal.go: the classification of the API server's refusals.
 package tgbind

@@ -72,8 +72,14 @@ var (
 	// targetgroupbindings.elbv2.k8s.aws/v1beta1: the LBC is not installed.
 	ErrCRDNotInstalled = errors.New("targetgroupbinding crd is not installed")
 	// ErrWebhookRejected: an admission webhook (the LBC's, when installed)
-	// denied the binding in the server-side dry run.
+	// denied the binding in the server-side dry run, or in the apply.
 	ErrWebhookRejected = errors.New("admission webhook rejected the binding")
+	// ErrWebhookUnavailable: the API server could not call an admission
+	// webhook whose failurePolicy is Fail (the LBC's, when its webhook
+	// Service is down), so it refused the request and nothing was written.
+	// It is not a verdict on the binding: retry once the webhook is back.
+	// See [*WebhookUnavailableError].
+	ErrWebhookUnavailable = errors.New("admission webhook unavailable")
 	// ErrDryRunRejected: the API server rejected the binding in the
 	// server-side dry run for another reason (schema validation, RBAC).
 	ErrDryRunRejected = errors.New("api server rejected the binding in a dry run")
@@ -211,6 +217,55 @@ func (e *ConflictError) Error() string {
 // Unwrap returns [ErrFieldManagerConflict] and the API error.
 func (e *ConflictError) Unwrap() []error { return []error{ErrFieldManagerConflict, e.Err} }
 
+// WebhookUnavailableError says that the API server could not call an
+// admission webhook with failurePolicy Fail, and so refused the binding's
+// dry run or apply: nothing was written. It is an operational failure, not
+// a *ValidationError.
+type WebhookUnavailableError struct {
+	// Webhook is the webhook's name, for example
+	// "mtargetgroupbinding.elbv2.k8s.aws".
+	Webhook string
+	// Configuration is the name of the webhook configuration holding it;
+	// empty when the webhook is one of the LBC's, known by its name only.
+	Configuration string
+	// Mutating is true for a mutating webhook, false for a validating one.
+	Mutating bool
+	// DryRun is true when the preflight's dry run was refused, false when
+	// the apply itself was.
+	DryRun bool
+	// Err is the API server's error (500 InternalError).
+	Err error
+}
+
+// Error implements error.
+func (e *WebhookUnavailableError) Error() string {
+	what := "apply"
+	if e.DryRun {
+		what = "dry run"
+	}
+	kind := "validating"
+	if e.Mutating {
+		kind = "mutating"
+	}
+	cfg := ""
+	if e.Configuration != "" {
+		cfg = fmt.Sprintf(" (%s webhook configuration %q)", kind, e.Configuration)
+	}
+	msg := fmt.Sprintf("%v: the API server could not call %s webhook %q%s and refused the %s", ErrWebhookUnavailable, kind, e.Webhook, cfg, what)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns [ErrWebhookUnavailable] and the API error.
+func (e *WebhookUnavailableError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrWebhookUnavailable}
+	}
+	return []error{ErrWebhookUnavailable, e.Err}
+}
+
 // WaitTimeoutError says that Wait's timeout ran out. State is the last
 // observation.
 type WaitTimeoutError struct {
@@ -294,6 +349,10 @@ func IsCRDNotInstalled(err error) bool { return errors.Is(err, ErrCRDNotInstalle
 
 // IsWebhookRejected reports whether err is or wraps [ErrWebhookRejected].
 func IsWebhookRejected(err error) bool { return errors.Is(err, ErrWebhookRejected) }
+
+// IsWebhookUnavailable reports whether err is or wraps
+// [ErrWebhookUnavailable] (usually a [*WebhookUnavailableError]).
+func IsWebhookUnavailable(err error) bool { return errors.Is(err, ErrWebhookUnavailable) }
 
 // IsConflict reports whether err is or wraps a field-manager conflict
 // ([ErrFieldManagerConflict], usually a [*ConflictError]).

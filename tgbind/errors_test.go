@@ -63,7 +63,7 @@ func TestSentinelsAreDistinct(t *testing.T) {
 	all := []error{ErrInvalidRequest, ErrInvalidARN, ErrTargetGroupNotFound, ErrInstanceTargetGroup, ErrUnsupportedTargetGroup,
 		ErrInvalidSpec, ErrVPCMismatch, ErrServiceNotFound, ErrPortNotFound, ErrNoReadyEndpoints, ErrHealthCheckOnNodePort,
 		ErrHealthCheckPort, ErrDefaultModeUnsafe, ErrConflictingBinding, ErrLBCStackLabel, ErrNotOwned, ErrImmutableField,
-		ErrCRDNotInstalled, ErrWebhookRejected, ErrDryRunRejected, ErrFieldDropped, ErrFieldManagerConflict, ErrReadOnly, ErrWaitTimeout}
+		ErrCRDNotInstalled, ErrWebhookRejected, ErrWebhookUnavailable, ErrDryRunRejected, ErrFieldDropped, ErrFieldManagerConflict, ErrReadOnly, ErrWaitTimeout}
 	for i, a := range all {
 		for _, b := range all[i+1:] {
 			if errors.Is(a, b) {

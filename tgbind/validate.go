@@ -521,6 +521,8 @@ func sample(ss []string, n int) string {
 // preflightState is what the preflight learned and Apply reuses.
 type preflightState struct {
 	existing *v1beta1.TargetGroupBinding
+	// webhooks are those a refusal of the apply may be attributed to.
+	webhooks []kube.Webhook
 }
 
 // Validate runs every preflight check on the binding against the live state
@@ -602,6 +604,7 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	}
 	checkMultiClusterMode(c, tgb, existing, typeOK, foreign)
 
+	webhooks := knownWebhooks(nil)
 	switch {
 	case !crdOK:
 		c.skip(CheckDryRun, "the CRD is not installed")
@@ -610,7 +613,7 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	case b.writer == nil:
 		c.skip(CheckDryRun, "read-only Binder (no Options.Writer): neither the API server nor the LBC's webhook was asked")
 	default:
-		if err := b.dryRun(ctx, c, tgb, o.force); err != nil {
+		if webhooks, err = b.dryRun(ctx, c, tgb, o.force); err != nil {
 			return finish(err)
 		}
 	}
@@ -618,5 +621,5 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	if err != nil {
 		return pf2, nil, err
 	}
-	return pf2, &preflightState{existing: existing}, nil
+	return pf2, &preflightState{existing: existing, webhooks: webhooks}, nil
 }

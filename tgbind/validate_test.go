@@ -333,7 +333,7 @@ func TestValidateSkipsAndNotes(t *testing.T) {
 			validate: []Option{WithForce()},
 			skipped:  []string{CheckVPC}, wantNote: "adopting shop/web-http-legacy-web"},
 		{name: "webhook without dry-run support",
-			opts:    []unitOpt{withInterceptor(denyDryRun(&apierrors.StatusError{ErrStatus: metav1.Status{Code: 400, Reason: metav1.StatusReasonBadRequest, Message: `admission webhook "legacy.example.com" does not support dry run`}}))},
+			opts:    []unitOpt{withObjects(tgbWebhookConfig("legacy", "legacy.example.com")), withInterceptor(denyDryRun(&apierrors.StatusError{ErrStatus: metav1.Status{Code: 400, Reason: metav1.StatusReasonBadRequest, Message: `admission webhook "legacy.example.com" does not support dry run`}}))},
 			skipped: []string{CheckVPC, CheckDryRun}, wantNote: `"legacy.example.com" does not support dry runs`},
 		{name: "older CRD drops targetGroupProtocol",
 			opts:    []unitOpt{withInterceptor(pruneOnDryRun("targetGroupProtocol"))},

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,10 +18,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/kube"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 const (
@@ -193,4 +198,104 @@ func TestIntegrationDryRunWebhook(t *testing.T) {
 		}
 		r.get(t, "accepted")
 	})
+}
+
+// TestIntegrationWebhookUnavailable: the fault against the real API
+// server. A validating webhook with failurePolicy Fail points at a loopback
+// port nobody listens on, so the API server cannot call it: its refusal is
+// classified as webhook-unavailable naming the webhook, Apply fails with a
+// *WebhookUnavailableError, and no binding exists afterwards.
+func TestIntegrationWebhookUnavailable(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	r.world.addTG(targetGroup(testARN), nodeTargets()...)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const hookName = "vtargetgroupbinding.down.tgmigrate.qstools.io"
+	url := "https://" + addr + "/validate"
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "tgmigrate-down"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         hookName,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"elbv2.k8s.aws"}, APIVersions: []string{"v1beta1"},
+					Resources: []string{"targetgroupbindings"}, Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
+			}},
+			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptrTo(admissionregistrationv1.Fail),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptrTo(int32(5)),
+		}},
+	}
+	if err := r.env.Client.Create(ctx, cfg); err != nil {
+		t.Fatalf("register webhook: %v", err)
+	}
+	hooks, err := kube.TargetGroupBindingWebhooks(ctx, r.env.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kube.Webhook{Configuration: "tgmigrate-down", Name: hookName}
+
+	// The API server picks the configuration up asynchronously: create for
+	// real until it refuses, then classify what it sent.
+	probe := binding(r.ns, "probe", otherARN, true, true)
+	probe.UID = ""
+	var refused error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		refused = r.env.Client.Create(ctx, probe.DeepCopy())
+		if refused == nil { // created before the webhook took effect: remove it and retry
+			return false, r.env.Client.Delete(ctx, probe.DeepCopy())
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the API server never refused the probe: %v (last: %v)", err, refused)
+	}
+	var status apierrors.APIStatus
+	if errors.As(refused, &status) {
+		st := status.Status()
+		t.Logf("API server's refusal: code %d, reason %q, details %+v, message %q", st.Code, st.Reason, st.Details, st.Message)
+	}
+	got := classify(refused, knownWebhooks(hooks))
+	if got.Kind != refusalWebhookUnavailable || got.Webhook != want || got.Code != 500 || got.Reason != metav1.StatusReasonInternalError {
+		t.Fatalf("classify(%v) = %v, %+v, %d %q; want webhook unavailable naming %+v, 500 InternalError", refused, got.Kind, got.Webhook, got.Code, got.Reason, want)
+	}
+
+	b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+		Port: intstr.FromString("http"), Name: "down"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := r.snapshot(t)
+	res, err := r.binder.Apply(ctx, b.TargetGroupBinding)
+	var wu *WebhookUnavailableError
+	if !errors.As(err, &wu) || !IsWebhookUnavailable(err) || IsValidationError(err) {
+		t.Fatalf("Apply() = %v, want a *WebhookUnavailableError", err)
+	}
+	if wu.Webhook != hookName || wu.Configuration != "tgmigrate-down" || !wu.DryRun {
+		t.Errorf("error = %+v, want %s in tgmigrate-down, refused at the dry run", wu, hookName)
+	}
+	t.Logf("Apply() = %v", err)
+	if res.Operation != "" {
+		t.Errorf("Operation = %q", res.Operation)
+	}
+	if diff := cmp.Diff(before, r.snapshot(t)); diff != "" {
+		t.Errorf("cluster changed (-before +after):\n%s", diff)
+	}
+	var all v1beta1.TargetGroupBindingList
+	if err := r.env.Client.List(ctx, &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Items) != 0 {
+		t.Errorf("%d bindings exist after the refusals, want none", len(all.Items))
+	}
 }

@@ -39,12 +39,15 @@ func TargetGroupBindingInstalled(ctx context.Context, d Discoverer) (bool, error
 	}), nil
 }
 
-// Webhook names a validating webhook that covers TargetGroupBindings.
+// Webhook names an admission webhook that covers TargetGroupBindings.
 type Webhook struct {
-	// Configuration is the ValidatingWebhookConfiguration's name.
+	// Configuration is the name of the webhook configuration holding it.
 	Configuration string
 	// Name is the webhook's name inside it.
 	Name string
+	// Mutating is true for a MutatingWebhookConfiguration's webhook, false
+	// for a ValidatingWebhookConfiguration's.
+	Mutating bool
 }
 
 // TargetGroupBindingWebhooks lists the validating webhooks whose rules match
@@ -61,6 +64,28 @@ func TargetGroupBindingWebhooks(ctx context.Context, r client.Reader) ([]Webhook
 		for _, wh := range cfg.Webhooks {
 			if slices.ContainsFunc(wh.Rules, coversTGBCreate) {
 				out = append(out, Webhook{Configuration: cfg.Name, Name: wh.Name})
+			}
+		}
+	}
+	return out, nil
+}
+
+// TargetGroupBindingMutatingWebhooks lists the mutating webhooks whose rules
+// match CREATE of elbv2.k8s.aws targetgroupbindings (the LBC has one,
+// mtargetgroupbinding.elbv2.k8s.aws). The API server calls them before the
+// validating ones, so when the LBC's webhook Service is down it is the one
+// named in the refusal. The reader needs list access to
+// mutatingwebhookconfigurations.
+func TargetGroupBindingMutatingWebhooks(ctx context.Context, r client.Reader) ([]Webhook, error) {
+	var list admissionregistrationv1.MutatingWebhookConfigurationList
+	if err := r.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("kube: list mutating webhook configurations: %w", err)
+	}
+	var out []Webhook
+	for _, cfg := range list.Items {
+		for _, wh := range cfg.Webhooks {
+			if slices.ContainsFunc(wh.Rules, coversTGBCreate) {
+				out = append(out, Webhook{Configuration: cfg.Name, Name: wh.Name, Mutating: true})
 			}
 		}
 	}

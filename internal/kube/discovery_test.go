@@ -78,3 +78,40 @@ func TestTargetGroupBindingWebhooks(t *testing.T) {
 		t.Fatal("want an error when listing fails")
 	}
 }
+
+func TestTargetGroupBindingMutatingWebhooks(t *testing.T) {
+	rule := func(groups, resources []string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{
+			APIGroups: groups, APIVersions: []string{"v1beta1"}, Resources: resources}}
+	}
+	lbc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "aws-load-balancer-webhook"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{
+			{Name: "mpod.elbv2.k8s.aws", Rules: []admissionregistrationv1.RuleWithOperations{rule([]string{""}, []string{"pods"}, admissionregistrationv1.Create)}},
+			{Name: "mtargetgroupbinding.elbv2.k8s.aws", Rules: []admissionregistrationv1.RuleWithOperations{rule([]string{"elbv2.k8s.aws"}, []string{"targetgroupbindings"}, admissionregistrationv1.Create, admissionregistrationv1.Update)}},
+		},
+	}
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "aws-load-balancer-webhook"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			{Name: "vtargetgroupbinding.elbv2.k8s.aws", Rules: []admissionregistrationv1.RuleWithOperations{rule([]string{"*"}, []string{"*"}, admissionregistrationv1.Create)}},
+		},
+	}
+	c := fake.NewClientBuilder().WithObjects(lbc, validating).Build()
+	got, err := TargetGroupBindingMutatingWebhooks(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != (Webhook{Configuration: "aws-load-balancer-webhook", Name: "mtargetgroupbinding.elbv2.k8s.aws", Mutating: true}) {
+		t.Fatalf("TargetGroupBindingMutatingWebhooks() = %+v", got)
+	}
+
+	failing := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+		List: func(_ context.Context, c client.WithWatch, l client.ObjectList, o ...client.ListOption) error {
+			return errors.New("forbidden")
+		},
+	}).Build()
+	if _, err := TargetGroupBindingMutatingWebhooks(t.Context(), failing); err == nil {
+		t.Fatal("want an error when listing fails")
+	}
+}

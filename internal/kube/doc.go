@@ -1,6 +1,7 @@
 // Package kube holds tgmigrate's Kubernetes plumbing that is not a
 // controller-runtime client call: discovery questions about the AWS Load
 // Balancer Controller ("is the TargetGroupBinding CRD installed?", "is the
-// LBC's validating webhook registered?"). Loading a kubeconfig is the
+// LBC's validating webhook registered?", "which mutating webhooks does the
+// API server call for a binding?"). Loading a kubeconfig is the
 // caller's: client-go's clientcmd loading rules, as examples/tgmigrate does.
 package kube
