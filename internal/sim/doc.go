@@ -76,8 +76,8 @@
 //     client, the VPC and its CIDR); run diagnose on [World.Clock].
 //   - [World.EventLog]: one line per world event, with virtual timestamps,
 //     identical for identical Configs.
-//   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC]: the
-//     parts, for inspection and on-demand events.
+//   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC],
+//     [World.EC2Model]: the parts, for inspection and on-demand events.
 //
 // What a test does:
 //
@@ -87,7 +87,10 @@
 //   - Inject faults: Config.SUT (throttling by rate or probability,
 //     latency, eventual consistency, one-shot errors; more with
 //     World.ELBv2().Inject), Config.KubeFaults (interceptor.Funcs on the
-//     fake client).
+//     fake client), the controller's: [World.LBCEC2] (EC2 refusing it),
+//     Config.WrapLBCELBv2 (its ELBv2 calls), World.LBC().Stop, Crash and
+//     InjectCrashes (not running, crash-looping, a restart at a chosen
+//     point), [World.SetWebhookDown] (its webhook unreachable).
 //   - Churn: [World.ReplaceAllNodes] replaces every node within a window;
 //     World.Karpenter().ReplaceNode one node for any reason;
 //     Config.ChurnInterval a steady schedule.
@@ -174,11 +177,25 @@
 //     ready or not (package traffic through the cluster's Serve): a pod
 //     waiting on its readiness gate, or sleeping in preStop, answers; a
 //     gone node or pod, or a NodePort with no endpoint, fails with a 502.
-//   - The LBC: batches of 200, the checkpoint skip, the readiness-gate
-//     condition from target health, the 15 s requeue, the periodic resync
-//     (every Config.LBCSyncPeriod from [World.Start], 10 h by default;
-//     TestPeriodicResync in package lbc), BackendNotFound, finalizer
-//     cleanup, the webhooks' validation and defaulting.
+//   - The LBC, as its source reads (package lbc cites the files): batches
+//     of 200, the 5-minute targets cache, reconciles on its own writes,
+//     the checkpoint skip and the deferred reset 30 to 45 minutes after a
+//     restarted controller's skip, the endpoints it registers (Pod
+//     targetRefs only, the binding's address family, fail-open on nodes
+//     whose readiness is Unknown), the unsorted multi-cluster ConfigMap
+//     written before RegisterTargets, EC2 on every reconcile (through
+//     [World.LBCEC2]: DescribeSecurityGroups, DescribeVpcs before
+//     registering; spec.networking's rules on the nodes' security group),
+//     the readiness-gate condition from target health, the 15 s requeue,
+//     the periodic resync (every Config.LBCSyncPeriod from [World.Start],
+//     10 h by default; TestPeriodicResync in package lbc), its events
+//     (BackendNotFound, FailedReconcile, FailedNetworkReconcile,
+//     SuccessfullyReconciled...), finalizer cleanup, the webhooks'
+//     validation and defaulting.
+//   - The network (package ec2sim): the VPC, the load balancer's security
+//     group (LoadBalancerSecurityGroup) and the nodes' (NodeSecurityGroup,
+//     the pods' too under the VPC CNI), which lets it reach the NodePort
+//     range and the pods' port.
 //   - ELBv2 (package elbv2model): registration delay, health checks on the
 //     target's port or a fixed one, thresholds, reasons, draining for the
 //     deregistration delay, fail-open routing, quotas, validation ranges
@@ -201,8 +218,8 @@
 // one node); consolidation's own choice of nodes and its waits; budget
 // schedules; node repair; several NodePools.
 //
-// From package lbc: instance mode; security-group rules; cross-account;
-// IPv6; the LBC's client-side throttle and deferred queue; Ingress and
+// From package lbc: instance mode; cross-account; IPv6 targets; the
+// LBC's client-side throttle; its concurrent reconciles; Ingress and
 // Service reconcilers.
 //
 // From package elbv2model (S1's list): Network and Gateway Load Balancers,
@@ -242,6 +259,8 @@
 // And overall: the fake client by default (a real API server through
 // Config.Client, as the integration tier does); server-side apply only with
 // Config.ServerSideApply, and only for TargetGroupBindings (the one kind
-// tgmigrate applies server-side; cluster.FakeOptions); one VPC, one region, one account; no EC2 API (public subnets are
-// visible as node ExternalIPs only).
+// tgmigrate applies server-side; cluster.FakeOptions); one VPC, one region,
+// one account; EC2 only as the controller sees it (VPCs and security
+// groups: package ec2sim), no instances, subnets or route tables (public
+// subnets are visible as node ExternalIPs only).
 package sim

@@ -44,6 +44,6 @@ func Example_wire() {
 	fmt.Println("real SDK client:", real, "targets:", len(out.TargetHealthDescriptions), "requests:", w.AWSCounts())
 	// Output:
 	// outages: 1 longest: 2m11s
-	// LBC requests: map[DeregisterTargets:1 DescribeTargetGroups:2 DescribeTargetHealth:1 RegisterTargets:1]
+	// LBC requests: map[DeregisterTargets:1 DescribeSecurityGroups:1 DescribeTargetGroups:2 DescribeTargetHealth:1 DescribeVpcs:1 RegisterTargets:1]
 	// real SDK client: true targets: 6 requests: map[DescribeTargetHealth:1]
 }

@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +27,7 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
+	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
@@ -68,18 +72,25 @@ type Legacy struct {
 // [World.Run]). The World's methods must not be called concurrently with
 // a running advance.
 type World struct {
-	cfg     Config
-	clock   *vclock.Clock
-	hub     *cluster.Hub
-	cl      *cluster.Cluster
-	model   *elbv2model.Model
-	sut     *elbv2sim.Client
-	lbcAWS  *elbv2sim.Client
-	lbc     *lbc.Controller
-	karp    *karpenter.Karpenter
-	traffic *traffic.Generator
-	legacy  Legacy
-	start   time.Time
+	cfg    Config
+	clock  *vclock.Clock
+	hub    *cluster.Hub
+	cl     *cluster.Cluster
+	model  *elbv2model.Model
+	sut    *elbv2sim.Client
+	lbcAWS *elbv2sim.Client
+	// ec2 is the network's security groups; lbcEC2 the controller's EC2
+	// client; nodeSG and lbSG the nodes' and the load balancer's groups.
+	ec2          *ec2sim.Model
+	lbcEC2       *ec2sim.Client
+	nodeSG, lbSG string
+	lbc          *lbc.Controller
+	// webhookDown: see SetWebhookDown.
+	webhookDown bool
+	karp        *karpenter.Karpenter
+	traffic     *traffic.Generator
+	legacy      Legacy
+	start       time.Time
 
 	// With Config.Wire: the endpoints in front of sut and of the LBC's
 	// client, and the system under test's SDK client.
@@ -156,10 +167,14 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	if cfg.Wire != nil {
-		if w.sutWire, w.sutSDK, err = w.startWire(w.sut, true); err != nil {
+		if w.sutWire, w.sutSDK, _, err = w.startWire(w.sut, nil, true); err != nil {
 			return nil, fmt.Errorf("sim: new: wire: %w", err)
 		}
 	}
+	if err := w.seedNetwork(); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	var lbcEC2 lbc.EC2API = w.lbcEC2
 	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle}); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
@@ -169,13 +184,15 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	if cfg.Wire != nil && !cfg.Wire.FacadeLBC {
 		var sdk *elbv2.Client
-		if w.lbcWire, sdk, err = w.startWire(lbcAWS, false); err != nil {
+		var ec2SDK *ec2.Client
+		if w.lbcWire, sdk, ec2SDK, err = w.startWire(lbcAWS, w.lbcEC2, false); err != nil {
 			return nil, fmt.Errorf("sim: new: wire: %w", err)
 		}
-		lbcAWS = sdk
+		lbcAWS, lbcEC2 = sdk, ec2SDK
 	}
 	w.lbc, err = lbc.New(lbc.Options{
 		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
+		EC2: lbcEC2, VPCID: w.cl.VPCID(), ClusterName: ClusterName, PodSecurityGroup: w.nodeSG, Seed: int64(cfg.Seed),
 		// The reconcile's writes land after the controller's reaction and
 		// the reads it makes first (a Kubernetes read, DescribeTargetHealth):
 		// package timing's ControllerReaction, KubeLatency, ELBv2Latency.
@@ -504,6 +521,9 @@ func (w *World) admit(ctx context.Context, op cluster.Op, obj client.Object) err
 			return w.lbc.InjectReadinessGates(ctx, o)
 		}
 	case *v1beta1.TargetGroupBinding:
+		if w.webhookDown && (op == cluster.OpCreate || op == cluster.OpUpdate) {
+			return webhookUnavailable()
+		}
 		if !o.DeletionTimestamp.IsZero() {
 			return nil
 		}
@@ -522,6 +542,71 @@ func (w *World) admit(ctx context.Context, op cluster.Op, obj client.Object) err
 	return nil
 }
 
+// MutatingWebhook is the name of the LBC's mutating webhook for
+// TargetGroupBindings, the first the API server calls.
+const MutatingWebhook = "mtargetgroupbinding.elbv2.k8s.aws"
+
+// SetWebhookDown makes the LBC's webhook service unreachable (down: true)
+// or reachable again: while it is down, every create and update of a
+// TargetGroupBinding is refused as the API server refuses it when a
+// webhook with failurePolicy Fail cannot be called (k8s.io/apiserver's
+// webhook dispatchers: apierrors.NewInternalError of ErrCallingWebhook).
+// The controller's own updates of bindings (its finalizer) fail too. The
+// pod webhook (readiness gates) is not modelled as down.
+func (w *World) SetWebhookDown(down bool) { w.webhookDown = down }
+
+func webhookUnavailable() error {
+	return apierrors.NewInternalError(fmt.Errorf(`failed calling webhook %q: failed to call webhook: Post "https://aws-load-balancer-webhook-service.kube-system.svc:443/mutate-elbv2-k8s-aws-v1beta1-targetgroupbinding?timeout=10s": dial tcp 10.100.48.17:443: connect: connection refused`, MutatingWebhook))
+}
+
+// seedNetwork builds the network's security groups: the load balancer's,
+// and the nodes' (tagged as the cluster's, which the pods share under the
+// VPC CNI), which lets the load balancer reach the NodePort range and the
+// pods' port; and the controller's EC2 client.
+func (w *World) seedNetwork() error {
+	m, err := ec2sim.New(ec2sim.Options{AccountID: DefaultAccountID, Region: DefaultRegion})
+	if err != nil {
+		return err
+	}
+	vpc := w.cl.VPCID()
+	if err := m.AddVPC(vpc, w.cl.VPCCIDR()); err != nil {
+		return err
+	}
+	if w.lbSG, err = m.AddSecurityGroup(ec2sim.SecurityGroupSpec{ID: LoadBalancerSecurityGroup, Name: "alb", VpcID: vpc}); err != nil {
+		return err
+	}
+	if w.nodeSG, err = m.AddSecurityGroup(ec2sim.SecurityGroupSpec{ID: NodeSecurityGroup, Name: "nodes", VpcID: vpc,
+		Tags: map[string]string{"kubernetes.io/cluster/" + ClusterName: "owned"}}); err != nil {
+		return err
+	}
+	from := []ec2types.UserIdGroupPair{{GroupId: aws.String(w.lbSG)}}
+	if _, err := m.Authorize(w.nodeSG,
+		ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(30000), ToPort: aws.Int32(32767), UserIdGroupPairs: from},
+		ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(DefaultContainerPort), ToPort: aws.Int32(DefaultContainerPort), UserIdGroupPairs: from},
+	); err != nil {
+		return err
+	}
+	w.ec2 = m
+	w.lbcEC2, err = ec2sim.NewClient(m)
+	return err
+}
+
+// The security groups of the world's network.
+const (
+	// LoadBalancerSecurityGroup is the load balancer's.
+	LoadBalancerSecurityGroup = "sg-alb"
+	// NodeSecurityGroup is the nodes' (and, under the VPC CNI, the
+	// pods'), tagged kubernetes.io/cluster/<ClusterName>=owned.
+	NodeSecurityGroup = "sg-nodes"
+)
+
+// EC2Model returns the network's security groups.
+func (w *World) EC2Model() *ec2sim.Model { return w.ec2 }
+
+// LBCEC2 returns the controller's EC2 client, with its fault injection:
+// an EC2 that refuses the controller leaves every binding stuck.
+func (w *World) LBCEC2() *ec2sim.Client { return w.lbcEC2 }
+
 // Clock returns the world's virtual clock: give it to the system under
 // test as its k8s.io/utils/clock.
 func (w *World) Clock() *vclock.Clock { return w.clock }
@@ -539,15 +624,16 @@ func (w *World) Run(d time.Duration) { w.clock.Advance(d) }
 // RunUntil runs the world until the virtual time t.
 func (w *World) RunUntil(t time.Time) { w.clock.RunUntil(t) }
 
-// startWire serves backend on a loopback endpoint and returns it with a
-// real SDK client of it. The system under test's client spends
+// startWire serves backend (and ec2Backend, when not nil) on a loopback
+// endpoint and returns it with real SDK clients of it (the EC2 one nil
+// without ec2Backend). The system under test's client spends
 // Config.SUT's latency on the virtual clock before each attempt, in the
 // caller's goroutine, as the Go facade does; the endpoint's handlers never
 // wait on the clock.
-func (w *World) startWire(backend any, sut bool) (*elbv2wire.Endpoint, *elbv2.Client, error) {
-	ep, err := elbv2wire.Start(elbv2wire.Options{Backend: backend, Region: DefaultRegion})
+func (w *World) startWire(backend, ec2Backend any, sut bool) (*elbv2wire.Endpoint, *elbv2.Client, *ec2.Client, error) {
+	ep, err := elbv2wire.Start(elbv2wire.Options{Backend: backend, EC2: ec2Backend, Region: DefaultRegion})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opts := w.cfg.Wire.Client
 	opts.Region = DefaultRegion
@@ -565,7 +651,11 @@ func (w *World) startWire(backend any, sut bool) (*elbv2wire.Endpoint, *elbv2.Cl
 	} else {
 		opts.BeforeAttempt = nil // the LBC calls from world events, which must not wait
 	}
-	return ep, ep.NewClient(opts), nil
+	var ec2Client *ec2.Client
+	if ec2Backend != nil {
+		ec2Client = ep.NewEC2Client(opts)
+	}
+	return ep, ep.NewClient(opts), ec2Client, nil
 }
 
 // AWS returns the ELBv2 API to give the system under test: with

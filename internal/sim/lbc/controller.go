@@ -3,11 +3,14 @@ package lbc
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -41,11 +44,41 @@ const (
 	EventBackendNotFound = "BackendNotFound"
 )
 
+// The reasons of the Kubernetes Events the controller records on a
+// binding, as the LBC spells them (pkg/k8s/events.go,
+// TargetGroupBindingEventReason*). A reader tells a stuck binding from a
+// slow one by these, never by an event's message.
+const (
+	// EventSuccessfullyReconciled (Normal): a full reconcile succeeded.
+	EventSuccessfullyReconciled = "SuccessfullyReconciled"
+	// EventFailedReconcile (Warning): a reconcile failed ("Failed
+	// reconcile due to ..."), for example RegisterTargets was refused or
+	// EC2 DescribeVpcs failed before it.
+	EventFailedReconcile = "FailedReconcile"
+	// EventFailedNetworkReconcile (Warning): the security-group step
+	// failed (EC2 refused); the reconcile goes on and is requeued.
+	EventFailedNetworkReconcile = "FailedNetworkReconcile"
+	// EventFailedAddFinalizer (Warning): the finalizer could not be added.
+	EventFailedAddFinalizer = "FailedAddFinalizer"
+	// EventFailedUpdateStatus (Warning): the status could not be updated.
+	EventFailedUpdateStatus = "FailedUpdateStatus"
+	// EventFailedCleanup (Warning): the clean-up of a deleted binding
+	// failed.
+	EventFailedCleanup = "FailedCleanup"
+)
+
 // Defaults of [Options].
 const (
 	DefaultRequeueAfter = 15 * time.Second
 	DefaultSyncPeriod   = 10 * time.Hour
 	DefaultBatchSize    = 200
+	// DefaultDeferredDelay and DefaultDeferredJitter: a skipped binding's
+	// checkpoint is reset after DefaultDeferredDelay plus up to
+	// DefaultDeferredJitter (defaultDelayedReconcileTime and
+	// defaultMaxJitter in the LBC's
+	// controllers/elbv2/targetgroupbinding_deferred_reconciler.go).
+	DefaultDeferredDelay  = 30 * time.Minute
+	DefaultDeferredJitter = 15 * time.Minute
 	// Origin is the [cluster.WithOrigin]-style mark the controller's writes
 	// carry (the context key is the cluster package's; see Options.Origin).
 	Origin = "lbc"
@@ -57,6 +90,20 @@ type Options struct {
 	Client client.Client
 	// ELBv2 is the controller's own AWS client.
 	ELBv2 ELBv2API
+	// EC2 is the controller's EC2 client: every reconcile that is not
+	// skipped reads through it (see network.go). Required.
+	EC2 EC2API
+	// VPCID is the cluster's VPC (the controller's --aws-vpc-id).
+	// Required.
+	VPCID string
+	// ClusterName is the cluster's name (--cluster-name), in the tag
+	// filter of the security groups it reads. Required.
+	ClusterName string
+	// PodSecurityGroup is the security group of the pods' network
+	// interfaces (the nodes' under the VPC CNI), where the rules of
+	// spec.networking go. Empty: spec.networking is read but no rule is
+	// managed.
+	PodSecurityGroup string
 	// Clock is the world's virtual clock.
 	Clock *vclock.Clock
 	// WithOrigin marks the controller's writes on their context, so the
@@ -74,6 +121,18 @@ type Options struct {
 	// ReactionDelay is the time from a watched change to the reconcile it
 	// triggers. Zero: none.
 	ReactionDelay time.Duration
+	// TargetsCacheTTL is how long the targets of a target group are kept
+	// before they are all read again. Zero: [DefaultTargetsCacheTTL], the
+	// LBC's 5 minutes. Negative: no cache, every reconcile reads them all.
+	TargetsCacheTTL time.Duration
+	// DeferredDelay and DeferredJitter: when a skipped binding's
+	// checkpoint is reset (see [Controller.Reconcile]). Zero: the LBC's
+	// [DefaultDeferredDelay] and [DefaultDeferredJitter].
+	DeferredDelay, DeferredJitter time.Duration
+	// Seed draws the deferred reconciler's jitter and the order of the
+	// multi-cluster ConfigMap's targets (the LBC writes them in a Go map's
+	// order, unsorted).
+	Seed int64
 	// BatchSize caps the targets of one RegisterTargets or
 	// DeregisterTargets call. Zero: [DefaultBatchSize], the LBC's 200.
 	BatchSize int
@@ -96,10 +155,39 @@ type Controller struct {
 	services map[types.NamespacedName]types.NamespacedName // binding -> Service it references
 	// pods is the stand-in for the controller's pod informer cache: pods
 	// read through the client, dropped when the watch reports a change.
-	pods   map[types.NamespacedName]*corev1.Pod
-	sync   vclock.Handle
-	stats  Stats
-	events int
+	pods map[types.NamespacedName]*corev1.Pod
+	// cache is the targets cache (targets.go).
+	cache *targetsCache
+	// processed holds, until when, the bindings fully reconciled since
+	// the controller started (the deferred reconciler's
+	// processedTGBCache, whose TTL is SyncPeriod); deferred the pending
+	// checkpoint resets.
+	processed map[types.NamespacedName]time.Time
+	deferred  map[types.NamespacedName]vclock.Handle
+	// trackedCache is the multi-cluster manager's in-memory copy of each
+	// binding's ConfigMap.
+	trackedCache map[types.NamespacedName]map[string]bool
+	// The network step's state (network.go): whether the cluster's
+	// security groups were read, the rules each binding wants, the pod
+	// security group's managed rules as last read and when, and when
+	// each VPC was read.
+	sgsFetched, managesRules bool
+	rules                    map[string][]rule
+	sgInfo                   map[rule]bool
+	sgInfoAt                 time.Time
+	vpcInfo                  map[string]time.Time
+	rng                      *rand.Rand
+	// crashes are the injected crashes (faults.go); a crash keeps them.
+	crashes *crashState
+	// lastEvent is the newest Event recorded on each binding (the event
+	// correlator's memory).
+	lastEvent map[types.UID]recordedEvent
+	// down: the controller is not running (Stop, Crash); it sees no
+	// change and reconciles nothing until Start.
+	down, started bool
+	sync          vclock.Handle
+	stats         Stats
+	events        int
 }
 
 type pendingReconcile struct {
@@ -110,8 +198,12 @@ type pendingReconcile struct {
 // Stats counts what the controller did.
 type Stats struct {
 	// Reconciles counts reconciles; Skipped those the checkpoint cut
-	// short; Errors those that failed and were retried.
-	Reconciles, Skipped, Errors int
+	// short; Errors those that failed and were retried; Deferred the
+	// checkpoint resets of the deferred reconciler.
+	Reconciles, Skipped, Errors, Deferred int
+	// CacheHits counts the target lists served by the targets cache;
+	// EC2Calls the EC2 calls that succeeded; Crashes the injected crashes.
+	CacheHits, EC2Calls, Crashes int
 	// Registered and Deregistered count targets sent to AWS.
 	Registered, Deregistered int
 }
@@ -126,8 +218,14 @@ func New(opts Options) (*Controller, error) {
 		return nil, &OptionsError{Field: "ELBv2", Reason: "is required"}
 	case opts.Clock == nil:
 		return nil, &OptionsError{Field: "Clock", Reason: "is required"}
-	case opts.RequeueAfter < 0 || opts.SyncPeriod < 0 || opts.ReactionDelay < 0:
-		return nil, &OptionsError{Field: "RequeueAfter/SyncPeriod/ReactionDelay", Reason: "is negative"}
+	case opts.EC2 == nil:
+		return nil, &OptionsError{Field: "EC2", Reason: "is required"}
+	case opts.VPCID == "":
+		return nil, &OptionsError{Field: "VPCID", Reason: "is required"}
+	case opts.ClusterName == "":
+		return nil, &OptionsError{Field: "ClusterName", Reason: "is required"}
+	case opts.RequeueAfter < 0 || opts.SyncPeriod < 0 || opts.ReactionDelay < 0 || opts.DeferredDelay < 0 || opts.DeferredJitter < 0:
+		return nil, &OptionsError{Field: "RequeueAfter/SyncPeriod/ReactionDelay/DeferredDelay/DeferredJitter", Reason: "is negative"}
 	case opts.BatchSize < 0:
 		return nil, &OptionsError{Field: "BatchSize", Reason: fmt.Sprintf("%d is negative", opts.BatchSize)}
 	}
@@ -140,13 +238,39 @@ func New(opts Options) (*Controller, error) {
 	if opts.BatchSize == 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	return &Controller{
-		o:        opts,
-		pending:  map[types.NamespacedName]pendingReconcile{},
-		failures: map[types.NamespacedName]int{},
-		services: map[types.NamespacedName]types.NamespacedName{},
-		pods:     map[types.NamespacedName]*corev1.Pod{},
-	}, nil
+	switch {
+	case opts.TargetsCacheTTL == 0:
+		opts.TargetsCacheTTL = DefaultTargetsCacheTTL
+	case opts.TargetsCacheTTL < 0:
+		opts.TargetsCacheTTL = 0
+	}
+	if opts.DeferredDelay == 0 {
+		opts.DeferredDelay = DefaultDeferredDelay
+	}
+	if opts.DeferredJitter == 0 {
+		opts.DeferredJitter = DefaultDeferredJitter
+	}
+	c := &Controller{o: opts, rng: rand.New(rand.NewPCG(uint64(opts.Seed), 0x1bc))}
+	c.reset()
+	return c, nil
+}
+
+// reset drops everything the controller keeps in memory: what a restart
+// loses.
+func (c *Controller) reset() {
+	c.pending = map[types.NamespacedName]pendingReconcile{}
+	c.failures = map[types.NamespacedName]int{}
+	c.services = map[types.NamespacedName]types.NamespacedName{}
+	c.pods = map[types.NamespacedName]*corev1.Pod{}
+	c.cache = newTargetsCache(c.o.TargetsCacheTTL)
+	c.processed = map[types.NamespacedName]time.Time{}
+	c.deferred = map[types.NamespacedName]vclock.Handle{}
+	c.trackedCache = map[types.NamespacedName]map[string]bool{}
+	c.lastEvent = map[types.UID]recordedEvent{}
+	c.sgsFetched, c.managesRules = false, false
+	c.rules = map[string][]rule{}
+	c.sgInfo = nil
+	c.vpcInfo = map[string]time.Time{}
 }
 
 // Stats returns what the controller has done so far.
@@ -166,9 +290,14 @@ func (c *Controller) event(reason, object, format string, args ...any) {
 	}
 }
 
-// Start enqueues every existing binding and starts the periodic resync. It
-// must be called once, outside world events or from one.
+// Start enqueues every existing binding and starts the periodic resync:
+// the controller starts, or starts again after [Controller.Stop] or
+// [Controller.Crash]. It must be called outside world events or from one.
 func (c *Controller) Start(ctx context.Context) error {
+	if c.started {
+		return nil
+	}
+	c.started, c.down = true, false
 	if err := c.resync(ctx); err != nil {
 		return err
 	}
@@ -180,14 +309,37 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop cancels the pending reconciles and the resync.
+// Stop stops the controller: the pending reconciles, the deferred resets
+// and the resync are cancelled, and changes are not seen until
+// [Controller.Start].
 func (c *Controller) Stop() {
+	c.started, c.down = false, true
 	c.sync.Cancel()
 	for k, p := range c.pending {
 		p.h.Cancel()
 		delete(c.pending, k)
 	}
+	for k, h := range c.deferred {
+		h.Cancel()
+		delete(c.deferred, k)
+	}
 }
+
+// Crash stops the controller as a killed process stops: it also loses
+// what it kept in memory (the pod and targets caches, the deferred
+// reconciler's record, the ConfigMap copies, the EC2 caches). A later
+// [Controller.Start] is a restart: every binding is reconciled again,
+// and those whose checkpoint matches are skipped and deferred.
+func (c *Controller) Crash() {
+	c.Stop()
+	c.reset()
+	c.down = true
+	c.event("Crashed", "lbc", "the controller stopped and lost its caches")
+}
+
+// Running reports whether the controller runs (started, and not stopped
+// or crashed since).
+func (c *Controller) Running() bool { return c.started }
 
 func (c *Controller) resync(ctx context.Context) error {
 	var l v1beta1.TargetGroupBindingList
@@ -195,29 +347,39 @@ func (c *Controller) resync(ctx context.Context) error {
 		return fmt.Errorf("lbc: list targetgroupbindings: %w", err)
 	}
 	for _, t := range l.Items {
-		c.Enqueue(types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, 0)
+		c.Enqueue(types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, c.o.ReactionDelay)
 	}
 	return nil
 }
 
 // Observe is the controller's watch: the world calls it for every change
-// of a watched kind, with the origin the writer marked it with. A
-// TargetGroupBinding is reconciled, unless the change is the controller's
-// own write (its finalizer, checkpoint and status, which the real
-// controller's predicates ignore too); a Service or EndpointSlice change
-// reconciles the bindings that reference the Service; a Pod change
-// refreshes the controller's pod cache.
+// of a watched kind. As the LBC's watches do
+// (controllers/elbv2/targetgroupbinding_controller.go, SetupWithManager,
+// and controllers/elbv2/eventhandlers):
+//
+//   - any change of a TargetGroupBinding reconciles it, the controller's
+//     own writes included (its finalizer, checkpoint and status: there is
+//     no predicate), so a reconcile that writes is followed by another,
+//     which the checkpoint usually skips;
+//   - a change of an EndpointSlice reconciles the ip-mode bindings of its
+//     Service;
+//   - a change of a Pod refreshes the pod cache and reconciles the
+//     bindings named by its readiness gates (the controller's own
+//     condition writes included);
+//   - Services and Nodes reconcile only instance-mode bindings, which the
+//     stand-in does not model.
+//
+// origin is the writer's mark; the controller does not filter on it.
+// While the controller is down, changes are lost, as a stopped process's
+// watch events are.
 func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[string]string, origin string) {
+	if c.down {
+		return
+	}
 	switch kind {
 	case "TargetGroupBinding":
-		if origin == Origin {
-			return
-		}
 		c.Enqueue(key, c.o.ReactionDelay)
 	case "Pod":
-		if origin == Origin {
-			return
-		}
 		if key.Name == "" {
 			for k := range c.pods {
 				if key.Namespace == "" || k.Namespace == key.Namespace {
@@ -226,9 +388,11 @@ func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[s
 			}
 			return
 		}
+		gated := c.gatedBindings(key)
 		delete(c.pods, key)
-	case "Service":
-		c.enqueueFor(key.Namespace, key.Name)
+		for _, b := range gated {
+			c.Enqueue(b, c.o.ReactionDelay)
+		}
 	case "EndpointSlice":
 		svc, ok := labels[discoveryv1.LabelServiceName]
 		if !ok {
@@ -236,6 +400,25 @@ func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[s
 		}
 		c.enqueueFor(key.Namespace, svc)
 	}
+}
+
+// gatedBindings names the bindings a pod's readiness gates name, from the
+// cached pod, or from a fresh read when it is not cached.
+func (c *Controller) gatedBindings(key types.NamespacedName) []types.NamespacedName {
+	p, ok := c.pods[key]
+	if !ok {
+		p = &corev1.Pod{}
+		if err := c.o.Client.Get(c.ctx(), key, p); err != nil {
+			return nil
+		}
+	}
+	var out []types.NamespacedName
+	for _, g := range p.Spec.ReadinessGates {
+		if name, ok := strings.CutPrefix(string(g.ConditionType), ReadinessGatePrefix); ok {
+			out = append(out, types.NamespacedName{Namespace: key.Namespace, Name: name})
+		}
+	}
+	return out
 }
 
 // enqueueFor enqueues the bindings of namespace ns that reference Service
@@ -254,8 +437,12 @@ func (c *Controller) enqueueFor(ns, svc string) {
 }
 
 // Enqueue schedules a reconcile of a binding after d, unless one is
-// already due sooner: the work queue deduplicates.
+// already due sooner: the work queue deduplicates. A stopped controller
+// enqueues nothing.
 func (c *Controller) Enqueue(key types.NamespacedName, d time.Duration) {
+	if c.down {
+		return
+	}
 	at := c.o.Clock.Now().Add(d)
 	if p, ok := c.pending[key]; ok {
 		if !p.at.After(at) {
@@ -274,7 +461,13 @@ func (c *Controller) Enqueue(key types.NamespacedName, d time.Duration) {
 // after the requested delay, or with per-item exponential backoff (5 ms
 // doubling to 1000 s) after an error.
 func (c *Controller) run(key types.NamespacedName) {
+	if c.down || c.crashAt(CrashOnReconcile, key) {
+		return
+	}
 	res, err := c.Reconcile(c.ctx(), key)
+	if c.down {
+		return // it crashed during the reconcile
+	}
 	if err != nil {
 		c.stats.Errors++
 		n := c.failures[key]
@@ -288,6 +481,61 @@ func (c *Controller) run(key types.NamespacedName) {
 	if res.RequeueAfter > 0 {
 		c.Enqueue(key, res.RequeueAfter)
 	}
+}
+
+// deferReset hands a skipped binding to the deferred reconciler, as the
+// LBC's does (controllers/elbv2/targetgroupbinding_deferred_reconciler.go):
+// unless the binding was fully reconciled, or already deferred, within
+// the last SyncPeriod, its checkpoint is reset DeferredDelay plus a
+// random jitter of up to DeferredJitter later, which makes the next
+// reconcile a full one. The LBC's processed cache is what keeps a binding
+// that reconciled since the controller started from being deferred: only
+// a restarted controller's skips are.
+func (c *Controller) deferReset(key types.NamespacedName) {
+	now := c.o.Clock.Now()
+	if until, ok := c.processed[key]; ok && now.Before(until) {
+		return
+	}
+	c.processed[key] = now.Add(c.o.SyncPeriod)
+	d := c.o.DeferredDelay
+	if c.o.DeferredJitter > 0 {
+		d += time.Duration(c.rng.Int64N(int64(c.o.DeferredJitter)))
+	}
+	c.event("Deferred", "targetgroupbinding/"+key.String(), "checkpoint unchanged: reset in %v", d)
+	c.deferred[key] = c.o.Clock.At(now.Add(d), "lbc deferred "+key.String(), func(time.Time) {
+		delete(c.deferred, key)
+		c.resetCheckpoint(key)
+	})
+}
+
+// resetCheckpoint is the deferred reconciler's handleDeferredItem: the
+// binding's checkpoint is set to "" (the write reconciles it). A missing
+// binding is ignored; another failure defers it again.
+func (c *Controller) resetCheckpoint(key types.NamespacedName) {
+	ctx := c.ctx()
+	tgb := &v1beta1.TargetGroupBinding{}
+	if err := c.o.Client.Get(ctx, key, tgb); err != nil {
+		if !apierrors.IsNotFound(err) {
+			delete(c.processed, key)
+			c.deferReset(key)
+		}
+		return
+	}
+	c.stats.Deferred++
+	if err := c.saveCheckpoint(ctx, tgb, ""); err != nil {
+		delete(c.processed, key)
+		c.deferReset(key)
+	}
+}
+
+// markProcessed records a full reconcile (MarkProcessed): it does not
+// extend an entry already there.
+func (c *Controller) markProcessed(key types.NamespacedName) {
+	now := c.o.Clock.Now()
+	if until, ok := c.processed[key]; ok && now.Before(until) {
+		return
+	}
+	c.processed[key] = now.Add(c.o.SyncPeriod)
 }
 
 // getPod reads a pod through the controller's cache.

@@ -6,44 +6,78 @@
 //
 // # Reconcile
 //
-// A binding is reconciled when it is created or changed (the controller's
-// own writes excepted), when its Service or the Service's EndpointSlices
-// change (after ReactionDelay), RequeueAfter (15 s) after a reconcile that
-// left a readiness-gated pod unhealthy or an endpoint about to be ready,
-// with controller-runtime's per-item exponential backoff after an error,
-// and every SyncPeriod. See [Controller.Reconcile] for the steps. The
-// semantics DOMAIN.md documents:
+// The stand-in follows the real controller's source (v3, main branch,
+// commit 225f445 of kubernetes-sigs/aws-load-balancer-controller); each
+// file cites the controller's file it models. A binding is reconciled:
 //
-//   - Endpoints come from EndpointSlices: ready endpoints, plus pods whose
-//     containers are ready on a Ready node and that are not terminating but
-//     still wait on the target-health readiness gate.
-//   - Draining targets are ignored; endpoints and targets are diffed on
-//     IP:port.
+//   - when it changes, the controller's own writes included (finalizer,
+//     checkpoint, status: its watch has no predicate), so a reconcile that
+//     writes is followed by one more, usually skipped;
+//   - when an EndpointSlice of its Service changes, and when a pod whose
+//     readiness gate names it changes (its condition writes included);
+//   - RequeueAfter (15 s) after a reconcile that left a readiness-gated
+//     pod unhealthy or whose network step failed;
+//   - with controller-runtime's per-item exponential backoff after an
+//     error; every SyncPeriod; and when the deferred reconciler resets its
+//     checkpoint.
+//
+// ReactionDelay (package timing's ControllerReaction, tens of
+// milliseconds, plus a read of each API) separates a change from its
+// reconcile. See [Controller.Reconcile] for the steps. The semantics:
+//
+//   - Endpoints come from the EndpointSlices of the binding's address
+//     family: endpoints whose targetRef is a Pod only; ready ones, plus
+//     pods whose containers are ready on a Ready node and that are not
+//     terminating but still wait on the target-health readiness gate;
+//     when none is ready, those on nodes whose readiness is Unknown
+//     (fail-open).
+//   - Targets are read through a cache of 5 minutes (targets.go): a hit
+//     re-reads only the targets that are not healthy, so a target added
+//     out of band is not seen until the entry expires. Draining targets
+//     are ignored; endpoints and targets are diffed on IP:port.
 //   - Default mode: every unmatched target is DEREGISTERED, then the
 //     missing endpoints are REGISTERED, in the same pass. On a live legacy
 //     target group this drains the node targets while the pod targets are
 //     still initial: the outage.
 //   - multiClusterTargetGroup: the targets registered are recorded in the
-//     ConfigMap aws-lbc-targets-<binding> (key targets, CSV of IP:port),
-//     written BEFORE RegisterTargets; only recorded targets are ever
-//     deregistered; the first reconcile, with no ConfigMap yet, deregisters
-//     nothing.
+//     ConfigMap aws-lbc-targets-<binding> (key targets, CSV of IP:port, in
+//     no order), updated (or created when the update finds none) BEFORE
+//     RegisterTargets; only recorded targets are ever deregistered; the
+//     first reconcile, with no ConfigMap yet, deregisters nothing.
+//   - EC2 on every reconcile that is not skipped (network.go): the
+//     security-group step (DescribeSecurityGroups; with spec.networking,
+//     Authorize and Revoke on the pods' group), whose failure is the event
+//     FailedNetworkReconcile and a requeue, and DescribeVpcs before any
+//     RegisterTargets, whose failure fails the reconcile (FailedReconcile):
+//     without EC2 reads nothing is ever registered.
 //   - Register and deregister calls carry at most BatchSize (200) targets,
 //     each with its Port.
-//   - The checkpoint annotation (a hash of endpoints and spec) skips
-//     reconciles whose endpoints did not change, so targets added out of
-//     band are not swept until they do.
+//   - The checkpoint annotation (a hash of the endpoints, with their pods'
+//     creation times, and the spec) skips reconciles whose inputs did not
+//     change and whose gated pods have no condition to flip; a skip by a
+//     controller that has not reconciled the binding in full since it
+//     started is deferred: its checkpoint is reset 30 to 45 minutes later.
 //   - Readiness gates: the condition target-health.elbv2.k8s.aws/<binding>
 //     is set from the target's health (True when healthy, else False with
 //     ELB's reason).
 //   - Deletion (finalizer elbv2.k8s.aws/resources): what the binding owns
 //     is deregistered (every target listed in default mode, the recorded
-//     ones in multi-cluster mode), gated pods are released, the ConfigMap
-//     and the finalizer are removed.
+//     ones in multi-cluster mode), gated pods are released, the ConfigMap,
+//     the binding's security-group rules and the finalizer are removed.
 //   - A Service or port that does not exist: a Warning event
-//     BackendNotFound (a core/v1 Event) and the target group is cleaned up
-//     as on deletion.
-//   - status.observedGeneration is set after a successful reconcile.
+//     BackendNotFound and the target group is cleaned up as on deletion.
+//   - Events on the binding, with the controller's reasons (aggregated as
+//     client-go's recorder does): SuccessfullyReconciled, FailedReconcile,
+//     FailedNetworkReconcile, FailedAddFinalizer, FailedUpdateStatus,
+//     FailedCleanup, BackendNotFound.
+//   - status.observedGeneration is set after a full reconcile.
+//
+// # Faults
+//
+// [Controller.Stop] and [Controller.Start] (not running), [Controller.Crash]
+// (a killed process: every cache is lost), [Controller.InjectCrashes] (a
+// crash at a chosen point, restarted with CrashLoopBackOff's delays);
+// EC2's faults come from the EC2 client it is given.
 //
 // # Webhooks
 //
@@ -65,11 +99,13 @@
 //   - instance mode (a binding with targetType instance is left alone,
 //     with an event), nodeSelector, the exclude-from-external-load-balancers
 //     label (it only matters to instance mode);
-//   - networking (security-group rules), cross-account role assumption,
-//     targetGroupProtocol, IPv6, targets outside the VPC (AvailabilityZone
-//     all);
-//   - the controller's client-side AWS throttle and its deferred-reconcile
-//     queue; the TGB Ready condition (LBC v3); leader election;
+//   - cross-account role assumption, targetGroupProtocol, IPv6 targets,
+//     targets outside the VPC (AvailabilityZone all), security groups for
+//     pods (the rules of spec.networking go to one group, the nodes'), the
+//     rule-per-range merging of its restricted mode;
+//   - the controller's client-side AWS throttle, its concurrent reconciles
+//     (one at a time here), the TGB Ready condition (set only when a
+//     deletion's clean-up fails); leader election;
 //   - Ingress and Service-of-type-LoadBalancer reconcilers: only
 //     TargetGroupBindings.
 package lbc

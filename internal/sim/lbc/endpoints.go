@@ -70,32 +70,42 @@ func (c *Controller) findServicePort(ctx context.Context, tgb *v1beta1.TargetGro
 }
 
 // resolveEndpoints lists the pod endpoints to register, from the Service's
-// EndpointSlices, as the LBC does: ready endpoints (Ready unset counts as
-// ready); then not-ready ones whose pod has all containers ready on a Ready
-// node and is not terminating (a pod held back by the readiness gate only).
-// potential reports a gated pod whose containers are not ready yet, or an
-// endpoint whose pod is not found: worth a requeue.
-func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (eps []endpoint, potential bool, err error) {
+// EndpointSlices, as the LBC's endpoint resolver does
+// (pkg/backend/endpoint_resolver.go, resolvePodEndpointsWithEndpointsData):
+//
+//   - only slices of the binding's address family (IPv4 unless the binding
+//     says ipv6; endpointSliceAddressType in
+//     pkg/targetgroupbinding/resource_manager.go);
+//   - only endpoints whose targetRef is a Pod, found in the controller's pod
+//     cache (an endpoint whose pod is not there yet is skipped, not
+//     retried: the pod's arrival enqueues the binding);
+//   - ready endpoints (Ready unset counts as ready);
+//   - not-ready ones whose pod has all containers ready (a pod held back by
+//     the readiness gate only): on a Ready node when not terminating, and,
+//     on a node whose readiness is Unknown, kept apart for the fail-open
+//     rule (the EndpointsFailOpen feature gate, on by default): when no
+//     endpoint at all is ready, those are registered.
+func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGroupBinding) ([]endpoint, error) {
 	_, sp, err := c.findServicePort(ctx, tgb)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var slices discoveryv1.EndpointSliceList
 	if err := c.o.Client.List(ctx, &slices, client.InNamespace(tgb.Namespace),
 		client.MatchingLabels{discoveryv1.LabelServiceName: tgb.Spec.ServiceRef.Name}); err != nil {
-		return nil, false, fmt.Errorf("list endpointslices: %w", err)
+		return nil, fmt.Errorf("list endpointslices: %w", err)
+	}
+	family := discoveryv1.AddressTypeIPv4
+	if tgb.Spec.IPAddressType != nil && *tgb.Spec.IPAddressType == v1beta1.IPAddressTypeIPv6 {
+		family = discoveryv1.AddressTypeIPv6
 	}
 	sort.Slice(slices.Items, func(i, j int) bool { return slices.Items[i].Name < slices.Items[j].Name })
-	gate := gateType(tgb)
-	seen := map[string]bool{}
+	var ready, unknown []endpoint
 	nodeReady := map[string]corev1.ConditionStatus{}
-	add := func(e endpoint) {
-		if !seen[e.id()] {
-			seen[e.id()] = true
-			eps = append(eps, e)
-		}
-	}
 	for _, s := range slices.Items {
+		if s.AddressType != family {
+			continue
+		}
 		for _, p := range s.Ports {
 			name := ""
 			if p.Name != nil {
@@ -105,32 +115,27 @@ func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGr
 				continue
 			}
 			for _, ep := range s.Endpoints {
-				if len(ep.Addresses) == 0 {
+				if ep.TargetRef == nil || ep.TargetRef.Kind != "Pod" || len(ep.Addresses) == 0 {
 					continue
 				}
-				e := endpoint{ip: ep.Addresses[0], port: *p.Port}
-				if ep.TargetRef == nil || ep.TargetRef.Kind != "Pod" {
-					add(e)
-					continue
+				ns := tgb.Namespace
+				if ep.TargetRef.Namespace != "" {
+					ns = ep.TargetRef.Namespace
 				}
-				podKey := types.NamespacedName{Namespace: tgb.Namespace, Name: ep.TargetRef.Name}
+				podKey := types.NamespacedName{Namespace: ns, Name: ep.TargetRef.Name}
 				pod, err := c.getPod(ctx, podKey)
 				if err != nil {
 					if apierrors.IsNotFound(err) {
-						potential = true
 						continue
 					}
-					return nil, false, fmt.Errorf("get pod %s: %w", podKey, err)
+					return nil, fmt.Errorf("get pod %s: %w", podKey, err)
 				}
-				e.pod = pod
+				e := endpoint{ip: ep.Addresses[0], port: *p.Port, pod: pod}
 				if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-					add(e)
+					ready = append(ready, e)
 					continue
 				}
 				if cr, _ := podCondition(pod, corev1.ContainersReady); cr.Status != corev1.ConditionTrue {
-					if hasGate(pod, gate) {
-						potential = true
-					}
 					continue
 				}
 				st, ok := nodeReady[pod.Spec.NodeName]
@@ -138,15 +143,41 @@ func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGr
 					st = c.nodeReadyStatus(ctx, pod.Spec.NodeName)
 					nodeReady[pod.Spec.NodeName] = st
 				}
-				if st == corev1.ConditionTrue && (ep.Conditions.Terminating == nil || !*ep.Conditions.Terminating) {
-					add(e)
+				switch st {
+				case corev1.ConditionTrue:
+					if ep.Conditions.Terminating == nil || !*ep.Conditions.Terminating {
+						ready = append(ready, e)
+					}
+				case corev1.ConditionUnknown:
+					unknown = append(unknown, e)
 				}
 			}
 		}
 	}
-	return eps, potential, nil
+	eps := ready
+	if len(eps) == 0 {
+		eps = unknown
+	}
+	return dedupe(eps), nil
 }
 
+// dedupe keeps the first endpoint of each IP:port: the LBC's match is by
+// IP:port, so a duplicate (an endpoint in two slices while one is being
+// rewritten) would be registered once anyway.
+func dedupe(eps []endpoint) []endpoint {
+	seen := make(map[string]bool, len(eps))
+	out := eps[:0]
+	for _, e := range eps {
+		if !seen[e.id()] {
+			seen[e.id()] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nodeReadyStatus is the node's Ready condition: False when the node or the
+// condition is missing (a node that cannot be read is skipped).
 func (c *Controller) nodeReadyStatus(ctx context.Context, name string) corev1.ConditionStatus {
 	n := &corev1.Node{}
 	if err := c.o.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {

@@ -3,7 +3,6 @@ package lbc
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
@@ -16,15 +15,21 @@ import (
 )
 
 // tracked reads the targets a multi-cluster binding recorded, and false
-// when it has no ConfigMap yet.
+// when it has no ConfigMap yet: from the controller's in-memory copy, or
+// from the API server when it has none (the LBC's multicluster_manager.go
+// reads through an uncached reader backed by its configMapCache).
 func (c *Controller) tracked(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (map[string]bool, bool, error) {
+	key := types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Name}
+	if set, ok := c.trackedCache[key]; ok {
+		return set, true, nil
+	}
 	cm := &corev1.ConfigMap{}
-	key := types.NamespacedName{Namespace: tgb.Namespace, Name: TrackedTargetsPrefix + tgb.Name}
-	if err := c.o.Client.Get(ctx, key, cm); err != nil {
+	cmKey := types.NamespacedName{Namespace: tgb.Namespace, Name: TrackedTargetsPrefix + tgb.Name}
+	if err := c.o.Client.Get(ctx, cmKey, cm); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, false, nil
 		}
-		return nil, false, fmt.Errorf("get configmap %s: %w", key, err)
+		return nil, false, fmt.Errorf("get configmap %s: %w", cmKey, err)
 	}
 	set := map[string]bool{}
 	for _, id := range strings.Split(cm.Data[TrackedTargetsKey], ",") {
@@ -32,6 +37,7 @@ func (c *Controller) tracked(ctx context.Context, tgb *v1beta1.TargetGroupBindin
 			set[id] = true
 		}
 	}
+	c.trackedCache[key] = set
 	return set, true, nil
 }
 
@@ -60,35 +66,41 @@ func (c *Controller) filterOwned(ctx context.Context, tgb *v1beta1.TargetGroupBi
 	return out, false, nil
 }
 
-// track records the endpoints in the multi-cluster ConfigMap when update is
-// set, or when there is no ConfigMap yet. Default-mode bindings keep none.
+// track records the endpoints in the multi-cluster ConfigMap when update
+// is set, or when the controller holds no copy of it (a new binding, or a
+// restarted controller). Default-mode bindings keep none. As the LBC's
+// UpdateTrackedIPTargets and persistConfigMap do
+// (pkg/targetgroupbinding/multicluster_manager.go): the targets are
+// written in no particular order (a Go map's, there; a seeded shuffle,
+// here), and the ConfigMap is updated first and created only when the
+// update finds none. Readers must not depend on the order, nor on the
+// ConfigMap existing before the first registration.
 func (c *Controller) track(ctx context.Context, tgb *v1beta1.TargetGroupBinding, eps []endpoint, update bool) error {
 	if !tgb.Spec.MultiClusterTargetGroup {
 		return nil
 	}
-	cm := &corev1.ConfigMap{}
-	key := types.NamespacedName{Namespace: tgb.Namespace, Name: TrackedTargetsPrefix + tgb.Name}
-	err := c.o.Client.Get(ctx, key, cm)
-	exists := err == nil
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("get configmap %s: %w", key, err)
-	}
-	if exists && !update {
+	key := types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Name}
+	if _, ok := c.trackedCache[key]; ok && !update {
 		return nil
 	}
 	ids := epIDs(eps)
-	sort.Strings(ids)
-	data := map[string]string{TrackedTargetsKey: strings.Join(ids, ",")}
-	if exists {
-		cm.Data = data
-		if err := c.o.Client.Update(ctx, cm); err != nil {
-			return fmt.Errorf("update configmap %s: %w", key, err)
-		}
-		return nil
+	c.rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: tgb.Namespace, Name: TrackedTargetsPrefix + tgb.Name},
+		Data:       map[string]string{TrackedTargetsKey: strings.Join(ids, ",")},
 	}
-	cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}, Data: data}
-	if err := c.o.Client.Create(ctx, cm); err != nil {
-		return fmt.Errorf("create configmap %s: %w", key, err)
+	err := c.o.Client.Update(ctx, cm)
+	if apierrors.IsNotFound(err) {
+		cm.ResourceVersion = ""
+		err = c.o.Client.Create(ctx, cm)
 	}
+	if err != nil {
+		return fmt.Errorf("write configmap %s/%s: %w", cm.Namespace, cm.Name, err)
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	c.trackedCache[key] = set
 	return nil
 }

@@ -32,21 +32,39 @@ type Result struct {
 	RequeueAfter time.Duration
 }
 
-// Reconcile runs one reconcile of a binding, as the LBC does in ip mode:
+// Reconcile runs one reconcile of a binding, as the LBC does in ip mode
+// (controllers/elbv2/targetgroupbinding_controller.go,
+// reconcileTargetGroupBinding; pkg/targetgroupbinding/resource_manager.go,
+// reconcileWithIPTargetType):
 //
-//  1. resolve the pod endpoints from the Service's EndpointSlices (a
+//  1. add the finalizer (a failure: event FailedAddFinalizer);
+//  2. resolve the pod endpoints from the Service's EndpointSlices (a
 //     missing Service or port: BackendNotFound, and the target group is
 //     cleaned up);
-//  2. skip when the checkpoint (hash of endpoints and spec) is unchanged
-//     and no endpoint may become ready;
-//  3. list the targets (DescribeTargetHealth) and drop the draining ones;
-//  4. diff on IP:port;
-//  5. DEREGISTER the unmatched targets (in multiClusterTargetGroup mode,
+//  3. skip when the checkpoint (hash of endpoints and spec) is unchanged
+//     and no gated pod has its condition written but not True; a skipped
+//     binding the controller has not fully reconciled since it started is
+//     handed to the deferred reconciler, which resets its checkpoint 30 to
+//     45 minutes later;
+//  4. list the targets through the targets cache and drop the draining
+//     ones; diff on IP:port;
+//  5. reconcile the security-group rules (EC2; a failure: event
+//     FailedNetworkReconcile, and a requeue, but the reconcile goes on);
+//  6. reset the checkpoint when anything is to change;
+//  7. DEREGISTER the unmatched targets (in multiClusterTargetGroup mode,
 //     only those recorded in the ConfigMap; none on the first reconcile),
 //     then, having recorded the endpoints in the ConfigMap (multi-cluster
-//     mode), REGISTER the missing endpoints, in batches of BatchSize;
-//  6. set each gated pod's readiness-gate condition from its target's
-//     health, and requeue after RequeueAfter while one is not healthy.
+//     mode), read the VPC (EC2 DescribeVpcs) and REGISTER the missing
+//     endpoints, in batches of BatchSize;
+//  8. set each gated pod's readiness-gate condition from its target's
+//     health, and requeue after RequeueAfter while one is not healthy (or
+//     the network step failed);
+//  9. otherwise save the checkpoint, update the status and record the
+//     event SuccessfullyReconciled.
+//
+// A failure other than a requeue records the Warning event FailedReconcile
+// ("Failed reconcile due to ...") and is retried with backoff; the
+// checkpoint is not saved.
 //
 // A binding being deleted is finalized: what it owns is deregistered (every
 // target in default mode, the recorded ones in multi-cluster mode), its
@@ -62,84 +80,112 @@ func (c *Controller) Reconcile(ctx context.Context, key types.NamespacedName) (R
 		return Result{}, fmt.Errorf("lbc: get targetgroupbinding %s: %w", key, err)
 	}
 	if !tgb.DeletionTimestamp.IsZero() {
-		return Result{}, c.finalize(ctx, tgb)
+		if err := c.finalize(ctx, tgb); err != nil {
+			c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedCleanup, "Failed cleanup due to "+err.Error())
+			return Result{}, err
+		}
+		return Result{}, nil
 	}
 	c.services[key] = types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Spec.ServiceRef.Name}
 	if !controllerutil.ContainsFinalizer(tgb, Finalizer) {
 		controllerutil.AddFinalizer(tgb, Finalizer)
 		if err := c.o.Client.Update(ctx, tgb); err != nil {
+			c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedAddFinalizer, "Failed add finalizer due to "+err.Error())
 			return Result{}, fmt.Errorf("lbc: add finalizer to %s: %w", key, err)
 		}
 	}
 	if tgb.Spec.TargetType == nil {
-		return Result{}, fmt.Errorf("lbc: targetType is not specified: %s", key)
+		err := fmt.Errorf("targetType is not specified: %s", key)
+		c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedReconcile, "Failed reconcile due to "+err.Error())
+		return Result{}, fmt.Errorf("lbc: %w", err)
 	}
 	if *tgb.Spec.TargetType != v1beta1.TargetTypeIP {
 		c.event("Unsupported", "targetgroupbinding/"+key.String(), "targetType %s is not modelled by the stand-in; nothing reconciled", *tgb.Spec.TargetType)
 		return Result{}, nil
 	}
-	res, err := c.reconcileIP(ctx, tgb)
+	res, deferred, err := c.reconcileIP(ctx, tgb)
+	if errors.Is(err, errCrashed) {
+		return Result{}, err
+	}
 	if err != nil {
+		c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedReconcile, "Failed reconcile due to "+err.Error())
 		return Result{}, fmt.Errorf("lbc: reconcile %s: %w", key, err)
 	}
+	if res.RequeueAfter > 0 {
+		return res, nil
+	}
+	if deferred {
+		c.stats.Skipped++
+		c.deferReset(key)
+		return Result{}, nil
+	}
+	c.markProcessed(key)
 	if tgb.Status.ObservedGeneration == nil || *tgb.Status.ObservedGeneration != tgb.Generation {
 		g := tgb.Generation
 		tgb.Status.ObservedGeneration = &g
 		if err := c.o.Client.Status().Update(ctx, tgb); err != nil && !apierrors.IsConflict(err) {
+			c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedUpdateStatus, "Failed update status due to "+err.Error())
 			return Result{}, fmt.Errorf("lbc: status of %s: %w", key, err)
 		}
 	}
-	return res, nil
+	c.recordEvent(ctx, tgb, corev1.EventTypeNormal, EventSuccessfullyReconciled, "Successfully reconciled")
+	return Result{}, nil
 }
 
-func (c *Controller) reconcileIP(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (Result, error) {
+// reconcileIP is steps 2 to 9 of [Controller.Reconcile] up to the
+// checkpoint; deferred reports a skip.
+func (c *Controller) reconcileIP(ctx context.Context, tgb *v1beta1.TargetGroupBinding) (res Result, deferred bool, err error) {
 	obj := "targetgroupbinding/" + tgb.Namespace + "/" + tgb.Name
-	eps, potential, err := c.resolveEndpoints(ctx, tgb)
+	eps, err := c.resolveEndpoints(ctx, tgb)
 	if errors.Is(err, ErrBackendNotFound) {
 		c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventBackendNotFound, err.Error())
-		return Result{}, c.cleanupTargets(ctx, tgb)
+		return Result{}, false, c.cleanupTargets(ctx, tgb)
 	}
 	if err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	newCP, err := checkpoint(eps, tgb)
 	if err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
-	oldCP := tgb.Annotations[AnnotationCheckpoint]
-	if !potential && oldCP == newCP {
-		c.stats.Skipped++
-		return Result{}, nil
+	gate := gateType(tgb)
+	if tgb.Annotations[AnnotationCheckpoint] == newCP && !needGateFlip(eps, gate) {
+		return Result{}, true, nil
 	}
 	arn := tgb.Spec.TargetGroupARN
 	targets, err := c.listTargets(ctx, arn)
 	if err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	var notDraining []elbv2types.TargetHealthDescription
 	for _, t := range targets {
-		if t.TargetHealth == nil || t.TargetHealth.State != elbv2types.TargetHealthStateEnumDraining {
+		if !draining(t) {
 			notDraining = append(notDraining, t)
 		}
 	}
 	matched, unmatchedEps, unmatchedTargets := match(eps, notDraining)
+	networkRequeue := false
+	if err := c.reconcileNetwork(ctx, tgb, eps); err != nil {
+		c.recordEvent(ctx, tgb, corev1.EventTypeWarning, EventFailedNetworkReconcile, err.Error())
+		networkRequeue = true
+	}
 	preflight := false
 	for _, m := range matched {
-		if m.ep.pod != nil && hasGate(m.ep.pod, gateType(tgb)) && healthState(m.target) != elbv2types.TargetHealthStateEnumHealthy {
+		if m.ep.pod != nil && hasGate(m.ep.pod, gate) && healthState(m.target) != elbv2types.TargetHealthStateEnumHealthy {
 			preflight = true
 		}
 	}
-	if len(unmatchedEps) > 0 || len(unmatchedTargets) > 0 || potential || preflight {
+	if len(unmatchedEps) > 0 || len(unmatchedTargets) > 0 || networkRequeue || preflight {
 		// Any change resets the checkpoint first, so an interrupted
 		// reconcile is redone in full.
 		if err := c.saveCheckpoint(ctx, tgb, ""); err != nil {
-			return Result{}, err
+			return Result{}, false, err
 		}
 	}
 	updateTracked := false
 	if len(unmatchedTargets) > 0 {
 		if updateTracked, err = c.deregister(ctx, tgb, unmatchedTargets); err != nil {
-			return Result{}, err
+			return Result{}, false, err
 		}
 	}
 	if len(unmatchedEps) > 0 {
@@ -147,24 +193,49 @@ func (c *Controller) reconcileIP(ctx context.Context, tgb *v1beta1.TargetGroupBi
 		// The ConfigMap is written before RegisterTargets, so a
 		// registration whose answer is lost is still tracked.
 		if err := c.track(ctx, tgb, eps, true); err != nil {
-			return Result{}, err
+			return Result{}, false, err
 		}
-		if err := c.register(ctx, arn, unmatchedEps); err != nil {
-			return Result{}, err
+		if c.crashAt(CrashBeforeRegister, types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Name}) {
+			return Result{}, false, errCrashed
+		}
+		if err := c.register(ctx, tgb, unmatchedEps); err != nil {
+			return Result{}, false, err
 		}
 		c.event("Registered", obj, "%d targets: %s", len(unmatchedEps), summary(epIDs(unmatchedEps)))
 	}
 	if err := c.track(ctx, tgb, eps, updateTracked); err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
 	probe, err := c.updateGates(ctx, tgb, matched, unmatchedEps)
 	if err != nil {
-		return Result{}, err
+		return Result{}, false, err
 	}
-	if probe || potential {
-		return Result{RequeueAfter: c.o.RequeueAfter}, nil
+	if probe || networkRequeue {
+		return Result{RequeueAfter: c.o.RequeueAfter}, false, nil
 	}
-	return Result{}, c.saveCheckpoint(ctx, tgb, newCP)
+	return Result{}, false, c.saveCheckpoint(ctx, tgb, newCP)
+}
+
+// needGateFlip reports whether a pod has the binding's readiness-gate
+// condition written but not True (needReadinessGateFlip): such a binding
+// is not skipped even when its checkpoint matches.
+func needGateFlip(eps []endpoint, gate corev1.PodConditionType) bool {
+	for _, e := range eps {
+		if c, ok := podCondition(e.pod, gate); ok && c.Status != corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// draining is the LBC's IsDraining (targets_manager_types.go): state
+// draining or unhealthy.draining.
+func draining(t elbv2types.TargetHealthDescription) bool {
+	if t.TargetHealth == nil {
+		return false
+	}
+	return t.TargetHealth.State == elbv2types.TargetHealthStateEnumDraining ||
+		t.TargetHealth.State == elbv2types.TargetHealthStateEnumUnhealthyDraining
 }
 
 type pair struct {
@@ -208,14 +279,6 @@ func match(eps []endpoint, targets []elbv2types.TargetHealthDescription) (matche
 	return matched, unmatchedEps, unmatchedTargets
 }
 
-func (c *Controller) listTargets(ctx context.Context, arn string) ([]elbv2types.TargetHealthDescription, error) {
-	out, err := c.o.ELBv2.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-	if err != nil {
-		return nil, fmt.Errorf("describe target health of %s: %w", arn, err)
-	}
-	return out.TargetHealthDescriptions, nil
-}
-
 // deregister deregisters the targets the binding owns among ts: all of them
 // in default mode; in multi-cluster mode only those recorded in its
 // ConfigMap, and none when there is no ConfigMap yet. It reports whether
@@ -239,13 +302,22 @@ func (c *Controller) deregister(ctx context.Context, tgb *v1beta1.TargetGroupBin
 		if _, err := c.o.ELBv2.DeregisterTargets(ctx, &elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: chunk}); err != nil {
 			return false, fmt.Errorf("deregister targets from %s: %w", arn, err)
 		}
+		c.recordDeregistered(arn, chunk)
 		c.stats.Deregistered += len(chunk)
 	}
 	c.event("Deregistered", "targetgroupbinding/"+tgb.Namespace+"/"+tgb.Name, "%d targets: %s", len(ids), summary(ids))
 	return true, nil
 }
 
-func (c *Controller) register(ctx context.Context, arn string, eps []endpoint) error {
+// register registers the endpoints, in batches. It reads the VPC first
+// (EC2 DescribeVpcs, for the targets' Availability Zone: a pod IP outside
+// the VPC is registered with AvailabilityZone all), as the LBC's
+// registerPodEndpoints does: without EC2, nothing is registered.
+func (c *Controller) register(ctx context.Context, tgb *v1beta1.TargetGroupBinding, eps []endpoint) error {
+	arn := tgb.Spec.TargetGroupARN
+	if err := c.readVPC(ctx, tgb); err != nil {
+		return err
+	}
 	targets := make([]elbv2types.TargetDescription, 0, len(eps))
 	for _, e := range eps {
 		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(e.ip), Port: aws.Int32(e.port)})
@@ -254,6 +326,7 @@ func (c *Controller) register(ctx context.Context, arn string, eps []endpoint) e
 		if _, err := c.o.ELBv2.RegisterTargets(ctx, &elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: chunk}); err != nil {
 			return fmt.Errorf("register targets in %s: %w", arn, err)
 		}
+		c.recordRegistered(arn, chunk)
 		c.stats.Registered += len(chunk)
 	}
 	return nil
@@ -276,9 +349,15 @@ func summary(ids []string) string {
 }
 
 // checkpoint hashes the endpoints and the spec, as the LBC's checkpoint
-// annotation does.
+// annotation does (calculateTGBReconcileCheckpoint in
+// pkg/targetgroupbinding/utils.go): each endpoint as IP:port:<its pod's
+// creation time in Unix milliseconds>, sorted; the spec as JSON; each
+// SHA-256, base64url, joined by "/".
 func checkpoint(eps []endpoint, tgb *v1beta1.TargetGroupBinding) (string, error) {
-	ids := epIDs(eps)
+	ids := make([]string, 0, len(eps))
+	for _, e := range eps {
+		ids = append(ids, e.id()+":"+strconv.FormatInt(e.pod.CreationTimestamp.UnixMilli(), 10))
+	}
 	sort.Strings(ids)
 	spec, err := json.Marshal(tgb.Spec)
 	if err != nil {
@@ -432,6 +511,12 @@ func (c *Controller) finalize(ctx context.Context, tgb *v1beta1.TargetGroupBindi
 			return fmt.Errorf("lbc: delete configmap of %s: %w", key, err)
 		}
 	}
+	delete(c.trackedCache, key)
+	// The network clean-up (networkingManager.Cleanup): the binding's
+	// rules go; with EC2 refusing, the finalizer stays.
+	if err := c.cleanupNetwork(ctx, tgb); err != nil {
+		return fmt.Errorf("lbc: clean up the network of %s: %w", key, err)
+	}
 	controllerutil.RemoveFinalizer(tgb, Finalizer)
 	if err := c.o.Client.Update(ctx, tgb); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("lbc: remove finalizer of %s: %w", key, err)
@@ -442,10 +527,25 @@ func (c *Controller) finalize(ctx context.Context, tgb *v1beta1.TargetGroupBindi
 }
 
 // recordEvent records a Kubernetes Event on the binding, as the LBC's
-// event recorder does, and puts it in the world's event log.
+// event recorder does, and puts it in the world's event log. As client-go's
+// event correlator does, a repeat of the newest event of the binding (same
+// type, reason and message) bumps its count and last timestamp instead of
+// adding an Event.
 func (c *Controller) recordEvent(ctx context.Context, tgb *v1beta1.TargetGroupBinding, typ, reason, msg string) {
-	c.event(reason, "targetgroupbinding/"+tgb.Namespace+"/"+tgb.Name, "%s", msg)
+	obj := "targetgroupbinding/" + tgb.Namespace + "/" + tgb.Name
+	c.event(reason, obj, "%s", msg)
 	now := metav1.NewTime(c.o.Clock.Now())
+	k := eventKey{uid: tgb.UID, typ: typ, reason: reason, msg: msg}
+	if name, ok := c.lastEvent[tgb.UID]; ok && name.key == k {
+		ev := &corev1.Event{}
+		if err := c.o.Client.Get(ctx, types.NamespacedName{Namespace: tgb.Namespace, Name: name.name}, ev); err == nil {
+			ev.Count++
+			ev.LastTimestamp = now
+			if err := c.o.Client.Update(ctx, ev); err == nil {
+				return
+			}
+		}
+	}
 	c.events++
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: tgb.Namespace, Name: fmt.Sprintf("%s.%x", tgb.Name, now.UnixNano()+int64(c.events))},
@@ -459,6 +559,19 @@ func (c *Controller) recordEvent(ctx context.Context, tgb *v1beta1.TargetGroupBi
 		ReportingController: "targetGroupBinding",
 	}
 	if err := c.o.Client.Create(ctx, ev); err != nil {
-		c.event("Error", "targetgroupbinding/"+tgb.Namespace+"/"+tgb.Name, "record event: %v", err)
+		c.event("Error", obj, "record event: %v", err)
+		return
 	}
+	c.lastEvent[tgb.UID] = recordedEvent{key: k, name: ev.Name}
+}
+
+// eventKey is what makes two events the same for aggregation.
+type eventKey struct {
+	uid              types.UID
+	typ, reason, msg string
+}
+
+type recordedEvent struct {
+	key  eventKey
+	name string
 }

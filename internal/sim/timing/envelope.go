@@ -77,7 +77,7 @@ func Sensitivity() []Knob {
 	regs := durs(-1, 10*time.Second, 30*time.Second, 60*time.Second)
 	lags := durs(-1, 15*time.Second, 60*time.Second, 120*time.Second)
 	timeouts := durs(-1, 10*time.Second)
-	reactions := durs(50*time.Millisecond, time.Second, 5*time.Second)
+	reactions := durs(30*time.Millisecond, time.Second, 5*time.Second)
 	elb := durs(-1, 50*time.Millisecond, 500*time.Millisecond)
 	kube := durs(-1, 10*time.Millisecond, 200*time.Millisecond)
 	return []Knob{
@@ -88,7 +88,7 @@ func Sensitivity() []Knob {
 		mk("DeregistrationLag", []string{"0s", "15s", "60s", "120s"}, func(t *Timings, i int) { lags(&t.DeregistrationLag, i) }),
 		mk("ConnectTimeout", []string{"502 at once", "504 after 10s"}, func(t *Timings, i int) { timeouts(&t.ConnectTimeout, i) }),
 		mk("FailOpenInitial", []string{"false", "true"}, func(t *Timings, i int) { t.FailOpenInitial = i == 1 }),
-		mk("ControllerReaction", []string{"50ms", "1s", "5s"}, func(t *Timings, i int) { reactions(&t.ControllerReaction, i) }),
+		mk("ControllerReaction", []string{"30ms", "1s", "5s"}, func(t *Timings, i int) { reactions(&t.ControllerReaction, i) }),
 		mk("ELBv2Latency", []string{"0s", "50ms", "500ms"}, func(t *Timings, i int) { elb(&t.ELBv2Latency, i) }),
 		mk("KubeLatency", []string{"0s", "10ms", "200ms"}, func(t *Timings, i int) { kube(&t.KubeLatency, i) }),
 		mk("IPReuse", []string{"off", "on, any", "on, node", "on, pod"}, func(t *Timings, i int) {

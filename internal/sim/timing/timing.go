@@ -19,11 +19,16 @@ const (
 	DefaultRegistrationDelay  = envelope.DefaultRegistrationDelay
 	DefaultDeregistrationLag  = 15 * time.Second
 	DefaultConnectTimeout     = 10 * time.Second
-	DefaultControllerReaction = time.Second
+	DefaultControllerReaction = 30 * time.Millisecond
 	DefaultELBv2Latency       = 50 * time.Millisecond
 	DefaultKubeLatency        = 10 * time.Millisecond
 	DefaultIPCoolDown         = 30 * time.Second
 )
+
+// SlowControllerReaction is a slow controller: one second from a change to
+// its reconcile, the default of earlier rounds, kept so that tests of
+// Execute's gate and waits see the controller lag behind.
+const SlowControllerReaction = time.Second
 
 // Holder is who may take a reused address.
 type Holder string

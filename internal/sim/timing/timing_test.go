@@ -15,7 +15,7 @@ import (
 func TestDefaults(t *testing.T) {
 	d := timing.Defaults()
 	if d.NewTargetChecks != 1 || d.Registration() != 10*time.Second || d.Lag() != 15*time.Second || d.Timeout() != 10*time.Second ||
-		d.FailOpenInitial || d.Reaction() != time.Second || d.ELBv2() != 50*time.Millisecond || d.Kube() != 10*time.Millisecond ||
+		d.FailOpenInitial || d.Reaction() != 30*time.Millisecond || d.ELBv2() != 50*time.Millisecond || d.Kube() != 10*time.Millisecond ||
 		d.IPReuse.Enabled || d.IPReuse.CoolDown != 30*time.Second || d.IPReuse.To != timing.HolderAny {
 		t.Errorf("defaults %+v", d)
 	}
