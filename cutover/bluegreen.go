@@ -342,7 +342,8 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 		}
 	}
 	r.waiting(Wait{Step: step, What: "the weight's hold", Reason: reasonHold, From: from, Until: start.Add(d)})
-	return r.poll(ctx, step, "the end of the hold", d+2*r.o.poll, func(ctx context.Context) (bool, string, error) {
+	// The hold ends at its due time, not at the next poll after it.
+	return r.pollDue(ctx, step, "the end of the hold", d+2*r.o.poll, start.Add(d), func(ctx context.Context) (bool, string, error) {
 		if tgb != nil {
 			v, err := r.observe(ctx, tgb.Spec.TargetGroupARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 			if err != nil {
