@@ -230,6 +230,24 @@
 // new target group. A breach stops Execute with an [*InvariantError]
 // before the call and, unless [WithAutoRollback](false), rolls back.
 //
+// The gate also watches the AWS Load Balancer Controller do its part. A
+// controller that is not running, crash-loops, or whose reconciles fail
+// (EC2 refusing DescribeVpcs or DescribeSecurityGroups, which it calls on
+// every reconcile; RegisterTargets refused) leaves the binding stuck, not
+// slow: when ready endpoints stay unregistered with no registration at all
+// for [WithControllerPatience] ([DefaultControllerPatience], 2 minutes,
+// well above the controller's reaction of tens of milliseconds and its
+// 15 s requeue), Execute stops with a [*ControllerError] and rolls back,
+// without waiting for the gate's timeout. Its cause comes from what the
+// controller wrote on the binding (the reasons of its Warning Events since
+// the gate began: FailedReconcile, FailedNetworkReconcile, ...), never
+// from a message's text; no Event at all is [ControllerNotReconciling].
+// Execute reads the Events of the binding's namespace for it. Nothing in
+// Execute counts the controller's reconciles or waits on one: it waits on
+// targets and their health. The controller's webhook down makes the bind
+// step fail with tgbind's *WebhookUnavailableError, naming the webhook;
+// nothing is created.
+//
 // [WithStopAfter] stops after a named step (one the plan lacks is an
 // [*InputError] before anything is read; one already done stops the run
 // again before anything further runs); [WithApproval] asks before each
@@ -353,6 +371,7 @@
 // [ErrInvalidInput] (a missing or malformed argument; nothing was
 // changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
+// [ErrController],
 // [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
 // [ErrPrecondition],
 // and the journal's
@@ -385,7 +404,8 @@
 //     preconditions.go: the pod settings a plan checks; timing.go: the
 //     assumptions and the waits they give.
 //   - execute.go, inplace.go, bluegreen.go, rollback.go, hold.go, aws.go,
-//     cluster.go: execution.
+//     cluster.go: execution; controller.go: the watch on the controller
+//     and [ControllerError].
 //   - state.go, journal*.go, lock.go: the journal and the lock.
 //   - errors.go: sentinels, error types, IsX helpers.
 package cutover

@@ -258,6 +258,10 @@ var (
 	// ErrTimeout: a wait (the health gate, the drain, a verification) ran
 	// out of time on the injected clock.
 	ErrTimeout = errors.New("timed out")
+	// ErrController: the AWS Load Balancer Controller did not register the
+	// binding's ready endpoints for the controller patience: it is not
+	// running, or its reconciles fail. See [ControllerError].
+	ErrController = errors.New("the load balancer controller is not registering the binding's endpoints")
 	// ErrNotApproved: the approval callback refused the next phase.
 	// Execute stopped between phases; the journal lets it resume.
 	ErrNotApproved = errors.New("phase not approved")

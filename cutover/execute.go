@@ -125,8 +125,9 @@ type StepResult struct {
 // result warns: the next Execute or Rollback releases it.
 // Options: WithJournal, WithLock, WithObserver, WithApproval,
 // WithStopAfter, WithAutoRollback, WithRetry, WithHook, WithPollInterval,
-// WithBatchSize, WithGateTimeout, WithDrainTimeout, WithFloorGrace,
-// WithAnalysis, WithAllowNonPodTargets, WithAcceptPreconditions.
+// WithBatchSize, WithGateTimeout, WithControllerPatience, WithDrainTimeout,
+// WithFloorGrace, WithAnalysis, WithAllowNonPodTargets,
+// WithAcceptPreconditions.
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result, error) {
 	e, err := env.resolve("execute")
 	if err != nil {

@@ -308,9 +308,13 @@ func (r *runner) gate(ctx context.Context) error {
 		}
 	}
 	var baseline map[TargetAddr]bool
+	ctl := r.newControllerWatch(StepGate)
 	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
+			return false, "", err
+		}
+		if err := ctl.check(ctx, r, tgb, v); err != nil {
 			return false, "", err
 		}
 		if err := r.keepHold(ctx, StepGate, v); err != nil {

@@ -27,30 +27,32 @@ const (
 type Option func(*options)
 
 type options struct {
-	journal       Journal
-	lock          Lock
-	observer      Observer
-	approval      ApprovalFunc
-	stopAfter     string
-	autoRollback  bool
-	retry         RetryPolicy
-	hook          Hook
-	poll          time.Duration
-	batchSize     int
-	gateTimeout   time.Duration
-	verifyTimeout time.Duration
-	drainTimeout  time.Duration
-	floorGrace    time.Duration
-	analysis      AnalysisFunc
-	leaseDuration time.Duration
-	reason        string
-	allowNonPod   bool
-	accepted      []PreconditionKind
+	journal      Journal
+	lock         Lock
+	observer     Observer
+	approval     ApprovalFunc
+	stopAfter    string
+	autoRollback bool
+	retry        RetryPolicy
+	hook         Hook
+	poll         time.Duration
+	batchSize    int
+	gateTimeout  time.Duration
+	// controllerPatience: see WithControllerPatience.
+	controllerPatience time.Duration
+	verifyTimeout      time.Duration
+	drainTimeout       time.Duration
+	floorGrace         time.Duration
+	analysis           AnalysisFunc
+	leaseDuration      time.Duration
+	reason             string
+	allowNonPod        bool
+	accepted           []PreconditionKind
 }
 
 func collect(opts []Option) options {
 	o := options{autoRollback: true, poll: DefaultPollInterval, batchSize: DefaultBatchSize,
-		gateTimeout: DefaultGateTimeout, verifyTimeout: DefaultVerifyTimeout, observer: ObserverFuncs{}}
+		gateTimeout: DefaultGateTimeout, controllerPatience: DefaultControllerPatience, verifyTimeout: DefaultVerifyTimeout, observer: ObserverFuncs{}}
 	for _, f := range opts {
 		if f != nil {
 			f(&o)
@@ -156,6 +158,19 @@ func WithGateTimeout(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.gateTimeout = d
+		}
+	}
+}
+
+// WithControllerPatience is how long the gate lets ready endpoints stay
+// unregistered, with no registration at all, before it stops with a
+// *ControllerError (the controller is stuck, not slow). Zero:
+// [DefaultControllerPatience]; negative: never (the gate's timeout alone
+// ends the wait).
+func WithControllerPatience(d time.Duration) Option {
+	return func(o *options) {
+		if d != 0 {
+			o.controllerPatience = d
 		}
 	}
 }
