@@ -28,7 +28,7 @@ const (
 var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
 // The phased scenarios -scenario selects.
-var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green"}
+var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults}
 
 // simSchemaVersion is the version of simulate's JSON: versions add keys,
 // never change one.
@@ -95,7 +95,11 @@ HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504 after
 -scenario picks the phased variant: cutover (in-place), rollback (cut over,
 then roll back at once), crash-resume (a crash after the binding, then a
 resumed Execute), blue-green (an instance-type target
-group, moved by weights). -churn picks Karpenter's churn: steady (the oldest
+group, moved by weights), controller-faults (phased in-place once per fault
+of the AWS Load Balancer Controller: not running, crash-looping, EC2 or
+RegisterTargets refused, its webhook down, a restart between its ConfigMap
+and RegisterTargets; a row each, with what Execute and the rollback
+returned; no story, no other strategy). -churn picks Karpenter's churn: steady (the oldest
 node every -churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
@@ -104,6 +108,7 @@ with a two-minute notice, at random intervals of mean three intervals).`,
 		Example: `  tgmigrate simulate
   tgmigrate simulate -format json -seed 7
   tgmigrate simulate -format json -envelope -seed 7 -scenario rollback
+  tgmigrate simulate -format json -seed 7 -scenario controller-faults
   tgmigrate simulate -churn spot -deregistration-lag 2m -new-target-checks threshold`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSimulate(cmd.Context(), f) }),
@@ -118,7 +123,7 @@ with a two-minute notice, at random intervals of mean three intervals).`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
-	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume or blue-green")
+	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, or controller-faults (phased once per fault of the AWS Load Balancer Controller)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
 	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy over the grid of plausible AWS timings, then one knob at a time; no story")
 	tf := &f.timings

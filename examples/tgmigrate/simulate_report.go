@@ -67,6 +67,17 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		writeEnvelope(a.stdout, rep)
 		return nil
 	}
+	if f.scenario == scenarioControllerFaults {
+		if err := a.runControllerFaults(ctx, f, tm, &rep); err != nil {
+			return err
+		}
+		if a.format == "json" {
+			return json.NewEncoder(a.stdout).Encode(rep)
+		}
+		heading(a.stdout, "Controller faults: the same seed, the same churn")
+		writeFaults(a.stdout, rep)
+		return nil
+	}
 	if a.format == "text" {
 		if err := a.simulateStory(ctx, f, tm); err != nil {
 			return err

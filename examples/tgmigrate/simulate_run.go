@@ -54,6 +54,18 @@ type simOutcome struct {
 	FailedInPhasedCutover int `json:"failedInPhasedCutoverWindow"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
+	// Fault, Outcome, Restored and Retry are the scenario
+	// controller-faults': the controller's fault; what Execute and then
+	// the rollback (its automatic one, or the operator's after a completed
+	// Execute) returned, e.g. "controller-failing/rolled-back"; whether the
+	// target group was back as before once the fault was cleared and the
+	// controller had finished the binding's deletion (the binding gone, no
+	// pod target, at least the floor of healthy node targets); and what
+	// the cutover run again then, with a new plan, returned.
+	Fault    string `json:"fault,omitempty"`
+	Outcome  string `json:"outcome,omitempty"`
+	Restored *bool  `json:"restored,omitempty"`
+	Retry    string `json:"retry,omitempty"`
 
 	// traffic is the run's requests, second by second, from origin, the
 	// run's start; cutoverFrom and cutoverTo bound its cutover window,

@@ -201,3 +201,49 @@ func TestEnvelopeReport(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateControllerFaults: -scenario controller-faults prints one
+// phased row per fault of the controller, each with its fault, what
+// Execute and the rollback returned, 0 failed requests, the target group
+// restored, and the cutover completing when run again once the fault is
+// cleared; the text table shows the same rows.
+func TestSimulateControllerFaults(t *testing.T) {
+	args := []string{"simulate", "-seed", "5", "-nodes", "8", "-pods", "24", "-rps", "20", "-churn-interval", "45s", "-duration", "12m", "-scenario", scenarioControllerFaults}
+	code, stdout, stderr := runCLI(t, append(args, "-format", "json")...)
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	var rep simReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
+	}
+	want := map[string]string{
+		"not-running":             "controller-not-reconciling/rolled-back",
+		"crash-loop":              "controller-not-reconciling/rolled-back",
+		"ec2-denied":              "controller-failing/rolled-back",
+		"register-denied":         "controller-failing/rolled-back",
+		"webhook-down":            "webhook-unavailable/rolled-back",
+		"restart-before-register": "completed/rolled-back",
+	}
+	if len(rep.Scenarios) != len(want) || rep.Hardest != nil || rep.Scenario != scenarioControllerFaults {
+		t.Fatalf("report: %d rows (want %d), hardest %v, scenario %q", len(rep.Scenarios), len(want), rep.Hardest, rep.Scenario)
+	}
+	for i, s := range rep.Scenarios {
+		if s.Fault != controllerFaults[i].name || s.Strategy != strategyPhased {
+			t.Errorf("row %d: fault %q strategy %q, want %q phased", i, s.Fault, s.Strategy, controllerFaults[i].name)
+		}
+		checkWindows(t, s)
+		if s.Outcome != want[s.Fault] || s.Failed != 0 || s.Restored == nil || !*s.Restored || s.Retry != "completed" {
+			t.Errorf("%s: outcome %q (want %q), failed %d, restored %v, retry %q; note %q", s.Fault, s.Outcome, want[s.Fault], s.Failed, s.Restored, s.Retry, s.Note)
+		}
+	}
+	code, text, stderr := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("text: exit code %d, stderr %q", code, stderr)
+	}
+	for fault, outcome := range want {
+		if !strings.Contains(text, fault) || !strings.Contains(text, outcome) {
+			t.Errorf("text does not show %s with %s:\n%s", fault, outcome, text)
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/aws/smithy-go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// scenarioControllerFaults runs the phased cutover once per fault of the
+// AWS Load Balancer Controller.
+const scenarioControllerFaults = "controller-faults"
+
+// controllerFault is one way the controller fails Execute. The run arms it
+// before Execute, lets Execute (and its automatic rollback) return, runs
+// the operator's Rollback when Execute completed, then clears it (the
+// operator's fix), checks the target group is as it was once the
+// controller has finished the binding's deletion, and cuts over again
+// with a new plan; the world then runs to the end.
+type controllerFault struct {
+	name string
+	// what says what the fault is, for the text table.
+	what string
+	// cfg adjusts the world before it is built.
+	cfg func(cfg *sim.Config, sw *faultSwitch)
+	// arm starts the fault; clear ends it.
+	arm, clear func(w *sim.World, sw *faultSwitch, binding types.NamespacedName) error
+}
+
+// faultSwitch holds a fault that sits in a client the world is built
+// with (the controller's ELBv2 permissions).
+type faultSwitch struct{ denyRegister bool }
+
+// deniedELBv2 is the controller's ELBv2 client without
+// elasticloadbalancing:RegisterTargets while the switch is on.
+type deniedELBv2 struct {
+	lbc.ELBv2API
+	sw *faultSwitch
+}
+
+func (d deniedELBv2) RegisterTargets(ctx context.Context, in *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error) {
+	if d.sw.denyRegister {
+		return nil, &smithy.GenericAPIError{Code: "AccessDenied", Message: "User: arn:aws:sts::" + sim.DefaultAccountID +
+			":assumed-role/aws-load-balancer-controller/controller is not authorized to perform: elasticloadbalancing:RegisterTargets", Fault: smithy.FaultClient}
+	}
+	return d.ELBv2API.RegisterTargets(ctx, in, optFns...)
+}
+
+func none(*sim.World, *faultSwitch, types.NamespacedName) error { return nil }
+
+// controllerFaults are the faults, in the order they run.
+var controllerFaults = []controllerFault{
+	{
+		name: "not-running", what: "the controller is stopped before Execute; started again after",
+		arm: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.LBC().Stop(); return nil },
+		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+			return w.LBC().Start(context.Background())
+		},
+	},
+	{
+		name: "crash-loop", what: "every reconcile of the binding kills the controller (CrashLoopBackOff 10 s to 5 min); fixed after",
+		arm: func(w *sim.World, _ *faultSwitch, b types.NamespacedName) error {
+			return w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashOnReconcile})
+		},
+		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+			if err := w.LBC().InjectCrashes(lbc.Crashes{}); err != nil {
+				return err
+			}
+			return w.LBC().Start(context.Background())
+		},
+	},
+	{
+		name: "ec2-denied", what: "EC2 refuses the controller DescribeVpcs and DescribeSecurityGroups (UnauthorizedOperation); granted after",
+		arm: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+			for _, op := range []string{"DescribeVpcs", "DescribeSecurityGroups"} {
+				if err := w.LBCEC2().Fail(op, ec2sim.ErrUnauthorized(op)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+			w.LBCEC2().Clear("DescribeVpcs")
+			w.LBCEC2().Clear("DescribeSecurityGroups")
+			return nil
+		},
+	},
+	{
+		name: "register-denied", what: "the controller lacks elasticloadbalancing:RegisterTargets (AccessDenied); granted after",
+		cfg: func(cfg *sim.Config, sw *faultSwitch) {
+			cfg.WrapLBCELBv2 = func(api lbc.ELBv2API) lbc.ELBv2API { return deniedELBv2{ELBv2API: api, sw: sw} }
+		},
+		arm:   func(_ *sim.World, sw *faultSwitch, _ types.NamespacedName) error { sw.denyRegister = true; return nil },
+		clear: func(_ *sim.World, sw *faultSwitch, _ types.NamespacedName) error { sw.denyRegister = false; return nil },
+	},
+	{
+		name: "webhook-down", what: "the controller's webhook service is unreachable (failurePolicy Fail); back after",
+		arm:   func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.SetWebhookDown(true); return nil },
+		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.SetWebhookDown(false); return nil },
+	},
+	{
+		name: "restart-before-register", what: "the controller dies after writing its ConfigMap, before RegisterTargets, once; restarts 10 s later",
+		arm: func(w *sim.World, _ *faultSwitch, b types.NamespacedName) error {
+			return w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashBeforeRegister, Times: 1})
+		},
+		clear: none,
+	},
+}
+
+// faultNames lists the faults' names.
+func faultNames() []string {
+	out := make([]string, len(controllerFaults))
+	for i, f := range controllerFaults {
+		out[i] = f.name
+	}
+	return out
+}
+
+// runFault runs the phased cutover under one fault and measures it.
+func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, fault controllerFault) (*simOutcome, error) {
+	sw := &faultSwitch{}
+	cfg := f.config(strategyPhased, tm)
+	if fault.cfg != nil {
+		fault.cfg(&cfg, sw)
+	}
+	w, err := a.newWorld(ctx, cfg, "fault "+fault.name)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	origin := w.Clock().Now()
+	w.Run(f.leadIn)
+	start := w.Clock().Now()
+	env := newEnv(w)
+	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	before := w.AWSCounts()
+	ps := settingsOf(strategyPhased)
+	out := &simOutcome{Strategy: strategyPhased, Fault: fault.name, FloorSeconds: float64(plan.Estimate.FloorSeconds),
+		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
+	binding := types.NamespacedName{Namespace: plan.Binding.Namespace, Name: plan.Binding.Name}
+	if err := fault.arm(w, sw, binding); err != nil {
+		return nil, fmt.Errorf("arm %s: %w", fault.name, err)
+	}
+	var holdEnd time.Time
+	obs := cutover.WithObserver(holdWatch{done: func() {
+		if holdEnd.IsZero() {
+			holdEnd = w.Clock().Now()
+		}
+	}})
+	res, execErr := cutover.Execute(ctx, env, plan, obs)
+	cutEnd := w.Clock().Now()
+	rbStart, rbEnd := cutEnd, cutEnd
+	outcome := []string{executeOutcome(execErr)}
+	var notes, warnings []string
+	switch {
+	case execErr == nil:
+		// Completed: the operator rolls back, to show the reversal holds
+		// under the fault too.
+		rb, err := cutover.Rollback(ctx, env, plan, cutover.WithReason("simulate: "+fault.name))
+		rbEnd = w.Clock().Now()
+		outcome = append(outcome, rollbackOutcome(rb, err))
+		if err != nil {
+			notes = append(notes, "rollback: "+err.Error())
+		}
+		if rb != nil {
+			out.RollbackSeconds, out.RollbackFloorSeconds = rb.Seconds, rb.FloorSeconds
+			warnings = rb.Warnings
+		}
+	case res != nil && res.Rollback != nil:
+		// The automatic rollback ran inside Execute: the cutover window
+		// ends where it began.
+		rb := res.Rollback
+		outcome = append(outcome, rollbackOutcome(rb, nil))
+		cutEnd, rbStart, rbEnd = rb.StartedAt, rb.StartedAt, rb.FinishedAt
+		out.RollbackSeconds, out.RollbackFloorSeconds = rb.Seconds, rb.FloorSeconds
+		warnings = rb.Warnings
+	default:
+		outcome = append(outcome, "not-rolled-back")
+	}
+	if execErr != nil {
+		notes = append([]string{firstLine(execErr.Error())}, notes...)
+	}
+	if len(warnings) > 0 {
+		times := "once"
+		if len(warnings) > 1 {
+			times = fmt.Sprintf("%d times", len(warnings))
+		}
+		notes = append(notes, fmt.Sprintf("the rollback warned %s (first: %s)", times, warnings[0]))
+	}
+	if res != nil {
+		out.CutoverSeconds, out.SettleSeconds = res.CutoverSeconds, res.SettleSeconds
+	}
+	// The operator fixes the controller, which finishes the binding's
+	// deletion; the target group is then as it was.
+	if err := fault.clear(w, sw, binding); err != nil {
+		return nil, fmt.Errorf("clear %s: %w", fault.name, err)
+	}
+	for deadline := w.Clock().Now().Add(5 * time.Minute); w.Clock().Now().Before(deadline); w.Run(time.Second) {
+		if err := w.Client().Get(ctx, binding, &v1beta1.TargetGroupBinding{}); apierrors.IsNotFound(err) {
+			break
+		}
+	}
+	restored, why, err := restoredState(ctx, w, plan, binding)
+	if err != nil {
+		return nil, err
+	}
+	out.Restored = &restored
+	if !restored {
+		notes = append(notes, "not restored: "+why)
+	}
+	// Then cuts over again, with a new plan.
+	retry, err := cutover.PlanCutover(ctx, env, request(w))
+	if err == nil {
+		_, err = cutover.Execute(ctx, env, retry)
+	}
+	out.Retry = executeOutcome(err)
+	if err != nil {
+		notes = append(notes, "retry: "+firstLine(err.Error()))
+	}
+	end := start.Add(f.duration)
+	if now := w.Clock().Now(); now.After(end) {
+		end = now
+	}
+	w.RunUntil(end)
+	w.StopTraffic()
+	out.Outcome = strings.Join(outcome, "/")
+	out.Note = strings.Join(notes, "; ")
+
+	st := w.Traffic()
+	out.Requests, out.Failed = st.Total, st.Failed
+	out.traffic, out.origin = st, origin
+	cutStart := start
+	if holdEnd.After(cutStart) {
+		cutStart = holdEnd
+	}
+	out.cutoverFrom, out.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
+	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
+	out.OutageSeconds = out.DegradedSeconds
+	stop := end.Add(time.Second)
+	out.Windows.Before = windowOf(st, origin, origin, cutStart)
+	out.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
+	last := cutEnd
+	if rbEnd.After(cutEnd) {
+		rb := windowOf(st, origin, rbStart, rbEnd)
+		out.Windows.Rollback = &rb
+		last = rbEnd
+	}
+	out.Windows.After = windowOf(st, origin, last, stop)
+	out.FailedInPhasedCutover = out.Windows.Cutover.Failed
+	out.APICalls = diffCounts(w.AWSCounts(), before)
+	out.GhostsLeft, out.ReusedGhostsLeft = liveGhosts(w, w.Legacy().TargetGroupARN)
+	return out, nil
+}
+
+// executeOutcome names what Execute returned, from the error's type.
+func executeOutcome(err error) string {
+	var ce *cutover.ControllerError
+	switch {
+	case err == nil:
+		return "completed"
+	case errors.As(err, &ce):
+		return "controller-" + string(ce.Cause)
+	case tgbind.IsWebhookUnavailable(err):
+		return "webhook-unavailable"
+	case cutover.IsTimeout(err):
+		return "timeout"
+	case cutover.IsInvariant(err):
+		return "invariant"
+	}
+	return "failed"
+}
+
+func rollbackOutcome(rb *cutover.RollbackResult, err error) string {
+	switch {
+	case err != nil:
+		return "rollback-failed"
+	case rb == nil || !rb.Completed:
+		return "rollback-incomplete"
+	}
+	return "rolled-back"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// restoredState says whether the target group is back as it was before
+// the cutover: the plan's binding gone, no pod target left in it (draining
+// ones aside), and at least the floor of healthy node targets.
+func restoredState(ctx context.Context, w *sim.World, plan *cutover.Plan, binding types.NamespacedName) (bool, string, error) {
+	err := w.Client().Get(ctx, binding, &v1beta1.TargetGroupBinding{})
+	switch {
+	case err == nil:
+		return false, fmt.Sprintf("binding %s still exists", binding), nil
+	case !apierrors.IsNotFound(err):
+		return false, "", fmt.Errorf("get binding %s: %w", binding, err)
+	}
+	healthyNodes, pods := 0, 0
+	for _, t := range w.Targets(w.Legacy().TargetGroupARN) {
+		switch {
+		case t.State == "draining":
+		case strings.HasPrefix(t.Registered, "pod/"):
+			pods++
+		case strings.HasPrefix(t.Owner, "node/") && t.State == "healthy":
+			healthyNodes++
+		}
+	}
+	switch {
+	case pods > 0:
+		return false, fmt.Sprintf("%d pod targets left", pods), nil
+	case healthyNodes < plan.Floor:
+		return false, fmt.Sprintf("%d healthy node targets, fewer than the floor %d", healthyNodes, plan.Floor), nil
+	}
+	return true, "", nil
+}
+
+// runControllerFaults runs every fault and reports them.
+func (a *app) runControllerFaults(ctx context.Context, f *simFlags, tm timing.Timings, rep *simReport) error {
+	for _, fault := range controllerFaults {
+		if a.format == "text" {
+			fmt.Fprintf(a.stderr, "simulating %s under controller fault %s (%v of virtual time)...\n", strategyPhased, fault.name, f.leadIn+f.duration)
+		}
+		out, err := a.runFault(ctx, f, tm, fault)
+		if err != nil {
+			return fmt.Errorf("simulate controller fault %s: %w", fault.name, err)
+		}
+		rep.Scenarios = append(rep.Scenarios, *out)
+	}
+	return nil
+}
+
+// writeFaults renders the fault table.
+func writeFaults(w io.Writer, rep simReport) {
+	fmt.Fprintf(w, "Phased cutover under each fault of the AWS Load Balancer Controller, seed %d, %s churn; AWS timings: %s.\n", rep.Seed, rep.Churn, rep.Timings)
+	fmt.Fprintln(w, "Each fault is armed before Execute and cleared (the operator's fix) after Execute and its rollback returned; restored says the target group was")
+	fmt.Fprintln(w, "then as before the cutover (binding gone, no pod target, the floor of healthy node targets); retry is the cutover run again with a new plan.")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "fault\trequests\tfailed\tby window\toutcome\trestored\tretry\tcutover s\trollback s")
+	for _, s := range rep.Scenarios {
+		restored := "-"
+		if s.Restored != nil {
+			restored = fmt.Sprint(*s.Restored)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\n", s.Fault, s.Requests, s.Failed, byWindow(s), s.Outcome, restored, s.Retry, s.CutoverSeconds, s.RollbackSeconds)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+	for _, fault := range controllerFaults {
+		fmt.Fprintf(w, "  %-24s %s\n", fault.name, fault.what)
+	}
+	fmt.Fprintln(w)
+	for _, s := range rep.Scenarios {
+		if s.Note != "" {
+			fmt.Fprintf(w, "  %-24s %s\n", s.Fault, s.Note)
+		}
+	}
+}
