@@ -6,13 +6,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 )
 
-// Reader is the read-only EC2 role: the VPCs and the security groups with
-// their rules. A planner that only reads takes a Reader.
+// Reader is the read-only EC2 role: the VPCs, the security groups with
+// their rules, and the network interfaces that carry the groups to
+// addresses. A planner that only reads takes a Reader.
 type Reader interface {
 	// DescribeVpcs is the SDK call behind IAM action ec2:DescribeVpcs.
 	DescribeVpcs(ctx context.Context, params *ec2.DescribeVpcsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error)
 	// DescribeSecurityGroups is the SDK call behind IAM action ec2:DescribeSecurityGroups.
 	DescribeSecurityGroups(ctx context.Context, params *ec2.DescribeSecurityGroupsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error)
+	// DescribeNetworkInterfaces is the SDK call behind IAM action ec2:DescribeNetworkInterfaces.
+	DescribeNetworkInterfaces(ctx context.Context, params *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
 }
 
 // IngressWriter is the role that changes security groups' ingress rules,
@@ -35,6 +38,9 @@ var (
 	_ API = (*Client)(nil)
 	_ API = (*ec2.Client)(nil)
 	// The SDK's paginators take the Client too.
-	_ ec2.DescribeSecurityGroupsAPIClient = (*Client)(nil)
-	_ ec2.DescribeVpcsAPIClient           = (*Client)(nil)
+	_ ec2.DescribeSecurityGroupsAPIClient    = (*Client)(nil)
+	_ ec2.DescribeVpcsAPIClient              = (*Client)(nil)
+	_ ec2.DescribeNetworkInterfacesAPIClient = (*Client)(nil)
+	_ Reader                                 = (*ec2.Client)(nil)
+	_ Reader                                 = (*Client)(nil)
 )

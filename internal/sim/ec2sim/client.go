@@ -16,10 +16,11 @@ const (
 	OpDescribeSecurityGroups        = "DescribeSecurityGroups"
 	OpAuthorizeSecurityGroupIngress = "AuthorizeSecurityGroupIngress"
 	OpRevokeSecurityGroupIngress    = "RevokeSecurityGroupIngress"
+	OpDescribeNetworkInterfaces     = "DescribeNetworkInterfaces"
 )
 
 // Ops lists every operation a [Client] serves.
-var Ops = []string{OpDescribeVpcs, OpDescribeSecurityGroups, OpAuthorizeSecurityGroupIngress, OpRevokeSecurityGroupIngress}
+var Ops = []string{OpDescribeVpcs, OpDescribeSecurityGroups, OpAuthorizeSecurityGroupIngress, OpRevokeSecurityGroupIngress, OpDescribeNetworkInterfaces}
 
 // Client is the Go-interface facade of a [Model]: it has the method set and
 // signatures of the SDK's *ec2.Client for the operations of [API], and adds
@@ -134,6 +135,25 @@ func (c *Client) DescribeSecurityGroups(ctx context.Context, params *ec2.Describ
 	}
 	return invoke(ctx, c, OpDescribeSecurityGroups, params.DryRun, func() (*ec2.DescribeSecurityGroupsOutput, error) {
 		return c.model.describeSecurityGroups(params)
+	})
+}
+
+// DescribeNetworkInterfaces implements the EC2 operation: the interfaces
+// of the model's [InterfaceSource], read anew by every call, those of
+// NetworkInterfaceIds (an unknown one fails with
+// InvalidNetworkInterfaceID.NotFound, a malformed one with
+// InvalidNetworkInterfaceID.Malformed) or all, that match Filters, sorted
+// by ID, paged by MaxResults and NextToken. MaxResults with
+// NetworkInterfaceIds fails with InvalidParameterCombination, as EC2
+// answers it. Groups name the model's groups: a group the model does not
+// have is listed with an empty name. IncludeManagedResources is ignored. A
+// nil params is an empty request, as the SDK makes it.
+func (c *Client) DescribeNetworkInterfaces(ctx context.Context, params *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	if params == nil {
+		params = &ec2.DescribeNetworkInterfacesInput{}
+	}
+	return invoke(ctx, c, OpDescribeNetworkInterfaces, params.DryRun, func() (*ec2.DescribeNetworkInterfacesOutput, error) {
+		return c.model.describeNetworkInterfaces(params)
 	})
 }
 

@@ -1,11 +1,12 @@
 // Package ec2sim is the simulated EC2 network API: the VPCs and security
 // groups of the world, with the SDK's own types (ec2types.IpPermission,
-// ec2types.SecurityGroup, ec2types.Vpc), the reachability rule the
-// simulator applies to traffic, and a Go facade with the SDK's signatures,
-// call counts and faults. The AWS Load Balancer Controller stand-in opens
-// security groups to its targets through it, and cutover's planner reads
-// them; package elbv2wire serves it on the wire in EC2's Query protocol
-// for the real *ec2.Client.
+// ec2types.SecurityGroup, ec2types.Vpc), the network interfaces that carry
+// the groups to addresses, the reachability rule the simulator applies to
+// traffic, and a Go facade with the SDK's signatures, call counts and
+// faults. The AWS Load Balancer Controller stand-in opens security groups
+// to its targets through it, and cutover's planner reads them; package
+// elbv2wire serves it on the wire in EC2's Query protocol for the real
+// *ec2.Client.
 //
 // # The model
 //
@@ -16,6 +17,19 @@
 // validation and errors as AuthorizeSecurityGroupIngress).
 // [Model.SecurityGroup] and [Model.VPC] read them back as the Describe
 // calls show them.
+//
+// Network interfaces are not stored in the model: the simulated cluster
+// owns the addresses, which churn with its nodes and pods. The world hands
+// the model an [InterfaceSource] ([Model.SetInterfaceSource]; an
+// [InterfaceFunc] is one), which lists [Interface] values: an ENI's VPC,
+// subnet and zone, its private addresses (the first is the primary), its
+// security group IDs, the instance it is attached to, and its type. Under
+// the VPC CNI a node's ENI ([InterfaceTypeInterface]) carries its pods'
+// addresses as secondary ones, with the node's groups; with security
+// groups for pods a pod has a branch ENI ([InterfaceTypeBranch]) with its
+// own groups and no instance. DescribeNetworkInterfaces calls the source
+// anew each time, without holding the model's lock, and copies what it
+// returns; without a source there is no interface.
 //
 // Each ingress rule is one protocol, one port range and one source (a CIDR
 // block or a security group) with a security group rule ID (sgr-…), as EC2
@@ -37,19 +51,28 @@
 // the operations of [API]: DescribeVpcs, DescribeSecurityGroups (Filters
 // group-id, group-name, vpc-id, description, owner-id, tag:<key>, tag-key
 // and the ip-permission.* filters on CIDR blocks, groups, protocols and
-// ports; wildcards * and ?), AuthorizeSecurityGroupIngress and
+// ports), DescribeNetworkInterfaces (NetworkInterfaceIds; Filters
+// addresses.private-ip-address (any address), private-ip-address (the
+// primary only), network-interface-id, vpc-id, subnet-id,
+// availability-zone, group-id, group-name, attachment.instance-id,
+// interface-type, description, owner-id and status; each interface with
+// its groups named from the model's, "in-use", and an Attachment when it
+// has an instance), AuthorizeSecurityGroupIngress and
 // RevokeSecurityGroupIngress (by IpPermissions or SecurityGroupRuleIds).
-// Errors are *smithy.GenericAPIError values with EC2's codes
+// Filter values take the wildcards * and ?; the Describe calls sort by ID
+// and page by MaxResults (5 to 1000) and NextToken. Errors are
+// *smithy.GenericAPIError values with EC2's codes
 // (InvalidGroup.NotFound, InvalidVpcID.NotFound,
-// InvalidPermission.Duplicate, InvalidPermission.NotFound,
-// MissingParameter, ...; see the Code constants), wrapped in a
+// InvalidNetworkInterfaceID.NotFound, InvalidPermission.Duplicate,
+// InvalidPermission.NotFound, MissingParameter, ...; see the Code
+// constants), wrapped in a
 // *smithy.OperationError as the SDK wraps them: classify them with
 // errors.As and ErrorCode ([IsCode]). A nil Describe input is an empty
 // request, as the SDK makes it; a nil Authorize or Revoke input fails with
 // MissingParameter, as EC2 answers the SDK's empty request. DryRun answers
 // DryRunOperation.
 //
-// The consumer-side roles are [Reader] (the two Describe calls),
+// The consumer-side roles are [Reader] (the three Describe calls),
 // [IngressWriter] and [API]; *ec2.Client and *Client satisfy all three,
 // and the SDK's paginators accept a Client.
 //
@@ -71,5 +94,10 @@
 // the IPv6 filters of DescribeVpcs, rate throttling and latency (inject
 // RequestLimitExceeded instead), the propagation delay of rule changes,
 // quotas on rules per group, and the characters EC2 allows in
-// descriptions. The optFns arguments are ignored.
+// descriptions. Of network interfaces: IPv6 addresses, prefixes, public
+// addresses and Elastic IP associations, MAC addresses, DNS names, tags,
+// attachment details beyond the instance ID, statuses other than in-use,
+// managed interfaces (IncludeManagedResources is ignored), and the other
+// filters of DescribeNetworkInterfaces (InvalidParameterValue). The optFns
+// arguments are ignored.
 package ec2sim

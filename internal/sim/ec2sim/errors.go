@@ -51,6 +51,12 @@ const (
 	// CodeInvalidSecurityGroupRuleIDNotFound: a security group rule ID that
 	// does not exist in the group.
 	CodeInvalidSecurityGroupRuleIDNotFound = "InvalidSecurityGroupRuleId.NotFound"
+	// CodeInvalidNetworkInterfaceIDNotFound: a network interface ID that
+	// does not exist.
+	CodeInvalidNetworkInterfaceIDNotFound = "InvalidNetworkInterfaceID.NotFound"
+	// CodeInvalidNetworkInterfaceIDMalformed: a network interface ID that
+	// is not eni-….
+	CodeInvalidNetworkInterfaceIDMalformed = "InvalidNetworkInterfaceID.Malformed"
 )
 
 // UnauthorizedMessage is the first sentence of EC2's UnauthorizedOperation

@@ -188,6 +188,8 @@ func TestNilReceivers(t *testing.T) {
 	errs = append(errs, err)
 	_, err = c.RevokeSecurityGroupIngress(ctx, nil)
 	errs = append(errs, err)
+	_, err = c.DescribeNetworkInterfaces(ctx, nil)
+	errs = append(errs, err)
 	errs = append(errs, c.Fail(ec2sim.OpDescribeVpcs, ec2sim.ErrThrottled()), c.FailNext(ec2sim.OpDescribeVpcs, 1, ec2sim.ErrThrottled()))
 	for i, err := range errs {
 		if !errors.Is(err, ec2sim.ErrNilClient) {
@@ -206,6 +208,7 @@ func TestNilReceivers(t *testing.T) {
 	if _, err := m.Authorize("sg-1"); !errors.Is(err, ec2sim.ErrNilModel) {
 		t.Error(err)
 	}
+	m.SetInterfaceSource(ec2sim.InterfaceFunc(nil))
 }
 
 // TestCanceledContext: a canceled call fails with the context's cause and

@@ -40,9 +40,10 @@ var (
 )
 
 // Model is the simulated network state EC2 answers from: VPCs and their
-// security groups with ingress rules. It is safe for concurrent use. The
-// world seeds it with [Model.AddVPC], [Model.AddSecurityGroup] and
-// [Model.Authorize]; clients ([NewClient]) serve the EC2 API from it; the
+// security groups with ingress rules, and the network interfaces of an
+// [InterfaceSource]. It is safe for concurrent use. The world seeds it
+// with [Model.AddVPC], [Model.AddSecurityGroup] and [Model.Authorize], and
+// hands it its interfaces with [Model.SetInterfaceSource]; clients ([NewClient]) serve the EC2 API from it; the
 // simulator asks it whether traffic may pass ([Model.Allows]).
 type Model struct {
 	account   string
@@ -53,6 +54,7 @@ type Model struct {
 	vpcs   map[string]*vpc
 	groups map[string]*group
 	seq    uint64 // the last generated ID number, shared by every kind
+	ifaces InterfaceSource
 }
 
 type vpc struct {

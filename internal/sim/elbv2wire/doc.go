@@ -65,8 +65,8 @@
 // With Options.EC2 (an *ec2sim.Client, or any value with some of the
 // SDK's methods of ec2sim.API), the endpoint also serves EC2's Query
 // protocol ("ec2query") for DescribeVpcs, DescribeSecurityGroups,
-// AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress
-// ([EC2Actions]), so that a real *ec2.Client runs through it
+// DescribeNetworkInterfaces, AuthorizeSecurityGroupIngress and
+// RevokeSecurityGroupIngress ([EC2Actions]), so that a real *ec2.Client runs through it
 // ([Endpoint.NewEC2Client], or [NewEC2Client] for an EC2-only endpoint).
 // The request's Version tells the APIs apart: [EC2Version] (2016-11-15)
 // is EC2, signed for service ec2; anything else is ELBv2, exactly as
@@ -75,14 +75,17 @@
 //   - Requests: flattened lists numbered from 1 with EC2's query names,
 //     "GroupId.1", "Filter.1.Name", "Filter.1.Value.1",
 //     "IpPermissions.1.Groups.1.GroupId", "IpPermissions.1.IpRanges.1.CidrIp",
-//     "SecurityGroupRuleId.1", as the SDK's serializers.go writes them.
+//     "SecurityGroupRuleId.1", "NetworkInterfaceId.1", as the SDK's
+//     serializers.go writes them.
 //     An unknown parameter answers UnknownParameter, an unreadable one
 //     InvalidParameterValue.
 //   - Responses: <XResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">
 //     with <requestId> and the Output's members under their EC2 names,
 //     lists as <item> (<securityGroupInfo><item>…, <ipPermissions>,
-//     <groups>, <ipRanges>, <vpcSet>, <return>, <securityGroupRuleSet>),
-//     as the SDK's deserializers.go reads them.
+//     <groups>, <ipRanges>, <vpcSet>, <return>, <securityGroupRuleSet>,
+//     <networkInterfaceSet> with <groupSet>, <privateIpAddressesSet> and
+//     <attachment>), as the SDK's deserializers.go reads them. A network
+//     interface is written in full, every member the SDK reads.
 //   - Errors: <Response><Errors><Error><Code><Message></Error></Errors>
 //     <RequestID></Response>, with EC2's statuses ([EC2StatusOf]): 400 for
 //     client errors, 403 UnauthorizedOperation, 412 DryRunOperation, 503
@@ -133,7 +136,7 @@
 // # Not supported
 //
 //   - Actions other than the sixteen of [API] (and, with an EC2 backend,
-//     the four of [EC2Actions]) answer InvalidAction.
+//     the five of [EC2Actions]) answer InvalidAction.
 //   - EC2 outputs: a VPC's BlockPublicAccessStates, EncryptionControl and
 //     Ipv6CidrBlockAssociationSet are not written (a backend that sets
 //     them gets InternalError); ec2sim never sets them.

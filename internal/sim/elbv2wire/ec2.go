@@ -80,6 +80,9 @@ type (
 	revokeSecurityGroupIngress interface {
 		RevokeSecurityGroupIngress(context.Context, *ec2.RevokeSecurityGroupIngressInput, ...func(*ec2.Options)) (*ec2.RevokeSecurityGroupIngressOutput, error)
 	}
+	describeNetworkInterfaces interface {
+		DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
+	}
 )
 
 // ec2Operation is one EC2 action: whether a backend serves it, the
@@ -125,6 +128,7 @@ var ec2Operations = func() map[string]ec2Operation {
 		serveEC2(ec2sim.OpDescribeSecurityGroups, describeSecurityGroups.DescribeSecurityGroups, decodeDescribeSecurityGroups, encodeDescribeSecurityGroups),
 		serveEC2(ec2sim.OpAuthorizeSecurityGroupIngress, authorizeSecurityGroupIngress.AuthorizeSecurityGroupIngress, decodeAuthorizeSecurityGroupIngress, encodeAuthorizeSecurityGroupIngress),
 		serveEC2(ec2sim.OpRevokeSecurityGroupIngress, revokeSecurityGroupIngress.RevokeSecurityGroupIngress, decodeRevokeSecurityGroupIngress, encodeRevokeSecurityGroupIngress),
+		serveEC2(ec2sim.OpDescribeNetworkInterfaces, describeNetworkInterfaces.DescribeNetworkInterfaces, decodeDescribeNetworkInterfaces, encodeDescribeNetworkInterfaces),
 	}
 	m := make(map[string]ec2Operation, len(list))
 	for _, op := range list {

@@ -423,7 +423,7 @@ func TestEC2Options(t *testing.T) {
 	if _, err := c.DescribeVpcs(t.Context(), nil); err != nil {
 		t.Error(err)
 	}
-	if got := ep.EC2Served(); len(got) != 4 || len(ep.Served()) != 0 {
+	if got := ep.EC2Served(); len(got) != len(ec2sim.Ops) || len(ep.Served()) != 0 {
 		t.Errorf("served %v %v", got, ep.Served())
 	}
 	if _, err := ep.NewClient(elbv2wire.ClientOptions{MaxAttempts: 1}).DescribeLoadBalancers(t.Context(), nil); code(err) != elbv2wire.CodeInvalidAction {

@@ -51,6 +51,10 @@ func (r *ec2Recorder) RevokeSecurityGroupIngress(_ context.Context, in *ec2.Revo
 	return record[ec2.RevokeSecurityGroupIngressInput, ec2.RevokeSecurityGroupIngressOutput](r, "RevokeSecurityGroupIngress", in)
 }
 
+func (r *ec2Recorder) DescribeNetworkInterfaces(_ context.Context, in *ec2.DescribeNetworkInterfacesInput, _ ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return record[ec2.DescribeNetworkInterfacesInput, ec2.DescribeNetworkInterfacesOutput](r, "DescribeNetworkInterfaces", in)
+}
+
 func filled[T any](f *filler) *T {
 	v := new(T)
 	f.fill(reflect.ValueOf(v).Elem(), 0)
@@ -69,6 +73,8 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		"DescribeSecurityGroups":        filled[ec2.DescribeSecurityGroupsOutput](f),
 		"AuthorizeSecurityGroupIngress": filled[ec2.AuthorizeSecurityGroupIngressOutput](f),
 		"RevokeSecurityGroupIngress":    filled[ec2.RevokeSecurityGroupIngressOutput](f),
+		// Every member of a NetworkInterface, nested ones included.
+		"DescribeNetworkInterfaces": filled[ec2.DescribeNetworkInterfacesOutput](f),
 	}}
 	c, ep, err := NewEC2Client(rec, ClientOptions{MaxAttempts: 1})
 	if err != nil {
@@ -90,6 +96,9 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		}},
 		{"RevokeSecurityGroupIngress", filled[ec2.RevokeSecurityGroupIngressInput](f), func(in any) (any, error) {
 			return c.RevokeSecurityGroupIngress(ctx, in.(*ec2.RevokeSecurityGroupIngressInput))
+		}},
+		{"DescribeNetworkInterfaces", filled[ec2.DescribeNetworkInterfacesInput](f), func(in any) (any, error) {
+			return c.DescribeNetworkInterfaces(ctx, in.(*ec2.DescribeNetworkInterfacesInput))
 		}},
 	}
 	if len(calls) != len(EC2Actions()) {
@@ -129,6 +138,10 @@ func TestEC2NilAndEmptyOutputs(t *testing.T) {
 	groups, err := c.DescribeSecurityGroups(t.Context(), nil)
 	if err != nil || len(groups.SecurityGroups) != 1 || groups.SecurityGroups[0].IpPermissions == nil || groups.SecurityGroups[0].Tags != nil {
 		t.Errorf("lists: %+v, %v", groups, err)
+	}
+	enis, err := c.DescribeNetworkInterfaces(t.Context(), nil)
+	if err != nil || enis.NetworkInterfaces != nil || enis.NextToken != nil {
+		t.Errorf("nil output: %+v, %v", enis, err)
 	}
 }
 

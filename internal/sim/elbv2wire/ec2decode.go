@@ -315,3 +315,15 @@ func decodeRevokeSecurityGroupIngress(n *ec2Node, in *ec2.RevokeSecurityGroupIng
 		n.str("SourceSecurityGroupOwnerId", &in.SourceSecurityGroupOwnerId), n.int32("ToPort", &in.ToPort),
 	)
 }
+
+// serializers.go:
+// awsEc2query_serializeOpDocumentDescribeNetworkInterfacesInput: "DryRun",
+// FlatKey "Filter", "IncludeManagedResources", "MaxResults", FlatKey
+// "NetworkInterfaceId" (awsEc2query_serializeDocumentNetworkInterfaceIdList;
+// the list's member name "Item" is ignored in a flat list), "NextToken".
+func decodeDescribeNetworkInterfaces(n *ec2Node, in *ec2.DescribeNetworkInterfacesInput) error {
+	return n.all(
+		n.bool("DryRun", &in.DryRun), decodeFilters(n, &in.Filters), n.bool("IncludeManagedResources", &in.IncludeManagedResources),
+		n.int32("MaxResults", &in.MaxResults), n.strs("NetworkInterfaceId", &in.NetworkInterfaceIds), n.str("NextToken", &in.NextToken),
+	)
+}

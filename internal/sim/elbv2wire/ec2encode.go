@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	smithytime "github.com/aws/smithy-go/time"
 )
 
 // EC2's responses are not awsQuery's: the root element is <XResponse> in
@@ -243,6 +244,196 @@ func revokedRuleXML(r ec2types.RevokedSecurityGroupRule) ec2RevokedRule {
 	}
 }
 
+// deserializers.go: awsEc2query_deserializeDocumentNetworkInterface, and
+// the documents of its members: AssociatedSubnetList,
+// NetworkInterfaceAssociation, NetworkInterfaceAttachment (attachTime in
+// smithytime.ParseDateTime's format), AttachmentEnaSrdSpecification,
+// AttachmentEnaSrdUdpSpecification, ConnectionTrackingConfiguration,
+// GroupIdentifierList and GroupIdentifier, Ipv4PrefixesList and
+// Ipv4PrefixSpecification, NetworkInterfaceIpv6AddressesList and
+// NetworkInterfaceIpv6Address, Ipv6PrefixesList and
+// Ipv6PrefixSpecification, OperatorResponse,
+// NetworkInterfacePrivateIpAddressList and
+// NetworkInterfacePrivateIpAddress, PublicIpDnsNameOptions, TagList.
+type (
+	ec2NetworkInterface struct {
+		AssociatedSubnetSet             *itemSet[string]                `xml:"associatedSubnetSet"`
+		Association                     *ec2InterfaceAssociation        `xml:"association"`
+		Attachment                      *ec2InterfaceAttachment         `xml:"attachment"`
+		AvailabilityZone                *string                         `xml:"availabilityZone"`
+		AvailabilityZoneId              *string                         `xml:"availabilityZoneId"`
+		ConnectionTrackingConfiguration *ec2ConnectionTracking          `xml:"connectionTrackingConfiguration"`
+		DenyAllIgwTraffic               *bool                           `xml:"denyAllIgwTraffic"`
+		Description                     *string                         `xml:"description"`
+		GroupSet                        *itemSet[ec2GroupIdentifier]    `xml:"groupSet"`
+		InterfaceType                   ec2types.NetworkInterfaceType   `xml:"interfaceType,omitempty"`
+		Ipv4PrefixSet                   *itemSet[ec2Ipv4Prefix]         `xml:"ipv4PrefixSet"`
+		Ipv6Address                     *string                         `xml:"ipv6Address"`
+		Ipv6AddressesSet                *itemSet[ec2InterfaceIpv6]      `xml:"ipv6AddressesSet"`
+		Ipv6Native                      *bool                           `xml:"ipv6Native"`
+		Ipv6PrefixSet                   *itemSet[ec2Ipv6Prefix]         `xml:"ipv6PrefixSet"`
+		MacAddress                      *string                         `xml:"macAddress"`
+		NetworkInterfaceId              *string                         `xml:"networkInterfaceId"`
+		Operator                        *ec2Operator                    `xml:"operator"`
+		OutpostArn                      *string                         `xml:"outpostArn"`
+		OwnerId                         *string                         `xml:"ownerId"`
+		PrivateDnsName                  *string                         `xml:"privateDnsName"`
+		PrivateIpAddress                *string                         `xml:"privateIpAddress"`
+		PrivateIpAddressesSet           *itemSet[ec2InterfacePrivateIP] `xml:"privateIpAddressesSet"`
+		PublicDnsName                   *string                         `xml:"publicDnsName"`
+		PublicIpDnsNameOptions          *ec2PublicDNSOptions            `xml:"publicIpDnsNameOptions"`
+		RequesterId                     *string                         `xml:"requesterId"`
+		RequesterManaged                *bool                           `xml:"requesterManaged"`
+		SourceDestCheck                 *bool                           `xml:"sourceDestCheck"`
+		Status                          ec2types.NetworkInterfaceStatus `xml:"status,omitempty"`
+		SubnetId                        *string                         `xml:"subnetId"`
+		TagSet                          *itemSet[ec2Tag]                `xml:"tagSet"`
+		VpcId                           *string                         `xml:"vpcId"`
+	}
+	ec2InterfaceAssociation struct {
+		AllocationId    *string `xml:"allocationId"`
+		AssociationId   *string `xml:"associationId"`
+		CarrierIp       *string `xml:"carrierIp"`
+		CustomerOwnedIp *string `xml:"customerOwnedIp"`
+		IpOwnerId       *string `xml:"ipOwnerId"`
+		PublicDnsName   *string `xml:"publicDnsName"`
+		PublicIp        *string `xml:"publicIp"`
+	}
+	ec2InterfaceAttachment struct {
+		AttachTime          *string                   `xml:"attachTime"`
+		AttachmentId        *string                   `xml:"attachmentId"`
+		DeleteOnTermination *bool                     `xml:"deleteOnTermination"`
+		DeviceIndex         *int32                    `xml:"deviceIndex"`
+		EnaQueueCount       *int32                    `xml:"enaQueueCount"`
+		EnaSrdSpecification *ec2EnaSrd                `xml:"enaSrdSpecification"`
+		InstanceId          *string                   `xml:"instanceId"`
+		InstanceOwnerId     *string                   `xml:"instanceOwnerId"`
+		NetworkCardIndex    *int32                    `xml:"networkCardIndex"`
+		Status              ec2types.AttachmentStatus `xml:"status,omitempty"`
+	}
+	ec2EnaSrd struct {
+		EnaSrdEnabled          *bool         `xml:"enaSrdEnabled"`
+		EnaSrdUdpSpecification *ec2EnaSrdUdp `xml:"enaSrdUdpSpecification"`
+	}
+	ec2EnaSrdUdp struct {
+		EnaSrdUdpEnabled *bool `xml:"enaSrdUdpEnabled"`
+	}
+	ec2ConnectionTracking struct {
+		TcpEstablishedTimeout *int32 `xml:"tcpEstablishedTimeout"`
+		UdpStreamTimeout      *int32 `xml:"udpStreamTimeout"`
+		UdpTimeout            *int32 `xml:"udpTimeout"`
+	}
+	ec2GroupIdentifier struct {
+		GroupId   *string `xml:"groupId"`
+		GroupName *string `xml:"groupName"`
+	}
+	ec2Ipv4Prefix struct {
+		Ipv4Prefix *string `xml:"ipv4Prefix"`
+	}
+	ec2Ipv6Prefix struct {
+		Ipv6Prefix *string `xml:"ipv6Prefix"`
+	}
+	ec2InterfaceIpv6 struct {
+		Ipv6Address       *string `xml:"ipv6Address"`
+		IsPrimaryIpv6     *bool   `xml:"isPrimaryIpv6"`
+		PublicIpv6DnsName *string `xml:"publicIpv6DnsName"`
+	}
+	ec2Operator struct {
+		HiddenByDefault *bool   `xml:"hiddenByDefault"`
+		Managed         *bool   `xml:"managed"`
+		Principal       *string `xml:"principal"`
+	}
+	ec2InterfacePrivateIP struct {
+		Association      *ec2InterfaceAssociation `xml:"association"`
+		Primary          *bool                    `xml:"primary"`
+		PrivateDnsName   *string                  `xml:"privateDnsName"`
+		PrivateIpAddress *string                  `xml:"privateIpAddress"`
+	}
+	ec2PublicDNSOptions struct {
+		DnsHostnameType        *string `xml:"dnsHostnameType"`
+		PublicDualStackDnsName *string `xml:"publicDualStackDnsName"`
+		PublicIpv4DnsName      *string `xml:"publicIpv4DnsName"`
+		PublicIpv6DnsName      *string `xml:"publicIpv6DnsName"`
+	}
+)
+
+func interfaceAssociationXML(a *ec2types.NetworkInterfaceAssociation) *ec2InterfaceAssociation {
+	if a == nil {
+		return nil
+	}
+	return &ec2InterfaceAssociation{
+		AllocationId: a.AllocationId, AssociationId: a.AssociationId, CarrierIp: a.CarrierIp, CustomerOwnedIp: a.CustomerOwnedIp,
+		IpOwnerId: a.IpOwnerId, PublicDnsName: a.PublicDnsName, PublicIp: a.PublicIp,
+	}
+}
+
+func interfaceAttachmentXML(a *ec2types.NetworkInterfaceAttachment) *ec2InterfaceAttachment {
+	if a == nil {
+		return nil
+	}
+	out := &ec2InterfaceAttachment{
+		AttachmentId: a.AttachmentId, DeleteOnTermination: a.DeleteOnTermination, DeviceIndex: a.DeviceIndex,
+		EnaQueueCount: a.EnaQueueCount, InstanceId: a.InstanceId, InstanceOwnerId: a.InstanceOwnerId,
+		NetworkCardIndex: a.NetworkCardIndex, Status: a.Status,
+	}
+	if a.AttachTime != nil {
+		t := smithytime.FormatDateTime(*a.AttachTime)
+		out.AttachTime = &t
+	}
+	if srd := a.EnaSrdSpecification; srd != nil {
+		out.EnaSrdSpecification = &ec2EnaSrd{EnaSrdEnabled: srd.EnaSrdEnabled}
+		if udp := srd.EnaSrdUdpSpecification; udp != nil {
+			out.EnaSrdSpecification.EnaSrdUdpSpecification = &ec2EnaSrdUdp{EnaSrdUdpEnabled: udp.EnaSrdUdpEnabled}
+		}
+	}
+	return out
+}
+
+func networkInterfaceXML(n ec2types.NetworkInterface) ec2NetworkInterface {
+	out := ec2NetworkInterface{
+		AssociatedSubnetSet: itemsOf(n.AssociatedSubnets, func(s string) string { return s }),
+		Association:         interfaceAssociationXML(n.Association),
+		Attachment:          interfaceAttachmentXML(n.Attachment),
+		AvailabilityZone:    n.AvailabilityZone, AvailabilityZoneId: n.AvailabilityZoneId,
+		DenyAllIgwTraffic: n.DenyAllIgwTraffic, Description: n.Description,
+		GroupSet: itemsOf(n.Groups, func(g ec2types.GroupIdentifier) ec2GroupIdentifier {
+			return ec2GroupIdentifier{GroupId: g.GroupId, GroupName: g.GroupName}
+		}),
+		InterfaceType: n.InterfaceType,
+		Ipv4PrefixSet: itemsOf(n.Ipv4Prefixes, func(p ec2types.Ipv4PrefixSpecification) ec2Ipv4Prefix {
+			return ec2Ipv4Prefix{Ipv4Prefix: p.Ipv4Prefix}
+		}),
+		Ipv6Address: n.Ipv6Address,
+		Ipv6AddressesSet: itemsOf(n.Ipv6Addresses, func(a ec2types.NetworkInterfaceIpv6Address) ec2InterfaceIpv6 {
+			return ec2InterfaceIpv6{Ipv6Address: a.Ipv6Address, IsPrimaryIpv6: a.IsPrimaryIpv6, PublicIpv6DnsName: a.PublicIpv6DnsName}
+		}),
+		Ipv6Native: n.Ipv6Native,
+		Ipv6PrefixSet: itemsOf(n.Ipv6Prefixes, func(p ec2types.Ipv6PrefixSpecification) ec2Ipv6Prefix {
+			return ec2Ipv6Prefix{Ipv6Prefix: p.Ipv6Prefix}
+		}),
+		MacAddress: n.MacAddress, NetworkInterfaceId: n.NetworkInterfaceId, OutpostArn: n.OutpostArn, OwnerId: n.OwnerId,
+		PrivateDnsName: n.PrivateDnsName, PrivateIpAddress: n.PrivateIpAddress,
+		PrivateIpAddressesSet: itemsOf(n.PrivateIpAddresses, func(a ec2types.NetworkInterfacePrivateIpAddress) ec2InterfacePrivateIP {
+			return ec2InterfacePrivateIP{Association: interfaceAssociationXML(a.Association), Primary: a.Primary, PrivateDnsName: a.PrivateDnsName, PrivateIpAddress: a.PrivateIpAddress}
+		}),
+		PublicDnsName: n.PublicDnsName, RequesterId: n.RequesterId, RequesterManaged: n.RequesterManaged,
+		SourceDestCheck: n.SourceDestCheck, Status: n.Status, SubnetId: n.SubnetId, TagSet: itemsOf(n.TagSet, tagXML), VpcId: n.VpcId,
+	}
+	if c := n.ConnectionTrackingConfiguration; c != nil {
+		out.ConnectionTrackingConfiguration = &ec2ConnectionTracking{TcpEstablishedTimeout: c.TcpEstablishedTimeout, UdpStreamTimeout: c.UdpStreamTimeout, UdpTimeout: c.UdpTimeout}
+	}
+	if o := n.Operator; o != nil {
+		out.Operator = &ec2Operator{HiddenByDefault: o.HiddenByDefault, Managed: o.Managed, Principal: o.Principal}
+	}
+	if o := n.PublicIpDnsNameOptions; o != nil {
+		out.PublicIpDnsNameOptions = &ec2PublicDNSOptions{
+			DnsHostnameType: o.DnsHostnameType, PublicDualStackDnsName: o.PublicDualStackDnsName,
+			PublicIpv4DnsName: o.PublicIpv4DnsName, PublicIpv6DnsName: o.PublicIpv6DnsName,
+		}
+	}
+	return out
+}
+
 // ec2Empty is a response with nothing but its request ID.
 type ec2Empty struct {
 	RequestID string `xml:"requestId"`
@@ -252,8 +443,11 @@ type ec2Empty struct {
 // awsEc2query_deserializeOpDocumentDescribeVpcsOutput ("nextToken",
 // "vpcSet"), DescribeSecurityGroupsOutput ("nextToken",
 // "securityGroupInfo"), AuthorizeSecurityGroupIngressOutput ("return",
-// "securityGroupRuleSet") and RevokeSecurityGroupIngressOutput ("return",
-// "revokedSecurityGroupRuleSet", "unknownIpPermissionSet").
+// "securityGroupRuleSet"), RevokeSecurityGroupIngressOutput ("return",
+// "revokedSecurityGroupRuleSet", "unknownIpPermissionSet") and
+// DescribeNetworkInterfacesOutput ("networkInterfaceSet", read by
+// awsEc2query_deserializeDocumentNetworkInterfaceList as <item>s, and
+// "nextToken").
 type (
 	describeVpcsResponse struct {
 		RequestID string           `xml:"requestId"`
@@ -275,6 +469,11 @@ type (
 		Return                      *bool                     `xml:"return"`
 		RevokedSecurityGroupRuleSet *itemSet[ec2RevokedRule]  `xml:"revokedSecurityGroupRuleSet"`
 		UnknownIpPermissionSet      *itemSet[ec2IpPermission] `xml:"unknownIpPermissionSet"`
+	}
+	describeNetworkInterfacesResponse struct {
+		RequestID           string                        `xml:"requestId"`
+		NetworkInterfaceSet *itemSet[ec2NetworkInterface] `xml:"networkInterfaceSet"`
+		NextToken           *string                       `xml:"nextToken"`
 	}
 )
 
@@ -308,6 +507,10 @@ func encodeRevokeSecurityGroupIngress(requestID string, out *ec2.RevokeSecurityG
 		RevokedSecurityGroupRuleSet: itemsOf(out.RevokedSecurityGroupRules, revokedRuleXML),
 		UnknownIpPermissionSet:      itemsOf(out.UnknownIpPermissions, ipPermissionXML),
 	}, nil
+}
+
+func encodeDescribeNetworkInterfaces(requestID string, out *ec2.DescribeNetworkInterfacesOutput) (any, error) {
+	return &describeNetworkInterfacesResponse{RequestID: requestID, NetworkInterfaceSet: itemsOf(out.NetworkInterfaces, networkInterfaceXML), NextToken: out.NextToken}, nil
 }
 
 // ec2ResultBody writes a response (from an encode function) as the body of
