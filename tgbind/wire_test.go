@@ -267,7 +267,12 @@ func TestLoadBalancerSecurityGroupsOnTheSimulator(t *testing.T) {
 				t.Errorf("networking = %+v, want %s to port %s", n, sg, l.PortName)
 			}
 
-			bare := build(w.AWS(), WithLoadBalancerSecurityGroups())
+			// The simulator's own ALB has its security group.
+			own := build(w.AWS(), WithLoadBalancerSecurityGroups())
+			if n := own.TargetGroupBinding.Spec.Networking; n == nil || n.Ingress[0].From[0].SecurityGroup.GroupID != sim.LoadBalancerSecurityGroup {
+				t.Errorf("the simulator's ALB: networking %+v, want from %s", n, sim.LoadBalancerSecurityGroup)
+			}
+			bare := build(withLBGroups{ELBv2API: w.AWS(), groups: map[string][]string{}}, WithLoadBalancerSecurityGroups())
 			if bare.TargetGroupBinding.Spec.Networking != nil || !strings.Contains(strings.Join(bare.Notes, "\n"), "has no security groups") {
 				t.Errorf("ALB without security groups: networking %+v, notes %q", bare.TargetGroupBinding.Spec.Networking, bare.Notes)
 			}

@@ -124,6 +124,12 @@ type Config struct {
 	// (cluster.NewFakeClient). With a real API server (envtest) the
 	// PodDisruptionBudget check of evictions is left to the server.
 	Client client.Client
+	// PodPortBlocked leaves out of the nodes' security group (the pods'
+	// under the VPC CNI) the rule that lets the load balancer reach the
+	// pods' port: only the NodePort range is allowed, as on a cluster made
+	// for instance targets. A pod target is then never healthy, until a
+	// binding's spec.networking has the controller authorize the port.
+	PodPortBlocked bool
 	// KubeFaults injects faults into the fake client. Ignored with Client.
 	KubeFaults *interceptor.Funcs
 	// ServerSideApply gives TargetGroupBindings real server-side apply

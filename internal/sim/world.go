@@ -81,8 +81,12 @@ type World struct {
 	lbcAWS *elbv2sim.Client
 	// ec2 is the network's security groups; lbcEC2 the controller's EC2
 	// client; nodeSG and lbSG the nodes' and the load balancer's groups.
-	ec2          *ec2sim.Model
-	lbcEC2       *ec2sim.Client
+	ec2    *ec2sim.Model
+	lbcEC2 *ec2sim.Client
+	// sutEC2 is the system under test's EC2 client (sutEC2SDK through
+	// the wire).
+	sutEC2       *ec2sim.Client
+	sutEC2SDK    *ec2.Client
 	nodeSG, lbSG string
 	lbc          *lbc.Controller
 	// webhookDown: see SetWebhookDown.
@@ -150,7 +154,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	w.model, err = elbv2model.New(elbv2model.Options{
 		AccountID: DefaultAccountID, Region: DefaultRegion,
 		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
-		Clock: w.clock, Network: w.cl,
+		Clock: w.clock, Network: firewall{w},
 		OnTransition:      w.transition,
 		RegistrationDelay: offOr(tm.Registration()), NewTargetChecks: tm.NewTargetChecks,
 		DeregistrationLag: tm.Lag(), FailOpenInitial: tm.FailOpenInitial,
@@ -166,13 +170,13 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
-	if cfg.Wire != nil {
-		if w.sutWire, w.sutSDK, _, err = w.startWire(w.sut, nil, true); err != nil {
-			return nil, fmt.Errorf("sim: new: wire: %w", err)
-		}
-	}
 	if err := w.seedNetwork(); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
+	}
+	if cfg.Wire != nil {
+		if w.sutWire, w.sutSDK, w.sutEC2SDK, err = w.startWire(w.sut, w.sutEC2, true); err != nil {
+			return nil, fmt.Errorf("sim: new: wire: %w", err)
+		}
 	}
 	var lbcEC2 lbc.EC2API = w.lbcEC2
 	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle}); err != nil {
@@ -448,6 +452,9 @@ func (w *World) seedALB() error {
 	if err != nil {
 		return fmt.Errorf("sim: new: load balancer: %w", err)
 	}
+	if err := w.model.SetSecurityGroups(lbARN, LoadBalancerSecurityGroup); err != nil {
+		return fmt.Errorf("sim: new: load balancer: %w", err)
+	}
 	tg, err := w.model.CreateTargetGroup(&elbv2.CreateTargetGroupInput{
 		Name: aws.String(l.Name), Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(w.legacy.NodePort),
 		VpcId: aws.String(w.legacy.VPCID), TargetType: elbv2types.TargetTypeEnum(l.TargetType),
@@ -579,26 +586,112 @@ func (w *World) seedNetwork() error {
 		Tags: map[string]string{"kubernetes.io/cluster/" + ClusterName: "owned"}}); err != nil {
 		return err
 	}
-	from := []ec2types.UserIdGroupPair{{GroupId: aws.String(w.lbSG)}}
-	if _, err := m.Authorize(w.nodeSG,
-		ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(30000), ToPort: aws.Int32(32767), UserIdGroupPairs: from},
-		ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(DefaultContainerPort), ToPort: aws.Int32(DefaultContainerPort), UserIdGroupPairs: from},
-	); err != nil {
+	from := []ec2types.UserIdGroupPair{{GroupId: aws.String(w.lbSG), Description: aws.String("the ALB to the NodePorts")}}
+	perms := []ec2types.IpPermission{{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(30000), ToPort: aws.Int32(32767), UserIdGroupPairs: from}}
+	if !w.cfg.PodPortBlocked {
+		perms = append(perms, ec2types.IpPermission{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(DefaultContainerPort), ToPort: aws.Int32(DefaultContainerPort),
+			UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(w.lbSG), Description: aws.String("the ALB to the pods")}}})
+	}
+	if _, err := m.Authorize(w.nodeSG, perms...); err != nil {
 		return err
 	}
+	m.SetInterfaceSource(ec2sim.InterfaceFunc(w.interfaces))
 	w.ec2 = m
-	w.lbcEC2, err = ec2sim.NewClient(m)
+	if w.lbcEC2, err = ec2sim.NewClient(m); err != nil {
+		return err
+	}
+	w.sutEC2, err = ec2sim.NewClient(m)
 	return err
 }
+
+// interfaces are the network interfaces of the world: one per node that
+// is not terminated, its address primary and its pods' secondary (the VPC
+// CNI's), in the nodes' security group.
+func (w *World) interfaces() []ec2sim.Interface {
+	byNode := map[string][]string{}
+	for _, p := range w.cl.Pods() {
+		if p.IP != "" && p.Node != "" {
+			byNode[p.Node] = append(byNode[p.Node], p.IP)
+		}
+	}
+	var out []ec2sim.Interface
+	for _, n := range w.cl.Nodes() {
+		if n.Phase == "Terminated" || n.InternalIP == "" {
+			continue
+		}
+		out = append(out, ec2sim.Interface{
+			ID: "eni-" + strings.TrimPrefix(n.InstanceID, "i-"), VpcID: w.cl.VPCID(), SubnetID: n.SubnetID, AvailabilityZone: n.Zone,
+			PrivateIPs: append([]string{n.InternalIP}, byNode[n.Name]...), GroupIDs: []string{w.nodeSG}, InstanceID: n.InstanceID,
+			Description: "the primary interface of " + n.Name,
+		})
+	}
+	return out
+}
+
+// firewall is the network the load balancer sees: the cluster's, behind
+// the nodes' security group (which the pods share under the VPC CNI). A
+// health check or a request to a port the group does not let the load
+// balancer reach times out, as a dropped SYN does: a pod target whose port
+// is blocked never turns healthy.
+type firewall struct{ w *World }
+
+func (f firewall) allowed(ip string, port int32) bool {
+	if f.w.ec2 == nil {
+		return true // the network is not built yet
+	}
+	if _, held := f.w.cl.Owner(ip); !held {
+		return true // nothing there: the cluster answers a timeout anyway
+	}
+	ok, _ := f.w.ec2.Allows(ec2sim.Source{GroupIDs: []string{f.w.lbSG}}, []string{f.w.nodeSG}, "tcp", port)
+	return ok
+}
+
+// Probe implements elbv2model.Network.
+func (f firewall) Probe(ip string, port int32, path string) elbv2model.ProbeResult {
+	if !f.allowed(ip, port) {
+		return elbv2model.ProbeTimeout
+	}
+	return f.w.cl.Probe(ip, port, path)
+}
+
+// Serve implements elbv2model.Network.
+func (f firewall) Serve(ip string, port int32) elbv2model.Answer {
+	if !f.allowed(ip, port) {
+		return elbv2model.Answer{Result: elbv2model.ProbeTimeout}
+	}
+	return f.w.cl.Serve(ip, port)
+}
+
+// InVPC implements elbv2model.Network.
+func (f firewall) InVPC(vpcID, ip string) bool { return f.w.cl.InVPC(vpcID, ip) }
+
+// InstanceIP implements elbv2model.InstanceResolver.
+func (f firewall) InstanceIP(id string) (string, bool) { return f.w.cl.InstanceIP(id) }
+
+var _ elbv2model.InstanceResolver = firewall{}
 
 // The security groups of the world's network.
 const (
 	// LoadBalancerSecurityGroup is the load balancer's.
-	LoadBalancerSecurityGroup = "sg-alb"
+	LoadBalancerSecurityGroup = "sg-0a1b0000000000a1b"
 	// NodeSecurityGroup is the nodes' (and, under the VPC CNI, the
 	// pods'), tagged kubernetes.io/cluster/<ClusterName>=owned.
-	NodeSecurityGroup = "sg-nodes"
+	NodeSecurityGroup = "sg-0e0d0000000000e0d"
 )
+
+// EC2 returns the EC2 API to give the system under test (cutover's
+// Env.EC2): with Config.Wire, the real *ec2.Client pointed at the
+// system under test's endpoint; otherwise [World.SUTEC2] itself.
+func (w *World) EC2() ec2sim.API {
+	if w.sutEC2SDK != nil {
+		return w.sutEC2SDK
+	}
+	return w.sutEC2
+}
+
+// SUTEC2 returns the system under test's EC2 facade: its counts and its
+// fault injection, behind the endpoint with Config.Wire.
+func (w *World) SUTEC2() *ec2sim.Client { return w.sutEC2 }
 
 // EC2Model returns the network's security groups.
 func (w *World) EC2Model() *ec2sim.Model { return w.ec2 }

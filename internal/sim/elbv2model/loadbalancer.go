@@ -25,6 +25,8 @@ type loadBalancer struct {
 	vpcID     string
 	created   time.Time
 	listeners []*listener // creation order
+	// securityGroups are its security groups (SetSecurityGroups).
+	securityGroups []string
 }
 
 type listener struct {
@@ -276,7 +278,22 @@ func (lb *loadBalancer) describe() types.LoadBalancer {
 		VpcId:            aws.String(lb.vpcID),
 		IpAddressType:    types.IpAddressTypeIpv4,
 		CreatedTime:      aws.Time(lb.created),
+		SecurityGroups:   slices.Clone(lb.securityGroups),
 	}
+}
+
+// SetSecurityGroups sets a load balancer's security groups, as
+// SetSecurityGroups does (a setup helper: the model does not check that
+// the groups exist; package ec2sim holds them).
+func (m *Model) SetSecurityGroups(lbARN string, groups ...string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lb, ok := m.lbs[lbARN]
+	if !ok {
+		return lbNotFound(lbARN)
+	}
+	lb.securityGroups = slices.Clone(groups)
+	return nil
 }
 
 func (l *listener) describe() types.Listener {

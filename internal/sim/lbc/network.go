@@ -11,6 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -67,7 +70,7 @@ const ManagedRuleDescription = "elbv2.k8s.aws/targetGroupBinding=shared"
 //     nothing, ever. It is stuck, not slow.
 
 // reconcileNetwork is the network step.
-func (c *Controller) reconcileNetwork(ctx context.Context, tgb *v1beta1.TargetGroupBinding, _ []endpoint) error {
+func (c *Controller) reconcileNetwork(ctx context.Context, tgb *v1beta1.TargetGroupBinding, eps []endpoint) error {
 	if !c.sgsFetched {
 		_, err := c.o.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{
 			{Name: aws.String("tag:kubernetes.io/cluster/" + c.o.ClusterName), Values: []string{"owned", "shared"}},
@@ -80,7 +83,7 @@ func (c *Controller) reconcileNetwork(ctx context.Context, tgb *v1beta1.TargetGr
 		c.sgsFetched = true
 	}
 	key := tgb.Namespace + "/" + tgb.Name
-	want := wantedRules(tgb)
+	want := wantedRules(tgb, eps)
 	if len(want) == 0 {
 		delete(c.rules, key)
 	} else {
@@ -109,37 +112,76 @@ type rule struct {
 	fromCIDR string
 }
 
-// wantedRules are the rules a binding's spec.networking asks for.
-func wantedRules(tgb *v1beta1.TargetGroupBinding) []rule {
+// wantedRules are the rules a binding's spec.networking asks for. A port
+// given by name is resolved in each endpoint's pod (its container port of
+// that name), as the LBC's computePermissionsForPeerPort does; a port
+// left out would mean every TCP port, which the LBC does not create (a
+// shadowed variable in its networking_manager.go drops the rule), so
+// neither does the stand-in.
+func wantedRules(tgb *v1beta1.TargetGroupBinding, eps []endpoint) []rule {
 	if tgb.Spec.Networking == nil {
 		return nil
 	}
+	seen := map[rule]bool{}
 	var out []rule
+	add := func(r rule) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
 	for _, in := range tgb.Spec.Networking.Ingress {
 		for _, p := range in.Ports {
 			proto := "tcp"
 			if p.Protocol != nil && *p.Protocol == v1beta1.NetworkingProtocolUDP {
 				proto = "udp"
 			}
-			var port int32
-			if p.Port != nil {
-				port = p.Port.IntVal
+			if p.Port == nil {
+				continue
 			}
-			for _, from := range in.From {
-				r := rule{protocol: proto, port: port}
-				switch {
-				case from.SecurityGroup != nil:
-					r.fromSG = from.SecurityGroup.GroupID
-				case from.IPBlock != nil:
-					r.fromCIDR = from.IPBlock.CIDR
-				default:
-					continue
+			var ports []int32
+			if p.Port.Type == intstr.Int {
+				ports = []int32{p.Port.IntVal}
+			} else {
+				for _, e := range eps {
+					if port, ok := containerPort(e.pod, p.Port.StrVal); ok && !slices.Contains(ports, port) {
+						ports = append(ports, port)
+					}
 				}
-				out = append(out, r)
+			}
+			for _, port := range ports {
+				for _, from := range in.From {
+					r := rule{protocol: proto, port: port}
+					switch {
+					case from.SecurityGroup != nil:
+						r.fromSG = from.SecurityGroup.GroupID
+					case from.IPBlock != nil:
+						r.fromCIDR = from.IPBlock.CIDR
+					default:
+						continue
+					}
+					add(r)
+				}
 			}
 		}
 	}
+	slices.SortFunc(out, cmpRule)
 	return out
+}
+
+// containerPort finds a pod's container port by name.
+func containerPort(p *corev1.Pod, name string) (int32, bool) {
+	if p == nil {
+		return 0, false
+	}
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name == name {
+				return cp.ContainerPort, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // reconcileIngress makes the pods' security group hold exactly the managed
