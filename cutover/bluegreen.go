@@ -103,7 +103,7 @@ func (r *runner) bindBlueGreen(ctx context.Context) error {
 	err := retry.Do(ctx, r.e.clock, r.aws.policy, func(ctx context.Context) (err error) {
 		b, err = r.binder.Build(ctx, tgbind.Request{
 			TargetGroupARN: r.st.CreatedTargetGroupARN, Namespace: p.Request.Namespace, Service: p.Request.Service,
-			Port: p.Request.Port, Name: p.Binding.Name, MultiCluster: true,
+			Port: p.Request.Port, Name: p.Binding.Name, MultiCluster: true, IngressSecurityGroups: p.Binding.IngressSecurityGroups,
 		})
 		return err
 	}, retry.WithRetryable(func(err error) bool {

@@ -20,6 +20,11 @@ type Env struct {
 	// ELBv2 is the ELBv2 API. Required. *elasticloadbalancingv2.Client
 	// fits as it is. PlanCutover calls only its Describe* operations.
 	ELBv2 ELBv2API
+	// EC2 is the EC2 API, read by PlanCutover's security-group check
+	// (DescribeNetworkInterfaces of the pods' addresses,
+	// DescribeSecurityGroups; see [NetworkPlan]). *ec2.Client fits as it
+	// is. Nil: the check is skipped, and the plan says so.
+	EC2 EC2API
 	// Client is the cluster: Services, EndpointSlices, pods, nodes and
 	// TargetGroupBindings are read through it; the binding, the journal
 	// ConfigMap and the lock Lease are written through it. Required. Its

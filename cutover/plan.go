@@ -85,6 +85,9 @@ type Plan struct {
 	TargetGroup TargetGroupInfo `json:"targetGroup"`
 	// Service is the Service whose pods take over.
 	Service ServiceInfo `json:"service"`
+	// Network is the security-group check: whether the load balancer may
+	// reach the pods' port; nil when it did not apply.
+	Network *NetworkPlan `json:"network,omitempty"`
 	// Binding is the TargetGroupBinding the plan creates.
 	Binding BindingPlan `json:"binding"`
 	// HealthCheck is what happens to the health check.
@@ -188,6 +191,11 @@ type BindingPlan struct {
 	Object *v1beta1.TargetGroupBinding `json:"object,omitempty"`
 	// Notes are tgbind's remarks.
 	Notes []string `json:"notes,omitempty"`
+	// IngressSecurityGroups are the load balancer's security groups, set
+	// when the security-group check found the pods' port blocked: the
+	// binding's spec.networking lets them in, and the controller
+	// authorizes the rule (see NetworkPlan).
+	IngressSecurityGroups []string `json:"ingressSecurityGroups,omitempty"`
 }
 
 // HealthCheckTiming says when the health check is aligned.
@@ -516,7 +524,7 @@ func ParsePlan(data []byte) (*Plan, error) {
 // ModifyTargetGroupAttributes only when blue/green's create step sets the
 // new target group's attributes.
 func (p *Plan) PolicyInput() PolicyInput {
-	in := PolicyInput{TargetGroupARN: p.TargetGroup.ARN}
+	in := PolicyInput{TargetGroupARN: p.TargetGroup.ARN, CheckSecurityGroups: p.Network != nil && p.Network.Checked}
 	for _, s := range p.Steps {
 		in.ModifyHealthCheck = in.ModifyHealthCheck || slices.Contains(s.Calls, callModifyTG)
 		in.NewTargetGroupAttributes = in.NewTargetGroupAttributes || slices.Contains(s.Calls, callModifyAttr)
@@ -539,6 +547,53 @@ func (p *Plan) PolicyInput() PolicyInput {
 	return in
 }
 
+// ControllerPolicy returns what the AWS Load Balancer Controller's own IAM
+// role needs for this plan's binding, as its reconciles call it: the
+// target health (elasticloadbalancing:Describe*), RegisterTargets and
+// DeregisterTargets on the target group (blue/green: the one the plan
+// creates); ec2:DescribeVpcs and ec2:DescribeSecurityGroups on every
+// reconcile, with or without spec.networking (a controller without them
+// registers nothing: the binding is stuck, not slow); and, when the plan
+// sets spec.networking (Network.Networking),
+// ec2:AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress on the
+// pods' security groups. It is a check for the controller's installation,
+// not a grant for tgmigrate.
+func (p *Plan) ControllerPolicy() (*Policy, error) {
+	tg, err := awserr.ParseTargetGroupARN(p.TargetGroup.ARN)
+	if err != nil {
+		return nil, &InputError{Op: "controller policy", Field: "TargetGroup.ARN", Reason: "malformed", Err: err}
+	}
+	target := tg.Raw
+	if bg := p.BlueGreen; bg != nil {
+		target = fmt.Sprintf("arn:%s:elasticloadbalancing:%s:%s:targetgroup/%s/*", tg.Partition, tg.Region, tg.AccountID, bg.NewTargetGroup.Name)
+	}
+	needs := []PolicyNeed{
+		{Action: ActionDescribeELBv2, Resources: []string{"*"}},
+		{Action: ActionRegisterTargets, Resources: []string{target}},
+		{Action: ActionDeregisterTargets, Resources: []string{target}},
+		{Action: ActionDescribeVpcs, Resources: []string{"*"}},
+		{Action: ActionDescribeSecurityGroups, Resources: []string{"*"}},
+	}
+	if n := p.Network; n != nil && n.Networking {
+		var groups []string
+		for _, g := range n.PodSecurityGroups {
+			groups = append(groups, fmt.Sprintf("arn:%s:ec2:%s:%s:security-group/%s", tg.Partition, tg.Region, tg.AccountID, g))
+		}
+		needs = append(needs, PolicyNeed{Action: ActionAuthorizeSecurityGroupIngress, Resources: groups},
+			PolicyNeed{Action: ActionRevokeSecurityGroupIngress, Resources: groups})
+	}
+	return NewPolicy(needs...)
+}
+
+// controllerActions lists the actions of ControllerPolicy, for the text.
+func (p *Plan) controllerActions() []string {
+	out := []string{ActionRegisterTargets, ActionDeregisterTargets, ActionDescribeTargetHealth, ActionDescribeVpcs, ActionDescribeSecurityGroups}
+	if n := p.Network; n != nil && n.Networking {
+		out = append(out, ActionAuthorizeSecurityGroupIngress, ActionRevokeSecurityGroupIngress)
+	}
+	return out
+}
+
 // IAMPolicy returns the least-privilege IAM policy that Execute and
 // Rollback of this plan need: the actions its steps call, scoped to its
 // ARNs (see [PolicyFor]).
@@ -559,6 +614,19 @@ func (p *Plan) Text() string {
 	w("  service:       %s/%s port %d -> %s (NodePort %d), %d ready endpoints on %v\n",
 		p.Service.Namespace, p.Service.Name, p.Service.Port, p.Service.TargetPort, p.Service.NodePort, p.Service.ReadyEndpoints, p.Service.PodPorts)
 	w("  binding:       %s/%s, multiClusterTargetGroup %t\n", p.Binding.Namespace, p.Binding.Name, p.Binding.MultiCluster)
+	if n := p.Network; n != nil {
+		switch {
+		case !n.Checked:
+			w("  network:       %s\n", n.Note)
+		case n.Networking:
+			w("  network:       %s/%d from %s to %s: %s\n", n.Protocol, n.Port, strings.Join(n.LoadBalancerSecurityGroups, ", "), strings.Join(n.PodSecurityGroups, ", "), n.Note)
+		case n.Allowed:
+			w("  network:       %s/%d from %s to %s: allowed (%s)\n", n.Protocol, n.Port, strings.Join(n.LoadBalancerSecurityGroups, ", "), strings.Join(n.PodSecurityGroups, ", "), n.By)
+		default:
+			w("  network:       %s/%d from %s to %s: blocked (%s)\n", n.Protocol, n.Port, strings.Join(n.LoadBalancerSecurityGroups, ", "), strings.Join(n.PodSecurityGroups, ", "), n.By)
+		}
+	}
+	w("  controller:    the AWS Load Balancer Controller's IAM role needs %s (Plan.ControllerPolicy)\n", strings.Join(p.controllerActions(), ", "))
 	w("  health check:  %s: %s\n", p.HealthCheck.Timing, p.HealthCheck.Reason)
 	if p.HealthCheck.Timing != HealthCheckUnchanged {
 		w("                 %s -> %s\n", hcString(p.HealthCheck.Original), hcString(p.HealthCheck.Target))
@@ -588,6 +656,9 @@ func (p *Plan) Text() string {
 		w("Precondition %s: %s\n", pc.Kind, pc.Reason)
 		for _, c := range pc.Settings {
 			w("  %s\n", c.String())
+		}
+		if pc.Rule != nil {
+			w("  missing: %s\n", pc.Rule.String())
 		}
 		w("  Execute refuses the plan unless accepted: %s\n", pc.Kind.Option())
 	}

@@ -25,6 +25,7 @@ func TestPlanGolden(t *testing.T) {
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
 			s := newScenario(t, matrixWorld(115, st.instance, nil))
+			s.env.EC2 = s.w.EC2() // the security-group check runs
 			p := s.plan(nil)
 			cutover.Golden(t, "plan-"+st.name+".txt", []byte(p.Text()))
 			b, err := p.JSON()

@@ -95,6 +95,9 @@ type planner struct {
 	svc     *corev1.Service
 	sp      *corev1.ServicePort
 	reports []diagnose.TargetReport
+	// podIPs are the addresses of the Service's ready pods (the
+	// security-group check's).
+	podIPs []string
 }
 
 func (pl *planner) fail(err error) (*Plan, error) { return nil, fmt.Errorf("cutover: plan: %w", err) }
@@ -266,6 +269,12 @@ func (pl *planner) readService(ctx context.Context) error {
 		return err
 	}
 	path := readinessPath(pods, sp)
+	for _, pod := range pods {
+		if pod.Status.PodIP != "" && podReady(pod) {
+			pl.podIPs = append(pl.podIPs, pod.Status.PodIP)
+		}
+	}
+	slices.Sort(pl.podIPs)
 	pc, notes, err := podSettings(ctx, pl.e.Client, svc, sp, pods, pl.p.Request.Assumptions)
 	if err != nil {
 		_, err = pl.fail(err)
@@ -340,10 +349,29 @@ func (pl *planner) inPlace(ctx context.Context) error {
 	}
 	p.Service.PodPorts = b.Service.PodPorts
 	p.Service.ReadyEndpoints = b.Service.ReadyEndpoints
+	groups, err := pl.network(ctx, b.Service.PodPorts)
+	if err != nil {
+		return err
+	}
+	if len(groups) > 0 {
+		// The load balancer cannot reach the pods: the binding asks the
+		// controller to open the port.
+		err := pl.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
+			b, err = pl.binder.Build(ctx, tgbind.Request{
+				TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
+				Name: req.BindingName, MultiCluster: true, IngressSecurityGroups: groups,
+			})
+			return err
+		})
+		if err != nil {
+			_, err = pl.fail(err)
+			return err
+		}
+	}
 	obj := b.TargetGroupBinding.DeepCopy()
 	p.Binding = BindingPlan{
 		Namespace: obj.Namespace, Name: obj.Name, TargetGroupARN: pl.arn.Raw,
-		MultiCluster: obj.Spec.MultiClusterTargetGroup, Object: obj, Notes: b.Notes,
+		MultiCluster: obj.Spec.MultiClusterTargetGroup, Object: obj, Notes: b.Notes, IngressSecurityGroups: groups,
 	}
 
 	healthyNodes := 0
@@ -722,8 +750,13 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 	if bindingName == "" {
 		bindingName = tgbind.Name(req.Service, pl.portRef(), name)
 	}
+	// The new target group sits behind the same load balancers as the old.
+	groups, err := pl.network(ctx, p.Service.PodPorts)
+	if err != nil {
+		return err
+	}
 	p.Binding = BindingPlan{Namespace: req.Namespace, Name: bindingName, MultiCluster: true,
-		Notes: []string{"built by tgbind once the new target group exists"}}
+		Notes: []string{"built by tgbind once the new target group exists"}, IngressSecurityGroups: groups}
 	p.HealthCheck = HealthCheckPlan{Original: old.HealthCheck, Target: hc, Timing: HealthCheckOnNewTargetGroup,
 		Reason: "the old target group keeps its health check; the new one checks the pods on traffic-port"}
 	pl.blueGreenSteps()

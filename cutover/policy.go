@@ -30,6 +30,19 @@ const (
 	ActionDescribeEC2Instances        = "ec2:DescribeInstances"
 	ActionDescribeEC2Subnets          = "ec2:DescribeSubnets"
 	ActionDescribeEC2RouteTables      = "ec2:DescribeRouteTables"
+	// The security-group check's reads (Env.EC2).
+	ActionDescribeNetworkInterfaces = "ec2:DescribeNetworkInterfaces"
+	ActionDescribeSecurityGroups    = "ec2:DescribeSecurityGroups"
+)
+
+// The AWS Load Balancer Controller's actions for a binding
+// ([Plan.ControllerPolicy]): what its reconciles call, read in its source
+// (pkg/targetgroupbinding/resource_manager.go, pkg/networking).
+const (
+	ActionDescribeTargetHealth          = "elasticloadbalancing:DescribeTargetHealth"
+	ActionDescribeVpcs                  = "ec2:DescribeVpcs"
+	ActionAuthorizeSecurityGroupIngress = "ec2:AuthorizeSecurityGroupIngress"
+	ActionRevokeSecurityGroupIngress    = "ec2:RevokeSecurityGroupIngress"
 )
 
 // Policy is an IAM identity policy as plain data. Its JSON is what IAM
@@ -121,6 +134,10 @@ type PolicyInput struct {
 	// DescribeRouteTables on "*", for a planner that is given an EC2 client
 	// to tell node targets in public subnets. False: no EC2 access.
 	DescribeEC2 bool
+	// CheckSecurityGroups adds ec2:DescribeNetworkInterfaces and
+	// DescribeSecurityGroups on "*": the plan's security-group check
+	// (Env.EC2). False: none.
+	CheckSecurityGroups bool
 }
 
 var (
@@ -181,6 +198,11 @@ func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 	if in.DescribeEC2 {
 		// EC2's Describe* actions do not support resource-level permissions either.
 		for _, a := range []string{ActionDescribeEC2Instances, ActionDescribeEC2Subnets, ActionDescribeEC2RouteTables} {
+			needs = append(needs, PolicyNeed{Action: a, Resources: []string{"*"}})
+		}
+	}
+	if in.CheckSecurityGroups {
+		for _, a := range []string{ActionDescribeNetworkInterfaces, ActionDescribeSecurityGroups} {
 			needs = append(needs, PolicyNeed{Action: a, Resources: []string{"*"}})
 		}
 	}
@@ -262,6 +284,7 @@ var policyGroups = []struct {
 	{"ListenerWrites", []string{"elasticloadbalancing:modifylistener"}},
 	{"RuleWrites", []string{"elasticloadbalancing:modifyrule"}},
 	{"TargetGroupCleanup", []string{"elasticloadbalancing:deletetargetgroup"}},
+	{"SecurityGroupIngress", []string{"ec2:authorizesecuritygroupingress", "ec2:revokesecuritygroupingress"}},
 	{"Other", []string{""}},
 }
 

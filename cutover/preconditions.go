@@ -37,12 +37,18 @@ const (
 	// delay or a terminationGracePeriodSeconds too short (or unknown), no
 	// readiness gate, or no PodDisruptionBudget.
 	PreconditionPodSettings PreconditionKind = "pod-settings"
+	// PreconditionSecurityGroup: the load balancer's security groups
+	// cannot reach the pods' port (the plan's security-group check), and
+	// the request declined to have the controller open it
+	// (Request.LeaveSecurityGroups): the pod targets would never turn
+	// healthy. Precondition.Rule names the missing rule.
+	PreconditionSecurityGroup PreconditionKind = "security-group"
 )
 
 // knownPreconditions are the kinds, with the names of their constants.
-var knownPreconditions = []PreconditionKind{PreconditionPodSettings}
+var knownPreconditions = []PreconditionKind{PreconditionPodSettings, PreconditionSecurityGroup}
 
-var preconditionNames = map[PreconditionKind]string{PreconditionPodSettings: "PreconditionPodSettings"}
+var preconditionNames = map[PreconditionKind]string{PreconditionPodSettings: "PreconditionPodSettings", PreconditionSecurityGroup: "PreconditionSecurityGroup"}
 
 // Option names the [Execute] option that accepts the kind, for example
 // "WithAcceptPreconditions(PreconditionPodSettings)".
@@ -91,8 +97,11 @@ type Precondition struct {
 	// Reason says why it matters, in one line.
 	Reason string `json:"reason"`
 	// Settings are the settings at fault, each with what the plan saw and
-	// what is safe.
+	// what is safe ([PreconditionPodSettings]).
 	Settings []SettingCheck `json:"settings"`
+	// Rule is the missing security-group rule
+	// ([PreconditionSecurityGroup]).
+	Rule *MissingRule `json:"rule,omitempty"`
 }
 
 // SettingCheck is one unsafe setting, or one that could not be read.
@@ -158,6 +167,9 @@ func (e *PreconditionError) Error() string {
 		var checks []string
 		for _, c := range p.Settings {
 			checks = append(checks, c.brief())
+		}
+		if p.Rule != nil {
+			checks = append(checks, "missing "+p.Rule.String())
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s): fix them and plan again, or accept with %s", p.Kind, strings.Join(checks, ", "), p.Kind.Option()))
 	}

@@ -112,6 +112,14 @@ type Request struct {
 	// [StepReleaseDisruption]); the plan then warns. Zero: the hold, the
 	// safe default.
 	NoDisruptionHold bool `json:"noDisruptionHold,omitempty"`
+	// LeaveSecurityGroups declines to have the controller open the pods'
+	// port: when the plan's security-group check (Env.EC2) finds that the
+	// load balancer's security groups cannot reach it, the plan records a
+	// [PreconditionSecurityGroup] naming the missing rule instead of
+	// setting the binding's spec.networking. False: the plan sets
+	// spec.networking (ingress from the load balancer's groups on the
+	// pods' port) and the controller authorizes the rule.
+	LeaveSecurityGroups bool `json:"leaveSecurityGroups,omitempty"`
 }
 
 var accountRe = regexp.MustCompile(`^[0-9]{12}$`)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -113,7 +114,7 @@ func (a *app) cutoverEnv(ctx context.Context, clusterName, clusterVPC string) (c
 		return cutover.Env{}, usagef("a cutover works in one account: pass at most one --assume-role")
 	}
 	return cutover.Env{
-		ELBv2: elbv2.NewFromConfig(accounts[0].Config), Client: kc.Client, Discovery: kc.Discovery,
+		ELBv2: elbv2.NewFromConfig(accounts[0].Config), EC2: ec2.NewFromConfig(accounts[0].Config), Client: kc.Client, Discovery: kc.Discovery,
 		Logger: a.log, ClusterName: clusterName, ClusterVPCID: clusterVPC,
 	}, nil
 }

@@ -274,7 +274,7 @@ func (f *simFlags) config(strategy string, tm timing.Timings) sim.Config {
 
 func newEnv(w *sim.World) cutover.Env {
 	return cutover.Env{
-		ELBv2: w.AWS(), Client: w.Client(), Clock: w.Clock(), ClusterName: sim.ClusterName,
+		ELBv2: w.AWS(), EC2: w.EC2(), Client: w.Client(), Clock: w.Clock(), ClusterName: sim.ClusterName,
 		ClusterVPCID: w.Legacy().VPCID, Holder: "tgmigrate-simulate",
 	}
 }
