@@ -98,6 +98,30 @@
 // takes the lock, unless the caller accepts its kind with
 // [WithAcceptPreconditions].
 //
+// # Security groups
+//
+// Pod targets are reached on the pods' port, not on the NodePort, and
+// security groups that let the load balancer reach the NodePort range
+// often do not let it reach the pods: their targets would never turn
+// healthy. Given Env.EC2 ([EC2API]), PlanCutover reads the security groups
+// of the load balancers that forward to the target group
+// (DescribeLoadBalancers), those of the pods' network interfaces
+// (DescribeNetworkInterfaces by address: their nodes' under the VPC CNI,
+// their own with security groups for pods) and the latter's rules
+// (DescribeSecurityGroups), and checks the pods' port ([NetworkPlan]).
+// Blocked, the plan sets the binding's spec.networking (ingress from the
+// load balancer's groups on the pods' port), so that the controller
+// authorizes the rule, and [Plan.ControllerPolicy] then names
+// ec2:AuthorizeSecurityGroupIngress; with Request.LeaveSecurityGroups it
+// records a [PreconditionSecurityGroup] whose [MissingRule] names the rule
+// to add instead, which Execute refuses unless accepted. Without Env.EC2,
+// or when EC2 refuses the reads, the check is skipped and the plan says
+// so; the gate would then time out on targets that stay unhealthy.
+//
+// [Plan.ControllerPolicy] is what the controller's own IAM role needs for
+// the binding: besides the target writes, ec2:DescribeVpcs and
+// ec2:DescribeSecurityGroups, which it calls on every reconcile.
+//
 // # Holding Karpenter's disruption
 //
 // Unless Request.NoDisruptionHold, both strategies begin with
@@ -401,8 +425,9 @@
 //   - api.go: [ELBv2API] and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs.
 //   - plan.go, planner.go, guards.go, policy.go: planning;
-//     preconditions.go: the pod settings a plan checks; timing.go: the
-//     assumptions and the waits they give.
+//     preconditions.go: the pod settings a plan checks; network.go: the
+//     security-group check and [EC2API]; timing.go: the assumptions and
+//     the waits they give.
 //   - execute.go, inplace.go, bluegreen.go, rollback.go, hold.go, aws.go,
 //     cluster.go: execution; controller.go: the watch on the controller
 //     and [ControllerError].

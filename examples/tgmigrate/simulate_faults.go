@@ -123,15 +123,6 @@ var controllerFaults = []controllerFault{
 	},
 }
 
-// faultNames lists the faults' names.
-func faultNames() []string {
-	out := make([]string, len(controllerFaults))
-	for i, f := range controllerFaults {
-		out[i] = f.name
-	}
-	return out
-}
-
 // runFault runs the phased cutover under one fault and measures it.
 func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, fault controllerFault) (*simOutcome, error) {
 	sw := &faultSwitch{}

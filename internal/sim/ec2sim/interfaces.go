@@ -53,6 +53,7 @@ type Interface struct {
 // a source may read the model), and never keeps or changes what it
 // returns. It must be safe for concurrent use.
 type InterfaceSource interface {
+	// Interfaces lists the interfaces, in any order.
 	Interfaces() []Interface
 }
 
