@@ -99,6 +99,7 @@ func TestErrorPathsExit2WithOneLine(t *testing.T) {
 		{"plan bad ARN", []string{"plan", "--target-group", "legacy-web", "-n", "shop", "--service", "web"}, "invalid arn"},
 		{"plan bad strategy", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--strategy", "yolo"}, `--strategy "yolo"`},
 		{"plan bad force", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--force", "everything"}, `--force "everything"`},
+		{"plan two policies", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--iam-policy", "--controller-policy"}, "give one"},
 		{"execute without plan", []string{"execute"}, "--plan is required"},
 		{"execute missing plan file", []string{"execute", "--plan", filepath.Join(home, "plan.json")}, "plan.json"},
 		{"execute corrupt plan", []string{"execute", "--plan", kubeconfig}, "--plan"},

@@ -27,7 +27,8 @@ type planFlags struct {
 	force                                 []string
 	clusterName, clusterVPC               string
 	out                                   string
-	iamPolicy                             bool
+	iamPolicy, controllerPolicy           bool
+	leaveSecurityGroups                   bool
 }
 
 func (a *app) planCommand() *cobra.Command {
@@ -60,6 +61,8 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, for the VPC guard")
 	fl.StringVar(&f.out, "out", "", "also write the plan as JSON to this file")
 	fl.BoolVar(&f.iamPolicy, "iam-policy", false, "print the least-privilege IAM policy for the plan instead of the plan")
+	fl.BoolVar(&f.controllerPolicy, "controller-policy", false, "print what the AWS Load Balancer Controller's IAM role needs for the plan's binding instead of the plan (ec2:DescribeVpcs and DescribeSecurityGroups on every reconcile)")
+	fl.BoolVar(&f.leaveSecurityGroups, "leave-security-groups", false, "when the load balancer's security groups cannot reach the pods' port, record a precondition naming the missing rule instead of having the controller open it (spec.networking)")
 	return cmd
 }
 
@@ -69,6 +72,8 @@ func (f *planFlags) request() (cutover.Request, error) {
 		return cutover.Request{}, usagef("--target-group is required")
 	case f.namespace == "" || f.service == "":
 		return cutover.Request{}, usagef("--namespace and --service are required")
+	case f.iamPolicy && f.controllerPolicy:
+		return cutover.Request{}, usagef("--iam-policy and --controller-policy: give one")
 	}
 	if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
 		return cutover.Request{}, usagef("--target-group: %v", err)
@@ -76,7 +81,7 @@ func (f *planFlags) request() (cutover.Request, error) {
 	req := cutover.Request{
 		TargetGroupARN: f.targetGroup, Namespace: f.namespace, Service: f.service,
 		Strategy: cutover.Strategy(f.strategy), MinHealthy: f.minHealthy,
-		AccountID: f.expectAccount, Region: f.expectRegion,
+		AccountID: f.expectAccount, Region: f.expectRegion, LeaveSecurityGroups: f.leaveSecurityGroups,
 	}
 	switch req.Strategy {
 	case cutover.StrategyAuto, cutover.StrategyInPlace, cutover.StrategyBlueGreen:
@@ -147,8 +152,12 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 			return usagef("--out: %v", err)
 		}
 	}
-	if f.iamPolicy {
-		p, err := plan.IAMPolicy()
+	if f.iamPolicy || f.controllerPolicy {
+		policy := plan.IAMPolicy
+		if f.controllerPolicy {
+			policy = plan.ControllerPolicy
+		}
+		p, err := policy()
 		if err != nil {
 			return err
 		}
@@ -211,7 +220,7 @@ terminal it asks first). Run it again after an interruption to resume.`,
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
 	cmd.Flags().BoolVar(&f.allowNonPod, "allow-non-pod-targets", false, "let the verification pass, with a warning, when the target group holds targets that are not the Service's pods (they are never removed)")
-	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget); the plan names them")
+	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget; security-group: the load balancer cannot reach the pods' port and the plan was made with --leave-security-groups); the plan names them")
 	return cmd
 }
 
@@ -220,10 +229,10 @@ func preconditionKinds(names []string) ([]cutover.PreconditionKind, error) {
 	var out []cutover.PreconditionKind
 	for _, n := range names {
 		switch k := cutover.PreconditionKind(n); k {
-		case cutover.PreconditionPodSettings:
+		case cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup:
 			out = append(out, k)
 		default:
-			return nil, usagef("--accept-preconditions %q: want %s", n, cutover.PreconditionPodSettings)
+			return nil, usagef("--accept-preconditions %q: want %s or %s", n, cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup)
 		}
 	}
 	return out, nil
@@ -237,7 +246,10 @@ func (a *app) preconditionHint(plan *cutover.Plan) {
 		for _, c := range pc.Settings {
 			settings = append(settings, string(c.Setting))
 		}
-		fmt.Fprintf(a.stderr, "precondition %s (%s): execute refuses this plan unless --accept-preconditions %s; better, fix the pods and plan again\n",
+		if pc.Rule != nil {
+			settings = append(settings, "missing "+pc.Rule.String())
+		}
+		fmt.Fprintf(a.stderr, "precondition %s (%s): execute refuses this plan unless --accept-preconditions %s; better, fix it and plan again\n",
 			pc.Kind, strings.Join(settings, ", "), pc.Kind)
 	}
 }

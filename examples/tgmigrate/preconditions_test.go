@@ -83,3 +83,52 @@ func mutatingCalls(w *sim.World) int {
 	}
 	return n
 }
+
+// TestPlanSecurityGroups: on a world whose nodes' security group does not
+// let the load balancer reach the pods' port, plan says so and has the
+// controller open it (spec.networking), and --controller-policy prints
+// what the controller's role then needs; with --leave-security-groups the
+// plan carries the security-group precondition naming the missing rule,
+// and execute refuses it, changing nothing.
+func TestPlanSecurityGroups(t *testing.T) {
+	isolate(t)
+	cfg := (&simFlags{seed: 7, nodes: 4, pods: 8, rps: 20, churn: "steady"}).config(strategyPhased, timing.Defaults())
+	cfg.PodPortBlocked = true
+	w, err := sim.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
+		code := a.run(t.Context(), args)
+		return code, stdout.String(), stderr.String()
+	}
+	l := w.Legacy()
+	base := []string{"plan", "--target-group", l.TargetGroupARN, "-n", l.Namespace, "--service", l.Service, "--port", l.PortName, "--cluster-vpc", l.VPCID}
+	code, stdout, stderr := run(base...)
+	if code != exitOK || !strings.Contains(stdout, "network:       tcp/8080 from "+sim.LoadBalancerSecurityGroup+" to "+sim.NodeSecurityGroup+": blocked") ||
+		!strings.Contains(stdout, "spec.networking lets the controller authorize") {
+		t.Fatalf("plan: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = run(append(base, "--controller-policy")...)
+	if code != exitOK || !strings.Contains(stdout, "ec2:AuthorizeSecurityGroupIngress") || !strings.Contains(stdout, "ec2:DescribeVpcs") ||
+		!strings.Contains(stdout, "security-group/"+sim.NodeSecurityGroup) {
+		t.Fatalf("plan --controller-policy: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	code, stdout, stderr = run(append(base, "--leave-security-groups", "--out", planFile)...)
+	rule := "missing ingress tcp/8080 on " + sim.NodeSecurityGroup + " from " + sim.LoadBalancerSecurityGroup
+	if code != exitOK || !strings.Contains(stdout, "Precondition security-group:") || !strings.Contains(stderr, rule) {
+		t.Fatalf("plan --leave-security-groups: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = run("execute", "--plan", planFile, "--yes", "--cluster-vpc", l.VPCID, "--accept-preconditions", "pod-settings")
+	if code != exitUsage || !strings.Contains(stderr, rule) || !strings.Contains(stderr, "--accept-preconditions security-group") {
+		t.Fatalf("execute: exit %d, stderr %q: want a refusal naming the rule and the flag", code, stderr)
+	}
+	if m := mutatingCalls(w); m != 0 {
+		t.Errorf("the refused execute made %d mutating calls", m)
+	}
+}

@@ -195,7 +195,14 @@
 //   - The network (package ec2sim): the VPC, the load balancer's security
 //     group (LoadBalancerSecurityGroup) and the nodes' (NodeSecurityGroup,
 //     the pods' too under the VPC CNI), which lets it reach the NodePort
-//     range and the pods' port.
+//     range and the pods' port (not the pods' with Config.PodPortBlocked);
+//     a health check or a request the groups do not let through times
+//     out, so a blocked pod target never turns healthy until a binding's
+//     spec.networking has the controller authorize its port. Each node has
+//     a network interface holding its address and its pods' (the VPC
+//     CNI's), which DescribeNetworkInterfaces lists. [World.EC2] is the
+//     system under test's EC2 client (cutover's Env.EC2), through the wire
+//     with Config.Wire.
 //   - ELBv2 (package elbv2model): registration delay, health checks on the
 //     target's port or a fixed one, thresholds, reasons, draining for the
 //     deregistration delay, fail-open routing, quotas, validation ranges
