@@ -160,11 +160,20 @@ func TestSimulateWire(t *testing.T) {
 	for _, c := range story.ELBv2().Calls() {
 		served = append(served, c.Op)
 	}
+	ec2Requested := map[string]int{}
 	for _, r := range story.Wire().Requests() {
+		if r.Service == "ec2" {
+			ec2Requested[r.Action]++
+			continue
+		}
 		requested = append(requested, r.Action)
 	}
 	if d := cmp.Diff(served, requested); d != "" {
 		t.Errorf("calls the facade served (-) and requests at the endpoint (+) differ: a call bypassed the wire\n%s", d)
+	}
+	// The plan's security-group check reads EC2 through the same endpoint.
+	if d := cmp.Diff(story.SUTEC2().Counts(), ec2Requested); d != "" || ec2Requested["DescribeSecurityGroups"] == 0 {
+		t.Errorf("EC2 calls the facade served (-) and requests at the endpoint (+) differ, or none:\n%s", d)
 	}
 	// The story's first calls are the diagnose step's, before the plan's.
 	counts := story.Wire().Counts()
