@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -18,9 +19,9 @@ import (
 // the binding's endpoints. A controller that does not (it is not running,
 // it crash-loops, AWS refuses its calls) leaves the binding stuck, not
 // slow: waiting for the gate's timeout would only delay the rollback. The
-// cause is read from what the controller writes on the binding (its
-// finalizer, its status, the reasons of its Events), never from the text
-// of a message.
+// cause is read from what the controller writes on the binding (the
+// reasons of its Events, its status conditions), never from the text of a
+// message.
 
 // DefaultControllerPatience is how long ready endpoints may stay
 // unregistered, with no registration at all, before Execute decides the
@@ -68,6 +69,9 @@ type ControllerError struct {
 	// Message is the most recent such Event's message, as the controller
 	// wrote it (for the operator; it is never parsed).
 	Message string
+	// Conditions are the binding's status conditions that are not True
+	// (LBC v3's Ready), as "Type=Status: Reason".
+	Conditions []string
 	// Pending counts the ready endpoints not registered.
 	Pending int
 	// Stalled is how long nothing was registered.
@@ -83,6 +87,9 @@ func (e *ControllerError) Error() string {
 		b.WriteString("; the controller wrote nothing on the binding: is the AWS Load Balancer Controller running, and watching this namespace?")
 	case ControllerFailing:
 		fmt.Fprintf(&b, "; its reconciles fail (events %s", strings.Join(e.Reasons, ", "))
+		if len(e.Conditions) > 0 {
+			fmt.Fprintf(&b, "; conditions %s", strings.Join(e.Conditions, ", "))
+		}
 		if e.Message != "" {
 			fmt.Fprintf(&b, "; last: %q", e.Message)
 		}
@@ -167,8 +174,16 @@ func (w *controllerWatch) check(ctx context.Context, r *runner, tgb *v1beta1.Tar
 		return err
 	}
 	e.Reasons, e.Message = reasons, msg
+	var cur v1beta1.TargetGroupBinding
+	if err := r.e.Client.Get(ctx, client.ObjectKeyFromObject(tgb), &cur); err == nil {
+		for _, c := range cur.Status.Conditions {
+			if c.Status != metav1.ConditionTrue {
+				e.Conditions = append(e.Conditions, fmt.Sprintf("%s=%s: %s", c.Type, c.Status, c.Reason))
+			}
+		}
+	}
 	e.Cause = ControllerFailing
-	if len(reasons) == 0 {
+	if len(reasons) == 0 && len(e.Conditions) == 0 {
 		e.Cause = ControllerNotReconciling
 	}
 	return e

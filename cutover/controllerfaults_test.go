@@ -11,6 +11,7 @@ import (
 
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/smithy-go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/cutover"
@@ -19,6 +20,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // deniedRegister is the controller's ELBv2 client without
@@ -44,8 +46,9 @@ func (d deniedRegister) RegisterTargets(ctx context.Context, in *elbv2.RegisterT
 // once the fault is cleared the controller finishes the binding's
 // deletion. A fault the controller recovers from on its own (a restart
 // between its ConfigMap and RegisterTargets) lets Execute complete, and a
-// Rollback then restores the target group. On the facade, and through the
-// wire unless -short.
+// Rollback then restores the target group. On the facade and, unless
+// -short, through the wire for the faults whose errors cross it (the
+// controller's EC2 and ELBv2 refusals, which its real SDK clients decode).
 func TestExecuteControllerFaults(t *testing.T) {
 	t.Parallel()
 	type fault struct {
@@ -54,6 +57,9 @@ func TestExecuteControllerFaults(t *testing.T) {
 		arm, clear func(s *scenario, b types.NamespacedName, on *bool)
 		// check judges Execute's error.
 		check func(t *testing.T, err error)
+		// wire: the fault's errors travel through the wire (the
+		// controller's own AWS calls), so it also runs there.
+		wire bool
 	}
 	controller := func(cause cutover.ControllerCause, reasons ...string) func(*testing.T, error) {
 		return func(t *testing.T, err error) {
@@ -108,12 +114,14 @@ func TestExecuteControllerFaults(t *testing.T) {
 			},
 			clear: func(s *scenario, _ types.NamespacedName, _ *bool) { s.w.LBCEC2().Clear("") },
 			check: controller(cutover.ControllerFailing, cutover.EventFailedNetworkReconcile, cutover.EventFailedReconcile),
+			wire:  true,
 		},
 		{
 			name:  "register-denied",
 			arm:   func(_ *scenario, _ types.NamespacedName, on *bool) { *on = true },
 			clear: func(_ *scenario, _ types.NamespacedName, on *bool) { *on = false },
 			check: controller(cutover.ControllerFailing, cutover.EventFailedReconcile),
+			wire:  true,
 		},
 		{
 			name:  "webhook-down",
@@ -143,6 +151,9 @@ func TestExecuteControllerFaults(t *testing.T) {
 	}
 	for _, tr := range matrixTransports() {
 		for i, f := range faults {
+			if tr.wire != nil && !f.wire {
+				continue // nothing of this fault crosses the wire
+			}
 			t.Run(tr.name+"/"+f.name, func(t *testing.T) {
 				t.Parallel()
 				on := false
@@ -263,5 +274,32 @@ func TestControllerErrorText(t *testing.T) {
 	nr := (&cutover.ControllerError{Step: cutover.StepGate, Binding: "shop/web", Cause: cutover.ControllerNotReconciling, Pending: 3, Stalled: time.Minute}).Error()
 	if !strings.Contains(nr, "is the AWS Load Balancer Controller running") {
 		t.Errorf("%q does not ask whether the controller runs", nr)
+	}
+}
+
+// TestControllerErrorReadsConditions: a binding whose status holds a
+// condition that is not True (LBC v3's Ready) is judged failing, with the
+// condition named, even without a Warning Event.
+func TestControllerErrorReadsConditions(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, smallWorld(42))
+	p := s.plan(nil)
+	s.w.LBC().Stop()
+	// What a controller that reconciled nothing but its status would leave.
+	mark := func(ctx context.Context, e cutover.Event) error {
+		if e.Kind != cutover.EventStep || e.Step != cutover.StepBind {
+			return nil
+		}
+		var b v1beta1.TargetGroupBinding
+		if err := s.w.Client().Get(ctx, types.NamespacedName{Namespace: p.Binding.Namespace, Name: p.Binding.Name}, &b); err != nil {
+			return err
+		}
+		b.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "FailedCleanup", Message: "x", LastTransitionTime: metav1.NewTime(s.w.Clock().Now())}}
+		return s.w.Client().Status().Update(ctx, &b)
+	}
+	_, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithHook(mark))
+	var ce *cutover.ControllerError
+	if !errors.As(err, &ce) || ce.Cause != cutover.ControllerFailing || !slices.Contains(ce.Conditions, "Ready=False: FailedCleanup") {
+		t.Fatalf("Execute: %v; want a failing *ControllerError naming the condition", err)
 	}
 }

@@ -101,6 +101,9 @@ func TestSecurityGroupCheck(t *testing.T) {
 				}
 			})
 			t.Run("blocked, refused", func(t *testing.T) {
+				if tr.wire != nil {
+					t.Skip("the same reads as blocked, fixed: the facade is enough")
+				}
 				t.Parallel()
 				cfg := smallWorld(53)
 				cfg.Wire = tr.wire

@@ -153,9 +153,12 @@ type Controller struct {
 	pending  map[types.NamespacedName]pendingReconcile
 	failures map[types.NamespacedName]int
 	services map[types.NamespacedName]types.NamespacedName // binding -> Service it references
-	// pods is the stand-in for the controller's pod informer cache: pods
-	// read through the client, dropped when the watch reports a change.
-	pods map[types.NamespacedName]*corev1.Pod
+	// pods, slices and nodes stand in for the controller's informer
+	// caches: objects read through the client (slices by Service), dropped
+	// when the watch reports a change.
+	pods   map[types.NamespacedName]*corev1.Pod
+	slices map[types.NamespacedName][]discoveryv1.EndpointSlice
+	nodes  map[string]*corev1.Node
 	// cache is the targets cache (targets.go).
 	cache *targetsCache
 	// processed holds, until when, the bindings fully reconciled since
@@ -262,6 +265,8 @@ func (c *Controller) reset() {
 	c.failures = map[types.NamespacedName]int{}
 	c.services = map[types.NamespacedName]types.NamespacedName{}
 	c.pods = map[types.NamespacedName]*corev1.Pod{}
+	c.slices = map[types.NamespacedName][]discoveryv1.EndpointSlice{}
+	c.nodes = map[string]*corev1.Node{}
 	c.cache = newTargetsCache(c.o.TargetsCacheTTL)
 	c.processed = map[types.NamespacedName]time.Time{}
 	c.deferred = map[types.NamespacedName]vclock.Handle{}
@@ -398,7 +403,20 @@ func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[s
 		if !ok {
 			svc = ""
 		}
+		for k := range c.slices {
+			if k.Namespace == key.Namespace && (svc == "" || k.Name == svc) || key.Namespace == "" {
+				delete(c.slices, k)
+			}
+		}
 		c.enqueueFor(key.Namespace, svc)
+	case "Node":
+		// The node cache only: Node changes reconcile instance-mode
+		// bindings, which the stand-in does not model.
+		if key.Name == "" {
+			clear(c.nodes)
+			return
+		}
+		delete(c.nodes, key.Name)
 	}
 }
 

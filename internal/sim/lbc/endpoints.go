@@ -69,6 +69,23 @@ func (c *Controller) findServicePort(ctx context.Context, tgb *v1beta1.TargetGro
 	return nil, corev1.ServicePort{}, fmt.Errorf("%w: unable to find port %s on service %s", ErrBackendNotFound, ref.String(), key)
 }
 
+// endpointSlices lists the EndpointSlices of a Service through the
+// controller's informer cache: read once, then kept until the watch
+// reports a change of one of them (Observe).
+func (c *Controller) endpointSlices(ctx context.Context, svc types.NamespacedName) ([]discoveryv1.EndpointSlice, error) {
+	if l, ok := c.slices[svc]; ok {
+		return l, nil
+	}
+	var l discoveryv1.EndpointSliceList
+	if err := c.o.Client.List(ctx, &l, client.InNamespace(svc.Namespace),
+		client.MatchingLabels{discoveryv1.LabelServiceName: svc.Name}); err != nil {
+		return nil, fmt.Errorf("list endpointslices: %w", err)
+	}
+	sort.Slice(l.Items, func(i, j int) bool { return l.Items[i].Name < l.Items[j].Name })
+	c.slices[svc] = l.Items
+	return l.Items, nil
+}
+
 // resolveEndpoints lists the pod endpoints to register, from the Service's
 // EndpointSlices, as the LBC's endpoint resolver does
 // (pkg/backend/endpoint_resolver.go, resolvePodEndpointsWithEndpointsData):
@@ -90,19 +107,17 @@ func (c *Controller) resolveEndpoints(ctx context.Context, tgb *v1beta1.TargetGr
 	if err != nil {
 		return nil, err
 	}
-	var slices discoveryv1.EndpointSliceList
-	if err := c.o.Client.List(ctx, &slices, client.InNamespace(tgb.Namespace),
-		client.MatchingLabels{discoveryv1.LabelServiceName: tgb.Spec.ServiceRef.Name}); err != nil {
-		return nil, fmt.Errorf("list endpointslices: %w", err)
+	slices, err := c.endpointSlices(ctx, types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Spec.ServiceRef.Name})
+	if err != nil {
+		return nil, err
 	}
 	family := discoveryv1.AddressTypeIPv4
 	if tgb.Spec.IPAddressType != nil && *tgb.Spec.IPAddressType == v1beta1.IPAddressTypeIPv6 {
 		family = discoveryv1.AddressTypeIPv6
 	}
-	sort.Slice(slices.Items, func(i, j int) bool { return slices.Items[i].Name < slices.Items[j].Name })
 	var ready, unknown []endpoint
 	nodeReady := map[string]corev1.ConditionStatus{}
-	for _, s := range slices.Items {
+	for _, s := range slices {
 		if s.AddressType != family {
 			continue
 		}
@@ -179,9 +194,13 @@ func dedupe(eps []endpoint) []endpoint {
 // nodeReadyStatus is the node's Ready condition: False when the node or the
 // condition is missing (a node that cannot be read is skipped).
 func (c *Controller) nodeReadyStatus(ctx context.Context, name string) corev1.ConditionStatus {
-	n := &corev1.Node{}
-	if err := c.o.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
-		return corev1.ConditionFalse
+	n, ok := c.nodes[name]
+	if !ok {
+		n = &corev1.Node{}
+		if err := c.o.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+			return corev1.ConditionFalse
+		}
+		c.nodes[name] = n
 	}
 	for _, cond := range n.Status.Conditions {
 		if cond.Type == corev1.NodeReady {
