@@ -762,16 +762,22 @@ func (w *World) AWS() elbv2wire.API {
 	return w.sut
 }
 
-// AWSCounts returns the system under test's ELBv2 calls by operation,
-// counted where the service sees them: at the endpoint with Config.Wire
-// (every HTTP request, each of the SDK's retries included), at the facade
-// otherwise. A call-count assertion written on it holds on both transports
-// when the SDK does not retry.
+// AWSCounts returns the system under test's AWS calls (ELBv2, and EC2
+// through [World.EC2]) by operation, counted where the service sees them:
+// at the endpoint with Config.Wire (every HTTP request, each of the SDK's
+// retries included), at the facades otherwise. A call-count assertion
+// written on it holds on both transports when the SDK does not retry.
 func (w *World) AWSCounts() map[string]int {
 	if w.sutWire != nil {
 		return w.sutWire.Counts()
 	}
-	return w.sut.Counts()
+	out := w.sut.Counts()
+	for op, n := range w.sutEC2.Counts() {
+		if n > 0 {
+			out[op] += n
+		}
+	}
+	return out
 }
 
 // Wire returns the endpoint of the system under test's calls, for its
