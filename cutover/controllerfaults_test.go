@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
-	"github.com/aws/smithy-go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -22,20 +20,6 @@ import (
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// deniedRegister is the controller's ELBv2 client without
-// elasticloadbalancing:RegisterTargets while *on.
-type deniedRegister struct {
-	lbc.ELBv2API
-	on *bool
-}
-
-func (d deniedRegister) RegisterTargets(ctx context.Context, in *elbv2.RegisterTargetsInput, o ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error) {
-	if *d.on {
-		return nil, &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized to perform: elasticloadbalancing:RegisterTargets", Fault: smithy.FaultClient}
-	}
-	return d.ELBv2API.RegisterTargets(ctx, in, o...)
-}
 
 // TestExecuteControllerFaults runs Execute with each fault of the AWS Load
 // Balancer Controller armed before it. Where the controller cannot do its
@@ -53,8 +37,8 @@ func TestExecuteControllerFaults(t *testing.T) {
 	t.Parallel()
 	type fault struct {
 		name string
-		// arm and clear start and end it; on is the RegisterTargets switch.
-		arm, clear func(s *scenario, b types.NamespacedName, on *bool)
+		// arm and clear start and end it.
+		arm, clear func(s *scenario, b types.NamespacedName)
 		// check judges Execute's error.
 		check func(t *testing.T, err error)
 		// wire: the fault's errors travel through the wire (the
@@ -80,22 +64,22 @@ func TestExecuteControllerFaults(t *testing.T) {
 			}
 		}
 	}
-	noop := func(*scenario, types.NamespacedName, *bool) {}
+	noop := func(*scenario, types.NamespacedName) {}
 	faults := []fault{
 		{
 			name:  "not-running",
-			arm:   func(s *scenario, _ types.NamespacedName, _ *bool) { s.w.LBC().Stop() },
-			clear: func(s *scenario, _ types.NamespacedName, _ *bool) { s.start() },
+			arm:   func(s *scenario, _ types.NamespacedName) { s.w.LBC().Stop() },
+			clear: func(s *scenario, _ types.NamespacedName) { s.start() },
 			check: controller(cutover.ControllerNotReconciling),
 		},
 		{
 			name: "crash-loop",
-			arm: func(s *scenario, b types.NamespacedName, _ *bool) {
+			arm: func(s *scenario, b types.NamespacedName) {
 				if err := s.w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashOnReconcile}); err != nil {
 					s.t.Fatal(err)
 				}
 			},
-			clear: func(s *scenario, _ types.NamespacedName, _ *bool) {
+			clear: func(s *scenario, _ types.NamespacedName) {
 				if err := s.w.LBC().InjectCrashes(lbc.Crashes{}); err != nil {
 					s.t.Fatal(err)
 				}
@@ -105,28 +89,32 @@ func TestExecuteControllerFaults(t *testing.T) {
 		},
 		{
 			name: "ec2-denied",
-			arm: func(s *scenario, _ types.NamespacedName, _ *bool) {
+			arm: func(s *scenario, _ types.NamespacedName) {
 				for _, op := range []string{ec2sim.OpDescribeVpcs, ec2sim.OpDescribeSecurityGroups} {
 					if err := s.w.LBCEC2().Fail(op, ec2sim.ErrUnauthorized(op)); err != nil {
 						s.t.Fatal(err)
 					}
 				}
 			},
-			clear: func(s *scenario, _ types.NamespacedName, _ *bool) { s.w.LBCEC2().Clear("") },
+			clear: func(s *scenario, _ types.NamespacedName) { s.w.LBCEC2().Clear("") },
 			check: controller(cutover.ControllerFailing, cutover.EventFailedNetworkReconcile, cutover.EventFailedReconcile),
 			wire:  true,
 		},
 		{
-			name:  "register-denied",
-			arm:   func(_ *scenario, _ types.NamespacedName, on *bool) { *on = true },
-			clear: func(_ *scenario, _ types.NamespacedName, on *bool) { *on = false },
+			name: "register-denied",
+			arm: func(s *scenario, _ types.NamespacedName) {
+				if err := s.w.DenyController("RegisterTargets"); err != nil {
+					s.t.Fatal(err)
+				}
+			},
+			clear: func(s *scenario, _ types.NamespacedName) { s.w.AllowController("RegisterTargets") },
 			check: controller(cutover.ControllerFailing, cutover.EventFailedReconcile),
 			wire:  true,
 		},
 		{
 			name:  "webhook-down",
-			arm:   func(s *scenario, _ types.NamespacedName, _ *bool) { s.w.SetWebhookDown(true) },
-			clear: func(s *scenario, _ types.NamespacedName, _ *bool) { s.w.SetWebhookDown(false) },
+			arm:   func(s *scenario, _ types.NamespacedName) { s.w.SetWebhookDown(true) },
+			clear: func(s *scenario, _ types.NamespacedName) { s.w.SetWebhookDown(false) },
 			check: func(t *testing.T, err error) {
 				var we *tgbind.WebhookUnavailableError
 				if !errors.As(err, &we) || we.Webhook != sim.MutatingWebhook {
@@ -136,7 +124,7 @@ func TestExecuteControllerFaults(t *testing.T) {
 		},
 		{
 			name: "restart-before-register",
-			arm: func(s *scenario, b types.NamespacedName, _ *bool) {
+			arm: func(s *scenario, b types.NamespacedName) {
 				if err := s.w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashBeforeRegister, Times: 1}); err != nil {
 					s.t.Fatal(err)
 				}
@@ -156,14 +144,12 @@ func TestExecuteControllerFaults(t *testing.T) {
 			}
 			t.Run(tr.name+"/"+f.name, func(t *testing.T) {
 				t.Parallel()
-				on := false
 				cfg := smallWorld(uint64(300 + i))
 				cfg.Wire = tr.wire
-				cfg.WrapLBCELBv2 = func(api lbc.ELBv2API) lbc.ELBv2API { return deniedRegister{ELBv2API: api, on: &on} }
 				s := newScenario(t, cfg)
 				p := s.plan(nil)
 				b := types.NamespacedName{Namespace: p.Binding.Namespace, Name: p.Binding.Name}
-				f.arm(s, b, &on)
+				f.arm(s, b)
 				res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 				f.check(t, err)
 				var rb *cutover.RollbackResult
@@ -185,7 +171,7 @@ func TestExecuteControllerFaults(t *testing.T) {
 				}
 				s.checkRolledBack(rb)
 				s.checkHealthCheck(true)
-				f.clear(s, b, &on)
+				f.clear(s, b)
 				s.w.Run(3 * time.Minute)
 				for deadline := s.w.Clock().Now().Add(10 * time.Minute); s.draining() && s.w.Clock().Now().Before(deadline); {
 					s.w.Run(30 * time.Second) // the pod targets a completed cutover left drain

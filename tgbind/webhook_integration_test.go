@@ -90,26 +90,10 @@ func registerStubWebhook(t *testing.T, r *rig) *stubWebhook {
 	hook := &stubWebhook{}
 	srv := httptest.NewTLSServer(hook)
 	t.Cleanup(srv.Close)
-	url := srv.URL + "/validate"
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "tgmigrate-test"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name: testWebhookName,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				URL:      &url,
-				CABundle: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}),
-			},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{APIGroups: []string{"elbv2.k8s.aws"}, APIVersions: []string{"v1beta1"},
-					Resources: []string{"targetgroupbindings"}, Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
-			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
-			FailurePolicy:           ptrTo(admissionregistrationv1.Fail),
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptrTo(int32(5)),
-		}},
-	}
+	cfg := webhookConfig("tgmigrate-test", testWebhookName, admissionregistrationv1.WebhookClientConfig{
+		URL:      ptrTo(srv.URL + "/validate"),
+		CABundle: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}),
+	})
 	if err := r.env.Client.Create(ctx, cfg); err != nil {
 		t.Fatalf("register webhook: %v", err)
 	}
@@ -219,23 +203,7 @@ func TestIntegrationWebhookUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	const hookName = "vtargetgroupbinding.down.tgmigrate.qstools.io"
-	url := "https://" + addr + "/validate"
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "tgmigrate-down"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         hookName,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{APIGroups: []string{"elbv2.k8s.aws"}, APIVersions: []string{"v1beta1"},
-					Resources: []string{"targetgroupbindings"}, Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
-			}},
-			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
-			FailurePolicy:           ptrTo(admissionregistrationv1.Fail),
-			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptrTo(int32(5)),
-		}},
-	}
+	cfg := webhookConfig("tgmigrate-down", hookName, admissionregistrationv1.WebhookClientConfig{URL: ptrTo("https://" + addr + "/validate")})
 	if err := r.env.Client.Create(ctx, cfg); err != nil {
 		t.Fatalf("register webhook: %v", err)
 	}
@@ -297,5 +265,26 @@ func TestIntegrationWebhookUnavailable(t *testing.T) {
 	}
 	if len(all.Items) != 0 {
 		t.Errorf("%d bindings exist after the refusals, want none", len(all.Items))
+	}
+}
+
+// webhookConfig is a validating webhook configuration of one webhook for
+// targetgroupbindings (create and update), failing closed.
+func webhookConfig(name, hook string, client admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         hook,
+			ClientConfig: client,
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"elbv2.k8s.aws"}, APIVersions: []string{"v1beta1"},
+					Resources: []string{"targetgroupbindings"}, Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
+			}},
+			SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptrTo(admissionregistrationv1.Fail),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptrTo(int32(5)),
+		}},
 	}
 }

@@ -27,13 +27,7 @@ func TestPlanAndExecutePreconditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	run := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
-		code := a.run(t.Context(), args)
-		return code, stdout.String(), stderr.String()
-	}
+	run := onWorld(t, w)
 	l := w.Legacy()
 	planFile := filepath.Join(t.TempDir(), "plan.json")
 	code, stdout, stderr := run("plan", "--target-group", l.TargetGroupARN, "-n", l.Namespace, "--service", l.Service, "--port", l.PortName,
@@ -99,13 +93,7 @@ func TestPlanSecurityGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	run := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
-		code := a.run(t.Context(), args)
-		return code, stdout.String(), stderr.String()
-	}
+	run := onWorld(t, w)
 	l := w.Legacy()
 	base := []string{"plan", "--target-group", l.TargetGroupARN, "-n", l.Namespace, "--service", l.Service, "--port", l.PortName, "--cluster-vpc", l.VPCID}
 	code, stdout, stderr := run(base...)
@@ -130,5 +118,16 @@ func TestPlanSecurityGroups(t *testing.T) {
 	}
 	if m := mutatingCalls(w); m != 0 {
 		t.Errorf("the refused execute made %d mutating calls", m)
+	}
+}
+
+// onWorld returns a runner of the CLI whose cutover commands act on w.
+func onWorld(t *testing.T, w *sim.World) func(args ...string) (int, string, string) {
+	return func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
+		code := a.run(t.Context(), args)
+		return code, stdout.String(), stderr.String()
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
-	"github.com/aws/smithy-go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -37,48 +35,27 @@ type controllerFault struct {
 	name string
 	// what says what the fault is, for the text table.
 	what string
-	// cfg adjusts the world before it is built.
-	cfg func(cfg *sim.Config, sw *faultSwitch)
 	// arm starts the fault; clear ends it.
-	arm, clear func(w *sim.World, sw *faultSwitch, binding types.NamespacedName) error
+	arm, clear func(w *sim.World, binding types.NamespacedName) error
 }
 
-// faultSwitch holds a fault that sits in a client the world is built
-// with (the controller's ELBv2 permissions).
-type faultSwitch struct{ denyRegister bool }
-
-// deniedELBv2 is the controller's ELBv2 client without
-// elasticloadbalancing:RegisterTargets while the switch is on.
-type deniedELBv2 struct {
-	lbc.ELBv2API
-	sw *faultSwitch
-}
-
-func (d deniedELBv2) RegisterTargets(ctx context.Context, in *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error) {
-	if d.sw.denyRegister {
-		return nil, &smithy.GenericAPIError{Code: "AccessDenied", Message: "User: arn:aws:sts::" + sim.DefaultAccountID +
-			":assumed-role/aws-load-balancer-controller/controller is not authorized to perform: elasticloadbalancing:RegisterTargets", Fault: smithy.FaultClient}
-	}
-	return d.ELBv2API.RegisterTargets(ctx, in, optFns...)
-}
-
-func none(*sim.World, *faultSwitch, types.NamespacedName) error { return nil }
+func none(*sim.World, types.NamespacedName) error { return nil }
 
 // controllerFaults are the faults, in the order they run.
 var controllerFaults = []controllerFault{
 	{
 		name: "not-running", what: "the controller is stopped before Execute; started again after",
-		arm: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.LBC().Stop(); return nil },
-		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+		arm: func(w *sim.World, _ types.NamespacedName) error { w.LBC().Stop(); return nil },
+		clear: func(w *sim.World, _ types.NamespacedName) error {
 			return w.LBC().Start(context.Background())
 		},
 	},
 	{
 		name: "crash-loop", what: "every reconcile of the binding kills the controller (CrashLoopBackOff 10 s to 5 min); fixed after",
-		arm: func(w *sim.World, _ *faultSwitch, b types.NamespacedName) error {
+		arm: func(w *sim.World, b types.NamespacedName) error {
 			return w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashOnReconcile})
 		},
-		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+		clear: func(w *sim.World, _ types.NamespacedName) error {
 			if err := w.LBC().InjectCrashes(lbc.Crashes{}); err != nil {
 				return err
 			}
@@ -87,7 +64,7 @@ var controllerFaults = []controllerFault{
 	},
 	{
 		name: "ec2-denied", what: "EC2 refuses the controller DescribeVpcs and DescribeSecurityGroups (UnauthorizedOperation); granted after",
-		arm: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+		arm: func(w *sim.World, _ types.NamespacedName) error {
 			for _, op := range []string{"DescribeVpcs", "DescribeSecurityGroups"} {
 				if err := w.LBCEC2().Fail(op, ec2sim.ErrUnauthorized(op)); err != nil {
 					return err
@@ -95,7 +72,7 @@ var controllerFaults = []controllerFault{
 			}
 			return nil
 		},
-		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error {
+		clear: func(w *sim.World, _ types.NamespacedName) error {
 			w.LBCEC2().Clear("DescribeVpcs")
 			w.LBCEC2().Clear("DescribeSecurityGroups")
 			return nil
@@ -103,20 +80,20 @@ var controllerFaults = []controllerFault{
 	},
 	{
 		name: "register-denied", what: "the controller lacks elasticloadbalancing:RegisterTargets (AccessDenied); granted after",
-		cfg: func(cfg *sim.Config, sw *faultSwitch) {
-			cfg.WrapLBCELBv2 = func(api lbc.ELBv2API) lbc.ELBv2API { return deniedELBv2{ELBv2API: api, sw: sw} }
+		arm: func(w *sim.World, _ types.NamespacedName) error { return w.DenyController("RegisterTargets") },
+		clear: func(w *sim.World, _ types.NamespacedName) error {
+			w.AllowController("RegisterTargets")
+			return nil
 		},
-		arm:   func(_ *sim.World, sw *faultSwitch, _ types.NamespacedName) error { sw.denyRegister = true; return nil },
-		clear: func(_ *sim.World, sw *faultSwitch, _ types.NamespacedName) error { sw.denyRegister = false; return nil },
 	},
 	{
 		name: "webhook-down", what: "the controller's webhook service is unreachable (failurePolicy Fail); back after",
-		arm:   func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.SetWebhookDown(true); return nil },
-		clear: func(w *sim.World, _ *faultSwitch, _ types.NamespacedName) error { w.SetWebhookDown(false); return nil },
+		arm:   func(w *sim.World, _ types.NamespacedName) error { w.SetWebhookDown(true); return nil },
+		clear: func(w *sim.World, _ types.NamespacedName) error { w.SetWebhookDown(false); return nil },
 	},
 	{
 		name: "restart-before-register", what: "the controller dies after writing its ConfigMap, before RegisterTargets, once; restarts 10 s later",
-		arm: func(w *sim.World, _ *faultSwitch, b types.NamespacedName) error {
+		arm: func(w *sim.World, b types.NamespacedName) error {
 			return w.LBC().InjectCrashes(lbc.Crashes{Binding: b, Point: lbc.CrashBeforeRegister, Times: 1})
 		},
 		clear: none,
@@ -125,12 +102,7 @@ var controllerFaults = []controllerFault{
 
 // runFault runs the phased cutover under one fault and measures it.
 func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, fault controllerFault) (*simOutcome, error) {
-	sw := &faultSwitch{}
-	cfg := f.config(strategyPhased, tm)
-	if fault.cfg != nil {
-		fault.cfg(&cfg, sw)
-	}
-	w, err := a.newWorld(ctx, cfg, "fault "+fault.name)
+	w, err := a.newWorld(ctx, f.config(strategyPhased, tm), "fault "+fault.name)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +120,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	out := &simOutcome{Strategy: strategyPhased, Fault: fault.name, FloorSeconds: float64(plan.Estimate.FloorSeconds),
 		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
 	binding := types.NamespacedName{Namespace: plan.Binding.Namespace, Name: plan.Binding.Name}
-	if err := fault.arm(w, sw, binding); err != nil {
+	if err := fault.arm(w, binding); err != nil {
 		return nil, fmt.Errorf("arm %s: %w", fault.name, err)
 	}
 	var holdEnd time.Time
@@ -159,7 +131,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	}})
 	res, execErr := cutover.Execute(ctx, env, plan, obs)
 	cutEnd := w.Clock().Now()
-	rbStart, rbEnd := cutEnd, cutEnd
+	rbEnd := cutEnd
 	outcome := []string{executeOutcome(execErr)}
 	var notes, warnings []string
 	switch {
@@ -181,7 +153,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 		// ends where it began.
 		rb := res.Rollback
 		outcome = append(outcome, rollbackOutcome(rb, nil))
-		cutEnd, rbStart, rbEnd = rb.StartedAt, rb.StartedAt, rb.FinishedAt
+		cutEnd, rbEnd = rb.StartedAt, rb.FinishedAt
 		out.RollbackSeconds, out.RollbackFloorSeconds = rb.Seconds, rb.FloorSeconds
 		warnings = rb.Warnings
 	default:
@@ -202,7 +174,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	}
 	// The operator fixes the controller, which finishes the binding's
 	// deletion; the target group is then as it was.
-	if err := fault.clear(w, sw, binding); err != nil {
+	if err := fault.clear(w, binding); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", fault.name, err)
 	}
 	for deadline := w.Clock().Now().Add(5 * time.Minute); w.Clock().Now().Before(deadline); w.Run(time.Second) {
@@ -237,25 +209,14 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	out.Note = strings.Join(notes, "; ")
 
 	st := w.Traffic()
-	out.Requests, out.Failed = st.Total, st.Failed
-	out.traffic, out.origin = st, origin
 	cutStart := start
 	if holdEnd.After(cutStart) {
 		cutStart = holdEnd
 	}
-	out.cutoverFrom, out.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
-	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
-	out.OutageSeconds = out.DegradedSeconds
-	stop := end.Add(time.Second)
-	out.Windows.Before = windowOf(st, origin, origin, cutStart)
-	out.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
-	last := cutEnd
-	if rbEnd.After(cutEnd) {
-		rb := windowOf(st, origin, rbStart, rbEnd)
-		out.Windows.Rollback = &rb
-		last = rbEnd
+	if !rbEnd.After(cutEnd) {
+		rbEnd = time.Time{}
 	}
-	out.Windows.After = windowOf(st, origin, last, stop)
+	out.measure(st, origin, cutStart, cutEnd, rbEnd, end)
 	out.FailedInPhasedCutover = out.Windows.Cutover.Failed
 	out.APICalls = diffCounts(w.AWSCounts(), before)
 	out.GhostsLeft, out.ReusedGhostsLeft = liveGhosts(w, w.Legacy().TargetGroupARN)

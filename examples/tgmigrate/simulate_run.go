@@ -75,6 +75,28 @@ type simOutcome struct {
 	cutoverFrom, cutoverTo time.Duration
 }
 
+// measure fills the row's traffic figures and its windows from the run's
+// requests: before (from origin, the run's start, to cutStart), cutover
+// (to cutEnd), rollback (to rbEnd; zero: no rollback) and after (to end).
+func (o *simOutcome) measure(st traffic.Stats, origin, cutStart, cutEnd, rbEnd, end time.Time) {
+	o.Requests, o.Failed = st.Total, st.Failed
+	o.traffic, o.origin = st, origin
+	o.cutoverFrom, o.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
+	o.TotalOutageSeconds, o.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
+	o.OutageSeconds = o.DegradedSeconds
+	// The last request is sent at end itself: the windows reach past it.
+	stop := end.Add(time.Second)
+	o.Windows.Before = windowOf(st, origin, origin, cutStart)
+	o.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
+	last := cutEnd
+	if rbEnd.After(cutEnd) {
+		rb := windowOf(st, origin, cutEnd, rbEnd)
+		o.Windows.Rollback = &rb
+		last = rbEnd
+	}
+	o.Windows.After = windowOf(st, origin, last, stop)
+}
+
 // comparePhasedWindow sets every row's FailedInPhasedCutover from the
 // phased row's cutover window.
 func comparePhasedWindow(rows []simOutcome) {
@@ -241,23 +263,10 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	w.RunUntil(end)
 	w.StopTraffic()
 
-	st := w.Traffic()
-	out.Requests, out.Failed = st.Total, st.Failed
-	out.traffic, out.origin = st, origin
-	out.cutoverFrom, out.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
-	out.TotalOutageSeconds, out.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
-	out.OutageSeconds = out.DegradedSeconds
-	// The last request is sent at end itself: the windows reach past it.
-	stop := end.Add(time.Second)
-	out.Windows.Before = windowOf(st, origin, origin, cutStart)
-	out.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
-	last := cutEnd
-	if !rbStart.IsZero() {
-		rb := windowOf(st, origin, cutEnd, rbEnd)
-		out.Windows.Rollback = &rb
-		last = rbEnd
+	if rbStart.IsZero() {
+		rbEnd = time.Time{}
 	}
-	out.Windows.After = windowOf(st, origin, last, stop)
+	out.measure(w.Traffic(), origin, cutStart, cutEnd, rbEnd, end)
 	out.APICalls = diffCounts(w.AWSCounts(), before)
 	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
 	serving := w.Legacy().TargetGroupARN

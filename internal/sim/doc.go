@@ -88,7 +88,8 @@
 //     latency, eventual consistency, one-shot errors; more with
 //     World.ELBv2().Inject), Config.KubeFaults (interceptor.Funcs on the
 //     fake client), the controller's: [World.LBCEC2] (EC2 refusing it),
-//     Config.WrapLBCELBv2 (its ELBv2 calls), World.LBC().Stop, Crash and
+//     [World.DenyController] (an ELBv2 action taken from its IAM role;
+//     Config.WrapLBCELBv2 for anything else), World.LBC().Stop, Crash and
 //     InjectCrashes (not running, crash-looping, a restart at a chosen
 //     point), [World.SetWebhookDown] (its webhook unreachable).
 //   - Churn: [World.ReplaceAllNodes] replaces every node within a window;

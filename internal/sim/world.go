@@ -91,10 +91,12 @@ type World struct {
 	lbc          *lbc.Controller
 	// webhookDown: see SetWebhookDown.
 	webhookDown bool
-	karp        *karpenter.Karpenter
-	traffic     *traffic.Generator
-	legacy      Legacy
-	start       time.Time
+	// role is the controller's IAM role (DenyController).
+	role    *controllerRole
+	karp    *karpenter.Karpenter
+	traffic *traffic.Generator
+	legacy  Legacy
+	start   time.Time
 
 	// With Config.Wire: the endpoints in front of sut and of the LBC's
 	// client, and the system under test's SDK client.
@@ -186,6 +188,8 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if cfg.WrapLBCELBv2 != nil {
 		lbcAWS = cfg.WrapLBCELBv2(lbcAWS)
 	}
+	w.role = &controllerRole{ELBv2API: lbcAWS, denied: map[string]bool{}}
+	lbcAWS = w.role
 	if cfg.Wire != nil && !cfg.Wire.FacadeLBC {
 		var sdk *elbv2.Client
 		var ec2SDK *ec2.Client
