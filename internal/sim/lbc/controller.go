@@ -421,8 +421,20 @@ func (c *Controller) Observe(kind string, key types.NamespacedName, labels map[s
 }
 
 // gatedBindings names the bindings a pod's readiness gates name, from the
-// cached pod, or from a fresh read when it is not cached.
+// cached pod, or from a fresh read when it is not cached. A namespace with
+// no binding the controller knows has none to name (a binding's own
+// creation reconciles it anyway), so its pods are not read.
 func (c *Controller) gatedBindings(key types.NamespacedName) []types.NamespacedName {
+	known := false
+	for b := range c.services {
+		if b.Namespace == key.Namespace {
+			known = true
+			break
+		}
+	}
+	if !known {
+		return nil
+	}
 	p, ok := c.pods[key]
 	if !ok {
 		p = &corev1.Pod{}
