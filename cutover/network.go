@@ -99,12 +99,14 @@ func (m MissingRule) String() string {
 // filter names (EC2 allows 200 values per filter).
 const interfaceChunk = 200
 
-// checkNetwork runs the check for the pods at podIPs on port (tcp), for
-// the load balancers lbARNs. It reads; it changes nothing.
-func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []string, port int32) (*NetworkPlan, error) {
-	np := &NetworkPlan{Protocol: "tcp", Port: port}
+// checkNetwork runs the check for the pods at podIPs on each of ports
+// (tcp), for the load balancers lbARNs: the groups and rules are read
+// once; the plan is the first blocked port's, or the first port's. It
+// reads; it changes nothing.
+func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []string, ports []int32) (*NetworkPlan, error) {
+	np := &NetworkPlan{Protocol: "tcp", Port: ports[0]}
 	if pl.e.EC2 == nil {
-		return &NetworkPlan{Note: fmt.Sprintf("not checked (Env.EC2 not given): if a security group keeps the load balancer from the pods' port %d, the pod targets never turn healthy and the gate stops the cutover", port)}, nil
+		return &NetworkPlan{Note: fmt.Sprintf("not checked (Env.EC2 not given): if a security group keeps the load balancer from the pods' port %d, the pod targets never turn healthy and the gate stops the cutover", np.Port)}, nil
 	}
 	if len(lbARNs) == 0 {
 		return &NetworkPlan{Note: "not checked: no load balancer forwards to the target group"}, nil
@@ -134,6 +136,10 @@ func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []s
 	}
 	groupsOf := map[string][]string{}
 	for chunk := range slices.Chunk(podIPs, interfaceChunk) {
+		wanted := make(map[string]bool, len(chunk))
+		for _, ip := range chunk {
+			wanted[ip] = true
+		}
 		p := ec2.NewDescribeNetworkInterfacesPaginator(pl.e.EC2, &ec2.DescribeNetworkInterfacesInput{
 			Filters: []ec2types.Filter{{Name: aws.String("addresses.private-ip-address"), Values: chunk}},
 		})
@@ -152,8 +158,7 @@ func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []s
 					groups = append(groups, aws.ToString(g.GroupId))
 				}
 				for _, a := range ni.PrivateIpAddresses {
-					ip := aws.ToString(a.PrivateIpAddress)
-					if slices.Contains(chunk, ip) {
+					if ip := aws.ToString(a.PrivateIpAddress); wanted[ip] {
 						groupsOf[ip] = groups
 					}
 				}
@@ -183,8 +188,24 @@ func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []s
 	for _, g := range out {
 		byID[aws.ToString(g.GroupId)] = g
 	}
+	var first *NetworkPlan
+	for _, port := range ports {
+		v := judge(*np, byID, podIPs, groupsOf, port)
+		if !v.Allowed {
+			return v, nil
+		}
+		if first == nil {
+			first = v
+		}
+	}
+	return first, nil
+}
+
+// judge fills a copy of the read part of a check with its verdict on
+// port: every pod's groups must let the load balancer's in.
+func judge(np NetworkPlan, byID map[string]ec2types.SecurityGroup, podIPs []string, groupsOf map[string][]string, port int32) *NetworkPlan {
+	np.Port, np.Allowed, np.Blocked = port, true, nil
 	verdict := map[string]string{} // a pod's groups, joined -> "" when allowed, else why
-	np.Allowed = true
 	for _, ip := range podIPs {
 		g, ok := groupsOf[ip]
 		if !ok {
@@ -208,7 +229,7 @@ func (pl *planner) checkNetwork(ctx context.Context, lbARNs []string, podIPs []s
 			np.By = why
 		}
 	}
-	return np, nil
+	return &np
 }
 
 // deniedOr turns a refusal of the check's EC2 reads into a check not made
@@ -305,19 +326,13 @@ func (pl *planner) network(ctx context.Context, ports []int32) ([]string, error)
 			ports = []int32{pl.sp.TargetPort.IntVal}
 		}
 	}
-	var merged *NetworkPlan
-	for _, port := range ports {
-		np, err := pl.checkNetwork(ctx, pl.tg.LoadBalancerArns, pl.podIPs, port)
-		if err != nil {
-			_, err = pl.fail(err)
-			return nil, err
-		}
-		if merged == nil || (merged.Allowed && !np.Allowed) {
-			merged = np
-		}
-	}
-	if merged == nil {
+	if len(ports) == 0 {
 		return nil, nil
+	}
+	merged, err := pl.checkNetwork(ctx, pl.tg.LoadBalancerArns, pl.podIPs, ports)
+	if err != nil {
+		_, err = pl.fail(err)
+		return nil, err
 	}
 	p.Network = merged
 	switch {
@@ -326,7 +341,7 @@ func (pl *planner) network(ctx context.Context, ports []int32) ([]string, error)
 		return nil, nil
 	case merged.Allowed:
 		if len(merged.Unresolved) > 0 {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("security groups: no network interface holds %d pod addresses (%s): their groups were not checked", len(merged.Unresolved), strings.Join(firstN(merged.Unresolved, 5), ", ")))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("security groups: no network interface holds %d pod addresses (%s): their groups were not checked", len(merged.Unresolved), joinFirst(merged.Unresolved, func(ip string) string { return ip })))
 		}
 		return nil, nil
 	}
@@ -341,13 +356,6 @@ func (pl *planner) network(ctx context.Context, ports []int32) ([]string, error)
 	merged.Networking = true
 	merged.Note = fmt.Sprintf("blocked (%s): the binding's spec.networking lets the controller authorize %s", merged.By, rule)
 	return merged.LoadBalancerSecurityGroups, nil
-}
-
-func firstN(ss []string, n int) []string {
-	if len(ss) > n {
-		return ss[:n]
-	}
-	return ss
 }
 
 // podReady: the pod is Ready, or its containers are (a pod held back by
