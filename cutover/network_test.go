@@ -214,3 +214,13 @@ func TestSecurityGroupCheckDenied(t *testing.T) {
 		})
 	}
 }
+
+// TestControllerPolicyBadARN: a plan whose target group ARN is malformed
+// gets an *InputError, not a policy.
+func TestControllerPolicyBadARN(t *testing.T) {
+	p := &cutover.Plan{TargetGroup: cutover.TargetGroupInfo{ARN: "legacy-web"}}
+	pol, err := p.ControllerPolicy()
+	if pol != nil || !cutover.IsInvalidInput(err) {
+		t.Fatalf("ControllerPolicy = %v, %v; want an *InputError", pol, err)
+	}
+}

@@ -2,6 +2,7 @@ package lbc_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -378,5 +379,47 @@ func TestEC2EveryReconcile(t *testing.T) {
 				t.Error("no SuccessfullyReconciled event once EC2 answers again")
 			}
 		})
+	}
+}
+
+// TestNewValidatesEC2AndCrashes: the controller's EC2 client, VPC and
+// cluster name are required, each refused by name; an injected crash
+// without a binding or with an unknown point is refused and arms nothing.
+func TestNewValidatesEC2AndCrashes(t *testing.T) {
+	w := newWorld(t, sim.Config{Seed: 2})
+	base := func() lbc.Options {
+		return lbc.Options{Client: w.Client(), ELBv2: w.LBCELBv2(), EC2: w.LBCEC2(), Clock: w.Clock(), VPCID: w.Cluster().VPCID(), ClusterName: sim.ClusterName}
+	}
+	if _, err := lbc.New(base()); err != nil {
+		t.Fatalf("New with every field: %v", err)
+	}
+	for field, mod := range map[string]func(*lbc.Options){
+		"EC2":         func(o *lbc.Options) { o.EC2 = nil },
+		"VPCID":       func(o *lbc.Options) { o.VPCID = "" },
+		"ClusterName": func(o *lbc.Options) { o.ClusterName = "" },
+		"RequeueAfter/SyncPeriod/ReactionDelay/DeferredDelay/DeferredJitter": func(o *lbc.Options) { o.DeferredJitter = -time.Second },
+	} {
+		o := base()
+		mod(&o)
+		var oe *lbc.OptionsError
+		if _, err := lbc.New(o); !errors.As(err, &oe) || oe.Field != field {
+			t.Errorf("New without %s: %v, want an *OptionsError naming it", field, err)
+		}
+	}
+	for _, cr := range []lbc.Crashes{
+		{Point: lbc.CrashOnReconcile},
+		{Binding: types.NamespacedName{Namespace: "shop", Name: "web"}, Point: "somewhere"},
+	} {
+		if err := w.LBC().InjectCrashes(cr); !errors.Is(err, lbc.ErrInvalidOptions) {
+			t.Errorf("InjectCrashes(%+v): %v, want invalid options", cr, err)
+		}
+	}
+	// Nothing was armed: a binding reconciles without a crash.
+	if err := w.Client().Create(t.Context(), w.NewBinding("web", true)); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(time.Minute)
+	if s := w.LBC().Stats(); s.Crashes != 0 || s.Registered == 0 {
+		t.Errorf("stats %+v: want no crash and the pods registered", s)
 	}
 }
