@@ -238,7 +238,11 @@
 // AWS calls are classified by internal/awserr and retried with
 // cenkalti/backoff/v4 on the injected clock ([WithRetry], [DefaultRetry]),
 // only on throttling and, right after the target group's creation, on its
-// eventual consistency; a validation error is never retried. Waits poll at
+// eventual consistency; a validation error is never retried. PlanCutover,
+// which only reads, also retries its cluster reads on the API server's
+// transient failures (throttling, timeouts, unavailability, internal
+// errors, a refused or reset connection), with [DefaultRetry] on the same
+// clock; Forbidden, NotFound and Invalid fail at once. Waits poll at
 // a short fixed interval ([WithPollInterval], [DefaultPollInterval]) so
 // that the cutover ends within seconds of when it could.
 //

@@ -54,7 +54,10 @@ const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
 // health-check change, the recorded targets to deregister, the floor, the
 // steps and the estimate. It changes nothing: it calls only ELBv2
 // Describe* operations (through the read-only diagnose.ELBv2API) and reads
-// the cluster.
+// the cluster. Its reads are retried with [DefaultRetry] on Env.Clock: AWS
+// throttling, and the API server's transient failures (throttling,
+// timeouts, unavailability, internal errors, a refused or reset
+// connection); a Forbidden, NotFound or Invalid read fails at once.
 //
 // Malformed input gives an *InputError before any call; a guard that
 // refuses the target group a *GuardError; a strategy that cannot apply a
@@ -69,6 +72,10 @@ func PlanCutover(ctx context.Context, env Env, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every cluster read of the plan, tgbind's and the snapshot's too,
+	// retries the API server's transient failures (kuberead.go).
+	kube := newRetryingReader(e.Client, e.clock, DefaultRetry, e.log.WithName("plan"))
+	e.Client = kube
 	binder, err := e.binder(e.ELBv2, false)
 	if err != nil {
 		return nil, err
@@ -79,7 +86,7 @@ func PlanCutover(ctx context.Context, env Env, req Request) (*Plan, error) {
 		return nil, err
 	}
 	e.log.Info("planned", "plan", p.ID, "strategy", p.Strategy, "targetGroup", p.TargetGroup.ARN,
-		"recorded", len(p.Recorded), "floor", p.Floor, "steps", len(p.Steps))
+		"recorded", len(p.Recorded), "floor", p.Floor, "steps", len(p.Steps), "clusterRetries", kube.retries.Load())
 	return p, nil
 }
 
