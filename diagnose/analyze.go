@@ -93,14 +93,46 @@ func (a *analysis) collectPodHosts(hosts map[string]*NodeRef) {
 
 // newAnalysis classifies the targets of rep and derives its owner and the
 // Service it serves. rep must hold the target group's description.
-func newAnalysis(rep *TargetGroupReport, targets []Target, tags map[string]string, snaps []*Snapshot, now time.Time) *analysis {
-	a := &analysis{rep: rep, tags: tags, snaps: snaps, now: now}
+// tagsErr is the DescribeTags failure, if any; now is the report's
+// GeneratedAt, which countdowns run from.
+func newAnalysis(rep *TargetGroupReport, targets []Target, tags map[string]string, tagsErr error, snaps []*Snapshot, now time.Time) *analysis {
+	a := &analysis{rep: rep, tags: tags, snaps: snaps, now: now, tagsUnread: tagsErr != nil}
 	slices.SortFunc(targets, compareTargets)
 	rep.Targets = Classify(TargetSet{VPCID: rep.VPCID, TargetType: rep.TargetType, Targets: targets}, snaps...)
 	rep.Counts = countTargets(rep.Targets)
+	a.unknowns(tagsErr)
 	a.owner()
 	a.inferService()
 	return a
+}
+
+// inVPC reports whether snapshot s may hold the target group's targets.
+func (a *analysis) inVPC(s *Snapshot) bool {
+	return s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID
+}
+
+// unknowns states what could not be read for the target group: its tags,
+// and each list that failed in a cluster that may hold its targets.
+func (a *analysis) unknowns(tagsErr error) {
+	var out []Unknown
+	if tagsErr != nil {
+		out = append(out, Unknown{Source: "tags", Category: category(tagsErr),
+			Effect: "LBC tags unknown: the owner rests on the bindings, and no unmanaged or instance-type finding is made"})
+	}
+	for _, s := range a.snaps {
+		if !a.inVPC(s) {
+			continue
+		}
+		if s.failed == nil {
+			out = append(out, Unknown{Cluster: s.cluster.Name, Source: "cluster", Category: cmp.Or(s.unread, "error"),
+				Effect: "nothing in the cluster could be read: no target is judged against it"})
+			continue
+		}
+		for _, f := range s.Failures() {
+			out = append(out, Unknown{Cluster: s.cluster.Name, Source: string(f.Kind), Category: f.Category, Effect: effect[f.Kind]})
+		}
+	}
+	a.rep.Unknowns = out
 }
 
 // addFindings derives the findings, once the subnet checks have marked the
@@ -141,7 +173,7 @@ func (a *analysis) owner() {
 		o.Kind = OwnerLBCStack
 	}
 	for _, s := range a.snaps {
-		if !s.read {
+		if !s.listed(ListBindings) {
 			continue
 		}
 		for _, b := range s.bindingsFor(a.rep.ARN, a.rep.Name) {
@@ -162,7 +194,71 @@ func (a *analysis) owner() {
 	if len(o.Bindings) > 0 {
 		o.Kind = OwnerBinding
 	}
+	if o.Kind == OwnerUnmanaged {
+		if why, ok := a.outside(); ok {
+			o.Kind, o.Reason = OwnerOutside, why
+			// No cluster's list matters to it: only its tags could.
+			a.rep.Unknowns = slices.DeleteFunc(a.rep.Unknowns, func(u Unknown) bool { return u.Cluster != "" })
+		} else if a.tagsUnread {
+			o.Kind, o.Reason = OwnerUnknown, "its tags could not be read: an LBC stack may own it"
+		} else {
+			for _, s := range a.snaps {
+				if a.inVPC(s) && !s.listed(ListBindings) {
+					o.Kind, o.Reason = OwnerUnknown, fmt.Sprintf("the TargetGroupBindings of cluster %s could not be read: one may own it", s.cluster.Name)
+					break
+				}
+			}
+		}
+	}
 	a.rep.Owner = o
+}
+
+// outside says why a target group that no binding or LBC tag owns is not
+// the scanned clusters' business: a Lambda or ALB target group; a VPC where
+// no scanned cluster runs; instances that are no node of any scanned
+// cluster; or addresses outside every scanned cluster's VPC and ranges. Such
+// a target group is left alone.
+func (a *analysis) outside() (string, bool) {
+	switch a.rep.TargetType {
+	case "lambda":
+		return "a Lambda target group: its target is a function, not a node or pod", true
+	case "alb":
+		return "an ALB-type target group: its target is a load balancer, not a node or pod", true
+	}
+	if a.rep.VPCID != "" && !slices.ContainsFunc(a.snaps, func(s *Snapshot) bool { return s.cluster.VPCID == "" || s.cluster.VPCID == a.rep.VPCID }) {
+		return fmt.Sprintf("in %s, where no scanned cluster runs", a.rep.VPCID), true
+	}
+	if len(a.rep.Targets) == 0 {
+		return "", false
+	}
+	for _, s := range a.snaps {
+		if a.inVPC(s) && !(s.listed(ListNodes) && s.listed(ListPods)) {
+			return "", false // they may be this cluster's
+		}
+	}
+	instance := a.rep.TargetType == "instance"
+	for _, t := range a.rep.Targets {
+		switch {
+		case t.Class != ClassForeign:
+			return "", false
+		case t.Foreign == ForeignVPC || t.Foreign == ForeignOutsideRanges:
+		case instance && t.Foreign == ForeignUnknown:
+		default:
+			return "", false
+		}
+	}
+	if instance {
+		return fmt.Sprintf("its %s no node of any scanned cluster", plural2(len(a.rep.Targets), "instance is", "instances are")), true
+	}
+	return "its addresses are outside every scanned cluster's VPC and address ranges", true
+}
+
+// plural2 picks the singular or the plural phrase.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // inferService finds the Service the target group serves: from a binding,
@@ -257,7 +353,7 @@ func (a *analysis) inferService() {
 //     its port.
 func (a *analysis) serviceFromTags() *serviceTarget {
 	snap := a.snapshot(a.tags[TagCluster])
-	if snap == nil || !snap.read {
+	if snap == nil || !snap.listed(ListServices) {
 		return nil
 	}
 	var svc *corev1.Service
@@ -342,20 +438,13 @@ func (a *analysis) snapshot(name string) *Snapshot {
 // port: a number is itself (0 means the Service port); a name is looked up
 // on the Service's pods, and the most common answer wins.
 func (a *analysis) resolveTargetPort(s *Snapshot, svc *corev1.Service, sp *corev1.ServicePort) (int32, bool) {
-	switch {
-	case sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0:
-		return sp.Port, true
-	case sp.TargetPort.Type == intstr.Int:
-		return sp.TargetPort.IntVal, true
+	if sp.TargetPort.Type == intstr.Int {
+		return targetPortOn(&corev1.Pod{}, *sp) // a number needs no pod
 	}
 	votes := map[int32]int{}
 	for _, p := range s.podsOfService(svc) {
-		for _, c := range p.Spec.Containers {
-			for _, cp := range c.Ports {
-				if cp.Name == sp.TargetPort.StrVal {
-					votes[cp.ContainerPort]++
-				}
-			}
+		if tp, ok := targetPortOn(p, *sp); ok {
+			votes[tp]++
 		}
 	}
 	var best int32
@@ -368,6 +457,9 @@ func (a *analysis) resolveTargetPort(s *Snapshot, svc *corev1.Service, sp *corev
 }
 
 func (a *analysis) findings() []Finding {
+	if a.rep.Owner.Kind == OwnerOutside {
+		return a.outsideFinding()
+	}
 	var out []Finding
 	for _, f := range []func() []Finding{
 		a.ghosts, a.staticNodes, a.karpenter, a.unmanaged, a.instanceType, a.healthCheck, a.ports,
@@ -378,7 +470,7 @@ func (a *analysis) findings() []Finding {
 	return out
 }
 
-func (a *analysis) finding(code Code, msg string, ev Evidence, remediation string) Finding {
+func (a *analysis) finding(code Code, msg string, ev Evidence, remediation string, next NextCall) Finding {
 	r, _ := RuleFor(code)
 	ev.ARNs = append([]string{a.rep.ARN}, ev.ARNs...)
 	slices.Sort(ev.ARNs)
@@ -388,7 +480,109 @@ func (a *analysis) finding(code Code, msg string, ev Evidence, remediation strin
 	if remediation == "" {
 		remediation = r.Remediation
 	}
-	return Finding{Code: code, Severity: r.Severity, Signal: r.Signal, Message: msg, TargetGroupARN: a.rep.ARN, Evidence: ev, Remediation: remediation}
+	return Finding{Code: code, Severity: r.Severity, Signal: r.Signal, Message: msg, TargetGroupARN: a.rep.ARN, Evidence: ev, Remediation: remediation, Next: next}
+}
+
+// outsideFinding is the one line about a target group that is not the
+// scanned clusters' business: why it is left alone.
+func (a *analysis) outsideFinding() []Finding {
+	why := a.rep.Owner.Reason
+	msg := "left alone: " + why
+	return []Finding{a.finding(CodeOutsideTargetGroup, msg, Evidence{
+		Counts:  map[string]int{"targets": len(a.rep.Targets)},
+		Details: map[string]string{"targetType": a.rep.TargetType},
+	}, "none: not the scanned clusters' target group ("+why+")", NextCall{Op: OpNone, Reason: why})}
+}
+
+// withService fills the call's Service, or names it as missing. A
+// tgbind.Build or PlanCutover call also needs the Service port: when it is
+// not known (the targets' port is no port of the Service, or a tag names
+// the Service alone), it is named as missing too, since a zero port would
+// mean the Service's only port, which may be the wrong one.
+func (a *analysis) withService(c NextCall) NextCall {
+	if a.service == nil || a.service.svc == nil {
+		c.Missing = append(c.Missing, "service")
+		return c
+	}
+	ref := a.service.ref
+	c.Service = &ref
+	if a.service.port == nil && (c.Op == OpBuildBinding || c.Op == OpPlanCutover) {
+		c.Missing = append(c.Missing, "port")
+	}
+	return c
+}
+
+// cutoverCall is the PlanCutover call the findings of this target group
+// name, with the strategy PlanCutover accepts for it: in-place for an ip
+// target group; blue-green for an instance one, whose type cannot change.
+// Where PlanCutover would refuse blue-green (no load balancer forwards to
+// the target group, or a forward action shares the traffic with other
+// target groups), the call is OpManual, with the change to make first.
+func (a *analysis) cutoverCall() NextCall {
+	c := NextCall{Op: OpPlanCutover, TargetGroupARN: a.rep.ARN, Strategy: strategyInPlace}
+	switch a.rep.TargetType {
+	case "ip":
+	case "instance":
+		c.Strategy = strategyBlueGreen
+		switch {
+		case len(a.rep.LoadBalancerARNs) == 0:
+			return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN,
+				Reason: "no load balancer forwards to it, so blue/green has no traffic to shift: deregister its targets, or delete it once nothing uses it"}
+		case slices.ContainsFunc(a.rep.Routes, func(r Route) bool { return r.Weight != nil }):
+			return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN,
+				Reason: "a forward action shares its traffic with other target groups, and blue/green shifts only a forward that names it alone: give it a forward of its own first"}
+		}
+	default:
+		return NextCall{Op: OpNone, TargetGroupARN: a.rep.ARN, Reason: fmt.Sprintf("target type %s cannot be bound by the LBC", a.rep.TargetType)}
+	}
+	if why := a.foreignOwner(); why != "" {
+		return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN, Reason: why}
+	}
+	return a.withService(c)
+}
+
+// foreignOwner says why PlanCutover's owner guard would refuse the target
+// group, "" when it would not: its LBC tags name a stack
+// (ingress.k8s.aws/stack, service.k8s.aws/stack), or a cluster
+// (elbv2.k8s.aws/cluster) other than the one whose Service takes over
+// (when the Service is unknown, other than every scanned cluster).
+func (a *analysis) foreignOwner() string {
+	var why []string
+	for _, k := range []string{TagIngressStack, TagServiceStack} {
+		if v, ok := a.tags[k]; ok {
+			why = append(why, fmt.Sprintf("tag %s=%s says an LBC stack manages it", k, v))
+		}
+	}
+	if v, ok := a.tags[TagCluster]; ok {
+		switch {
+		case a.service != nil && a.service.svc != nil:
+			if v != a.service.ref.Cluster {
+				why = append(why, fmt.Sprintf("tag %s=%s names another cluster than %s, whose Service takes over", TagCluster, v, a.service.ref.Cluster))
+			}
+		case a.snapshot(v) == nil:
+			why = append(why, fmt.Sprintf("tag %s=%s names a cluster that was not scanned", TagCluster, v))
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return strings.Join(why, "; ") + ": cutover.PlanCutover's owner guard refuses it (unless forced with foreign-owner); let its owner fix it, or hand it over from that stack first"
+}
+
+// The strategies' names, as cutover.Strategy spells them.
+const (
+	strategyInPlace   = "in-place"
+	strategyBlueGreen = "blue-green"
+)
+
+// cutoverProse says the cutover call in words, with what it does first.
+func (a *analysis) cutoverProse(c NextCall, does string) string {
+	switch c.Op {
+	case OpPlanCutover:
+		return fmt.Sprintf("cutover.PlanCutover for %s and %s with strategy %s: %s", a.rep.Name, a.serviceArg(), c.Strategy, does)
+	default:
+		return c.Reason
+	}
 }
 
 // serviceArg names the Service for a remediation.
@@ -412,10 +606,16 @@ func (a *analysis) serviceArg() string {
 func (a *analysis) ghosts() []Finding {
 	var keys []string
 	states := map[string]int{}
+	heldBy := map[string]string{}
+	reused := 0
 	for _, t := range a.rep.Targets {
 		if t.Class == ClassGhost && !t.draining() {
 			keys = append(keys, t.Key())
 			states["state:"+cmp.Or(t.State, "unknown")]++
+			if t.HeldBy != nil {
+				reused++
+				heldBy["heldBy/"+t.Key()] = t.HeldBy.String()
+			}
 		}
 	}
 	if len(keys) == 0 {
@@ -423,8 +623,20 @@ func (a *analysis) ghosts() []Finding {
 	}
 	states["ghosts"], states["targets"] = len(keys), len(a.rep.Targets)
 	msg := fmt.Sprintf("ghost targets: %d of %d; no node or pod holds their address now", len(keys), len(a.rep.Targets))
-	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place: it deregisters the ghosts first, each with its Port", a.rep.Name)
-	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states}, rem)}
+	if reused > 0 {
+		msg = fmt.Sprintf("ghost targets: %d of %d; nothing serves them now: ", len(keys), len(a.rep.Targets))
+		if n := len(keys) - reused; n > 0 {
+			msg += fmt.Sprintf("no node or pod holds %s, and ", plural2(n, "1 address", fmt.Sprintf("%d addresses", n)))
+		}
+		msg += fmt.Sprintf("%s held again by a node or pod that does not serve the port", plural2(reused, "1 address is", fmt.Sprintf("%d addresses are", reused)))
+		states["reused"] = reused
+	}
+	next := a.cutoverCall()
+	does := "it deregisters the ghosts first, each with its Port"
+	if next.Strategy == strategyBlueGreen {
+		does = "the new ip target group takes the traffic, and the ghosts leave with this one"
+	}
+	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states, Details: heldBy}, a.cutoverProse(next, does), next)}
 }
 
 // staticNodeTargets are the node targets no LBC binding keeps current and
@@ -457,12 +669,17 @@ func (a *analysis) staticNodes() []Finding {
 	}
 	msg := fmt.Sprintf("node addresses pinned by hand: %s on %s (port %s); nothing updates them when nodes change",
 		plural(len(static), "target"), plural(len(nodes), "node"), joinPorts(ports))
-	rem := fmt.Sprintf("tgbind.Build for %s (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place", a.serviceArg())
+	next := a.cutoverCall()
+	does := "it binds the Service (tgbind, targetType ip, MultiClusterTargetGroup true) and deregisters the node targets once the pods are healthy"
+	if next.Strategy == strategyBlueGreen {
+		does = "a new ip target group bound to the Service (tgbind, MultiClusterTargetGroup true) takes the traffic by weighted forwarding"
+	}
+	rem := a.cutoverProse(next, does)
 	return []Finding{a.finding(CodeStaticNodeTarget, msg, Evidence{
 		Names:   slices.Sorted(maps.Keys(nodes)),
 		Counts:  map[string]int{"targets": len(static), "nodes": len(nodes)},
 		Details: map[string]string{"ports": joinPorts(ports)},
-	}, rem)}
+	}, rem, next)}
 }
 
 func joinPorts(ports map[int32]bool) string {
@@ -538,7 +755,8 @@ func (a *analysis) karpenter() []Finding {
 			details["nearestExpiryIn"] = "overdue"
 		}
 	}
-	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy in-place before the next disruption", a.rep.Name)
+	call := a.cutoverCall()
+	rem := a.cutoverProse(call, "run it before the next disruption")
 	if next, ok := a.nextDisruption(nodes); ok {
 		details["nextDisruption"], details["nextDisruptionNode"] = next.kind, next.node.Name
 		msg += fmt.Sprintf("; next known disruption: %s (%s)", next.node.Name, next.what)
@@ -546,7 +764,7 @@ func (a *analysis) karpenter() []Finding {
 	}
 	return []Finding{a.finding(CodeKarpenterDisruptionRisk, msg, Evidence{
 		Names: slices.Sorted(maps.Keys(nodes)), Counts: counts, Details: details,
-	}, rem)}
+	}, rem, call)}
 }
 
 // disruption is the next disruption Karpenter is known to have in store for
@@ -600,7 +818,7 @@ func (a *analysis) nextDisruption(nodes map[string]*NodeRef) (disruption, bool) 
 }
 
 func (a *analysis) unmanaged() []Finding {
-	if a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
+	if a.rep.Owner.Kind != OwnerUnmanaged {
 		return nil
 	}
 	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: %s, registered by hand or by another tool", plural(len(a.rep.Targets), "target"))
@@ -609,25 +827,26 @@ func (a *analysis) unmanaged() []Finding {
 		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)
 		msg += fmt.Sprintf("; it serves Service %s/%s (from %s)", a.service.ref.Namespace, a.service.ref.Name, a.service.ref.Source)
 	}
-	for _, s := range a.snaps {
-		inVPC := s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID
-		if inVPC && (!s.read || s.objs.BindingsUnread) {
-			msg += fmt.Sprintf("; the bindings of cluster %s could not be read", s.cluster.Name)
-		}
-	}
+	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
 	rem := fmt.Sprintf("tgbind.Build for %s with MultiClusterTargetGroup true", a.serviceArg())
-	return append([]Finding(nil), a.finding(CodeUnmanagedTargetGroup, msg, Evidence{Names: names, Counts: map[string]int{"targets": len(a.rep.Targets)}}, rem))
+	if a.rep.TargetType != "ip" {
+		// A binding cannot put pod IPs into an instance target group.
+		next = a.cutoverCall()
+		rem = a.cutoverProse(next, "a binding cannot put pod IPs into an instance target group, so a new ip target group bound to the Service takes over")
+	}
+	return []Finding{a.finding(CodeUnmanagedTargetGroup, msg, Evidence{Names: names, Counts: map[string]int{"targets": len(a.rep.Targets)}}, rem, next)}
 }
 
 func (a *analysis) instanceType() []Finding {
-	if a.rep.TargetType != "instance" || a.rep.Owner.Kind != OwnerUnmanaged || a.tagsUnread {
+	if a.rep.TargetType != "instance" || a.rep.Owner.Kind != OwnerUnmanaged {
 		return nil
 	}
 	msg := "target type instance cannot be changed to ip: the target group must be replaced, not adopted"
-	rem := fmt.Sprintf("cutover.PlanCutover for %s with strategy blue-green (a new ip target group for %s, weighted forwarding, then retire this one)", a.rep.Name, a.serviceArg())
+	next := a.cutoverCall()
+	rem := a.cutoverProse(next, "a new ip target group, weighted forwarding, then retire this one")
 	return []Finding{a.finding(CodeInstanceTypeTargetGroup, msg, Evidence{
 		Counts: map[string]int{"targets": len(a.rep.Targets), "routes": len(a.rep.Routes)}, Details: map[string]string{"targetType": "instance"},
-	}, rem)}
+	}, rem, next)}
 }
 
 // probe is the readiness probe of a Service's pods.
@@ -710,18 +929,20 @@ func (a *analysis) healthCheck() []Finding {
 		return nil
 	}
 	msg := "health check: " + strings.Join(aspects, "; ")
-	rem := fmt.Sprintf("cutover.PlanCutover for %s: its health-check step sets port traffic-port", a.rep.Name)
+	next := a.cutoverCall()
+	does := "its health-check step sets port traffic-port"
 	if probed && httpHC {
-		rem += fmt.Sprintf(", path %s and protocol %s", pr.path, pr.scheme)
+		does += fmt.Sprintf(", path %s and protocol %s", pr.path, pr.scheme)
 	}
-	return []Finding{a.finding(CodeHealthCheckMismatch, msg, Evidence{Names: names, Counts: map[string]int{"aspects": len(aspects)}, Details: details}, rem)}
+	return []Finding{a.finding(CodeHealthCheckMismatch, msg, Evidence{Names: names, Counts: map[string]int{"aspects": len(aspects)}, Details: details}, a.cutoverProse(next, does), next)}
 }
 
-// candidates are the read snapshots that may own the target group's targets.
+// candidates are the snapshots that may own the target group's targets and
+// whose Services were listed.
 func (a *analysis) candidates() []*Snapshot {
 	var out []*Snapshot
 	for _, s := range a.snaps {
-		if s.read && (s.cluster.VPCID == "" || a.rep.VPCID == "" || s.cluster.VPCID == a.rep.VPCID) {
+		if s.listed(ListServices) && a.inVPC(s) {
 			out = append(out, s)
 		}
 	}
@@ -730,8 +951,8 @@ func (a *analysis) candidates() []*Snapshot {
 
 func (a *analysis) ports() []Finding {
 	st := a.service
-	if st == nil {
-		return nil
+	if st == nil || !st.snap.listed(ListServices) || !st.snap.listed(ListPods) {
+		return nil // the evidence is missing: Unknowns says so
 	}
 	var aspects, names []string
 	details := map[string]string{"targetGroupPort": strconv.Itoa(int(a.rep.Port))}
@@ -743,6 +964,19 @@ func (a *analysis) ports() []Finding {
 	case st.port == nil && st.ref.Source == ServiceFromBinding:
 		b := a.bindings[0]
 		aspects = append(aspects, fmt.Sprintf("binding %s/%s names port %s, which Service %s does not have", b.tgb.Namespace, b.tgb.Name, b.ref.ServicePort, svcName))
+	case st.port == nil && st.ref.Source == ServiceFromPods:
+		// The pods serve the targets' port (a port they declare), but no
+		// port of their Service targets it: a binding would register
+		// them on another port.
+		ports := map[int32]bool{}
+		for _, t := range a.rep.Targets {
+			if t.Class == ClassPod && !t.draining() && t.Cluster == st.ref.Cluster && slices.Contains(t.Services, svcName) {
+				counts["podTargetsOffServicePorts"]++
+				ports[t.Port] = true
+			}
+		}
+		details["podTargetPorts"] = joinPorts(ports)
+		aspects = append(aspects, fmt.Sprintf("pod targets on port %s, which no port of Service %s targets: %d", joinPorts(ports), svcName, counts["podTargetsOffServicePorts"]))
 	}
 	if st.svc != nil && st.ref.Source == ServiceFromBinding && len(a.bindings) > 0 {
 		names = append(names, a.bindings[0].ref.Cluster+"/"+a.bindings[0].ref.Namespace+"/"+a.bindings[0].ref.Name)
@@ -793,11 +1027,34 @@ func (a *analysis) ports() []Finding {
 	}
 	counts["aspects"] = len(aspects)
 	msg := "ports: " + strings.Join(aspects, "; ")
+	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
 	rem := fmt.Sprintf("tgbind.Build for %s", a.serviceArg())
 	if st.port == nil {
 		rem = fmt.Sprintf("tgbind.Build with a Service port that exists on %s (fix the binding before the LBC empties the target group)", svcName)
+		if st.ref.Source != ServiceFromBinding {
+			rem = fmt.Sprintf("tgbind.Build with a port of %s that targets the pods' port (add one to the Service first)", svcName)
+		}
+		if !slices.Contains(next.Missing, "port") {
+			next.Missing = append(next.Missing, "port")
+		}
 	}
-	return []Finding{a.finding(CodePortMismatch, msg, Evidence{Names: names, Counts: counts, Details: details}, rem)}
+	if st.svc == nil {
+		rem = fmt.Sprintf("tgbind.Build for a Service that exists in cluster %s (Service %s does not)", st.ref.Cluster, svcName)
+		next.Service, next.Missing = nil, []string{"service"}
+	}
+	switch {
+	case a.rep.TargetType != "ip":
+		// tgbind builds ip bindings only, for a new binding or to
+		// replace an instance one: blue/green moves the traffic to an ip
+		// target group whose binding registers the pods.
+		next = a.cutoverCall()
+		rem = a.cutoverProse(next, "the new ip target group's binding registers the pods on their target port")
+	case len(a.bindings) > 0:
+		b := a.bindings[0].ref
+		next.Replaces = b.Cluster + "/" + b.Namespace + "/" + b.Name
+		rem += ", replacing binding " + next.Replaces
+	}
+	return []Finding{a.finding(CodePortMismatch, msg, Evidence{Names: names, Counts: counts, Details: details}, rem, next)}
 }
 
 // publicSubnets reports the public nodes (an ExternalIP, or a subnet routed
@@ -893,11 +1150,25 @@ func (a *analysis) publicSubnets() []Finding {
 	if len(subnets) > 0 {
 		details["subnets"] = strings.Join(slices.Sorted(maps.Keys(subnets)), ",")
 	}
-	rem := ""
-	if nodeTargets == 0 && len(a.bindings) > 0 {
+	var next NextCall
+	var rem string
+	switch {
+	case nodeTargets > 0:
+		next = a.cutoverCall()
+		rem = a.cutoverProse(next, "run it (cutover.Execute) before the nodes move: nothing then pins their addresses")
+	case len(a.bindings) > 0:
+		cluster := a.bindings[0].ref.Cluster
+		next = NextCall{Op: OpMoveNodes, Cluster: cluster}
 		rem = "move the nodes to private subnets once no MissingReadinessGate finding remains: with the gate, the LBC's new pod targets are healthy before the pods they replace stop"
+	default:
+		next = a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
+		rem = fmt.Sprintf("tgbind.Build for %s with MultiClusterTargetGroup true before the nodes move, so that the pods' new addresses are registered", a.serviceArg())
+		if a.rep.TargetType != "ip" {
+			next = a.cutoverCall()
+			rem = a.cutoverProse(next, "run it before the nodes move")
+		}
 	}
-	return []Finding{a.finding(CodePublicSubnetNode, msg, Evidence{Names: slices.Sorted(maps.Keys(public)), Counts: counts, Details: details}, rem)}
+	return []Finding{a.finding(CodePublicSubnetNode, msg, Evidence{Names: slices.Sorted(maps.Keys(public)), Counts: counts, Details: details}, rem, next)}
 }
 
 func (a *analysis) readinessGates() []Finding {
@@ -908,18 +1179,25 @@ func (a *analysis) readinessGates() []Finding {
 		snap *Snapshot
 		ns   string
 	}
+	// The namespace that needs the label is the Service's (and the
+	// bindings'); only when the Service is unknown do the pod targets
+	// (pods that serve the target's port) say it.
 	nss := map[nsKey]bool{}
-	for _, t := range a.rep.Targets {
-		if t.Class == ClassPod {
-			nss[nsKey{a.snapshot(t.Cluster), t.Pod.Namespace}] = true
-		}
-	}
 	if a.service != nil && a.service.svc != nil {
 		nss[nsKey{a.service.snap, a.service.svc.Namespace}] = true
+	} else {
+		for _, t := range a.rep.Targets {
+			if t.Class == ClassPod {
+				nss[nsKey{a.snapshot(t.Cluster), t.Pod.Namespace}] = true
+			}
+		}
+	}
+	for _, b := range a.bindings {
+		nss[nsKey{b.snap, b.tgb.Namespace}] = true
 	}
 	var unlabelled []string
 	for k := range nss {
-		if k.snap == nil || k.snap.objs.NamespacesUnread {
+		if k.snap == nil || !k.snap.listed(ListNamespaces) {
 			continue
 		}
 		if k.snap.namespaces[k.ns][LabelReadinessGateInject] != "enabled" {
@@ -960,20 +1238,25 @@ func (a *analysis) readinessGates() []Finding {
 	}
 	msg := "ip targets without the LBC readiness gate: " + strings.Join(parts, "; ")
 	rem := "label the namespace " + LabelReadinessGateInject + "=enabled before tgbind.Build, then restart the pods once the binding exists"
+	next := NextCall{Op: OpLabelNamespace, Namespaces: unlabelled}
+	if len(unlabelled) > 0 {
+		next.Cluster, _, _ = strings.Cut(unlabelled[0], "/")
+	}
 	if len(unlabelled) == 0 {
 		rem = "restart the pods of the bound Service (a rollout restart) so the webhook injects the gate"
+		next = a.withService(NextCall{Op: OpRestartPods})
 	}
 	return []Finding{a.finding(CodeMissingReadinessGate, msg, Evidence{
 		Names:  append(slices.Clone(unlabelled), ungated...),
 		Counts: map[string]int{"namespaces": len(unlabelled), "podsWithoutGate": len(ungated)},
-	}, rem)}
+	}, rem, next)}
 }
 
 func (a *analysis) defaultMode() []Finding {
 	var out []Finding
 	for _, b := range a.bindings {
-		if b.ref.Mode != ModeDefault {
-			continue
+		if b.ref.Mode != ModeDefault || !b.snap.listed(ListPods) || !b.snap.listed(ListNodes) || !b.snap.listed(ListServices) {
+			continue // not default mode, or the evidence is missing
 		}
 		svcName := b.tgb.Namespace + "/" + b.tgb.Spec.ServiceRef.Name
 		instance := b.ref.TargetType == "instance" || (b.ref.TargetType == "" && a.rep.TargetType == "instance")
@@ -1000,9 +1283,35 @@ func (a *analysis) defaultMode() []Finding {
 			ref, plural(counts["notOwned"], "target"), counts[string(ClassNode)], counts[string(ClassPod)], counts[string(ClassGhost)], counts[string(ClassForeign)])
 		rem := fmt.Sprintf("tgbind.Build for Service %s in cluster %s with MultiClusterTargetGroup true, replacing binding %s/%s before its next reconcile",
 			svcName, b.ref.Cluster, b.ref.Namespace, b.ref.Name)
-		out = append(out, a.finding(CodeDefaultModeBindingOnSharedGroup, msg, Evidence{Names: append([]string{ref}, names...), Counts: counts}, rem))
+		next := NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN, Replaces: ref, Service: a.bindingService(b)}
+		if a.rep.TargetType != "ip" {
+			// tgbind builds ip bindings only: it cannot replace an
+			// instance binding, and PlanCutover's blue/green path moves
+			// the traffic to an ip target group it binds in
+			// multi-cluster mode.
+			next = a.cutoverCall()
+			rem = a.cutoverProse(next, fmt.Sprintf("tgbind builds ip bindings only, so binding %s/%s cannot be replaced through it: a new ip target group bound in multi-cluster mode takes the traffic (until then, recreate the binding with multiClusterTargetGroup true by hand before its next reconcile)", b.ref.Namespace, b.ref.Name))
+		}
+		out = append(out, a.finding(CodeDefaultModeBindingOnSharedGroup, msg, Evidence{Names: append([]string{ref}, names...), Counts: counts}, rem, next))
 	}
 	return out
+}
+
+// bindingService is the Service a binding names, as a ServiceRef.
+func (a *analysis) bindingService(b boundTGB) *ServiceRef {
+	if a.service != nil && a.service.ref.Source == ServiceFromBinding && a.bindings[0].tgb == b.tgb {
+		ref := a.service.ref
+		return &ref
+	}
+	ref := ServiceRef{Cluster: b.ref.Cluster, Namespace: b.ref.Namespace, Name: b.ref.ServiceName, Source: ServiceFromBinding}
+	svc := b.snap.services[b.ref.Namespace+"/"+b.ref.ServiceName]
+	ref.Found = svc != nil
+	if svc != nil {
+		if sp := servicePort(svc, b.ref.ServicePort); sp != nil {
+			ref.Port, ref.PortName, ref.NodePort, ref.TargetPort = sp.Port, sp.Name, sp.NodePort, sp.TargetPort.String()
+		}
+	}
+	return &ref
 }
 
 // clusterFindings are the findings not tied to a target group.
@@ -1010,7 +1319,7 @@ func clusterFindings(snaps []*Snapshot) []Finding {
 	var out []Finding
 	r, _ := RuleFor(CodeBindingCRDMissing)
 	for _, s := range snaps {
-		if !s.read || !s.objs.NoBindingCRD {
+		if !s.objs.NoBindingCRD {
 			continue
 		}
 		out = append(out, Finding{
@@ -1018,6 +1327,7 @@ func clusterFindings(snaps []*Snapshot) []Finding {
 			Message:     fmt.Sprintf("cluster %s does not serve the TargetGroupBinding CRD: the AWS Load Balancer Controller is not installed", s.cluster.Name),
 			Evidence:    Evidence{Names: []string{s.cluster.Name}},
 			Remediation: r.Remediation,
+			Next:        NextCall{Op: OpInstallController, Cluster: s.cluster.Name},
 		})
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ const (
 	InstanceBatch = 200
 )
 
+// maxWeight is the largest weight of a target group in a forward action.
+const maxWeight = 999
+
 // accountScan is one account and Region: its client, its rate limiter and
 // its call counters. Every AWS call goes through do.
 type accountScan struct {
@@ -50,10 +54,11 @@ func newAccountScan(a Account, cfg *config) *accountScan {
 
 // do runs one AWS call: it waits for the rate limiter, classifies the error
 // through awserr, and retries throttling with backoff on the injected clock.
+// Once ctx ends, its error is ctxErr(ctx).
 func (a *accountScan) do(ctx context.Context, op, resource string, fn func(context.Context) error) error {
 	log := a.cfg.log.WithValues("account", a.acct.ID, "region", a.acct.Region, "op", op)
 	policy := retry.Policy{Initial: 500 * time.Millisecond, Max: 20 * time.Second, MaxAttempts: uint64(a.cfg.maxAttempts)}
-	return retry.Do(ctx, a.cfg.clock, policy, func(ctx context.Context) error {
+	err := retry.Do(ctx, a.cfg.clock, policy, func(ctx context.Context) error {
 		if err := a.lim.wait(ctx); err != nil {
 			return err
 		}
@@ -67,6 +72,46 @@ func (a *accountScan) do(ctx context.Context, op, resource string, fn func(conte
 		a.mu.Unlock()
 		log.V(1).Info("retrying throttled call", "resource", resource, "wait", wait, "error", err)
 	}))
+	if err != nil && ctx.Err() != nil {
+		// retry reports context.Cause(ctx) alone: keep context.Canceled too.
+		return ctxErr(ctx)
+	}
+	return err
+}
+
+// call makes one AWS call through do, and turns a nil output with a nil
+// error into an error wrapping [ErrNilResponse], so that neither its caller
+// nor an SDK paginator ever dereferences a nil output.
+func call[Out any](ctx context.Context, a *accountScan, op, resource string, fn func(context.Context) (*Out, error)) (*Out, error) {
+	var out *Out
+	err := a.do(ctx, op, resource, func(ctx context.Context) (err error) {
+		out, err = fn(ctx)
+		return err
+	})
+	if err == nil && out == nil {
+		if resource != "" {
+			op += " " + resource
+		}
+		return nil, fmt.Errorf("%s: %w", op, ErrNilResponse)
+	}
+	return out, err
+}
+
+// pageLoops records the NextMarker of a page of one paged query, and
+// reports whether an earlier page of that query gave the same marker. The
+// SDK's paginators would follow it for ever (StopOnDuplicateToken is off by
+// default, and catches only a marker repeated at once); the pages from that
+// marker on have all been read already, so the query ends there.
+func (a *accountScan) pageLoops(op string, seen map[string]bool, next *string) bool {
+	if next == nil || *next == "" {
+		return false
+	}
+	if seen[*next] {
+		a.cfg.log.V(1).Info("paging stopped: the service repeated a marker", "account", a.acct.ID, "region", a.acct.Region, "op", op, "marker", *next)
+		return true
+	}
+	seen[*next] = true
+	return false
 }
 
 func (a *accountScan) report() AccountReport {
@@ -76,6 +121,8 @@ func (a *accountScan) report() AccountReport {
 }
 
 // guarded adapts an accountScan to the SDK paginators' client interfaces.
+// A nil output with a nil error is an [ErrNilResponse] error here, before a
+// paginator dereferences it.
 type guarded struct{ a *accountScan }
 
 var (
@@ -86,32 +133,23 @@ var (
 
 // DescribeTargetGroups is the rate-limited, retried and counted call.
 func (g guarded) DescribeTargetGroups(ctx context.Context, in *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
-	var out *elbv2.DescribeTargetGroupsOutput
-	err := g.a.do(ctx, "DescribeTargetGroups", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (err error) {
-		out, err = g.a.acct.ELBv2.DescribeTargetGroups(ctx, in, optFns...)
-		return err
+	return call(ctx, g.a, "DescribeTargetGroups", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (*elbv2.DescribeTargetGroupsOutput, error) {
+		return g.a.acct.ELBv2.DescribeTargetGroups(ctx, in, optFns...)
 	})
-	return out, err
 }
 
 // DescribeListeners is the rate-limited, retried and counted call.
 func (g guarded) DescribeListeners(ctx context.Context, in *elbv2.DescribeListenersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error) {
-	var out *elbv2.DescribeListenersOutput
-	err := g.a.do(ctx, "DescribeListeners", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (err error) {
-		out, err = g.a.acct.ELBv2.DescribeListeners(ctx, in, optFns...)
-		return err
+	return call(ctx, g.a, "DescribeListeners", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (*elbv2.DescribeListenersOutput, error) {
+		return g.a.acct.ELBv2.DescribeListeners(ctx, in, optFns...)
 	})
-	return out, err
 }
 
 // DescribeRules is the rate-limited, retried and counted call.
 func (g guarded) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error) {
-	var out *elbv2.DescribeRulesOutput
-	err := g.a.do(ctx, "DescribeRules", aws.ToString(in.ListenerArn), func(ctx context.Context) (err error) {
-		out, err = g.a.acct.ELBv2.DescribeRules(ctx, in, optFns...)
-		return err
+	return call(ctx, g.a, "DescribeRules", aws.ToString(in.ListenerArn), func(ctx context.Context) (*elbv2.DescribeRulesOutput, error) {
+		return g.a.acct.ELBv2.DescribeRules(ctx, in, optFns...)
 	})
-	return out, err
 }
 
 // describeTargetGroups runs one paged DescribeTargetGroups query.
@@ -119,12 +157,16 @@ func (a *accountScan) describeTargetGroups(ctx context.Context, in elbv2.Describ
 	in.PageSize = aws.Int32(PageSize)
 	p := elbv2.NewDescribeTargetGroupsPaginator(guarded{a}, &in)
 	var out []elbv2types.TargetGroup
+	seen := map[string]bool{}
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, page.TargetGroups...)
+		if a.pageLoops("DescribeTargetGroups", seen, page.NextMarker) {
+			break
+		}
 	}
 	return out, nil
 }
@@ -139,7 +181,7 @@ func (a *accountScan) describeEach(ctx context.Context, items []string, byName b
 	walk = func(batch []string) {
 		if ctx.Err() != nil {
 			for _, it := range batch {
-				failed[it] = context.Cause(ctx)
+				failed[it] = ctxErr(ctx)
 			}
 			return
 		}
@@ -250,14 +292,15 @@ func (a *accountScan) tags(ctx context.Context, arns []string) (map[string]map[s
 	failed := map[string]error{}
 	var walk func([]string)
 	walk = func(batch []string) {
-		var out *elbv2.DescribeTagsOutput
-		err := a.do(ctx, "DescribeTags", "", func(ctx context.Context) (err error) {
-			out, err = a.acct.ELBv2.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: batch})
-			return err
+		out, err := call(ctx, a, "DescribeTags", "", func(ctx context.Context) (*elbv2.DescribeTagsOutput, error) {
+			return a.acct.ELBv2.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: batch})
 		})
 		switch {
 		case err == nil:
 			for _, td := range out.TagDescriptions {
+				if td.ResourceArn == nil {
+					continue // names no target group
+				}
 				m := map[string]string{}
 				for _, t := range td.Tags {
 					m[aws.ToString(t.Key)] = aws.ToString(t.Value)
@@ -283,18 +326,19 @@ func (a *accountScan) tags(ctx context.Context, arns []string) (map[string]map[s
 }
 
 // targetHealth makes the one DescribeTargetHealth call of a target group.
+// A description without a target or without a target ID names nothing and
+// is skipped; a port is kept as given, even out of range.
 func (a *accountScan) targetHealth(ctx context.Context, arn string) ([]Target, error) {
-	var out *elbv2.DescribeTargetHealthOutput
-	err := a.do(ctx, "DescribeTargetHealth", arn, func(ctx context.Context) (err error) {
-		out, err = a.acct.ELBv2.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-		return err
+	out, err := call(ctx, a, "DescribeTargetHealth", arn, func(ctx context.Context) (*elbv2.DescribeTargetHealthOutput, error) {
+		return a.acct.ELBv2.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
 	})
 	if err != nil {
 		return nil, err
 	}
 	targets := make([]Target, 0, len(out.TargetHealthDescriptions))
 	for _, d := range out.TargetHealthDescriptions {
-		if d.Target == nil {
+		if d.Target == nil || aws.ToString(d.Target.Id) == "" {
+			a.cfg.log.V(1).Info("target without an ID skipped", "account", a.acct.ID, "region", a.acct.Region, "targetGroup", arn)
 			continue
 		}
 		t := Target{ID: aws.ToString(d.Target.Id), Port: aws.ToInt32(d.Target.Port), AvailabilityZone: aws.ToString(d.Target.AvailabilityZone)}
@@ -308,9 +352,14 @@ func (a *accountScan) targetHealth(ctx context.Context, arn string) ([]Target, e
 
 // routes reads the listeners (and, for an ALB, the rules) of one load
 // balancer and returns the routes that forward to any target group in
-// wanted, by target-group ARN.
+// wanted, by target-group ARN. A malformed load balancer ARN is an error
+// before any call. A weight outside ELBv2's 0 to 999 is not reported: no
+// load balancer holds one.
 func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[string]bool) (map[string][]Route, error) {
-	lb, _ := awserr.ParseLoadBalancerARN(lbARN)
+	lb, err := awserr.ParseLoadBalancerARN(lbARN)
+	if err != nil { // a malformed ARN in a target group's LoadBalancerArns: nothing to ask
+		return nil, err
+	}
 	out := map[string][]Route{}
 	add := func(base Route, actions []elbv2types.Action) {
 		for _, act := range actions {
@@ -325,7 +374,7 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 						seen[arn] = true
 						r := base
 						r.Weight = tt.Weight
-						if r.Weight != nil && len(act.ForwardConfig.TargetGroups) == 1 {
+						if w := aws.ToInt32(r.Weight); len(act.ForwardConfig.TargetGroups) == 1 || w < 0 || w > maxWeight {
 							r.Weight = nil
 						}
 						out[arn] = append(out[arn], r)
@@ -338,6 +387,7 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 		}
 	}
 	lp := elbv2.NewDescribeListenersPaginator(guarded{a}, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), PageSize: aws.Int32(PageSize)})
+	seen := map[string]bool{}
 	for lp.HasMorePages() {
 		page, err := lp.NextPage(ctx)
 		if err != nil {
@@ -355,6 +405,7 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 				continue
 			}
 			rp := elbv2.NewDescribeRulesPaginator(guarded{a}, &elbv2.DescribeRulesInput{ListenerArn: l.ListenerArn, PageSize: aws.Int32(PageSize)})
+			seenRules := map[string]bool{}
 			for rp.HasMorePages() {
 				rpage, err := rp.NextPage(ctx)
 				if err != nil {
@@ -365,14 +416,32 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 					r.RuleARN, r.Priority, r.Default = aws.ToString(rule.RuleArn), aws.ToString(rule.Priority), aws.ToBool(rule.IsDefault)
 					add(r, rule.Actions)
 				}
+				if a.pageLoops("DescribeRules", seenRules, rpage.NextMarker) {
+					break
+				}
 			}
+		}
+		if a.pageLoops("DescribeListeners", seen, page.NextMarker) {
+			break
 		}
 	}
 	return out, nil
 }
 
-// noClient is the error of an ARN whose account or Region has no client.
-func noClient(arn awserr.ARN) error {
-	return &awserr.ARNError{ARN: arn.Raw, Kind: awserr.ErrWrongAccount,
-		Reason: fmt.Sprintf("no ELBv2 client for account %s in %s", arn.AccountID, arn.Region)}
+// noClient is the error of an ARN whose account and Region have no client:
+// awserr.ErrWrongRegion (Part region) when the account has a client in
+// another Region, awserr.ErrWrongAccount (Part account) otherwise.
+func noClient(arn awserr.ARN, accounts []*accountScan) error {
+	reason := fmt.Sprintf("no ELBv2 client for account %s in %s", arn.AccountID, arn.Region)
+	var regions []string
+	for _, a := range accounts {
+		if a.acct.ID == arn.AccountID {
+			regions = append(regions, a.acct.Region)
+		}
+	}
+	if len(regions) > 0 {
+		return &awserr.ARNError{ARN: arn.Raw, Kind: awserr.ErrWrongRegion, Part: awserr.ARNPartRegion,
+			Reason: fmt.Sprintf("%s (its clients are in %s)", reason, strings.Join(regions, ", "))}
+	}
+	return &awserr.ARNError{ARN: arn.Raw, Kind: awserr.ErrWrongAccount, Part: awserr.ARNPartAccount, Reason: reason}
 }

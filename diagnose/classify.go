@@ -47,6 +47,9 @@ const (
 	// ForeignAmbiguous: more than one scanned cluster holds the IP; set the
 	// clusters' VPCIDs to tell them apart.
 	ForeignAmbiguous ForeignKind = "ambiguous"
+	// ForeignOutsideRanges: inside the VPC, held by nothing scanned, and
+	// outside the CIDRs that every scanned cluster in the VPC declares.
+	ForeignOutsideRanges ForeignKind = "outside-ranges"
 )
 
 // Target is one registered target, as DescribeTargetHealth returns it.
@@ -103,8 +106,30 @@ type TargetReport struct {
 	// the Services selecting the pod, or the Services whose NodePort is the
 	// target's port (for node targets and ghosts).
 	Services []string `json:"services,omitempty"`
+	// HeldBy names the node or pod that holds a ghost's address now but
+	// does not serve its port: the VPC CNI handed the address out again.
+	// The target is dead for its target group all the same.
+	HeldBy *Holder `json:"heldBy,omitempty"`
 	// Note explains the class in one line.
 	Note string `json:"note,omitempty"`
+}
+
+// Holder is the node or pod that holds an address.
+type Holder struct {
+	// Kind is "node" or "pod".
+	Kind string `json:"kind"`
+	// Cluster, Namespace (for a pod) and Name locate it.
+	Cluster   string `json:"cluster"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String returns "node NAME" or "pod NAMESPACE/NAME", with the cluster.
+func (h Holder) String() string {
+	if h.Kind == "pod" {
+		return fmt.Sprintf("pod %s/%s in cluster %s", h.Namespace, h.Name, h.Cluster)
+	}
+	return fmt.Sprintf("%s %s in cluster %s", h.Kind, h.Name, h.Cluster)
 }
 
 // NodeRef describes a node that holds a target's address.
@@ -176,8 +201,8 @@ type PodRef struct {
 	PortDeclared bool `json:"portDeclared"`
 }
 
-// Classify says, for each target of one target group, what holds its
-// address now: a pod, a node, nothing (a ghost), or something foreign. It
+// Classify says, for each target of one target group, who serves its
+// ip:port now: a pod, a node, nothing (a ghost), or something foreign. It
 // is pure: it reads the snapshots and makes no call. cutover calls it with
 // one snapshot to plan a migration; Diagnose calls it with every cluster.
 //
@@ -185,14 +210,22 @@ type PodRef struct {
 // unknown, or both match. A target inside the VPC is:
 //   - pod or node when exactly one candidate holds the address (node
 //     addresses win over hostNetwork pods; instance IDs match the nodes'
-//     providerIDs);
-//   - foreign ambiguous when several do;
+//     providerIDs) and serves the port: a node its NodePorts and host
+//     ports, a pod its declared container ports and its Services' target
+//     ports. When what the holder serves cannot be known (the Services
+//     were not listed, or a pod declares no port and no Service selects
+//     it), the holder's class stands;
+//   - a ghost with HeldBy when the holder serves no such port: the
+//     address was handed out again;
+//   - foreign ambiguous when several candidates hold it;
 //   - foreign other-vpc when there is no candidate at all;
-//   - foreign unknown when a candidate could not be read;
+//   - foreign unknown when a candidate's nodes or pods could not be listed;
 //   - a ghost when a candidate's CIDRs hold the address, or when no
 //     candidate declares CIDRs and the port is one of a candidate's
 //     NodePorts or container ports (or ELB reports Target.InvalidState for
 //     an instance);
+//   - foreign outside-ranges when every candidate declares CIDRs and none
+//     holds the address;
 //   - foreign unknown otherwise.
 //
 // A target outside the VPC (zone "all") is foreign other-cluster when a
@@ -259,7 +292,11 @@ func classifyOne(set TargetSet, t Target, candidates, others []*Snapshot) Target
 	hs := holders(candidates, t, addr, isIP)
 	switch {
 	case len(hs) == 1:
-		fill(&r, hs[0], t)
+		h := hs[0]
+		if r.reused(h, t, isIP) {
+			return r
+		}
+		fill(&r, h, t)
 		if r.Node != nil {
 			r.Class = ClassNode
 		} else {
@@ -284,10 +321,15 @@ func classifyOne(set TargetSet, t Target, candidates, others []*Snapshot) Target
 		return r
 	}
 	for _, s := range candidates {
-		if !s.read {
-			r.Class, r.Foreign = ClassForeign, ForeignUnknown
-			r.Note = fmt.Sprintf("cluster %s could not be read", s.cluster.Name)
-			return r
+		for _, k := range []ListKind{ListNodes, ListPods} {
+			if !s.listed(k) {
+				r.Class, r.Foreign = ClassForeign, ForeignUnknown
+				r.Note = fmt.Sprintf("the %s of cluster %s could not be listed", k, s.cluster.Name)
+				if s.failed == nil {
+					r.Note = fmt.Sprintf("cluster %s could not be read", s.cluster.Name)
+				}
+				return r
+			}
 		}
 	}
 	if s, why, ok := ghostEvidence(candidates, t, addr, isIP, instance); ok {
@@ -298,15 +340,48 @@ func classifyOne(set TargetSet, t Target, candidates, others []*Snapshot) Target
 	}
 	r.Class, r.Foreign = ClassForeign, ForeignUnknown
 	r.Note = "no scanned node or pod holds it, and neither its address nor its port is the cluster's"
+	if isIP && !slices.ContainsFunc(candidates, func(s *Snapshot) bool { return len(s.cidrs) == 0 }) {
+		r.Foreign = ForeignOutsideRanges
+		r.Note = "no scanned node or pod holds it, and it is outside the CIDRs of every scanned cluster in the VPC"
+	}
 	return r
 }
 
+// reused classifies a target whose address a node or pod holds but which
+// that node or pod does not serve on the target's port: the address was
+// handed out again (or the port was never right), and the target is dead
+// for its target group. It reports whether it did. An instance ID is never
+// reused, so instance targets are left to the port checks.
+func (r *TargetReport) reused(h holding, t Target, isIP bool) bool {
+	var serves, known bool
+	var holder Holder
+	var what string
+	switch {
+	case h.node != nil && isIP:
+		serves, known = h.snap.nodeServes(h.node, t.Port)
+		holder = Holder{Kind: "node", Cluster: h.snap.cluster.Name, Name: h.node.Name}
+		what = "none of its NodePorts or host ports"
+	case h.pod != nil:
+		serves, known = h.snap.podServes(h.pod, t.Port)
+		holder = Holder{Kind: "pod", Cluster: h.snap.cluster.Name, Namespace: h.pod.Namespace, Name: h.pod.Name}
+		what = "neither a port its containers declare nor a target port of its Services"
+	default:
+		return false
+	}
+	if !known || serves {
+		return false
+	}
+	r.Class, r.Cluster, r.HeldBy = ClassGhost, h.snap.cluster.Name, &holder
+	r.Services = h.snap.nodePorts[t.Port]
+	r.Note = fmt.Sprintf("its address is now held by %s, which does not serve port %d (%s)", holder, t.Port, what)
+	return true
+}
+
+// holders finds who holds the address in each snapshot, among the kinds
+// that snapshot could list.
 func holders(snaps []*Snapshot, t Target, addr netip.Addr, isIP bool) []holding {
 	var hs []holding
 	for _, s := range snaps {
-		if !s.read {
-			continue
-		}
 		switch {
 		case !isIP:
 			if n, ok := s.nodeByInstance[t.ID]; ok {

@@ -121,7 +121,7 @@ func TestClassify(t *testing.T) {
 			{ID: "10.0.9.9", Port: 5555}, {ID: "10.0.99.9", Port: 30080},
 		}}, []*Snapshot{snapRanged}, []short{
 			{Class: ClassGhost, Cluster: "ranged"},
-			{Class: ClassForeign, Foreign: ForeignUnknown},
+			{Class: ClassForeign, Foreign: ForeignOutsideRanges},
 		}},
 		{"a cluster in another VPC never owns a target, even with the same IPs", TargetSet{VPCID: testVPC, Targets: []Target{
 			{ID: "10.0.1.10", Port: 30080},

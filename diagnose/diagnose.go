@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -27,10 +28,12 @@ import (
 // (an unknown or malformed ARN, a target group of an account with no client,
 // throttling beyond the retry budget, a cluster that cannot be listed) is a
 // [ResourceError] in [Report.Errors] and, for a target group, in its Error;
-// the rest of the fleet is still reported. The error result is non-nil only
-// when ctx ends (context.Cause(ctx), with the partial report) or when not
-// one target group in scope could be scanned ([ErrNothingScanned] joined
-// with the resource errors).
+// the rest of the fleet is still reported. So are a panic in a client or in
+// one target group's analysis ([ErrPanic]) and an AWS call that returned
+// nothing at all ([ErrNilResponse]). The error result is non-nil only when
+// ctx ends (ctx.Err() joined with context.Cause(ctx), with the partial
+// report) or when not one target group in scope could be scanned
+// ([ErrNothingScanned] joined with the resource errors).
 func Diagnose(ctx context.Context, src Sources, scope Scope, opts ...Option) (*Report, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -82,20 +85,33 @@ func (r *run) addErr(e ResourceError) {
 	r.mu.Unlock()
 }
 
+// item is one unit of work of a phase, and the resource it reads.
+type item struct {
+	// kind, resource and op name the resource and the operation, as in a
+	// ResourceError; acct, when set, its account and Region.
+	kind, resource, op string
+	acct               *accountScan
+	run                func(context.Context)
+	// onPanic records a panic of run, as an ErrPanic ResourceError, on the
+	// resource. Nil adds it to the report's errors.
+	onPanic func(*ResourceError)
+}
+
 // phase runs items on the bounded worker pool and reports progress. Once ctx
-// ends, no further item starts.
-func (r *run) phase(ctx context.Context, p Phase, items []func(context.Context)) {
+// ends, no further item starts. A panic in an item is an error on its
+// resource; the other items go on.
+func (r *run) phase(ctx context.Context, p Phase, items []item) {
 	var g errgroup.Group
 	g.SetLimit(r.cfg.concurrency)
 	var mu sync.Mutex
 	done := 0
 	r.progress(p, 0, len(items))
-	for _, item := range items {
+	for _, it := range items {
 		if ctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			item(ctx)
+			r.runItem(ctx, it)
 			mu.Lock()
 			done++
 			r.progress(p, done, len(items))
@@ -104,6 +120,49 @@ func (r *run) phase(ctx context.Context, p Phase, items []func(context.Context))
 		})
 	}
 	_ = g.Wait()
+}
+
+// runItem runs one item, and records a panic in it on its resource.
+func (r *run) runItem(ctx context.Context, it item) {
+	defer func() {
+		if v := recover(); v != nil {
+			re := r.recovered(v, it.kind, it.resource, it.op, it.acct)
+			if it.onPanic == nil {
+				r.addErr(*re)
+				return
+			}
+			it.onPanic(re)
+		}
+	}()
+	it.run(ctx)
+}
+
+// recovered turns a recovered panic into a ResourceError wrapping ErrPanic,
+// whose message holds the panic's value only; the stack goes to the log at
+// V(1).
+func (r *run) recovered(v any, kind, resource, op string, a *accountScan) *ResourceError {
+	re := newResourceError(kind, resource, op, panicError(v))
+	if a != nil {
+		re.Account, re.Region = a.acct.ID, a.acct.Region
+	}
+	r.cfg.log.V(1).Info("recovered a panic", "kind", kind, "resource", resource, "op", op,
+		"panic", re.Message, "stack", string(debug.Stack()))
+	return re
+}
+
+// analyse runs f, a step of the analysis of target group s, and turns a
+// panic into an error on s: s is then reported as not scanned, with no
+// targets and no findings, and the other target groups go on.
+func (r *run) analyse(s *tgState, f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			re := r.recovered(v, KindTargetGroup, s.rep.ARN, "analyse", s.acct)
+			s.rep.Error, s.scanned, s.analysis = re, false, nil
+			s.rep.Targets, s.rep.Counts, s.rep.Findings = []TargetReport{}, countTargets(nil), []Finding{}
+			r.addErr(*re)
+		}
+	}()
+	f()
 }
 
 func (r *run) progress(p Phase, done, total int) {
@@ -124,16 +183,19 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	// Discover: resolve the scope in each account, and read each cluster once.
 	discovered := make([]discovered, len(r.accounts))
 	r.snaps = make([]*Snapshot, len(r.src.Clusters))
-	var items []func(context.Context)
+	var items []item
 	for i, a := range r.accounts {
-		items = append(items, func(ctx context.Context) { discovered[i] = a.discover(ctx, r.scope, arns[i], lbs[i]) })
+		items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "DescribeTargetGroups", acct: a,
+			run: func(ctx context.Context) { discovered[i] = a.discover(ctx, r.scope, arns[i], lbs[i]) }})
 	}
 	for j, c := range r.src.Clusters {
-		items = append(items, func(ctx context.Context) { r.snaps[j] = r.readCluster(ctx, c) })
+		items = append(items, item{kind: KindCluster, resource: c.Name, op: "list",
+			run:     func(ctx context.Context) { r.snaps[j] = r.readCluster(ctx, c) },
+			onPanic: func(re *ResourceError) { re.Cluster = c.Name; r.snaps[j] = r.unreadCluster(c, re) }})
 	}
 	r.phase(ctx, PhaseDiscover, items)
 	for j, c := range r.src.Clusters {
-		if r.snaps[j] == nil { // never started: ctx ended
+		if r.snaps[j] == nil { // never started (ctx ended), or panicked
 			r.snaps[j], _ = emptySnapshot(c)
 		}
 	}
@@ -149,7 +211,13 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 			}
 		}
 		for batch := range slices.Chunk(mine, TagBatch) {
-			items = append(items, func(ctx context.Context) { r.readTags(ctx, a, batch) })
+			items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "DescribeTags", acct: a,
+				run: func(ctx context.Context) { r.readTags(ctx, a, batch) },
+				onPanic: func(re *ResourceError) { // filterByTags reports it on each target group
+					for _, s := range batch {
+						s.tagsErr = re.Err
+					}
+				}})
 		}
 	}
 	r.phase(ctx, PhaseTags, items)
@@ -159,7 +227,12 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	// rules once per load balancer.
 	items = nil
 	for _, s := range r.tgs {
-		items = append(items, func(ctx context.Context) { r.readTargets(ctx, s) })
+		items = append(items, item{kind: KindTargetGroup, resource: s.rep.ARN, op: "DescribeTargetHealth", acct: s.acct,
+			run: func(ctx context.Context) { r.readTargets(ctx, s) },
+			onPanic: func(re *ResourceError) {
+				s.rep.Error, s.healthErr, s.targets, s.scanned = re, re.Err, nil, false
+				r.addErr(*re)
+			}})
 	}
 	for _, a := range r.accounts {
 		wanted := map[string]bool{}
@@ -173,31 +246,38 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 			}
 		}
 		for _, lb := range slices.Sorted(maps.Keys(lbSet)) {
-			items = append(items, func(ctx context.Context) { r.readRoutes(ctx, a, lb, wanted) })
+			items = append(items, item{kind: KindLoadBalancer, resource: lb, op: "DescribeListeners/DescribeRules", acct: a,
+				run: func(ctx context.Context) { r.readRoutes(ctx, a, lb, wanted) }})
 		}
 	}
 	r.phase(ctx, PhaseTargets, items)
 
 	// Classify, then the subnet checks (they need the node targets), then
 	// the findings.
-	now := r.cfg.clock.Now()
+	// Countdowns (Karpenter expiries) run from GeneratedAt, the scan's
+	// start, so that one report agrees with itself.
+	now := r.start
 	podHosts := map[*accountScan]map[string]*NodeRef{} // per account: its subnet check marks them
 	for _, s := range r.tgs {
-		s.analysis = newAnalysis(&s.rep, s.targets, s.tags, r.snaps, now)
-		s.analysis.tagsUnread = s.tagsErr != nil
-		if podHosts[s.acct] == nil {
-			podHosts[s.acct] = map[string]*NodeRef{}
-		}
-		s.analysis.collectPodHosts(podHosts[s.acct])
+		r.analyse(s, func() {
+			s.analysis = newAnalysis(&s.rep, s.targets, s.tags, s.tagsErr, r.snaps, now)
+			if podHosts[s.acct] == nil {
+				podHosts[s.acct] = map[string]*NodeRef{}
+			}
+			s.analysis.collectPodHosts(podHosts[s.acct])
+		})
 	}
 	r.subnetChecks(ctx)
 	r.progress(PhaseAnalyse, 0, len(r.tgs))
 	for _, s := range r.tgs {
+		if s.analysis == nil {
+			continue // its analysis panicked: the error is on it already
+		}
 		if s.scanned {
-			s.analysis.addFindings()
+			r.analyse(s, s.analysis.addFindings)
 		} else if s.healthErr == nil && ctx.Err() != nil {
 			// Never reached DescribeTargetHealth: ctx ended first.
-			re := newResourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", context.Cause(ctx))
+			re := newResourceError(KindTargetGroup, s.rep.ARN, "DescribeTargetHealth", ctxErr(ctx))
 			re.Account, re.Region = s.acct.acct.ID, s.acct.acct.Region
 			s.rep.Error = re
 			r.addErr(*re)
@@ -208,7 +288,7 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	rep := r.report()
 	r.progress(PhaseCompleted, 1, 1)
 	if ctx.Err() != nil {
-		return rep, context.Cause(ctx)
+		return rep, ctxErr(ctx)
 	}
 	scanned := slices.ContainsFunc(r.tgs, func(s *tgState) bool { return s.scanned })
 	if !scanned && len(rep.Errors) > 0 {
@@ -235,7 +315,7 @@ func (r *run) route() (arns, lbs [][]string) {
 	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.TargetGroupARNs))) {
 		a, err := awserr.ParseTargetGroupARN(raw)
 		if err == nil && find(a) < 0 {
-			err = noClient(a)
+			err = noClient(a, r.accounts)
 		}
 		if err != nil {
 			r.addErr(*newResourceError(KindTargetGroup, raw, "route", err))
@@ -246,7 +326,7 @@ func (r *run) route() (arns, lbs [][]string) {
 	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.LoadBalancerARNs))) {
 		a, err := awserr.ParseLoadBalancerARN(raw)
 		if err == nil && find(a) < 0 {
-			err = noClient(a)
+			err = noClient(a, r.accounts)
 		}
 		if err != nil {
 			r.addErr(*newResourceError(KindLoadBalancer, raw, "route", err))
@@ -263,23 +343,38 @@ func (r *run) route() (arns, lbs [][]string) {
 	return arns, lbs
 }
 
-// readCluster lists one cluster. A cluster that cannot be listed gives an
-// unread snapshot, which makes no target a ghost.
+// readCluster lists one cluster. A kind that cannot be listed is a
+// [ListFailure] of the snapshot, and for nodes, pods and Services also a
+// resource error: what it takes away is stated per target group. A cluster
+// not read at all (ctx ended) gives an unread snapshot, which makes no
+// target a ghost.
 func (r *run) readCluster(ctx context.Context, c Cluster) *Snapshot {
 	objs, err := listCluster(ctx, c, r.cfg.pageSize)
 	if err == nil {
-		if s, err := NewSnapshot(c, objs); err == nil {
+		var s *Snapshot
+		if s, err = NewSnapshot(c, objs); err == nil {
+			for _, f := range objs.Failures {
+				re := listError(c, f)
+				r.cfg.log.V(1).Info("cluster list failed", "cluster", c.Name, "op", re.Op, "category", re.Category)
+				if f.Kind == ListNodes || f.Kind == ListPods || f.Kind == ListServices {
+					r.addErr(*re)
+				}
+			}
 			return s
 		}
 	}
-	var re *ResourceError
-	if !errors.As(err, &re) {
-		re = newResourceError(KindCluster, c.Name, "list", err)
-		re.Cluster = c.Name
-	}
+	re := newResourceError(KindCluster, c.Name, "list", err)
+	re.Cluster = c.Name
+	return r.unreadCluster(c, re)
+}
+
+// unreadCluster records why cluster c could not be read at all, and returns
+// its unread snapshot, which makes no target a ghost.
+func (r *run) unreadCluster(c Cluster, re *ResourceError) *Snapshot {
 	r.cfg.log.V(1).Info("cluster not read", "cluster", c.Name, "op", re.Op, "category", re.Category)
 	r.addErr(*re)
 	s, _ := emptySnapshot(c)
+	s.unread = re.Category
 	s.objs.Notes = []string{fmt.Sprintf("%s failed (%s): no target is classified as a ghost on this cluster's VPC", re.Op, re.Category)}
 	return s
 }
@@ -418,7 +513,7 @@ func (r *run) readRoutes(ctx context.Context, a *accountScan, lb string, wanted 
 // those in public subnets. They all go into the account's one batch of
 // calls.
 func (r *run) subnetChecks(ctx context.Context) {
-	var items []func(context.Context)
+	var items []item
 	for _, a := range r.accounts {
 		if a.acct.EC2 == nil {
 			continue
@@ -426,7 +521,7 @@ func (r *run) subnetChecks(ctx context.Context) {
 		refs := map[string][]*NodeRef{}
 		hosts := map[*NodeRef]bool{}
 		for _, s := range r.tgs {
-			if s.acct != a {
+			if s.acct != a || s.analysis == nil { // nil: its analysis panicked
 				continue
 			}
 			for i := range s.rep.Targets {
@@ -444,7 +539,7 @@ func (r *run) subnetChecks(ctx context.Context) {
 		if len(refs) == 0 {
 			continue
 		}
-		items = append(items, func(ctx context.Context) {
+		items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "DescribeInstances/DescribeRouteTables", acct: a, run: func(ctx context.Context) {
 			got, err := a.placements(ctx, slices.Sorted(maps.Keys(refs)))
 			if err != nil {
 				r.addErr(a.resourceError(KindAccount, a.acct.ID, "DescribeInstances/DescribeRouteTables", err))
@@ -455,7 +550,7 @@ func (r *run) subnetChecks(ctx context.Context) {
 					n.SubnetID, n.PublicSubnet = p.subnetID, p.public
 				}
 			}
-		})
+		}})
 	}
 	r.phase(ctx, PhaseSubnets, items)
 }

@@ -44,23 +44,36 @@
 //
 // # Classification
 //
-// [Classify] says what holds each target's address now, from [Snapshot]
+// [Classify] says who serves each target's ip:port now, from [Snapshot]
 // values (one cluster, listed once): a pod, a node (with its Karpenter node
-// pool, NodeClaim expiry, drift and disruption state), a ghost (nothing
-// holds it, and the address is inside the cluster's CIDRs or the port is
-// one of its NodePorts or container ports), or foreign (another cluster,
-// another VPC, several clusters at once, or unknown). A cluster is a
-// candidate owner only when its VPC matches the target group's, so clusters
-// that reuse address space in other VPCs never claim a target; a cluster
-// that could not be read makes no target a ghost. cutover calls
+// pool, NodeClaim expiry, drift and disruption state), a ghost, or foreign
+// (another cluster, another VPC, several clusters at once, outside the
+// clusters' ranges, or unknown). A node serves the cluster's NodePorts and
+// the host ports of its pods; a pod serves the ports its containers declare
+// and the target ports of the Services that select it. The VPC CNI hands
+// freed addresses out again, so holding the address is not enough: a
+// target whose address a node or pod holds but does not serve is a ghost,
+// and [TargetReport.HeldBy] names the holder. A ghost is also a target no
+// node or pod holds whose address is inside the cluster's CIDRs, or whose
+// port is one of its NodePorts or container ports. A cluster is a candidate
+// owner only when its VPC matches the target group's, so clusters that
+// reuse address space in other VPCs never claim a target; a cluster whose
+// nodes or pods could not be listed makes no target a ghost. cutover calls
 // [TakeSnapshot] and [Classify] for the one target group it migrates, so
-// the two packages share one definition of a ghost.
+// the two packages share one definition of a ghost, and PlanCutover
+// deregisters a ghost on a reused address like any other.
 //
 // # Owners and Services
 //
 // A target group is owned by a TargetGroupBinding in a scanned cluster
 // (default or multi-cluster mode), by an LBC stack (the LBC's tags name
-// another stack or cluster), or by nobody (made by hand). The Service it
+// another stack or cluster), or by nobody (made by hand). Its owner is
+// unknown when it has no LBC tag and the bindings (or its tags) could not
+// be read. It is outside, and left alone, when it is not the scanned
+// clusters' business: a Lambda or ALB target group, a VPC where no scanned
+// cluster runs, instances that are no scanned cluster's nodes, or
+// addresses outside every scanned cluster's VPC and CIDRs; its only
+// finding is an OutsideTargetGroup line saying why. The Service it
 // serves ([ServiceRef].Source) comes from the binding's serviceRef
 // ("binding"); failing that, from the LBC's tags ("tags"), when
 // elbv2.k8s.aws/cluster names a scanned cluster and the Service exists
@@ -76,8 +89,18 @@
 //
 // Each [Finding] has a stable [Code], a [Severity], the seed signal it
 // explains (the symptom a team sees), evidence (ARNs, names, counts,
-// compared values) and a remediation that names the next library call.
-// [Rules] returns this table:
+// compared values), a remediation that names the next library call, and
+// the same call as data ([NextCall]: the operation, the target group, the
+// strategy and the Service), which a script can act on without parsing
+// text. Every call a finding names is one the callee accepts: an instance
+// target group is named with strategy blue-green, which PlanCutover takes
+// for it, and never with tgbind.Build, which refuses it; where PlanCutover
+// would refuse (no load balancer forwards to an instance target group, a
+// weighted forward shares its traffic, or its tags say another LBC stack
+// or cluster owns it, which the owner guard refuses) the next call is a
+// manual change ([OpManual]) that says which. A call whose Service or port
+// could not be inferred lists them in [NextCall].Missing. [Rules] returns
+// this table:
 //
 //	code                             severity  seed signal
 //	DefaultModeBindingOnSharedGroup  critical  all targets drain at once when the TargetGroupBinding reconciles
@@ -90,22 +113,24 @@
 //	MissingReadinessGate             medium    502/504 during rolling deploys: old pods stop before new targets are healthy
 //	UnmanagedTargetGroup             medium    targets go stale: nothing registers new pods or deregisters old ones
 //	PublicSubnetNode                 low       nodes are reachable from the internet, and moving them breaks the ALB
+//	OutsideTargetGroup               info      none: it serves something other than the scanned clusters
 //	TargetGroupBindingCRDMissing     info      nothing in the cluster can keep target groups current
 //
 // and the next call for each (a finding's own remediation fills in the
 // target group, Service, port and cluster):
 //
 //	code                             next call
-//	DefaultModeBindingOnSharedGroup  tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile
-//	GhostTarget                      cutover.PlanCutover with strategy in-place (it deregisters the ghosts first, with their Port)
+//	DefaultModeBindingOnSharedGroup  tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile (ip); cutover.PlanCutover blue-green (instance)
+//	GhostTarget                      cutover.PlanCutover, in-place for ip (it deregisters the ghosts first, with their Port), blue-green for instance
 //	InstanceTypeTargetGroup          cutover.PlanCutover with strategy blue-green
-//	KarpenterDisruptionRisk          cutover.PlanCutover with strategy in-place, before the next disruption
-//	PortMismatch                     tgbind.Build with the Service port that maps to the targets' port
-//	StaticNodeTarget                 tgbind.Build (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover in-place
+//	KarpenterDisruptionRisk          cutover.PlanCutover (in-place or blue-green by target type), before the next disruption
+//	PortMismatch                     tgbind.Build with the Service port that maps to the targets' port (ip); cutover.PlanCutover blue-green (instance)
+//	StaticNodeTarget                 cutover.PlanCutover (in-place or blue-green by target type); it builds the binding
 //	HealthCheckMismatch              cutover.PlanCutover (health-check step: traffic-port, the probe's path and protocol)
-//	MissingReadinessGate             label the namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build
-//	UnmanagedTargetGroup             tgbind.Build for the Service it serves, with MultiClusterTargetGroup true
-//	PublicSubnetNode                 cutover.Execute first; move the nodes to private subnets afterwards
+//	MissingReadinessGate             label the Service's namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build
+//	UnmanagedTargetGroup             tgbind.Build for the Service it serves (ip), cutover.PlanCutover blue-green (instance)
+//	PublicSubnetNode                 cutover.PlanCutover then Execute first; move the nodes to private subnets afterwards
+//	OutsideTargetGroup               none: left alone
 //	TargetGroupBindingCRDMissing     install the AWS Load Balancer Controller (v2.10.0 or later), then tgbind.Build
 //
 // TargetGroupBindingCRDMissing is a cluster finding ([Report.Findings]); the
@@ -143,13 +168,30 @@
 //
 // # Errors and partial results
 //
-// Malformed Sources, Scope or options give an [*InputError] before any call.
-// Everything else is per resource: an unknown or malformed ARN, a target
-// group of another account, a cluster without the TargetGroupBinding CRD
-// (a finding), a reader without RBAC, throttling beyond the retry budget.
-// Each is a [ResourceError] in [Report.Errors] (and in the target group's
-// Error), whose Unwrap reaches the tgmigrate sentinels (ErrNotFound,
-// ErrThrottled, ErrWrongAccount...), and the rest of the fleet is still
-// reported. Diagnose returns a non-nil error only with the report of a
-// cancelled context, or when nothing could be scanned ([ErrNothingScanned]).
+// Malformed Sources, Scope or options give an [*InputError] before any call,
+// and so does a typed-nil client (a nil *elasticloadbalancingv2.Client in a
+// non-nil interface). Diagnose never panics: an SDK call that returns
+// neither an output nor an error is an [ErrNilResponse] on its resource, a
+// paging marker that comes back ends the paging, and a panic inside a
+// worker (a client's, or the analysis of one target group) is recovered as
+// an [ErrPanic] on its resource, with the rest of the report still
+// produced. Everything else is per resource: an unknown or malformed ARN, a target
+// group of another account or Region, a cluster without the
+// TargetGroupBinding CRD (a finding), a reader without RBAC, throttling
+// beyond the retry budget. Each is a [ResourceError] in [Report.Errors]
+// (and in the target group's Error), whose Unwrap reaches the tgmigrate
+// sentinels (ErrNotFound, ErrThrottled, ErrWrongRegion, ErrWrongAccount...),
+// and the rest of the fleet is still reported. Diagnose returns a non-nil
+// error only with the report of a cancelled context, or when nothing could
+// be scanned ([ErrNothingScanned]). A cancellation is category cancelled
+// (deadline-exceeded for a deadline), and its error matches both
+// context.Canceled and the cause given to context.WithCancelCause.
+//
+// Each kind a cluster lists is read on its own: a list the reader is
+// forbidden, or that fails, takes away only the judgements that rest on it
+// ([ListFailure]). A finding whose evidence is missing is not made, and
+// each target group's [TargetGroupReport.Unknowns] says what could not be
+// read and which judgements were not made. Ownership still comes from the
+// bindings or the tags, whichever could be read. Diagnose lists no
+// EndpointSlices: a Service's target ports are resolved on its pods.
 package diagnose

@@ -12,6 +12,8 @@ import (
 )
 
 // guardedEC2 adapts an accountScan to the EC2 paginators' client interfaces.
+// A nil output with a nil error is an [ErrNilResponse] error here, before a
+// paginator dereferences it.
 type guardedEC2 struct{ a *accountScan }
 
 var (
@@ -21,22 +23,16 @@ var (
 
 // DescribeInstances is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
-	var out *ec2.DescribeInstancesOutput
-	err := g.a.do(ctx, "DescribeInstances", "", func(ctx context.Context) (err error) {
-		out, err = g.a.acct.EC2.DescribeInstances(ctx, in, optFns...)
-		return err
+	return call(ctx, g.a, "DescribeInstances", "", func(ctx context.Context) (*ec2.DescribeInstancesOutput, error) {
+		return g.a.acct.EC2.DescribeInstances(ctx, in, optFns...)
 	})
-	return out, err
 }
 
 // DescribeRouteTables is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
-	var out *ec2.DescribeRouteTablesOutput
-	err := g.a.do(ctx, "DescribeRouteTables", "", func(ctx context.Context) (err error) {
-		out, err = g.a.acct.EC2.DescribeRouteTables(ctx, in, optFns...)
-		return err
+	return call(ctx, g.a, "DescribeRouteTables", "", func(ctx context.Context) (*ec2.DescribeRouteTablesOutput, error) {
+		return g.a.acct.EC2.DescribeRouteTables(ctx, in, optFns...)
 	})
-	return out, err
 }
 
 // placement is where an instance sits.
@@ -59,6 +55,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 			Filters:    []ec2types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(1000),
 		})
+		seen := map[string]bool{}
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
@@ -74,6 +71,9 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 					}
 				}
 			}
+			if a.pageLoops("DescribeInstances", seen, page.NextToken) {
+				break
+			}
 		}
 	}
 	if len(subnetOf) == 0 {
@@ -86,6 +86,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
 		MaxResults: aws.Int32(100),
 	})
+	seen := map[string]bool{}
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -101,6 +102,9 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 					explicit[aws.ToString(as.SubnetId)] = public
 				}
 			}
+		}
+		if a.pageLoops("DescribeRouteTables", seen, page.NextToken) {
+			break
 		}
 	}
 	out := map[string]placement{}

@@ -18,6 +18,15 @@ var (
 	// ErrNothingScanned is returned, joined with every per-resource error,
 	// when not one target group in scope could be scanned.
 	ErrNothingScanned = errors.New("nothing scanned")
+	// ErrNilResponse is the category of an AWS call that returned neither
+	// an output nor an error: a broken client. The resource is reported as
+	// not read (category nil-response); nothing dereferences the output.
+	ErrNilResponse = errors.New("nil response")
+	// ErrPanic is the category of a panic inside a worker (a client, or
+	// the analysis of one target group), recovered and reported as an error
+	// on its resource (category panic). The message carries the panic's
+	// value, never its stack; the stack is logged at V(1).
+	ErrPanic = errors.New("panic")
 )
 
 // InputError says which part of the Sources, the Scope or the options is
@@ -67,8 +76,9 @@ type ResourceError struct {
 	// "list pods".
 	Op string `json:"op"`
 	// Category is a stable word for the cause: not-found, throttled,
-	// access-denied, wrong-account, invalid-arn, forbidden, crd-missing,
-	// cancelled, deadline-exceeded, invalid-request, invalid-input, unknown...
+	// access-denied, wrong-account, wrong-region, invalid-arn, forbidden,
+	// crd-missing, cancelled, deadline-exceeded, invalid-request,
+	// invalid-input, nil-response, panic, unknown...
 	Category string `json:"category"`
 	// Code is the AWS error code, when there is one.
 	Code string `json:"code,omitempty"`
@@ -99,9 +109,12 @@ func category(err error) string {
 		err  error
 		name string
 	}{
+		{ErrPanic, "panic"},
 		{context.Canceled, "cancelled"},
 		{context.DeadlineExceeded, "deadline-exceeded"},
 		{ErrInvalidInput, "invalid-input"},
+		{ErrNilResponse, "nil-response"},
+		{awserr.ErrWrongRegion, "wrong-region"}, // before ErrWrongAccount, which it wraps
 		{awserr.ErrWrongAccount, "wrong-account"},
 		{awserr.ErrInvalidARN, "invalid-arn"},
 		{awserr.ErrNotFound, "not-found"},
@@ -129,4 +142,39 @@ func category(err error) string {
 		return "throttled"
 	}
 	return "error"
+}
+
+// ctxErr is the error of an ended ctx, or nil while it lives: ctx.Err()
+// joined with context.Cause(ctx) when the cause is another error (one given
+// to context.WithCancelCause or WithTimeoutCause). errors.Is then holds
+// both for context.Canceled (or DeadlineExceeded), which [category] reads,
+// and for the caller's cause.
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	switch cause := context.Cause(ctx); {
+	case cause == nil:
+		return err
+	case errors.Is(cause, err): // no cause of its own, or one that wraps err
+		return cause
+	default:
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+}
+
+// panicError is the error of a recovered panic: [ErrPanic] and the panic's
+// value. An error value is wrapped too (errors.As finds a runtime.Error),
+// and a string is quoted as it is; any other value is named by its type
+// only, so that no struct (a client, its credentials) is ever printed.
+func panicError(v any) error {
+	switch v := v.(type) {
+	case error:
+		return fmt.Errorf("%w: %w", ErrPanic, v)
+	case string:
+		return fmt.Errorf("%w: %s", ErrPanic, v)
+	default:
+		return fmt.Errorf("%w: a value of type %T", ErrPanic, v)
+	}
 }

@@ -71,7 +71,8 @@ func ExampleDiagnose() {
 		return
 	}
 	for _, f := range rep.AllFindings() {
-		fmt.Printf("%s %s: %s\n  next: %s\n", f.Severity, f.Code, f.Message, f.Remediation)
+		call := strings.TrimSpace(string(f.Next.Op) + " " + f.Next.Strategy)
+		fmt.Printf("%s %s: %s\n  next: %s\n  call: %s\n", f.Severity, f.Code, f.Message, f.Remediation, call)
 	}
 	calls := elb.Calls()
 	for _, op := range slices.Sorted(maps.Keys(calls)) {
@@ -79,15 +80,20 @@ func ExampleDiagnose() {
 	}
 	// Output:
 	// critical GhostTarget: ghost targets: 1 of 2; no node or pod holds their address now
-	//   next: cutover.PlanCutover for legacy-web with strategy in-place: it deregisters the ghosts first, each with its Port
+	//   next: cutover.PlanCutover for legacy-web and Service shop/web port http in cluster prod with strategy in-place: it deregisters the ghosts first, each with its Port
+	//   call: cutover.PlanCutover in-place
 	// high KarpenterDisruptionRisk: node targets on Karpenter nodes: 1 target on 1 node; every consolidation, drift, expiry or interruption drops them
-	//   next: cutover.PlanCutover for legacy-web with strategy in-place before the next disruption
+	//   next: cutover.PlanCutover for legacy-web and Service shop/web port http in cluster prod with strategy in-place: run it before the next disruption
+	//   call: cutover.PlanCutover in-place
 	// high StaticNodeTarget: node addresses pinned by hand: 1 target on 1 node (port 30080); nothing updates them when nodes change
-	//   next: tgbind.Build for Service shop/web port http in cluster prod (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place
+	//   next: cutover.PlanCutover for legacy-web and Service shop/web port http in cluster prod with strategy in-place: it binds the Service (tgbind, targetType ip, MultiClusterTargetGroup true) and deregisters the node targets once the pods are healthy
+	//   call: cutover.PlanCutover in-place
 	// medium MissingReadinessGate: ip targets without the LBC readiness gate: namespaces without elbv2.k8s.aws/pod-readiness-gate-inject=enabled: prod/shop
 	//   next: label the namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build, then restart the pods once the binding exists
+	//   call: label-namespace
 	// medium UnmanagedTargetGroup: no TargetGroupBinding and no LBC tags: 2 targets, registered by hand or by another tool; it serves Service shop/web (from node-port)
 	//   next: tgbind.Build for Service shop/web port http in cluster prod with MultiClusterTargetGroup true
+	//   call: tgbind.Build
 	// DescribeTags x1
 	// DescribeTargetGroups x1
 	// DescribeTargetHealth x1

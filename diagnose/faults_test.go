@@ -73,7 +73,7 @@ func TestForeignAccounts(t *testing.T) {
 	}
 	for resource, cat := range map[string]string{
 		w.tgARN("theirs"):     "wrong-account",
-		otherRegion:           "wrong-account",
+		otherRegion:           "wrong-region",
 		"arn:aws:s3:::bucket": "invalid-arn",
 	} {
 		e := rep.errorFor(resource)
@@ -81,7 +81,7 @@ func TestForeignAccounts(t *testing.T) {
 			t.Errorf("error for %s = %+v, want category %s", resource, e, cat)
 		}
 	}
-	if e := rep.errorFor(otherRegion); e == nil || !errors.Is(e, awserr.ErrWrongAccount) || !strings.Contains(e.Message, "no ELBv2 client for account 123456789012 in us-east-1") {
+	if e := rep.errorFor(otherRegion); e == nil || !errors.Is(e, awserr.ErrWrongRegion) || !strings.Contains(e.Message, "no ELBv2 client for account 123456789012 in us-east-1") {
 		t.Errorf("error = %+v", e)
 	}
 }
@@ -235,12 +235,22 @@ func TestClusterFaults(t *testing.T) {
 		if rep.Clusters[0].Read {
 			t.Error("cluster reported as read")
 		}
+		// The nodes were listed: the node targets are still known, but an
+		// address no node holds may be a pod's, so it is no ghost.
 		tg := rep.tg("legacy-web")
-		if tg.Counts.ByClass[ClassGhost] != 0 || tg.Counts.ByClass[ClassForeign] != 3 || tg.finding(CodeGhostTarget) != nil {
+		if tg.Counts.ByClass[ClassGhost] != 0 || tg.Counts.ByClass[ClassNode] != 2 || tg.Counts.ByClass[ClassForeign] != 1 || tg.finding(CodeGhostTarget) != nil {
 			t.Errorf("counts = %+v, findings %v", tg.Counts, codes(rep))
 		}
-		if !strings.Contains(tg.Targets[0].Note, "cluster prod could not be read") {
-			t.Errorf("note = %q", tg.Targets[0].Note)
+		for _, tr := range tg.Targets {
+			if tr.Class == ClassForeign && !strings.Contains(tr.Note, "the pods of cluster prod could not be listed") {
+				t.Errorf("note = %q", tr.Note)
+			}
+		}
+		if len(tg.Unknowns) != 1 || tg.Unknowns[0] != (Unknown{Cluster: "prod", Source: "pods", Category: "forbidden", Effect: effect[ListPods]}) {
+			t.Errorf("unknowns = %+v", tg.Unknowns)
+		}
+		if tg.Owner.Kind != OwnerUnmanaged {
+			t.Errorf("owner = %+v: the bindings were listed", tg.Owner)
 		}
 	})
 	t.Run("NodeClaims forbidden: a note, the rest works", func(t *testing.T) {
@@ -252,7 +262,7 @@ func TestClusterFaults(t *testing.T) {
 		if err != nil || len(rep.Errors) != 0 {
 			t.Fatalf("Diagnose() = %v, errors %+v", err, rep.Errors)
 		}
-		if c := rep.Clusters[0]; len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "NodeClaims not listed (forbidden)") {
+		if c := rep.Clusters[0]; len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "nodeclaims not listed (forbidden)") {
 			t.Errorf("notes = %v", c.Notes)
 		}
 		if rep.tg("legacy-web").finding(CodeKarpenterDisruptionRisk) == nil {
@@ -271,8 +281,17 @@ func TestClusterFaults(t *testing.T) {
 		if c := rep.Clusters[0]; !c.BindingCRD || len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "tgbind/v1beta1.AddToScheme") {
 			t.Errorf("cluster = %+v", c)
 		}
-		if f := rep.tg("legacy-web").finding(CodeUnmanagedTargetGroup); f == nil || !strings.Contains(f.Message, "bindings of cluster prod could not be read") {
-			t.Errorf("unmanaged finding = %+v", f)
+		// A binding may own it: no UnmanagedTargetGroup, and the report
+		// says why.
+		tg := rep.tg("legacy-web")
+		if f := tg.finding(CodeUnmanagedTargetGroup); f != nil {
+			t.Errorf("unmanaged finding = %+v: its evidence is missing", f)
+		}
+		if tg.Owner.Kind != OwnerUnknown || !strings.Contains(tg.Owner.Reason, "TargetGroupBindings of cluster prod could not be read") {
+			t.Errorf("owner = %+v", tg.Owner)
+		}
+		if len(tg.Unknowns) != 1 || tg.Unknowns[0].Source != "targetgroupbindings" || tg.Unknowns[0].Category != "not-registered" {
+			t.Errorf("unknowns = %+v", tg.Unknowns)
 		}
 	})
 }

@@ -163,8 +163,12 @@ var findingCases = []struct {
 			if !slices.Equal(f.Evidence.Names, []string{"n1", "n2"}) || f.Evidence.Counts["targets"] != 2 || f.Evidence.Details["ports"] != "30080" {
 				t.Errorf("evidence = %+v", f.Evidence)
 			}
-			if !strings.Contains(f.Remediation, "tgbind.Build for Service shop/web port http in cluster prod") {
+			if !strings.Contains(f.Remediation, "cutover.PlanCutover for legacy-web and Service shop/web port http in cluster prod with strategy in-place") {
 				t.Errorf("remediation = %q", f.Remediation)
+			}
+			if n := f.Next; n.Op != OpPlanCutover || n.Strategy != "in-place" || n.TargetGroupARN != f.TargetGroupARN ||
+				n.Service == nil || n.Service.Namespace != "shop" || n.Service.Name != "web" || n.Service.Port != 80 {
+				t.Errorf("next = %+v", n)
 			}
 		}},
 	{name: "near miss: pod targets only", code: CodeStaticNodeTarget, tg: "legacy-web", want: false,
@@ -284,8 +288,10 @@ var findingCases = []struct {
 		world: edit(func(w *world) { w.tgFix("legacy-web").Port = 9999 })},
 	{name: "named targetPort resolves to no container port", code: CodePortMismatch, tg: "legacy-web", want: true,
 		world: edit(func(w *world) { w.Clusters[0].Services[0].Ports[0].TargetPort = "web" })},
-	{name: "node target off the NodePort", code: CodePortMismatch, tg: "legacy-web", want: true,
+	{name: "node target on another Service's NodePort", code: CodePortMismatch, tg: "legacy-web", want: true,
 		world: edit(func(w *world) {
+			w.Clusters[0].Services = append(w.Clusters[0].Services, svcFix{NS: "shop", Name: "admin", Selector: map[string]string{"app": "admin"},
+				Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "8081", NodePort: 31000}}})
 			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets, targetFix{ID: "10.0.3.10", Port: 31000})
 		}),
 		check: func(t *testing.T, f *Finding) {
@@ -295,6 +301,8 @@ var findingCases = []struct {
 		}},
 	{name: "near miss: the node target off the NodePort is draining", code: CodePortMismatch, tg: "legacy-web", want: false,
 		world: edit(func(w *world) {
+			w.Clusters[0].Services = append(w.Clusters[0].Services, svcFix{NS: "shop", Name: "admin", Selector: map[string]string{"app": "admin"},
+				Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "8081", NodePort: 31000}}})
 			w.tgFix("legacy-web").Targets = append(w.tgFix("legacy-web").Targets,
 				targetFix{ID: "10.0.3.10", Port: 31000, State: "draining", Reason: "Target.DeregistrationInProgress"})
 		})},
@@ -441,6 +449,28 @@ var findingCases = []struct {
 			tg := w.tgFix("legacy-web")
 			tg.Type, tg.Tags = "instance", map[string]string{TagCluster: "prod", TagIngressStack: "shop/web"}
 			tg.Targets = []targetFix{{ID: "i-0000000000000000a", Port: 30080}}
+		})},
+
+	// OutsideTargetGroup
+	{name: "a Lambda target group", code: CodeOutsideTargetGroup, tg: "fn", want: true,
+		world: edit(func(w *world) {
+			w.TargetGroups = append(w.TargetGroups, tgFix{Name: "fn", Type: "lambda",
+				Targets: []targetFix{{ID: "arn:aws:lambda:eu-west-1:123456789012:function:resize", AZ: "-"}}})
+		}),
+		check: func(t *testing.T, f *Finding) {
+			if f.Next.Op != OpNone || !strings.Contains(f.Next.Reason, "Lambda") || !strings.HasPrefix(f.Remediation, "none") {
+				t.Errorf("finding = %+v", f)
+			}
+		}},
+	{name: "an ip target group outside every cluster's ranges", code: CodeOutsideTargetGroup, tg: "legacy-web", want: true,
+		world: edit(func(w *world) {
+			w.Clusters[0].CIDRs = []string{"10.0.0.0/16"}
+			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.9.1.1", Port: 30080}, {ID: "10.9.1.2", Port: 30080}}
+		})},
+	{name: "near miss: one target is the cluster's", code: CodeOutsideTargetGroup, tg: "legacy-web", want: false,
+		world: edit(func(w *world) {
+			w.Clusters[0].CIDRs = []string{"10.0.0.0/16"}
+			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.9.1.1", Port: 30080}, {ID: "10.0.1.10", Port: 30080}}
 		})},
 
 	// TargetGroupBindingCRDMissing (a cluster finding)

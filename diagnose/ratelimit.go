@@ -28,10 +28,10 @@ func newLimiter(clk clock.Clock, perSecond rate.Limit, burst int) *limiter {
 }
 
 // wait takes one token, waiting for it on the clock, or returns the
-// context's cause.
+// context's error with its cause ([ctxErr]).
 func (l *limiter) wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
+		return ctxErr(ctx)
 	}
 	if l.lim.Limit() == rate.Inf {
 		return nil
@@ -40,7 +40,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	case l.turn <- struct{}{}:
 		defer func() { <-l.turn }()
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return ctxErr(ctx)
 	}
 	now := l.clk.Now()
 	r := l.lim.ReserveN(now, 1)
@@ -61,7 +61,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		r.CancelAt(l.clk.Now())
-		return context.Cause(ctx)
+		return ctxErr(ctx)
 	case <-t.C():
 		return nil
 	}

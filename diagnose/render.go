@@ -47,6 +47,7 @@ func (r *Report) Markdown() string {
 		w("- **%s** `%s` %s: %s\n", f.Severity, f.Code, md(subject(r, f)), md(f.Message))
 		w("  - signal: %s\n", md(f.Signal))
 		w("  - next: %s\n", md(f.Remediation))
+		w("  - call: %s\n", md(nextLine(f.Next)))
 	}
 
 	w("\n## Target groups\n")
@@ -55,6 +56,9 @@ func (r *Report) Markdown() string {
 		w("- ARN: `%s`\n", tg.ARN)
 		w("- account %s, %s, %s; type %s, %s:%d\n", tg.Account, tg.Region, orDash(tg.VPCID), tg.TargetType, orDash(tg.Protocol), tg.Port)
 		w("- owner: %s\n", md(ownerLine(tg.Owner)))
+		for _, u := range tg.Unknowns {
+			w("- unknown: %s\n", md(unknownLine(u)))
+		}
 		w("- Service: %s\n", md(serviceLine(tg.Service)))
 		w("- health check: %s\n", md(healthCheckLine(tg.HealthCheck)))
 		for _, rt := range tg.Routes {
@@ -109,7 +113,7 @@ func (r *Report) Text() string {
 		r.GeneratedAt.UTC().Format(time.RFC3339), r.SchemaVersion, scopeLine(r.Scope))
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET GROUP\tACCOUNT\tREGION\tTYPE\tOWNER\tSERVICE\tTARGETS\tPOD\tNODE\tGHOST\tFOREIGN\tFINDINGS\tERROR")
+	fmt.Fprintln(tw, "TARGET GROUP\tACCOUNT\tREGION\tTYPE\tOWNER\tSERVICE\tTARGETS\tPOD\tNODE\tGHOST\tFOREIGN\tFINDINGS\tUNKNOWN\tERROR")
 	for _, tg := range r.TargetGroups {
 		errText := "-"
 		if tg.Error != nil {
@@ -119,9 +123,14 @@ func (r *Report) Text() string {
 		for _, f := range tg.Findings {
 			codes = append(codes, string(f.Code))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", tg.Name, tg.Account, tg.Region, tg.TargetType,
+		var unknown []string
+		for _, u := range tg.Unknowns {
+			unknown = append(unknown, strings.TrimPrefix(u.Cluster+"/", "/")+u.Source)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", tg.Name, tg.Account, tg.Region, tg.TargetType,
 			tg.Owner.Kind, serviceShort(tg.Service), tg.Counts.Total, tg.Counts.ByClass[ClassPod], tg.Counts.ByClass[ClassNode],
-			tg.Counts.ByClass[ClassGhost], tg.Counts.ByClass[ClassForeign], orDash(strings.Join(slices.Compact(codes), ",")), errText)
+			tg.Counts.ByClass[ClassGhost], tg.Counts.ByClass[ClassForeign], orDash(strings.Join(slices.Compact(codes), ",")),
+			orDash(strings.Join(unknown, ",")), errText)
 	}
 	_ = tw.Flush()
 
@@ -211,7 +220,52 @@ func ownerLine(o Owner) string {
 	if o.Stack != "" {
 		parts = append(parts, "stack "+o.Stack)
 	}
+	if o.Reason != "" {
+		parts = append(parts, o.Reason)
+	}
 	return strings.Join(parts, "; ")
+}
+
+func unknownLine(u Unknown) string {
+	what := u.Source
+	if u.Cluster != "" {
+		what = "cluster " + u.Cluster + " " + u.Source
+	}
+	return fmt.Sprintf("%s (%s): %s", what, u.Category, u.Effect)
+}
+
+// nextLine writes a NextCall as one line of key=value pairs.
+func nextLine(c NextCall) string {
+	parts := []string{string(c.Op)}
+	if c.Strategy != "" {
+		parts = append(parts, "strategy="+c.Strategy)
+	}
+	if c.Service != nil {
+		svc := c.Service.Cluster + "/" + c.Service.Namespace + "/" + c.Service.Name
+		switch {
+		case c.Service.PortName != "":
+			svc += ":" + c.Service.PortName
+		case c.Service.Port != 0:
+			svc += ":" + strconv.Itoa(int(c.Service.Port))
+		}
+		parts = append(parts, "service="+svc)
+	}
+	if c.Cluster != "" {
+		parts = append(parts, "cluster="+c.Cluster)
+	}
+	if len(c.Namespaces) > 0 {
+		parts = append(parts, "namespaces="+strings.Join(c.Namespaces, ","))
+	}
+	if c.Replaces != "" {
+		parts = append(parts, "replaces="+c.Replaces)
+	}
+	if len(c.Missing) > 0 {
+		parts = append(parts, "missing="+strings.Join(c.Missing, ","))
+	}
+	if c.Reason != "" {
+		parts = append(parts, "reason: "+c.Reason)
+	}
+	return strings.Join(parts, " ")
 }
 
 func serviceLine(s *ServiceRef) string {
@@ -303,6 +357,8 @@ func classLine(t TargetReport) string {
 
 func heldBy(t TargetReport) string {
 	switch {
+	case t.HeldBy != nil:
+		return "reused by " + t.HeldBy.String()
 	case t.Node != nil:
 		s := "node " + t.Cluster + "/" + t.Node.Name
 		if t.Node.Karpenter {

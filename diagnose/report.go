@@ -112,6 +112,11 @@ type TargetGroupReport struct {
 	LBCTags map[string]string `json:"lbcTags,omitempty"`
 	// Owner says who keeps the targets current.
 	Owner Owner `json:"owner"`
+	// Unknowns say what could not be read for this target group (a list
+	// the cluster forbade or failed, its tags), and which judgements were
+	// therefore not made. A finding whose evidence is missing is never
+	// made; its absence is stated here instead.
+	Unknowns []Unknown `json:"unknowns,omitempty"`
 	// Service is the Service the target group serves, when known.
 	Service *ServiceRef `json:"service,omitempty"`
 	// LoadBalancerARNs are the load balancers that forward to it, sorted.
@@ -161,6 +166,14 @@ const (
 	OwnerLBCStack OwnerKind = "lbc-stack"
 	// OwnerUnmanaged: made by hand or by another tool; nothing keeps it current.
 	OwnerUnmanaged OwnerKind = "unmanaged"
+	// OwnerUnknown: no LBC tag, and the bindings of a cluster that may own
+	// it could not be read (or its tags could not): a binding may own it.
+	OwnerUnknown OwnerKind = "unknown"
+	// OwnerOutside: not the scanned clusters' business (a Lambda or ALB
+	// target group, instances that are no scanned cluster's nodes, or
+	// addresses outside every scanned cluster's ranges and VPC). Diagnose
+	// leaves it alone: Owner.Reason says why.
+	OwnerOutside OwnerKind = "outside"
 )
 
 // Owner is who keeps a target group's targets current.
@@ -176,6 +189,25 @@ type Owner struct {
 	// Resource is the value of the ingress.k8s.aws/resource or
 	// service.k8s.aws/resource tag.
 	Resource string `json:"resource,omitempty"`
+	// Reason says why, for OwnerUnknown and OwnerOutside.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Unknown is one thing Diagnose could not read for a target group, and what
+// it could therefore not judge.
+type Unknown struct {
+	// Cluster is the cluster whose list failed; empty for the target
+	// group's own tags.
+	Cluster string `json:"cluster,omitempty"`
+	// Source is what could not be read: nodes, pods, services, namespaces,
+	// targetgroupbindings, nodeclaims (a cluster's list) or tags
+	// (DescribeTags).
+	Source string `json:"source"`
+	// Category is the failure's stable word (forbidden, throttled...), as
+	// in [ResourceError].
+	Category string `json:"category"`
+	// Effect says which judgements were not made, in one line.
+	Effect string `json:"effect"`
 }
 
 // Binding modes.
@@ -284,6 +316,69 @@ type Finding struct {
 	Evidence Evidence `json:"evidence"`
 	// Remediation names the next library call, with its arguments.
 	Remediation string `json:"remediation"`
+	// Next is the same next call as data, for scripts.
+	Next NextCall `json:"next"`
+}
+
+// Operation is the kind of a finding's next call.
+type Operation string
+
+// The operations a finding's [NextCall] can name.
+const (
+	// OpPlanCutover: cutover.PlanCutover with a Request for
+	// NextCall.TargetGroupARN, NextCall.Service and NextCall.Strategy.
+	OpPlanCutover Operation = "cutover.PlanCutover"
+	// OpBuildBinding: tgbind.Build with a Request for
+	// NextCall.TargetGroupARN and NextCall.Service, with
+	// MultiClusterTargetGroup true.
+	OpBuildBinding Operation = "tgbind.Build"
+	// OpLabelNamespace: label NextCall.Namespaces with
+	// elbv2.k8s.aws/pod-readiness-gate-inject=enabled (kubectl label).
+	OpLabelNamespace Operation = "label-namespace"
+	// OpRestartPods: restart the pods of NextCall.Service so that the
+	// LBC's webhook injects the readiness gate (kubectl rollout restart).
+	OpRestartPods Operation = "restart-pods"
+	// OpInstallController: install the AWS Load Balancer Controller in
+	// NextCall.Cluster.
+	OpInstallController Operation = "install-controller"
+	// OpMoveNodes: move the nodes to private subnets (step 4 of the
+	// migration); nothing pins their addresses any more.
+	OpMoveNodes Operation = "move-nodes"
+	// OpManual: a change this SDK does not make comes first;
+	// NextCall.Reason says which.
+	OpManual Operation = "manual"
+	// OpNone: nothing for this tool to do; NextCall.Reason says why.
+	OpNone Operation = "none"
+)
+
+// NextCall is a finding's next call as data: what [Finding.Remediation]
+// says in prose. A script can act on it without parsing text.
+type NextCall struct {
+	// Op is the operation.
+	Op Operation `json:"op"`
+	// TargetGroupARN is the target group to pass, for OpPlanCutover and
+	// OpBuildBinding.
+	TargetGroupARN string `json:"targetGroupARN,omitempty"`
+	// Strategy is "in-place" or "blue-green", for OpPlanCutover: the one
+	// PlanCutover accepts for this target group's type.
+	Strategy string `json:"strategy,omitempty"`
+	// Service is the Service to pass (cluster, namespace, name and port),
+	// for OpPlanCutover, OpBuildBinding and OpRestartPods; nil when it
+	// could not be inferred, and then Missing names it.
+	Service *ServiceRef `json:"service,omitempty"`
+	// Cluster is the cluster concerned, for OpInstallController,
+	// OpLabelNamespace and OpMoveNodes.
+	Cluster string `json:"cluster,omitempty"`
+	// Namespaces are cluster/namespace pairs, for OpLabelNamespace.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Replaces is the cluster/namespace/name of a binding the new one
+	// replaces, for OpBuildBinding.
+	Replaces string `json:"replaces,omitempty"`
+	// Missing names the arguments the caller must supply because the
+	// report could not infer them, for example "service".
+	Missing []string `json:"missing,omitempty"`
+	// Reason says why, for OpNone.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Evidence is what a finding rests on. Lists are sorted.

@@ -18,11 +18,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// goldenWorld is the base world with a bit of everything: a ghost, an
-// expiring and a disrupted Karpenter node, a public node, a second target
-// group the LBC owns in default mode next to a stray node target (and a
-// draining one, which no finding rests on), and a second cluster without
-// the CRD.
+// goldenWorld is the base world with a bit of everything: a ghost, a
+// ghost whose address a pod holds again, an expiring and a disrupted
+// Karpenter node, a public node, a second target group the LBC owns in
+// default mode next to a stray node target on another Service's NodePort
+// (and a draining one, which no finding rests on), and a second cluster
+// without the CRD.
 func goldenWorld() world {
 	w := baseWorld()
 	tg := w.tgFix("legacy-web")
@@ -30,6 +31,7 @@ func goldenWorld() world {
 	tg.Targets = append(tg.Targets,
 		targetFix{ID: "10.0.9.99", Port: 30080, State: "unhealthy", Reason: "Target.Timeout"},
 		targetFix{ID: "10.0.3.10", Port: 30080},
+		targetFix{ID: "10.0.1.11", Port: 30080, State: "unhealthy", Reason: "Target.FailedHealthChecks"},
 	)
 	w.TargetGroups = append(w.TargetGroups, tgFix{
 		Name: "k8s-shop-api", Port: 8080, LBs: []string{"edge"}, HCPath: "/ready",
@@ -46,7 +48,9 @@ func goldenWorld() world {
 	c.Pods = append(c.Pods, podFix{NS: "shop", Name: "api-1", Node: "n1", IP: "10.0.1.21", Labels: map[string]string{"app": "api"},
 		Ports: []portFix{{Name: "http", Port: 8080}}, ProbePath: "/ready", Gates: []string{ReadinessGatePrefix + "api"}})
 	c.Services = append(c.Services, svcFix{NS: "shop", Name: "api", Selector: map[string]string{"app": "api"},
-		Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "8080"}}})
+		Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "8080"}}},
+		svcFix{NS: "shop", Name: "admin", Selector: map[string]string{"app": "admin"},
+			Ports: []svcPortFix{{Name: "http", Port: 80, TargetPort: "8081", NodePort: 30081}}})
 	c.Namespaces[0].Labels = map[string]string{LabelReadinessGateInject: "enabled"}
 	c.Bindings = []bindingFix{{NS: "shop", Name: "api", TG: "k8s-shop-api", Service: "api", Port: "http", Type: "ip"}}
 	w.Clusters = append(w.Clusters, clusterFix{Name: "staging", VPC: "vpc-0ffffffffffffffff", NoBindingCRD: true,
@@ -105,10 +109,16 @@ func TestGoldenContent(t *testing.T) {
 	if legacy == nil || api == nil {
 		t.Fatal("target groups missing")
 	}
-	wantClass := map[string]Class{"10.0.1.10:30080": ClassNode, "10.0.2.10:30080": ClassNode, "10.0.3.10:30080": ClassNode, "10.0.9.99:30080": ClassGhost}
+	wantClass := map[string]Class{"10.0.1.10:30080": ClassNode, "10.0.2.10:30080": ClassNode, "10.0.3.10:30080": ClassNode,
+		"10.0.9.99:30080": ClassGhost, "10.0.1.11:30080": ClassGhost}
 	for _, tr := range legacy.Targets {
 		if wantClass[tr.Key()] != tr.Class {
 			t.Errorf("legacy-web %s: class %s, want %s", tr.Key(), tr.Class, wantClass[tr.Key()])
+		}
+		// The pod web-1 took 10.0.1.11 over: it serves 8080, not 30080.
+		if want := (tr.Key() == "10.0.1.11:30080"); want != (tr.HeldBy != nil) ||
+			(want && *tr.HeldBy != Holder{Kind: "pod", Cluster: "prod", Namespace: "shop", Name: "web-1"}) {
+			t.Errorf("legacy-web %s: held by %+v", tr.Key(), tr.HeldBy)
 		}
 	}
 	wantCodes := map[string][]Code{

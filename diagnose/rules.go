@@ -47,6 +47,11 @@ const (
 	// TargetGroupBinding CRD, so the AWS Load Balancer Controller is not
 	// installed there (or is too old). Not tied to a target group.
 	CodeBindingCRDMissing Code = "TargetGroupBindingCRDMissing"
+	// CodeOutsideTargetGroup: a target group that is not the scanned
+	// clusters' business (a Lambda or ALB target group, instances that are
+	// no node, addresses outside every cluster's VPC and ranges). It says
+	// why Diagnose leaves it alone; no other finding is made on it.
+	CodeOutsideTargetGroup Code = "OutsideTargetGroup"
 )
 
 // Severity grades a finding. From the most to the least urgent: critical,
@@ -98,6 +103,7 @@ const (
 	SignalDefaultModeBindingOnSharedGroup = "all targets drain at once when the TargetGroupBinding reconciles"
 	SignalInstanceTypeTargetGroup         = "the target type cannot be switched to ip in place"
 	SignalBindingCRDMissing               = "nothing in the cluster can keep target groups current"
+	SignalOutsideTargetGroup              = "none: it serves something other than the scanned clusters"
 )
 
 // Rule is the fixed part of a finding code: what it means, how urgent it is,
@@ -116,13 +122,13 @@ type Rule struct {
 
 var rules = []Rule{
 	{CodeGhostTarget, SeverityCritical, SignalGhostTarget,
-		"cutover.PlanCutover with strategy in-place: it deregisters the ghosts first (with their Port) and hands the target group to the LBC"},
+		"cutover.PlanCutover, strategy in-place for an ip target group (it deregisters the ghosts first, with their Port, and hands the target group to the LBC) or blue-green for an instance one"},
 	{CodeDefaultModeBindingOnSharedGroup, SeverityCritical, SignalDefaultModeBindingOnSharedGroup,
 		"tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile (the flag cannot be flipped in place)"},
 	{CodeStaticNodeTarget, SeverityHigh, SignalStaticNodeTarget,
-		"tgbind.Build (targetType ip, MultiClusterTargetGroup true), then cutover.PlanCutover with strategy in-place"},
+		"cutover.PlanCutover (in-place for ip, blue-green for instance): it builds the binding (targetType ip, MultiClusterTargetGroup true) and deregisters the node targets once the pods are healthy"},
 	{CodeKarpenterDisruptionRisk, SeverityHigh, SignalKarpenterDisruptionRisk,
-		"cutover.PlanCutover with strategy in-place before the next disruption; until then, karpenter.sh/do-not-disrupt only blocks graceful disruption"},
+		"cutover.PlanCutover (in-place for ip, blue-green for instance) before the next disruption; until then, karpenter.sh/do-not-disrupt only blocks graceful disruption"},
 	{CodeInstanceTypeTargetGroup, SeverityHigh, SignalInstanceTypeTargetGroup,
 		"cutover.PlanCutover with strategy blue-green: a new ip target group, weighted forwarding, then retire this one"},
 	{CodePortMismatch, SeverityHigh, SignalPortMismatch,
@@ -137,6 +143,8 @@ var rules = []Rule{
 		"cutover.Execute first; move the nodes to private subnets only once no target group pins node IPs"},
 	{CodeBindingCRDMissing, SeverityInfo, SignalBindingCRDMissing,
 		"install the AWS Load Balancer Controller (v2.10.0 or later for MultiClusterTargetGroup), then tgbind.Build"},
+	{CodeOutsideTargetGroup, SeverityInfo, SignalOutsideTargetGroup,
+		"none: left alone, it is not the scanned clusters' target group"},
 }
 
 // Rules returns every finding code's rule, most severe first, then by code.

@@ -882,11 +882,27 @@ var scenarios = []scenario{
 		}},
 
 	// InstanceTypeTargetGroup
-	{name: "a hand-made instance target group", code: diagnose.CodeInstanceTypeTargetGroup, want: true, cfg: smallWorld(111),
+	{name: "a hand-made instance target group behind the ALB", code: diagnose.CodeInstanceTypeTargetGroup, want: true, cfg: instanceWorld(111),
+		setup: legacyTG,
+		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			if tg.Counts.ByClass[diagnose.ClassNode] != 4 || !strings.Contains(f.Remediation, "blue-green") ||
+				f.Next.Op != diagnose.OpPlanCutover || f.Next.Strategy != "blue-green" {
+				t.Errorf("counts %+v, remediation %q, next %+v", tg.Counts, f.Remediation, f.Next)
+			}
+			// Every finding on it names blue-green, which PlanCutover accepts
+			// for an instance target group; never in-place.
+			for _, f := range tg.Findings {
+				if f.Next.Strategy == "in-place" || strings.Contains(f.Remediation, "in-place") {
+					t.Errorf("%s names in-place: %q", f.Code, f.Remediation)
+				}
+			}
+		}},
+	{name: "an instance target group no load balancer uses", code: diagnose.CodeInstanceTypeTargetGroup, want: true, cfg: smallWorld(113),
 		setup: func(t *testing.T, w *sim.World, _ *iamGate) string { return instanceTG(t, w, nil) },
 		check: func(t *testing.T, _ *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
-			if tg.Counts.ByClass[diagnose.ClassNode] != 4 || !strings.Contains(f.Remediation, "blue-green") {
-				t.Errorf("counts %+v, remediation %q", tg.Counts, f.Remediation)
+			// PlanCutover would refuse blue-green: there is no traffic to shift.
+			if tg.Counts.ByClass[diagnose.ClassNode] != 4 || f.Next.Op != diagnose.OpManual || !strings.Contains(f.Remediation, "no load balancer forwards to it") {
+				t.Errorf("counts %+v, remediation %q, next %+v", tg.Counts, f.Remediation, f.Next)
 			}
 		}},
 	{name: "near miss: an instance target group of an LBC stack", code: diagnose.CodeInstanceTypeTargetGroup, want: false, cfg: smallWorld(112),
@@ -902,6 +918,14 @@ var scenarios = []scenario{
 
 // instanceTG creates an instance target group of every node, on the
 // NodePort, as the LBC's instance mode or a hand would.
+// instanceWorld is a small world whose legacy target group, behind the
+// ALB, is of type instance.
+func instanceWorld(seed uint64) sim.Config {
+	cfg := smallWorld(seed)
+	cfg.Legacy.TargetType = "instance"
+	return cfg
+}
+
 func instanceTG(t *testing.T, w *sim.World, tags map[string]string) string {
 	var ts []elbv2types.TargetDescription
 	for _, n := range w.Cluster().Nodes() {
@@ -962,12 +986,15 @@ func testScenarioFindings(t *testing.T, via transport) {
 }
 
 // TestScenarioCoverEveryCode keeps the scenarios honest: each target-group
-// finding code has a world that produces it and a near miss. The cluster
-// finding TargetGroupBindingCRDMissing is left to the fixture tests: the
-// simulated cluster always serves the CRD.
+// finding code has a world that produces it and a near miss. Two codes are
+// left to the fixture tests and the corpus: TargetGroupBindingCRDMissing,
+// because the simulated cluster always serves the CRD, and
+// OutsideTargetGroup, because the simulated ELBv2 holds only the cluster's
+// VPC, refuses addresses outside it, and models ip and instance target
+// groups only.
 func TestScenarioCoverEveryCode(t *testing.T) {
 	for _, r := range diagnose.Rules() {
-		if r.Code == diagnose.CodeBindingCRDMissing {
+		if r.Code == diagnose.CodeBindingCRDMissing || r.Code == diagnose.CodeOutsideTargetGroup {
 			continue
 		}
 		var yes, no bool

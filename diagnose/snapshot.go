@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -47,8 +49,8 @@ var NodeClaimGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1",
 
 // Objects are the objects of one cluster that a [Snapshot] indexes. Diagnose
 // and [TakeSnapshot] list them; simulations and tests can build them by hand.
-// The zero value of each flag means "listed": set them only to say what the
-// cluster does not serve or the reader could not list.
+// The zero value of each flag means "listed": set them, or add to Failures,
+// only to say what the cluster does not serve or the reader could not list.
 type Objects struct {
 	// Nodes, Pods, Services and Namespaces are the core objects.
 	Nodes      []corev1.Node
@@ -65,14 +67,48 @@ type Objects struct {
 	// NoNodeClaimCRD reports that the cluster does not serve Karpenter's
 	// v1 NodeClaims: no expiry or drift data.
 	NoNodeClaimCRD bool
-	// BindingsUnread reports that the bindings could not be listed: owners
-	// then come from tags only.
-	BindingsUnread bool
-	// NamespacesUnread reports that the namespaces could not be listed: the
-	// readiness-gate check is then skipped.
-	NamespacesUnread bool
+	// Failures are the kinds the reader could not list. Each kind is
+	// judged on nothing: a finding that rests on it is not made, and the
+	// report says so (see [TargetGroupReport.Unknowns]).
+	Failures []ListFailure
 	// Notes say what could not be read.
 	Notes []string
+}
+
+// ListKind names a kind of object a [Snapshot] lists.
+type ListKind string
+
+// The kinds a snapshot lists, each once per cluster.
+const (
+	ListNodes      ListKind = "nodes"
+	ListPods       ListKind = "pods"
+	ListServices   ListKind = "services"
+	ListNamespaces ListKind = "namespaces"
+	ListBindings   ListKind = "targetgroupbindings"
+	ListNodeClaims ListKind = "nodeclaims"
+)
+
+// ListFailure is a kind the reader could not list: forbidden by RBAC, failed,
+// or not registered in the reader's scheme.
+type ListFailure struct {
+	// Kind is the kind.
+	Kind ListKind
+	// Category is the failure's stable word, as in [ResourceError]
+	// (forbidden, throttled, not-registered...).
+	Category string
+	// Err is the cause; nil when the Objects were built by hand.
+	Err error
+}
+
+// effect says, for each kind, which judgements a failure to list it takes
+// away. The report shows it per target group.
+var effect = map[ListKind]string{
+	ListNodes:      "node addresses unknown: a target no pod holds is neither a node target nor a ghost",
+	ListPods:       "pod addresses and host ports unknown: a target no node holds is neither a pod target nor a ghost",
+	ListServices:   "NodePorts and Service target ports unknown: whether a node or pod serves a target's port is not judged, and no port finding is made",
+	ListNamespaces: "namespace labels unknown: no readiness-gate finding",
+	ListBindings:   "TargetGroupBindings unknown: the owner rests on the LBC's tags, and no unmanaged or default-mode finding is made",
+	ListNodeClaims: "Karpenter NodeClaims unknown: no expiry or drift data; Karpenter findings rest on the node labels",
 }
 
 // Snapshot is one cluster, listed once and indexed for classification:
@@ -83,8 +119,10 @@ type Snapshot struct {
 	cluster  Cluster
 	cidrs    []netip.Prefix
 	podCIDRs []netip.Prefix
-	read     bool
+	read     bool // nodes, pods and Services all listed
 	objs     Objects
+	failed   map[ListKind]ListFailure
+	unread   string // for an unread snapshot, the failure's category
 
 	nodeByName     map[string]*NodeRef
 	nodeByIP       map[netip.Addr]*NodeRef
@@ -96,6 +134,7 @@ type Snapshot struct {
 	selectors      map[*corev1.Service]labels.Selector // nil for a Service without a selector
 	nodePorts      map[int32][]string
 	containerPorts map[int32]bool
+	hostPorts      map[string]map[int32]bool // node name -> ports it serves for hostNetwork pods and hostPorts
 	namespaces     map[string]map[string]string
 	karpenterNodes int
 
@@ -111,10 +150,31 @@ func NewSnapshot(c Cluster, objs Objects) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.read = true
 	s.objs = objs
+	s.failed = map[ListKind]ListFailure{}
+	for _, f := range objs.Failures {
+		s.failed[f.Kind] = f
+	}
+	s.read = s.listed(ListNodes) && s.listed(ListPods) && s.listed(ListServices)
 	s.index()
 	return s, nil
+}
+
+// listed reports whether kind was listed (a kind the cluster does not serve
+// counts as listed: it is known to be empty).
+func (s *Snapshot) listed(kind ListKind) bool {
+	if s.failed == nil {
+		return false // an unread snapshot: nothing was listed
+	}
+	_, bad := s.failed[kind]
+	return !bad
+}
+
+// Failures returns the kinds that could not be listed, in a stable order.
+func (s *Snapshot) Failures() []ListFailure {
+	out := slices.Collect(maps.Values(s.failed))
+	slices.SortFunc(out, func(a, b ListFailure) int { return cmp.Compare(a.Kind, b.Kind) })
+	return out
 }
 
 func emptySnapshot(c Cluster) (*Snapshot, error) {
@@ -136,8 +196,8 @@ func emptySnapshot(c Cluster) (*Snapshot, error) {
 // Nodes, pods and Services are required: a failure to list them is returned
 // as an error naming the cluster and the kind. Namespaces, bindings and
 // NodeClaims are optional: a cluster that does not serve a CRD, or a reader
-// not allowed to list it, gives a note in [Snapshot.Notes]. Of the options,
-// only [WithListPageSize] applies.
+// not allowed to list it, gives a note in [Snapshot.Notes] and a
+// [ListFailure]. Of the options, only [WithListPageSize] applies.
 func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -146,7 +206,7 @@ func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, er
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if c.Reader == nil {
+	if isNil(c.Reader) {
 		return nil, &InputError{Field: "Cluster.Reader", Reason: "is nil"}
 	}
 	if _, err := emptySnapshot(c); err != nil {
@@ -156,38 +216,54 @@ func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, er
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range objs.Failures {
+		if f.Kind == ListNodes || f.Kind == ListPods || f.Kind == ListServices {
+			return nil, listError(c, f)
+		}
+	}
 	return NewSnapshot(c, objs)
 }
 
-// listCluster lists every kind once. The error is a *ResourceError naming the
-// cluster and the kind that failed.
+// listError is the *ResourceError of a failed list.
+func listError(c Cluster, f ListFailure) *ResourceError {
+	err := f.Err
+	if err == nil {
+		err = fmt.Errorf("%s not listed (%s)", f.Kind, f.Category)
+	}
+	re := newResourceError(KindCluster, c.Name, "list "+string(f.Kind), err)
+	re.Cluster = c.Name
+	return re
+}
+
+// listCluster lists every kind once. A kind that cannot be listed is a
+// [ListFailure] in the Objects, never a reason to stop: what could be listed
+// is still used. Only the end of ctx stops it, with ctx's error.
 func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error) {
 	var objs Objects
+	fail := func(kind ListKind, err error, note string) {
+		cat := category(err)
+		if runtime.IsNotRegisteredError(err) {
+			cat = "not-registered"
+		}
+		objs.Failures = append(objs.Failures, ListFailure{Kind: kind, Category: cat, Err: err})
+		objs.Notes = append(objs.Notes, fmt.Sprintf("%s not listed (%s): %s", kind, cat, note))
+	}
 	var nodes corev1.NodeList
 	var pods corev1.PodList
 	var svcs corev1.ServiceList
-	for _, l := range []struct {
-		kind string
-		list client.ObjectList
-	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
-		if err := listAll(ctx, c.Reader, l.list, pageSize); err != nil {
-			re := newResourceError(KindCluster, c.Name, "list "+l.kind, err)
-			re.Cluster = c.Name
-			return Objects{}, re
-		}
-	}
-	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
-
 	var nss corev1.NamespaceList
-	if err := listAll(ctx, c.Reader, &nss, pageSize); err != nil {
-		if ctx.Err() != nil {
-			return Objects{}, context.Cause(ctx)
+	for _, l := range []struct {
+		kind ListKind
+		list client.ObjectList
+	}{{ListNodes, &nodes}, {ListPods, &pods}, {ListServices, &svcs}, {ListNamespaces, &nss}} {
+		if err := listAll(ctx, c.Reader, l.list, pageSize); err != nil {
+			if ctx.Err() != nil {
+				return Objects{}, ctxErr(ctx)
+			}
+			fail(l.kind, err, effect[l.kind])
 		}
-		objs.NamespacesUnread = true
-		objs.Notes = append(objs.Notes, fmt.Sprintf("namespaces not listed (%s): readiness-gate checks skipped", category(err)))
-	} else {
-		objs.Namespaces = nss.Items
 	}
+	objs.Nodes, objs.Pods, objs.Services, objs.Namespaces = nodes.Items, pods.Items, svcs.Items, nss.Items
 
 	var tgbs v1beta1.TargetGroupBindingList
 	switch err := listAll(ctx, c.Reader, &tgbs, pageSize); {
@@ -197,13 +273,11 @@ func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error
 		objs.NoBindingCRD = true
 		objs.Notes = append(objs.Notes, "the TargetGroupBinding CRD (elbv2.k8s.aws/v1beta1) is not served: the AWS Load Balancer Controller is not installed")
 	case runtime.IsNotRegisteredError(err):
-		objs.BindingsUnread = true
-		objs.Notes = append(objs.Notes, "the reader's scheme does not register TargetGroupBinding (add tgbind/v1beta1.AddToScheme): bindings not read")
+		fail(ListBindings, err, "the reader's scheme does not register TargetGroupBinding (add tgbind/v1beta1.AddToScheme)")
 	case ctx.Err() != nil:
-		return Objects{}, context.Cause(ctx)
+		return Objects{}, ctxErr(ctx)
 	default:
-		objs.BindingsUnread = true
-		objs.Notes = append(objs.Notes, fmt.Sprintf("TargetGroupBindings not listed (%s): owners come from tags only", category(err)))
+		fail(ListBindings, err, effect[ListBindings])
 	}
 
 	ncs := &unstructured.UnstructuredList{}
@@ -215,9 +289,9 @@ func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error
 		objs.NoNodeClaimCRD = true
 		objs.Notes = append(objs.Notes, "Karpenter NodeClaims (karpenter.sh/v1) are not served: no expiry or drift data")
 	case ctx.Err() != nil:
-		return Objects{}, context.Cause(ctx)
+		return Objects{}, ctxErr(ctx)
 	default:
-		objs.Notes = append(objs.Notes, fmt.Sprintf("NodeClaims not listed (%s): no expiry or drift data", category(err)))
+		fail(ListNodeClaims, err, effect[ListNodeClaims])
 	}
 	return objs, nil
 }
@@ -263,7 +337,7 @@ func (s *Snapshot) Read() bool { return s.read }
 func (s *Snapshot) Notes() []string { return slices.Clone(s.objs.Notes) }
 
 // BindingCRD reports whether the cluster serves TargetGroupBindings.
-func (s *Snapshot) BindingCRD() bool { return s.read && !s.objs.NoBindingCRD }
+func (s *Snapshot) BindingCRD() bool { return s.failed != nil && !s.objs.NoBindingCRD }
 
 // Bindings returns the cluster's TargetGroupBindings.
 func (s *Snapshot) Bindings() []v1beta1.TargetGroupBinding { return s.objs.Bindings }
@@ -282,7 +356,7 @@ func (s *Snapshot) report() ClusterReport {
 		Name: s.cluster.Name, VPCID: s.cluster.VPCID, CIDRs: s.cluster.CIDRs, Read: s.read,
 		Nodes: len(s.objs.Nodes), KarpenterNodes: s.karpenterNodes, Pods: len(s.objs.Pods),
 		Services: len(s.objs.Services), Bindings: len(s.objs.Bindings), NodeClaims: len(s.objs.NodeClaims),
-		BindingCRD: s.read && !s.objs.NoBindingCRD, NodeClaimCRD: s.read && !s.objs.NoNodeClaimCRD, Notes: slices.Clone(s.objs.Notes),
+		BindingCRD: s.BindingCRD(), NodeClaimCRD: s.failed != nil && !s.objs.NoNodeClaimCRD, Notes: slices.Clone(s.objs.Notes),
 	}
 	slices.Sort(r.Notes)
 	return r
@@ -299,6 +373,7 @@ func (s *Snapshot) index() {
 	s.selectors = map[*corev1.Service]labels.Selector{}
 	s.nodePorts = map[int32][]string{}
 	s.containerPorts = map[int32]bool{}
+	s.hostPorts = map[string]map[int32]bool{}
 	s.namespaces = map[string]map[string]string{}
 	s.podServices = map[*corev1.Pod][]string{}
 	s.servicePods = map[*corev1.Service][]*corev1.Pod{}
@@ -355,6 +430,22 @@ func (s *Snapshot) index() {
 			continue // its IP is released
 		}
 		s.podsByNS[p.Namespace] = append(s.podsByNS[p.Namespace], p)
+		if n := p.Spec.NodeName; n != "" {
+			for _, c := range p.Spec.Containers {
+				for _, cp := range c.Ports {
+					port := cp.HostPort
+					if p.Spec.HostNetwork {
+						port = cp.ContainerPort
+					}
+					if port != 0 {
+						if s.hostPorts[n] == nil {
+							s.hostPorts[n] = map[int32]bool{}
+						}
+						s.hostPorts[n][port] = true
+					}
+				}
+			}
+		}
 		if p.Spec.HostNetwork {
 			continue // it shares its node's IP: the node owns it
 		}
@@ -480,6 +571,66 @@ func instanceID(providerID string) string {
 		return last
 	}
 	return ""
+}
+
+// nodeServes says whether a node serves port: one of the cluster's
+// NodePorts, or a host port of a pod on it (a hostPort, or a container port
+// of a hostNetwork pod). known is false when the Services or the pods
+// could not be listed and the port is not found in what was.
+func (s *Snapshot) nodeServes(n *NodeRef, port int32) (serves, known bool) {
+	if len(s.nodePorts[port]) > 0 || s.hostPorts[n.Name][port] {
+		return true, true
+	}
+	return false, s.listed(ListServices) && s.listed(ListPods)
+}
+
+// podServes says whether a pod serves port: a port its containers declare,
+// or the target port of a Service that selects it (a named target port
+// resolved on the pod's own containers). known is false when nothing says
+// which ports the pod serves: it declares none and no Service selects it,
+// or the Services could not be listed.
+func (s *Snapshot) podServes(p *corev1.Pod, port int32) (serves, known bool) {
+	declared := false
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			declared = true
+			if cp.ContainerPort == port {
+				return true, true
+			}
+		}
+	}
+	if !s.listed(ListServices) {
+		return false, false
+	}
+	svcs := s.servicesOfPod(p)
+	for _, key := range svcs {
+		for _, sp := range s.services[key].Spec.Ports {
+			if tp, ok := targetPortOn(p, sp); ok && tp == port {
+				return true, true
+			}
+		}
+	}
+	return false, declared || len(svcs) > 0
+}
+
+// targetPortOn resolves a Service port's targetPort on one pod: a number is
+// itself (0 means the Service port); a name is the pod's container port of
+// that name.
+func targetPortOn(p *corev1.Pod, sp corev1.ServicePort) (int32, bool) {
+	switch {
+	case sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0:
+		return sp.Port, true
+	case sp.TargetPort.Type == intstr.Int:
+		return sp.TargetPort.IntVal, true
+	}
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name == sp.TargetPort.StrVal {
+				return cp.ContainerPort, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // servicesOfPod returns the namespace/name of the Services in the pod's

@@ -25,11 +25,12 @@ type Account struct {
 	ID string `json:"id"`
 	// Region, for example "eu-west-1". Required.
 	Region string `json:"region"`
-	// ELBv2 is a read-only ELBv2 client for ID and Region. Required;
-	// *elasticloadbalancingv2.Client fits as it is.
+	// ELBv2 is a read-only ELBv2 client for ID and Region. Required, and
+	// not a typed nil; *elasticloadbalancingv2.Client fits as it is.
 	ELBv2 ELBv2API `json:"-"`
 	// EC2 is an optional read-only EC2 client for ID and Region. Nil means no
 	// subnet checks: PublicSubnetNode then rests on the nodes' ExternalIPs.
+	// A typed nil, such as (*ec2.Client)(nil), is refused.
 	EC2 EC2API `json:"-"`
 }
 
@@ -38,10 +39,10 @@ type Cluster struct {
 	// Name identifies the cluster in the report, and matches the value of
 	// the LBC's elbv2.k8s.aws/cluster tag. Required and unique.
 	Name string `json:"name"`
-	// Reader lists the cluster's objects. Required. It needs list access to
-	// nodes, pods, services and namespaces; targetgroupbindings
-	// (elbv2.k8s.aws) and nodeclaims (karpenter.sh) are read when served.
-	// Its scheme must register tgbind/v1beta1.
+	// Reader lists the cluster's objects. Required, and not a typed nil. It
+	// needs list access to nodes, pods, services and namespaces;
+	// targetgroupbindings (elbv2.k8s.aws) and nodeclaims (karpenter.sh) are
+	// read when served. Its scheme must register tgbind/v1beta1.
 	Reader client.Reader `json:"-"`
 	// VPCID is the cluster's VPC. Empty means unknown: the cluster may then
 	// own targets of a target group in any VPC. Set it whenever clusters in
@@ -106,8 +107,10 @@ func validate(src Sources, scope Scope) error {
 			return &InputError{Field: f + ".ID", Reason: fmt.Sprintf("%q is not a 12-digit account ID", a.ID)}
 		case !regionRe.MatchString(a.Region):
 			return &InputError{Field: f + ".Region", Reason: fmt.Sprintf("%q is not a Region", a.Region)}
-		case a.ELBv2 == nil:
-			return &InputError{Field: f + ".ELBv2", Reason: "is nil"}
+		case isNil(a.ELBv2):
+			return &InputError{Field: f + ".ELBv2", Reason: nilReason(a.ELBv2)}
+		case a.EC2 != nil && isNil(a.EC2): // a typed nil: nil itself means no subnet checks
+			return &InputError{Field: f + ".EC2", Reason: nilReason(a.EC2)}
 		case seen[a.ID+"/"+a.Region]:
 			return &InputError{Field: f, Reason: fmt.Sprintf("account %s in %s is listed twice", a.ID, a.Region)}
 		}
@@ -124,8 +127,8 @@ func validate(src Sources, scope Scope) error {
 			return &InputError{Field: f + ".Name", Reason: "is empty"}
 		case names[c.Name]:
 			return &InputError{Field: f + ".Name", Reason: fmt.Sprintf("cluster %q is listed twice", c.Name)}
-		case c.Reader == nil:
-			return &InputError{Field: f + ".Reader", Reason: "is nil"}
+		case isNil(c.Reader):
+			return &InputError{Field: f + ".Reader", Reason: nilReason(c.Reader)}
 		case c.VPCID != "" && !vpcIDRe.MatchString(c.VPCID):
 			return &InputError{Field: f + ".VPCID", Reason: fmt.Sprintf("%q is not a VPC ID", c.VPCID)}
 		}
