@@ -69,11 +69,13 @@ unit:
 	$(TESTRUN) run -tier unit -out $(TIMES)/unit.json -- -race -count=1 -timeout $(UNIT_TIMEOUT) $(PKGS)
 
 FUZZTIME ?= 20s
-## fuzz: the manifest reader and the chart-source editor, for a bounded time each.
+## fuzz: the manifest reader, the chart-source editor and diagnose over
+## misbehaving ELBv2 and EC2 clients, for a bounded time each.
 fuzz:
-	@echo "== fuzz (helmgov, $(FUZZTIME) each)"
+	@echo "== fuzz (helmgov, diagnose; $(FUZZTIME) each)"
 	$(TESTRUN) run -tier fuzz-manifests -out $(TIMES)/fuzz-manifests.json -- ./helmgov -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)
 	$(TESTRUN) run -tier fuzz-sources -out $(TIMES)/fuzz-sources.json -- ./helmgov -run '^$$' -fuzz '^FuzzSourceSet$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)
+	$(TESTRUN) run -tier fuzz-diagnose -out $(TIMES)/fuzz-diagnose.json -- ./diagnose -run '^$$' -fuzz '^FuzzClientResponses$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)
 
 ## envtest: etcd (apt-get) and kube-apiserver (built once into bin/).
 envtest:
