@@ -710,7 +710,6 @@ func cLBARN(i int, typ, name string) string {
 	return fmt.Sprintf("arn:aws:elasticloadbalancing:%s:%s:loadbalancer/%s/%s/%016x", cRegion, cAccount, typ, name, 0xba1a0000+i)
 }
 
-
 func (f *cFleet) build(tb testing.TB) *cBuilt {
 	tb.Helper()
 	b := &cBuilt{f: f, elb: newFakeELBv2(), arns: map[string]string{}, lbARNs: map[string]string{}, clusters: map[string]*cBuiltCluster{}}
