@@ -156,6 +156,10 @@ type Finding struct {
 	// Fix is the change to the rendered object that resolves the finding;
 	// nil when there is no safe fix.
 	Fix *Change `json:"fix,omitempty"`
+	// NoFix says why Fix is nil, when the rule fixes other findings but
+	// not this one (one replica: a PDB cannot keep it serving). Empty
+	// otherwise.
+	NoFix string `json:"noFix,omitempty"`
 	// Suppressed is true when the object's SuppressAnnotation names the rule.
 	Suppressed bool `json:"suppressed,omitempty"`
 }
@@ -258,11 +262,14 @@ type checkState struct {
 	nodePorts  map[int64]bool
 	services   map[string]*item // ns/name
 	namespaces map[string]*item
-	// ipBacked maps ns/name of Services behind ip targets to why.
-	ipBacked map[string]string
-	// ipNamespaces maps namespaces with ip targets to the first object that
+	// ipBacked maps ns/name of Services behind LBC targets to why, and
+	// to what targets they are today.
+	ipBacked map[string]backer
+	// ipNamespaces maps namespaces with LBC targets to the first object that
 	// puts them there.
 	ipNamespaces map[string]*item
+	// nsTargets is what targets each namespace of ipNamespaces has today.
+	nsTargets map[string]targetState
 	// boundServices: ns/name of Services a TGB or an ALB Ingress references.
 	boundServices map[string]bool
 }
@@ -293,7 +300,8 @@ func newCheckState(c *Checker, objs []Object) *checkState {
 	s := &checkState{
 		c: c, crdKinds: map[schema.GroupVersionKind]bool{}, crdGroups: map[schema.GroupKind]bool{},
 		albClasses: map[string]bool{}, nodePorts: map[int64]bool{}, services: map[string]*item{},
-		namespaces: map[string]*item{}, ipBacked: map[string]string{}, ipNamespaces: map[string]*item{},
+		namespaces: map[string]*item{}, ipBacked: map[string]backer{}, ipNamespaces: map[string]*item{},
+		nsTargets:     map[string]targetState{},
 		boundServices: map[string]bool{},
 	}
 	for _, cl := range c.albClasses {
@@ -404,32 +412,128 @@ func (s *checkState) index() {
 			it.svc, it.tgb, it.pdb, it.template = nil, nil, nil, nil
 		}
 	}
-	// What sits behind ip targets.
+	// What sits behind the LBC's targets, and which targets they are today.
 	for _, it := range s.items {
 		switch {
 		case it.svc != nil && s.lbcManaged(it.svc):
-			s.ipBacked[nsName(it.ns, it.obj.Name)] = "it is a LoadBalancer Service of the LBC"
-			s.ipNamespace(it)
+			t := serviceTargets(it)
+			s.back(nsName(it.ns, it.obj.Name), "it is a LoadBalancer Service of the LBC", t)
+			s.ipNamespace(it, t)
 		case it.tgb != nil:
 			key := nsName(it.ns, it.tgb.Spec.ServiceRef.Name)
-			s.ipBacked[key] = "TargetGroupBinding " + it.obj.Name + " binds it"
+			t := targetsUnknown
+			if tt := it.tgb.Spec.TargetType; tt != nil {
+				t = targetsInstance
+				if *tt == v1beta1.TargetTypeIP {
+					t = targetsIP
+				}
+			}
+			s.back(key, "TargetGroupBinding "+it.obj.Name+" binds it", t)
 			s.boundServices[key] = true
-			s.ipNamespace(it)
+			s.ipNamespace(it, t)
 		case s.isALBIngress(it):
+			ingType := it.obj.Annotations()[annALBTargetType]
+			all := targetsIP
 			for _, b := range ingressBackends(it.obj.Fields) {
 				key := nsName(it.ns, b)
-				s.ipBacked[key] = "ALB Ingress " + it.obj.Name + " routes to it"
+				// A backend Service may override the Ingress's target type.
+				tt := ingType
+				if svc := s.services[key]; svc != nil {
+					if v, ok := svc.obj.Annotations()[annALBTargetType]; ok {
+						tt = v
+					}
+				}
+				t := targetsInstance
+				if tt == "ip" {
+					t = targetsIP
+				}
+				all = all.and(t)
+				s.back(key, "ALB Ingress "+it.obj.Name+" routes to it", t)
 				s.boundServices[key] = true
 			}
-			s.ipNamespace(it)
+			s.ipNamespace(it, all)
 		}
 	}
 }
 
-func (s *checkState) ipNamespace(it *item) {
+// back records that the Service key is behind the LBC's targets. The last
+// reason recorded is the one findings give; the states combine.
+func (s *checkState) back(key, why string, t targetState) {
+	if old, ok := s.ipBacked[key]; ok {
+		t = t.and(old.targets)
+	}
+	s.ipBacked[key] = backer{why: why, targets: t}
+}
+
+func (s *checkState) ipNamespace(it *item, t targetState) {
 	if _, ok := s.ipNamespaces[it.ns]; !ok {
 		s.ipNamespaces[it.ns] = it
+		s.nsTargets[it.ns] = t
+		return
 	}
+	s.nsTargets[it.ns] = s.nsTargets[it.ns].and(t)
+}
+
+// backer is why a Service is behind the LBC's targets, and which targets.
+type backer struct {
+	why     string
+	targets targetState
+}
+
+// targetState is what targets the LBC registers for a Service's pods today,
+// as the manifests say. Findings word the state as it is: a Service still
+// on instance targets is not "behind ip targets" yet.
+type targetState int
+
+const (
+	// targetsUnknown: the manifests do not say (a TargetGroupBinding
+	// without spec.targetType takes its target group's type).
+	targetsUnknown targetState = iota
+	// targetsInstance: nodes and their NodePorts, until the migration.
+	targetsInstance
+	// targetsIP: the pods themselves.
+	targetsIP
+)
+
+// and combines two states: instance if either is, unknown if either is,
+// ip only when both are.
+func (t targetState) and(u targetState) targetState {
+	switch {
+	case t == targetsInstance || u == targetsInstance:
+		return targetsInstance
+	case t == targetsUnknown || u == targetsUnknown:
+		return targetsUnknown
+	}
+	return targetsIP
+}
+
+// phrase words the targets with why they are there: "ip targets (why)",
+// "instance targets (ip after the migration; why)" or "LBC targets (why)".
+func (t targetState) phrase(why string) string {
+	switch t {
+	case targetsIP:
+		return "ip targets (" + why + ")"
+	case targetsInstance:
+		return "instance targets (ip after the migration; " + why + ")"
+	}
+	return "LBC targets (" + why + ")"
+}
+
+// serviceTargets is what a LoadBalancer Service of the LBC registers: ip
+// targets when the LBC owns it (type external, or the LBC's class) and its
+// nlb-target-type is ip; instance targets otherwise (the LBC's default, and
+// what the in-tree provider registers).
+func serviceTargets(it *item) targetState {
+	ann := it.obj.Annotations()
+	if ann[annLBType] == "nlb-ip" {
+		return targetsIP // the LBC's legacy spelling of external + ip
+	}
+	cl := it.svc.Spec.LoadBalancerClass
+	lbc := ann[annLBType] == "external" || (cl != nil && *cl == lbcNLBClass)
+	if lbc && ann[annNLBTargetType] == "ip" {
+		return targetsIP
+	}
+	return targetsInstance
 }
 
 // checkKind reports kinds that helmgov does not know, and kinds the cluster
@@ -607,38 +711,44 @@ func (s *checkState) checkTGBs() {
 
 func (s *checkState) checkNamespaces() {
 	for _, ns := range slices.Sorted(maps.Keys(s.ipNamespaces)) {
-		why := s.ipNamespaces[ns]
+		has := s.nsTargets[ns].phrase(s.ipNamespaces[ns].ref().String())
 		it, ok := s.namespaces[ns]
 		if !ok {
 			s.res.Notices = append(s.res.Notices, Notice{
 				Object:  ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: ns},
-				Message: fmt.Sprintf("namespace %s has ip targets (%s) but is not in the manifests: make sure it carries the label %s=enabled", ns, why.ref(), labelReadinessGate),
+				Message: fmt.Sprintf("namespace %s has %s but is not in the manifests: make sure it carries the label %s=enabled", ns, has, labelReadinessGate),
 			})
 			continue
 		}
 		path := FieldPath{{Key: "metadata"}, {Key: "labels"}, {Key: labelReadinessGate}}
 		if v := it.obj.Labels()[labelReadinessGate]; v != "enabled" {
-			msg := fmt.Sprintf("namespace has ip targets (%s) but no label %s=enabled", why.ref(), labelReadinessGate)
+			msg := fmt.Sprintf("namespace has %s but no label %s=enabled", has, labelReadinessGate)
 			if v != "" {
-				msg = fmt.Sprintf("namespace has ip targets (%s) but %s is %q, want \"enabled\"", why.ref(), labelReadinessGate, v)
+				msg = fmt.Sprintf("namespace has %s but %s is %q, want \"enabled\"", has, labelReadinessGate, v)
 			}
 			s.add(it, RuleNamespaceReadiness, path.String(), &Change{Op: OpSet, Path: path, Value: "enabled"}, "%s", msg)
 		}
 	}
 }
 
-// backing describes the ip-target Services in front of a workload.
+// backing describes the Services behind LBC targets in front of a
+// workload.
 type backing struct {
 	services []string
 	ports    []intstr.IntOrString
 	why      string
+	targets  targetState
 }
 
-// ipService is a Service behind ip targets, with its selector compiled.
+// behind words where the workload sits: "ip targets (why)", or the state
+// the targets are in today.
+func (b *backing) behind() string { return b.targets.phrase(b.why) }
+
+// ipService is a Service behind LBC targets, with its selector compiled.
 type ipService struct {
 	it  *item
 	sel labels.Selector
-	why string
+	backer
 }
 
 // ipServicesByNamespace groups the Services behind ip targets, in name order.
@@ -649,7 +759,7 @@ func (s *checkState) ipServicesByNamespace() map[string][]ipService {
 		if svcIt == nil || len(svcIt.svc.Spec.Selector) == 0 {
 			continue
 		}
-		out[svcIt.ns] = append(out[svcIt.ns], ipService{it: svcIt, sel: labels.SelectorFromSet(svcIt.svc.Spec.Selector), why: s.ipBacked[key]})
+		out[svcIt.ns] = append(out[svcIt.ns], ipService{it: svcIt, sel: labels.SelectorFromSet(svcIt.svc.Spec.Selector), backer: s.ipBacked[key]})
 	}
 	return out
 }
@@ -664,6 +774,9 @@ func backingOf(it *item, svcs []ipService) *backing {
 		b.services = append(b.services, sv.it.obj.Name)
 		if b.why == "" {
 			b.why = "Service " + sv.it.obj.Name + ": " + sv.why
+			b.targets = sv.targets
+		} else {
+			b.targets = b.targets.and(sv.targets)
 		}
 		for _, p := range sv.it.svc.Spec.Ports {
 			tp := p.TargetPort
@@ -844,11 +957,11 @@ func (s *checkState) checkWorkloads() {
 			case !present:
 				s.add(it, RuleWorkloadPreStop, lc.String(),
 					&Change{Op: OpSet, Path: lc, Value: map[string]any{"sleep": map[string]any{"seconds": safe}}},
-					"container %s has no preStop delay, behind ip targets (%s); it would exit while the load balancer still routes to it", c.Name, b.why)
+					"container %s has no preStop delay, behind %s; it would exit while the load balancer still routes to it", c.Name, b.behind())
 			case known && delay < safe:
 				s.add(it, RuleWorkloadPreStop, lc.String(), raisePreStop(c, lc, safe),
-					"container %s, behind ip targets (%s), has a preStop delay of %d seconds, shorter than the deregistration lag it must outlast: want at least %d seconds (%s)",
-					c.Name, b.why, delay, safe, s.c.preStopWhy)
+					"container %s, behind %s, has a preStop delay of %d seconds, shorter than the deregistration lag it must outlast: want at least %d seconds (%s)",
+					c.Name, b.behind(), delay, safe, s.c.preStopWhy)
 			}
 			if known {
 				maxDelay = max(maxDelay, delay)
@@ -879,11 +992,60 @@ func (s *checkState) checkWorkloads() {
 		if it.gk == gkDeployment || it.gk == gkStateful || it.gk == gkReplicaSet {
 			podLabels := labels.Set(it.template.Labels)
 			if !slices.ContainsFunc(pdbs[it.ns], func(sel labels.Selector) bool { return sel.Matches(podLabels) }) {
-				s.add(it, RuleWorkloadPDB, "", &Change{Op: OpAddPDB},
-					"%s behind ip targets (%s) has no PodDisruptionBudget; node replacement could evict every replica at once", it.obj.Kind, b.why)
+				switch n, from := s.replicas(it); {
+				case n == 0:
+					// No pod to keep serving.
+				case n == 1:
+					// maxUnavailable 1 lets the eviction take the only
+					// pod; minAvailable 1 blocks the node's drain for good.
+					s.addNoFix(it, RuleWorkloadPDB, "", oneReplica,
+						"%s behind %s has one replica (%s): a PDB cannot keep it serving, since maxUnavailable 1 lets node replacement evict the only pod and minAvailable 1 blocks the node's drain; run at least 2 replicas, then give it a PodDisruptionBudget",
+						it.obj.Kind, b.behind(), from)
+				default:
+					s.add(it, RuleWorkloadPDB, "", &Change{Op: OpAddPDB},
+						"%s behind %s has no PodDisruptionBudget; node replacement could evict every replica at once", it.obj.Kind, b.behind())
+				}
 			}
 		}
 	}
+}
+
+// oneReplica is why a workload of one replica gets no PodDisruptionBudget.
+const oneReplica = "one replica: a PDB cannot keep it serving; run at least 2 replicas, then add one"
+
+var gkHPA = schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}
+
+// replicas is the number of pods a workload runs, and where that number
+// comes from: the minReplicas of a HorizontalPodAutoscaler in the manifests
+// that scales it, else spec.replicas, else Kubernetes' default of 1.
+func (s *checkState) replicas(it *item) (int64, string) {
+	for _, h := range s.items {
+		if h.gk != gkHPA || h.ns != it.ns {
+			continue
+		}
+		ref := nestedMap(h.obj.Fields, "spec", "scaleTargetRef")
+		if ref["kind"] != it.obj.Kind || ref["name"] != it.obj.Name {
+			continue
+		}
+		if n, ok := asInt(nested(h.obj.Fields, "spec", "minReplicas")); ok {
+			return n, "minReplicas of HorizontalPodAutoscaler " + h.obj.Name
+		}
+		return 1, "HorizontalPodAutoscaler " + h.obj.Name + " sets no minReplicas"
+	}
+	if n, ok := asInt(nested(it.obj.Fields, "spec", "replicas")); ok {
+		return n, "spec.replicas"
+	}
+	return 1, "spec.replicas is not set"
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), true
+	}
+	return 0, false
 }
 
 // pdbSelector compiles a budget's selector; nil when it selects no pods
@@ -920,15 +1082,25 @@ func (s *checkState) checkNodePorts() {
 
 // add records a finding, unless the rule is disabled.
 func (s *checkState) add(it *item, id RuleID, path string, fix *Change, format string, args ...any) {
+	s.record(it, Finding{Rule: id, Path: path, Fix: fix, Message: fmt.Sprintf(format, args...)})
+}
+
+// addNoFix records a finding that has no fix, and why, unless the rule is
+// disabled.
+func (s *checkState) addNoFix(it *item, id RuleID, path, noFix, format string, args ...any) {
+	s.record(it, Finding{Rule: id, Path: path, NoFix: noFix, Message: fmt.Sprintf(format, args...)})
+}
+
+// record fills in the finding's severity, object, source and suppression,
+// and keeps it unless the rule is disabled.
+func (s *checkState) record(it *item, f Finding) {
 	cfg := s.c.opts.Config
-	if !cfg.enabled(id) {
+	if !cfg.enabled(f.Rule) {
 		return
 	}
-	r, _ := LookupRule(string(id))
-	s.res.Findings = append(s.res.Findings, Finding{
-		Rule: id, Severity: cfg.severity(r), Message: fmt.Sprintf(format, args...),
-		Object: it.ref(), Source: it.obj.Source, Path: path, Fix: fix, Suppressed: it.suppressed[id],
-	})
+	r, _ := LookupRule(string(f.Rule))
+	f.Severity, f.Object, f.Source, f.Suppressed = cfg.severity(r), it.ref(), it.obj.Source, it.suppressed[f.Rule]
+	s.res.Findings = append(s.res.Findings, f)
 }
 
 func (s *checkState) notice(it *item, msg string) {

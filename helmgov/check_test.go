@@ -180,7 +180,7 @@ func TestCheckRules(t *testing.T) {
 		},
 		{
 			name: "workload behind ip targets with no preStop, no PDB",
-			in: docs(lbSvc, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n"+
+			in: docs(lbSvc, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n"+
 				"    metadata: {labels: {app: web, tier: front}}\n    spec:\n      containers:\n      - {name: web, ports: [{containerPort: 8080}]}\n      - {name: sidecar}\n"),
 			want: []brief{
 				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Deployment default/web",
@@ -197,7 +197,7 @@ func TestCheckRules(t *testing.T) {
 			// The sleep is shorter than the safe delay: TGM-H008 raises it in
 			// the command, and TGM-H009's grace period covers the raised one.
 			name: "preStop exec sleep longer than the default grace period; PDB that selects other pods",
-			in: docs(lbSvc, "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n"+
+			in: docs(lbSvc, "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n"+
 				"    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        lifecycle: {preStop: {exec: {command: [/bin/sh, -c, sleep 45]}}}\n",
 				"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: other}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: other}}}\n"),
 			opts: helmgov.Options{GracePaddingSeconds: 15},
@@ -240,6 +240,34 @@ func TestCheckRules(t *testing.T) {
 				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Pod default/p",
 					Path: "spec.terminationGracePeriodSeconds", Fix: "set spec.terminationGracePeriodSeconds = 160"},
 			},
+		},
+		{
+			// A budget cannot keep one pod serving: maxUnavailable 1 lets
+			// the eviction take it, minAvailable 1 blocks the drain.
+			name: "one replica: a finding without a fix, instead of a PDB",
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "spec:\n  selector:", "spec:\n  replicas: 1\n  selector:", 1)),
+			want: []brief{{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web"}},
+		},
+		{
+			name: "no replicas set and no autoscaler: one replica",
+			in:   docs(lbSvc, goodDeploy),
+			want: []brief{{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web"}},
+		},
+		{
+			name: "no replicas set, an autoscaler of at least 2: a PDB",
+			in: docs(lbSvc, goodDeploy, "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n"+
+				"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 2, maxReplicas: 5}\n"),
+			want: []brief{{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web", Fix: "add a PodDisruptionBudget"}},
+		},
+		{
+			name: "an autoscaler of one replica wins over spec.replicas",
+			in: docs(lbSvc, strings.Replace(goodDeploy, "spec:\n  selector:", "spec:\n  replicas: 4\n  selector:", 1),
+				"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 5}\n"),
+			want: []brief{{Rule: helmgov.RuleWorkloadPDB, Severity: helmgov.SeverityWarning, Object: "Deployment default/web"}},
+		},
+		{
+			name: "zero replicas: no pod to keep serving",
+			in:   docs(lbSvc, strings.Replace(goodDeploy, "spec:\n  selector:", "spec:\n  replicas: 0\n  selector:", 1)),
 		},
 		{
 			name: "a workload in front of no ip target is not checked",
@@ -562,5 +590,73 @@ func TestExitCode(t *testing.T) {
 	}
 	if helmgov.ExitCodeOf(nil) != helmgov.ExitClean {
 		t.Error("ExitCodeOf(nil) != 0")
+	}
+}
+
+// TestCheckOneReplica: the finding of a workload of one replica says why
+// no PodDisruptionBudget is added, and Fix skips it with that reason.
+func TestCheckOneReplica(t *testing.T) {
+	res := newChecker(t, helmgov.Options{}).Check(read(t, docs(lbSvc, strings.Replace(goodDeploy, "spec:\n  selector:", "spec:\n  replicas: 1\n  selector:", 1))))
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings %v", briefs(res))
+	}
+	f := res.Findings[0]
+	if !strings.Contains(f.Message, "one replica (spec.replicas): a PDB cannot keep it serving") || f.Fix != nil ||
+		!strings.HasPrefix(f.NoFix, "one replica: a PDB cannot keep it serving") {
+		t.Errorf("finding %+v", f)
+	}
+}
+
+// TestCheckTargetWording: the findings of TGM-H007...H010 say which targets
+// the Service has today: ip targets, instance targets (ip after the
+// migration), or LBC targets when the manifests do not say.
+func TestCheckTargetWording(t *testing.T) {
+	deploy := strings.Replace(goodDeploy, "terminationGracePeriodSeconds: 160", "terminationGracePeriodSeconds: 100", 1)
+	svc := func(ann string) string {
+		return "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations: {" + ann + "}\n" +
+			"spec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n"
+	}
+	ingress := func(targetType string) string {
+		return "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: i\n  annotations: {alb.ingress.kubernetes.io/target-type: " + targetType + "}\n" +
+			"spec:\n  ingressClassName: alb\n  defaultBackend: {service: {name: web, port: {number: 80}}}\n"
+	}
+	clusterIP := "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n"
+	tgb := func(spec string) string {
+		return "apiVersion: elbv2.k8s.aws/v1beta1\nkind: TargetGroupBinding\nmetadata: {name: t}\nspec: {multiClusterTargetGroup: true, serviceRef: {name: web, port: 80}" + spec + "}\n"
+	}
+	const lbc = "service.beta.kubernetes.io/aws-load-balancer-type: external"
+	tests := []struct {
+		name string
+		in   string
+		want string // where TGM-H010 says the workload is
+	}{
+		{"an LBC Service with ip targets", svc(lbc + ", service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip"),
+			"behind ip targets (Service web: it is a LoadBalancer Service of the LBC)"},
+		{"an LBC Service with instance targets", svc(lbc + ", service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: instance"),
+			"behind instance targets (ip after the migration; Service web: it is a LoadBalancer Service of the LBC)"},
+		{"an in-tree NLB Service", svc("service.beta.kubernetes.io/aws-load-balancer-type: nlb"),
+			"behind instance targets (ip after the migration; Service web: it is a LoadBalancer Service of the LBC)"},
+		{"an ALB Ingress in ip mode", docs(clusterIP, ingress("ip")), "behind ip targets (Service web: ALB Ingress i routes to it)"},
+		{"an ALB Ingress in instance mode", docs(clusterIP, ingress("instance")),
+			"behind instance targets (ip after the migration; Service web: ALB Ingress i routes to it)"},
+		{"a TargetGroupBinding of ip targets", docs(clusterIP, tgb(", targetType: ip")), "behind ip targets (Service web: TargetGroupBinding t binds it)"},
+		{"a TargetGroupBinding that does not say", docs(clusterIP, tgb("")), "behind LBC targets (Service web: TargetGroupBinding t binds it)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := newChecker(t, helmgov.Options{}).Check(read(t, docs(tt.in, strings.Replace(deploy, "spec:\n  selector:", "spec:\n  replicas: 2\n  selector:", 1))))
+			var pdb string
+			for _, f := range res.Findings {
+				if f.Rule == helmgov.RuleWorkloadPDB {
+					pdb = f.Message
+				}
+			}
+			if want := "Deployment " + tt.want + " has no PodDisruptionBudget"; !strings.HasPrefix(pdb, want) {
+				t.Errorf("TGM-H010 says %q, want it to start with %q", pdb, want)
+			}
+			if len(res.Notices) == 0 || !strings.Contains(res.Notices[len(res.Notices)-1].Message, "has "+strings.SplitN(tt.want, " (", 2)[0][len("behind "):]+" (") {
+				t.Errorf("notices %v do not say %q", res.Notices, tt.want)
+			}
+		})
 	}
 }

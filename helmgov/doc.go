@@ -18,8 +18,9 @@
 //	// Then print and exit:
 //	_ = res.WriteSARIF(os.Stdout, helmgov.ReportOptions{BaseDir: repoRoot})
 //	os.Exit(helmgov.ExitCode(res, helmgov.SeverityWarning))
-//	// Fix the chart's sources (WithDryRun: print the diff only):
-//	fixed, err := checker.Fix(ctx, "charts/web", helmgov.WithDryRun())
+//	// Fix: into the user's values file first (WithDryRun: the diff only):
+//	fixed, err := checker.Fix(ctx, "charts/web", helmgov.WithDryRun(),
+//		helmgov.WithRenderOptions(helmgov.WithValuesFiles("prod.yaml")))
 //
 // # Rules
 //
@@ -45,7 +46,18 @@
 //
 // "Behind ip targets" means selected by a Service that is a LoadBalancer
 // Service of the LBC, is bound by a TargetGroupBinding, or is a backend of
-// an ALB Ingress, in the same namespace.
+// an ALB Ingress, in the same namespace: the pods are, or will be after the
+// migration, the load balancer's targets. The findings of TGM-H007 to
+// TGM-H010 word the targets as the manifests have them today: "ip
+// targets", "instance targets (ip after the migration)" (an NLB Service
+// without nlb-target-type ip, an ALB Ingress in instance mode, a binding of
+// targetType instance), or "LBC targets" when the manifests do not say (a
+// TargetGroupBinding without spec.targetType). A Deployment, StatefulSet or
+// ReplicaSet of one replica (spec.replicas, or the minReplicas of a
+// HorizontalPodAutoscaler in the manifests) gets a TGM-H010 finding
+// without a fix, "one replica: a PDB cannot keep it serving"
+// ([Finding.NoFix]): maxUnavailable 1 lets the eviction take the only pod,
+// minAvailable 1 blocks the node's drain.
 //
 // # Drain timing
 //
@@ -110,14 +122,49 @@
 //
 // # Fixing
 //
-// [Checker.Fix] writes each finding's [Change] into the chart's sources:
+// [Checker.Fix] writes each finding's [Change] where it belongs. For each
+// finding it lists the files that could carry the fix, by [FixRoute], in
+// this order, and keeps the first that holds:
 //
-//   - where the template reads the field from values (`toYaml .Values.x`,
-//     `with .Values.x`, `range ... := .Values.x`, `{{ .Values.x }}`), it sets
-//     the key in the root chart's values.yaml (prefixed with the subchart's
-//     name or alias for a subchart's template);
-//   - otherwise it patches the template itself; a PodDisruptionBudget goes
-//     into a new template next to the workload's.
+//  1. [RouteUserValues]: the user's values file, when values files are
+//     given ([WithRenderOptions] with [WithValuesFiles], the CLI's -f): the
+//     one that already sets the longest part of the key's path, else the
+//     last one. The fix survives an upgrade of the chart.
+//  2. [RouteChartValues]: the root chart's values.yaml (under the
+//     subchart's name or alias for a subchart's template, global.* as it
+//     is). Both values routes are taken when the template reads the field
+//     from values: `range $k, $v := .Values.x` or `toYaml .Values.x | nindent N`
+//     (also next to literal keys), `with .Values.x` with toYaml, tpl or a
+//     helper given its value, `{{ .Values.x }}`; or when the template cannot
+//     be read as YAML, or does not spell the key out, and it or a helper it
+//     includes reads a value named after the field (.Values.lifecycle,
+//     .Values.terminationGracePeriodSeconds, .Values.service.annotations).
+//  3. [RouteTemplate]: the template itself, only as the last resort and
+//     never where the same key can also come from values: a key next to a
+//     range or toYaml of values goes into the values, and entries that
+//     actions write are never joined by a literal one.
+//
+// [WithInto] changes the order or leaves routes out (the CLI's --into
+// values|chart|templates). [AppliedFix] says, for each fix, the file, the
+// route, the kind of edit ([FixHow]) and why.
+//
+// The chart's own switches come first. For TGM-H010, Fix looks for the
+// chart's own PodDisruptionBudget, in its templates and in the helpers they
+// include, whatever the values (text/template's parser reads the
+// conditions): one behind a condition on values (pdb.enabled,
+// podDisruptionBudget.create, an empty podDisruptionBudget map) is turned
+// on in the values, with maxUnavailable: 1 when the budget would otherwise
+// say neither number; without a template to read (a packaged library
+// chart), a values switch of such a name is tried. A feature's own switch
+// (autoscaling.enabled) is never turned on. Only when the chart has no
+// budget of its own that could select the same pods does Fix write a new
+// template beside the workload's: it copies the workload's name,
+// namespace and selector, and the blocks (if, with, range) and variables
+// in force around it, rewritten to trim only on their left and closed with
+// {{- end }}, so that a wrapper such as {{- if eq .Values.kind "Deployment" -}}
+// does not swallow the line break before apiVersion. Fix never makes two
+// budgets select the same pods: the eviction API refuses to evict them,
+// which blocks every drain.
 //
 // Sources are edited with the go.yaml.in/yaml/v3 node API: a file is parsed
 // (template actions masked with same-length placeholders) to find where the
@@ -125,15 +172,22 @@
 // spliced into the original bytes. Comments, key order, blank lines, quoting
 // and template actions stay as they were. Where that cannot be done safely
 // (a flow mapping, a multi-line scalar, a value computed by an include, a
-// packaged subchart) the finding is skipped, with the reason.
+// packaged subchart) and no values route is found, the finding is skipped,
+// with the reason.
 //
-// Fix works on a scratch copy of the chart. After each round it re-renders
-// and re-checks; it stops when no fixable finding is left (fixes can enable
-// others: a preStop delay can call for a longer grace period). A fix that
-// does not hold after re-rendering is an [ErrFixNotHeld] error, and nothing
-// is written. Only then are the changed files written, each atomically.
-// [WithDryRun] writes nothing and returns the diff. Running Fix again on its
-// output changes nothing.
+// Fix works on a scratch copy of the chart and of the user's values files.
+// Each fix is written, then the chart is re-rendered and re-checked: the
+// fix holds when the chart renders, its finding is gone, no finding fixed
+// before is back, no object became invalid and no pod is selected by two
+// budgets more than before. A fix that does not hold is taken back and the
+// next route tried; one that no route can make hold is dropped
+// ([FixResult.Dropped], with the reason of each route tried) and the
+// others are written. [WithAtomic] restores all or nothing: such a fix is
+// an [ErrFixNotHeld] error and nothing is written. Rounds repeat until no
+// fixable finding is left (fixes can enable others: a preStop delay can
+// call for a longer grace period). Only then are the changed files
+// written, each atomically. [WithDryRun] writes nothing and returns the
+// diff. Running Fix again on its output changes nothing.
 //
 // # Output and exit codes
 //
@@ -143,7 +197,8 @@
 // or above the threshold); [ExitCodeOf] gives 2 for any error: usage
 // ([ErrUsage], [*ConfigError]), unreadable input ([ErrInvalidManifest],
 // [*ManifestError]), a chart that fails to render ([ErrRender],
-// [*RenderError]) or a fix that did not hold ([ErrFixNotHeld], [*FixError]).
+// [*RenderError]) or a fix that did not hold with [WithAtomic]
+// ([ErrFixNotHeld], [*FixError]).
 //
 // # Files
 //
@@ -152,7 +207,14 @@
 //   - config.go: [Config], [ParseConfig], the suppression annotation.
 //   - manifest.go: [ReadManifests], [Object], [Source].
 //   - render.go: [Render] and its options; [Checker.CheckChart].
-//   - fix.go: [Checker.Fix], [FixResult]; yamledit.go: the source editor.
+//   - fix.go: [Checker.Fix], its options, [FixResult]; the fix-and-prove loop.
+//   - route.go: where a fix goes ([FixRoute]): the plans of a finding.
+//   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
+//     template and its wrapper.
+//   - tplscan.go: the chart's templates read as Go templates: the values
+//     they and their helpers read, the chart's own budgets and their
+//     conditions.
+//   - yamledit.go: the source editor.
 //   - report.go: text, JSON and SARIF output; exit codes.
 //   - errors.go: sentinels and typed errors.
 //

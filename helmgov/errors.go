@@ -18,8 +18,11 @@ var (
 	ErrInvalidManifest = errors.New("invalid manifest")
 	// ErrRender: Helm could not load or render a chart.
 	ErrRender = errors.New("render failed")
-	// ErrFixNotHeld: after a fix, the re-rendered chart still had a finding
-	// the fix was meant to remove. Nothing was written.
+	// ErrFixNotHeld: with [WithAtomic], a fix could not be made to hold by
+	// any route: the re-rendered chart did not render, or still had the
+	// finding the fix was meant to remove. Nothing was written. (Without
+	// WithAtomic such a fix is dropped, [FixResult.Dropped], and the others
+	// are written.)
 	ErrFixNotHeld = errors.New("fix did not hold")
 )
 
@@ -102,8 +105,10 @@ func (e *RenderError) Error() string {
 // Unwrap returns ErrRender and Helm's error.
 func (e *RenderError) Unwrap() []error { return []error{ErrRender, e.Err} }
 
-// FixError reports a fix that could not be written or that did not hold
-// after re-rendering. Nothing is written to the chart when Fix returns it.
+// FixError reports a fix that could not be written, or, with
+// [WithAtomic], one that did not hold after re-rendering. Nothing is
+// written to the chart, nor to the user's values files, when Fix returns
+// it.
 type FixError struct {
 	// Chart is the chart directory.
 	Chart string
@@ -112,8 +117,8 @@ type FixError struct {
 	// Diff is the change that was tried, for a fix that did not hold or did
 	// not render; it was not written.
 	Diff string
-	// Err is the cause: [ErrFixNotHeld], a render error of the fixed chart,
-	// or an I/O error.
+	// Err is the cause: [ErrFixNotHeld] (wrapped with the reasons of the
+	// routes tried), or an I/O error.
 	Err error
 }
 

@@ -34,35 +34,75 @@ func writeChart(t *testing.T, files map[string]string) string {
 
 const chartYAML = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
 
-// TestFixNotHeld: a values file given at render time nulls the annotations
-// the fix writes into values.yaml; the re-check proves the fix does not hold,
-// and nothing is written.
+// TestFixNotHeld: a values file given at render time nulls the
+// annotations. By default the fix goes into that file and holds; forced
+// into the chart's values.yaml (WithInto) it cannot hold: it is dropped,
+// or with WithAtomic, Fix fails and nothing is written.
 func TestFixNotHeld(t *testing.T) {
-	dir := writeChart(t, map[string]string{
+	files := map[string]string{
 		"Chart.yaml":  chartYAML,
 		"values.yaml": "annotations: {}\n",
 		"templates/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  {{- with .Values.annotations }}\n  annotations:\n" +
 			"    {{- toYaml . | nindent 4 }}\n  {{- end }}\nspec:\n  type: LoadBalancer\n",
-	})
+	}
 	override := filepath.Join(t.TempDir(), "prod.yaml")
 	if err := os.WriteFile(override, []byte("annotations: null\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := treeHash(t, dir)
-	_, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithRenderOptions(helmgov.WithValuesFiles(override)))
-	var fe *helmgov.FixError
-	if !errors.As(err, &fe) || !helmgov.IsFixNotHeld(err) {
-		t.Fatalf("err = %v, want a FixError that did not hold", err)
-	}
-	if len(fe.Remaining) != 2 || !strings.Contains(fe.Diff, "+  service.beta.kubernetes.io/aws-load-balancer-type: external") {
-		t.Errorf("remaining %v, diff:\n%s", fe.Remaining, fe.Diff)
-	}
-	if !strings.Contains(err.Error(), "TGM-H001 Service default/s") || helmgov.ExitCodeOf(err) != helmgov.ExitError {
-		t.Errorf("message %q", err)
-	}
-	if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
-		t.Fatalf("a fix that did not hold changed the chart:\n%s", diff)
-	}
+	render := helmgov.WithRenderOptions(helmgov.WithValuesFiles(override))
+	c := newChecker(t, helmgov.Options{})
+
+	t.Run("into the user's values file, it holds", func(t *testing.T) {
+		dir := writeChart(t, files)
+		res, err := c.Fix(t.Context(), dir, render, helmgov.WithDryRun())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Applied) != 2 || len(res.Dropped) != 0 || len(res.Files) != 1 || res.Files[0].Path != filepath.ToSlash(override) || !res.Files[0].UserValues {
+			t.Fatalf("applied %d, dropped %d, files %+v", len(res.Applied), len(res.Dropped), res.Files)
+		}
+		want := "annotations:\n  service.beta.kubernetes.io/aws-load-balancer-type: external\n  service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\n"
+		if diff := cmp.Diff(want, res.Files[0].After); diff != "" {
+			t.Errorf("prod.yaml (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("into values.yaml, dropped", func(t *testing.T) {
+		dir := writeChart(t, files)
+		before := treeHash(t, dir)
+		res, err := c.Fix(t.Context(), dir, render, helmgov.WithInto(helmgov.RouteChartValues))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Applied) != 0 || len(res.Dropped) != 2 || res.Written || len(res.Files) != 0 {
+			t.Fatalf("applied %d, dropped %d, written %v, files %d", len(res.Applied), len(res.Dropped), res.Written, len(res.Files))
+		}
+		for _, d := range res.Dropped {
+			if d.Route != helmgov.RouteChartValues || d.File != "values.yaml" || !strings.Contains(d.Reason, "did not hold: the re-rendered chart still has it") {
+				t.Errorf("dropped %+v", d)
+			}
+		}
+		if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+			t.Fatalf("the chart changed:\n%s", diff)
+		}
+	})
+	t.Run("into values.yaml, atomic", func(t *testing.T) {
+		dir := writeChart(t, files)
+		before := treeHash(t, dir)
+		_, err := c.Fix(t.Context(), dir, render, helmgov.WithInto(helmgov.RouteChartValues), helmgov.WithAtomic())
+		var fe *helmgov.FixError
+		if !errors.As(err, &fe) || !helmgov.IsFixNotHeld(err) {
+			t.Fatalf("err = %v, want a FixError that did not hold", err)
+		}
+		if len(fe.Remaining) != 1 || !strings.Contains(fe.Diff, "+  service.beta.kubernetes.io/aws-load-balancer-type: external") {
+			t.Errorf("remaining %v, diff:\n%s", fe.Remaining, fe.Diff)
+		}
+		if !strings.Contains(err.Error(), "TGM-H001 Service default/s") || helmgov.ExitCodeOf(err) != helmgov.ExitError {
+			t.Errorf("message %q", err)
+		}
+		if diff := cmp.Diff(before, treeHash(t, dir)); diff != "" {
+			t.Fatalf("a fix that did not hold changed the chart:\n%s", diff)
+		}
+	})
 }
 
 // TestFixSkips: findings with no safe fix, suppressed findings, rules left

@@ -21,11 +21,16 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // fixtures are this project's own charts, each a shape of chart the
 // migration meets.
-var fixtures = []string{"legacy-nodeport", "nlb-service", "alb-ingress-instance", "umbrella"}
+var fixtures = []string{"legacy-nodeport", "nlb-service", "alb-ingress-instance", "umbrella", "values-routed"}
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	goldenAt(t, filepath.Join("testdata", "golden", name), got)
+}
+
+// goldenAt compares got with the golden file at path, or rewrites it.
+func goldenAt(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -198,6 +203,79 @@ func TestGoldenFix(t *testing.T) {
 				t.Fatalf("the second run changed the chart:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestGoldenFixUserValues fixes values-routed with the user's values file
+// (testdata/values/values-routed-prod.yaml): every fix goes into that file,
+// the chart stays as it was, the re-rendered chart has no finding left, and
+// a second run changes nothing.
+func TestGoldenFixUserValues(t *testing.T) {
+	c := newChecker(t, helmgov.Options{})
+	goldenFile, err := filepath.Abs(filepath.Join("testdata", "golden", "values-routed.fix-user-values.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	dir := copyChart(t, filepath.Join("testdata", "charts", "values-routed"))
+	prod, err := os.ReadFile(filepath.Join("testdata", "values", "values-routed-prod.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "prod.yaml"), prod, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, filepath.Join(tmp, "routed")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(tmp)
+	render := helmgov.WithRenderOptions(helmgov.WithValuesFiles("prod.yaml"))
+	chartBefore := treeHash(t, "routed")
+
+	dry, err := c.Fix(t.Context(), "routed", render, helmgov.WithDryRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := dry.WriteText(&out, helmgov.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	goldenAt(t, goldenFile, out.Bytes())
+	for _, a := range dry.Applied {
+		if a.Route != helmgov.RouteUserValues || a.File != "prod.yaml" || a.Why == "" {
+			t.Errorf("%s %s went to %s [%s], want prod.yaml [user-values]", a.Finding.Rule, a.Finding.Object, a.File, a.Route)
+		}
+	}
+
+	fixed, err := c.Fix(t.Context(), "routed", render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fixed.Written || fixed.Diff != dry.Diff || len(fixed.Files) != 1 || !fixed.Files[0].UserValues {
+		t.Fatalf("written=%v files=%+v", fixed.Written, fixed.Files)
+	}
+	if diff := cmp.Diff(chartBefore, treeHash(t, "routed")); diff != "" {
+		t.Errorf("the chart changed; only the user's values file should:\n%s", diff)
+	}
+	after, err := os.ReadFile("prod.yaml")
+	if err != nil || string(after) != fixed.Files[0].After {
+		t.Fatalf("prod.yaml on disk differs from the result: %v", err)
+	}
+	res, _, err := c.CheckChart(t.Context(), "routed", helmgov.WithValuesFiles("prod.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Count(helmgov.SeverityInfo); n != 0 {
+		var b bytes.Buffer
+		_ = res.WriteText(&b, helmgov.ReportOptions{})
+		t.Fatalf("%d findings on the fixed chart, want 0:\n%s", n, b.String())
+	}
+	again, err := c.Fix(t.Context(), "routed", render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Applied) != 0 || again.Written || again.Diff != "" {
+		t.Fatalf("second run: applied=%d written=%v diff:\n%s", len(again.Applied), again.Written, again.Diff)
 	}
 }
 

@@ -379,20 +379,40 @@ func uriOf(p string) string {
 	return b.String()
 }
 
-// WriteText prints what a fix did: the applied and skipped fixes, then the
+// WriteText prints what a fix did: each applied fix with its file, route
+// and why; the dropped and skipped fixes with their reasons; then the
 // diff.
+//
+//	fixed TGM-H001 Service default/web (set ...) in prod.yaml [user-values]
+//	  why: templates/service.yaml takes metadata.annotations from .Values.service.annotations (range); ...
+//	dropped TGM-H010 Deployment default/web: <reason>
+//	not fixed TGM-H004 TargetGroupBinding default/t: <reason>
 func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 	var b strings.Builder
+	dropped := ""
+	if len(r.Dropped) > 0 {
+		dropped = fmt.Sprintf(", %d dropped", len(r.Dropped))
+	}
 	switch {
 	case len(r.Applied) == 0:
-		b.WriteString("nothing to fix\n")
+		fmt.Fprintf(&b, "nothing to fix%s\n", dropped)
 	case r.DryRun:
-		fmt.Fprintf(&b, "dry run: %d fixes in %s, nothing written\n", len(r.Applied), plural(r.Rounds, "round"))
+		fmt.Fprintf(&b, "dry run: %d fixes in %s%s, nothing written\n", len(r.Applied), plural(r.Rounds, "round"), dropped)
 	default:
-		fmt.Fprintf(&b, "%d fixes in %s, %s written\n", len(r.Applied), plural(r.Rounds, "round"), plural(len(r.Files), "file"))
+		fmt.Fprintf(&b, "%d fixes in %s%s, %s written\n", len(r.Applied), plural(r.Rounds, "round"), dropped, plural(len(r.Files), "file"))
 	}
 	for _, a := range r.Applied {
-		fmt.Fprintf(&b, "fixed %s %s (%s) in %s [%s]\n", a.Finding.Rule, a.Finding.Object, a.Finding.Fix, a.File, a.How)
+		route := string(a.Route)
+		if a.How == FixNewTemplate {
+			route += ", new file"
+		}
+		fmt.Fprintf(&b, "fixed %s %s (%s) in %s [%s]\n", a.Finding.Rule, a.Finding.Object, a.Finding.Fix, a.File, route)
+		if a.Why != "" {
+			fmt.Fprintf(&b, "  why: %s\n", a.Why)
+		}
+	}
+	for _, d := range r.Dropped {
+		fmt.Fprintf(&b, "dropped %s %s (%s): %s\n", d.Finding.Rule, d.Finding.Object, d.Finding.Fix, d.Reason)
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "not fixed %s %s: %s\n", s.Finding.Rule, s.Finding.Object, s.Reason)

@@ -218,8 +218,12 @@ var ruleTable = []Rule{
 		ID: RuleWorkloadPDB, Name: "workload-pdb", Severity: SeverityWarning, Fixable: true,
 		Summary: "a Deployment, StatefulSet or ReplicaSet behind ip targets has a PodDisruptionBudget",
 		Doc: "Karpenter evicts pods through the Eviction API when it replaces nodes; without a budget it can evict " +
-			"every replica at once. The fix adds a template with a policy/v1 PodDisruptionBudget, maxUnavailable 1, " +
-			"whose name, namespace and selector are copied from the workload's template text.",
+			"every replica at once. The fix turns on the chart's own budget through its values when the chart has one " +
+			"(pdb.enabled and the like, even when the current values do not render it); otherwise it adds a template " +
+			"with a policy/v1 PodDisruptionBudget, maxUnavailable 1, whose name, namespace, selector and wrapping " +
+			"conditions are copied from the workload's template. It never makes two budgets select the same pods, which " +
+			"the Eviction API refuses. A workload of one replica gets no fix: a PDB cannot keep it serving " +
+			"(maxUnavailable 1 lets the eviction take the only pod, minAvailable 1 blocks the drain); run two replicas.",
 	},
 	{
 		ID: RuleNodePortUnbound, Name: "nodeport-unbound", Severity: SeverityWarning,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -165,17 +166,27 @@ func (f *srcFile) root(i int) *yaml.Node {
 }
 
 // findDoc finds the document that produced an object: the only one of its
-// kind, or the one of its kind and literal name.
+// kind, or the one of its kind and literal name. When no document spells
+// the kind out, the documents whose kind a template action writes
+// (kind: {{ .Values.kind }}) are the candidates.
 func (f *srcFile) findDoc(kind, name string) (int, error) {
-	var cands []int
+	var cands, templated []int
 	for i := range f.docs {
 		r := f.root(i)
 		if r == nil {
 			continue
 		}
-		if k := mapGet(r, "kind"); k != nil && k.Kind == yaml.ScalarNode && k.Value == kind {
+		k := mapGet(r, "kind")
+		switch {
+		case k == nil || k.Kind != yaml.ScalarNode:
+		case k.Value == kind:
 			cands = append(cands, i)
+		case k.Value != "" && strings.Trim(k.Value, "_") == "":
+			templated = append(templated, i)
 		}
+	}
+	if len(cands) == 0 {
+		cands = templated
 	}
 	if len(cands) > 1 {
 		var named []int
@@ -242,10 +253,16 @@ func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 // valuesRef finds .Values.a.b references in template actions.
 var valuesRef = regexp.MustCompile(`(?:^|[\s(|$])\$?\.Values((?:\.[A-Za-z0-9_-]+)+)`)
 
-// actionsOn returns the text of the actions that touch lines [from, to]
-// (1-based, inclusive).
-func (f *srcFile) actionsOn(from, to int) []string {
-	var out []string
+// actionAt is a template action and the line (1-based) it starts on.
+type actionAt struct {
+	text string
+	line int
+}
+
+// actionsOn returns the actions that touch lines [from, to] (1-based,
+// inclusive), in order.
+func (f *srcFile) actionsOn(from, to int) []actionAt {
+	var out []actionAt
 	lineStart := make([]int, len(f.lines)+1)
 	for i, l := range f.lines {
 		lineStart[i+1] = lineStart[i] + len(l) + 1
@@ -262,54 +279,123 @@ func (f *srcFile) actionsOn(from, to int) []string {
 	lo, hi := lineStart[from-1], lineStart[to]
 	for _, a := range f.actions {
 		if a.end > lo && a.start < hi {
-			out = append(out, string(f.orig[a.start:a.end]))
+			line := from
+			for line < to && lineStart[line] <= a.start {
+				line++
+			}
+			out = append(out, actionAt{text: string(f.orig[a.start:a.end]), line: line})
 		}
 	}
 	return out
 }
 
-// valuesBinding decides whether the value of key k (line kl) comes from
+// actionBody is the text of an action without its delimiters and trim
+// markers.
+func actionBody(a string) string {
+	a = strings.TrimSuffix(strings.TrimPrefix(a, "{{"), "}}")
+	if strings.HasPrefix(a, "- ") || strings.HasPrefix(a, "-\t") || strings.HasPrefix(a, "-\n") {
+		a = a[1:]
+	}
+	if strings.HasSuffix(a, " -") || strings.HasSuffix(a, "\t-") || strings.HasSuffix(a, "\n-") {
+		a = a[:len(a)-1]
+	}
+	return strings.TrimSpace(a)
+}
+
+var (
+	toYamlDot = regexp.MustCompile(`(toYaml|tpl)\s+\.\s*(\||$|\))`)
+	nindentN  = regexp.MustCompile(`\bn?indent\s+(\d+)`)
+)
+
+// valuesBinding decides whether the value of the key on keyLine comes from
 // .Values: it reads the actions in the lines just above the key (a
 // `with .Values.x` that wraps it), on its line, and in its block. It returns
-// the values path when exactly one path is read through toYaml, with or
-// range; nil when the value does not come from values.
-func (f *srcFile) valuesBinding(keyLine, blockEnd int) []string {
+// the values path read through toYaml, tpl, with (a helper given the with's
+// value, as in include "render" (dict "value" .)) or range, and how it is
+// read ("toYaml", "range", ...); when several are read, the one whose last
+// key is the key's own (service.annotations rather than
+// commonAnnotations for annotations); nil when the value does not come
+// from values, or it cannot tell which.
+//
+// With childInd >= 0 only the actions that write entries at that
+// indentation count (an action-only line indented so, or an nindent of
+// it): the actions that write the entries of the key's own mapping, not
+// those of a key below it.
+func (f *srcFile) valuesBinding(keyLine, blockEnd, childInd int) ([]string, string) {
+	key := ""
+	if keyLine >= 1 && keyLine <= len(f.masked) {
+		key, _, _ = strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f.masked[keyLine-1]), "- ")), ":")
+	}
 	from := keyLine
 	for from-1 >= 1 && f.actionOnly[from-2] {
 		from--
 	}
 	var withPath []string
-	paths := map[string]bool{}
+	paths := map[string]string{}
+	writes := func(a actionAt, body string) bool {
+		if childInd < 0 {
+			return true
+		}
+		if m := nindentN.FindStringSubmatch(body); m != nil {
+			return m[1] == strconv.Itoa(childInd)
+		}
+		return f.actionOnly[a.line-1] && indentOf(f.lines[a.line-1]) == childInd
+	}
 	for _, a := range f.actionsOn(from, blockEnd) {
-		body := strings.TrimSpace(strings.Trim(strings.TrimSpace(strings.Trim(a, "{}")), "-"))
+		body := actionBody(a.text)
 		refs := valuesRef.FindAllStringSubmatch(" "+body, -1)
 		switch {
 		case strings.HasPrefix(body, "range "):
 			// range $k, $v := .Values.x writes the entries of x.
-			for _, r := range refs {
-				paths[strings.TrimPrefix(r[1], ".")] = true
+			if writes(a, body) {
+				for _, r := range refs {
+					paths[strings.TrimPrefix(r[1], ".")] = "range"
+				}
 			}
 		case strings.HasPrefix(body, "with "):
 			if len(refs) == 1 {
 				withPath = strings.Split(strings.TrimPrefix(refs[0][1], "."), ".")
 			}
 		case strings.Contains(body, "toYaml") || strings.Contains(body, "tpl "):
-			if len(refs) == 0 && withPath != nil && regexp.MustCompile(`toYaml\s+\.\s*(\||$|\))`).MatchString(body) {
-				paths[strings.Join(withPath, ".")] = true
+			if !writes(a, body) {
+				continue
+			}
+			via := "toYaml"
+			if !strings.Contains(body, "toYaml") {
+				via = "tpl"
+			}
+			if len(refs) == 0 && withPath != nil && toYamlDot.MatchString(body) {
+				paths[strings.Join(withPath, ".")] = "with and " + via
 			}
 			for _, r := range refs {
-				paths[strings.TrimPrefix(r[1], ".")] = true
+				paths[strings.TrimPrefix(r[1], ".")] = via
+			}
+		case strings.Contains(body, "include ") && withPath != nil && dotArg.MatchString(body):
+			// A helper that renders the with's value.
+			if writes(a, body) {
+				paths[strings.Join(withPath, ".")] = "with and a helper"
+			}
+		}
+	}
+	if len(paths) > 1 && key != "" {
+		for p := range paths {
+			if p != key && !strings.HasSuffix(p, "."+key) {
+				delete(paths, p)
 			}
 		}
 	}
 	if len(paths) != 1 {
-		return nil
+		return nil, ""
 	}
-	for p := range paths {
-		return strings.Split(p, ".")
+	for p, via := range paths {
+		return strings.Split(p, "."), via
 	}
-	return nil
+	return nil, ""
 }
+
+// dotArg matches a pipeline that passes . itself as an argument, as in
+// (dict "value" . "context" $).
+var dotArg = regexp.MustCompile(`(?:^|[\s(])\.(?:[\s)]|$)`)
 
 // actionAfter reports whether a template action starts on the line at or
 // after the byte offset.
@@ -331,7 +417,7 @@ func (f *srcFile) actionAfter(line, off int) bool {
 func (f *srcFile) scalarBinding(line int) []string {
 	paths := map[string]bool{}
 	for _, a := range f.actionsOn(line, line) {
-		for _, r := range valuesRef.FindAllStringSubmatch(" "+strings.Trim(a, "{}- "), -1) {
+		for _, r := range valuesRef.FindAllStringSubmatch(" "+actionBody(a.text), -1) {
 			paths[strings.TrimPrefix(r[1], ".")] = true
 		}
 	}
@@ -412,9 +498,14 @@ func (f *srcFile) apply(e textEdit) []byte {
 // setResult is what set found: an edit of this file, or a values binding to
 // follow instead.
 type setResult struct {
-	edit   *textEdit
-	values []string // the .Values path that holds the rest of the change
-	rest   []string // the keys below the values path
+	edit *textEdit
+	// appended is true when the edit adds a key the file did not spell out.
+	appended bool
+	values   []string // the .Values path that holds the rest of the change
+	rest     []string // the keys below the values path
+	// via says how the template reads values: "toYaml", "range", "with
+	// and toYaml", "tpl", "a reference".
+	via string
 }
 
 // set plans setting path (keys and named items) to value under mapping m.
@@ -459,11 +550,22 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 			// action writes it. Follow the action to values, if it reads them.
 			if parentKey != nil && !slices.ContainsFunc(rest, func(s PathStep) bool { return s.Item != "" }) {
 				pInd := f.byteCol(parentKey.Line, parentKey.Column)
-				if b := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true)); b != nil {
-					return setResult{values: b, rest: keys(rest)}, nil
+				if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), -1); b != nil {
+					return setResult{values: b, rest: keys(rest), via: via}, nil
 				}
 			}
 			return setResult{}, unfixablef("%s:%d: %s is written by a template action that does not read .Values", f.name, cur.Line, path[:i+1])
+		}
+		if k == nil && parentKey != nil && len(cur.Content) > 0 && !slices.ContainsFunc(rest, func(s PathStep) bool { return s.Item != "" }) {
+			// The key is not spelled out, but an action may write the
+			// same mapping's entries from values (a range or toYaml next to
+			// the literal keys): set it there, never beside the action,
+			// where a value with the same key would repeat it.
+			pInd := f.byteCol(parentKey.Line, parentKey.Column)
+			childInd := f.byteCol(cur.Content[0].Line, cur.Content[0].Column)
+			if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), childInd); b != nil {
+				return setResult{values: b, rest: keys(rest), via: via}, nil
+			}
 		}
 		if k == nil {
 			keyInd := f.byteCol(cur.Content[0].Line, cur.Content[0].Column)
@@ -473,22 +575,30 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 			if err != nil {
 				return setResult{}, err
 			}
-			return setResult{edit: &textEdit{line: end, start: -1, end: -1, insert: lines}}, nil
+			return setResult{edit: &textEdit{line: end, start: -1, end: -1, insert: lines}, appended: true}, nil
 		}
 		keyInd := f.byteCol(k.Line, k.Column)
 		end := f.blockEnd(k.Line, keyInd, true)
 		if len(f.actions) > 0 {
 			if v.Kind == yaml.ScalarNode && v.Line == k.Line && f.actionAfter(v.Line, f.byteCol(v.Line, v.Column)) {
 				if b := f.scalarBinding(v.Line); b != nil {
-					return setResult{values: b, rest: keys(rest[1:])}, nil
+					return setResult{values: b, rest: keys(rest[1:]), via: "a reference"}, nil
 				}
 				return setResult{}, unfixablef("%s:%d: %s is computed by a template action", f.name, k.Line, step.Key)
 			}
-			if b := f.valuesBinding(k.Line, end); b != nil && f.templatedValue(v) {
-				if slices.ContainsFunc(rest[1:], func(s PathStep) bool { return s.Item != "" }) {
-					return setResult{}, unfixablef("%s:%d: %s comes from .Values.%s, and the change selects a list item", f.name, k.Line, step.Key, strings.Join(b, "."))
+			if f.templatedValue(v) {
+				b, via := f.valuesBinding(k.Line, end, -1)
+				if b == nil && len(f.actionsOn(k.Line, end)) > 0 {
+					// Writing entries beside the actions would repeat a key
+					// they write.
+					return setResult{}, unfixablef("%s:%d: %s is written by template actions that do not read one value", f.name, k.Line, step.Key)
 				}
-				return setResult{values: b, rest: keys(rest[1:])}, nil
+				if b != nil {
+					if slices.ContainsFunc(rest[1:], func(s PathStep) bool { return s.Item != "" }) {
+						return setResult{}, unfixablef("%s:%d: %s comes from .Values.%s, and the change selects a list item", f.name, k.Line, step.Key, strings.Join(b, "."))
+					}
+					return setResult{values: b, rest: keys(rest[1:]), via: via}, nil
+				}
 			}
 		}
 		last := i == len(path)-1

@@ -42,6 +42,57 @@ func TestSourceSet(t *testing.T) {
 			unfixable: "metadata.labels.gate is written by a template action that does not read .Values",
 		},
 		{
+			// The key is missing from the object: it must not be appended
+			// after the range over the map the user sets.
+			name:     "template: a new key beside a range over values goes to values",
+			template: true,
+			src: "metadata:\n  annotations:\n    x.io/scheme: internal\n    {{- range $k, $v := .Values.svc.annotations }}\n" +
+				"    {{ $k }}: {{ $v | quote }}\n    {{- end }}\n  labels:\n    a: b\n",
+			path:       ann("x.io/t"),
+			value:      "ip",
+			rendered:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"x.io/scheme": "internal"}}},
+			wantValues: []string{"svc", "annotations", "x.io/t"},
+		},
+		{
+			name:       "template: a new key beside a toYaml of values goes to values",
+			template:   true,
+			src:        "metadata:\n  annotations:\n    x.io/scheme: internal\n    {{- with .Values.svc.annotations }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}\n",
+			path:       ann("x.io/t"),
+			value:      "ip",
+			rendered:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"x.io/scheme": "internal"}}},
+			wantValues: []string{"svc", "annotations", "x.io/t"},
+		},
+		{
+			// A toYaml of another key's values, at that key's depth, does
+			// not write the annotations.
+			name:     "template: a toYaml under another key does not bind the mapping",
+			template: true,
+			src:      "metadata:\n  annotations:\n    a: b\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\n",
+			path:     ann("x.io/t"),
+			value:    "ip",
+			rendered: map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a": "b"}}},
+			want:     "metadata:\n  annotations:\n    a: b\n    x.io/t: ip\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\n",
+		},
+		{
+			name:     "template: of two values maps, the one named after the key",
+			template: true,
+			src: "metadata:\n  annotations:\n    {{- with .Values.ingress.annotations }}\n    {{- include \"render\" (dict \"value\" . \"context\" $) | nindent 4 }}\n    {{- end }}\n" +
+				"    {{- with .Values.commonAnnotations }}\n    {{- include \"render\" (dict \"value\" . \"context\" $) | nindent 4 }}\n    {{- end }}\n",
+			path:       ann("x.io/t"),
+			value:      "ip",
+			rendered:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"x.io/t": "instance"}}},
+			wantValues: []string{"ingress", "annotations", "x.io/t"},
+		},
+		{
+			name:      "template: entries written by actions that read no one value are not joined by a literal",
+			template:  true,
+			src:       "metadata:\n  annotations:\n    {{- include \"x.annotations\" . | nindent 4 }}\n",
+			path:      ann("x.io/t"),
+			value:     "ip",
+			rendered:  map[string]any{"metadata": map[string]any{"name": "x"}},
+			unfixable: "annotations is written by template actions that do not read one value",
+		},
+		{
 			name:  "add a key to a block mapping, keeping comments and blank lines",
 			src:   "# top\nmetadata:\n  name: web  # the name\n  annotations:\n    # keep me\n    a: b\n\n    # trailing\nspec: {}\n",
 			path:  ann("x.io/y"),
@@ -290,6 +341,62 @@ func TestSourceSet(t *testing.T) {
 	}
 }
 
+// TestScopeAt: the blocks and variables in force at a line, as the
+// generated PodDisruptionBudget copies them.
+func TestScopeAt(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		line      int
+		want      []string
+		depth     int
+		unfixable string
+	}{
+		{
+			name: "whole-document wrappers that trim both sides, and a variable",
+			src: "{{- if .Values.enabled -}}\n{{- $name := include \"x\" . -}}\n{{- if eq .Values.kind \"Deployment\" -}}\n" +
+				"apiVersion: apps/v1\nkind: Deployment\n{{- end }}\n{{- end }}\n",
+			line: 4, want: []string{"if .Values.enabled", `$name := include "x" .`, `if eq .Values.kind "Deployment"`}, depth: 2,
+		},
+		{
+			name: "a closed block and a comment are not in force",
+			src:  "{{- /* a comment */ -}}\n{{- if .Values.a }}\nx: 1\n{{- end }}\n{{- with .Values.b }}\ny: 2\n",
+			line: 6, want: []string{"with .Values.b"}, depth: 1,
+		},
+		{
+			name: "an else branch is refused",
+			src:  "{{- if .Values.a }}\nx: 1\n{{- else }}\ny: 2\n{{- end }}\n",
+			line: 4, unfixable: "is in the else branch",
+		},
+		{
+			name: "a define is refused",
+			src:  "{{- define \"x\" }}\ny: 2\n{{- end }}\n",
+			line: 2, unfixable: "is inside a define",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parseSource("t.yaml", []byte(tt.src), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, depth, err := f.scopeAt(tt.line)
+			if tt.unfixable != "" {
+				if !errors.Is(err, errUnfixable) || !strings.Contains(err.Error(), tt.unfixable) {
+					t.Fatalf("err = %v, want %q", err, tt.unfixable)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" || depth != tt.depth {
+				t.Errorf("depth %d, want %d; scope (-want +got):\n%s", depth, tt.depth, diff)
+			}
+		})
+	}
+}
+
 func TestParseSourceErrors(t *testing.T) {
 	for _, src := range []string{"a: {{ .x \n", "a: {{/* open \n", "a: [\n"} {
 		if _, err := parseSource("f.yaml", []byte(src), true); !errors.Is(err, errUnfixable) {
@@ -308,6 +415,7 @@ func FuzzSourceSet(f *testing.F) {
 	f.Add("a: {{ x }}\n---\nmetadata:\n  annotations: # c\n", true)
 	f.Add("spec:\n  containers:\n    - name: web\n      lifecycle:\n        preStop:\n          exec:\n            command: [\"sh\", '-c', sleep 60]\n", false)
 	f.Add("spec:\n  containers:\n  - name: web\n    lifecycle: {preStop: {exec: {command: [sleep, \"{{ .Values.d }}\"]}}}\n", true)
+	f.Add("{{- if .Values.a -}}\n{{- $n := include \"x\" . -}}\nmetadata:\n  annotations:\n    a: b\n    {{- range $k, $v := .Values.x.annotations }}\n    {{ $k }}: {{ $v }}\n    {{- end }}\n{{- end }}\n", true)
 	sleep := map[string]any{"sleep": map[string]any{"seconds": 1}}
 	changes := []struct {
 		path  FieldPath
@@ -326,6 +434,13 @@ func FuzzSourceSet(f *testing.F) {
 				t.Fatalf("parse error %v is not unfixable", err)
 			}
 			return
+		}
+		// The scope of any line is read without a panic, and is refused
+		// only as unfixable.
+		for line := 1; line <= len(sf.lines); line++ {
+			if _, _, err := sf.scopeAt(line); err != nil && !errors.Is(err, errUnfixable) {
+				t.Fatalf("scopeAt(%d): %v is not unfixable", line, err)
+			}
 		}
 		for i := range sf.docs {
 			root := sf.root(i)

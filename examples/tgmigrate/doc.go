@@ -16,7 +16,10 @@
 //     (package tgbind).
 //   - helm check, helm fix: chart governance (package helmgov); with
 //     --cluster, the kinds the cluster serves come from discovery (rule
-//     TGM-H012); without it they touch no cluster.
+//     TGM-H012); without it they touch no cluster. helm fix writes into
+//     the -f values file first, then the chart's values.yaml, then its
+//     templates (--into changes the order), drops a fix that does not hold
+//     and writes the others (--atomic: all or nothing).
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies on the same seed; -wire sends every

@@ -21,6 +21,9 @@ type helmFlags struct {
 	failOn                 string
 	manifests              string
 	yes                    bool
+	// into and atomic are helm fix's --into and --atomic.
+	into   []string
+	atomic bool
 	// cluster asks the cluster (--kubeconfig, --context) for the kinds it
 	// serves; without it nothing contacts a cluster.
 	cluster bool
@@ -204,16 +207,37 @@ func (a *app) helmFixCommand() *cobra.Command {
 	f := &helmFlags{}
 	cmd := &cobra.Command{
 		Use:   "fix CHART_DIR",
-		Short: "Write the fixes into the chart's values.yaml and templates (a dry run printing the diff unless --yes)",
-		Long: `fix writes each safe fix into the chart sources (values.yaml where a template
-reads the field from values, the template otherwise, keeping comments and key
-order), re-renders and re-checks to prove it holds. Without --yes it writes
-nothing and prints the diff.`,
+		Short: "Write the fixes into your values file, the chart's values.yaml or its templates (a dry run printing the diff unless --yes)",
+		Long: `fix writes each safe fix where it belongs, keeping comments and key order, and
+re-renders and re-checks the chart after each one to prove it holds. It tries,
+in this order:
+
+  values     your values file, when -f is given: the last one, or the one
+             that already sets the key. It survives an upgrade of the chart.
+  chart      the chart's values.yaml, where a template reads the field from
+             values (range, toYaml, with, tpl, a reference) or the chart has
+             its own switch for it (pdb.enabled for a PodDisruptionBudget).
+  templates  the template, only as the last resort and never where the same
+             key can also come from values; a PodDisruptionBudget goes into a
+             new template, unless the chart has its own.
+
+--into values,chart,templates (or a part of it) changes that order or leaves
+routes out. The report names, for each fix, the file, the route and why.
+
+A fix that cannot be made, or breaks the re-render, is dropped with its reason
+and the others are written; with --atomic any such fix writes nothing and
+exits 2. Without --yes nothing is written: the diff is printed.`,
+		Example: `  tgmigrate helm fix ./charts/web -f values-prod.yaml           # the diff; fixes go into values-prod.yaml
+  tgmigrate helm fix ./charts/web -f values-prod.yaml --yes     # write it
+  tgmigrate helm fix ./charts/web --into chart,templates --atomic --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runHelmFix(cmd, f, args[0]) },
 	}
 	f.renderFlags(cmd)
+	cmd.Flags().Lookup("values").Usage = "values file (repeatable); fixes go into the last one, or the one that already sets the key"
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "write the changes (default: dry run, print the diff)")
+	cmd.Flags().StringSliceVar(&f.into, "into", nil, "where fixes may go, in this order: values (your -f file), chart (its values.yaml), templates (default: values,chart,templates)")
+	cmd.Flags().BoolVar(&f.atomic, "atomic", false, "all or nothing: when a fix cannot be made to hold, write nothing and exit 2 (default: drop that fix, write the others)")
 	return cmd
 }
 
@@ -228,6 +252,20 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	opts := []helmgov.FixOption{helmgov.WithRenderOptions(f.renderOptions()...)}
 	if !f.yes {
 		opts = append(opts, helmgov.WithDryRun())
+	}
+	if len(f.into) > 0 {
+		var routes []helmgov.FixRoute
+		for _, s := range f.into {
+			r, err := helmgov.ParseFixRoute(s)
+			if err != nil {
+				return usagef("--into: %v", err)
+			}
+			routes = append(routes, r)
+		}
+		opts = append(opts, helmgov.WithInto(routes...))
+	}
+	if f.atomic {
+		opts = append(opts, helmgov.WithAtomic())
 	}
 	res, err := c.Fix(cmd.Context(), dir, opts...)
 	if err != nil {

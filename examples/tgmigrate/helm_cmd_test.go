@@ -182,3 +182,113 @@ func TestHelmCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmFixRoutes: helm fix -f puts the fixes into the user's values
+// file; --into changes the route, and a bad one is a usage error; --atomic
+// turns a fix that cannot hold into exit 2 with nothing written, where the
+// default drops it and writes the others.
+func TestHelmFixRoutes(t *testing.T) {
+	src := filepath.Join("..", "..", "helmgov", "testdata", "charts", "values-routed")
+	prodSrc := filepath.Join("..", "..", "helmgov", "testdata", "values", "values-routed-prod.yaml")
+	setup := func(t *testing.T) (chart, prod string) {
+		t.Helper()
+		dir := t.TempDir()
+		chart = filepath.Join(dir, "chart")
+		if err := os.CopyFS(chart, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(prodSrc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prod = filepath.Join(dir, "prod.yaml")
+		if err := os.WriteFile(prod, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return chart, prod
+	}
+	type fixReport struct {
+		Applied []struct {
+			Route string `json:"route"`
+			File  string `json:"file"`
+			Why   string `json:"why"`
+		} `json:"applied"`
+		Dropped []struct {
+			Reason string `json:"reason"`
+		} `json:"dropped"`
+		Written bool `json:"written"`
+	}
+	tests := []struct {
+		name        string
+		args        func(chart, prod string) []string
+		wantCode    int
+		wantRoutes  []string // of the applied fixes
+		wantDropped int
+		wantStderr  string
+	}{
+		{
+			name:       "-f: every fix into the user's file",
+			args:       func(chart, prod string) []string { return []string{chart, "-f", prod, "--yes"} },
+			wantRoutes: []string{"user-values", "user-values", "user-values", "user-values", "user-values"},
+		},
+		{
+			// prod.yaml sets the load balancer type to nlb, over values.yaml.
+			name:        "--into chart: the fix prod.yaml overrides is dropped",
+			args:        func(chart, prod string) []string { return []string{chart, "-f", prod, "--into", "chart", "--yes"} },
+			wantRoutes:  []string{"chart-values", "chart-values", "chart-values", "chart-values"},
+			wantDropped: 1,
+		},
+		{
+			name: "--into chart --atomic: exit 2, nothing written",
+			args: func(chart, prod string) []string {
+				return []string{chart, "-f", prod, "--into", "chart", "--atomic", "--yes"}
+			},
+			wantCode:   exitUsage,
+			wantStderr: "fix did not hold",
+		},
+		{
+			name:       "--into elsewhere: a usage error",
+			args:       func(chart, prod string) []string { return []string{chart, "--into", "elsewhere"} },
+			wantCode:   exitUsage,
+			wantStderr: "--into",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chart, prod := setup(t)
+			before := map[string][]byte{}
+			for _, p := range []string{filepath.Join(chart, "values.yaml"), prod} {
+				before[p], _ = os.ReadFile(p)
+			}
+			code, stdout, stderr := runCLI(t, append([]string{"helm", "fix", "--format", "json"}, tt.args(chart, prod)...)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			if tt.wantCode != exitOK {
+				if !strings.Contains(stderr, tt.wantStderr) {
+					t.Errorf("stderr %q, want %q", stderr, tt.wantStderr)
+				}
+				for p, b := range before {
+					if now, _ := os.ReadFile(p); string(now) != string(b) {
+						t.Errorf("%s changed", p)
+					}
+				}
+				return
+			}
+			var rep fixReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, stdout)
+			}
+			var routes []string
+			for _, a := range rep.Applied {
+				routes = append(routes, a.Route)
+				if a.Why == "" {
+					t.Errorf("fix in %s has no why", a.File)
+				}
+			}
+			if !slices.Equal(routes, tt.wantRoutes) || len(rep.Dropped) != tt.wantDropped || !rep.Written {
+				t.Errorf("routes %v, dropped %d, written %v; want %v, %d, true", routes, len(rep.Dropped), rep.Written, tt.wantRoutes, tt.wantDropped)
+			}
+		})
+	}
+}

@@ -26,6 +26,7 @@ var tour = []struct {
 }{
 	{"tour-helm-check.txt", []string{"helm", "check", "helmgov/testdata/charts/legacy-nodeport"}, exitFindings},
 	{"tour-helm-fix.txt", []string{"helm", "fix", "helmgov/testdata/charts/legacy-nodeport"}, exitOK},
+	{"tour-helm-fix-values.txt", []string{"helm", "fix", "helmgov/testdata/charts/values-routed", "-f", "helmgov/testdata/values/values-routed-prod.yaml"}, exitOK},
 }
 
 // TestREADMETour: the README shows the real output of helm check and helm

@@ -1,0 +1,329 @@
+package helmgov
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// This file decides where a fix goes. For each finding it lists the
+// plans, one per file that could carry the fix, in the order of the
+// routes: the user's values file, the chart's values.yaml, the template.
+// Fix tries them in that order and keeps the first that holds.
+
+// fixPlan is one way to write a finding's fix: by which route, into which
+// file, and why.
+type fixPlan struct {
+	route FixRoute
+	how   FixHow
+	file  string // as reports name it
+	why   string
+	write func() error
+	// after, when set, sees the render of the plan when it did not hold.
+	after func(r *Rendered)
+	// check, when set, is one more proof the re-render must pass.
+	check func(r *Rendered) error
+}
+
+// label names the plan in reasons: "values.yaml [chart-values]".
+func (p *fixPlan) label() string { return p.file + " [" + string(p.route) + "]" }
+
+// safeWrite runs the plan's write. A failure of the editor on an odd
+// source makes the plan unfixable rather than taking the whole fix down.
+func (fx *fixer) safeWrite(p *fixPlan) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = unfixablef("the source editor failed on %s: %v", p.file, r)
+		}
+	}()
+	return p.write()
+}
+
+// fixSite is a finding with the object, chart and template it comes from.
+type fixSite struct {
+	f       Finding
+	obj     *Object
+	info    chartInfo // the chart whose templates/ renders the object
+	tplPath string    // the template on disk, in the scratch copy
+	st      *fixState
+}
+
+// plans lists the ways to fix f, on the routes Fix may take, in their
+// order.
+func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			plans, err = nil, unfixablef("the source editor failed on %s: %v", f.Source.Template, r)
+		}
+	}()
+	obj := findObject(st.r.Objects, f)
+	if obj == nil {
+		return nil, unfixablef("the object is not in the rendered chart")
+	}
+	info, rel, ok := st.r.chartOf(obj.Source.Template)
+	if !ok || info.dir == "" {
+		return nil, unfixablef("template %s is not in an unpacked chart directory", obj.Source.Template)
+	}
+	site := &fixSite{f: f, obj: obj, info: info, tplPath: filepath.Join(info.dir, filepath.FromSlash(rel)), st: st}
+	var all []fixPlan
+	if f.Fix.Op == OpAddPDB {
+		all, err = fx.pdbPlans(site)
+	} else {
+		all, err = fx.setPlans(site)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range fx.routes {
+		for _, p := range all {
+			if p.route == r {
+				plans = append(plans, p)
+			}
+		}
+	}
+	if len(plans) == 0 {
+		var by []string
+		for _, p := range all {
+			by = append(by, p.label())
+		}
+		slices.Sort(by)
+		return nil, unfixablef("the fix could go only into %s, a route the options leave out", strings.Join(slices.Compact(by), ", "))
+	}
+	return plans, nil
+}
+
+// valuesBind is a .Values path that carries a field, and why helmgov
+// thinks so.
+type valuesBind struct {
+	path []string // below .Values of the object's chart
+	rest []string // the keys below it that the fix sets
+	why  string
+}
+
+// broadKeys are keys too general for a value of the same name to be the
+// field's own: .Values.spec is not a pod's spec.
+var broadKeys = map[string]bool{"spec": true, "metadata": true, "template": true, "containers": true}
+
+// setPlans lists the plans of a set: values files where the template reads
+// the field from values (or the chart has its own value for it), the
+// template otherwise.
+func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
+	f := s.f
+	data, err := os.ReadFile(s.tplPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.tplPath, err)
+	}
+	tplRel := fx.display(s.tplPath)
+	var sr setResult
+	tf, tplErr := parseSource(tplRel, data, true)
+	if tplErr == nil {
+		var doc int
+		if doc, tplErr = tf.findDoc(s.obj.Kind, s.obj.Name); tplErr == nil {
+			sr, tplErr = tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value, s.obj.Fields)
+		}
+	}
+	if tplErr != nil && !errors.Is(tplErr, errUnfixable) {
+		return nil, tplErr
+	}
+	var binds []valuesBind
+	switch {
+	case tplErr == nil && sr.edit == nil:
+		field := f.Fix.Path[:len(f.Fix.Path)-len(sr.rest)]
+		binds = []valuesBind{{path: sr.values, rest: sr.rest,
+			why: fmt.Sprintf("%s takes %s from .Values.%s (%s)", tplRel, field, strings.Join(sr.values, "."), sr.via)}}
+	case tplErr != nil || sr.appended:
+		// The template cannot be read, or does not spell the key out: look
+		// for the chart's own value for the field, in the template and the
+		// helpers it includes.
+		binds = fx.ownValues(s)
+	}
+	var plans []fixPlan
+	for _, b := range binds {
+		plans = append(plans, fx.valuesPlans(s.info, b, f.Fix.Value)...)
+	}
+	if tplErr == nil && sr.edit != nil && (!sr.appended || len(binds) == 0) {
+		edit := *sr.edit
+		why := tplRel + " writes " + f.Fix.Path.String() + " itself"
+		if sr.appended {
+			why = fmt.Sprintf("no value of the chart carries %s, so it goes into %s, the last resort", f.Fix.Path, tplRel)
+		}
+		plans = append(plans, fixPlan{route: RouteTemplate, how: FixTemplate, file: tplRel, why: why,
+			write: func() error { return fx.writeFile(s.tplPath, tf.apply(edit)) }})
+	}
+	if len(plans) == 0 {
+		if tplErr != nil {
+			return nil, tplErr
+		}
+		return nil, unfixablef("%s: no route can carry %s", tplRel, f.Fix.Path)
+	}
+	return plans, nil
+}
+
+// ownValues finds the chart's own values for a field the template does
+// not spell out: .Values paths, read by the template or the helpers it
+// includes, that end with a key of the field's path (the deepest that has
+// any): .Values.lifecycle for ...containers[name=web].lifecycle.preStop,
+// .Values.service.annotations for metadata.annotations[...]. Each is a
+// guess the re-render proves or refutes.
+func (fx *fixer) ownValues(s *fixSite) []valuesBind {
+	path := s.f.Fix.Path
+	for i := len(path) - 1; i >= 0; i-- {
+		step := path[i]
+		if step.Item != "" || broadKeys[step.Key] {
+			break
+		}
+		uses := fx.index().refsEnding(s.tplPath, step.Key)
+		var out []valuesBind
+		for _, u := range uses {
+			if len(out) == 3 {
+				break
+			}
+			out = append(out, valuesBind{path: u.path, rest: keys(path[i+1:]),
+				why: fmt.Sprintf("%s reads .Values.%s, the chart's own value for %s", u.where, strings.Join(u.path, "."), step.Key)})
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// valuesPlans are the plans that set a values path: in the user's values
+// file, and in the chart's values.yaml.
+func (fx *fixer) valuesPlans(info chartInfo, b valuesBind, value any) []fixPlan {
+	full := rootValuesPath(info, append(slices.Clone(b.path), b.rest...))
+	return fx.valuesSetPlans(info, []valueSet{{path: full, value: value}}, b.why)
+}
+
+// valueSet is a key path of the root chart's values and the value it gets.
+type valueSet struct {
+	path  []string
+	value any
+}
+
+// valuesSetPlans are the plans that write the sets into the user's values
+// file and into the chart's values.yaml.
+func (fx *fixer) valuesSetPlans(info chartInfo, sets []valueSet, why string) []fixPlan {
+	write := func(file string) func() error {
+		return func() error {
+			for _, s := range sets {
+				if err := fx.setValue(file, s.path, s.value); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	var out []fixPlan
+	if len(fx.user) > 0 {
+		u, which := fx.pickUserValues(sets[0].path)
+		out = append(out, fixPlan{route: RouteUserValues, how: FixValues, file: u.display, why: why + "; " + which, write: write(u.scratch)})
+	}
+	cwhy := why
+	if len(fx.user) == 0 {
+		cwhy += "; no values file was given"
+	}
+	if len(info.values) > 0 && (len(sets[0].path) == 0 || sets[0].path[0] != "global") {
+		cwhy += fmt.Sprintf("; the root chart's values reach the subchart under %s", strings.Join(info.values, "."))
+	}
+	out = append(out, fixPlan{route: RouteChartValues, how: FixValues, file: "values.yaml", why: cwhy,
+		write: write(filepath.Join(fx.work, "values.yaml"))})
+	return out
+}
+
+// rootValuesPath turns a .Values path of a chart of the tree into a path
+// of the root chart's values: under the subchart's name, except global.
+func rootValuesPath(info chartInfo, p []string) []string {
+	if len(p) > 0 && p[0] == "global" {
+		return slices.Clone(p)
+	}
+	return append(slices.Clone(info.values), p...)
+}
+
+// pickUserValues chooses the user's values file for a key: the one that
+// already sets the longest part of its path, the last one given among
+// equals; and says why.
+func (fx *fixer) pickUserValues(path []string) (*userValues, string) {
+	best, depth := fx.user[len(fx.user)-1], 0
+	for _, u := range fx.user {
+		if d := setDepth(readValues(u.scratch), path); d > 0 && d >= depth {
+			best, depth = u, d
+		}
+	}
+	switch {
+	case depth == len(path):
+		return best, best.display + " already sets " + FieldPath(keyPath(path)).String()
+	case depth > 0:
+		return best, best.display + " already sets " + FieldPath(keyPath(path[:depth])).String()
+	case len(fx.user) == 1:
+		return best, best.display + " is the values file given"
+	}
+	return best, best.display + " is the last values file given"
+}
+
+// readValues reads a values file as plain data; nil when it cannot.
+func readValues(p string) map[string]any {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if yaml.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// setDepth is how many keys of path, from the first, the values set.
+func setDepth(m map[string]any, path []string) int {
+	var cur any = m
+	for i, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return i
+		}
+		if cur, ok = mm[k]; !ok {
+			return i
+		}
+	}
+	return len(path)
+}
+
+// lookupValue returns the value at path, and whether the values set it.
+func lookupValue(m map[string]any, path []string) (any, bool) {
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// valueAt is the value a chart of the tree sees at a .Values path, as far
+// as the values files tell: the user's files (the last first), the root
+// chart's values.yaml, then the subchart's own.
+func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
+	full := rootValuesPath(info, p)
+	for i := len(fx.user) - 1; i >= 0; i-- {
+		if v, ok := lookupValue(readValues(fx.user[i].scratch), full); ok {
+			return v, true
+		}
+	}
+	if v, ok := lookupValue(readValues(filepath.Join(fx.work, "values.yaml")), full); ok {
+		return v, true
+	}
+	if len(info.values) > 0 && (len(p) == 0 || p[0] != "global") {
+		return lookupValue(readValues(filepath.Join(info.dir, "values.yaml")), p)
+	}
+	return nil, false
+}
