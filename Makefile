@@ -10,7 +10,7 @@ GOFILES   = $(shell git ls-files --cached --others --exclude-standard '*.go')
 # least five times the slowest package of its tier on a 2-core machine (the
 # README's "Testing" section has the budget), so that a machine busy with
 # something else still passes.
-UNIT_TIMEOUT        ?= 20m
+UNIT_TIMEOUT        ?= 25m
 SHORT_TIMEOUT       ?= 10m
 INTEGRATION_TIMEOUT ?= 15m
 FUZZ_TIMEOUT        ?= 5m
