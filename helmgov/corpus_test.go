@@ -15,8 +15,6 @@ package helmgov_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -251,30 +249,6 @@ func (cc *corpusCase) ns() string {
 		return cc.c.namespace
 	}
 	return "default"
-}
-
-// hash hashes every file of the case (chart and user values), by path
-// relative to the case directory.
-func (cc *corpusCase) hash(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(cc.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		rel, _ := filepath.Rel(cc.dir, p)
-		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // resolve maps a file a fix result names (relative to the chart, or
@@ -610,12 +584,12 @@ func TestCorpusAcceptance(t *testing.T) {
 			t.Run(c.name+"/"+string(mode), func(t *testing.T) {
 				cc := newCorpusCase(t, c)
 				if c.missingDependency != "" {
-					before := cc.hash(t)
+					before := treeHash(t, cc.dir)
 					_, _, err := checker.CheckChart(t.Context(), cc.chart, cc.renderOpts(mode)...)
 					assertMissingDependency(t, c, err)
 					_, err = checker.Fix(t.Context(), cc.chart, helmgov.WithRenderOptions(cc.renderOpts(mode)...))
 					assertMissingDependency(t, c, err)
-					if diff := cmp.Diff(before, cc.hash(t)); diff != "" {
+					if diff := cmp.Diff(before, treeHash(t, cc.dir)); diff != "" {
 						t.Errorf("a fix that could not render changed the chart:\n%s", diff)
 					}
 					return
@@ -646,7 +620,7 @@ func acceptance(t *testing.T, checker *helmgov.Checker, cc *corpusCase, mode cor
 	}
 
 	// Fix, written (not a dry run).
-	hashBefore := cc.hash(t)
+	hashBefore := treeHash(t, cc.dir)
 	fixed, err := checker.Fix(t.Context(), cc.chart, helmgov.WithRenderOptions(opts...))
 	if err != nil {
 		t.Fatalf("fix: %v", cc.normalize(err.Error()))
@@ -656,7 +630,7 @@ func acceptance(t *testing.T, checker *helmgov.Checker, cc *corpusCase, mode cor
 	if len(fixed.Applied) == 0 {
 		t.Fatalf("the fix applied nothing")
 	}
-	hashAfter := cc.hash(t)
+	hashAfter := treeHash(t, cc.dir)
 
 	// Where each fix went: the user's values file when -f is given, the
 	// chart's values where the template reads the field from values, the
@@ -701,13 +675,7 @@ func acceptance(t *testing.T, checker *helmgov.Checker, cc *corpusCase, mode cor
 
 	// The files that changed are the ones the result lists, and only
 	// those the routes allow.
-	var changed []string
-	for p, h := range hashAfter {
-		if hashBefore[p] != h {
-			changed = append(changed, p)
-		}
-	}
-	slices.Sort(changed)
+	changed := changedFiles(hashBefore, hashAfter)
 	var listed []string
 	for _, f := range fixed.Files {
 		listed = append(listed, cc.resolve(f.Path))
@@ -832,7 +800,7 @@ func acceptance(t *testing.T, checker *helmgov.Checker, cc *corpusCase, mode cor
 	if len(again.Applied) != 0 || again.Written || again.Diff != "" {
 		t.Errorf("second fix: applied %d, written %v, diff:\n%s", len(again.Applied), again.Written, again.Diff)
 	}
-	if diff := cmp.Diff(hashAfter, cc.hash(t)); diff != "" {
+	if diff := cmp.Diff(hashAfter, treeHash(t, cc.dir)); diff != "" {
 		t.Errorf("the second fix changed the chart:\n%s", diff)
 	}
 }
@@ -1214,7 +1182,7 @@ func TestCorpusInto(t *testing.T) {
 				words := map[helmgov.FixRoute]string{helmgov.RouteUserValues: "user values", helmgov.RouteChartValues: "chart values", helmgov.RouteTemplate: "template"}[r]
 				cc := newCorpusCase(t, c)
 				opts := cc.renderOpts(userMode)
-				hashBefore := cc.hash(t)
+				hashBefore := treeHash(t, cc.dir)
 				fixed, err := checker.Fix(t.Context(), cc.chart, helmgov.WithRenderOptions(opts...), helmgov.WithInto(r))
 				if err != nil {
 					t.Fatalf("fix --into %s: %v", into, cc.normalize(err.Error()))
@@ -1226,7 +1194,7 @@ func TestCorpusInto(t *testing.T) {
 						t.Errorf("--into %s: %s %s went into %s (%s, route %q)", into, a.Finding.Rule, a.Finding.Object, a.File, got, a.Route)
 					}
 				}
-				after := cc.hash(t)
+				after := treeHash(t, cc.dir)
 				for p, h := range after {
 					if hashBefore[p] != h && route(p) != words {
 						t.Errorf("--into %s: %s changed (%s)", into, p, route(p))
@@ -1260,7 +1228,7 @@ func TestCorpusAtomic(t *testing.T) {
 	for _, mode := range corpusModes {
 		t.Run(string(mode), func(t *testing.T) {
 			cc := newCorpusCase(t, rb)
-			before := cc.hash(t)
+			before := treeHash(t, cc.dir)
 			_, err := checker.Fix(t.Context(), cc.chart, helmgov.WithRenderOptions(cc.renderOpts(mode)...), helmgov.WithAtomic())
 			var fe *helmgov.FixError
 			if !errors.As(err, &fe) || !helmgov.IsFixNotHeld(err) || helmgov.ExitCodeOf(err) != helmgov.ExitError {
@@ -1269,7 +1237,7 @@ func TestCorpusAtomic(t *testing.T) {
 			if !strings.Contains(err.Error(), "TGM-H009") {
 				t.Errorf("the error does not name the fix that cannot hold: %v", err)
 			}
-			if diff := cmp.Diff(before, cc.hash(t)); diff != "" {
+			if diff := cmp.Diff(before, treeHash(t, cc.dir)); diff != "" {
 				t.Errorf("--atomic wrote a partial fix:\n%s", diff)
 			}
 

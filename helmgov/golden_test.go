@@ -69,6 +69,19 @@ func treeHash(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// changedFiles lists, sorted, the paths of after whose content differs from
+// before's, new files included.
+func changedFiles(before, after map[string]string) []string {
+	var changed []string
+	for p, h := range after {
+		if before[p] != h {
+			changed = append(changed, p)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}
+
 func copyChart(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
@@ -177,13 +190,7 @@ func TestGoldenFix(t *testing.T) {
 			}
 			// The changed files on disk are the ones the result lists.
 			afterFix := treeHash(t, dir)
-			var changed []string
-			for p, h := range afterFix {
-				if before[p] != h {
-					changed = append(changed, p)
-				}
-			}
-			sort.Strings(changed)
+			changed := changedFiles(before, afterFix)
 			var listed []string
 			for _, f := range fixed.Files {
 				listed = append(listed, f.Path)
