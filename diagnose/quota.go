@@ -154,7 +154,9 @@ func readQuota(ctx context.Context, sq ServiceQuotasAPI, clk clock.Clock, policy
 	if isNoSuchResource(err) {
 		din := &servicequotas.GetAWSDefaultServiceQuotaInput{ServiceCode: in.ServiceCode, QuotaCode: in.QuotaCode}
 		err = retry.Do(ctx, clk, policy, func(ctx context.Context) error {
-			out, err := safeQuotaCall(func() (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) { return sq.GetAWSDefaultServiceQuota(ctx, din) })
+			out, err := safeQuotaCall(func() (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) {
+				return sq.GetAWSDefaultServiceQuota(ctx, din)
+			})
 			if err == nil && out != nil {
 				sqq = out.Quota
 			}
