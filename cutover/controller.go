@@ -135,7 +135,14 @@ type controllerWatch struct {
 	// registered are the endpoints registered at the last observation.
 	registered map[TargetAddr]bool
 	since      time.Time // zero: not stalled
+	// blocked says the next observation's endpoints wait on room under
+	// ELBv2's quotas that a bounded overlap is making: not a stall.
+	blocked bool
 }
+
+// stalled reports whether the last observation found endpoints pending
+// and none registered since the one before.
+func (w *controllerWatch) stalled() bool { return !w.since.IsZero() }
 
 func (r *runner) newControllerWatch(step string) *controllerWatch {
 	return &controllerWatch{step: step, started: r.e.clock.Now(), patience: r.o.controllerPatience}
@@ -159,7 +166,7 @@ func (w *controllerWatch) check(ctx context.Context, r *runner, tgb *v1beta1.Tar
 	}
 	now := v.at
 	switch {
-	case pending == 0 || added:
+	case pending == 0 || added || w.blocked:
 		w.since = time.Time{}
 	case w.since.IsZero():
 		w.since = now

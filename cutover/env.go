@@ -25,6 +25,11 @@ type Env struct {
 	// DescribeSecurityGroups; see [NetworkPlan]). *ec2.Client fits as it
 	// is. Nil: the check is skipped, and the plan says so.
 	EC2 EC2API
+	// ServiceQuotas reads ELBv2's quotas on targets (per target group, per
+	// load balancer), which PlanCutover counts the cutover's overlap
+	// against. *servicequotas.Client fits as it is. Nil: AWS's documented
+	// defaults, and the plan says so.
+	ServiceQuotas diagnose.ServiceQuotasAPI
 	// Client is the cluster: Services, EndpointSlices, pods, nodes and
 	// TargetGroupBindings are read through it; the binding, the journal
 	// ConfigMap and the lock Lease are written through it. Required. Its

@@ -249,6 +249,9 @@ func (p *Plan) restoreInfo() *RestoreInfo {
 		HealthCheckFirst: p.HealthCheck.Timing == HealthCheckAfterDeregistration,
 		Assumptions:      p.Request.Assumptions.WithDefaults(), NoDisruptionHold: p.Request.NoDisruptionHold,
 	}
+	if q := p.Quota; q != nil {
+		ri.QuotaRoom, ri.Bounded = q.Room, q.Bounded
+	}
 	hc := p.HealthCheck.Original.clone()
 	ri.HealthCheck = &hc
 	if ri.ServicePort == "0" || ri.ServicePort == "" {
@@ -630,6 +633,8 @@ func (r *runner) runStep(ctx context.Context, step Step) error {
 		return r.bindInPlace(ctx)
 	case step.ID == StepBind:
 		return r.bindBlueGreen(ctx)
+	case step.ID == StepMakeRoom:
+		return r.makeRoom(ctx)
 	case step.ID == StepGate:
 		return r.gate(ctx)
 	case step.ID == StepDeregister:

@@ -309,13 +309,40 @@ func (r *runner) gate(ctx context.Context) error {
 	}
 	var baseline map[TargetAddr]bool
 	ctl := r.newControllerWatch(StepGate)
-	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.o.gateTimeout, due, func(ctx context.Context) (bool, string, error) {
+	var room *roomWatch
+	if n, ok := r.bounded(); ok && r.plan.Strategy == StrategyInPlace {
+		room = &roomWatch{room: n}
+	}
+	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.gateTimeout(), due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
 			return false, "", err
 		}
+		ctl.blocked = false
+		if room != nil {
+			if ctl.blocked, err = room.step(ctx, r, tgb, v); err != nil {
+				return false, "", err
+			}
+		}
 		if err := ctl.check(ctx, r, tgb, v); err != nil {
 			return false, "", err
+		}
+		// The controller's TooManyTargets refusals stop the gate at once
+		// when no room can be made: waiting out the patience would only
+		// delay the rollback.
+		// A bounded overlap expects them while the room is full: only a
+		// refusal after the room was free, with nothing left to remove,
+		// stops it.
+		switch {
+		case !ctl.stalled():
+		case room == nil:
+			if err := r.quotaStop(ctx, StepGate, tgb, ctl.started, v); err != nil {
+				return false, "", err
+			}
+		case !room.freeSince.IsZero() && !r.hasRemovable(v):
+			if err := r.quotaStop(ctx, StepGate, tgb, room.freeSince, v); err != nil {
+				return false, "", err
+			}
 		}
 		if err := r.keepHold(ctx, StepGate, v); err != nil {
 			return false, "", err

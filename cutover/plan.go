@@ -38,6 +38,10 @@ const (
 	StepCreateTargetGroup = "create-target-group"
 	// StepBind creates the TargetGroupBinding through tgbind.
 	StepBind = "bind"
+	// StepMakeRoom deregisters node targets, down to the floor, so that
+	// the pod targets fit under ELBv2's quotas (in-place, when the plan
+	// bounds the overlap: Plan.Quota).
+	StepMakeRoom = "make-room"
 	// StepGate waits until the pod targets are healthy.
 	StepGate = "gate"
 	// StepDeregister deregisters the recorded node targets (in-place).
@@ -102,6 +106,10 @@ type Plan struct {
 	// point; FloorReason says where it comes from.
 	Floor       int    `json:"floor"`
 	FloorReason string `json:"floorReason"`
+	// Quota counts the cutover's targets against ELBv2's quotas: the
+	// peak, the quotas and the room; and, when the overlap would pass a
+	// quota, how the plan bounds it.
+	Quota *QuotaPlan `json:"quota,omitempty"`
 	// BlueGreen holds what only blue/green needs.
 	BlueGreen *BlueGreenPlan `json:"blueGreen,omitempty"`
 	// Guards are the guards' outcomes.
@@ -632,6 +640,21 @@ func (p *Plan) Text() string {
 		w("                 %s -> %s\n", hcString(p.HealthCheck.Original), hcString(p.HealthCheck.Target))
 	}
 	w("  floor:         %d healthy targets (%s)\n", p.Floor, p.FloorReason)
+	if q := p.Quota; q != nil {
+		w("  quotas:        %d targets per target group, %d per Application Load Balancer (%s)\n", q.Quotas.PerTargetGroup.Value, q.Quotas.PerApplicationLoadBalancer.Value, q.Source)
+		for _, h := range q.Headroom {
+			w("                 %s\n", h)
+		}
+		if q.Bounded {
+			w("  overlap:       bounded to %d targets, in %d waves:\n", q.Room, len(q.Waves))
+			for i, wv := range q.Waves {
+				w("                 %d. deregister %d, keep %d node targets, register %d pod targets (%d in all); at least %d healthy\n", i+1, wv.Deregister, wv.Nodes, wv.Register, wv.Pods, wv.Healthy)
+			}
+		}
+		if q.Rollback != "" {
+			w("  rollback room: %s\n", q.Rollback)
+		}
+	}
 	w("  assumptions:   %s\n", p.Request.Assumptions.String())
 	if p.Request.NoDisruptionHold {
 		w("  disruption:    not held (Request.NoDisruptionHold)\n")

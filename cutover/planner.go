@@ -105,6 +105,8 @@ type planner struct {
 	// podIPs are the addresses of the Service's ready pods (the
 	// security-group check's).
 	podIPs []string
+	// roomScope indexes the headroom whose quota limits Plan.Quota.Room.
+	roomScope int
 }
 
 func (pl *planner) fail(err error) (*Plan, error) { return nil, fmt.Errorf("cutover: plan: %w", err) }
@@ -381,7 +383,7 @@ func (pl *planner) inPlace(ctx context.Context) error {
 		MultiCluster: obj.Spec.MultiClusterTargetGroup, Object: obj, Notes: b.Notes, IngressSecurityGroups: groups,
 	}
 
-	healthyNodes := 0
+	healthyNodes, podTargets := 0, 0
 	for _, r := range pl.reports {
 		rt := recorded(r)
 		switch r.Class {
@@ -393,6 +395,7 @@ func (pl *planner) inPlace(ctx context.Context) error {
 		case diagnose.ClassPod:
 			rt.Note = "a pod's address: left to the LBC"
 			p.Others = append(p.Others, rt)
+			podTargets++
 		default:
 			p.Others = append(p.Others, rt)
 			p.Warnings = append(p.Warnings, fmt.Sprintf("target %s is %s (%s): it is left in the target group", rt, r.Foreign, r.Note))
@@ -404,6 +407,13 @@ func (pl *planner) inPlace(ctx context.Context) error {
 		return err
 	}
 	if err := pl.healthCheck(); err != nil {
+		return err
+	}
+	podTargets = min(podTargets, p.Service.ReadyEndpoints)
+	if err := pl.quota(ctx, pl.arn.Raw, p.TargetGroup.Name, p.TargetGroup.Targets, len(p.Recorded), p.Service.ReadyEndpoints-podTargets, p.TargetGroup.LoadBalancerARNs, 0); err != nil {
+		return err
+	}
+	if err := pl.boundInPlace(healthyNodes, len(p.Others)-podTargets, podTargets); err != nil {
 		return err
 	}
 	pl.inPlaceSteps()
@@ -495,6 +505,14 @@ func inPlaceEstimate(p *Plan) Estimate {
 	}
 	e.Waits = append(e.Waits, PlannedWait{Step: StepDrain, Reason: reasonDrain, Seconds: t.dereg, From: t.drainFrom()})
 	e.FloorSeconds = max(gate, e.AlignmentSeconds) + e.DeregistrationDelaySeconds
+	if q := p.Quota; q != nil && q.Bounded {
+		// Each wave after the first waits for the room its
+		// deregistrations make to drain, then for its pod targets' checks.
+		for range len(q.Waves) - 1 {
+			e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonBoundedWave, Seconds: t.dereg + gate, From: t.drainFrom() + "; " + t.newTargetFrom()})
+			e.FloorSeconds += t.dereg + gate
+		}
+	}
 	return e
 }
 
@@ -596,17 +614,33 @@ func (pl *planner) inPlaceSteps() {
 		Rollback: "nothing to undo",
 		Calls:    []string{callDescribe, callListKube},
 	}
+	adopt := []Step{bind, gate}
+	if q := p.Quota; q != nil && q.Bounded {
+		w := q.Waves[0]
+		room := Step{
+			ID: StepMakeRoom, Phase: "adopt", Title: "make room for the pod targets under the quota",
+			Preconditions: []string{"before each batch, re-read: the healthy targets left after it are " + floor,
+				"every target of the batch is a recorded one, is not a ready pod endpoint now, and is not in the LBC's ConfigMap"},
+			Effect: fmt.Sprintf("DeregisterTargets (with Port): the recorded targets that do not serve first, then healthy node targets down to the floor, until the target group has room for the pod targets under its quota of %d (planned: %d deregistered, %d node targets kept, room for %d pod targets); then wait until the room is free (draining targets count)",
+				q.Room, w.Deregister, w.Nodes, w.Register),
+			Rollback: "register the nodes alive at rollback time on their NodePort, and wait until they are healthy",
+			Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
+		}
+		gate.Effect += fmt.Sprintf("; the overlap is bounded (%d waves planned): the controller's TooManyTargets refusals are expected while the room is full; as pod targets turn healthy, node targets are deregistered down to the floor to make more room, and the binding is touched so that the controller registers into it at once", len(q.Waves))
+		adopt = []Step{room, bind, gate}
+	}
 	switch p.HealthCheck.Timing {
 	case HealthCheckBeforeBinding:
 		align.Phase = "prepare"
 		gate.Effect += "; and the node targets healthy before the early alignment must stay healthy under it for UnhealthyThresholdCount intervals of the new check (a healthy target turns unhealthy only after that many failed checks, the first within one interval), else it stops and the rollback restores the health check first"
-		p.Steps = []Step{align, bind, gate, dereg, drain, verify}
+		adopt[len(adopt)-1] = gate
+		p.Steps = append(append([]Step{align}, adopt...), dereg, drain, verify)
 	case HealthCheckAfterDeregistration:
 		align.Phase = "remove"
 		align.Preconditions = append(align.Preconditions, "no recorded node target is left registered (they would fail the new check)")
-		p.Steps = []Step{bind, gate, dereg, align, drain, verify}
+		p.Steps = append(adopt, dereg, align, drain, verify)
 	default:
-		p.Steps = []Step{bind, gate, dereg, drain, verify}
+		p.Steps = append(adopt, dereg, drain, verify)
 	}
 }
 

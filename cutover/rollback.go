@@ -41,6 +41,10 @@ const (
 	RollbackDeleteTargetGroup = "delete-target-group"
 	// RollbackRestoreHealthCheck puts the original health check back.
 	RollbackRestoreHealthCheck = "restore-health-check"
+	// RollbackRegisterRest registers the live nodes that did not fit
+	// beside the pod targets under ELBv2's quotas, as the pod targets'
+	// drain frees room (in-place, when the plan bounded the overlap).
+	RollbackRegisterRest = "register-rest"
 	// RollbackReleaseDisruption removes everything the journal says the
 	// hold added, Execute's hold included.
 	RollbackReleaseDisruption = "release-disruption"
@@ -274,7 +278,14 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		}
 	}
 	rb := &rollbackRun{runner: r, res: res}
-	for _, a := range rollbackActions(st.Strategy, st.Restore.HealthCheckFirst, r.holds()) {
+	acts := rollbackActions(st.Strategy, st.Restore.HealthCheckFirst, r.holds())
+	if st.Restore.Bounded && st.Strategy == string(StrategyInPlace) {
+		// The nodes that did not fit beside the pod targets go in once
+		// the binding is gone, before the hold's release.
+		i := slices.IndexFunc(acts, func(s Step) bool { return s.ID == RollbackDeleteBinding })
+		acts = slices.Insert(acts, i+1, Step{ID: RollbackRegisterRest, Phase: "rollback", Title: "register the live nodes that did not fit beside the pod targets"})
+	}
+	for _, a := range acts {
 		if slices.Contains(st.Rollback.Done, a.ID) {
 			res.Actions = append(res.Actions, StepResult{ID: a.ID, Status: StepDone, Skipped: true})
 			r.o.observer.StepFinished(StepEvent{Step: a, At: r.e.clock.Now(), Skipped: true})
@@ -356,6 +367,8 @@ func (rb *rollbackRun) run(ctx context.Context, id string) error {
 		return rb.deleteTargetGroup(ctx)
 	case RollbackRestoreHealthCheck:
 		return rb.restoreHealthCheck(ctx)
+	case RollbackRegisterRest:
+		return rb.registerRest(ctx)
 	}
 	return fmt.Errorf("unknown rollback action %s", id)
 }
@@ -465,6 +478,21 @@ func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, pre
 		if !present[t] {
 			missing = append(missing, t)
 		}
+	}
+	if fit, free, err := rb.roomFor(ctx, len(missing)); err != nil {
+		return nil, err
+	} else if fit < len(missing) {
+		// Under the quota: what does not fit waits for register-rest, and
+		// the wait counts only what is in. Too few to keep the floor once
+		// the pod targets go: stop before any change.
+		in := len(all) - len(missing) + fit
+		if floor := rb.st.Restore.Floor; in < min(floor, len(all)) {
+			return nil, &QuotaError{Op: RollbackRegisterNodes, TargetGroupARN: rb.tgARN,
+				Reason: fmt.Sprintf("the target group has room for %d of the %d missing node targets beside the pod targets (%d free under the plan's room of %d): with %d node targets in, fewer than the floor of %d would serve once the binding is gone; nothing was changed. Raise the quota (Plan.Quota.Rollback says to what), or scale the Service down so that the pod targets leave room", fit, len(missing), free, rb.st.Restore.QuotaRoom, in, floor)}
+		}
+		rb.e.log.Info("registering only the node targets that fit under the quota", "fit", fit, "missing", len(missing))
+		all = slices.DeleteFunc(all, func(t TargetAddr) bool { return slices.Contains(missing[fit:], t) })
+		missing = missing[:fit]
 	}
 	for len(missing) > 0 {
 		batch := missing[:min(len(missing), rb.o.batchSize)]

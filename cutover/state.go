@@ -255,6 +255,11 @@ type RestoreInfo struct {
 	NodePort int32 `json:"nodePort"`
 	// Floor is the plan's floor of healthy targets.
 	Floor int `json:"floor"`
+	// QuotaRoom is the most targets the bound target group may hold under
+	// ELBv2's quotas (Plan.Quota.Room), and Bounded whether the plan
+	// bounds the overlap to stay within it; zero when not counted.
+	QuotaRoom int  `json:"quotaRoom,omitempty"`
+	Bounded   bool `json:"bounded,omitempty"`
 	// Recorded are the node targets (and ghosts) the plan recorded.
 	Recorded []TargetAddr `json:"recorded,omitempty"`
 	// Routes are the original weights of the forward actions blue/green

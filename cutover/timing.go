@@ -141,7 +141,11 @@ const (
 	reasonNewTargets = "new targets healthy: registration, then the passing checks a new target needs"
 	reasonAlignment  = "the node targets healthy before the early health-check alignment still pass it: a healthy target turns unhealthy only after UnhealthyThresholdCount failed checks, the first within one interval of the change"
 	reasonDrain      = "the deregistered node targets drain: in-flight requests finish"
-	reasonNodes      = "the node targets registered by the rollback healthy: registration, then the passing checks a new target needs"
-	reasonHold       = "the weight's hold: health is watched before the analysis judges it"
-	reasonBinding    = "the LBC deregisters the pod targets it tracked and removes its finalizer"
+	// reasonBoundedWave is a bounded overlap's wave: the node targets
+	// deregistered to make room drain (they count against the quota
+	// until then), then the pod targets registered into it are checked.
+	reasonBoundedWave = "a bounded overlap's wave: the node targets deregistered for room drain, then the pod targets registered into it pass their checks"
+	reasonNodes       = "the node targets registered by the rollback healthy: registration, then the passing checks a new target needs"
+	reasonHold        = "the weight's hold: health is watched before the analysis judges it"
+	reasonBinding     = "the LBC deregisters the pod targets it tracked and removes its finalizer"
 )

@@ -1,0 +1,337 @@
+package cutover
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// This file runs a bounded overlap (Plan.Quota.Bounded): node targets are
+// deregistered, never below the floor, to make room under ELBv2's quotas
+// for the pod targets the controller registers; the controller's
+// TooManyTargets refusals are expected while the room is full, and once
+// room is free the binding is touched so that the controller registers at
+// once instead of after its backoff.
+
+// AnnotationNudge is set on the binding, to the time, when a bounded
+// overlap has made room and the controller has not registered into it:
+// any change of a binding makes the controller reconcile it.
+const AnnotationNudge = "tgmigrate.qstools.io/room-made"
+
+// bounded reports whether the plan bounds the overlap; room is then the
+// most targets the target group may hold.
+func (r *runner) bounded() (room int, ok bool) {
+	if r.st == nil || r.st.Restore == nil || r.st.Restore.QuotaRoom <= 0 || !r.st.Restore.Bounded {
+		return 0, false
+	}
+	return r.st.Restore.QuotaRoom, true
+}
+
+// roomState is what an observation says of the room: targets counted
+// (draining included), ready endpoints not registered, and free room.
+type roomState struct {
+	count, pending, free int
+}
+
+// need is the room the controller's next call needs: a whole batch, or
+// what is left.
+func (s roomState) need() int { return min(ControllerBatch, s.pending) }
+
+// blocked reports whether the controller cannot register: endpoints wait
+// and the room is short of its next call.
+func (s roomState) blocked() bool { return s.pending > 0 && s.free < s.need() }
+
+func roomOf(v *view, room int) roomState {
+	s := roomState{count: len(v.order)}
+	for e := range v.endpoints {
+		if _, ok := v.targets[e]; !ok {
+			s.pending++
+		}
+	}
+	s.free = room - s.count
+	return s
+}
+
+// makeRoom is the make-room step: it deregisters recorded targets until
+// the room holds the pending pod targets (or the floor stops it), then
+// waits until the room is free: draining targets count until their
+// deregistration delay ends.
+func (r *runner) makeRoom(ctx context.Context) error {
+	room, ok := r.bounded()
+	if !ok {
+		return nil
+	}
+	probe := r.plan.Binding.Object.DeepCopy()
+	v, err := r.observe(ctx, r.tgARN, probe, "ip", r.plan.TargetGroup.VPCID)
+	if err != nil {
+		return err
+	}
+	if err := r.keepHold(ctx, StepMakeRoom, v); err != nil {
+		return err
+	}
+	s := roomOf(v, room)
+	if _, err := r.roomPass(ctx, StepMakeRoom, v, s); err != nil {
+		return err
+	}
+	t := r.timing()
+	wait := r.o.drainTimeout
+	if wait == 0 {
+		wait = t.drain() + DefaultDrainMargin
+	}
+	r.waiting(Wait{Step: StepMakeRoom, What: "room for the first pod targets under the quota", Reason: reasonDrain, From: t.drainFrom(), Until: r.e.clock.Now().Add(t.drain())})
+	return r.poll(ctx, StepMakeRoom, "room for the controller's first batch", wait, func(ctx context.Context) (bool, string, error) {
+		v, err := r.observe(ctx, r.tgARN, probe, "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return false, "", err
+		}
+		if err := r.keepHold(ctx, StepMakeRoom, v); err != nil {
+			return false, "", err
+		}
+		s := roomOf(v, room)
+		r.progress(StepMakeRoom, r.tgARN, v, v.servingHealthy, len(v.order))
+		return !s.blocked(), fmt.Sprintf("%d targets of at most %d (%d draining), %d pod targets to register", s.count, room, v.draining, s.pending), nil
+	})
+}
+
+// roomPass deregisters recorded targets to make room for the pending pod
+// targets: those that do not serve first (ghosts, unhealthy, leaving: the
+// floor does not count them), then healthy node targets while the healthy
+// targets left serving stay at or above the floor. It returns how many it
+// deregistered. The invariants are deregister's: a recorded target only,
+// not a ready pod endpoint now, not in the controller's ConfigMap.
+func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState) (int, error) {
+	want := s.pending - s.free // room for every pending endpoint
+	if want <= 0 {
+		return 0, nil
+	}
+	tracked, err := lbcTracked(ctx, r.e.Client, r.ns, r.st.Binding.Name)
+	if err != nil {
+		return 0, err
+	}
+	var idle, serving []TargetAddr
+	for _, t := range r.pendingRecorded() {
+		vt, ok := v.has(t)
+		if !ok || vt.state == stateDraining || v.endpoints[t] || tracked[t.String()] {
+			continue
+		}
+		if vt.state == stateHealthy && !leaving(vt.report) {
+			serving = append(serving, t)
+		} else {
+			idle = append(idle, t)
+		}
+	}
+	// Every idle target goes: it serves nothing and holds room.
+	batch := idle
+	if spare := v.servingHealthy - r.st.Restore.Floor; len(batch) < want && spare > 0 {
+		batch = append(batch, serving[:min(len(serving), spare, want-len(batch))]...)
+	}
+	done := 0
+	for len(batch) > 0 {
+		n := min(len(batch), r.o.batchSize)
+		note := fmt.Sprintf("made room under the quota: %d targets deregistered (%d of at most %d targets, %d pod targets to register)", n, s.count-done, s.free+s.count, s.pending)
+		if err := r.deregisterBatch(ctx, step, batch[:n], note); err != nil {
+			return done, err
+		}
+		done += n
+		batch = batch[n:]
+	}
+	return done, nil
+}
+
+// nudge touches the binding so that the controller reconciles it now:
+// room was made and it has not registered into it.
+func (r *runner) nudge(ctx context.Context, tgb *v1beta1.TargetGroupBinding) error {
+	var cur v1beta1.TargetGroupBinding
+	if err := r.e.Client.Get(ctx, client.ObjectKeyFromObject(tgb), &cur); err != nil {
+		return fmt.Errorf("get binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	patch := client.MergeFrom(cur.DeepCopy())
+	if cur.Annotations == nil {
+		cur.Annotations = map[string]string{}
+	}
+	cur.Annotations[AnnotationNudge] = r.e.clock.Now().UTC().Format(time.RFC3339Nano)
+	if err := r.e.Client.Patch(ctx, &cur, patch); err != nil {
+		return fmt.Errorf("annotate binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	r.e.log.Info("touched the binding: room was made under the quota", "binding", tgb.Namespace+"/"+tgb.Name)
+	return nil
+}
+
+// quotaRefusal returns the message of the controller's most recent
+// FailedReconcile event since t whose AWS error code is TooManyTargets.
+// The code is read from the event's message: the controller reports the
+// failed call's error there and nowhere else, and the code is ELBv2's
+// stable identifier, not prose.
+func (r *runner) quotaRefusal(ctx context.Context, tgb *v1beta1.TargetGroupBinding, since time.Time) (string, error) {
+	var evs corev1.EventList
+	if err := r.e.Client.List(ctx, &evs, client.InNamespace(tgb.Namespace)); err != nil {
+		return "", fmt.Errorf("list events of binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	var last corev1.Event
+	for _, ev := range evs.Items {
+		io := ev.InvolvedObject
+		if ev.Reason != EventFailedReconcile || io.Kind != v1beta1.Kind || io.Name != tgb.Name || (io.UID != "" && io.UID != tgb.UID) {
+			continue
+		}
+		if eventTime(ev).Before(since) || !strings.Contains(ev.Message, "TooManyTargets") {
+			continue
+		}
+		if last.Message == "" || eventTime(ev).After(eventTime(last)) {
+			last = ev
+		}
+	}
+	return last.Message, nil
+}
+
+// roomWatch drives a bounded overlap during the gate: each observation
+// makes room when the controller is blocked, and touches the binding when
+// room is free and nothing was registered since.
+type roomWatch struct {
+	room int
+	// freeSince is when the room was last seen free for the next call
+	// with endpoints pending and none registered; zero: not so.
+	freeSince time.Time
+	nudged    time.Time
+	lastCount int
+}
+
+// nudgeAfter is how long free room may stay unused before the binding is
+// touched: the controller's requeue after a failed reconcile starts at
+// milliseconds and doubles, so a reconcile that does not come within this
+// is waiting out its backoff.
+const nudgeAfter = 15 * time.Second
+
+// step makes room or nudges for one observation. It returns whether the
+// controller is blocked by the quota (its stalls are then expected).
+func (w *roomWatch) step(ctx context.Context, r *runner, tgb *v1beta1.TargetGroupBinding, v *view) (bool, error) {
+	s := roomOf(v, w.room)
+	if s.pending == 0 {
+		w.freeSince = time.Time{}
+		return false, nil
+	}
+	if s.blocked() {
+		if _, err := r.roomPass(ctx, StepGate, v, s); err != nil {
+			return true, err
+		}
+		w.freeSince = time.Time{}
+		return true, nil
+	}
+	registered := s.count - v.draining
+	switch {
+	case w.freeSince.IsZero() || registered != w.lastCount:
+		w.freeSince = v.at
+	case v.at.Sub(w.freeSince) >= nudgeAfter && v.at.Sub(w.nudged) >= nudgeAfter:
+		if err := r.nudge(ctx, tgb); err != nil {
+			return false, err
+		}
+		w.nudged = v.at
+	}
+	w.lastCount = registered
+	return false, nil
+}
+
+// quotaStop turns the controller's TooManyTargets refusals into a
+// *QuotaError when no room can be made: the overlap is not bounded, or
+// the floor keeps every node target that is left.
+func (r *runner) quotaStop(ctx context.Context, step string, tgb *v1beta1.TargetGroupBinding, since time.Time, v *view) error {
+	msg, err := r.quotaRefusal(ctx, tgb, since)
+	if err != nil || msg == "" {
+		return err
+	}
+	room, bounded := r.bounded()
+	s := roomOf(v, room)
+	reason := fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets: %d ready endpoints are not registered beside %d targets, and the plan did not bound the overlap (its count fit the quotas at plan time: another target group of the load balancer, or the Service, grew since)", s.pending, s.count)
+	if bounded {
+		reason = fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets with room free by the plan's count (%d targets of at most %d, %d draining): %d ready endpoints are not registered, and no recorded node target can go without passing the floor of %d (%d serve healthy)", s.count, room, v.draining, s.pending, r.st.Restore.Floor, v.servingHealthy)
+	}
+	return &QuotaError{Op: step, TargetGroupARN: r.tgARN, Reason: reason, Message: msg}
+}
+
+// hasRemovable reports whether a recorded target could still go to make
+// room.
+func (r *runner) hasRemovable(v *view) bool {
+	spare := v.servingHealthy - r.st.Restore.Floor
+	return slices.ContainsFunc(r.pendingRecorded(), func(t TargetAddr) bool {
+		vt, ok := v.has(t)
+		if !ok || vt.state == stateDraining || v.endpoints[t] {
+			return false
+		}
+		return vt.state != stateHealthy || leaving(vt.report) || spare > 0
+	})
+}
+
+// roomFor returns how many of want node targets a rollback may register
+// now: all of them unless the plan bounded the overlap, else as many as
+// the plan's room has free (draining targets count); and the free room.
+func (rb *rollbackRun) roomFor(ctx context.Context, want int) (fit, free int, err error) {
+	room, ok := rb.bounded()
+	if !ok || want == 0 {
+		return want, want, nil
+	}
+	health, err := rb.aws.health(ctx, rb.tgARN, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	free = room - len(health)
+	return min(want, max(free, 0)), free, nil
+}
+
+// registerRest is the register-rest rollback action: once the binding is
+// gone, the pod targets drain and free room; it registers the live nodes
+// that did not fit, as room frees, until none is missing or the drain's
+// time is over (then it warns: the nodes already in serve).
+func (rb *rollbackRun) registerRest(ctx context.Context) error {
+	t := rb.timing()
+	wait := rb.o.drainTimeout
+	if wait == 0 {
+		wait = t.drain() + DefaultDrainMargin
+	}
+	left := 0
+	err := rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit", wait, func(ctx context.Context) (bool, string, error) {
+		ns, err := nodes(ctx, rb.e.Client, nil)
+		if err != nil {
+			return false, "", err
+		}
+		health, err := rb.aws.health(ctx, rb.tgARN, false)
+		if err != nil {
+			return false, "", err
+		}
+		present := map[TargetAddr]bool{}
+		for _, d := range health {
+			if d.TargetHealth == nil || string(d.TargetHealth.State) != stateDraining {
+				present[addrOf(d)] = true
+			}
+		}
+		in, err := rb.registerMissing(ctx, ns.live, present)
+		if err != nil {
+			return false, "", err
+		}
+		left = len(ns.live) - len(in)
+		return left <= 0, fmt.Sprintf("%d live nodes still without a target", left), nil
+	})
+	if IsTimeout(err) {
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("%d live nodes got no target: no room under the quota within the drain's time; register them (with Port) once the pod targets have drained", left))
+		return nil
+	}
+	return err
+}
+
+// gateTimeout is the gate's timeout: WithGateTimeout's, and for a bounded
+// overlap one more deregistration delay and new-target time per wave
+// after the first (each waits for room to drain, then for its pod
+// targets' checks).
+func (r *runner) gateTimeout() time.Duration {
+	d := r.o.gateTimeout
+	if q := r.plan.Quota; q != nil && q.Bounded && r.plan.Strategy == StrategyInPlace {
+		t := r.timing()
+		d += time.Duration(len(q.Waves)-1) * (t.drain() + t.newTarget())
+	}
+	return d
+}
