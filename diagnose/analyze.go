@@ -463,7 +463,7 @@ func (a *analysis) findings() []Finding {
 	var out []Finding
 	for _, f := range []func() []Finding{
 		a.ghosts, a.staticNodes, a.karpenter, a.unmanaged, a.instanceType, a.healthCheck, a.ports,
-		a.publicSubnets, a.readinessGates, a.defaultMode,
+		a.publicSubnets, a.readinessGates, a.defaultMode, a.quotaFindings,
 	} {
 		out = append(out, f()...)
 	}

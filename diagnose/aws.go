@@ -46,10 +46,18 @@ type accountScan struct {
 	mu      sync.Mutex
 	calls   map[string]int
 	retries int
+
+	// members are the target groups of the load balancers whose every
+	// target group discovery listed (a load balancer in the scope, or
+	// every one when the scope lists the account), by load balancer ARN.
+	// Written by discover only, read once discovery is over.
+	members map[string][]string
+	// quotas are the account's quotas on targets, read once per run.
+	quotas *TargetQuotas
 }
 
 func newAccountScan(a Account, cfg *config) *accountScan {
-	return &accountScan{acct: a, cfg: cfg, lim: newLimiter(cfg.clock, cfg.rps, cfg.burst), calls: map[string]int{}}
+	return &accountScan{acct: a, cfg: cfg, lim: newLimiter(cfg.clock, cfg.rps, cfg.burst), calls: map[string]int{}, members: map[string][]string{}}
 }
 
 // do runs one AWS call: it waits for the rate limiter, classifies the error
@@ -117,7 +125,7 @@ func (a *accountScan) pageLoops(op string, seen map[string]bool, next *string) b
 func (a *accountScan) report() AccountReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return AccountReport{ID: a.acct.ID, Region: a.acct.Region, EC2: a.acct.EC2 != nil, APICalls: maps.Clone(a.calls), Retries: a.retries}
+	return AccountReport{ID: a.acct.ID, Region: a.acct.Region, EC2: a.acct.EC2 != nil, APICalls: maps.Clone(a.calls), Retries: a.retries, Quotas: a.quotas}
 }
 
 // guarded adapts an accountScan to the SDK paginators' client interfaces.
@@ -244,6 +252,12 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 		tgs, err := a.describeTargetGroups(ctx, elbv2.DescribeTargetGroupsInput{})
 		if err != nil {
 			d.errs = append(d.errs, a.resourceError(KindAccount, a.acct.ID, "DescribeTargetGroups", err))
+		} else {
+			for _, tg := range tgs { // every target group: each load balancer's are all here
+				for _, lb := range tg.LoadBalancerArns {
+					a.members[lb] = append(a.members[lb], aws.ToString(tg.TargetGroupArn))
+				}
+			}
 		}
 		add(tgs)
 		return d
@@ -272,6 +286,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 			d.errs = append(d.errs, a.resourceError(KindLoadBalancer, lb, "DescribeTargetGroups", err))
 			continue
 		}
+		a.members[lb] = tgARNs(tgs)
 		add(tgs)
 	}
 	return d

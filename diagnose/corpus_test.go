@@ -1493,7 +1493,8 @@ func lastLine(s string) string {
 
 // checkEconomy: the calls are the floor. One DescribeTargetHealth per
 // target group in scope; DescribeTags per 20 of them; DescribeTargetGroups
-// per 20 ARNs (or per page of 400 for All); DescribeListeners once per load
+// per 20 ARNs (or per page of 400 for All), and with ARNs one per load
+// balancer the quota checks count; DescribeListeners once per load
 // balancer the target groups name and DescribeRules once per ALB listener;
 // nothing else. Each cluster lists each kind once.
 func checkEconomy(t *testing.T, b *cBuilt, run cRun, arnScope bool) {
@@ -1521,7 +1522,20 @@ func checkEconomy(t *testing.T, b *cBuilt, run cRun, arnScope bool) {
 		want["DescribeListeners"] = len(lbs)
 	}
 	if arnScope {
-		want["DescribeTargetGroups"] = ceil(tgs, diagnose.ARNBatch)
+		// Plus, for the quota checks, one paged DescribeTargetGroups per
+		// load balancer whose headroom the report gives: a target group
+		// with a cutover overlap names it, and an ARN scope does not list
+		// its target groups. They are all in scope here, so no
+		// DescribeTargetHealth more; the All scope lists them already.
+		quotaLBs := map[string]bool{}
+		for _, tg := range run.rep.TargetGroups {
+			for _, h := range tg.Headroom {
+				if h.Scope == diagnose.ScopeLoadBalancer {
+					quotaLBs[h.ARN] = true
+				}
+			}
+		}
+		want["DescribeTargetGroups"] = ceil(tgs, diagnose.ARNBatch) + len(quotaLBs)
 	}
 	if rules > 0 {
 		want["DescribeRules"] = rules

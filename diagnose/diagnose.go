@@ -62,6 +62,7 @@ type run struct {
 	mu   sync.Mutex
 	errs []ResourceError
 	tgs  []*tgState
+	lbs  lbTargets // the load balancers' targets, for the quota checks
 
 	progressMu sync.Mutex
 }
@@ -77,6 +78,7 @@ type tgState struct {
 	targets   []Target
 	scanned   bool // DescribeTargetHealth answered
 	analysis  *analysis
+	overlap   *overlap // the cutover's overlap, when there is one to compare with the quotas
 }
 
 func (r *run) addErr(e ResourceError) {
@@ -157,8 +159,8 @@ func (r *run) analyse(s *tgState, f func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			re := r.recovered(v, KindTargetGroup, s.rep.ARN, "analyse", s.acct)
-			s.rep.Error, s.scanned, s.analysis = re, false, nil
-			s.rep.Targets, s.rep.Counts, s.rep.Findings = []TargetReport{}, countTargets(nil), []Finding{}
+			s.rep.Error, s.scanned, s.analysis, s.overlap = re, false, nil, nil
+			s.rep.Targets, s.rep.Counts, s.rep.Findings, s.rep.Headroom = []TargetReport{}, countTargets(nil), []Finding{}, nil
 			r.addErr(*re)
 		}
 	}()
@@ -180,13 +182,19 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	}
 	arns, lbs := r.route()
 
-	// Discover: resolve the scope in each account, and read each cluster once.
+	// Discover: resolve the scope in each account, read its quotas on
+	// targets, and read each cluster once.
 	discovered := make([]discovered, len(r.accounts))
 	r.snaps = make([]*Snapshot, len(r.src.Clusters))
 	var items []item
 	for i, a := range r.accounts {
 		items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "DescribeTargetGroups", acct: a,
 			run: func(ctx context.Context) { discovered[i] = a.discover(ctx, r.scope, arns[i], lbs[i]) }})
+		if a.acct.ServiceQuotas == nil {
+			a.readQuotas(ctx) // AWS's defaults: no call
+			continue
+		}
+		items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "GetServiceQuota", acct: a, run: a.readQuotas})
 	}
 	for j, c := range r.src.Clusters {
 		items = append(items, item{kind: KindCluster, resource: c.Name, op: "list",
@@ -268,12 +276,30 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 		})
 	}
 	r.subnetChecks(ctx)
+	// Quotas: the cutover overlaps, and the targets of the load balancers
+	// they count against.
+	for _, s := range r.tgs {
+		if s.analysis != nil && s.scanned {
+			r.analyse(s, func() {
+				if o, ok := s.analysis.cutoverOverlap(); ok {
+					s.overlap = &o
+				}
+			})
+		}
+	}
+	r.quotaChecks(ctx)
 	r.progress(PhaseAnalyse, 0, len(r.tgs))
 	for _, s := range r.tgs {
 		if s.analysis == nil {
 			continue // its analysis panicked: the error is on it already
 		}
 		if s.scanned {
+			if s.overlap != nil {
+				r.analyse(s, func() { s.rep.Headroom = s.analysis.headrooms(*s.overlap, s.acct.targetQuotas(), &r.lbs) })
+			}
+			if s.analysis == nil {
+				continue // the headroom panicked: the error is on it already
+			}
 			r.analyse(s, s.analysis.addFindings)
 		} else if s.healthErr == nil && ctx.Err() != nil {
 			// Never reached DescribeTargetHealth: ctx ended first.
@@ -564,6 +590,7 @@ func (r *run) report() *Report {
 		rep.TargetGroups = append(rep.TargetGroups, s.rep)
 	}
 	for _, a := range r.accounts {
+		a.targetQuotas() // AWS's defaults, when they were not read
 		ar := a.report()
 		ar.TargetGroups = perAccount[a]
 		rep.Accounts = append(rep.Accounts, ar)

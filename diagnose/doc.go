@@ -9,7 +9,8 @@
 // # Inputs
 //
 // [Sources] lists one read-only ELBv2 client per AWS account and Region
-// ([Account], with an optional EC2 client for the subnet checks) and one
+// ([Account], with an optional EC2 client for the subnet checks and an
+// optional Service Quotas client for the quotas on targets) and one
 // client.Reader per cluster ([Cluster], with an optional VPC ID and address
 // ranges). [Scope] selects target groups by ARN, by name, by load balancer,
 // by tags, or all of them. Options: [WithClock], [WithLogger],
@@ -33,6 +34,16 @@
 //     instances behind node targets or hosting the pods behind pod targets,
 //     over all target groups of the account, and one DescribeRouteTables
 //     for their VPCs.
+//   - With a Service Quotas client: one GetServiceQuota per quota on
+//     targets (three per account), and a GetAWSDefaultServiceQuota for a
+//     quota with no applied value, whatever the scope.
+//   - The quota checks, only for the load balancers of the target groups
+//     with a cutover overlap (see Quotas): one paged DescribeTargetGroups
+//     per such load balancer whose target groups discovery did not list
+//     (it lists them for All, a Tags-only scope, and the load balancers in
+//     the scope), and one DescribeTargetHealth per target group of theirs
+//     whose targets the scan did not read. A target group in scope is
+//     never read twice.
 //   - Each Kubernetes kind is listed once per cluster per call (nodes, pods,
 //     Services, namespaces, TargetGroupBindings, Karpenter NodeClaims),
 //     never per target group.
@@ -40,7 +51,9 @@
 //
 // Every AWS call waits on a per-account token bucket (golang.org/x/time/rate,
 // paced on the injected clock) and retries throttling with exponential
-// backoff; the calls of all accounts run on one bounded worker pool.
+// backoff; the calls of all accounts run on one bounded worker pool. The
+// Service Quotas calls share the bucket and are counted in
+// [AccountReport].APICalls like the others.
 //
 // # Classification
 //
@@ -105,10 +118,12 @@
 //	code                             severity  seed signal
 //	DefaultModeBindingOnSharedGroup  critical  all targets drain at once when the TargetGroupBinding reconciles
 //	GhostTarget                      critical  5xx/503 spikes after Karpenter rotates nodes
+//	TargetQuotaExceeded              critical  pods never become targets: RegisterTargets fails with TooManyTargets whatever the cutover does
 //	InstanceTypeTargetGroup          high      the target type cannot be switched to ip in place
 //	KarpenterDisruptionRisk          high      outages line up with Karpenter consolidation, drift or expiry
 //	PortMismatch                     high      health checks pass but requests hit the wrong port, or the LBC registers nothing
 //	StaticNodeTarget                 high      traffic goes to node IPs registered by hand; new nodes never receive any
+//	TargetQuotaOverlap               high      the cutover stalls: RegisterTargets fails with TooManyTargets while node and pod targets overlap
 //	HealthCheckMismatch              medium    targets stay unhealthy (or flap) while the pods are Ready
 //	MissingReadinessGate             medium    502/504 during rolling deploys: old pods stop before new targets are healthy
 //	UnmanagedTargetGroup             medium    targets go stale: nothing registers new pods or deregisters old ones
@@ -122,10 +137,12 @@
 //	code                             next call
 //	DefaultModeBindingOnSharedGroup  tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile (ip); cutover.PlanCutover blue-green (instance)
 //	GhostTarget                      cutover.PlanCutover, in-place for ip (it deregisters the ghosts first, with their Port), blue-green for instance
+//	TargetQuotaExceeded              manual: request an increase of the quota (the finding's Reason says how), then cutover.PlanCutover
 //	InstanceTypeTargetGroup          cutover.PlanCutover with strategy blue-green
 //	KarpenterDisruptionRisk          cutover.PlanCutover (in-place or blue-green by target type), before the next disruption
 //	PortMismatch                     tgbind.Build with the Service port that maps to the targets' port (ip); cutover.PlanCutover blue-green (instance)
 //	StaticNodeTarget                 cutover.PlanCutover (in-place or blue-green by target type); it builds the binding
+//	TargetQuotaOverlap               cutover.PlanCutover, which bounds the overlap (NextCall.Reason says how), or an increase of the quota
 //	HealthCheckMismatch              cutover.PlanCutover (health-check step: traffic-port, the probe's path and protocol)
 //	MissingReadinessGate             label the Service's namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build
 //	UnmanagedTargetGroup             tgbind.Build for the Service it serves (ip), cutover.PlanCutover blue-green (instance)
@@ -149,6 +166,40 @@
 // cutover and reschedules the pods behind pod targets, which only a
 // binding re-registers.
 //
+// # Quotas
+//
+// A cutover registers the pod targets while the node targets are still
+// there, and ELBv2 counts both against its quotas on targets: per target
+// group ("Targets per Target Group per Region", 1,000 by default) and per
+// load balancer across all its target groups ("Targets per Application
+// Load Balancer", 1,000; "per Network Load Balancer", 3,000). Diagnose
+// reads them once per account through the optional Service Quotas client
+// ([ReadTargetQuotas]: the applied value, else Service Quotas' default,
+// else AWS's documented default with a note that names the error code,
+// never its text); without a client it takes AWS's documented defaults
+// and says so. [AccountReport].Quotas shows the values and their source.
+//
+// A target group has a cutover overlap when it serves a known Service
+// (with its port, its pods and Services listed) whose ready endpoints on
+// the target port (Ready pods, and pods that wait on the controller's
+// readiness gate only) are not all registered: those are the pod targets
+// the controller would add. [TargetGroupReport].Headroom compares the
+// overlap with each quota, whether it fits or not ([Headroom]): now is
+// every registered target, draining ones included (they count until
+// their deregistration delay ends); peak is now plus the pod targets;
+// after deducts the node targets and ghosts the cutover deregisters. For
+// a load balancer, now also counts the targets of its other target
+// groups (Others). For an instance target group, blue/green puts the pods
+// in a new ip target group ([ScopeNewTargetGroup], which holds only them)
+// and retires this one.
+//
+// A peak over a quota whose end state fits is a TargetQuotaOverlap
+// finding: PlanCutover bounds the overlap, deregistering node targets down
+// to the healthy floor before the controller registers the pods. An end
+// state over a quota is a TargetQuotaExceeded finding: the quota must be
+// raised first, and its Reason says how ([Quota.IncreaseHint]). Both carry
+// the numbers in the message and the [Headroom] in their evidence.
+//
 // KarpenterDisruptionRisk names the next disruption the nodes and their
 // NodeClaims show, most imminent first: a node being disrupted now (the
 // karpenter.sh/disrupted taint, the exclude-from-external-load-balancers
@@ -162,7 +213,8 @@
 // A [Report] is plain data in a deterministic order. [Report.JSON] writes
 // it as versioned JSON (schemaVersion [SchemaVersion]) that validates
 // against [ReportSchema] (the file schema/report.v1.json);
-// [Report.Markdown] and [Report.Text] render it for people. The summary
+// [Report.Markdown] and [Report.Text] render it for people, each with the
+// quota headroom of the target groups that have one. The summary
 // counts targets by class and findings by code and by severity, and
 // [Report.Worst] gives the most severe finding for graded exit codes.
 //

@@ -219,6 +219,10 @@ func TestMultiAccount(t *testing.T) {
 		return slices.Equal(in.Names, []string{"legacy-api"})
 	}), gomock.Any()).DoAndReturn(wa.describeTargetGroups).Times(1)
 	expectRest(ma, wa, wa.TargetGroups)
+	// legacy-web's cutover would add the two pods of web: the quota check
+	// reads edge's target groups, in each account.
+	expectLBMembers(ma, wa, "edge")
+	expectLBMembers(mb, wb, "edge")
 	// Account B: the name only.
 	mb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 		return slices.Equal(in.Names, []string{"legacy-api"})
@@ -272,7 +276,7 @@ func TestRateLimitOnInjectedClock(t *testing.T) {
 			if rep.Summary.TargetGroups != 5 {
 				t.Errorf("summary = %+v", rep.Summary)
 			}
-			want := []Phase{PhaseDiscover, PhaseTags, PhaseTargets, PhaseSubnets, PhaseAnalyse, PhaseCompleted}
+			want := []Phase{PhaseDiscover, PhaseTags, PhaseTargets, PhaseSubnets, PhaseQuotas, PhaseAnalyse, PhaseCompleted}
 			if diff := cmp.Diff(want, phases); diff != "" {
 				t.Errorf("phases (-want +got):\n%s", diff)
 			}

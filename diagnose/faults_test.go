@@ -41,8 +41,11 @@ func TestUnknownARNIsIsolated(t *testing.T) {
 	ghost := strings.Replace(w.tgARN("alpha"), "alpha", "gone", 1)
 	h := newHarness(t, w)
 	// [alpha beta gone legacy-web] → NotFound → [alpha beta] ok, [gone legacy-web] → NotFound → [gone] NotFound, [legacy-web] ok.
-	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(5)
+	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Not(gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
+		return in.LoadBalancerArn != nil
+	})), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(5)
 	expectRest(h.elb, w, w.TargetGroups)
+	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
 	rep, err := h.run(t, Scope{TargetGroupARNs: []string{w.tgARN("legacy-web"), w.tgARN("alpha"), w.tgARN("beta"), ghost}})
 	if err != nil {
 		t.Fatalf("Diagnose() = %v, want partial results and no error", err)
@@ -93,6 +96,7 @@ func TestUnknownLoadBalancerAndName(t *testing.T) {
 	// The load balancer: 1 call. The names: [legacy-web missing] → NotFound → each alone.
 	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(4)
 	expectRest(h.elb, w, w.TargetGroups)
+	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
 	rep, err := h.run(t, Scope{LoadBalancerARNs: []string{lb}, TargetGroupNames: []string{"legacy-web", "missing", "-bad-"}})
 	if err != nil {
 		t.Fatal(err)

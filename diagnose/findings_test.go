@@ -473,6 +473,26 @@ var findingCases = []struct {
 			w.tgFix("legacy-web").Targets = []targetFix{{ID: "10.9.1.1", Port: 30080}, {ID: "10.0.1.10", Port: 30080}}
 		})},
 
+	// TargetQuotaOverlap and TargetQuotaExceeded (headroom_test.go has the numbers)
+	{name: "600 node targets and 500 pods to add", code: CodeTargetQuotaOverlap, tg: "legacy-web", want: true,
+		world: func() world { return quotaWorld(600, 500) },
+		check: func(t *testing.T, f *Finding) {
+			if h := f.Evidence.Headroom; h == nil || h.Peak != 1100 || h.Room != -100 || h.After != 500 {
+				t.Errorf("headroom %+v", h)
+			}
+		}},
+	{name: "near miss: 20 node targets and 30 pods fit", code: CodeTargetQuotaOverlap, tg: "legacy-web", want: false,
+		world: func() world { return quotaWorld(20, 30) }},
+	{name: "1200 pods to add", code: CodeTargetQuotaExceeded, tg: "legacy-web", want: true,
+		world: func() world { return quotaWorld(200, 1200) },
+		check: func(t *testing.T, f *Finding) {
+			if f.Next.Op != OpManual || !strings.Contains(f.Next.Reason, "request-service-quota-increase") {
+				t.Errorf("next %+v", f.Next)
+			}
+		}},
+	{name: "near miss: only the overlap exceeds", code: CodeTargetQuotaExceeded, tg: "legacy-web", want: false,
+		world: func() world { return quotaWorld(600, 500) }},
+
 	// TargetGroupBindingCRDMissing (a cluster finding)
 	{name: "cluster without the CRD", code: CodeBindingCRDMissing, want: true,
 		world: edit(func(w *world) { w.Clusters[0].NoBindingCRD = true })},

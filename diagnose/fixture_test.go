@@ -374,6 +374,19 @@ func expectRestTags(m *MockELBv2API, w world, tagged, inScope []tgFix) {
 	}
 }
 
+// expectLBMembers expects the quota check's one paged DescribeTargetGroups
+// of each load balancer named, answered from w: a target group in scope
+// with a cutover overlap names it, and discovery did not list its target
+// groups (an ARN or a name scope).
+func expectLBMembers(m *MockELBv2API, w world, lbs ...string) {
+	for _, lb := range lbs {
+		arn := w.lbARN(lb)
+		m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
+			return aws.ToString(in.LoadBalancerArn) == arn && aws.ToInt32(in.PageSize) == PageSize && in.Names == nil && in.TargetGroupArns == nil
+		}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
+	}
+}
+
 // describeTargetGroups answers like ELBv2: by ARNs, names or load balancer,
 // or everything, in pages of PageSize with a numeric marker; NotFound when
 // any requested ARN or name does not exist.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/go-logr/logr/funcr"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
@@ -241,6 +242,11 @@ func TestNilClientsRefused(t *testing.T) {
 			name:  "typed-nil EC2",
 			mod:   func(s *diagnose.Sources) { s.Accounts[0].EC2 = (*ec2.Client)(nil) },
 			field: "Sources.Accounts[0].EC2", reason: "is a nil *ec2.Client",
+		},
+		{
+			name:  "typed-nil Service Quotas",
+			mod:   func(s *diagnose.Sources) { s.Accounts[0].ServiceQuotas = (*servicequotas.Client)(nil) },
+			field: "Sources.Accounts[0].ServiceQuotas", reason: "is a nil *servicequotas.Client",
 		},
 		{
 			name: "typed-nil Reader",

@@ -88,8 +88,8 @@ func WithConcurrency(n int) Option {
 }
 
 // WithRateLimit sets the client-side rate limit of each account and Region:
-// perSecond calls per second with bursts of burst, shared by its ELBv2 and
-// EC2 calls and paced on the injected clock. rate.Inf turns the limiter
+// perSecond calls per second with bursts of burst, shared by its ELBv2,
+// EC2 and Service Quotas calls and paced on the injected clock. rate.Inf turns the limiter
 // off. The defaults are [DefaultRateLimit] and [DefaultBurst].
 func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	return func(cfg *config) {
@@ -147,6 +147,7 @@ const (
 	PhaseTags      Phase = "tags"      // read target-group tags
 	PhaseTargets   Phase = "targets"   // DescribeTargetHealth, listeners and rules
 	PhaseSubnets   Phase = "subnets"   // EC2 subnet checks
+	PhaseQuotas    Phase = "quotas"    // the targets of the load balancers' other target groups
 	PhaseAnalyse   Phase = "analyse"   // classification and findings
 	PhaseCompleted Phase = "completed" // the report is ready
 )

@@ -253,7 +253,14 @@ func (q TargetQuotas) Sourced() string {
 type QuotaScope string
 
 const (
-	ScopeTargetGroup  QuotaScope = "target-group"
+	// ScopeTargetGroup: the target group, whose node targets and pod
+	// targets overlap in place.
+	ScopeTargetGroup QuotaScope = "target-group"
+	// ScopeNewTargetGroup: the ip target group that a blue/green cutover
+	// creates for the pods of the instance target group ARN; it holds the
+	// pod targets only.
+	ScopeNewTargetGroup QuotaScope = "new-target-group"
+	// ScopeLoadBalancer: the load balancer ARN, across all its target groups.
 	ScopeLoadBalancer QuotaScope = "load-balancer"
 )
 

@@ -64,6 +64,9 @@ func (r *Report) Markdown() string {
 		for _, rt := range tg.Routes {
 			w("- route: %s\n", md(routeLine(rt)))
 		}
+		for _, h := range tg.Headroom {
+			w("- quota headroom: %s\n", md(headroomLine(h)))
+		}
 		if tg.Error != nil {
 			w("- error: %s\n", md(tg.Error.Message))
 		}
@@ -88,9 +91,9 @@ func (r *Report) Markdown() string {
 			c.Pods, c.Services, c.Bindings, c.BindingCRD, c.NodeClaimCRD, md(strings.Join(c.Notes, "; ")))
 	}
 
-	w("\n## Accounts\n\n| account | Region | target groups | calls | retries | EC2 |\n|---|---|---:|---|---:|---|\n")
+	w("\n## Accounts\n\n| account | Region | target groups | calls | retries | EC2 | quotas on targets |\n|---|---|---:|---|---:|---|---|\n")
 	for _, a := range r.Accounts {
-		w("| %s | %s | %d | %s | %d | %t |\n", a.ID, a.Region, a.TargetGroups, callsLine(a.APICalls), a.Retries, a.EC2)
+		w("| %s | %s | %d | %s | %d | %t | %s |\n", a.ID, a.Region, a.TargetGroups, callsLine(a.APICalls), a.Retries, a.EC2, md(quotasLine(a.Quotas)))
 	}
 
 	w("\n## Errors\n\n")
@@ -141,6 +144,23 @@ func (r *Report) Text() string {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Code, subject(r, f), oneLine(f.Message), oneLine(f.Remediation))
 	}
 	_ = tw.Flush()
+
+	if slices.ContainsFunc(r.TargetGroups, func(tg TargetGroupReport) bool { return len(tg.Headroom) > 0 }) {
+		b.WriteString("\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TARGET GROUP\tQUOTA SCOPE\tOF\tQUOTA\tSOURCE\tNOW\tOTHERS\tADDING\tPEAK\tROOM\tAFTER")
+		for _, tg := range r.TargetGroups {
+			for _, h := range tg.Headroom {
+				of := shortARN(h.ARN)
+				if h.Scope == ScopeLoadBalancer {
+					of = lbName(h.ARN)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s %d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", tg.Name, h.Scope, of, h.Quota.Code, h.Quota.Value,
+					h.Quota.Source, h.Now, h.Others, h.Adding, h.Peak, h.Room, h.After)
+			}
+		}
+		_ = tw.Flush()
+	}
 
 	b.WriteString("\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -338,6 +358,32 @@ func countsLine(c TargetCounts) string {
 		parts = append(parts, fmt.Sprintf("%d %s", c.ByState[st], st))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// headroomLine writes a headroom as one line: the scope, the quota and
+// where it comes from, the counts, the room.
+func headroomLine(h Headroom) string {
+	of := "the target group"
+	switch h.Scope {
+	case ScopeNewTargetGroup:
+		of = "the new ip target group (blue/green)"
+	case ScopeLoadBalancer:
+		of = "load balancer " + lbName(h.ARN)
+	}
+	line := fmt.Sprintf("%s: peak %d of %s %d (%s), %d now", of, h.Peak, h.Quota.Name, h.Quota.Value, h.Quota.Source, h.Now)
+	if h.Scope == ScopeLoadBalancer {
+		line += fmt.Sprintf(" (%d in its other target groups)", h.Others)
+	}
+	return line + fmt.Sprintf(" + %d pod targets; room %d; %d after the cutover", h.Adding, h.Room, h.After)
+}
+
+// quotasLine writes the account's quotas on targets and where they come from.
+func quotasLine(q *TargetQuotas) string {
+	if q == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d per target group, %d per ALB, %d per NLB: %s",
+		q.PerTargetGroup.Value, q.PerApplicationLoadBalancer.Value, q.PerNetworkLoadBalancer.Value, q.Sourced())
 }
 
 func callsLine(calls map[string]int) string {

@@ -54,6 +54,11 @@ type AccountReport struct {
 	APICalls map[string]int `json:"apiCalls"`
 	// Retries counts the throttled calls that were retried.
 	Retries int `json:"retries"`
+	// Quotas are ELBv2's quotas on targets that the cutover overlaps
+	// ([TargetGroupReport].Headroom) are compared with: read through
+	// Service Quotas when the account has a client, else AWS's documented
+	// defaults; each quota's Source and Note say which, and why.
+	Quotas *TargetQuotas `json:"quotas,omitempty"`
 }
 
 // ClusterReport is what was read in one cluster.
@@ -123,6 +128,16 @@ type TargetGroupReport struct {
 	LoadBalancerARNs []string `json:"loadBalancerARNs,omitempty"`
 	// Routes are the listener rules that forward to it, sorted.
 	Routes []Route `json:"routes,omitempty"`
+	// Headroom compares a cutover's overlap with ELBv2's quotas on
+	// targets, whether it fits or not: for the target group (or, for an
+	// instance one, the ip target group blue/green creates), then for each
+	// load balancer it names, by ARN. It is set when the target group
+	// serves a known Service whose ready endpoints the controller would
+	// register and the targets could be read; a load balancer whose other
+	// target groups could not all be read is left out (Report.Errors says
+	// why). A quota it exceeds is a TargetQuotaOverlap or
+	// TargetQuotaExceeded finding.
+	Headroom []Headroom `json:"headroom,omitempty"`
 	// Targets are the registered targets, classified, sorted by address and port.
 	Targets []TargetReport `json:"targets"`
 	// Counts counts the targets by class and by ELB state.
@@ -377,7 +392,8 @@ type NextCall struct {
 	// Missing names the arguments the caller must supply because the
 	// report could not infer them, for example "service".
 	Missing []string `json:"missing,omitempty"`
-	// Reason says why, for OpNone.
+	// Reason says why, for OpNone and OpManual; for the OpPlanCutover of
+	// a TargetQuotaOverlap finding, what the plan must do about the quota.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -392,6 +408,10 @@ type Evidence struct {
 	Counts map[string]int `json:"counts,omitempty"`
 	// Details are the values compared, for example "healthCheckPort".
 	Details map[string]string `json:"details,omitempty"`
+	// Headroom is the comparison a quota finding rests on: the quota, the
+	// targets now, those the cutover adds, the peak, the room and the
+	// count after the cutover.
+	Headroom *Headroom `json:"headroom,omitempty"`
 }
 
 // Summary counts a report's contents. Every class, code and severity is

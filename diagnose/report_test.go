@@ -143,6 +143,18 @@ func TestGoldenContent(t *testing.T) {
 	if rep.Summary.ByCode[CodeBindingCRDMissing] != 1 || rep.Summary.BySeverity[SeverityCritical] != 2 {
 		t.Errorf("summary = %+v", rep.Summary)
 	}
+	// legacy-web's cutover would add web's two pods next to its five
+	// targets; edge also holds k8s-shop-api's three (one draining).
+	// k8s-shop-api's pod is registered: it has no overlap.
+	if diff := cmp.Diff(counts{Now: 5, Adding: 2, Peak: 7, Room: 993, After: 2, Quota: 1000}, countsOf(headroomOf(legacy, ScopeTargetGroup))); diff != "" {
+		t.Errorf("legacy-web target-group headroom (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(counts{Now: 8, Others: 3, Adding: 2, Peak: 10, Room: 990, After: 5, Quota: 1000}, countsOf(headroomOf(legacy, ScopeLoadBalancer))); diff != "" {
+		t.Errorf("legacy-web load-balancer headroom (-want +got):\n%s", diff)
+	}
+	if api.Headroom != nil {
+		t.Errorf("k8s-shop-api headroom %+v, want none", api.Headroom)
+	}
 	if w, ok := rep.Worst(); !ok || w != SeverityCritical {
 		t.Errorf("Worst() = %v, %v", w, ok)
 	}
@@ -256,6 +268,7 @@ func TestRulesTable(t *testing.T) {
 		CodeKarpenterDisruptionRisk: "KarpenterDisruptionRisk", CodeHealthCheckMismatch: "HealthCheckMismatch",
 		CodePortMismatch: "PortMismatch", CodePublicSubnetNode: "PublicSubnetNode", CodeMissingReadinessGate: "MissingReadinessGate",
 		CodeDefaultModeBindingOnSharedGroup: "DefaultModeBindingOnSharedGroup", CodeInstanceTypeTargetGroup: "InstanceTypeTargetGroup",
+		CodeTargetQuotaOverlap: "TargetQuotaOverlap", CodeTargetQuotaExceeded: "TargetQuotaExceeded",
 	} {
 		if string(code) != want || !seen[code] {
 			t.Errorf("code %q: want %q with a rule", code, want)

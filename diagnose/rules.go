@@ -52,6 +52,16 @@ const (
 	// no node, addresses outside every cluster's VPC and ranges). It says
 	// why Diagnose leaves it alone; no other finding is made on it.
 	CodeOutsideTargetGroup Code = "OutsideTargetGroup"
+	// CodeTargetQuotaOverlap: during the cutover, the node targets and the
+	// pod targets the controller registers would together exceed a quota
+	// on targets (the target group's, or its load balancer's across all
+	// its target groups), although the end state fits: an unbounded
+	// overlap fails with TooManyTargets.
+	CodeTargetQuotaOverlap Code = "TargetQuotaOverlap"
+	// CodeTargetQuotaExceeded: even once the cutover has deregistered the
+	// node targets and ghosts, the pod targets exceed a quota on targets:
+	// the quota must be raised first.
+	CodeTargetQuotaExceeded Code = "TargetQuotaExceeded"
 )
 
 // Severity grades a finding. From the most to the least urgent: critical,
@@ -104,6 +114,8 @@ const (
 	SignalInstanceTypeTargetGroup         = "the target type cannot be switched to ip in place"
 	SignalBindingCRDMissing               = "nothing in the cluster can keep target groups current"
 	SignalOutsideTargetGroup              = "none: it serves something other than the scanned clusters"
+	SignalTargetQuotaOverlap              = "the cutover stalls: RegisterTargets fails with TooManyTargets while node and pod targets overlap"
+	SignalTargetQuotaExceeded             = "pods never become targets: RegisterTargets fails with TooManyTargets whatever the cutover does"
 )
 
 // Rule is the fixed part of a finding code: what it means, how urgent it is,
@@ -125,12 +137,16 @@ var rules = []Rule{
 		"cutover.PlanCutover, strategy in-place for an ip target group (it deregisters the ghosts first, with their Port, and hands the target group to the LBC) or blue-green for an instance one"},
 	{CodeDefaultModeBindingOnSharedGroup, SeverityCritical, SignalDefaultModeBindingOnSharedGroup,
 		"tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile (the flag cannot be flipped in place)"},
+	{CodeTargetQuotaExceeded, SeverityCritical, SignalTargetQuotaExceeded,
+		"request an increase of the quota (Service Quotas) to at least the count after the cutover, then cutover.PlanCutover"},
 	{CodeStaticNodeTarget, SeverityHigh, SignalStaticNodeTarget,
 		"cutover.PlanCutover (in-place for ip, blue-green for instance): it builds the binding (targetType ip, MultiClusterTargetGroup true) and deregisters the node targets once the pods are healthy"},
 	{CodeKarpenterDisruptionRisk, SeverityHigh, SignalKarpenterDisruptionRisk,
 		"cutover.PlanCutover (in-place for ip, blue-green for instance) before the next disruption; until then, karpenter.sh/do-not-disrupt only blocks graceful disruption"},
 	{CodeInstanceTypeTargetGroup, SeverityHigh, SignalInstanceTypeTargetGroup,
 		"cutover.PlanCutover with strategy blue-green: a new ip target group, weighted forwarding, then retire this one"},
+	{CodeTargetQuotaOverlap, SeverityHigh, SignalTargetQuotaOverlap,
+		"cutover.PlanCutover: it bounds the overlap, deregistering node targets down to the healthy floor before the controller registers the pods; or request an increase of the quota to the peak"},
 	{CodePortMismatch, SeverityHigh, SignalPortMismatch,
 		"tgbind.Build with the Service port that maps to the targets' port"},
 	{CodeHealthCheckMismatch, SeverityMedium, SignalHealthCheckMismatch,

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
+	sqtypes "github.com/aws/aws-sdk-go-v2/service/servicequotas/types"
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/time/rate"
@@ -128,7 +130,13 @@ func checkTransport(t testing.TB, via transport, w *sim.World) {
 // diagnoseWorld runs Diagnose on the world's sources and clock.
 func diagnoseWorld(t testing.TB, w *sim.World, scope diagnose.Scope, opts ...diagnose.Option) *diagnose.Report {
 	t.Helper()
-	rep, err := diagnose.Diagnose(t.Context(), w.DiagnoseSources(), scope, append([]diagnose.Option{diagnose.WithClock(w.Clock())}, opts...)...)
+	return diagnoseSources(t, w, w.DiagnoseSources(), scope, opts...)
+}
+
+// diagnoseSources runs Diagnose on src and the world's clock.
+func diagnoseSources(t testing.TB, w *sim.World, src diagnose.Sources, scope diagnose.Scope, opts ...diagnose.Option) *diagnose.Report {
+	t.Helper()
+	rep, err := diagnose.Diagnose(t.Context(), src, scope, append([]diagnose.Option{diagnose.WithClock(w.Clock())}, opts...)...)
 	if err != nil {
 		t.Fatalf("Diagnose() = %v", err)
 	}
@@ -290,6 +298,11 @@ func testScenarioChurnGhosts(t *testing.T, via transport) {
 
 	legacyOnly := map[string]bool{legacy.TargetGroupARN: true}
 	perTG := map[string]int{"DescribeTargetGroups": 1, "DescribeTags": 1, "DescribeTargetHealth": 1, "DescribeListeners": 1, "DescribeRules": 1}
+	// By ARN or name, the quota check reads the target groups of the
+	// legacy ALB once more: the cutover would add web's pods, and the
+	// scope did not list the ALB's target groups (the legacy one only).
+	perTGQuota := maps.Clone(perTG)
+	perTGQuota["DescribeTargetGroups"] = 2
 	tests := []struct {
 		name    string
 		scope   diagnose.Scope
@@ -300,8 +313,8 @@ func testScenarioChurnGhosts(t *testing.T, via transport) {
 		// tags (DescribeTargetGroups and DescribeTags name out-of-scope ones).
 		listsAll bool
 	}{
-		{name: "by ARN", scope: diagnose.Scope{TargetGroupARNs: []string{legacy.TargetGroupARN}}, inScope: legacyOnly, counts: perTG},
-		{name: "by name", scope: diagnose.Scope{TargetGroupNames: []string{legacy.TargetGroupName}}, inScope: legacyOnly, counts: perTG},
+		{name: "by ARN", scope: diagnose.Scope{TargetGroupARNs: []string{legacy.TargetGroupARN}}, inScope: legacyOnly, counts: perTGQuota},
+		{name: "by name", scope: diagnose.Scope{TargetGroupNames: []string{legacy.TargetGroupName}}, inScope: legacyOnly, counts: perTGQuota},
 		{name: "by load balancer", scope: diagnose.Scope{LoadBalancerARNs: []string{legacy.LoadBalancerARN}}, inScope: legacyOnly, counts: perTG},
 		// The tag scope makes 47 calls: unpaced, so that the scan takes no
 		// virtual time and the ground truth is the scan's instant.
@@ -432,6 +445,10 @@ type scenario struct {
 	gate  bool // wrap the LBC's client in an iamGate, denied from the start
 	setup func(t *testing.T, w *sim.World, g *iamGate) string
 	check func(t *testing.T, w *sim.World, g *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding)
+	// quotas, when set, are the applied values of ELBv2's quotas on
+	// targets, by quota code, that a Service Quotas client answers; nil
+	// means no client (AWS's defaults).
+	quotas map[string]float64
 }
 
 // smallWorld is the seed's case with 4 nodes and 8 pods.
@@ -914,6 +931,76 @@ var scenarios = []scenario{
 				t.Errorf("type %s, owner %+v", tg.TargetType, tg.Owner)
 			}
 		}},
+
+	// TargetQuotaOverlap: 4 node targets and 8 pods to add, a peak of 12,
+	// against a quota of 10 per target group (read through Service
+	// Quotas); TargetQuotaExceeded: against 6, which even the 8 pod
+	// targets alone exceed.
+	{name: "the overlap exceeds a quota of 10 per target group", code: diagnose.CodeTargetQuotaOverlap, want: true, cfg: smallWorld(121),
+		setup: legacyTG, quotas: map[string]float64{diagnose.QuotaCodeTargetsPerTargetGroup: 10, diagnose.QuotaCodeTargetsPerALB: 1000, diagnose.QuotaCodeTargetsPerNLB: 3000},
+		check: wantQuotaHeadroom(10, diagnose.QuotaApplied)},
+	{name: "near miss: AWS's default quotas", code: diagnose.CodeTargetQuotaOverlap, want: false, cfg: smallWorld(122),
+		setup: legacyTG, check: wantQuotaHeadroom(1000, diagnose.QuotaDocumentedDefault)},
+	{name: "the pod targets alone exceed a quota of 6 per target group", code: diagnose.CodeTargetQuotaExceeded, want: true, cfg: smallWorld(123),
+		setup: legacyTG, quotas: map[string]float64{diagnose.QuotaCodeTargetsPerTargetGroup: 6, diagnose.QuotaCodeTargetsPerALB: 1000, diagnose.QuotaCodeTargetsPerNLB: 3000},
+		check: func(t *testing.T, w *sim.World, g *iamGate, tg *diagnose.TargetGroupReport, f *diagnose.Finding) {
+			wantQuotaHeadroom(6, diagnose.QuotaApplied)(t, w, g, tg, f)
+			if f.Next.Op != diagnose.OpManual || !strings.Contains(f.Next.Reason, "--quota-code "+diagnose.QuotaCodeTargetsPerTargetGroup+" --desired-value 8 --region "+sim.DefaultRegion) {
+				t.Errorf("next %+v", f.Next)
+			}
+		}},
+	{name: "near miss: a quota of 10 that only the overlap exceeds", code: diagnose.CodeTargetQuotaExceeded, want: false, cfg: smallWorld(124),
+		setup: legacyTG, quotas: map[string]float64{diagnose.QuotaCodeTargetsPerTargetGroup: 10, diagnose.QuotaCodeTargetsPerALB: 1000, diagnose.QuotaCodeTargetsPerNLB: 3000},
+		check: wantQuotaHeadroom(10, diagnose.QuotaApplied)},
+}
+
+// wantQuotaHeadroom checks the legacy target group's headroom against the
+// simulator's ground truth: its node targets now, the Service's Ready
+// pods to add (none registered yet), the node targets leaving, against a
+// quota of value from source.
+func wantQuotaHeadroom(value int, source diagnose.QuotaSource) func(*testing.T, *sim.World, *iamGate, *diagnose.TargetGroupReport, *diagnose.Finding) {
+	return func(t *testing.T, w *sim.World, _ *iamGate, tg *diagnose.TargetGroupReport, _ *diagnose.Finding) {
+		t.Helper()
+		tr := groundTruth(w, tg.ARN)
+		ready := 0
+		for _, p := range w.Cluster().Pods() {
+			if p.Namespace == sim.DefaultNamespace && p.Workload == sim.DefaultService && p.Ready && p.DeletingAt.IsZero() {
+				ready++
+			}
+		}
+		if len(tr.nodeTargets) != 4 || ready != 8 {
+			t.Fatalf("ground truth %+v, %d Ready pods: want the seed's 4 node targets and 8 pods", tr, ready)
+		}
+		var h *diagnose.Headroom
+		for i := range tg.Headroom {
+			if tg.Headroom[i].Scope == diagnose.ScopeTargetGroup {
+				h = &tg.Headroom[i]
+			}
+		}
+		if h == nil {
+			t.Fatalf("no target-group headroom: %+v", tg.Headroom)
+		}
+		want := diagnose.NewHeadroom(diagnose.ScopeTargetGroup, tg.ARN, h.Quota, len(tr.nodeTargets), 0, ready, len(tr.nodeTargets))
+		if *h != want || h.Quota.Value != value || h.Quota.Source != source {
+			t.Errorf("headroom %+v, want %+v against %d from %s", h, want, value, source)
+		}
+	}
+}
+
+// appliedQuotas is a Service Quotas client that answers the applied value
+// of each quota in values.
+type appliedQuotas map[string]float64
+
+func (q appliedQuotas) GetServiceQuota(_ context.Context, in *servicequotas.GetServiceQuotaInput, _ ...func(*servicequotas.Options)) (*servicequotas.GetServiceQuotaOutput, error) {
+	v, ok := q[aws.ToString(in.QuotaCode)]
+	if !ok {
+		return nil, &sqtypes.NoSuchResourceException{Message: aws.String("no such quota")}
+	}
+	return &servicequotas.GetServiceQuotaOutput{Quota: &sqtypes.ServiceQuota{QuotaCode: in.QuotaCode, Value: aws.Float64(v)}}, nil
+}
+
+func (q appliedQuotas) GetAWSDefaultServiceQuota(context.Context, *servicequotas.GetAWSDefaultServiceQuotaInput, ...func(*servicequotas.Options)) (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) {
+	return nil, &sqtypes.NoSuchResourceException{Message: aws.String("no such quota")}
 }
 
 // instanceTG creates an instance target group of every node, on the
@@ -953,12 +1040,23 @@ func testScenarioFindings(t *testing.T, via transport) {
 			arn := sc.setup(t, w, g)
 			before := w.Clock().Now()
 			resetCounts(w)
-			rep := diagnoseWorld(t, w, diagnose.Scope{TargetGroupARNs: []string{arn}})
+			src := w.DiagnoseSources()
+			if sc.quotas != nil {
+				src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
+			}
+			rep := diagnoseSources(t, w, src, diagnose.Scope{TargetGroupARNs: []string{arn}})
 			if !w.Clock().Now().Equal(before) || !rep.GeneratedAt.Equal(before) {
 				t.Fatalf("the scan ran from %v to %v, report generated at %v: want one virtual instant", before, w.Clock().Now(), rep.GeneratedAt)
 			}
 			checkTransport(t, via, w)
-			if d := cmp.Diff(rep.Accounts[0].APICalls, w.AWSCounts()); d != "" {
+			// The simulator serves ELBv2 only: Diagnose's Service Quotas
+			// calls go to the scenario's client.
+			elbCalls := maps.Clone(rep.Accounts[0].APICalls)
+			if n := elbCalls["GetServiceQuota"]; (sc.quotas != nil) != (n == 3) {
+				t.Errorf("%d GetServiceQuota calls, want 3 with a Service Quotas client and none without", n)
+			}
+			delete(elbCalls, "GetServiceQuota")
+			if d := cmp.Diff(elbCalls, w.AWSCounts()); d != "" {
 				t.Errorf("calls (-Diagnose counted +the service counted):\n%s", d)
 			}
 			tg := reportTG(rep, arn)

@@ -32,6 +32,15 @@ type Account struct {
 	// subnet checks: PublicSubnetNode then rests on the nodes' ExternalIPs.
 	// A typed nil, such as (*ec2.Client)(nil), is refused.
 	EC2 EC2API `json:"-"`
+	// ServiceQuotas is an optional read-only Service Quotas client for ID
+	// and Region; *servicequotas.Client fits as it is. Diagnose reads
+	// ELBv2's quotas on targets through it once per run (three
+	// GetServiceQuota calls, and a GetAWSDefaultServiceQuota for a quota
+	// with no applied value) and compares each cutover's overlap with
+	// them. Nil means AWS's documented defaults, and the report says so
+	// ([AccountReport].Quotas). A typed nil, such as
+	// (*servicequotas.Client)(nil), is refused.
+	ServiceQuotas ServiceQuotasAPI `json:"-"`
 }
 
 // Cluster is one Kubernetes cluster.
@@ -111,6 +120,8 @@ func validate(src Sources, scope Scope) error {
 			return &InputError{Field: f + ".ELBv2", Reason: nilReason(a.ELBv2)}
 		case a.EC2 != nil && isNil(a.EC2): // a typed nil: nil itself means no subnet checks
 			return &InputError{Field: f + ".EC2", Reason: nilReason(a.EC2)}
+		case a.ServiceQuotas != nil && isNil(a.ServiceQuotas): // nil itself means AWS's defaults
+			return &InputError{Field: f + ".ServiceQuotas", Reason: nilReason(a.ServiceQuotas)}
 		case seen[a.ID+"/"+a.Region]:
 			return &InputError{Field: f, Reason: fmt.Sprintf("account %s in %s is listed twice", a.ID, a.Region)}
 		}
