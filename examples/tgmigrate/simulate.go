@@ -30,6 +30,16 @@ var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strateg
 // The phased scenarios -scenario selects.
 var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults}
 
+// The limits of -nodes and -pods, and why: ELBv2's default quotas
+// (1,000 targets per target group, 1,000 per Application Load Balancer)
+// and what the simulator runs in its budget.
+const (
+	minNodes, maxNodes = 2, 500
+	minPods, maxPods   = 1, 1000
+	maxNodesWhy        = "the largest world the simulator runs in about two minutes on two cores (at 1,000 pods); ELBv2's default quota of 1,000 targets per target group, one target per node, would allow 1,000"
+	maxPodsWhy         = "ELBv2's default quota of 1,000 targets per target group: every pod becomes a target of the one target group"
+)
+
 // simSchemaVersion is the version of simulate's JSON: versions add keys,
 // never change one.
 const simSchemaVersion = 1
@@ -104,7 +114,23 @@ node every -churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
 random intervals of mean two intervals), spot (a random node interrupted
-with a two-minute notice, at random intervals of mean three intervals).`,
+with a two-minute notice, at random intervals of mean three intervals).
+
+Limits: -pods goes up to 1,000, ELBv2's default quota of 1,000 targets per
+target group: the pods all become targets of the one target group. -nodes
+goes up to 500: the legacy target group holds one target per node, which
+the same quota would allow up to 1,000, but 500 nodes and 1,000 pods is the
+largest world the simulator runs in about two minutes on two cores.
+
+A run that fails (a strategy, a scenario's variant, a point of -envelope, a
+controller fault's run) is a row with its error, in text (the line under
+the table) and in JSON (the row's "error"), and every other row is still run
+and printed. When the story's own steps fail, the story prints the error in
+its section, skips the sections left, and the comparison follows. Once
+everything is printed, simulate exits 3 if a run of phased (the product)
+failed: its row, the hardest corner, a point of -envelope, a controller
+fault's run, or the story; a failure of another strategy leaves the exit
+status 0.`,
 		Example: `  tgmigrate simulate
   tgmigrate simulate -format json -seed 7
   tgmigrate simulate -format json -envelope -seed 7 -scenario rollback
@@ -115,8 +141,8 @@ with a two-minute notice, at random intervals of mean three intervals).`,
 	}
 	fl := cmd.Flags()
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream: the same seed gives the same run")
-	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, "nodes at the start")
-	fl.IntVar(&f.pods, "pods", sim.DefaultPods, "pods behind the Service")
+	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, fmt.Sprintf("nodes at the start: %d to %d, %s", minNodes, maxNodes, maxNodesWhy))
+	fl.IntVar(&f.pods, "pods", sim.DefaultPods, fmt.Sprintf("pods behind the Service: %d to %d, %s", minPods, maxPods, maxPodsWhy))
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
 	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "the churn's pace: see -churn")
 	fl.StringVar(&f.churn, "churn", string(karpenter.ShapeSteady), "Karpenter's churn: steady, wave, consolidation or spot")
@@ -142,10 +168,10 @@ func (f *simFlags) validate() error {
 		return usagef("-scenario %q: want one of %s", f.scenario, strings.Join(scenarios, ", "))
 	case !contains(shapeNames(), f.churn):
 		return usagef("-churn %q: want one of %s", f.churn, strings.Join(shapeNames(), ", "))
-	case f.nodes < 2 || f.nodes > 500:
-		return usagef("-nodes %d: want 2 to 500", f.nodes)
-	case f.pods < 1 || f.pods > 2000:
-		return usagef("-pods %d: want 1 to 2000", f.pods)
+	case f.nodes < minNodes || f.nodes > maxNodes:
+		return usagef("-nodes %d: want %d to %d, %s", f.nodes, minNodes, maxNodes, maxNodesWhy)
+	case f.pods < minPods || f.pods > maxPods:
+		return usagef("-pods %d: want %d to %d, %s", f.pods, minPods, maxPods, maxPodsWhy)
 	case f.rps < 1 || f.rps > 1000:
 		return usagef("-rps %d: want 1 to 1000", f.rps)
 	case f.churnInterval < 10*time.Second:

@@ -36,12 +36,16 @@ type envelopePoint struct {
 // envelopeSummary is one strategy's spread over the grid.
 type envelopeSummary struct {
 	Strategy string `json:"strategy"`
-	// Min, Median and Max are its failed requests over the points; MaxAt
-	// the (first) point that gave Max.
+	// Min, Median and Max are its failed requests over the points whose
+	// run completed; MaxAt the (first) point that gave Max. All zero when
+	// none completed.
 	Min    int            `json:"min"`
 	Median int            `json:"median"`
 	Max    int            `json:"max"`
 	MaxAt  timing.Timings `json:"maxAt"`
+	// Errors counts the points whose run failed (the point's row has the
+	// error), left out of every other figure.
+	Errors int `json:"errors,omitempty"`
 	// WindowMax is the most a point lost in each window.
 	WindowMax map[string]int `json:"windowMax"`
 	// InPhasedCutoverMax is the most a point lost while phased's cutover
@@ -59,15 +63,18 @@ type sensitivityRow struct {
 	Value   string         `json:"value"`
 	Timings timing.Timings `json:"timings"`
 	// Failed and CutoverFailed are each strategy's failed requests, in
-	// all and in its cutover window.
-	Failed        map[string]int `json:"failed"`
-	CutoverFailed map[string]int `json:"cutoverFailed"`
+	// all and in its cutover window; a strategy whose run failed is in
+	// Errors instead, with its error.
+	Failed        map[string]int    `json:"failed"`
+	CutoverFailed map[string]int    `json:"cutoverFailed"`
+	Errors        map[string]string `json:"errors,omitempty"`
 }
 
 // runEnvelope runs every strategy at every point of the grid and of the
 // sensitivity rows of knobs (simulate passes package timing's Grid and
 // Sensitivity), on every core, and returns the report and the rows of the
-// default point.
+// default point. A run that fails is a row with its error; it returns an
+// error only when ctx ends.
 func (a *app) runEnvelope(ctx context.Context, f *simFlags, grid []timing.Timings, knobs []timing.Knob) (*envelopeReport, []simOutcome, error) {
 	// The runs: the grid's points, then the sensitivity rows' timings that
 	// are not points already.
@@ -96,11 +103,10 @@ func (a *app) runEnvelope(ctx context.Context, f *simFlags, grid []timing.Timing
 	}
 	jobs := make(chan job)
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
+		wg sync.WaitGroup
+		mu sync.Mutex
 	)
-	quiet := &app{stdin: a.stdin, stdout: io.Discard, stderr: a.stderr, format: a.format, log: a.log}
+	quiet := &app{stdin: a.stdin, stdout: io.Discard, stderr: a.stderr, format: a.format, log: a.log, onWorld: a.onWorld}
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
@@ -108,13 +114,14 @@ func (a *app) runEnvelope(ctx context.Context, f *simFlags, grid []timing.Timing
 			for j := range jobs {
 				r := &simRun{a: quiet, f: f, strategy: strategies[j.strategy], timings: all[j.point]}
 				out, err := r.outcome(ctx)
+				if err != nil {
+					// When ctx ended, the run's error is not kept: the
+					// envelope returns ctx's.
+					row := failedOutcome(r.strategy, err)
+					out = &row
+				}
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("envelope: %s at %s: %w", r.strategy, r.timings, err)
-				}
-				if err == nil {
-					results[j.point][j.strategy] = *out
-				}
+				results[j.point][j.strategy] = *out
 				mu.Unlock()
 			}
 		}()
@@ -134,11 +141,8 @@ send:
 	}
 	close(jobs)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, nil, firstErr
-	}
 	if err := context.Cause(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("envelope: %w", err)
 	}
 
 	for i := range results {
@@ -151,12 +155,16 @@ send:
 	for si, s := range strategies {
 		sum := envelopeSummary{Strategy: s, WindowMax: map[string]int{}}
 		var failed []int
-		for pi, p := range rep.Points {
+		for _, p := range rep.Points {
 			o := p.Scenarios[si]
-			failed = append(failed, o.Failed)
-			if pi == 0 || o.Failed > sum.Max {
+			if o.Error != "" {
+				sum.Errors++
+				continue
+			}
+			if len(failed) == 0 || o.Failed > sum.Max {
 				sum.Max, sum.MaxAt = o.Failed, p.Timings
 			}
+			failed = append(failed, o.Failed)
 			sum.InPhasedCutoverMax = max(sum.InPhasedCutoverMax, o.FailedInPhasedCutover)
 			for i, name := range windowNames(o) {
 				sum.WindowMax[name] = max(sum.WindowMax[name], o.Windows.all()[i].Failed)
@@ -166,8 +174,10 @@ send:
 				sum.CutoverOverFloorMax = max(sum.CutoverOverFloorMax, (o.CutoverSeconds-o.SettleSeconds)/o.FloorSeconds)
 			}
 		}
-		slices.Sort(failed)
-		sum.Min, sum.Median = failed[0], failed[len(failed)/2]
+		if len(failed) > 0 {
+			slices.Sort(failed)
+			sum.Min, sum.Median = failed[0], failed[len(failed)/2]
+		}
 		rep.Summary = append(rep.Summary, sum)
 	}
 	for _, k := range knobs {
@@ -175,6 +185,13 @@ send:
 			row := sensitivityRow{Knob: k.Name, Value: k.Labels[i], Timings: t, Failed: map[string]int{}, CutoverFailed: map[string]int{}}
 			for si, s := range strategies {
 				o := results[index[t]][si]
+				if o.Error != "" {
+					if row.Errors == nil {
+						row.Errors = map[string]string{}
+					}
+					row.Errors[s] = o.Error
+					continue
+				}
 				row.Failed[s], row.CutoverFailed[s] = o.Failed, o.Windows.Cutover.Failed
 			}
 			rep.Sensitivity = append(rep.Sensitivity, row)
@@ -203,9 +220,14 @@ func writeEnvelope(w io.Writer, rep simReport) {
 		if s.CutoverOverFloorMax > 0 {
 			ratio = fmt.Sprintf("%.2f", s.CutoverOverFloorMax)
 		}
+		if s.Errors == len(env.Points) {
+			fmt.Fprintf(tw, "%s%s\n", s.Strategy, strings.Repeat("\t-", 7))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\n", s.Strategy, s.Min, s.Median, s.Max, strings.Join(parts, ", "), s.InPhasedCutoverMax, ratio, s.MaxAt)
 	}
 	_ = tw.Flush()
+	writeEnvelopeErrors(w, env)
 
 	heading(w, "Sensitivity: one knob at a time, every other knob at its default (failed in all / in the cutover window)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -217,9 +239,36 @@ func writeEnvelope(w io.Writer, rep simReport) {
 	for _, r := range env.Sensitivity {
 		fmt.Fprintf(tw, "%s\t%s", r.Knob, r.Value)
 		for _, s := range strategies {
+			if _, failed := r.Errors[s]; failed {
+				fmt.Fprint(tw, "\terror")
+				continue
+			}
 			fmt.Fprintf(tw, "\t%d / %d", r.Failed[s], r.CutoverFailed[s])
 		}
 		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
+	for _, r := range env.Sensitivity {
+		for _, s := range strategies {
+			if msg, failed := r.Errors[s]; failed {
+				fmt.Fprintf(w, "  %s %s: %s failed: %s\n", r.Knob, r.Value, s, msg)
+			}
+		}
+	}
+}
+
+// writeEnvelopeErrors prints, under the summary, each strategy whose run
+// failed at some points, with the first such point and its error.
+func writeEnvelopeErrors(w io.Writer, env *envelopeReport) {
+	for si, sum := range env.Summary {
+		if sum.Errors == 0 {
+			continue
+		}
+		for _, p := range env.Points {
+			if o := p.Scenarios[si]; o.Error != "" {
+				fmt.Fprintf(w, "  %s failed at %d of %d points, left out of its figures; first at %s: %s\n", sum.Strategy, sum.Errors, len(env.Points), p.Timings, o.Error)
+				break
+			}
+		}
+	}
 }

@@ -288,7 +288,9 @@ func restoredState(ctx context.Context, w *sim.World, plan *cutover.Plan, bindin
 	return true, "", nil
 }
 
-// runControllerFaults runs every fault and reports them.
+// runControllerFaults runs every fault and reports them. A run that fails
+// (not Execute under the fault: the run itself, e.g. its plan) is a row
+// with its error; it returns an error only when ctx ends.
 func (a *app) runControllerFaults(ctx context.Context, f *simFlags, tm timing.Timings, rep *simReport) error {
 	for _, fault := range controllerFaults {
 		if a.format == "text" {
@@ -296,7 +298,12 @@ func (a *app) runControllerFaults(ctx context.Context, f *simFlags, tm timing.Ti
 		}
 		out, err := a.runFault(ctx, f, tm, fault)
 		if err != nil {
-			return fmt.Errorf("simulate controller fault %s: %w", fault.name, err)
+			if cerr := context.Cause(ctx); cerr != nil {
+				return fmt.Errorf("simulate controller fault %s: %w", fault.name, err)
+			}
+			row := failedOutcome(strategyPhased, err)
+			row.Fault = fault.name
+			out = &row
 		}
 		rep.Scenarios = append(rep.Scenarios, *out)
 	}
@@ -312,6 +319,10 @@ func writeFaults(w io.Writer, rep simReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "fault\trequests\tfailed\tby window\toutcome\trestored\tretry\tcutover s\trollback s")
 	for _, s := range rep.Scenarios {
+		if s.Error != "" {
+			fmt.Fprintf(tw, "%s%s\n", s.Fault, strings.Repeat("\t-", 8))
+			continue
+		}
 		restored := "-"
 		if s.Restored != nil {
 			restored = fmt.Sprint(*s.Restored)
@@ -325,8 +336,8 @@ func writeFaults(w io.Writer, rep simReport) {
 	}
 	fmt.Fprintln(w)
 	for _, s := range rep.Scenarios {
-		if s.Note != "" {
-			fmt.Fprintf(w, "  %-24s %s\n", s.Fault, s.Note)
+		if msg := noteOrError(s); msg != "" {
+			fmt.Fprintf(w, "  %-24s %s\n", s.Fault, msg)
 		}
 	}
 }

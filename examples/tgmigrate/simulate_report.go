@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -55,32 +56,41 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		ChurnInterval: f.churnInterval.Seconds(), Duration: f.duration.Seconds(), LeadIn: f.leadIn.Seconds(), Wire: f.wire,
 		Timings: tm,
 	}
+	// A run that fails is a row with its error; only an interrupt stops
+	// the command before everything is printed. A failed run of phased
+	// makes the exit status 3, once everything is printed.
 	if f.envelope {
 		env, rows, err := a.runEnvelope(ctx, f, timing.Grid(), timing.Sensitivity())
 		if err != nil {
 			return err
 		}
 		rep.Envelope, rep.Scenarios, rep.Timings = env, rows, timing.Defaults()
-		if a.format == "json" {
-			return json.NewEncoder(a.stdout).Encode(rep)
+		if err := a.printSimReport(rep, func() { writeEnvelope(a.stdout, rep) }); err != nil {
+			return err
 		}
-		writeEnvelope(a.stdout, rep)
-		return nil
+		return phasedFailure(rep, nil)
 	}
 	if f.scenario == scenarioControllerFaults {
 		if err := a.runControllerFaults(ctx, f, tm, &rep); err != nil {
 			return err
 		}
-		if a.format == "json" {
-			return json.NewEncoder(a.stdout).Encode(rep)
-		}
-		heading(a.stdout, "Controller faults: the same seed, the same churn")
-		writeFaults(a.stdout, rep)
-		return nil
-	}
-	if a.format == "text" {
-		if err := a.simulateStory(ctx, f, tm); err != nil {
+		err := a.printSimReport(rep, func() {
+			heading(a.stdout, "Controller faults: the same seed, the same churn")
+			writeFaults(a.stdout, rep)
+		})
+		if err != nil {
 			return err
+		}
+		return phasedFailure(rep, nil)
+	}
+	var storyErr error
+	if a.format == "text" {
+		if storyErr = a.simulateStory(ctx, f, tm); storyErr != nil {
+			if err := context.Cause(ctx); err != nil {
+				return storyErr
+			}
+			// In the section that failed.
+			fmt.Fprintf(a.stdout, "\nfailed: %s\nThe story's remaining sections are skipped; the side-by-side comparison follows.\n", oneLine(storyErr.Error()))
 		}
 	}
 	for _, strategy := range strategies {
@@ -89,7 +99,11 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		}
 		out, err := (&simRun{a: a, f: f, strategy: strategy, timings: tm}).outcome(ctx)
 		if err != nil {
-			return fmt.Errorf("simulate %s: %w", strategy, err)
+			if cerr := context.Cause(ctx); cerr != nil {
+				return fmt.Errorf("simulate %s: %w", strategy, err)
+			}
+			row := failedOutcome(strategy, err)
+			out = &row
 		}
 		rep.Scenarios = append(rep.Scenarios, *out)
 	}
@@ -100,15 +114,84 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	}
 	out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: hard, name: "phased at the hardest corner"}).outcome(ctx)
 	if err != nil {
-		return fmt.Errorf("simulate %s at the hardest corner: %w", strategyPhased, err)
+		if cerr := context.Cause(ctx); cerr != nil {
+			return fmt.Errorf("simulate %s at the hardest corner: %w", strategyPhased, err)
+		}
+		row := failedOutcome(strategyPhased, err)
+		out = &row
 	}
 	rep.Hardest = &hardestRun{Timings: hard, Outcome: *out}
+	err = a.printSimReport(rep, func() {
+		heading(a.stdout, "6. Side by side: the same seed, the same churn")
+		writeComparison(a.stdout, rep)
+	})
+	if err != nil {
+		return err
+	}
+	return phasedFailure(rep, storyErr)
+}
+
+// printSimReport prints rep as one JSON object, or in text with writeText.
+func (a *app) printSimReport(rep simReport, writeText func()) error {
 	if a.format == "json" {
 		return json.NewEncoder(a.stdout).Encode(rep)
 	}
-	heading(a.stdout, "6. Side by side: the same seed, the same churn")
-	writeComparison(a.stdout, rep)
+	writeText()
 	return nil
+}
+
+// phasedFailure is the error simulate exits with (3) when a run of phased,
+// the product, failed: a row of its, phased at the hardest corner or at a
+// point of the envelope, phased under a controller fault (a failure of the
+// run itself: the fault's effect on Execute is the row's outcome), or the
+// story (text only: story, its error). Nil when none failed. A failure of
+// another strategy is its row's error and does not change the exit status.
+func phasedFailure(rep simReport, story error) error {
+	var runs []string
+	seen := map[string]bool{}
+	add := func(run, err string) {
+		if err != "" && !seen[run] {
+			seen[run] = true
+			runs = append(runs, run+": "+err)
+		}
+	}
+	if story != nil {
+		add("the story", oneLine(story.Error()))
+	}
+	for _, o := range rep.Scenarios {
+		switch {
+		case o.Strategy != strategyPhased:
+		case o.Fault != "":
+			add("phased under controller fault "+o.Fault, o.Error)
+		case rep.Envelope != nil:
+			add("phased at "+rep.Timings.String(), o.Error)
+		default:
+			add("phased", o.Error)
+		}
+	}
+	if h := rep.Hardest; h != nil {
+		add("phased at the hardest corner", h.Outcome.Error)
+	}
+	if env := rep.Envelope; env != nil {
+		for _, p := range env.Points {
+			for _, o := range p.Scenarios {
+				if o.Strategy == strategyPhased {
+					add("phased at "+p.Timings.String(), o.Error)
+				}
+			}
+		}
+		for _, r := range env.Sensitivity {
+			add("phased at "+r.Timings.String(), r.Errors[strategyPhased])
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	msg := "simulate: phased failed: " + runs[0]
+	if len(runs) > 1 {
+		msg += fmt.Sprintf(" (and %d more runs of phased: the report has every error)", len(runs)-1)
+	}
+	return &failedError{err: errors.New(msg)}
 }
 
 func heading(w io.Writer, title string) {
@@ -128,19 +211,37 @@ func writeComparison(w io.Writer, rep simReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tsettle s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
 	for _, s := range rep.Scenarios {
+		if s.Error != "" {
+			// No figure: the error is under the table.
+			fmt.Fprintf(tw, "%s%s\t  failed: the error is under the table\n", s.Strategy, strings.Repeat("\t-", 11))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
 			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.SettleSeconds, s.CutoverSeconds-s.SettleSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
 	for _, s := range rep.Scenarios {
-		fmt.Fprintf(w, "  %-12s  %s\n", s.Strategy, s.Note)
+		fmt.Fprintf(w, "  %-12s  %s\n", s.Strategy, noteOrError(s))
 	}
 	if h := rep.Hardest; h != nil {
 		o := h.Outcome
+		if o.Error != "" {
+			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate -envelope` runs every corner.\n", h.Timings, o.Error)
+			return
+		}
 		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests in its cutover window and %d in all (%s); `simulate -envelope` runs every corner.\n",
 			h.Timings, o.Windows.Cutover.Failed, o.Failed, byWindow(o))
 	}
+}
+
+// noteOrError is the line under a table of a row: its error when it
+// failed, else its note.
+func noteOrError(o simOutcome) string {
+	if o.Error != "" {
+		return "error: " + o.Error
+	}
+	return o.Note
 }
 
 // byWindow renders the failures of each window: "0/0/12" for before,

@@ -54,6 +54,9 @@ type simOutcome struct {
 	FailedInPhasedCutover int `json:"failedInPhasedCutoverWindow"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
+	// Error is why the run failed, on one line: the run stopped there,
+	// and every figure of the row is then zero. Empty: the run completed.
+	Error string `json:"error,omitempty"`
 	// Fault, Outcome, Restored and Retry are the scenario
 	// controller-faults': the controller's fault; what Execute and then
 	// the rollback (its automatic one, or the operator's after a completed
@@ -97,16 +100,26 @@ func (o *simOutcome) measure(st traffic.Stats, origin, cutStart, cutEnd, rbEnd, 
 	o.Windows.After = windowOf(st, origin, last, stop)
 }
 
+// failedOutcome is the row of a run of strategy that failed with err: the
+// strategy and the error, no figure.
+func failedOutcome(strategy string, err error) simOutcome {
+	return simOutcome{Strategy: strategy, Error: oneLine(err.Error())}
+}
+
 // comparePhasedWindow sets every row's FailedInPhasedCutover from the
-// phased row's cutover window.
+// phased row's cutover window. A failed phased run has no window: the
+// figure then stays zero, as it does in a failed row.
 func comparePhasedWindow(rows []simOutcome) {
 	i := slices.IndexFunc(rows, func(o simOutcome) bool { return o.Strategy == strategyPhased })
-	if i < 0 {
+	if i < 0 || rows[i].Error != "" {
 		return
 	}
 	from, to := rows[i].cutoverFrom, rows[i].cutoverTo
 	for i := range rows {
 		o := &rows[i]
+		if o.Error != "" {
+			continue
+		}
 		o.FailedInPhasedCutover = o.traffic.Span(o.origin.Add(from), o.origin.Add(to)).Failed
 	}
 }

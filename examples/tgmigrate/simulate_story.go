@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -11,11 +12,17 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
+// storyTargetsShown is how many targets each list of the story's plan
+// shows: at scale the plan records one target per node and pod.
+const storyTargetsShown = 10
+
 // simulateStory tells steps 1 to 5 in one world.
 // The world has the pod settings the product recommends, and the run's
-// timings.
+// timings. It returns at the first error, in the section that failed,
+// with nothing printed of the error: the caller prints it there.
 func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings) error {
 	out := a.stdout
+	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d)", f.seed))
 	w, err := a.newWorld(ctx, f.config(strategyPhased, tm), "story")
 	if err != nil {
 		return err
@@ -28,7 +35,6 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		return fmt.Sprintf("[%02d:%02d:%02d]", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 	}
 
-	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d)", f.seed))
 	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %d pods.\n",
 		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, f.pods)
 	fmt.Fprintf(out, "Karpenter churn: %s; %d requests/s through the ALB.\n", churnText(f), f.rps)
@@ -59,7 +65,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	fmt.Fprint(out, plan.Text())
+	fmt.Fprint(out, abridgeTargetLists(plan.Text(), storyTargetsShown))
 
 	heading(out, "4. execute"+map[bool]string{true: " (" + f.scenario + ")", false: ""}[f.scenario != "cutover"])
 	trafficBefore := w.Traffic()
@@ -170,4 +176,38 @@ func churnText(f *simFlags) string {
 		return fmt.Sprintf("spot interruptions (two-minute notice) at random intervals, %v on average", 3*f.churnInterval)
 	}
 	return fmt.Sprintf("Karpenter replaces the oldest node every %v", f.churnInterval)
+}
+
+// targetListHeader matches the heading of a list of targets in
+// cutover.Plan.Text, e.g. "Recorded targets to deregister (500):", and
+// captures the count.
+var targetListHeader = regexp.MustCompile(`^\S.* targets\b.*\((\d+)\):$`)
+
+// abridgeTargetLists shows the first keep targets of each list of targets
+// in a plan's text (the lines indented under its heading) and replaces
+// the rest with one line that counts them. The rest of the text is left
+// as it is.
+func abridgeTargetLists(text string, keep int) string {
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for i := 0; i < len(lines); i++ {
+		b.WriteString(lines[i])
+		if !targetListHeader.MatchString(strings.TrimRight(lines[i], "\n")) {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.HasPrefix(lines[j], "  ") {
+			j++
+		}
+		items := lines[i+1 : j]
+		if len(items) <= keep {
+			continue
+		}
+		for _, l := range items[:keep] {
+			b.WriteString(l)
+		}
+		fmt.Fprintf(&b, "  … and %d more (the plan's JSON lists them all)\n", len(items)-keep)
+		i = j - 1
+	}
+	return b.String()
 }

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
@@ -245,6 +251,259 @@ func TestSimulateControllerFaults(t *testing.T) {
 	for fault, outcome := range want {
 		if !strings.Contains(text, fault) || !strings.Contains(text, outcome) {
 			t.Errorf("text does not show %s with %s:\n%s", fault, outcome, text)
+		}
+	}
+}
+
+// runSimulateOn runs simulate in-process with fault, when set, shown each
+// world as soon as it is built (by its name: "story", or the strategy), so
+// that it can make that run fail.
+func runSimulateOn(t *testing.T, fault func(name string, w *sim.World), args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, onWorld: fault}
+	code = a.run(t.Context(), append([]string{"simulate"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+// denyRegister makes the phased cutover fail in the worlds named: the
+// controller lacks RegisterTargets, so Execute's gate stops with a
+// *cutover.ControllerError (and rolls back).
+func denyRegister(t *testing.T, names ...string) func(string, *sim.World) {
+	return func(name string, w *sim.World) {
+		if contains(names, name) {
+			if err := w.DenyController("RegisterTargets"); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// webhookDown makes the worlds named refuse every TargetGroupBinding:
+// naive-tgb cannot create its binding, phased's Execute cannot bind.
+func webhookDown(names ...string) func(string, *sim.World) {
+	return func(name string, w *sim.World) {
+		if contains(names, name) {
+			w.SetWebhookDown(true)
+		}
+	}
+}
+
+// TestSimulateFailedStrategy: a strategy that fails is a row with its
+// error, and every other row is still run, with its figures, in JSON and
+// in text; the exit status is 3 when phased failed (after everything was
+// printed), 0 when only other strategies did.
+func TestSimulateFailedStrategy(t *testing.T) {
+	small := []string{"-seed", "3", "-nodes", "4", "-pods", "8", "-rps", "10", "-duration", "5m", "-lead-in", "1m"}
+	tests := []struct {
+		name     string
+		fault    func(string, *sim.World)
+		failed   []string
+		wantCode int
+		// wantError is in every failed row's error.
+		wantError string
+	}{
+		{"phased", denyRegister(t, strategyPhased), []string{strategyPhased}, exitFailed, "execute: "},
+		{"naive-tgb and phased-as-is", webhookDown(strategyNaive, strategyPhasedAsIs), []string{strategyNaive, strategyPhasedAsIs}, exitOK, "webhook"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runSimulateOn(t, tt.fault, append([]string{"-format", "json"}, small...)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			var rep simReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
+			}
+			if len(rep.Scenarios) != len(strategies) || rep.Hardest == nil {
+				t.Fatalf("%d rows (want %d), hardest %v", len(rep.Scenarios), len(strategies), rep.Hardest)
+			}
+			for i, s := range rep.Scenarios {
+				if s.Strategy != strategies[i] {
+					t.Errorf("row %d is %s, want %s", i, s.Strategy, strategies[i])
+				}
+				if contains(tt.failed, s.Strategy) {
+					if !strings.Contains(s.Error, tt.wantError) || strings.Contains(s.Error, "\n") || s.Requests != 0 {
+						t.Errorf("%s: error %q, %d requests; want one line with %q and no figure", s.Strategy, s.Error, s.Requests, tt.wantError)
+					}
+					continue
+				}
+				if s.Error != "" || s.Requests == 0 {
+					t.Errorf("%s: error %q, %d requests; want a completed run", s.Strategy, s.Error, s.Requests)
+				}
+				checkWindows(t, s)
+			}
+			if h := rep.Hardest.Outcome; h.Error != "" || h.Requests == 0 {
+				t.Errorf("phased at the hardest corner: error %q, %d requests; want a completed run", h.Error, h.Requests)
+			}
+			if n := strings.Count(stdout, `"error":`); n != len(tt.failed) {
+				t.Errorf("the JSON has %d \"error\" keys, want %d (omitted when empty)", n, len(tt.failed))
+			}
+			if tt.wantCode == exitFailed {
+				if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "tgmigrate: simulate: phased failed: phased: execute: ") {
+					t.Errorf("stderr %q: want one line naming phased and its error", stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestSimulateTextFailedStory: in text, the story's failed Execute is
+// printed in its section, the sections left are skipped, and the
+// comparison follows, with the failed row and its error under the table;
+// the exit status is 3, once everything is printed.
+func TestSimulateTextFailedStory(t *testing.T) {
+	code, stdout, stderr := runSimulateOn(t, denyRegister(t, "story", strategyPhased),
+		"-seed", "3", "-nodes", "4", "-pods", "8", "-rps", "10", "-duration", "5m", "-lead-in", "1m", "-prelude", "1m")
+	if code != exitFailed {
+		t.Fatalf("exit code %d, want %d; stderr %q", code, exitFailed, stderr)
+	}
+	exec := strings.Index(stdout, "== 4. execute")
+	failed := strings.Index(stdout, "\nfailed: execute: ")
+	skipped := strings.Index(stdout, "The story's remaining sections are skipped; the side-by-side comparison follows.")
+	table := strings.Index(stdout, "== 6. Side by side")
+	if exec < 0 || failed < exec || skipped < failed || table < skipped || strings.Contains(stdout, "== 5. verify") {
+		t.Fatalf("want section 4 with the error, the skip, no section 5, then section 6:\n%s", stdout)
+	}
+	after := stdout[table:]
+	for _, s := range []string{strategyStatic, strategyNaive, strategyPhasedAsIs} {
+		// A completed row has its figures: a number of requests after its
+		// preStop.
+		if !regexp.MustCompile(`(?m)^\s+` + s + `\s+\d+\s+\d+\s+\d+\s`).MatchString(after) {
+			t.Errorf("no row of figures for %s:\n%s", s, after)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+phased(\s+-){11}\s+failed`).MatchString(after) {
+		t.Errorf("no failed row for phased in the table:\n%s", after)
+	}
+	if !regexp.MustCompile(`(?m)^  phased\s+error: execute: .*RegisterTargets.*$`).MatchString(after) {
+		t.Errorf("no line under the table with phased's error:\n%s", after)
+	}
+	if !strings.Contains(after, "run now: phased lost ") {
+		t.Errorf("no hardest corner's line:\n%s", after)
+	}
+	last := strings.Split(strings.TrimSpace(stderr), "\n")
+	if l := last[len(last)-1]; !strings.HasPrefix(l, "tgmigrate: simulate: phased failed: the story: execute: ") || !strings.Contains(l, "and 1 more runs of phased") {
+		t.Errorf("stderr's last line %q: want the story's error and one more run of phased", l)
+	}
+}
+
+// TestSimulateLimits: -nodes and -pods out of their limits are usage
+// errors that say why the limit is there; their limits themselves are
+// accepted, and the help gives the reasons.
+func TestSimulateLimits(t *testing.T) {
+	const quota = "ELBv2's default quota of 1,000 targets per target group"
+	tests := []struct {
+		name  string
+		args  []string
+		wants []string
+	}{
+		{"one node", []string{"-nodes", "1"}, []string{"-nodes 1: want 2 to 500"}},
+		{"501 nodes", []string{"-nodes", "501"}, []string{"-nodes 501: want 2 to 500", "the largest world the simulator runs in about two minutes on two cores", quota}},
+		{"no pod", []string{"-pods", "0"}, []string{"-pods 0: want 1 to 1000"}},
+		{"1001 pods", []string{"-pods", "1001"}, []string{"-pods 1001: want 1 to 1000", quota}},
+		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"-pods 2000: want 1 to 1000", quota}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"simulate"}, tt.args...)...)
+			if code != exitUsage || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit code %d, stdout %q, stderr %q; want %d, nothing, one line", code, stdout, stderr, exitUsage)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not say %q", stderr, want)
+				}
+			}
+		})
+	}
+	for _, np := range [][2]int{{2, 1}, {500, 1000}} {
+		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover"}
+		if err := f.validate(); err != nil {
+			t.Errorf("-nodes %d -pods %d: %v, want accepted", np[0], np[1], err)
+		}
+	}
+	code, stdout, _ := runCLI(t, "simulate", "--help")
+	help := strings.Join(strings.Fields(stdout), " ")
+	if code != exitOK || !strings.Contains(help, "-pods goes up to 1,000, "+quota) || !strings.Contains(help, "pods behind the Service: 1 to 1000, "+quota) {
+		t.Errorf("exit %d; the help does not give -pods' limit and its reason:\n%s", code, stdout)
+	}
+}
+
+// TestSimulateStoryAbridgesTargetLists: the story's plan shows the first ten
+// recorded targets and counts the rest; everything else of the plan's
+// text is as cutover renders it.
+func TestSimulateStoryAbridgesTargetLists(t *testing.T) {
+	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 14, pods: 16, rps: 10, churnInterval: time.Minute, churn: "steady"}).config(strategyPhased, timing.Defaults()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), request(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := plan.Text()
+	n := len(plan.Recorded)
+	if n <= storyTargetsShown {
+		t.Fatalf("the plan records %d targets: want more than %d", n, storyTargetsShown)
+	}
+	lines := strings.SplitAfter(full, "\n")
+	h := slices.Index(lines, fmt.Sprintf("Recorded targets to deregister (%d):\n", n))
+	if h < 0 {
+		t.Fatalf("no list of recorded targets in the plan:\n%s", full)
+	}
+	want := strings.Join(lines[:h+1+storyTargetsShown], "") +
+		fmt.Sprintf("  … and %d more (the plan's JSON lists them all)\n", n-storyTargetsShown) +
+		strings.Join(lines[h+1+n:], "")
+	if d := cmp.Diff(want, abridgeTargetLists(full, storyTargetsShown)); d != "" {
+		t.Errorf("abridged plan (-want +got):\n%s", d)
+	}
+	if got := abridgeTargetLists(full, n); got != full {
+		t.Errorf("a list no longer than keep was changed:\n%s", cmp.Diff(full, got))
+	}
+}
+
+// TestSimulateEnvelopeFailedRuns: a strategy whose runs fail is a row with its
+// error at every point, left out of its summary's figures and counted
+// there, "error" in the sensitivity rows; the other strategies' rows are
+// complete, and phased did not fail.
+func TestSimulateEnvelopeFailedRuns(t *testing.T) {
+	f := &simFlags{seed: 9, nodes: 4, pods: 8, rps: 10, churnInterval: time.Minute, churn: "steady", duration: 5 * time.Minute,
+		leadIn: time.Minute, scenario: "cutover"}
+	noLag := timing.Timings{DeregistrationLag: -1}.WithDefaults()
+	knobs := []timing.Knob{{Name: "DeregistrationLag", Labels: []string{"0s"}, Values: []timing.Timings{noLag}}}
+	a := &app{format: "json", onWorld: webhookDown(strategyPhasedAsIs)}
+	env, rows, err := a.runEnvelope(t.Context(), f, []timing.Timings{timing.Defaults(), noLag}, knobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range env.Points {
+		for _, o := range p.Scenarios {
+			if (o.Error != "") != (o.Strategy == strategyPhasedAsIs) || (o.Error == "" && o.Requests == 0) {
+				t.Errorf("point %s, %s: error %q, %d requests", p.Timings, o.Strategy, o.Error, o.Requests)
+			}
+		}
+	}
+	for _, s := range env.Summary {
+		if want := map[bool]int{true: 2}[s.Strategy == strategyPhasedAsIs]; s.Errors != want {
+			t.Errorf("summary of %s: %d errors, want %d", s.Strategy, s.Errors, want)
+		}
+	}
+	r := env.Sensitivity[0]
+	if _, ok := r.Failed[strategyPhasedAsIs]; ok || r.Errors[strategyPhasedAsIs] == "" || len(r.Errors) != 1 {
+		t.Errorf("sensitivity row %+v: want phased-as-is's error instead of its figures", r)
+	}
+	rep := simReport{Envelope: env, Scenarios: rows, Timings: timing.Defaults()}
+	if err := phasedFailure(rep, nil); err != nil {
+		t.Errorf("phasedFailure: %v, want nil: phased did not fail", err)
+	}
+	var b strings.Builder
+	writeEnvelope(&b, rep)
+	for _, want := range []string{"phased-as-is failed at 2 of 2 points, left out of its figures; first at ", "DeregistrationLag 0s: phased-as-is failed: "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the envelope's text does not say %q:\n%s", want, b.String())
 		}
 	}
 }
