@@ -242,8 +242,14 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 	if nw == "" {
 		return &InvariantError{Step: step.ID, Check: "route", Detail: "the new target group is not in the journal"}
 	}
+	prev := int32(0)
+	for _, w := range p.BlueGreen.WeightSteps {
+		if w < step.Weight {
+			prev = w
+		}
+	}
 	if step.Weight > 0 {
-		if err := r.newHealthy(ctx, step.ID); err != nil {
+		if err := r.newHealthy(ctx, step.ID, step.Weight, prev); err != nil {
 			return err
 		}
 	}
@@ -268,7 +274,7 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 	if err := r.hold(ctx, step.ID, time.Duration(p.BlueGreen.StepHoldSeconds)*time.Second); err != nil {
 		return err
 	}
-	if err := r.newHealthy(ctx, step.ID); err != nil {
+	if err := r.newHealthy(ctx, step.ID, step.Weight, step.Weight); err != nil {
 		return err
 	}
 	if r.o.analysis != nil {
@@ -281,8 +287,11 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 
 // newHealthy waits, for at most the floor grace, until the new target
 // group has at least the floor healthy pod targets and none unhealthy;
-// past it, an *InvariantError.
-func (r *runner) newHealthy(ctx context.Context, step string) error {
+// past it, an *InvariantError. w is the weight the step gives the new
+// target group, at the weight in effect now: a bounded overlap
+// (Plan.Quota) needs only w% of the floor, makes room in the old target
+// group down to its (100-at)% share, and waits for a wave's drain too.
+func (r *runner) newHealthy(ctx context.Context, step string, w, at int32) error {
 	tgb, err := r.binding(ctx)
 	if err != nil {
 		return err
@@ -293,10 +302,29 @@ func (r *runner) newHealthy(ctx context.Context, step string) error {
 	floor := r.st.Restore.Floor
 	var last *view
 	grace, _ := r.floorGrace()
-	err = r.poll(ctx, step, "healthy pod targets in the new target group", max(grace, r.o.poll), func(ctx context.Context) (bool, string, error) {
+	timeout := max(grace, r.o.poll)
+	var room *roomWatch
+	oldFloor := 0
+	if n, ok := r.bounded(); ok {
+		room = &roomWatch{room: n}
+		_, oldFloor = r.shareFloors(at)
+		floor, _ = r.shareFloors(w)
+		t := r.timing()
+		timeout += t.drain() + t.newTarget()
+	}
+	err = r.poll(ctx, step, "healthy pod targets in the new target group", timeout, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgb.Spec.TargetGroupARN, tgb, "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
 			return false, "", err
+		}
+		if room != nil {
+			old, s, err := r.bgRoom(ctx, v, tgb, room.room)
+			if err != nil {
+				return false, "", err
+			}
+			if _, err := room.stepWith(ctx, r, step, tgb, v, old, s, oldFloor); err != nil {
+				return false, "", err
+			}
 		}
 		if err := r.keepHold(ctx, step, v); err != nil {
 			return false, "", err
@@ -461,5 +489,17 @@ func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.verifyPods(ctx, nw, tgb, nil)
+	var also func(*view) (bool, string)
+	if n, ok := r.bounded(); ok {
+		// Detached, the old target group no longer counts: the controller
+		// registers the rest, touched if it waits out its backoff.
+		room := &roomWatch{room: n}
+		also = func(v *view) (bool, string) {
+			if _, err := room.step(ctx, r, StepVerify, tgb, v); err != nil {
+				r.e.log.Info("could not touch the binding", "error", err.Error())
+			}
+			return true, "bounded overlap"
+		}
+	}
+	return r.verifyPods(ctx, nw, tgb, also)
 }

@@ -310,8 +310,15 @@ func (r *runner) gate(ctx context.Context) error {
 	var baseline map[TargetAddr]bool
 	ctl := r.newControllerWatch(StepGate)
 	var room *roomWatch
-	if n, ok := r.bounded(); ok && r.plan.Strategy == StrategyInPlace {
+	if n, ok := r.bounded(); ok {
 		room = &roomWatch{room: n}
+	}
+	// A bounded blue/green overlap needs, before its first shift, only the
+	// new target group's share of the floor: the rest of the pod targets
+	// find room as the old target group gives its share up.
+	bgShare := 0
+	if room != nil && r.plan.Strategy == StrategyBlueGreen {
+		bgShare, _ = r.shareFloors(r.plan.BlueGreen.WeightSteps[min(1, len(r.plan.BlueGreen.WeightSteps)-1)])
 	}
 	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.gateTimeout(), due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
@@ -319,8 +326,17 @@ func (r *runner) gate(ctx context.Context) error {
 			return false, "", err
 		}
 		ctl.blocked = false
-		if room != nil {
-			if ctl.blocked, err = room.step(ctx, r, tgb, v); err != nil {
+		switch {
+		case room != nil && r.plan.Strategy == StrategyBlueGreen:
+			old, s, err := r.bgRoom(ctx, v, tgb, room.room)
+			if err != nil {
+				return false, "", err
+			}
+			if ctl.blocked, err = room.stepWith(ctx, r, StepGate, tgb, v, old, s, r.st.Restore.Floor); err != nil {
+				return false, "", err
+			}
+		case room != nil:
+			if ctl.blocked, err = room.step(ctx, r, StepGate, tgb, v); err != nil {
 				return false, "", err
 			}
 		}
@@ -335,6 +351,8 @@ func (r *runner) gate(ctx context.Context) error {
 		// stops it.
 		switch {
 		case !ctl.stalled():
+		case room != nil && r.plan.Strategy == StrategyBlueGreen:
+			// Room is made in the old target group: the patience judges.
 		case room == nil:
 			if err := r.quotaStop(ctx, StepGate, tgb, ctl.started, v); err != nil {
 				return false, "", err
@@ -370,6 +388,10 @@ func (r *runner) gate(ctx context.Context) error {
 		desc := v.summary()
 		if v.at.Before(confirmed) {
 			desc += fmt.Sprintf("; the node targets pass the aligned health check so far (until %s)", confirmed.UTC().Format(time.TimeOnly))
+		}
+		if bgShare > 0 {
+			unhealthy := slices.ContainsFunc(v.order, func(t TargetAddr) bool { return v.targets[t].state == stateUnhealthy })
+			return !unhealthy && healthy >= bgShare, desc + fmt.Sprintf("; bounded: %d healthy needed before the first shift", bgShare), nil
 		}
 		return ok && healthy >= floor && !v.at.Before(confirmed), desc, nil
 	})

@@ -535,6 +535,24 @@ func blueGreenEstimate(p *Plan) Estimate {
 		e.Waits = append(e.Waits, PlannedWait{Step: StepShift(w), Reason: reasonHold, Seconds: bg.StepHoldSeconds, From: from})
 	}
 	e.FloorSeconds = e.RegistrationSeconds + e.HealthCheckSeconds + e.HoldSeconds
+	if q := p.Quota; q != nil && q.Bounded {
+		// Each wave after the first waits for the old target group's
+		// deregistered targets to drain, then for the pod targets
+		// registered into the room to pass their checks.
+		old := newTiming(p.Request.Assumptions, p.TargetGroup.HealthCheck, p.TargetGroup.DeregistrationDelaySeconds)
+		gate := seconds(t.newTarget())
+		for _, w := range q.Waves[1:] {
+			if w.Register == 0 {
+				continue
+			}
+			wait, from := gate, t.newTargetFrom()
+			if w.Deregister > 0 {
+				wait, from = old.dereg+gate, old.drainFrom()+"; "+from
+			}
+			e.Waits = append(e.Waits, PlannedWait{Step: StepShift(w.Weight), Reason: reasonBoundedWave, Seconds: wait, From: from})
+			e.FloorSeconds += wait
+		}
+	}
 	return e
 }
 
@@ -800,6 +818,13 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 		Notes: []string{"built by tgbind once the new target group exists"}, IngressSecurityGroups: groups}
 	p.HealthCheck = HealthCheckPlan{Original: old.HealthCheck, Target: hc, Timing: HealthCheckOnNewTargetGroup,
 		Reason: "the old target group keeps its health check; the new one checks the pods on traffic-port"}
+	// The new target group counts on the old one's load balancers.
+	if err := pl.quota(ctx, "", name, 0, 0, p.Service.ReadyEndpoints, old.LoadBalancerARNs, old.Targets); err != nil {
+		return err
+	}
+	if err := pl.boundBlueGreen(healthy); err != nil {
+		return err
+	}
 	pl.blueGreenSteps()
 	pl.holdSteps()
 	p.Estimate = blueGreenEstimate(p)
@@ -942,6 +967,18 @@ func (pl *planner) blueGreenSteps() {
 		s.Effect = fmt.Sprintf("the %s: %d to the old target group and %d to %s; held %ds watching health (as in the gate, old targets of nodes Karpenter removes are deregistered early), then judged by the analysis hook; a route already further along is left as it is", routes, 100-w, w, ntg, bg.StepHoldSeconds)
 		s.Calls = append(slices.Clone(modify), callDereg)
 		p.Steps = append(p.Steps, s)
+	}
+	if q := p.Quota; q != nil && q.Bounded {
+		w := q.Waves[0]
+		i := slices.IndexFunc(p.Steps, func(s Step) bool { return s.ID == StepBind })
+		p.Steps = slices.Insert(p.Steps, i, Step{
+			ID: StepMakeRoom, Phase: "adopt", Title: "make room for the new target group's pod targets under the load balancer's quota",
+			Preconditions: []string{fmt.Sprintf("before each batch, re-read: the old target group keeps at least the floor of %d healthy targets", p.Floor)},
+			Effect: fmt.Sprintf("DeregisterTargets (with Port) from %s: its targets that do not serve first, then healthy ones down to the floor, until the two target groups have room together under %d (planned: %d deregistered, %d kept, room for %d pod targets); then wait until the room is free (draining targets count). Each later shift to w%% waits until %s holds w%% of the floor healthy, then lets %s drop to the rest of it, and touches the binding so that the controller registers into the room at once",
+				p.TargetGroup.Name, q.Room, w.Deregister, w.Nodes, w.Register, ntg, p.TargetGroup.Name),
+			Rollback: "the rollback registers the nodes alive now in the old target group",
+			Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
+		})
 	}
 	p.Steps = append(p.Steps,
 		Step{ID: StepDetach, Phase: "detach", Title: "detach the old target group " + p.TargetGroup.Name,

@@ -60,6 +60,9 @@ type QuotaPlan struct {
 // QuotaWave is one wave of a bounded overlap: node targets deregistered to
 // make room, then the pod targets the controller can register in it.
 type QuotaWave struct {
+	// Weight is, for blue/green, the new target group's weight the wave
+	// follows (0: before the first shift; 100: after the detach).
+	Weight int32 `json:"weight,omitempty"`
 	// Deregister counts the node targets deregistered before the wave
 	// (ghosts and targets that do not serve first); Nodes those still
 	// registered after.
@@ -337,4 +340,98 @@ func (pl *planner) rollbackRoom(kept, nodes int) {
 		qp.Rollback = fmt.Sprintf("a rollback once the pod targets are in has room for %d node targets beside them, below the floor of %d: it would stop before any change; to keep it possible, %s", max(free, 0), p.Floor, h.Quota.IncreaseHint(need, p.TargetGroup.Region))
 		p.Warnings = append(p.Warnings, "rollback: "+qp.Rollback)
 	}
+}
+
+// ceilShare is the share w% of floor, rounded up: the healthy targets a
+// target group that takes w% of the traffic must hold.
+func ceilShare(floor int, w int32) int { return (floor*int(w) + 99) / 100 }
+
+// blueGreenWaves plans a bounded blue/green overlap. room is the most
+// targets the old and the new target groups may hold together (each load
+// balancer's quota less its other target groups); idle the old target
+// group's targets that do not serve, serving those that serve healthy;
+// adding the pod targets; weights the weight steps. The floor is shared by
+// weight: a target group that takes w% of the traffic keeps at least w% of
+// the floor healthy. Before each shift to w the new target group must hold
+// its share (its pod targets of earlier waves, assumed healthy by then);
+// after it, the old one may drop to its own; once detached it no longer
+// counts. It returns false when a shift cannot be reached.
+func blueGreenWaves(room, idle, serving, adding, floor, batch int, weights []int32) ([]QuotaWave, bool) {
+	old, pods := serving, 0
+	fill := func(w *QuotaWave, oldFloor int, counted bool) {
+		free := room - pods
+		if counted {
+			free -= old
+		}
+		if want := adding - pods; counted && free < want {
+			n := min(max(old-oldFloor, 0), want-free)
+			old -= n
+			w.Deregister += n
+			free += n
+		}
+		w.Healthy = pods
+		if counted {
+			w.Healthy += old
+		}
+		for pods < adding {
+			c := min(batch, adding-pods)
+			if c > free {
+				break
+			}
+			pods += c
+			free -= c
+			w.Register += c
+		}
+		w.Nodes, w.Pods = old, pods
+	}
+	w0 := QuotaWave{Deregister: idle}
+	fill(&w0, floor, true)
+	waves := []QuotaWave{w0}
+	for _, wt := range weights {
+		if wt == 0 {
+			continue
+		}
+		if pods < ceilShare(floor, wt) {
+			return waves, false
+		}
+		w := QuotaWave{Weight: wt}
+		fill(&w, ceilShare(floor, 100-wt), wt < 100)
+		waves = append(waves, w)
+	}
+	return waves, pods == adding
+}
+
+// boundBlueGreen checks the blue/green plan's count: the new target group
+// and the old one on the same load balancers fit, or the plan is bounded,
+// or PlanCutover refuses. Plan.Quota.Room becomes the room of the two
+// target groups together.
+func (pl *planner) boundBlueGreen(serving int) error {
+	p := pl.p
+	qp := p.Quota
+	oldN := p.TargetGroup.Targets
+	for i, h := range qp.Headroom {
+		if h.Scope != diagnose.ScopeLoadBalancer {
+			continue
+		}
+		if r := h.Quota.Value - (h.Others - oldN); i == 1 || r < qp.Room {
+			qp.Room, pl.roomScope = r, i
+		}
+	}
+	h, over := qp.exceeded()
+	if !over || h.Scope != diagnose.ScopeLoadBalancer {
+		qp.Rollback = "a rollback re-attaches the old target group and registers its nodes beside the new one's pod targets: the count above says whether they fit"
+		return nil
+	}
+	adding := p.Service.ReadyEndpoints
+	waves, ok := blueGreenWaves(qp.Room, oldN-serving, serving, adding, p.Floor, ControllerBatch, p.BlueGreen.WeightSteps)
+	if !ok {
+		first := p.BlueGreen.WeightSteps[min(1, len(p.BlueGreen.WeightSteps)-1)]
+		h, need := pl.need(p.Floor + ceilShare(p.Floor, first) + ControllerBatch)
+		return &QuotaError{Op: "plan", TargetGroupARN: pl.arn.Raw, Headroom: h, Need: need,
+			Reason: fmt.Sprintf("the new target group and the old one together pass the load balancer's quota, and no bounded overlap fits: the old target group keeps the floor of %d healthy targets until the first shift, which leaves the new one room for fewer than the %d pod targets its %d%% share needs", p.Floor, ceilShare(p.Floor, first), first)}
+	}
+	qp.Bounded, qp.Waves = true, waves
+	qp.Rollback = fmt.Sprintf("a rollback after the first shift re-attaches the old target group beside up to %d pod targets of the new one: the load balancer's quota may refuse it; raise the quota first if a rollback must stay possible (%s)", adding, h.Quota.IncreaseHint(h.Now+adding, p.TargetGroup.Region))
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %d waves, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, len(waves), p.Floor), "rollback: "+qp.Rollback)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -62,22 +63,31 @@ func roomOf(v *view, room int) roomState {
 // makeRoom is the make-room step: it deregisters recorded targets until
 // the room holds the pending pod targets (or the floor stops it), then
 // waits until the room is free: draining targets count until their
-// deregistration delay ends.
+// deregistration delay ends. In-place the recorded targets are the bound
+// target group's node targets; blue/green, the old target group's.
 func (r *runner) makeRoom(ctx context.Context) error {
 	room, ok := r.bounded()
 	if !ok {
 		return nil
 	}
-	probe := r.plan.Binding.Object.DeepCopy()
-	v, err := r.observe(ctx, r.tgARN, probe, "ip", r.plan.TargetGroup.VPCID)
+	look := func(ctx context.Context) (*view, roomState, error) {
+		if r.plan.Strategy == StrategyBlueGreen {
+			return r.bgRoom(ctx, nil, nil, room)
+		}
+		v, err := r.observe(ctx, r.tgARN, r.plan.Binding.Object.DeepCopy(), "ip", r.plan.TargetGroup.VPCID)
+		if err != nil {
+			return nil, roomState{}, err
+		}
+		return v, roomOf(v, room), nil
+	}
+	v, s, err := look(ctx)
 	if err != nil {
 		return err
 	}
 	if err := r.keepHold(ctx, StepMakeRoom, v); err != nil {
 		return err
 	}
-	s := roomOf(v, room)
-	if _, err := r.roomPass(ctx, StepMakeRoom, v, s); err != nil {
+	if _, err := r.roomPass(ctx, StepMakeRoom, v, s, r.st.Restore.Floor); err != nil {
 		return err
 	}
 	t := r.timing()
@@ -87,17 +97,49 @@ func (r *runner) makeRoom(ctx context.Context) error {
 	}
 	r.waiting(Wait{Step: StepMakeRoom, What: "room for the first pod targets under the quota", Reason: reasonDrain, From: t.drainFrom(), Until: r.e.clock.Now().Add(t.drain())})
 	return r.poll(ctx, StepMakeRoom, "room for the controller's first batch", wait, func(ctx context.Context) (bool, string, error) {
-		v, err := r.observe(ctx, r.tgARN, probe, "ip", r.plan.TargetGroup.VPCID)
+		v, s, err := look(ctx)
 		if err != nil {
 			return false, "", err
 		}
 		if err := r.keepHold(ctx, StepMakeRoom, v); err != nil {
 			return false, "", err
 		}
-		s := roomOf(v, room)
 		r.progress(StepMakeRoom, r.tgARN, v, v.servingHealthy, len(v.order))
 		return !s.blocked(), fmt.Sprintf("%d targets of at most %d (%d draining), %d pod targets to register", s.count, room, v.draining, s.pending), nil
 	})
+}
+
+// bgRoom observes the old target group (blue/green), with the snapshot of
+// nv, the new one's observation (nil before the binding: every ready
+// endpoint of the plan is then pending), and counts the two together.
+func (r *runner) bgRoom(ctx context.Context, nv *view, _ *v1beta1.TargetGroupBinding, room int) (*view, roomState, error) {
+	var snap *diagnose.Snapshot
+	if nv != nil {
+		snap = nv.snap
+	}
+	old, err := r.observeWith(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID, snap)
+	if err != nil {
+		return nil, roomState{}, err
+	}
+	s := roomState{count: len(old.order), pending: r.plan.Service.ReadyEndpoints}
+	if nv != nil {
+		ns := roomOf(nv, room)
+		s.count += ns.count
+		s.pending = ns.pending
+	}
+	if rec := r.st.Step(StepDetach); rec != nil && rec.Status == StepDone {
+		s.count -= len(old.order) // detached: it no longer counts
+	}
+	s.free = room - s.count
+	return old, s, nil
+}
+
+// shareFloors are, for a bounded blue/green overlap at weight w (the new
+// target group's), the healthy targets the new target group must hold
+// and those the old one keeps: each its share of the floor.
+func (r *runner) shareFloors(w int32) (newFloor, oldFloor int) {
+	f := r.st.Restore.Floor
+	return ceilShare(f, w), ceilShare(f, 100-w)
 }
 
 // roomPass deregisters recorded targets to make room for the pending pod
@@ -106,7 +148,7 @@ func (r *runner) makeRoom(ctx context.Context) error {
 // targets left serving stay at or above the floor. It returns how many it
 // deregistered. The invariants are deregister's: a recorded target only,
 // not a ready pod endpoint now, not in the controller's ConfigMap.
-func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState) (int, error) {
+func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState, floor int) (int, error) {
 	want := s.pending - s.free // room for every pending endpoint
 	if want <= 0 {
 		return 0, nil
@@ -129,7 +171,7 @@ func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState
 	}
 	// Every idle target goes: it serves nothing and holds room.
 	batch := idle
-	if spare := v.servingHealthy - r.st.Restore.Floor; len(batch) < want && spare > 0 {
+	if spare := v.servingHealthy - floor; len(batch) < want && spare > 0 {
 		batch = append(batch, serving[:min(len(serving), spare, want-len(batch))]...)
 	}
 	done := 0
@@ -210,14 +252,19 @@ const nudgeAfter = 15 * time.Second
 
 // step makes room or nudges for one observation. It returns whether the
 // controller is blocked by the quota (its stalls are then expected).
-func (w *roomWatch) step(ctx context.Context, r *runner, tgb *v1beta1.TargetGroupBinding, v *view) (bool, error) {
-	s := roomOf(v, w.room)
+func (w *roomWatch) step(ctx context.Context, r *runner, step string, tgb *v1beta1.TargetGroupBinding, v *view) (bool, error) {
+	return w.stepWith(ctx, r, step, tgb, v, v, roomOf(v, w.room), r.st.Restore.Floor)
+}
+
+// stepWith is step with the view room is made in (mv: the old target
+// group's, blue/green), the count s, and the floor mv keeps.
+func (w *roomWatch) stepWith(ctx context.Context, r *runner, step string, tgb *v1beta1.TargetGroupBinding, v, mv *view, s roomState, floor int) (bool, error) {
 	if s.pending == 0 {
 		w.freeSince = time.Time{}
 		return false, nil
 	}
 	if s.blocked() {
-		if _, err := r.roomPass(ctx, StepGate, v, s); err != nil {
+		if _, err := r.roomPass(ctx, step, mv, s, floor); err != nil {
 			return true, err
 		}
 		w.freeSince = time.Time{}
@@ -329,7 +376,7 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 // targets' checks).
 func (r *runner) gateTimeout() time.Duration {
 	d := r.o.gateTimeout
-	if q := r.plan.Quota; q != nil && q.Bounded && r.plan.Strategy == StrategyInPlace {
+	if q := r.plan.Quota; q != nil && q.Bounded {
 		t := r.timing()
 		d += time.Duration(len(q.Waves)-1) * (t.drain() + t.newTarget())
 	}
