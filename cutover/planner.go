@@ -645,6 +645,7 @@ func (pl *planner) inPlaceSteps() {
 			Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
 		}
 		gate.Effect += fmt.Sprintf("; the overlap is bounded (%d waves planned): the controller's TooManyTargets refusals are expected while the room is full; as pod targets turn healthy, node targets are deregistered down to the floor to make more room, and the binding is touched so that the controller registers into it at once", len(q.Waves))
+		gate.Calls = append(gate.Calls, callApplyTGB) // the touch of the binding
 		adopt = []Step{room, bind, gate}
 	}
 	switch p.HealthCheck.Timing {
@@ -969,6 +970,14 @@ func (pl *planner) blueGreenSteps() {
 		p.Steps = append(p.Steps, s)
 	}
 	if q := p.Quota; q != nil && q.Bounded {
+		for i := range p.Steps {
+			if p.Steps[i].ID == StepGate || strings.HasPrefix(p.Steps[i].ID, "shift-") {
+				// They make room and touch the binding.
+				p.Steps[i].Calls = append(p.Steps[i].Calls, callDereg, callApplyTGB)
+				slices.Sort(p.Steps[i].Calls)
+				p.Steps[i].Calls = slices.Compact(p.Steps[i].Calls)
+			}
+		}
 		w := q.Waves[0]
 		i := slices.IndexFunc(p.Steps, func(s Step) bool { return s.ID == StepBind })
 		p.Steps = slices.Insert(p.Steps, i, Step{

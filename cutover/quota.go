@@ -216,6 +216,9 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 		}
 	}
 	p.Quota = qp
+	if pl.e.ServiceQuotas != nil {
+		p.Reads = append(p.Reads, "servicequotas:GetServiceQuota,GetAWSDefaultServiceQuota (elasticloadbalancing)")
+	}
 	if q.PerTargetGroup.Source == diagnose.QuotaDocumentedDefault {
 		p.Warnings = append(p.Warnings, "ELBv2 quotas: "+qp.Source)
 	}

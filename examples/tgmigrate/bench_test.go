@@ -32,3 +32,18 @@ func BenchmarkSimulate(b *testing.B) { benchCLI(b, "simulate", "-seed", "7") }
 func BenchmarkEnvelope(b *testing.B) {
 	benchCLI(b, "simulate", "-format", "json", "-envelope", "-seed", "7")
 }
+
+// BenchmarkSimulateScale is `simulate -format json` at the sizes the
+// scale issue names, up to the largest the CLI accepts (500 nodes, 1,000
+// pods: the target group's and the load balancer's default quota of
+// 1,000 targets, so the phased cutover bounds its overlap). The target
+// for 500/1000 is under 2 minutes on 2 cores. Run it alone:
+//
+//	go test ./examples/tgmigrate -run '^$' -bench SimulateScale -benchtime 1x
+func BenchmarkSimulateScale(b *testing.B) {
+	for _, size := range []struct{ nodes, pods string }{{"100", "300"}, {"200", "600"}, {"500", "1000"}} {
+		b.Run(size.nodes+"x"+size.pods, func(b *testing.B) {
+			benchCLI(b, "simulate", "-format", "json", "-seed", "7", "-nodes", size.nodes, "-pods", size.pods)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/spf13/cobra"
 
 	"github.com/qstools/tgmigrate"
@@ -79,6 +80,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	src := diagnose.Sources{Clusters: []diagnose.Cluster{{Name: kc.Name, Reader: kc.Client, VPCID: f.clusterVPC, CIDRs: f.cidrs}}}
 	for _, acct := range accounts {
 		da := diagnose.Account{ID: acct.ID, Region: acct.Region, ELBv2: elbv2.NewFromConfig(acct.Config)}
+		if !a.noServiceQuotas {
+			da.ServiceQuotas = servicequotas.NewFromConfig(acct.Config)
+		}
 		if f.ec2 {
 			da.EC2 = ec2.NewFromConfig(acct.Config)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -118,10 +119,14 @@ func (a *app) cutoverEnv(ctx context.Context, clusterName, clusterVPC string) (c
 	if len(accounts) != 1 {
 		return cutover.Env{}, usagef("a cutover works in one account: pass at most one --assume-role")
 	}
-	return cutover.Env{
+	env := cutover.Env{
 		ELBv2: elbv2.NewFromConfig(accounts[0].Config), EC2: ec2.NewFromConfig(accounts[0].Config), Client: kc.Client, Discovery: kc.Discovery,
 		Logger: a.log, ClusterName: clusterName, ClusterVPCID: clusterVPC,
-	}, nil
+	}
+	if !a.noServiceQuotas {
+		env.ServiceQuotas = servicequotas.NewFromConfig(accounts[0].Config)
+	}
+	return env, nil
 }
 
 func (a *app) runPlan(ctx context.Context, f *planFlags) error {

@@ -27,7 +27,10 @@ type app struct {
 	kubeconfig, kubecontext string
 	cloud                   cloudFlags
 	format                  string
-	verbose                 int
+	// noServiceQuotas: ELBv2's target quotas are AWS's defaults, not read
+	// through Service Quotas.
+	noServiceQuotas bool
+	verbose         int
 
 	log logr.Logger
 
@@ -96,6 +99,7 @@ account and no cluster needed.`,
 	pf.StringVar(&a.cloud.region, "region", "", "AWS region (default: from the profile or $AWS_REGION)")
 	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
+	pf.BoolVar(&a.noServiceQuotas, "no-service-quotas", false, "do not read ELBv2's target quotas through Service Quotas (servicequotas:GetServiceQuota): count the cutover's overlap against AWS's documented defaults")
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
 	root.AddCommand(a.diagnoseCommand(), a.planCommand(), a.executeCommand(), a.rollbackCommand(),
 		a.bindCommand(), a.helmCommand(), a.simulateCommand())
