@@ -2,6 +2,7 @@ package cutover
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 
 	"github.com/go-logr/logr"
@@ -77,6 +78,14 @@ func (e Env) resolve(op string) (*env, error) {
 	if e.Client == nil {
 		return nil, &InputError{Op: op, Field: "Env.Client", Reason: "nil"}
 	}
+	for _, c := range []struct {
+		field string
+		v     any
+	}{{"Env.ELBv2", e.ELBv2}, {"Env.EC2", e.EC2}, {"Env.ServiceQuotas", e.ServiceQuotas}, {"Env.Client", e.Client}, {"Env.Clock", e.Clock}} {
+		if c.v != nil && typedNil(c.v) {
+			return nil, &InputError{Op: op, Field: c.field, Reason: fmt.Sprintf("a nil %T", c.v)}
+		}
+	}
 	if e.ClusterVPCID != "" && !vpcIDRe.MatchString(e.ClusterVPCID) {
 		return nil, &InputError{Op: op, Field: "Env.ClusterVPCID", Reason: fmt.Sprintf("%q is not a VPC ID", e.ClusterVPCID)}
 	}
@@ -122,4 +131,15 @@ func (e *env) clusterName() string {
 		return e.ClusterName
 	}
 	return "cluster"
+}
+
+// typedNil reports whether v, a non-nil interface value, holds a nil
+// pointer, map, func, channel or slice: such a client passes a v != nil
+// test and panics on its first call.
+func typedNil(v any) bool {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }

@@ -279,10 +279,13 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 	}
 	rb := &rollbackRun{runner: r, res: res}
 	acts := rollbackActions(st.Strategy, st.Restore.HealthCheckFirst, r.holds())
-	if st.Restore.Bounded && st.Strategy == string(StrategyInPlace) {
+	if st.Restore.Bounded {
 		// The nodes that did not fit beside the pod targets go in once
-		// the binding is gone, before the hold's release.
-		i := slices.IndexFunc(acts, func(s Step) bool { return s.ID == RollbackDeleteBinding })
+		// the binding (and blue/green's target group) is gone, before the
+		// hold's release.
+		i := slices.IndexFunc(acts, func(s Step) bool {
+			return s.ID == RollbackDeleteTargetGroup || (s.ID == RollbackDeleteBinding && st.Strategy != string(StrategyBlueGreen))
+		})
 		acts = slices.Insert(acts, i+1, Step{ID: RollbackRegisterRest, Phase: "rollback", Title: "register the live nodes that did not fit beside the pod targets"})
 	}
 	for _, a := range acts {

@@ -2,6 +2,7 @@ package cutover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -327,6 +329,14 @@ func (rb *rollbackRun) roomFor(ctx context.Context, want int) (fit, free int, er
 		return 0, 0, err
 	}
 	free = room - len(health)
+	if nw := rb.st.CreatedTargetGroupARN; rb.st.Strategy == string(StrategyBlueGreen) && nw != "" {
+		// Blue/green: the room is the two target groups' together.
+		h, err := rb.aws.health(ctx, nw, false)
+		if err != nil && !errors.Is(err, awserr.ErrNotFound) {
+			return 0, 0, err
+		}
+		free -= len(h)
+	}
 	return min(want, max(free, 0)), free, nil
 }
 
