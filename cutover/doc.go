@@ -157,7 +157,8 @@
 // # Strategies
 //
 // In-place, for target groups of type ip (the seed's case), steps
-// [StepHoldDisruption], [StepAlignHealthCheck], [StepBind], [StepGate],
+// [StepHoldDisruption], [StepAlignHealthCheck], ([StepMakeRoom] when the
+// overlap is bounded: see Quotas on targets), [StepBind], [StepGate],
 // [StepDeregister], [StepDrain], [StepVerify], [StepReleaseDisruption]
 // (the hold and its release: see above):
 //
@@ -224,6 +225,45 @@
 // serving while the new one has healthy pod targets, every route forwards
 // to the new one at once, ahead of the weight steps (an early cut beats an
 // outage; the result warns), and later steps never move traffic back.
+//
+// # Quotas on targets
+//
+// During the overlap a target group holds its node targets and its pod
+// targets at once, and its load balancer counts them beside its other
+// target groups' targets. Past ELBv2's quotas (by default 1,000 targets
+// per target group and 1,000 per Application Load Balancer) the
+// controller's RegisterTargets fails with TooManyTargets and the cutover
+// stalls. PlanCutover counts the peak against each quota (Plan.Quota: a
+// [diagnose.Headroom] for the target group and one per load balancer, its
+// other target groups read with DescribeTargetGroups and
+// DescribeTargetHealth; blue/green counts the new target group on the old
+// one's load balancers). The quotas are read through Service Quotas when
+// Env.ServiceQuotas is given (servicequotas:GetServiceQuota), else they
+// are AWS's documented defaults, and the plan says which. The count rests
+// on stated assumptions (QuotaPlan.Assumptions): a draining target counts
+// until its deregistration delay ends, and the controller registers
+// [ControllerBatch] targets per call and stops at the first call ELBv2
+// refuses, so room for less than a batch registers nothing.
+//
+// When the peak would pass a quota the plan bounds the overlap
+// (QuotaPlan.Bounded, QuotaPlan.Waves). In-place, [StepMakeRoom] (before
+// the binding) deregisters the recorded targets that do not serve, then
+// healthy node targets down to the floor, and waits until the room is
+// free; the gate then expects the controller's TooManyTargets refusals
+// while the room is full, deregisters more node targets as pod targets
+// turn healthy (never below the floor), and touches the binding
+// ([AnnotationNudge]) when room is free and the controller waits out its
+// backoff. Blue/green shares the floor by weight: a target group that
+// takes w% of the traffic keeps w% of the floor healthy, so each shift
+// lets the old target group give its share up, and the detach frees the
+// rest. When no order of the steps fits (the end state passes a quota, or
+// the floor leaves no room for one batch), PlanCutover refuses with a
+// [*QuotaError] that names the quota, its code, the value to request and
+// how; Execute stops with one at once when the controller's refusals come
+// with no room left to make. QuotaPlan.Rollback says whether a rollback
+// has room to register the node targets beside the pod targets: a
+// rollback registers only what fits (and stops before any change when
+// that is below the floor), then the rest once the binding is gone.
 //
 // # Execute
 //
@@ -401,7 +441,7 @@
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
 // [ErrController],
 // [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
-// [ErrPrecondition],
+// [ErrPrecondition], [ErrQuota],
 // and the journal's
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
@@ -435,6 +475,9 @@
 //   - execute.go, inplace.go, bluegreen.go, rollback.go, hold.go, aws.go,
 //     cluster.go: execution; controller.go: the watch on the controller
 //     and [ControllerError].
+//   - quota.go: the count against ELBv2's quotas, the bounded overlap's
+//     waves and [QuotaError]; room.go: making room during Execute and
+//     Rollback.
 //   - state.go, journal*.go, lock.go: the journal and the lock.
 //   - errors.go: sentinels, error types, IsX helpers.
 package cutover
