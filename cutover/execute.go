@@ -187,6 +187,9 @@ type runner struct {
 	// heldNow and releasedNow are the nodes this run annotated and
 	// released (the disruption hold).
 	heldNow, releasedNow []string
+	// restRegistered says the rollback registered node targets once the
+	// pod targets' drain made room (register-rest).
+	restRegistered bool
 }
 
 func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error) {

@@ -646,7 +646,7 @@ func (p *Plan) Text() string {
 			w("                 %s\n", h)
 		}
 		if q.Bounded {
-			w("  overlap:       bounded to %d targets, in %d waves:\n", q.Room, len(q.Waves))
+			w("  overlap:       bounded to %d targets, in %s:\n", q.Room, plural(len(q.Waves), "wave"))
 			for i, wv := range q.Waves {
 				w("                 %d. deregister %d, keep %d node targets, register %d pod targets (%d in all); at least %d healthy\n", i+1, wv.Deregister, wv.Nodes, wv.Register, wv.Pods, wv.Healthy)
 			}

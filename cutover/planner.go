@@ -507,7 +507,12 @@ func inPlaceEstimate(p *Plan) Estimate {
 	e.FloorSeconds = max(gate, e.AlignmentSeconds) + e.DeregistrationDelaySeconds
 	if q := p.Quota; q != nil && q.Bounded {
 		// Each wave after the first waits for the room its
-		// deregistrations make to drain, then for its pod targets' checks.
+		// deregistrations make to drain, then for its pod targets' checks;
+		// the first too when the room without them is short.
+		if q.DrainFirst {
+			e.Waits = append(e.Waits, PlannedWait{Step: StepMakeRoom, Reason: reasonDrain, Seconds: t.dereg, From: t.drainFrom()})
+			e.FloorSeconds += t.dereg
+		}
 		for range len(q.Waves) - 1 {
 			e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonBoundedWave, Seconds: t.dereg + gate, From: t.drainFrom() + "; " + t.newTargetFrom()})
 			e.FloorSeconds += t.dereg + gate

@@ -50,6 +50,10 @@ type QuotaPlan struct {
 	// bounds it: Waves is how it expects the room to be made and filled.
 	Bounded bool        `json:"bounded"`
 	Waves   []QuotaWave `json:"waves,omitempty"`
+	// DrainFirst says the first wave waits for the targets it deregisters
+	// to drain: without them the room is short of the controller's first
+	// batch (in-place).
+	DrainFirst bool `json:"drainFirst,omitempty"`
 	// Assumptions are what the count rests on.
 	Assumptions []string `json:"assumptions"`
 	// Rollback says what room a rollback after the pod targets are in
@@ -219,7 +223,7 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 	if pl.e.ServiceQuotas != nil {
 		p.Reads = append(p.Reads, "servicequotas:GetServiceQuota,GetAWSDefaultServiceQuota (elasticloadbalancing)")
 	}
-	if q.PerTargetGroup.Source == diagnose.QuotaDocumentedDefault {
+	if qp.Source != "read through Service Quotas" {
 		p.Warnings = append(p.Warnings, "ELBv2 quotas: "+qp.Source)
 	}
 	for _, h := range qp.Headroom {
@@ -312,6 +316,9 @@ func (pl *planner) boundInPlace(serving, kept, podTargets int) error {
 		return nil
 	}
 	waves, ok := boundedWaves(qp.Room, kept, idle, serving, adding, p.Floor, ControllerBatch)
+	// The first wave waits for its deregistrations to drain when the room
+	// without them is short of the controller's first batch.
+	qp.DrainFirst = ok && qp.Room-kept-len(p.Recorded)-podTargets < min(ControllerBatch, adding)
 	if !ok {
 		// The floor keeps too many node targets for even one batch.
 		first := min(ControllerBatch, adding)
@@ -322,7 +329,7 @@ func (pl *planner) boundInPlace(serving, kept, podTargets int) error {
 	qp.Bounded, qp.Waves = true, waves
 	pl.rollbackRoom(kept, len(p.Recorded))
 	h, _ := qp.exceeded()
-	p.Warnings = append(p.Warnings, fmt.Sprintf("the overlap would pass %s (%s): the plan bounds it in %d waves, deregistering node targets down to the floor of %d to make room for the pod targets (Plan.Quota)", h.Quota.Name, h, len(waves), p.Floor))
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the overlap would pass %s (%s): the plan bounds it in %s, deregistering node targets down to the floor of %d to make room for the pod targets (Plan.Quota)", h.Quota.Name, h, plural(len(waves), "wave"), p.Floor))
 	return nil
 }
 
@@ -435,6 +442,14 @@ func (pl *planner) boundBlueGreen(serving int) error {
 	}
 	qp.Bounded, qp.Waves = true, waves
 	qp.Rollback = fmt.Sprintf("a rollback after the first shift re-attaches the old target group beside up to %d pod targets of the new one: the load balancer's quota may refuse it; raise the quota first if a rollback must stay possible (%s)", adding, h.Quota.IncreaseHint(h.Now+adding, p.TargetGroup.Region))
-	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %d waves, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, len(waves), p.Floor), "rollback: "+qp.Rollback)
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %s, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, plural(len(waves), "wave"), p.Floor), "rollback: "+qp.Rollback)
 	return nil
+}
+
+// plural is "1 wave", "3 waves".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }

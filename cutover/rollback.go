@@ -255,6 +255,11 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		res.Seconds = res.FinishedAt.Sub(res.StartedAt).Seconds()
 		if len(res.Registered) > 0 {
 			res.FloorSeconds = r.nodeTiming().newTarget().Seconds()
+			if r.restRegistered {
+				// The node targets that did not fit waited for the pod
+				// targets to drain, then for their own checks.
+				res.FloorSeconds += (r.timing().drain() + r.nodeTiming().newTarget()).Seconds()
+			}
 			res.Ratio = res.Seconds / res.FloorSeconds
 		}
 		res.Held = slices.Clone(r.heldNow[heldBefore:])

@@ -151,7 +151,9 @@ func (r *runner) shareFloors(w int32) (newFloor, oldFloor int) {
 // deregistered. The invariants are deregister's: a recorded target only,
 // not a ready pod endpoint now, not in the controller's ConfigMap.
 func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState, floor int) (int, error) {
-	want := s.pending - s.free // room for every pending endpoint
+	// Room for every pending endpoint; the draining targets free theirs
+	// when their deregistration delay ends, so they are not made again.
+	want := s.pending - s.free - v.draining
 	if want <= 0 {
 		return 0, nil
 	}
@@ -296,11 +298,27 @@ func (r *runner) quotaStop(ctx context.Context, step string, tgb *v1beta1.Target
 	}
 	room, bounded := r.bounded()
 	s := roomOf(v, room)
-	reason := fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets: %d ready endpoints are not registered beside %d targets, and the plan did not bound the overlap (its count fit the quotas at plan time: another target group of the load balancer, or the Service, grew since)", s.pending, s.count)
-	if bounded {
-		reason = fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets with room free by the plan's count (%d targets of at most %d, %d draining): %d ready endpoints are not registered, and no recorded node target can go without passing the floor of %d (%d serve healthy)", s.count, room, v.draining, s.pending, r.st.Restore.Floor, v.servingHealthy)
+	source := ""
+	if q := r.plan.Quota; q != nil && q.Source != "read through Service Quotas" {
+		source = "; the plan counted against " + q.Source
 	}
-	return &QuotaError{Op: step, TargetGroupARN: r.tgARN, Reason: reason, Message: msg}
+	reason := fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets: %d ready endpoints are not registered beside %d targets, and the plan did not bound the overlap (its count fit the quotas at plan time: another target group of the load balancer, or the Service, grew since, or a quota is lower than counted%s)", s.pending, s.count, source)
+	if bounded {
+		reason = fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets with room free by the plan's count (%d targets of at most %d, %d draining): %d ready endpoints are not registered, and no recorded node target can go without passing the floor of %d (%d serve healthy)%s", s.count, room, v.draining, s.pending, r.st.Restore.Floor, v.servingHealthy, source)
+	}
+	e := &QuotaError{Op: step, TargetGroupARN: r.tgARN, Reason: reason, Message: msg}
+	if q := r.plan.Quota; q != nil && len(q.Headroom) > 0 {
+		// The quota that gives the least room, and what it takes to hold
+		// every target at once.
+		h := q.Headroom[0]
+		for _, x := range q.Headroom[1:] {
+			if x.Quota.Value-x.Others < h.Quota.Value-h.Others {
+				h = x
+			}
+		}
+		e.Headroom, e.Need = h, h.Others+s.count+s.pending
+	}
+	return e
 }
 
 // hasRemovable reports whether a recorded target could still go to make
@@ -350,8 +368,10 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 	if wait == 0 {
 		wait = t.drain() + DefaultDrainMargin
 	}
-	left := 0
-	err := rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit", wait, func(ctx context.Context) (bool, string, error) {
+	wait += rb.nodeTiming().newTarget()
+	left, first := 0, len(rb.res.Registered)
+	defer func() { rb.restRegistered = rb.restRegistered || len(rb.res.Registered) > first }()
+	err := rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit, and their checks", wait, func(ctx context.Context) (bool, string, error) {
 		ns, err := nodes(ctx, rb.e.Client, nil)
 		if err != nil {
 			return false, "", err
@@ -371,10 +391,25 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 			return false, "", err
 		}
 		left = len(ns.live) - len(in)
-		return left <= 0, fmt.Sprintf("%d live nodes still without a target", left), nil
+		// The targets it registered must pass their checks too (a node
+		// gone meanwhile no longer counts).
+		state := map[TargetAddr]string{}
+		for _, d := range health {
+			if d.TargetHealth != nil {
+				state[addrOf(d)] = string(d.TargetHealth.State)
+			}
+		}
+		checking := 0
+		for _, t := range rb.res.Registered[first:] {
+			// Absent from the health read: registered by this very poll.
+			if st, ok := state[t]; (!ok || st != stateHealthy) && slices.Contains(in, t) {
+				checking++
+			}
+		}
+		return left <= 0 && checking == 0, fmt.Sprintf("%d live nodes still without a target, %d registered still in their checks", left, checking), nil
 	})
 	if IsTimeout(err) {
-		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("%d live nodes got no target: no room under the quota within the drain's time; register them (with Port) once the pod targets have drained", left))
+		rb.res.Warnings = append(rb.res.Warnings, fmt.Sprintf("%d live nodes got no target, or theirs did not pass their checks, within the drain's time: register them (with Port) once the pod targets have drained", left))
 		return nil
 	}
 	return err

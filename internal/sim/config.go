@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
@@ -137,6 +138,11 @@ type Config struct {
 	// every other kind keeps the plain tracker, so it costs little. Ignored
 	// with Client. See cluster.FakeOptions.
 	ServerSideApply bool
+	// Quotas are the ELBv2 service quotas the model enforces (targets per
+	// target group and per load balancer, and the others of
+	// elbv2model.Quotas), for a world near a quota without thousands of
+	// targets. Each zero field: AWS's default.
+	Quotas elbv2model.Quotas
 	// WrapLBCELBv2, when set, wraps the LBC stand-in's ELBv2 client, for
 	// example in a gomock mock that delegates to it with DoAndReturn and
 	// asserts the LBC's call contract.

@@ -160,6 +160,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		OnTransition:      w.transition,
 		RegistrationDelay: offOr(tm.Registration()), NewTargetChecks: tm.NewTargetChecks,
 		DeregistrationLag: tm.Lag(), FailOpenInitial: tm.FailOpenInitial,
+		Quotas: cfg.Quotas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
