@@ -503,9 +503,17 @@ func inPlaceEstimate(p *Plan) Estimate {
 		e.AlignmentSeconds = seconds(t.alignment())
 		e.Waits = append(e.Waits, PlannedWait{Step: StepGate, Reason: reasonAlignment, Seconds: e.AlignmentSeconds, From: t.alignmentFrom()})
 	}
-	e.Waits = append(e.Waits, PlannedWait{Step: StepDrain, Reason: reasonDrain, Seconds: t.dereg, From: t.drainFrom()})
-	e.FloorSeconds = max(gate, e.AlignmentSeconds) + e.DeregistrationDelaySeconds
-	if q := p.Quota; q != nil && q.Bounded {
+	q := p.Quota
+	if q != nil && q.Bounded && q.Waves[len(q.Waves)-1].Nodes == 0 {
+		// The last wave deregisters every node target left and waits for
+		// their drain before its pod targets fit: the drain step then has
+		// nothing left to wait for.
+		e.FloorSeconds = max(gate, e.AlignmentSeconds)
+	} else {
+		e.Waits = append(e.Waits, PlannedWait{Step: StepDrain, Reason: reasonDrain, Seconds: t.dereg, From: t.drainFrom()})
+		e.FloorSeconds = max(gate, e.AlignmentSeconds) + e.DeregistrationDelaySeconds
+	}
+	if q != nil && q.Bounded {
 		// Each wave after the first waits for the room its
 		// deregistrations make to drain, then for its pod targets' checks;
 		// the first too when the room without them is short.
