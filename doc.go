@@ -11,7 +11,8 @@
 //
 //  1. [github.com/qstools/tgmigrate/diagnose]: read-only. Finds ghost
 //     targets, target groups that pin node IPs, their owners, health-check and
-//     port mismatches, and says which call comes next.
+//     port mismatches, the room a cutover has under ELBv2's target quotas,
+//     and says which call comes next.
 //  2. [github.com/qstools/tgmigrate/tgbind]: builds, validates, applies and
 //     waits on a TargetGroupBinding for an existing target group. Its API
 //     types are in [github.com/qstools/tgmigrate/tgbind/v1beta1].
@@ -20,8 +21,10 @@
 //     bind in multi-cluster mode, wait for healthy pod targets, deregister the
 //     node targets and ghosts in guarded batches, drain, verify. Blue/green for
 //     instance target groups: a new ip target group, bound, then weighted
-//     forwarding in steps. Resumable from a journal, locked by a Lease, and
-//     reversible from any point.
+//     forwarding in steps. The overlap of node and pod targets is counted
+//     against ELBv2's quotas on targets and, past them, bounded in waves (or
+//     refused with the increase to request). Resumable from a journal,
+//     locked by a Lease, and reversible from any point.
 //  4. [github.com/qstools/tgmigrate/helmgov]: checks the Helm charts and fixes
 //     their sources, so the next deploy does not go back to manual targets.
 //
