@@ -16,13 +16,7 @@ func BenchmarkInPlaceCutover(b *testing.B) {
 	var ratio, seconds, calls, failed float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cfg := sim.Config{Seed: uint64(i + 1), ServerSideApply: true}
-		w, err := sim.New(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
+		w, env, req := benchWorld(b, sim.Config{Seed: uint64(i + 1), ServerSideApply: true})
 		if err := w.ReplaceAllNodes(0); err != nil {
 			b.Fatal(err)
 		}
@@ -58,13 +52,7 @@ func BenchmarkInPlaceCutover1000(b *testing.B) {
 	var calls, dereg, floorCalls, failed float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cfg := sim.Config{Seed: uint64(i + 1), ServerSideApply: true, Nodes: 500, Pods: 500}
-		w, err := sim.New(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-		req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
+		w, env, req := benchWorld(b, sim.Config{Seed: uint64(i + 1), ServerSideApply: true, Nodes: 500, Pods: 500})
 		b.StartTimer()
 		p, err := cutover.PlanCutover(b.Context(), env, req)
 		if err != nil {
@@ -88,4 +76,17 @@ func BenchmarkInPlaceCutover1000(b *testing.B) {
 	b.ReportMetric(dereg/n, "deregister-calls/op")
 	b.ReportMetric(floorCalls/n, "deregister-floor/op")
 	b.ReportMetric(failed/n, "failed-requests/op")
+}
+
+// benchWorld builds a simulated world and the cutover's environment and
+// request on it.
+func benchWorld(b *testing.B, cfg sim.Config) (*sim.World, cutover.Env, cutover.Request) {
+	b.Helper()
+	w, err := sim.New(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
+	req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
+	return w, env, req
 }

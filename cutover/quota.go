@@ -283,15 +283,7 @@ func boundedWaves(room, kept, idle, serving, adding, floor, batch int) ([]QuotaW
 		}
 		w.Nodes = nodes
 		w.Healthy = nodes + pods
-		for pods < adding {
-			c := min(batch, adding-pods)
-			if c > free {
-				break
-			}
-			pods += c
-			free -= c
-			w.Register += c
-		}
+		pods, w.Register = fillBatches(pods, adding, free, batch)
 		w.Pods = pods
 		if w.Register == 0 {
 			return waves, false
@@ -383,15 +375,7 @@ func blueGreenWaves(room, idle, serving, adding, floor, batch int, weights []int
 		if counted {
 			w.Healthy += old
 		}
-		for pods < adding {
-			c := min(batch, adding-pods)
-			if c > free {
-				break
-			}
-			pods += c
-			free -= c
-			w.Register += c
-		}
+		pods, w.Register = fillBatches(pods, adding, free, batch)
 		w.Nodes, w.Pods = old, pods
 	}
 	w0 := QuotaWave{Deregister: idle}
@@ -452,4 +436,23 @@ func plural(n int, one string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// fillBatches is one pass of the controller over the room: it registers
+// the pod targets left of adding in whole calls of batch while each fits in
+// free, and stops at the first that does not (ELBv2 refuses a call that
+// would pass a quota whole). It returns the pod targets registered after
+// the pass, and how many the pass registered.
+func fillBatches(pods, adding, free, batch int) (int, int) {
+	registered := 0
+	for pods < adding {
+		c := min(batch, adding-pods)
+		if c > free {
+			break
+		}
+		pods += c
+		free -= c
+		registered += c
+	}
+	return pods, registered
 }

@@ -322,13 +322,7 @@ func (a *analysis) quotaFindings() []Finding {
 		if !h.Exceeded() && h.After <= h.Quota.Value {
 			continue
 		}
-		subject := "the target group"
-		switch h.Scope {
-		case ScopeNewTargetGroup:
-			subject = "the new ip target group (blue/green)"
-		case ScopeLoadBalancer:
-			subject = "load balancer " + lbName(h.ARN)
-		}
+		subject := h.subject()
 		others := ""
 		if h.Scope == ScopeLoadBalancer {
 			others = fmt.Sprintf(", of them %d in other target groups", h.Others)
@@ -385,4 +379,16 @@ func lbName(arn string) string {
 		return lb.LoadBalancerType + "/" + lb.Name
 	}
 	return arn
+}
+
+// subject names what a headroom counts: the target group, blue/green's new
+// target group, or the load balancer by name.
+func (h Headroom) subject() string {
+	switch h.Scope {
+	case ScopeNewTargetGroup:
+		return "the new ip target group (blue/green)"
+	case ScopeLoadBalancer:
+		return "load balancer " + lbName(h.ARN)
+	}
+	return "the target group"
 }

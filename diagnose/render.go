@@ -363,14 +363,7 @@ func countsLine(c TargetCounts) string {
 // headroomLine writes a headroom as one line: the scope, the quota and
 // where it comes from, the counts, the room.
 func headroomLine(h Headroom) string {
-	of := "the target group"
-	switch h.Scope {
-	case ScopeNewTargetGroup:
-		of = "the new ip target group (blue/green)"
-	case ScopeLoadBalancer:
-		of = "load balancer " + lbName(h.ARN)
-	}
-	line := fmt.Sprintf("%s: peak %d of %s %d (%s), %d now", of, h.Peak, h.Quota.Name, h.Quota.Value, h.Quota.Source, h.Now)
+	line := fmt.Sprintf("%s: peak %d of %s %d (%s), %d now", h.subject(), h.Peak, h.Quota.Name, h.Quota.Value, h.Quota.Source, h.Now)
 	if h.Scope == ScopeLoadBalancer {
 		line += fmt.Sprintf(" (%d in its other target groups)", h.Others)
 	}
