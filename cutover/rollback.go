@@ -495,8 +495,10 @@ func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, pre
 		// the pod targets go: stop before any change.
 		in := len(all) - len(missing) + fit
 		if floor := rb.st.Restore.Floor; in < min(floor, len(all)) {
-			return nil, &QuotaError{Op: RollbackRegisterNodes, TargetGroupARN: rb.tgARN,
-				Reason: fmt.Sprintf("the target group has room for %d of the %d missing node targets beside the pod targets (%d free under the plan's room of %d): with %d node targets in, fewer than the floor of %d would serve once the binding is gone; nothing was changed. Raise the quota (Plan.Quota.Rollback says to what), or scale the Service down so that the pod targets leave room", fit, len(missing), free, rb.st.Restore.QuotaRoom, in, floor)}
+			e := &QuotaError{Op: RollbackRegisterNodes, TargetGroupARN: rb.tgARN,
+				Reason: fmt.Sprintf("the target group has room for %d of the %d missing node targets beside the pod targets (%d free under the plan's room of %d): with %d node targets in, fewer than the floor of %d would serve once the binding is gone; nothing was changed. Raise the quota, or scale the Service down so that the pod targets leave room", fit, len(missing), free, rb.st.Restore.QuotaRoom, in, floor)}
+			rb.needQuota(e, rb.st.Restore.QuotaRoom-free+min(floor, len(all))-in)
+			return nil, e
 		}
 		rb.e.log.Info("registering only the node targets that fit under the quota", "fit", fit, "missing", len(missing))
 		all = slices.DeleteFunc(all, func(t TargetAddr) bool { return slices.Contains(missing[fit:], t) })

@@ -307,18 +307,25 @@ func (r *runner) quotaStop(ctx context.Context, step string, tgb *v1beta1.Target
 		reason = fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets with room free by the plan's count (%d targets of at most %d, %d draining): %d ready endpoints are not registered, and no recorded node target can go without passing the floor of %d (%d serve healthy)%s", s.count, room, v.draining, s.pending, r.st.Restore.Floor, v.servingHealthy, source)
 	}
 	e := &QuotaError{Op: step, TargetGroupARN: r.tgARN, Reason: reason, Message: msg}
-	if q := r.plan.Quota; q != nil && len(q.Headroom) > 0 {
-		// The quota that gives the least room, and what it takes to hold
-		// every target at once.
-		h := q.Headroom[0]
-		for _, x := range q.Headroom[1:] {
-			if x.Quota.Value-x.Others < h.Quota.Value-h.Others {
-				h = x
-			}
-		}
-		e.Headroom, e.Need = h, h.Others+s.count+s.pending
-	}
+	r.needQuota(e, s.count+s.pending)
 	return e
+}
+
+// needQuota names in e the quota that gives the least room (the plan's
+// count of it) and the value it needs for the target group to hold want
+// targets at once.
+func (r *runner) needQuota(e *QuotaError, want int) {
+	if r.plan == nil || r.plan.Quota == nil || len(r.plan.Quota.Headroom) == 0 {
+		return
+	}
+	q := r.plan.Quota
+	h := q.Headroom[0]
+	for _, x := range q.Headroom[1:] {
+		if x.Quota.Value-x.Others < h.Quota.Value-h.Others {
+			h = x
+		}
+	}
+	e.Headroom, e.Need = h, h.Others+want
 }
 
 // hasRemovable reports whether a recorded target could still go to make
