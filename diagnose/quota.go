@@ -101,9 +101,14 @@ func (q Quota) IncreaseHint(want int, region string) string {
 // its own, and its load balancer's (every target of every target group
 // the load balancer uses).
 type TargetQuotas struct {
-	PerTargetGroup             Quota `json:"perTargetGroup"`
+	// PerTargetGroup is Targets per Target Group per Region.
+	PerTargetGroup Quota `json:"perTargetGroup"`
+	// PerApplicationLoadBalancer is Targets per Application Load Balancer:
+	// every target of every target group the load balancer uses.
 	PerApplicationLoadBalancer Quota `json:"perApplicationLoadBalancer"`
-	PerNetworkLoadBalancer     Quota `json:"perNetworkLoadBalancer"`
+	// PerNetworkLoadBalancer is Targets per Network Load Balancer (its
+	// per-Availability-Zone quota of 500 is not counted).
+	PerNetworkLoadBalancer Quota `json:"perNetworkLoadBalancer"`
 }
 
 // DefaultTargetQuotas are AWS's documented defaults, with why Service
