@@ -400,7 +400,7 @@ func TestSimulateLimits(t *testing.T) {
 		wants []string
 	}{
 		{"one node", []string{"-nodes", "1"}, []string{"-nodes 1: want 2 to 500"}},
-		{"501 nodes", []string{"-nodes", "501"}, []string{"-nodes 501: want 2 to 500", "the largest world the simulator runs in about two minutes on two cores", quota}},
+		{"501 nodes", []string{"-nodes", "501"}, []string{"-nodes 501: want 2 to 500", "the largest world the simulator runs within the two-minute target on two cores", quota}},
 		{"no pod", []string{"-pods", "0"}, []string{"-pods 0: want 1 to 1000"}},
 		{"1001 pods", []string{"-pods", "1001"}, []string{"-pods 1001: want 1 to 1000", quota}},
 		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"-pods 2000: want 1 to 1000", quota}},
