@@ -187,9 +187,9 @@ type runner struct {
 	// heldNow and releasedNow are the nodes this run annotated and
 	// released (the disruption hold).
 	heldNow, releasedNow []string
-	// restRegistered says the rollback registered node targets once the
-	// pod targets' drain made room (register-rest).
-	restRegistered bool
+	// restRegistered counts the node targets the rollback registered once
+	// the pod targets were gone (register-rest).
+	restRegistered int
 }
 
 func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error) {

@@ -554,6 +554,10 @@ func blueGreenEstimate(p *Plan) Estimate {
 		// registered into the room to pass their checks.
 		old := newTiming(p.Request.Assumptions, p.TargetGroup.HealthCheck, p.TargetGroup.DeregistrationDelaySeconds)
 		gate := seconds(t.newTarget())
+		if q.DrainFirst {
+			e.Waits = append(e.Waits, PlannedWait{Step: StepMakeRoom, Reason: reasonDrain, Seconds: old.dereg, From: old.drainFrom()})
+			e.FloorSeconds += old.dereg
+		}
 		for _, w := range q.Waves[1:] {
 			if w.Register == 0 {
 				continue

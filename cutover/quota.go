@@ -52,7 +52,7 @@ type QuotaPlan struct {
 	Waves   []QuotaWave `json:"waves,omitempty"`
 	// DrainFirst says the first wave waits for the targets it deregisters
 	// to drain: without them the room is short of the controller's first
-	// batch (in-place).
+	// batch.
 	DrainFirst bool `json:"drainFirst,omitempty"`
 	// Assumptions are what the count rests on.
 	Assumptions []string `json:"assumptions"`
@@ -425,6 +425,9 @@ func (pl *planner) boundBlueGreen(serving int) error {
 			Reason: fmt.Sprintf("the new target group and the old one together pass the load balancer's quota, and no bounded overlap fits: the old target group keeps the floor of %d healthy targets until the first shift, which leaves the new one room for fewer than the %d pod targets its %d%% share needs", p.Floor, ceilShare(p.Floor, first), first)}
 	}
 	qp.Bounded, qp.Waves = true, waves
+	// The first wave waits for the old target group's deregistered
+	// targets to drain when the room beside it is short of the first batch.
+	qp.DrainFirst = qp.Room-oldN < min(ControllerBatch, adding)
 	qp.Rollback = fmt.Sprintf("a rollback after the first shift re-attaches the old target group beside up to %d pod targets of the new one: the load balancer's quota may refuse it; raise the quota first if a rollback must stay possible (%s)", adding, h.Quota.IncreaseHint(h.Now+adding, p.TargetGroup.Region))
 	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %s, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, plural(len(waves), "wave"), p.Floor), "rollback: "+qp.Rollback)
 	return nil

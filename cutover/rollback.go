@@ -254,12 +254,21 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 		res.FinishedAt = r.e.clock.Now()
 		res.Seconds = res.FinishedAt.Sub(res.StartedAt).Seconds()
 		if len(res.Registered) > 0 {
-			res.FloorSeconds = r.nodeTiming().newTarget().Seconds()
-			if r.restRegistered {
-				// The node targets that did not fit waited for the pod
-				// targets to drain, then for their own checks.
-				res.FloorSeconds += (r.timing().drain() + r.nodeTiming().newTarget()).Seconds()
+			// Each phase that registered node targets waits for their
+			// checks; register-rest, in-place, first for the pod targets
+			// to drain (blue/green's new target group stops counting
+			// when it is deleted).
+			var floor time.Duration
+			if len(res.Registered) > r.restRegistered {
+				floor += r.nodeTiming().newTarget()
 			}
+			if r.restRegistered > 0 {
+				floor += r.nodeTiming().newTarget()
+				if st.Strategy != string(StrategyBlueGreen) {
+					floor += r.timing().drain()
+				}
+			}
+			res.FloorSeconds = floor.Seconds()
 			res.Ratio = res.Seconds / res.FloorSeconds
 		}
 		res.Held = slices.Clone(r.heldNow[heldBefore:])

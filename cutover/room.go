@@ -377,7 +377,7 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 	}
 	wait += rb.nodeTiming().newTarget()
 	left, first := 0, len(rb.res.Registered)
-	defer func() { rb.restRegistered = rb.restRegistered || len(rb.res.Registered) > first }()
+	defer func() { rb.restRegistered += len(rb.res.Registered) - first }()
 	err := rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit, and their checks", wait, func(ctx context.Context) (bool, string, error) {
 		ns, err := nodes(ctx, rb.e.Client, nil)
 		if err != nil {
