@@ -173,19 +173,9 @@ func (a *bgSUTWatch) DeregisterTargets(ctx context.Context, in *elbv2.Deregister
 
 // deregisteredDuring sums the targets deregistered while the step ran.
 func (a *bgSUTWatch) deregisteredDuring(res *cutover.Result, step string) int {
-	st := stepResult(res, step)
-	if st == nil {
-		return 0
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := 0
-	for _, c := range a.deregs {
-		if !c.at.Before(st.StartedAt) && !c.at.After(st.FinishedAt) {
-			n += c.n
-		}
-	}
-	return n
+	return targetsDuring(a.deregs, res, step)
 }
 
 // newQuotaBlueGreen is the quota scenarios' world (20 nodes, 30 pods)

@@ -886,14 +886,19 @@ func (a *timedAPI) timeline() []string {
 
 // deregisteredDuring sums the targets deregistered while the step ran.
 func (a *timedAPI) deregisteredDuring(res *cutover.Result, step string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return targetsDuring(a.calls, res, step)
+}
+
+// targetsDuring sums the targets of the calls made while the step ran.
+func targetsDuring(calls []timedCall, res *cutover.Result, step string) int {
 	st := stepResult(res, step)
 	if st == nil {
 		return 0
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	n := 0
-	for _, c := range a.calls {
+	for _, c := range calls {
 		if !c.at.Before(st.StartedAt) && !c.at.After(st.FinishedAt) {
 			n += c.n
 		}
