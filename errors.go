@@ -30,6 +30,10 @@ var (
 	// unrecognised AWS error code. The module does not retry it (the AWS
 	// SDK's own retryer already retries connection failures).
 	ErrTransport = awserr.ErrTransport
+	// ErrNilResponse: an AWS client returned neither an answer nor an
+	// error (a broken client or fake): a typed error instead of a panic.
+	// It wraps ErrUnknown.
+	ErrNilResponse = awserr.ErrNilResponse
 	// ErrInvalidARN: an ARN is malformed or names the wrong kind of
 	// resource. ErrARNMalformed, ErrARNService and ErrARNResourceType
 	// narrow it; each wraps it.

@@ -174,7 +174,7 @@ func (a *awsReader) targetGroup(ctx context.Context, arn string, afterCreate boo
 	var out *elbv2.DescribeTargetGroupsOutput
 	err := a.call(ctx, "DescribeTargetGroups", arn, afterCreate, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{arn}})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func (a *awsReader) targetGroupByName(ctx context.Context, name string) (*elbv2t
 	var out *elbv2.DescribeTargetGroupsOutput
 	err := a.call(ctx, "DescribeTargetGroups", name, false, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{Names: []string{name}})
-		return err
+		return awserr.Answered(out, err)
 	})
 	switch {
 	case errors.Is(err, awserr.ErrNotFound):
@@ -214,7 +214,7 @@ func (a *awsReader) tags(ctx context.Context, arn string, afterCreate bool) (map
 	var out *elbv2.DescribeTagsOutput
 	err := a.call(ctx, "DescribeTags", arn, afterCreate, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{arn}})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func (a *awsReader) attributes(ctx context.Context, arn string, afterCreate bool
 	var out *elbv2.DescribeTargetGroupAttributesOutput
 	err := a.call(ctx, "DescribeTargetGroupAttributes", arn, afterCreate, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeTargetGroupAttributes(ctx, &elbv2.DescribeTargetGroupAttributesInput{TargetGroupArn: aws.String(arn)})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ func (a *awsReader) health(ctx context.Context, arn string, afterCreate bool) ([
 	var out *elbv2.DescribeTargetHealthOutput
 	err := a.call(ctx, "DescribeTargetHealth", arn, afterCreate, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ func (a *awsReader) listeners(ctx context.Context, lbARN string) ([]elbv2types.L
 		var out *elbv2.DescribeListenersOutput
 		err := a.call(ctx, "DescribeListeners", lbARN, false, func(ctx context.Context) (err error) {
 			out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), Marker: marker})
-			return err
+			return awserr.Answered(out, err)
 		})
 		if err != nil {
 			return nil, err
@@ -287,7 +287,7 @@ func (a *awsReader) listener(ctx context.Context, arn string) (*elbv2types.Liste
 	var out *elbv2.DescribeListenersOutput
 	err := a.call(ctx, "DescribeListeners", arn, false, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{ListenerArns: []string{arn}})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func (a *awsReader) rules(ctx context.Context, listenerARN string) ([]elbv2types
 		var out *elbv2.DescribeRulesOutput
 		err := a.call(ctx, "DescribeRules", listenerARN, false, func(ctx context.Context) (err error) {
 			out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(listenerARN), Marker: marker})
-			return err
+			return awserr.Answered(out, err)
 		})
 		if err != nil {
 			return nil, err
@@ -326,7 +326,7 @@ func (a *awsReader) rule(ctx context.Context, arn string) (*elbv2types.Rule, err
 	var out *elbv2.DescribeRulesOutput
 	err := a.call(ctx, "DescribeRules", arn, false, func(ctx context.Context) (err error) {
 		out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{RuleArns: []string{arn}})
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err
@@ -508,7 +508,7 @@ func (a *awsClient) createTargetGroup(ctx context.Context, in *elbv2.CreateTarge
 	var out *elbv2.CreateTargetGroupOutput
 	err := a.call(ctx, "CreateTargetGroup", aws.ToString(in.Name), false, func(ctx context.Context) (err error) {
 		out, err = a.w.CreateTargetGroup(ctx, in)
-		return err
+		return awserr.Answered(out, err)
 	})
 	if err != nil {
 		return nil, err

@@ -153,13 +153,10 @@ func (pl *planner) lbTargets(ctx context.Context, lbARN, skip string) (int, erro
 		var out *elbv2.DescribeTargetGroupsOutput
 		err := pl.aws.call(ctx, "DescribeTargetGroups", lbARN, false, func(ctx context.Context) (err error) {
 			out, err = pl.aws.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(lbARN), Marker: marker})
-			return err
+			return awserr.Answered(out, err)
 		})
 		if err != nil {
 			return 0, err
-		}
-		if out == nil {
-			return 0, &awserr.Error{Op: "DescribeTargetGroups", Resource: lbARN, Kind: awserr.ErrNotFound, Err: errors.New("nil response")}
 		}
 		tgs = append(tgs, out.TargetGroups...)
 		if aws.ToString(out.NextMarker) == "" {

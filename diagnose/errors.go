@@ -21,7 +21,7 @@ var (
 	// ErrNilResponse is the category of an AWS call that returned neither
 	// an output nor an error: a broken client. The resource is reported as
 	// not read (category nil-response); nothing dereferences the output.
-	ErrNilResponse = errors.New("nil response")
+	ErrNilResponse = awserr.ErrNilResponse
 	// ErrPanic is the category of a panic inside a worker (a client, or
 	// the analysis of one target group), recovered and reported as an error
 	// on its resource (category panic). The message carries the panic's

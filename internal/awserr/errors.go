@@ -43,6 +43,9 @@ var (
 	// SDK's standard retryer already retries connection failures, and a
 	// request whose response was lost may have taken effect.
 	ErrTransport error = &narrowCategory{msg: "transport failure", broad: ErrUnknown}
+	// ErrNilResponse: the SDK call returned neither an output nor an error
+	// (a broken client or fake). It narrows ErrUnknown.
+	ErrNilResponse error = &narrowCategory{msg: "nil response", broad: ErrUnknown}
 )
 
 // narrowCategory is a sentinel that narrows a broader one: errors.Is on the
@@ -160,6 +163,9 @@ func Classify(op, resource string, err error) error {
 // kindOf finds the sentinel for err: first the SDK's typed exceptions, then
 // the smithy API error code. It never inspects the message text.
 func kindOf(err error) (string, error) {
+	if errors.Is(err, ErrNilResponse) {
+		return "", ErrNilResponse
+	}
 	typed := []struct {
 		target any
 		kind   error
@@ -247,4 +253,13 @@ func Code(err error) string {
 		return api.ErrorCode()
 	}
 	return ""
+}
+
+// Answered returns err, or [ErrNilResponse] when the call returned neither
+// an output nor an error: reading the nil output would panic the caller.
+func Answered[T any](out *T, err error) error {
+	if err == nil && out == nil {
+		return ErrNilResponse
+	}
+	return err
 }
