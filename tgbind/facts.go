@@ -57,7 +57,7 @@ func canonicalIP(s string) string {
 // know it (the error then unwraps to awserr.ErrNotFound).
 func (b *Binder) describeTargetGroup(ctx context.Context, arn string) (*elbv2types.TargetGroup, error) {
 	out, err := b.elb.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{arn}})
-	if err != nil {
+	if err := awserr.Answered(out, err); err != nil {
 		return nil, awserr.Classify("DescribeTargetGroups", arn, err)
 	}
 	for i := range out.TargetGroups {
@@ -72,7 +72,7 @@ func (b *Binder) describeTargetGroup(ctx context.Context, arn string) (*elbv2typ
 // targetHealth returns every registered target of the target group.
 func (b *Binder) targetHealth(ctx context.Context, arn string) ([]elbv2types.TargetHealthDescription, error) {
 	out, err := b.elb.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-	if err != nil {
+	if err := awserr.Answered(out, err); err != nil {
 		return nil, awserr.Classify("DescribeTargetHealth", arn, err)
 	}
 	return out.TargetHealthDescriptions, nil
@@ -89,7 +89,7 @@ func (b *Binder) loadBalancers(ctx context.Context, tg *elbv2types.TargetGroup) 
 	var out []LoadBalancerInfo
 	for batch := range slices.Chunk(arns, loadBalancerBatch) {
 		res, err := b.elb.DescribeLoadBalancers(ctx, &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: batch})
-		if err != nil {
+		if err := awserr.Answered(res, err); err != nil {
 			return nil, awserr.Classify("DescribeLoadBalancers", batch[0], err)
 		}
 		for _, lb := range res.LoadBalancers {
