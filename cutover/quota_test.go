@@ -917,3 +917,48 @@ func stepResult(res *cutover.Result, id string) *cutover.StepResult {
 	}
 	return nil
 }
+
+// TestQuotaRollbackRefused: after a bounded cutover of 250 pods under a
+// target group quota of 260, no floor of node targets fits beside the pod
+// targets. Rollback stops with a *QuotaError that names the quota and the
+// value to request, before any change: the targets, the binding and the
+// mutating calls are as they were.
+func TestQuotaRollbackRefused(t *testing.T) {
+	t.Parallel()
+	s, _ := newQuotaScenarioPods(t, 360, elbv2model.Quotas{TargetsPerTargetGroup: 260}, 250)
+	p := s.plan(nil)
+	if q := p.Quota; q == nil || !q.Bounded || !strings.Contains(q.Rollback, "below the floor") {
+		t.Fatalf("plan's quota %+v: want a bounded overlap whose rollback has no room for the floor", q)
+	}
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
+	if err != nil || !res.Completed {
+		t.Fatalf("Execute: %+v, %v", res, err)
+	}
+	targets := func() []string {
+		var out []string
+		for _, v := range s.w.Model().Targets(p.TargetGroup.ARN) {
+			out = append(out, fmt.Sprintf("%s:%d", v.ID, v.Port))
+		}
+		slices.Sort(out)
+		return out
+	}
+	before, calls := targets(), len(s.w.ELBv2().Calls())
+	rb, err := cutover.Rollback(t.Context(), s.env, p)
+	var qe *cutover.QuotaError
+	if !errors.As(err, &qe) || !cutover.IsQuota(err) || qe.Need <= 260 || !strings.Contains(qe.Hint(), "L-A0D0B863") {
+		t.Fatalf("Rollback: %+v, %v: want a *QuotaError naming L-A0D0B863 and a value over 260", rb, err)
+	}
+	if d := cmp.Diff(before, targets()); d != "" {
+		t.Errorf("the target group changed (-before +after):\n%s", d)
+	}
+	for _, c := range s.w.ELBv2().Calls()[calls:] {
+		if !strings.HasPrefix(c.Op, "Describe") {
+			t.Errorf("the refused rollback made the call %s", c.Op)
+		}
+	}
+	var tgb v1beta1.TargetGroupBinding
+	if err := s.w.Client().Get(t.Context(), types.NamespacedName{Namespace: p.Binding.Namespace, Name: p.Binding.Name}, &tgb); err != nil || !tgb.DeletionTimestamp.IsZero() {
+		t.Errorf("the binding: %v, deleting %v: want it in place", err, tgb.DeletionTimestamp)
+	}
+	t.Logf("refused: %v", err)
+}
