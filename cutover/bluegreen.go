@@ -318,7 +318,7 @@ func (r *runner) newHealthy(ctx context.Context, step string, w, at int32) error
 			return false, "", err
 		}
 		if room != nil {
-			old, s, err := r.bgRoom(ctx, v, tgb, room.room)
+			old, s, err := r.bgRoom(ctx, v, room.room)
 			if err != nil {
 				return false, "", err
 			}

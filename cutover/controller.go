@@ -200,22 +200,10 @@ func (w *controllerWatch) check(ctx context.Context, r *runner, tgb *v1beta1.Tar
 // the binding since t: their reasons, most recent first, and the most
 // recent message.
 func (r *runner) controllerWarnings(ctx context.Context, tgb *v1beta1.TargetGroupBinding, since time.Time) ([]string, string, error) {
-	var evs corev1.EventList
-	if err := r.e.Client.List(ctx, &evs, client.InNamespace(tgb.Namespace)); err != nil {
-		return nil, "", fmt.Errorf("list events of binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	mine, err := r.bindingEvents(ctx, tgb, since, func(ev corev1.Event) bool { return ev.Type == corev1.EventTypeWarning })
+	if err != nil {
+		return nil, "", err
 	}
-	var mine []corev1.Event
-	for _, ev := range evs.Items {
-		io := ev.InvolvedObject
-		if ev.Type != corev1.EventTypeWarning || io.Kind != v1beta1.Kind || io.Name != tgb.Name || (io.UID != "" && io.UID != tgb.UID) {
-			continue
-		}
-		if eventTime(ev).Before(since) {
-			continue
-		}
-		mine = append(mine, ev)
-	}
-	slices.SortStableFunc(mine, func(a, b corev1.Event) int { return eventTime(b).Compare(eventTime(a)) })
 	var reasons []string
 	for _, ev := range mine {
 		if !slices.Contains(reasons, ev.Reason) {
@@ -227,6 +215,25 @@ func (r *runner) controllerWarnings(ctx context.Context, tgb *v1beta1.TargetGrou
 		msg = mine[0].Message
 	}
 	return reasons, msg, nil
+}
+
+// bindingEvents lists the Events on the binding since t that keep
+// accepts, most recent first.
+func (r *runner) bindingEvents(ctx context.Context, tgb *v1beta1.TargetGroupBinding, since time.Time, keep func(corev1.Event) bool) ([]corev1.Event, error) {
+	var evs corev1.EventList
+	if err := r.e.Client.List(ctx, &evs, client.InNamespace(tgb.Namespace)); err != nil {
+		return nil, fmt.Errorf("list events of binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	}
+	var mine []corev1.Event
+	for _, ev := range evs.Items {
+		io := ev.InvolvedObject
+		if io.Kind != v1beta1.Kind || io.Name != tgb.Name || (io.UID != "" && io.UID != tgb.UID) || eventTime(ev).Before(since) || !keep(ev) {
+			continue
+		}
+		mine = append(mine, ev)
+	}
+	slices.SortStableFunc(mine, func(a, b corev1.Event) int { return eventTime(b).Compare(eventTime(a)) })
+	return mine, nil
 }
 
 // eventTime is when an Event last happened: its series' or its last

@@ -328,7 +328,7 @@ func (r *runner) gate(ctx context.Context) error {
 		ctl.blocked = false
 		switch {
 		case room != nil && r.plan.Strategy == StrategyBlueGreen:
-			old, s, err := r.bgRoom(ctx, v, tgb, room.room)
+			old, s, err := r.bgRoom(ctx, v, room.room)
 			if err != nil {
 				return false, "", err
 			}

@@ -220,7 +220,7 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 	if pl.e.ServiceQuotas != nil {
 		p.Reads = append(p.Reads, "servicequotas:GetServiceQuota,GetAWSDefaultServiceQuota (elasticloadbalancing)")
 	}
-	if qp.Source != "read through Service Quotas" {
+	if !q.AllRead() {
 		p.Warnings = append(p.Warnings, "ELBv2 quotas: "+qp.Source)
 	}
 	for _, h := range qp.Headroom {

@@ -74,7 +74,7 @@ func (r *runner) makeRoom(ctx context.Context) error {
 	}
 	look := func(ctx context.Context) (*view, roomState, error) {
 		if r.plan.Strategy == StrategyBlueGreen {
-			return r.bgRoom(ctx, nil, nil, room)
+			return r.bgRoom(ctx, nil, room)
 		}
 		v, err := r.observe(ctx, r.tgARN, r.plan.Binding.Object.DeepCopy(), "ip", r.plan.TargetGroup.VPCID)
 		if err != nil {
@@ -114,7 +114,7 @@ func (r *runner) makeRoom(ctx context.Context) error {
 // bgRoom observes the old target group (blue/green), with the snapshot of
 // nv, the new one's observation (nil before the binding: every ready
 // endpoint of the plan is then pending), and counts the two together.
-func (r *runner) bgRoom(ctx context.Context, nv *view, _ *v1beta1.TargetGroupBinding, room int) (*view, roomState, error) {
+func (r *runner) bgRoom(ctx context.Context, nv *view, room int) (*view, roomState, error) {
 	var snap *diagnose.Snapshot
 	if nv != nil {
 		snap = nv.snap
@@ -216,24 +216,13 @@ func (r *runner) nudge(ctx context.Context, tgb *v1beta1.TargetGroupBinding) err
 // failed call's error there and nowhere else, and the code is ELBv2's
 // stable identifier, not prose.
 func (r *runner) quotaRefusal(ctx context.Context, tgb *v1beta1.TargetGroupBinding, since time.Time) (string, error) {
-	var evs corev1.EventList
-	if err := r.e.Client.List(ctx, &evs, client.InNamespace(tgb.Namespace)); err != nil {
-		return "", fmt.Errorf("list events of binding %s/%s: %w", tgb.Namespace, tgb.Name, err)
+	evs, err := r.bindingEvents(ctx, tgb, since, func(ev corev1.Event) bool {
+		return ev.Reason == EventFailedReconcile && strings.Contains(ev.Message, "TooManyTargets")
+	})
+	if err != nil || len(evs) == 0 {
+		return "", err
 	}
-	var last corev1.Event
-	for _, ev := range evs.Items {
-		io := ev.InvolvedObject
-		if ev.Reason != EventFailedReconcile || io.Kind != v1beta1.Kind || io.Name != tgb.Name || (io.UID != "" && io.UID != tgb.UID) {
-			continue
-		}
-		if eventTime(ev).Before(since) || !strings.Contains(ev.Message, "TooManyTargets") {
-			continue
-		}
-		if last.Message == "" || eventTime(ev).After(eventTime(last)) {
-			last = ev
-		}
-	}
-	return last.Message, nil
+	return evs[0].Message, nil
 }
 
 // roomWatch drives a bounded overlap during the gate: each observation
@@ -299,7 +288,7 @@ func (r *runner) quotaStop(ctx context.Context, step string, tgb *v1beta1.Target
 	room, bounded := r.bounded()
 	s := roomOf(v, room)
 	source := ""
-	if q := r.plan.Quota; q != nil && q.Source != "read through Service Quotas" {
+	if q := r.plan.Quota; q != nil && !q.Quotas.AllRead() {
 		source = "; the plan counted against " + q.Source
 	}
 	reason := fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets: %d ready endpoints are not registered beside %d targets, and the plan did not bound the overlap (its count fit the quotas at plan time: another target group of the load balancer, or the Service, grew since, or a quota is lower than counted%s)", s.pending, s.count, source)

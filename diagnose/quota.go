@@ -233,17 +233,26 @@ func (q TargetQuotas) ForLoadBalancer(lbARN string) (Quota, bool) {
 	return Quota{}, false
 }
 
-// Sourced says in one line where the quotas come from.
-func (q TargetQuotas) Sourced() string {
-	all := []Quota{q.PerTargetGroup, q.PerApplicationLoadBalancer, q.PerNetworkLoadBalancer}
-	read := 0
-	for _, x := range all {
+// read counts the quotas read through Service Quotas, of all.
+func (q TargetQuotas) read() (read, all int) {
+	for _, x := range []Quota{q.PerTargetGroup, q.PerApplicationLoadBalancer, q.PerNetworkLoadBalancer} {
+		all++
 		if x.Source != QuotaDocumentedDefault {
 			read++
 		}
 	}
+	return read, all
+}
+
+// AllRead reports whether every quota was read through Service Quotas
+// (none is a documented default).
+func (q TargetQuotas) AllRead() bool { read, all := q.read(); return read == all }
+
+// Sourced says in one line where the quotas come from.
+func (q TargetQuotas) Sourced() string {
+	read, all := q.read()
 	switch {
-	case read == len(all):
+	case read == all:
 		return "read through Service Quotas"
 	case read == 0 && q.PerTargetGroup.Note == NoServiceQuotas:
 		return "AWS's documented defaults: Service Quotas was not read (no client given); an account whose quotas were raised has more"
