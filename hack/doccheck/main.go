@@ -17,7 +17,7 @@ func main() {
 	if len(os.Args) > 1 {
 		root = os.Args[1]
 	}
-	var missing []string
+	var missing, broken []string
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -25,7 +25,7 @@ func main() {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "vendor") {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "vendor" || name == "hack") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -33,11 +33,19 @@ func main() {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		if ast.IsGenerated(f) || f.Name.Name == "main" {
+		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		broken = append(broken, house(fset, filepath.ToSlash(path), f, src)...)
+		if f.Name.Name == "main" {
 			return nil
 		}
 		missing = append(missing, check(fset, f)...)
@@ -51,11 +59,15 @@ func main() {
 	for _, m := range missing {
 		fmt.Println(m)
 	}
-	if len(missing) > 0 {
-		fmt.Fprintf(os.Stderr, "doccheck: %d exported identifiers without a doc comment\n", len(missing))
+	sort.Strings(broken)
+	for _, b := range broken {
+		fmt.Println(b)
+	}
+	if len(missing) > 0 || len(broken) > 0 {
+		fmt.Fprintf(os.Stderr, "doccheck: %d exported identifiers without a doc comment, %d breaks of the house rules (ARCHITECTURE.md)\n", len(missing), len(broken))
 		os.Exit(1)
 	}
-	fmt.Println("doccheck: every exported identifier has a doc comment")
+	fmt.Println("doccheck: every exported identifier has a doc comment; every file keeps the house rules")
 }
 
 func check(fset *token.FileSet, f *ast.File) []string {
