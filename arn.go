@@ -1,5 +1,9 @@
 package tgmigrate
 
+// arn.go: the ARN vocabulary every package speaks: ARN, ARNError and
+// ARNPart (aliases of internal/awserr's), and ParseTargetGroupARN and
+// ParseLoadBalancerARN, which reject a bad ARN before any call.
+
 import "github.com/qstools/tgmigrate/internal/awserr"
 
 // ARN is a parsed Elastic Load Balancing ARN (a target group or a load

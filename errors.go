@@ -1,5 +1,9 @@
 package tgmigrate
 
+// errors.go: the error sentinels the module's errors unwrap to (ErrNotFound,
+// ErrThrottled, ErrTransport, the ARN categories and the rest), re-exported
+// from internal/awserr.
+
 import "github.com/qstools/tgmigrate/internal/awserr"
 
 // Categories of AWS failure. Errors returned by this module's packages unwrap

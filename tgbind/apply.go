@@ -1,5 +1,10 @@
 package tgbind
 
+// apply.go: Apply, which runs the preflight and then server-side applies the
+// binding, and the preflight's dry run: the server-side apply with
+// dryRun=All, the webhooks a refusal may name, and checkDropped, which
+// catches a CRD that silently drops multiClusterTargetGroup.
+
 import (
 	"context"
 	"errors"

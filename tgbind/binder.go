@@ -1,5 +1,9 @@
 package tgbind
 
+// binder.go: Binder and New, its Options (the AWS and cluster clients, the
+// VPC source, clock and logger), Discoverer, and the call options WithForce,
+// WithDryRun and WithLoadBalancerSecurityGroups.
+
 import (
 	"context"
 	"errors"

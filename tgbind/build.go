@@ -1,5 +1,9 @@
 package tgbind
 
+// build.go: Build, which turns a (target group, Service) pair into a
+// TargetGroupBinding after reading both and checking they fit, and what it
+// decides on the way: multi-cluster mode, ingress security groups, labels.
+
 import (
 	"context"
 	"errors"

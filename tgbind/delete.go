@@ -1,5 +1,9 @@
 package tgbind
 
+// delete.go: Delete, which deletes a binding tgmigrate owns, conditional on
+// the UID and resourceVersion it checked, and warns what the LBC does to the
+// targets next.
+
 import (
 	"context"
 	"errors"

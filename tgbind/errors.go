@@ -1,5 +1,9 @@
 package tgbind
 
+// errors.go: the sentinels (one per preflight check), the error types
+// FieldError, ValidationError, ConflictError, WebhookUnavailableError and
+// WaitTimeoutError, and the IsX helpers.
+
 import (
 	"encoding/json"
 	"errors"

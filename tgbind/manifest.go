@@ -1,5 +1,8 @@
 package tgbind
 
+// manifest.go: Manifest and Binding.Manifest, which render bindings as YAML
+// for a GitOps repository instead of applying them.
+
 import (
 	"bytes"
 	"errors"

@@ -1,5 +1,8 @@
 package tgbind
 
+// name.go: Name, the deterministic DNS-1123 name of a binding derived from
+// its Service, port and target group, and MaxNameLength.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"

@@ -1,5 +1,9 @@
 package tgbind
 
+// refusal.go: classify, the one reader of the API server's refusals of the
+// dry run and the apply: it sorts them by the Status's reason, code and
+// causes (never the message), and tells a known webhook's refusal by its name.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,9 @@
 package tgbind
 
+// types.go: the package's plain data: Request, Binding and what it records,
+// Preflight and Check, ApplyResult, DeleteResult and TargetState, with the
+// ownership marks, the field manager and the JSON versions.
+
 import (
 	"encoding/json"
 	"fmt"

@@ -1,5 +1,9 @@
 package tgbind
 
+// validate.go: Validate and the preflight: the Check* IDs in the order they
+// run, the checker that records each outcome, and the check functions (the
+// dry run's is apply.go's).
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,8 @@
 package tgbind
 
+// wait.go: Wait, which polls on the Binder's clock until every ready
+// endpoint is a healthy target, Observe (one look), and the WaitOptions.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,8 @@
 package main
 
+// bind.go: the bind subcommand: build a TargetGroupBinding with tgbind and
+// print its manifest, or apply it (a dry run unless --yes) and wait.
+
 import (
 	"fmt"
 	"strings"

@@ -1,5 +1,10 @@
 package main
 
+// cloud.go: the AWS and cluster side of the subcommands: the AWS flags and
+// their accounts (the profile's credentials, and one account per
+// --assume-role), the kubeconfig's rest.Config, and the cluster's client
+// and discovery.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,8 @@
 package main
 
+// diagnose.go: the diagnose subcommand: its flags, the diagnose.Scope they
+// make, the run and the report's printing, and --fail-on.
+
 import (
 	"fmt"
 	"strings"

@@ -1,5 +1,9 @@
 package main
 
+// exit.go: the exit codes, the errors that carry them (usageError,
+// findingsError, failedError) and exitCode, which prints an error as one
+// line on stderr.
+
 import (
 	"errors"
 	"fmt"

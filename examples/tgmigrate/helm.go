@@ -1,5 +1,8 @@
 package main
 
+// helm.go: the helm check and helm fix subcommands on helmgov, their flags,
+// and the kinds a cluster serves (--cluster, through discovery).
+
 import (
 	"context"
 	"fmt"

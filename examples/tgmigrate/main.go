@@ -1,5 +1,8 @@
 package main
 
+// main.go: main, which runs the command line under a context that SIGINT and
+// SIGTERM cancel, and exits with run's code.
+
 import (
 	"context"
 	"os"

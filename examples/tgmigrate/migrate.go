@@ -1,5 +1,9 @@
 package main
 
+// migrate.go: the plan, execute and rollback subcommands: their flags, the
+// cutover.Env, the preconditions, the confirmation, the progress on stderr,
+// and the command line that resumes or rolls back an interrupted run.
+
 import (
 	"bufio"
 	"context"

@@ -1,5 +1,9 @@
 package main
 
+// root.go: app (the I/O, global flags and logger every subcommand shares),
+// run, the root command, wrapRun's exit-code marking, and the helpers:
+// logger, TTY test, JSON printing, single-dash flag normalisation.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,9 @@
 package main
 
+// simulate.go: the simulate subcommand: its flags, strategies, scenarios
+// and timing knobs, and the world, pod settings and cutover request of one
+// run.
+
 import (
 	"context"
 	"fmt"

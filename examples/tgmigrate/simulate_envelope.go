@@ -1,5 +1,9 @@
 package main
 
+// simulate_envelope.go: simulate -envelope: every strategy over package
+// timing's grid and its sensitivity rows, run on every core, and the
+// report's tables.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,9 @@
 package main
 
+// simulate_report.go: runSimulate, which runs what the flags ask and
+// reports it: the JSON report, the side-by-side table, and the exit status
+// of a failed run of phased.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,9 @@
 package main
 
+// simulate_run.go: one strategy's run and what it measures: simRun,
+// simOutcome and its windows, runPhased, and the world's counts (ghosts,
+// replaced nodes) the rows report.
+
 import (
 	"context"
 	"errors"

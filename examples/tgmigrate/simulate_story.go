@@ -1,5 +1,9 @@
 package main
 
+// simulate_story.go: simulateStory, the story simulate tells in text
+// (churn, diagnose, plan, execute, verify, in one world), and the
+// abridging of a plan's long target lists.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,9 @@
 package awserr
 
+// arn.go: ARN parsing: ARN, ARNError and ARNPart, the ARN failure categories,
+// ParseTargetGroupARN, ParseLoadBalancerARN, ARN.Expect and
+// ValidTargetGroupName.
+
 import (
 	"errors"
 	"fmt"

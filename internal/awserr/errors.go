@@ -1,5 +1,8 @@
 package awserr
 
+// errors.go: the sentinel categories of AWS failure, Classify (an SDK error
+// to an *Error that unwraps to one of them), IsRetryable, Code and Answered.
+
 import (
 	"context"
 	"errors"

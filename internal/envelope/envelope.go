@@ -15,6 +15,10 @@
 // proves are the same numbers.
 package envelope
 
+// envelope.go: Assumptions (the AWS timings a plan is made under), their
+// bounds and defaults, their validation (ErrInvalid, InvalidError), the safe
+// pod settings SafePreStop and SafeTerminationGracePeriod, and their JSON.
+
 import (
 	"bytes"
 	"encoding/json"

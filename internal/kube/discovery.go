@@ -1,5 +1,10 @@
 package kube
 
+// discovery.go: TargetGroupBindingInstalled (is the CRD served, through
+// Discoverer), and Webhook with TargetGroupBindingWebhooks and
+// TargetGroupBindingMutatingWebhooks (which admission webhooks cover a
+// binding's create).
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package retry
 
+// retry.go: Do and Poll, their Policy and options, GaveUpError, and the
+// timer that runs backoff/v4 on a k8s.io/utils/clock.
+
 import (
 	"context"
 	"errors"

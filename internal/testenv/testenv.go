@@ -1,5 +1,9 @@
 package testenv
 
+// testenv.go: Env, a kube-apiserver and etcd under envtest with the
+// TargetGroupBinding CRD installed: Binaries, New, Start (one per test),
+// Namespace and Stop.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,9 @@
 package vclock
 
+// clock.go: Clock, its event queue and scheduling (At, AfterEvent, Every,
+// Advance, RunUntil), and the k8s.io/utils/clock timers and tickers that
+// advance virtual time when code under test waits on them.
+
 import (
 	"container/heap"
 	"fmt"

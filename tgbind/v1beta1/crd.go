@@ -1,5 +1,8 @@
 package v1beta1
 
+// crd.go: the TargetGroupBinding CRD that controller-gen generated, embedded,
+// and CRDYAML and CRD, which return it as YAML or parsed.
+
 import (
 	_ "embed"
 	"fmt"

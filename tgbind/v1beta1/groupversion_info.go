@@ -1,5 +1,8 @@
 package v1beta1
 
+// groupversion_info.go: GroupVersion (elbv2.k8s.aws/v1beta1), Kind,
+// Resource, and the SchemeBuilder and AddToScheme that register the types.
+
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"

@@ -1,5 +1,9 @@
 package v1beta1
 
+// targetgroupbinding_types.go: TargetGroupBinding, its spec (target type,
+// service reference, networking, multi-cluster mode) and status, with the
+// kubebuilder markers the CRD is generated from.
+
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
