@@ -7,6 +7,20 @@
 // The ALB, its listeners and the API Gateway routes stay as they are: the
 // existing target group is handed to the LBC, not recreated.
 //
+// # Files
+//
+//   - doc.go: this comment: the package's files, its packages and seams.
+//   - arn.go: [ARN], [ARNError], [ARNPart], [ParseTargetGroupARN] and
+//     [ParseLoadBalancerARN].
+//   - elbv2.go: ELBv2ReadAPI and ELBv2API: the read-only and read-write
+//     ELBv2 interfaces every package takes.
+//   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
+//
+// Tests: arn_example_test.go (the example), errors_test.go.
+//
+// ARCHITECTURE.md, at the repository root, is the map of the house: what
+// each package is for, which way data flows, and where a thing lives.
+//
 // # Packages, in the order a user calls them
 //
 //  1. [github.com/qstools/tgmigrate/diagnose]: read-only. Finds ghost

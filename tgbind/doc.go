@@ -9,6 +9,31 @@
 // only; its [ELBv2API] is read-only (Describe* calls), so it cannot change
 // AWS by construction.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - api.go: [ELBv2API], the read-only part of ELBv2 that tgbind calls.
+//   - binder.go: [Binder], [Options], [New], [Discoverer] and the call
+//     options ([WithForce], [WithDryRun], [WithLoadBalancerSecurityGroups]).
+//   - types.go: the plain data: [Request], [Binding], [Preflight],
+//     [TargetState], [ApplyResult], [DeleteResult]; the ownership marks.
+//   - name.go: [Name], the deterministic binding name.
+//   - facts.go: the reads (AWS, Service, EndpointSlices, bindings, nodes).
+//   - build.go: [Binder.Build], the binding derived from the target group and
+//     the Service, multi-cluster mode and security groups decided.
+//   - validate.go: [Binder.Validate], the Check* IDs and the preflight checks.
+//   - apply.go: [Binder.Apply], and the preflight's server-side dry run.
+//   - refusal.go: the classification of the API server's refusals.
+//   - delete.go: [Binder.Delete].
+//   - manifest.go: [Manifest] and [Binding.Manifest], YAML for GitOps.
+//   - wait.go: [Binder.Wait], [Binder.Observe] and Wait's options ([WaitOption]).
+//   - errors.go: the sentinels, the error types and the IsX helpers.
+//
+// Tests: example_test.go (the examples); unit tests named for the file they
+// test; the envtest tier (tgbind_integration_test.go,
+// webhook_integration_test.go); wire_test.go (the suites again through the
+// real AWS SDK client).
+//
 // # Calls, in order
 //
 //	b, _ := tgbind.New(tgbind.Options{ELBv2: elb, Reader: kc, Writer: kc, Discovery: dc})
@@ -140,14 +165,4 @@
 // Elb.InitialHealthChecking: 3) and the other targets (the node targets that
 // cutover deregisters afterwards). [WithTimeout] gives up on the same clock
 // with a *[WaitTimeoutError].
-//
-// # Files
-//
-//   - types.go: [Request], [Binding], [Preflight], [TargetState], results.
-//   - binder.go: [Options], [New], the call options.
-//   - name.go: [Name], the deterministic binding name.
-//   - facts.go: the reads (AWS, Service, EndpointSlices, bindings, nodes).
-//   - build.go, validate.go, apply.go, delete.go, manifest.go, wait.go: one
-//     role each. errors.go: sentinels, error types, IsX helpers.
-//   - refusal.go: the classification of the API server's refusals.
 package tgbind

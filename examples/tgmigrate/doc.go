@@ -1,6 +1,28 @@
 // Command tgmigrate is the command-line face of the tgmigrate SDK, built on
 // its public packages: read it as an example of embedding them.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - main.go: main, on a context that SIGINT and SIGTERM cancel.
+//   - root.go: the root command, its global flags and the helpers they share.
+//   - exit.go: the exit codes and the errors that carry them.
+//   - cloud.go: the AWS accounts and the cluster client, from the flags.
+//   - diagnose.go: diagnose.
+//   - migrate.go: plan, execute and rollback.
+//   - bind.go: bind.
+//   - helm.go: helm check and helm fix.
+//   - simulate.go: simulate: its flags and the world of one run.
+//   - simulate_story.go: the story simulate tells in text.
+//   - simulate_run.go: one strategy's run and what it measures.
+//   - simulate_report.go: the run of simulate, its JSON report and tables.
+//   - simulate_envelope.go: simulate -envelope.
+//   - simulate_faults.go: simulate -scenario controller-faults.
+//
+// Tests: main_test.go (the command in-process), readme_test.go (the
+// README's transcripts), one _test.go per subcommand or concern, and
+// helm_cluster_integration_test.go on envtest.
+//
 // # Subcommands
 //
 //   - diagnose: read-only; ghost targets, static node targets, owners and

@@ -2,6 +2,16 @@
 // ELBv2 and EC2 errors into the project's sentinel categories and parses
 // load-balancer and target-group ARNs.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - errors.go: the sentinel categories, [Classify] and its [*Error],
+//     [IsRetryable], [Code] and [Answered].
+//   - arn.go: [ARN], [ARNError], [ARNPart], the ARN categories,
+//     [ParseTargetGroupARN], [ParseLoadBalancerARN] and [ARN.Expect].
+//
+// Tests: example_test.go (the example), errors_test.go, arn_test.go.
+//
 // # Errors
 //
 // [Classify] maps an error returned by the AWS SDK onto a sentinel such as

@@ -4,4 +4,14 @@
 // LBC's validating webhook registered?", "which mutating webhooks does the
 // API server call for a binding?"). Loading a kubeconfig is the
 // caller's: client-go's clientcmd loading rules, as examples/tgmigrate does.
+//
+// # Files
+//
+//   - doc.go: this comment.
+//   - discovery.go: [Discoverer] and [TargetGroupBindingInstalled] (is the
+//     CRD served), [Webhook] and the webhook listings
+//     ([TargetGroupBindingWebhooks], [TargetGroupBindingMutatingWebhooks]).
+//   - service.go: the one Service getter and Service port lookup.
+//
+// Tests: discovery_test.go.
 package kube

@@ -2,6 +2,14 @@
 // an injected k8s.io/utils/clock, so that the same code runs on real time in
 // production and on internal/vclock's virtual time in simulations.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - retry.go: [Do], [Poll], [Policy], [GaveUpError] and the options, and
+//     the timer that runs backoff/v4 on a k8s.io/utils/clock.
+//
+// Tests: example_test.go (the example), retry_test.go.
+//
 // # Calls
 //
 //   - [Do] retries an operation while its error is retryable (by default:

@@ -2,6 +2,13 @@
 // integration tier (build tag integration) through controller-runtime's
 // envtest, with the TargetGroupBinding CRD installed.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - testenv.go: [Env], [New], [Start], [Binaries] and [Env.Namespace].
+//
+// Tests: example_test.go (the example).
+//
 // # Binaries
 //
 // Neither binary can be downloaded on the project's machines, so `make test`

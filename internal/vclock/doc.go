@@ -2,6 +2,14 @@
 // simulations run on. Nothing sleeps for real: a 30-minute scenario runs in a
 // fraction of a second of CPU, and the same inputs give the same timeline.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - clock.go: [Clock], its event queue and scheduling, and its
+//     k8s.io/utils/clock timers and tickers.
+//
+// Tests: example_test.go (the example), clock_test.go.
+//
 // # Model
 //
 // A [Clock] holds the virtual time and a queue of scheduled events (the
