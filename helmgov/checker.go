@@ -10,6 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// This file holds [Checker] and [Options]: what a check is configured with,
+// and [ServedKindsFromDiscovery].
+
 // Options configures a [Checker]. The zero value checks with every rule at
 // its default severity.
 type Options struct {

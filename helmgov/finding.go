@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds what a check returns: [Result], [Finding], [Change] (a fix
+// on the rendered object) and [Notice].
+
 // Finding is one rule violation on one object.
 type Finding struct {
 	// Rule is the rule's ID.

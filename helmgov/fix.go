@@ -10,6 +10,10 @@ import (
 	"strings"
 )
 
+// This file holds [Checker.Fix] and its fix-and-prove loop: each fix written
+// into the scratch copy by the first route that holds, re-rendered, re-
+// checked, and kept or taken back.
+
 const defaultFixRounds = 4
 
 // Fix writes the fixes of the chart's findings into its sources, by the

@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds the options of [Checker.Fix] ([FixOption] and the With*
+// functions).
+
 // FixOption changes what [Checker.Fix] does.
 type FixOption func(*fixConfig)
 

@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds what [Checker.Fix] returns: [FixResult], and the fixes
+// applied, skipped and dropped, and the files changed.
+
 // FixHow says what kind of edit a fix made.
 type FixHow string
 

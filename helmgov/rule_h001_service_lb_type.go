@@ -1,6 +1,6 @@
 package helmgov
 
-// File role: rule TGM-H001, a LoadBalancer Service is the LBC's (type
+// This file holds rule TGM-H001, a LoadBalancer Service is the LBC's (type
 // external): its ID, documentation, check and fix.
 
 // RuleServiceLBType: a LoadBalancer Service is the LBC's (type external).

@@ -1,6 +1,6 @@
 package helmgov
 
-// File role: rule TGM-H002, a LoadBalancer Service has nlb-target-type ip:
+// This file holds rule TGM-H002, a LoadBalancer Service has nlb-target-type ip:
 // its ID, documentation, check and fix.
 
 // RuleServiceTargetType: a LoadBalancer Service has nlb-target-type ip.

@@ -1,6 +1,6 @@
 package helmgov
 
-// File role: rule TGM-H003, an ALB Ingress, and any Service that overrides
+// This file holds rule TGM-H003, an ALB Ingress, and any Service that overrides
 // it, has target-type ip: its ID, documentation, check and fix.
 
 // RuleIngressTargetType: an ALB Ingress, and Services overriding it, have target-type ip.

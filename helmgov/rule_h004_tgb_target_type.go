@@ -2,7 +2,7 @@ package helmgov
 
 import "github.com/qstools/tgmigrate/tgbind/v1beta1"
 
-// File role: rule TGM-H004, a TargetGroupBinding has targetType ip: its ID,
+// This file holds rule TGM-H004, a TargetGroupBinding has targetType ip: its ID,
 // documentation, check and fix (only where the field is missing).
 
 // RuleTGBTargetType: a TargetGroupBinding has targetType ip.

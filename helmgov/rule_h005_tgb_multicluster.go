@@ -1,6 +1,6 @@
 package helmgov
 
-// File role: rule TGM-H005, a TargetGroupBinding that adopts a target group
+// This file holds rule TGM-H005, a TargetGroupBinding that adopts a target group
 // has multiClusterTargetGroup true: its ID, documentation, check and fix.
 
 // RuleTGBMultiCluster: a TargetGroupBinding has multiClusterTargetGroup true.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// File role: rule TGM-H006, health-check port annotations point at the
+// This file holds rule TGM-H006, health-check port annotations point at the
 // traffic port, never at a NodePort: its ID, documentation, the NodePorts it
 // reads, its check and fix.
 

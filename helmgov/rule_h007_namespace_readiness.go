@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// File role: rule TGM-H007, a namespace with ip targets injects the
+// This file holds rule TGM-H007, a namespace with ip targets injects the
 // readiness gate: its ID, documentation, check and fix, and the notice for a
 // namespace outside the manifests.
 

@@ -11,7 +11,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
-// File role: rule TGM-H008, the serving containers of a workload behind ip
+// This file holds rule TGM-H008, the serving containers of a workload behind ip
 // targets have a preStop delay of at least the safe one: its ID,
 // documentation, check and fix, and the reading of a preStop hook's sleep
 // (which TGM-H009 also reads).

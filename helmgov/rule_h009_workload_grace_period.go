@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// File role: rule TGM-H009, a workload behind ip targets has a
+// This file holds rule TGM-H009, a workload behind ip targets has a
 // terminationGracePeriodSeconds that covers its preStop delay and the app's
 // shutdown: its ID, documentation, check and fix.
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// File role: rule TGM-H010, a Deployment, StatefulSet or ReplicaSet behind
+// This file holds rule TGM-H010, a Deployment, StatefulSet or ReplicaSet behind
 // ip targets has a PodDisruptionBudget: its ID, documentation, check and fix
 // (OpAddPDB, written by pdbfix.go), and the replica count that decides
 // whether a budget can help.

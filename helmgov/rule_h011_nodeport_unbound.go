@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// File role: rule TGM-H011, a NodePort Service with a fixed nodePort is
+// This file holds rule TGM-H011, a NodePort Service with a fixed nodePort is
 // bound by a TargetGroupBinding or an ALB Ingress: its ID, documentation and
 // check (it has no fix).
 

@@ -6,7 +6,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
-// File role: rule TGM-H012, every kind is served by the cluster: its ID,
+// This file holds rule TGM-H012, every kind is served by the cluster: its ID,
 // documentation and check (it has no fix), and the notice for a kind helmgov
 // does not know when the caller does not give the served kinds.
 

@@ -1,6 +1,6 @@
 package helmgov
 
-// File role: rule TGM-H013, the objects helmgov checks decode into their
+// This file holds rule TGM-H013, the objects helmgov checks decode into their
 // Kubernetes types: its ID, documentation and check (it has no fix). The
 // decoding itself is the walk's (checkState.index, check.go).
 

@@ -13,6 +13,10 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// This file holds the fixer: the scratch copy of the chart and of the user's
+// values files that Fix edits, snapshots and reverts, and the values files
+// it sets keys in.
+
 // fixer edits the scratch copy of a chart and of the user's values files.
 type fixer struct {
 	c      *Checker

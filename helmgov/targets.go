@@ -11,6 +11,10 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
+// This file holds the evidence TGM-H007 to TGM-H011 share: which Services
+// sit behind the LBC's targets and which targets they are today, and the
+// workloads those Services select, with their serving containers.
+
 // indexTargets records what sits behind the LBC's targets, and which
 // targets they are today.
 func (s *checkState) indexTargets() {

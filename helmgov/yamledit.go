@@ -21,6 +21,11 @@ import (
 // only actions becomes a comment ("#~~~"), an action inside a line becomes
 // underscores. Lines and columns therefore match between the masked text
 // (which yaml.v3 parses) and the original (which is edited).
+//
+// The editor is four files: yamlsource.go masks and parses a source,
+// yamlbind.go reads the template actions around a key, yamlencode.go
+// encodes the new fragment, and this file finds where a change belongs and
+// splices it in (srcFile.set).
 
 // errUnfixable marks a change that cannot be written safely into a source.
 var errUnfixable = errors.New("cannot edit the source safely")
