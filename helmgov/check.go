@@ -270,6 +270,19 @@ func compareSource(a, b Source) int {
 	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Template, b.Template), cmp.Compare(a.Doc, b.Doc))
 }
 
+// wantAnnotation records a finding of the rule, with the fix that sets
+// the annotation, when the object's annotation key is not want. missing
+// words its absence, with %s for the key.
+func (s *checkState) wantAnnotation(it *item, id RuleID, key, want, missing string) {
+	v, ok := it.obj.Annotations()[key]
+	switch path := annPath(key); {
+	case !ok:
+		s.add(it, id, path.String(), setTo(path, want), missing, key)
+	case v != want:
+		s.add(it, id, path.String(), setTo(path, want), "%s is %q, want %q", key, v, want)
+	}
+}
+
 func setTo(p FieldPath, v any) *Change { return &Change{Op: OpSet, Path: p, Value: v} }
 
 func annPath(key string) FieldPath {

@@ -25,12 +25,7 @@ func (serviceLBType) check(s *checkState) {
 		if it.svc == nil || !s.lbcManaged(it.svc) {
 			continue
 		}
-		if v, ok := it.obj.Annotations()[annLBType]; !ok {
-			s.add(it, RuleServiceLBType, annPath(annLBType).String(), setTo(annPath(annLBType), "external"),
-				"LoadBalancer Service has no %s annotation, so the in-tree provider owns its load balancer", annLBType)
-		} else if v != "external" {
-			s.add(it, RuleServiceLBType, annPath(annLBType).String(), setTo(annPath(annLBType), "external"),
-				"%s is %q, want \"external\"", annLBType, v)
-		}
+		s.wantAnnotation(it, RuleServiceLBType, annLBType, "external",
+			"LoadBalancer Service has no %s annotation, so the in-tree provider owns its load balancer")
 	}
 }

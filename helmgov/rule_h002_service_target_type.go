@@ -23,12 +23,7 @@ func (serviceTargetType) check(s *checkState) {
 		if it.svc == nil || !s.lbcManaged(it.svc) {
 			continue
 		}
-		if v, ok := it.obj.Annotations()[annNLBTargetType]; !ok {
-			s.add(it, RuleServiceTargetType, annPath(annNLBTargetType).String(), setTo(annPath(annNLBTargetType), "ip"),
-				"LoadBalancer Service has no %s annotation; the LBC would register instance targets", annNLBTargetType)
-		} else if v != "ip" {
-			s.add(it, RuleServiceTargetType, annPath(annNLBTargetType).String(), setTo(annPath(annNLBTargetType), "ip"),
-				"%s is %q, want \"ip\"", annNLBTargetType, v)
-		}
+		s.wantAnnotation(it, RuleServiceTargetType, annNLBTargetType, "ip",
+			"LoadBalancer Service has no %s annotation; the LBC would register instance targets")
 	}
 }

@@ -21,24 +21,17 @@ func (ingressTargetType) doc() Rule {
 }
 
 func (ingressTargetType) check(s *checkState) {
-	fix := setTo(annPath(annALBTargetType), "ip")
 	for _, it := range s.items {
-		v, ok := it.obj.Annotations()[annALBTargetType]
 		switch {
 		case it.svc != nil:
 			// A Service's own annotation overrides its Ingress's.
-			if ok && v != "ip" {
-				s.add(it, RuleIngressTargetType, annPath(annALBTargetType).String(), fix,
+			if v, ok := it.obj.Annotations()[annALBTargetType]; ok && v != "ip" {
+				s.add(it, RuleIngressTargetType, annPath(annALBTargetType).String(), setTo(annPath(annALBTargetType), "ip"),
 					"Service overrides the ALB target type with %s: %q, want \"ip\"", annALBTargetType, v)
 			}
 		case s.isALBIngress(it):
-			if !ok {
-				s.add(it, RuleIngressTargetType, annPath(annALBTargetType).String(), fix,
-					"ALB Ingress has no %s annotation; the LBC's default is instance", annALBTargetType)
-			} else if v != "ip" {
-				s.add(it, RuleIngressTargetType, annPath(annALBTargetType).String(), fix,
-					"%s is %q, want \"ip\"", annALBTargetType, v)
-			}
+			s.wantAnnotation(it, RuleIngressTargetType, annALBTargetType, "ip",
+				"ALB Ingress has no %s annotation; the LBC's default is instance")
 		}
 	}
 }
