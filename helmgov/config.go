@@ -8,6 +8,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// This file holds [Config] and [ParseConfig]: rules turned off or re-graded,
+// and the suppression annotation read from an object.
+
 // ConfigAPIVersion is the apiVersion of a configuration file.
 const ConfigAPIVersion = "helmgov.tgmigrate.qstools.io/v1"
 

@@ -2,6 +2,57 @@
 // it checks rendered manifests and charts for the AWS Load Balancer
 // Controller's settings and writes fixes into the chart sources.
 //
+// # Files
+//
+// The package is one file per role; each file opens with a comment that
+// says what it holds.
+//
+// Checking:
+//   - checker.go: [Checker], [Options], [NewChecker], [KindSet].
+//   - check.go: [Checker.Check]: the walk over the rendered objects: index,
+//     decode, run the rule table, record and sort the findings.
+//   - targets.go: the evidence several rules share: the Services behind the
+//     LBC's targets, which targets they are today, the workloads they select.
+//   - finding.go: [Result], [Finding], [Change], [Notice].
+//   - rules.go: [Severity], [RuleID], [Rule], [Rules]; the ordered table of
+//     rules, the annotations they read and the drain-timing defaults.
+//   - rule_h001_service_lb_type.go ... rule_h013_invalid_object.go: one
+//     rule each, TGM-H001 to TGM-H013 (see Rules below): its ID, its
+//     documentation, its check and its fix. Adding a rule is one such file
+//     and one line of the table in rules.go.
+//   - config.go: [Config], [ParseConfig], the suppression annotation.
+//   - manifest.go: [ReadManifests], [Object], [Source].
+//   - path.go: [FieldPath], [PathStep].
+//   - render.go: [Render] and its options; [Checker.CheckChart].
+//
+// Fixing:
+//   - fix.go: [Checker.Fix]: the fix-and-prove loop.
+//   - fixoptions.go: [FixOption] and the With* options of Fix.
+//   - fixresult.go: [FixResult], [AppliedFix], [SkippedFix], [DroppedFix],
+//     [FileChange], [FixHow].
+//   - route.go: where a fix goes ([FixRoute]): the plans of a finding.
+//   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
+//     template and its wrapper.
+//   - tplscan.go: the chart's templates read as Go templates: the values
+//     they and their helpers read, the chart's own budgets and their
+//     conditions.
+//   - scratch.go: the scratch copy Fix edits, snapshots and reverts.
+//   - writeback.go: the changed files written back atomically; the diff.
+//   - yamledit.go: the source editor: where a change goes, spliced in.
+//   - yamlsource.go: a source masked, parsed, and its lines' layout.
+//   - yamlbind.go: the template actions around a key: the values they bind.
+//   - yamlencode.go: new fragments encoded as YAML.
+//
+// Output:
+//   - report.go: text, JSON and SARIF output; exit codes.
+//   - errors.go: sentinels and typed errors.
+//
+// The manifest reader and the source editor are fuzzed:
+// go test ./helmgov -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime 20s, and
+// the same with '^FuzzSourceSet$'.
+//
+// # Place in the migration
+//
 // It is phase 3 of the migration. Once production runs on pod targets, the
 // charts must carry the LBC's settings, so that the next deploy does not
 // undo the migration.
@@ -199,26 +250,4 @@
 // [*ManifestError]), a chart that fails to render ([ErrRender],
 // [*RenderError]) or a fix that did not hold with [WithAtomic]
 // ([ErrFixNotHeld], [*FixError]).
-//
-// # Files
-//
-//   - rules.go: the rule table, [Severity] and [RuleID].
-//   - check.go: [Checker], [Options], [Result], [Finding]; the checks.
-//   - config.go: [Config], [ParseConfig], the suppression annotation.
-//   - manifest.go: [ReadManifests], [Object], [Source].
-//   - render.go: [Render] and its options; [Checker.CheckChart].
-//   - fix.go: [Checker.Fix], its options, [FixResult]; the fix-and-prove loop.
-//   - route.go: where a fix goes ([FixRoute]): the plans of a finding.
-//   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
-//     template and its wrapper.
-//   - tplscan.go: the chart's templates read as Go templates: the values
-//     they and their helpers read, the chart's own budgets and their
-//     conditions.
-//   - yamledit.go: the source editor.
-//   - report.go: text, JSON and SARIF output; exit codes.
-//   - errors.go: sentinels and typed errors.
-//
-// The manifest reader and the source editor are fuzzed:
-// go test ./helmgov -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime 20s, and
-// the same with '^FuzzSourceSet$'.
 package helmgov

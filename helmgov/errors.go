@@ -5,6 +5,9 @@ import (
 	"fmt"
 )
 
+// This file holds the error sentinels, the typed errors and their IsX
+// helpers.
+
 // Sentinel categories. Every error this package returns unwraps to exactly
 // one of them; test with errors.Is or the IsX helpers. All of them map to
 // exit code [ExitError] (2) in [ExitCodeOf].

@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// This file holds [ReadManifests]: a manifest stream read as raw objects
+// ([Object]), with where each came from ([Source]).
+
 // Object is one Kubernetes object of a manifest stream, kept as the raw
 // JSON-compatible tree the YAML held. helmgov never needs the object's Go
 // type or its CRD to read it: it goes by apiVersion and kind.

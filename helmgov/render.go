@@ -24,6 +24,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// This file holds [Render] and its options: a chart rendered in-process with
+// the Helm SDK, as `helm template`; and [Checker.CheckChart].
+
 // RenderOption changes how a chart is rendered, as `helm template` flags do.
 type RenderOption func(*renderConfig)
 

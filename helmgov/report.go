@@ -11,6 +11,9 @@ import (
 	"strings"
 )
 
+// This file holds a [Result] printed as text, JSON and SARIF, and the CLI's
+// exit codes ([ExitCode], [ExitCodeOf]).
+
 // Exit codes of the CLI contract. A CLI calls [ExitCode] after a check and
 // [ExitCodeOf] after an error.
 const (

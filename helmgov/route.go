@@ -14,7 +14,8 @@ import (
 // This file decides where a fix goes. For each finding it lists the
 // plans, one per file that could carry the fix, in the order of the
 // routes: the user's values file, the chart's values.yaml, the template.
-// Fix tries them in that order and keeps the first that holds.
+// Fix tries them in that order and keeps the first that holds. It also
+// holds the routes themselves: [FixRoute] and [ParseFixRoute].
 
 // fixPlan is one way to write a finding's fix: by which route, into which
 // file, and why.
@@ -326,4 +327,44 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 		return lookupValue(readValues(filepath.Join(info.dir, "values.yaml")), p)
 	}
 	return nil, false
+}
+
+// FixRoute is where a fix is written. [Checker.Fix] tries the routes in
+// this order, and for each finding takes the first that holds:
+//
+//   - [RouteUserValues]: the user's values file, when values files are
+//     given ([WithValuesFiles]): the last one, or the one that already
+//     sets the key. It survives an upgrade of the chart.
+//   - [RouteChartValues]: the chart's values.yaml, when the template reads
+//     the field from values (range, toYaml, with, tpl, a reference), or the
+//     chart has its own switch for it (a PodDisruptionBudget's pdb.enabled).
+//   - [RouteTemplate]: the template itself, or a new template for a
+//     PodDisruptionBudget: the last resort, and never where the same key
+//     can also come from values.
+type FixRoute string
+
+// The routes, in the order Fix tries them.
+const (
+	// RouteUserValues: a key of the user's values file.
+	RouteUserValues FixRoute = "user-values"
+	// RouteChartValues: a key of the root chart's values.yaml.
+	RouteChartValues FixRoute = "chart-values"
+	// RouteTemplate: a template of the chart, or a new one.
+	RouteTemplate FixRoute = "template"
+)
+
+var defaultRoutes = []FixRoute{RouteUserValues, RouteChartValues, RouteTemplate}
+
+// ParseFixRoute parses a route by its name, or by the CLI's short name:
+// "values" (user-values), "chart" (chart-values), "templates" (template).
+func ParseFixRoute(s string) (FixRoute, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "values", string(RouteUserValues):
+		return RouteUserValues, nil
+	case "chart", string(RouteChartValues):
+		return RouteChartValues, nil
+	case "templates", string(RouteTemplate):
+		return RouteTemplate, nil
+	}
+	return "", usagef("parse fix route %q: want values, chart or templates", s)
 }

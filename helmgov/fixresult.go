@@ -1,0 +1,104 @@
+package helmgov
+
+// This file holds what [Checker.Fix] returns: [FixResult], and the fixes
+// applied, skipped and dropped, and the files changed.
+
+// FixHow says what kind of edit a fix made.
+type FixHow string
+
+const (
+	// FixValues: a key of a values file: the user's ([RouteUserValues]) or
+	// the root chart's values.yaml ([RouteChartValues]).
+	FixValues FixHow = "values"
+	// FixTemplate: the template that renders the object.
+	FixTemplate FixHow = "template"
+	// FixNewTemplate: a new template file (the PodDisruptionBudget).
+	FixNewTemplate FixHow = "new-template"
+)
+
+// AppliedFix is a finding and where its fix went.
+type AppliedFix struct {
+	// Finding is the finding fixed.
+	Finding Finding `json:"finding"`
+	// How says what kind of edit it is: a key of a values file, a template,
+	// or a new file.
+	How FixHow `json:"how"`
+	// Route says where the fix went: the user's values file, the chart's
+	// values.yaml, or a template.
+	Route FixRoute `json:"route"`
+	// File is the changed file, relative to the chart directory; a user's
+	// values file outside the chart is named as it was given.
+	File string `json:"file"`
+	// Why says why the fix went there: what reads the value, which values
+	// file, and the routes tried first that did not hold.
+	Why string `json:"why"`
+	// Round is the 1-based round of fix and re-render that applied it.
+	Round int `json:"round"`
+}
+
+// SkippedFix is a finding Fix left alone, and why.
+type SkippedFix struct {
+	// Finding is the finding left alone.
+	Finding Finding `json:"finding"`
+	// Reason says why: no safe fix, or the sources could not be edited.
+	Reason string `json:"reason"`
+}
+
+// DroppedFix is a fix that was written into the scratch copy and taken
+// back: it broke the re-render, or the re-rendered chart still had the
+// finding, by every route tried.
+type DroppedFix struct {
+	// Finding is the finding left unfixed.
+	Finding Finding `json:"finding"`
+	// Route and File are those of the last route tried.
+	Route FixRoute `json:"route"`
+	// File is relative to the chart directory, or a user's values file as
+	// given.
+	File string `json:"file"`
+	// Reason says, for each route tried, what went wrong.
+	Reason string `json:"reason"`
+}
+
+// FileChange is the content of one changed file, before and after.
+type FileChange struct {
+	// Path is relative to the chart directory; a user's values file outside
+	// the chart is named as it was given to [WithValuesFiles].
+	Path string `json:"path"`
+	// UserValues is true for a user's values file.
+	UserValues bool `json:"userValues,omitempty"`
+	// Before is empty for a new file.
+	Before string `json:"before"`
+	// After is the new content.
+	After string `json:"after"`
+}
+
+// FixResult is the outcome of [Checker.Fix]: plain data.
+type FixResult struct {
+	// Chart is the chart directory.
+	Chart string `json:"chart"`
+	// DryRun is true when nothing was written.
+	DryRun bool `json:"dryRun"`
+	// Written is true when the changed files were written to the chart.
+	Written bool `json:"written"`
+	// Rounds is the number of fix, re-render and re-check rounds.
+	Rounds int `json:"rounds"`
+	// Applied lists the fixes, in order.
+	Applied []AppliedFix `json:"applied"`
+	// Skipped lists the findings with no fix, or whose fix could not be
+	// written into the sources.
+	Skipped []SkippedFix `json:"skipped"`
+	// Dropped lists the fixes that were taken back because they broke the
+	// re-render or did not hold (never with [WithAtomic], which fails
+	// instead).
+	Dropped []DroppedFix `json:"dropped"`
+	// Files are the changed files, ordered by path.
+	Files []FileChange `json:"files"`
+	// Diff is the unified diff of Files.
+	Diff string `json:"diff"`
+	// Before is the check of the chart as it was. Its sources name files of
+	// the original chart.
+	Before *Result `json:"before"`
+	// After is the check of the fixed chart, re-rendered; its sources name
+	// files of the original chart too.
+	After *Result `json:"after"`
+}
