@@ -1,0 +1,44 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+)
+
+// ghosts reports the ghosts that still take traffic: a draining ghost is
+// deregistered already and leaves by itself.
+func (a *analysis) ghosts() []Finding {
+	var keys []string
+	states := map[string]int{}
+	heldBy := map[string]string{}
+	reused := 0
+	for _, t := range a.rep.Targets {
+		if t.Class == ClassGhost && !t.draining() {
+			keys = append(keys, t.Key())
+			states["state:"+cmp.Or(t.State, "unknown")]++
+			if t.HeldBy != nil {
+				reused++
+				heldBy["heldBy/"+t.Key()] = t.HeldBy.String()
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	states["ghosts"], states["targets"] = len(keys), len(a.rep.Targets)
+	msg := fmt.Sprintf("ghost targets: %d of %d; no node or pod holds their address now", len(keys), len(a.rep.Targets))
+	if reused > 0 {
+		msg = fmt.Sprintf("ghost targets: %d of %d; nothing serves them now: ", len(keys), len(a.rep.Targets))
+		if n := len(keys) - reused; n > 0 {
+			msg += fmt.Sprintf("no node or pod holds %s, and ", plural2(n, "1 address", fmt.Sprintf("%d addresses", n)))
+		}
+		msg += fmt.Sprintf("%s held again by a node or pod that does not serve the port", plural2(reused, "1 address is", fmt.Sprintf("%d addresses are", reused)))
+		states["reused"] = reused
+	}
+	next := a.cutoverCall()
+	does := "it deregisters the ghosts first, each with its Port"
+	if next.Strategy == strategyBlueGreen {
+		does = "the new ip target group takes the traffic, and the ghosts leave with this one"
+	}
+	return []Finding{a.finding(CodeGhostTarget, msg, Evidence{Names: keys, Counts: states, Details: heldBy}, a.cutoverProse(next, does), next)}
+}
