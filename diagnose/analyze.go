@@ -247,17 +247,3 @@ func (a *analysis) snapshot(name string) *Snapshot {
 	}
 	return nil
 }
-
-func (a *analysis) findings() []Finding {
-	if a.rep.Owner.Kind == OwnerOutside {
-		return a.outsideFinding()
-	}
-	var out []Finding
-	for _, f := range []func() []Finding{
-		a.ghosts, a.staticNodes, a.karpenter, a.unmanaged, a.instanceType, a.healthCheck, a.ports,
-		a.publicSubnets, a.readinessGates, a.defaultMode, a.quotaFindings,
-	} {
-		out = append(out, f()...)
-	}
-	return out
-}

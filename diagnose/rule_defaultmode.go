@@ -5,7 +5,27 @@ import (
 	"slices"
 )
 
-func (a *analysis) defaultMode() []Finding {
+// CodeDefaultModeBindingOnSharedGroup: a default-mode
+// TargetGroupBinding on a target group that holds targets it does not
+// own; the LBC deregisters them on its next reconcile.
+const CodeDefaultModeBindingOnSharedGroup Code = "DefaultModeBindingOnSharedGroup"
+
+// SignalDefaultModeBindingOnSharedGroup is the seed signal of [CodeDefaultModeBindingOnSharedGroup].
+const SignalDefaultModeBindingOnSharedGroup = "all targets drain at once when the TargetGroupBinding reconciles"
+
+// defaultModeRule makes DefaultModeBindingOnSharedGroup, once per
+// default-mode binding on a target group that holds targets the binding
+// does not own.
+type defaultModeRule struct{}
+
+var _ targetGroupRule = defaultModeRule{}
+
+func (defaultModeRule) rules() []Rule {
+	return []Rule{{CodeDefaultModeBindingOnSharedGroup, SeverityCritical, SignalDefaultModeBindingOnSharedGroup,
+		"tgbind.Build with MultiClusterTargetGroup true, replacing the binding before its next reconcile (the flag cannot be flipped in place)"}}
+}
+
+func (defaultModeRule) judge(a *analysis) []Finding {
 	var out []Finding
 	for _, b := range a.bindings {
 		if b.ref.Mode != ModeDefault || !b.snap.listed(ListPods) || !b.snap.listed(ListNodes) || !b.snap.listed(ListServices) {

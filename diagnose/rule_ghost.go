@@ -5,9 +5,25 @@ import (
 	"fmt"
 )
 
-// ghosts reports the ghosts that still take traffic: a draining ghost is
+// CodeGhostTarget: a target whose IP no current node or pod holds.
+const CodeGhostTarget Code = "GhostTarget"
+
+// SignalGhostTarget is the seed signal of [CodeGhostTarget].
+const SignalGhostTarget = "5xx/503 spikes after Karpenter rotates nodes"
+
+// ghostRule makes GhostTarget: targets that nothing serves now.
+type ghostRule struct{}
+
+var _ targetGroupRule = ghostRule{}
+
+func (ghostRule) rules() []Rule {
+	return []Rule{{CodeGhostTarget, SeverityCritical, SignalGhostTarget,
+		"cutover.PlanCutover, strategy in-place for an ip target group (it deregisters the ghosts first, with their Port, and hands the target group to the LBC) or blue-green for an instance one"}}
+}
+
+// judge reports the ghosts that still take traffic: a draining ghost is
 // deregistered already and leaves by itself.
-func (a *analysis) ghosts() []Finding {
+func (ghostRule) judge(a *analysis) []Finding {
 	var keys []string
 	states := map[string]int{}
 	heldBy := map[string]string{}

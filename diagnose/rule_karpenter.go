@@ -8,7 +8,26 @@ import (
 	"time"
 )
 
-func (a *analysis) karpenter() []Finding {
+// CodeKarpenterDisruptionRisk: static node targets on nodes Karpenter
+// manages; every rotation drops them.
+const CodeKarpenterDisruptionRisk Code = "KarpenterDisruptionRisk"
+
+// SignalKarpenterDisruptionRisk is the seed signal of [CodeKarpenterDisruptionRisk].
+const SignalKarpenterDisruptionRisk = "outages line up with Karpenter consolidation, drift or expiry"
+
+// karpenterRule makes KarpenterDisruptionRisk: static node targets on
+// Karpenter nodes, with the next disruption the nodes and their NodeClaims
+// show.
+type karpenterRule struct{}
+
+var _ targetGroupRule = karpenterRule{}
+
+func (karpenterRule) rules() []Rule {
+	return []Rule{{CodeKarpenterDisruptionRisk, SeverityHigh, SignalKarpenterDisruptionRisk,
+		"cutover.PlanCutover (in-place for ip, blue-green for instance) before the next disruption; until then, karpenter.sh/do-not-disrupt only blocks graceful disruption"}}
+}
+
+func (karpenterRule) judge(a *analysis) []Finding {
 	var targets int
 	nodes := map[string]*NodeRef{}
 	for _, t := range a.staticNodeTargets() {

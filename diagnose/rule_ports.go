@@ -7,7 +7,25 @@ import (
 	"strings"
 )
 
-func (a *analysis) ports() []Finding {
+// CodePortMismatch: the target group's or the targets' ports do not line
+// up with the Service's port, targetPort or NodePort.
+const CodePortMismatch Code = "PortMismatch"
+
+// SignalPortMismatch is the seed signal of [CodePortMismatch].
+const SignalPortMismatch = "health checks pass but requests hit the wrong port, or the LBC registers nothing"
+
+// portRule makes PortMismatch: the target group's or the targets' ports do
+// not line up with the Service's port, targetPort or NodePort.
+type portRule struct{}
+
+var _ targetGroupRule = portRule{}
+
+func (portRule) rules() []Rule {
+	return []Rule{{CodePortMismatch, SeverityHigh, SignalPortMismatch,
+		"tgbind.Build with the Service port that maps to the targets' port"}}
+}
+
+func (portRule) judge(a *analysis) []Finding {
 	st := a.service
 	if st == nil || !st.snap.listed(ListServices) || !st.snap.listed(ListPods) {
 		return nil // the evidence is missing: Unknowns says so

@@ -7,13 +7,31 @@ import (
 	"strings"
 )
 
-// publicSubnets reports the public nodes (an ExternalIP, or a subnet routed
+// CodePublicSubnetNode: a node target sits on a node with an ExternalIP
+// or in a subnet that routes to an internet gateway.
+const CodePublicSubnetNode Code = "PublicSubnetNode"
+
+// SignalPublicSubnetNode is the seed signal of [CodePublicSubnetNode].
+const SignalPublicSubnetNode = "nodes are reachable from the internet, and moving them breaks the ALB"
+
+// publicSubnetRule makes PublicSubnetNode: public nodes that hold node
+// targets or host the pods behind pod targets.
+type publicSubnetRule struct{}
+
+var _ targetGroupRule = publicSubnetRule{}
+
+func (publicSubnetRule) rules() []Rule {
+	return []Rule{{CodePublicSubnetNode, SeverityLow, SignalPublicSubnetNode,
+		"cutover.Execute first; move the nodes to private subnets only once no target group pins node IPs"}}
+}
+
+// judge reports the public nodes (an ExternalIP, or a subnet routed
 // to an internet gateway) that hold node targets or host the pods behind
 // pod targets, counting only targets that take traffic. Both break when
 // the nodes move to private subnets before the cutover: node targets point
 // at the old node IPs; pod targets registered by hand point at the old pod
 // IPs, and even the LBC's need the readiness gate to move without a gap.
-func (a *analysis) publicSubnets() []Finding {
+func (publicSubnetRule) judge(a *analysis) []Finding {
 	type why struct {
 		node                    *NodeRef
 		nodeTargets, podTargets int

@@ -8,7 +8,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-func (a *analysis) readinessGates() []Finding {
+// CodeMissingReadinessGate: ip targets whose pods run without the LBC's
+// target-health readiness gate.
+const CodeMissingReadinessGate Code = "MissingReadinessGate"
+
+// SignalMissingReadinessGate is the seed signal of [CodeMissingReadinessGate].
+const SignalMissingReadinessGate = "502/504 during rolling deploys: old pods stop before new targets are healthy"
+
+// readinessGateRule makes MissingReadinessGate: ip targets whose
+// namespace lacks the injection label, or whose bound pods lack the gate.
+type readinessGateRule struct{}
+
+var _ targetGroupRule = readinessGateRule{}
+
+func (readinessGateRule) rules() []Rule {
+	return []Rule{{CodeMissingReadinessGate, SeverityMedium, SignalMissingReadinessGate,
+		"label the namespace elbv2.k8s.aws/pod-readiness-gate-inject=enabled before tgbind.Build, and restart the pods once the binding exists"}}
+}
+
+func (readinessGateRule) judge(a *analysis) []Finding {
 	if a.rep.TargetType != "ip" {
 		return nil
 	}
