@@ -21,7 +21,7 @@ import (
 // targets: it reads the account's quotas once, counts the pod targets the
 // controller would register next to the targets there now, reads the
 // targets of the load balancers' other target groups when the scan has
-// not, and reports the headroom and the quota findings.
+// not, and computes the headroom. rule_quota.go makes the findings.
 
 // guardedSQ routes the Service Quotas calls through the account's do: the
 // rate limiter, retries of throttling, call counting (APICalls) and

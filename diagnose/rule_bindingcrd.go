@@ -4,6 +4,9 @@ import (
 	"fmt"
 )
 
+// This file is the TargetGroupBindingCRDMissing rule, the one rule on a
+// cluster rather than a target group.
+
 // CodeBindingCRDMissing: a cluster does not serve the
 // TargetGroupBinding CRD, so the AWS Load Balancer Controller is not
 // installed there (or is too old). Not tied to a target group.

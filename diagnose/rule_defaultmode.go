@@ -5,6 +5,9 @@ import (
 	"slices"
 )
 
+// This file is the DefaultModeBindingOnSharedGroup rule, and the Service a
+// binding names.
+
 // CodeDefaultModeBindingOnSharedGroup: a default-mode
 // TargetGroupBinding on a target group that holds targets it does not
 // own; the LBC deregisters them on its next reconcile.

@@ -12,6 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// This file is the HealthCheckMismatch rule, and the pods' readiness probe
+// it compares the health check with.
+
 // CodeHealthCheckMismatch: the health check would fail, or already
 // fails, pod targets: a port pinned to a NodePort, a path or protocol
 // that differs from the pods' readiness probe.

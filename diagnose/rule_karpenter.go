@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// This file is the KarpenterDisruptionRisk rule, and the next disruption
+// the nodes and their NodeClaims show.
+
 // CodeKarpenterDisruptionRisk: static node targets on nodes Karpenter
 // manages; every rotation drops them.
 const CodeKarpenterDisruptionRisk Code = "KarpenterDisruptionRisk"

@@ -4,6 +4,11 @@ import (
 	"fmt"
 )
 
+// This file holds the rules on a target group's owner: OutsideTargetGroup
+// (not the scanned clusters' business, left alone), UnmanagedTargetGroup
+// (nobody owns it) and InstanceTypeTargetGroup (nobody owns it, and its
+// type is instance).
+
 // CodeOutsideTargetGroup: a target group that is not the scanned
 // clusters' business (a Lambda or ALB target group, instances that are
 // no node, addresses outside every cluster's VPC and ranges). It says

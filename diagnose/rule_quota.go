@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// This file is the rule of the two quota codes, TargetQuotaOverlap and
+// TargetQuotaExceeded, made from the headroom that headroom.go computes.
+
 // CodeTargetQuotaOverlap: during the cutover, the node targets and the
 // pod targets the controller registers would together exceed a quota
 // on targets (the target group's, or its load balancer's across all

@@ -6,6 +6,9 @@ import (
 	"slices"
 )
 
+// This file is the StaticNodeTarget rule, and the static node targets that
+// KarpenterDisruptionRisk rests on too.
+
 // CodeStaticNodeTarget: a hand-registered nodeIP:NodePort (or node
 // instance) target that no LBC binding keeps current.
 const CodeStaticNodeTarget Code = "StaticNodeTarget"

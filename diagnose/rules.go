@@ -5,6 +5,11 @@ import (
 	"slices"
 )
 
+// This file holds what every finding has (Code, Severity, Rule), the rule
+// interfaces, ruleTable (the one ordered list of the rules, each in its
+// rule_*.go file), and the runners that apply it to a target group and to
+// the clusters.
+
 // Code is a finding's stable identifier. The values are part of the public
 // API: tools match on them, and they never change meaning. Each rule_*.go
 // file declares the codes its rule makes, each with its seed signal;

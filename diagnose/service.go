@@ -10,6 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// This file finds the Service a target group serves (from a binding, the
+// LBC's tags, the node targets' NodePort, or the pod targets' Services)
+// and resolves its ports: the Service port, and its targetPort on the pods.
+
 // serviceTarget is the Service a target group serves, resolved in one cluster.
 type serviceTarget struct {
 	snap *Snapshot
