@@ -93,38 +93,36 @@ type clusterRule interface {
 	judgeCluster(s *Snapshot) []Finding
 }
 
-// ruleTable lists every rule once. Adding a rule is its rule_*.go file and
-// one line here. The target-group rules run in this order on each target
-// group, and the cluster rules on each cluster; the report then sorts the
-// findings by severity, code, target group, cluster and message
-// (compareFindings, a stable sort), so the order decides only between
-// findings that compare equal, and it is the order the rules have always
-// run in.
+// ruleTable lists every rule once: adding a rule is its rule_*.go file
+// and one line here. findings runs the target-group rules on each target
+// group in this order, and clusterFindings the cluster rules on each
+// cluster. No rule reads another's findings, and the report sorts them
+// (compareFindings, a stable sort by severity, code, target group,
+// cluster and message), so the order decides only between findings equal
+// on all of those. It is the order the rules ran in before this table,
+// kept so that reports stay byte-identical; a new rule goes anywhere.
 var ruleTable = []rule{
-	// The owner rule that goes first: a target group outside the scanned
-	// clusters' business gets this finding alone (see findings).
+	// For a target group outside the scanned clusters' business, findings
+	// runs this rule alone, wherever it sits.
 	outsideRule{},
 	ghostRule{},
-	// StaticNodeTarget, then KarpenterDisruptionRisk: both rest on the same
-	// node targets (staticNodeTargets), the second on those of them on
-	// Karpenter nodes.
+	// karpenterRule judges a subset of staticNodeRule's node targets (those
+	// on Karpenter nodes): the two sit together.
 	staticNodeRule{},
 	karpenterRule{},
-	// A target group nobody owns; then, if it is of type instance, why it
-	// cannot be adopted.
+	// instanceTypeRule judges the unmanaged target groups of type instance,
+	// a subset of unmanagedRule's: the two sit together.
 	unmanagedRule{},
 	instanceTypeRule{},
 	healthCheckRule{},
 	portRule{},
-	// Needs the subnet checks, which mark the nodes after every analysis
-	// and before the findings (addFindings).
 	publicSubnetRule{},
 	readinessGateRule{},
 	defaultModeRule{},
-	// Last: it reads the headroom, which the quota checks compute once
-	// every target group's overlap is known.
+	// It reads the headroom, which is computed before any rule runs
+	// (addFindings comes after the quota checks). Last, as it always ran.
 	quotaRule{},
-	// A cluster's finding, not a target group's: clusterFindings runs it.
+	// The one cluster rule: clusterFindings runs it, findings never does.
 	bindingCRDRule{},
 }
 
