@@ -2,9 +2,41 @@
 // anyone touches production: ghost targets, target groups that still pin
 // node IPs, who owns each target group, and what to do next.
 //
-// It is read-only by construction: [Diagnose] takes an [ELBv2API] that holds
-// only Describe* operations, an optional read-only [EC2API], and
-// controller-runtime client.Reader values for the clusters.
+// # Files
+//
+// One file per role, in the order a scan goes through them:
+//   - sources.go: what to read ([Sources], [Account], [Cluster]) and which
+//     target groups ([Scope]). options.go: the options and [Progress].
+//     api.go: the read-only clients, [ELBv2API] and [EC2API].
+//   - diagnose.go: [Diagnose] and its run: the phases on one worker pool,
+//     and the report's assembly.
+//   - aws.go: one account's scan: discovery, tags, targets' health and
+//     routes, each call rate-limited (ratelimit.go), retried and counted.
+//     ec2.go: the subnet checks. nilcheck.go: the typed-nil check.
+//   - snapshot.go: [Snapshot], one cluster listed once. classify.go:
+//     [Classify], who serves each target.
+//   - analyze.go: the analysis of one target group: counts, unknowns,
+//     owner. service.go: the Service it serves, and its ports.
+//   - quota.go: ELBv2's quotas on targets ([ReadTargetQuotas]) and
+//     [Headroom]. headroom.go: each cutover's overlap against them.
+//   - rules.go: [Code], [Severity], [Rule], [Rules], and the one ordered
+//     table of the rules. finding.go: what the rules share to make a
+//     finding and its next call.
+//   - rule_*.go: one rule, or one small family, each with its codes and
+//     seed signals: rule_owner.go (OutsideTargetGroup,
+//     UnmanagedTargetGroup, InstanceTypeTargetGroup), rule_ghost.go,
+//     rule_staticnode.go, rule_karpenter.go, rule_healthcheck.go,
+//     rule_ports.go, rule_publicsubnet.go, rule_readinessgate.go,
+//     rule_defaultmode.go, rule_quota.go (TargetQuotaOverlap,
+//     TargetQuotaExceeded) and rule_bindingcrd.go
+//     (TargetGroupBindingCRDMissing, a cluster's).
+//   - report.go: [Report] and its JSON. render.go: its Markdown and text.
+//     schema.go: [ReportSchema].
+//   - errors.go: sentinels, [InputError], [ResourceError], [IsInvalidInput].
+//
+// The package is read-only by construction: [Diagnose] takes an
+// [ELBv2API] that holds only Describe* operations, an optional read-only
+// [EC2API], and controller-runtime client.Reader values for the clusters.
 //
 // # Inputs
 //

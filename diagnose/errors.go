@@ -11,6 +11,9 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
+// This file holds the sentinels, InputError and ResourceError, the IsX
+// helper, and the one place a failure gets its category.
+
 var (
 	// ErrInvalidInput is the category of an [*InputError]: Diagnose made no
 	// call at all.

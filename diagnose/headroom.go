@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -22,7 +21,7 @@ import (
 // targets: it reads the account's quotas once, counts the pod targets the
 // controller would register next to the targets there now, reads the
 // targets of the load balancers' other target groups when the scan has
-// not, and reports the headroom and the quota findings.
+// not, and computes the headroom. rule_quota.go makes the findings.
 
 // guardedSQ routes the Service Quotas calls through the account's do: the
 // rate limiter, retries of throttling, call counting (APICalls) and
@@ -311,66 +310,6 @@ func (a *analysis) headrooms(o overlap, q TargetQuotas, lbs *lbTargets) []Headro
 		out = append(out, NewHeadroom(ScopeLoadBalancer, lb, quota, mine+others, others, o.adding, o.leaving))
 	}
 	return out
-}
-
-// quotaFindings reports each headroom whose quota the cutover would
-// exceed: TargetQuotaExceeded when even the count after the cutover does,
-// TargetQuotaOverlap when only the overlap's peak does.
-func (a *analysis) quotaFindings() []Finding {
-	var out []Finding
-	for _, h := range a.rep.Headroom {
-		if !h.Exceeded() && h.After <= h.Quota.Value {
-			continue
-		}
-		subject := h.subject()
-		others := ""
-		if h.Scope == ScopeLoadBalancer {
-			others = fmt.Sprintf(", of them %d in other target groups", h.Others)
-		}
-		msg := fmt.Sprintf("cutover overlap on %s: peak %d targets against %s %d%s (%d now%s, + %d pod targets); room %d; after the cutover: %d",
-			subject, h.Peak, h.Quota.Name, h.Quota.Value, quotaSourceNote(h.Quota), h.Now, others, h.Adding, h.Room, h.After)
-		ev := Evidence{
-			Counts: map[string]int{"now": h.Now, "adding": h.Adding, "peak": h.Peak, "after": h.After, "quota": h.Quota.Value},
-			Details: map[string]string{"scope": string(h.Scope), "quotaCode": h.Quota.Code, "quotaName": h.Quota.Name,
-				"quotaSource": string(h.Quota.Source), "room": strconv.Itoa(h.Room)},
-		}
-		if h.Scope == ScopeLoadBalancer {
-			ev.ARNs, ev.Counts["others"] = []string{h.ARN}, h.Others
-		}
-		hr := h
-		ev.Headroom = &hr
-		if h.After > h.Quota.Value {
-			hint := h.Quota.IncreaseHint(h.After, a.rep.Region)
-			reason := fmt.Sprintf("even after the cutover, %d targets exceed %s %d on %s: %s; then cutover.PlanCutover", h.After, h.Quota.Name, h.Quota.Value, subject, hint)
-			if h.Peak > h.After {
-				reason += ", which bounds the overlap"
-			}
-			out = append(out, a.finding(CodeTargetQuotaExceeded, msg, ev, reason, NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN, Reason: reason}))
-			continue
-		}
-		bound := fmt.Sprintf("PlanCutover bounds the overlap: it deregisters node targets down to what the healthy floor needs before the controller registers the pods, so that the peak stays within %s %d; or %s",
-			h.Quota.Name, h.Quota.Value, h.Quota.IncreaseHint(h.Peak, a.rep.Region))
-		next := a.cutoverCall()
-		if next.Op == OpPlanCutover {
-			next.Reason = bound
-		}
-		out = append(out, a.finding(CodeTargetQuotaOverlap, msg, ev, a.cutoverProse(next, bound), next))
-	}
-	return out
-}
-
-// quotaSourceNote says where a quota comes from when it is a default, ""
-// for the account's applied value.
-func quotaSourceNote(q Quota) string {
-	switch {
-	case q.Source == QuotaServiceDefault:
-		return " (Service Quotas' default: no applied value for the account)"
-	case q.Source == QuotaDocumentedDefault && (q.Note == NoServiceQuotas || q.Note == NoQuotasRead):
-		return " (AWS default; Service Quotas not read)"
-	case q.Source == QuotaDocumentedDefault:
-		return " (AWS default; " + strings.TrimSuffix(q.Note, ": AWS's documented default") + ")"
-	}
-	return ""
 }
 
 // lbName is a load balancer's type and name ("app/edge"), or its ARN.

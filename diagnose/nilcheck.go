@@ -5,6 +5,8 @@ import (
 	"reflect"
 )
 
+// This file is the typed-nil check of the clients Diagnose is handed.
+
 // isNil reports whether v is nil, or an interface value that holds a nil
 // pointer, map, func, channel, slice or interface: a typed nil, such as
 // (*elasticloadbalancingv2.Client)(nil), which passes a plain v == nil

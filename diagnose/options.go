@@ -9,6 +9,9 @@ import (
 	"k8s.io/utils/clock"
 )
 
+// This file holds the call options (WithX), their defaults, and the
+// progress a run reports.
+
 // Defaults of the options.
 const (
 	// DefaultConcurrency is how many calls are in flight at once, over all

@@ -8,6 +8,8 @@ import (
 	"k8s.io/utils/clock"
 )
 
+// This file is the per-account token bucket, paced on the injected clock.
+
 // limiter is a token bucket (golang.org/x/time/rate) that waits on the
 // injected clock rather than on real time, so that a virtual clock makes
 // waits free in tests.

@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// This file renders a Report for people: Report.Markdown and Report.Text,
+// and their line helpers.
+
 // MarkdownTargetLimit caps the targets listed per target group in
 // [Report.Markdown]; the JSON form always holds them all.
 const MarkdownTargetLimit = 50

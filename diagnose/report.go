@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// This file is the Report: plain data, its JSON, its summary, and the
+// deterministic order of its findings and errors.
+
 // SchemaVersion is the version of the report's JSON form, written to its
 // schemaVersion field. [ReportSchema] returns the matching JSON Schema. A
 // field is only ever added within a version; anything else bumps it.

@@ -5,6 +5,8 @@ import (
 	"slices"
 )
 
+// This file embeds the report's JSON Schema (ReportSchema).
+
 //go:embed schema/report.v1.json
 var reportSchema []byte
 

@@ -24,6 +24,10 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
+// This file is Snapshot: one cluster listed once (nodes, pods, Services,
+// namespaces, TargetGroupBindings, Karpenter NodeClaims), what could not be
+// listed, and the lookups Classify and the analysis make on it.
+
 // Well-known names read from the cluster.
 const (
 	// LabelNodePool marks a node that Karpenter manages.
