@@ -37,6 +37,11 @@ const (
 	DefaultAccountID = "123456789012"
 )
 
+// ClusterName is the name of the world's cluster: the LBC stand-in's
+// --cluster-name, and the kubernetes.io/cluster/<ClusterName> tag of the
+// nodes' security group.
+const ClusterName = "sim"
+
 // ErrInvalidConfig: a [Config] field is invalid; nothing was built.
 var ErrInvalidConfig = errors.New("invalid configuration")
 

@@ -71,9 +71,13 @@
 //     node or pod holds now), to compare with Diagnose's findings;
 //     [World.NodeTargets]: the nodeIP:NodePort targets, live or ghost;
 //     [World.Targets]: one target group's targets with their owners.
-//   - [World.DiagnoseSources]: the world as diagnose.Diagnose reads it
-//     (the system under test's ELBv2 client, the world's Kubernetes
-//     client, the VPC and its CIDR); run diagnose on [World.Clock].
+//   - The world as diagnose.Diagnose reads it: one account
+//     ([DefaultAccountID] in [DefaultRegion]) with [World.AWS], one cluster
+//     [ClusterName] read through [World.Client], Legacy().VPCID and
+//     Cluster().VPCCIDR(); run diagnose on [World.Clock]. This package
+//     imports no capability package: the adapter to diagnose.Sources
+//     lives with its users (diagnose's scenario tests, the demo in
+//     examples/tgmigrate).
 //   - [World.EventLog]: one line per world event, with virtual timestamps,
 //     identical for identical Configs.
 //   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC],
