@@ -1,3 +1,6 @@
+// config.go holds Config and its defaults and validation, ConfigError, the
+// Default constants and ClusterName, and PodSettings and SafePodSettings.
+
 package sim
 
 import (

@@ -1,3 +1,6 @@
+// permissions.go holds the controller's IAM role: the ELBv2 actions DenyController
+// refuses and AllowController grants again.
+
 package sim
 
 import (

@@ -1,3 +1,5 @@
+// cluster.go holds the Cluster: New, its accessors, namespaces and workloads.
+
 package cluster
 
 import (

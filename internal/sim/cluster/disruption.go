@@ -1,3 +1,5 @@
+// disruption.go holds PodDisruptionBudgets: their status and the eviction check.
+
 package cluster
 
 import (

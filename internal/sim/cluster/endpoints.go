@@ -1,3 +1,6 @@
+// endpoints.go holds Services, their EndpointSlices, and kube-proxy's NodePort
+// table.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// errors.go holds ErrInvalidConfig, ConfigError, EvictionError and the IsX
+// helpers.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// ipam.go holds address management: subnets, freed addresses and their reuse,
+// the public IP pool.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// network.go holds the network the ALB meets (elbv2model.Network): health checks
+// and requests to node and pod addresses.
+
 package cluster
 
 import (

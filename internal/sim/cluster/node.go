@@ -1,3 +1,6 @@
+// node.go holds nodes: launch, taint, label, cordon, instance termination, and
+// the owners of addresses.
+
 package cluster
 
 import (

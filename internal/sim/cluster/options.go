@@ -1,3 +1,5 @@
+// options.go holds Options and how their zero values resolve.
+
 package cluster
 
 import (

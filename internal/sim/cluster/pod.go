@@ -1,3 +1,6 @@
+// pod.go holds pods: scheduling, startup, readiness probes and gates, status,
+// termination, eviction.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// scheme.go holds the scheme and the fake client (FakeOptions, NewFakeClient),
+// with server-side apply of TargetGroupBindings.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// types.go holds the specs callers give (Workload, PDBSpec, NodeSpec) and the
+// internal state of nodes, pods, Services and PodDisruptionBudgets.
+
 package cluster
 
 import (

@@ -1,3 +1,6 @@
+// views.go holds read-only views of nodes and pods, and who holds an address now
+// or held it last.
+
 package cluster
 
 import (

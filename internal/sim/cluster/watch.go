@@ -1,3 +1,6 @@
+// watch.go holds the Hub: admission, change notification, and the observed
+// client that reports each write with its origin.
+
 package cluster
 
 import (

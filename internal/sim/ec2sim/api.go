@@ -1,3 +1,6 @@
+// api.go holds the narrow interfaces the Client satisfies: Reader,
+// IngressWriter, API.
+
 package ec2sim
 
 import (

@@ -1,3 +1,6 @@
+// client.go holds the Client: EC2 operations with the SDK's signatures, and call
+// counts.
+
 package ec2sim
 
 import (

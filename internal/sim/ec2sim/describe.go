@@ -1,3 +1,6 @@
+// describe.go holds DescribeVpcs and DescribeSecurityGroups on the model, with
+// paging.
+
 package ec2sim
 
 import (

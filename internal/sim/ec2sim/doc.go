@@ -1,3 +1,25 @@
+// The files of package ec2sim:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - api.go: the narrow interfaces the Client satisfies: Reader,
+//     IngressWriter, API.
+//   - client.go: the Client: EC2 operations with the SDK's signatures, and
+//     call counts.
+//   - describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
+//     paging.
+//   - errors.go: EC2's error codes, the errors the Client returns, and the
+//     package's own errors.
+//   - faults.go: fault injection on the Client: Fail, FailNext, Clear.
+//   - filters.go: the Describe calls' filters.
+//   - interfaces.go: network interfaces (Interface, InterfaceSource) and
+//     DescribeNetworkInterfaces.
+//   - model.go: the Model of VPCs and security groups: Options, New, AddVPC,
+//     AddSecurityGroup, Authorize.
+//   - reachability.go: Allows: whether security groups let a source reach a
+//     port.
+//   - rules.go: security-group rules: normalisation, validation and their
+//     text.
+
 // Package ec2sim is the simulated EC2 network API: the VPCs and security
 // groups of the world, with the SDK's own types (ec2types.IpPermission,
 // ec2types.SecurityGroup, ec2types.Vpc), the network interfaces that carry

@@ -1,3 +1,6 @@
+// errors.go holds EC2's error codes, the errors the Client returns, and the
+// package's own errors.
+
 package ec2sim
 
 import (

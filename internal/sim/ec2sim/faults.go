@@ -1,3 +1,5 @@
+// faults.go holds fault injection on the Client: Fail, FailNext, Clear.
+
 package ec2sim
 
 import (

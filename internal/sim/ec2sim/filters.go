@@ -1,3 +1,5 @@
+// filters.go holds the Describe calls' filters.
+
 package ec2sim
 
 import (

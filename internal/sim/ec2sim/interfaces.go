@@ -1,3 +1,6 @@
+// interfaces.go holds network interfaces (Interface, InterfaceSource) and
+// DescribeNetworkInterfaces.
+
 package ec2sim
 
 import (

@@ -1,3 +1,6 @@
+// model.go holds the Model of VPCs and security groups: Options, New, AddVPC,
+// AddSecurityGroup, Authorize.
+
 package ec2sim
 
 import (

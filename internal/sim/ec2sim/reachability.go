@@ -1,3 +1,5 @@
+// reachability.go holds Allows: whether security groups let a source reach a port.
+
 package ec2sim
 
 import (

@@ -1,3 +1,5 @@
+// rules.go holds security-group rules: normalisation, validation and their text.
+
 package ec2sim
 
 import (

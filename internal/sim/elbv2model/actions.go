@@ -1,3 +1,6 @@
+// actions.go holds listener and rule actions and conditions: validation and
+// copies.
+
 package elbv2model
 
 import (

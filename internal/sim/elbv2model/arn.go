@@ -1,3 +1,5 @@
+// arn.go holds ARNs: minting, their kinds, TargetGroupARNPattern.
+
 package elbv2model
 
 import (

@@ -1,3 +1,6 @@
+// attributes.go holds target group attributes: ranges, defaults, describe and
+// modify.
+
 package elbv2model
 
 import (

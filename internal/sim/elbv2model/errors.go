@@ -1,3 +1,5 @@
+// errors.go holds ELBv2's error codes as the SDK's typed errors.
+
 package elbv2model
 
 import (

@@ -1,3 +1,6 @@
+// health.go holds the target health state machine: registration, health checks,
+// draining, instance termination.
+
 package elbv2model
 
 import (

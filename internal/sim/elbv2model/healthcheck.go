@@ -1,3 +1,5 @@
+// healthcheck.go holds health-check settings, their defaults and matchers.
+
 package elbv2model
 
 import (

@@ -1,3 +1,5 @@
+// loadbalancer.go holds load balancers, listeners and rules.
+
 package elbv2model
 
 import (

@@ -1,3 +1,5 @@
+// model.go holds the Model: Options, Quotas, New and its accessors.
+
 package elbv2model
 
 import (

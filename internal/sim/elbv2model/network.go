@@ -1,3 +1,6 @@
+// network.go holds the Network seam: Network, InstanceResolver, Answer,
+// ProbeResult.
+
 package elbv2model
 
 // Network is what the ALB's health checker and the traffic model meet when they

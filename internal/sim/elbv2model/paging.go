@@ -1,3 +1,5 @@
+// paging.go holds paging markers.
+
 package elbv2model
 
 import (

@@ -1,3 +1,6 @@
+// routing.go holds routing through a listener: Route, Selection, the routable
+// targets.
+
 package elbv2model
 
 import (

@@ -1,3 +1,5 @@
+// tags.go holds AddTags and DescribeTags.
+
 package elbv2model
 
 import (

@@ -1,3 +1,6 @@
+// target.go holds a target's state, Transition, TargetView, Targets and
+// TargetGroupARNs.
+
 package elbv2model
 
 import (

@@ -1,3 +1,5 @@
+// targetgroup.go holds target groups: create, modify, delete, describe.
+
 package elbv2model
 
 import (

@@ -1,3 +1,5 @@
+// targets.go holds RegisterTargets, DeregisterTargets, DescribeTargetHealth.
+
 package elbv2model
 
 import (

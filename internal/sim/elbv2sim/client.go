@@ -1,3 +1,6 @@
+// client.go holds the Client: Options, call counts and log, injected errors,
+// latency.
+
 package elbv2sim
 
 import (

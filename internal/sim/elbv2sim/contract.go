@@ -1,3 +1,6 @@
+// contract.go holds gomock matchers of the call contract: EveryTargetHasPort,
+// AtMostTargets, InTargetGroup.
+
 package elbv2sim
 
 import (

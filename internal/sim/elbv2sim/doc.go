@@ -1,3 +1,13 @@
+// The files of package elbv2sim:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - client.go: the Client: Options, call counts and log, injected errors,
+//     latency.
+//   - contract.go: gomock matchers of the call contract: EveryTargetHasPort,
+//     AtMostTargets, InTargetGroup.
+//   - ops.go: the ELBv2 operations, with the SDK's signatures.
+//   - throttle.go: throttling: operation classes and token buckets.
+
 // Package elbv2sim is the Go-interface facade of the simulated ELBv2
 // service (package elbv2model): a [Client] with the SDK's own method
 // signatures, so it satisfies diagnose.ELBv2API, tgbind.ELBv2API and

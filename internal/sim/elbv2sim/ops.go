@@ -1,3 +1,5 @@
+// ops.go holds the ELBv2 operations, with the SDK's signatures.
+
 package elbv2sim
 
 import (

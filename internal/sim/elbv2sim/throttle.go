@@ -1,3 +1,5 @@
+// throttle.go holds throttling: operation classes and token buckets.
+
 package elbv2sim
 
 import (

@@ -1,3 +1,5 @@
+// api.go holds API, the operations served, and the operation table.
+
 package elbv2wire
 
 import (

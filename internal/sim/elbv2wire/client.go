@@ -1,3 +1,6 @@
+// client.go holds the Endpoint (a loopback server), ClientOptions and the SDK
+// client pointed at it, call counts.
+
 package elbv2wire
 
 import (

@@ -1,3 +1,5 @@
+// decode.go holds decoding Query-protocol forms into SDK inputs.
+
 package elbv2wire
 
 import (

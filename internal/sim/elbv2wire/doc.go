@@ -1,3 +1,18 @@
+// The files of package elbv2wire:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - api.go: API, the operations served, and the operation table.
+//   - client.go: the Endpoint (a loopback server), ClientOptions and the SDK
+//     client pointed at it, call counts.
+//   - decode.go: decoding Query-protocol forms into SDK inputs.
+//   - ec2.go: the EC2 Query protocol: its operations and statuses.
+//   - ec2client.go: the SDK's EC2 client pointed at an endpoint.
+//   - ec2decode.go: decoding EC2 Query-protocol forms into SDK inputs.
+//   - ec2encode.go: encoding EC2 outputs as XML.
+//   - encode.go: encoding SDK outputs as Query-protocol XML.
+//   - errors.go: OptionsError and the HTTP status of each error code.
+//   - server.go: the Server: Options, wire faults, the request log, ServeHTTP.
+
 // Package elbv2wire is the wire-protocol facade of the simulated ELBv2
 // service: an HTTP endpoint that speaks the ELBv2 Query protocol, so that
 // the real aws-sdk-go-v2 *elasticloadbalancingv2.Client runs end to end

@@ -1,3 +1,5 @@
+// ec2.go holds the EC2 Query protocol: its operations and statuses.
+
 package elbv2wire
 
 import (

@@ -1,3 +1,5 @@
+// ec2client.go holds the SDK's EC2 client pointed at an endpoint.
+
 package elbv2wire
 
 import (

@@ -1,3 +1,5 @@
+// ec2decode.go holds decoding EC2 Query-protocol forms into SDK inputs.
+
 package elbv2wire
 
 import (

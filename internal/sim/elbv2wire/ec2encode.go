@@ -1,3 +1,5 @@
+// ec2encode.go holds encoding EC2 outputs as XML.
+
 package elbv2wire
 
 import (

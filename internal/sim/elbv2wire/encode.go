@@ -1,3 +1,5 @@
+// encode.go holds encoding SDK outputs as Query-protocol XML.
+
 package elbv2wire
 
 import (

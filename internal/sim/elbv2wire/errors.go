@@ -1,3 +1,5 @@
+// errors.go holds OptionsError and the HTTP status of each error code.
+
 package elbv2wire
 
 import (

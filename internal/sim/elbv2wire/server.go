@@ -1,3 +1,5 @@
+// server.go holds the Server: Options, wire faults, the request log, ServeHTTP.
+
 package elbv2wire
 
 import (

@@ -1,3 +1,6 @@
+// disruption.go holds one node's disruption: budgets, do-not-disrupt, replacement,
+// drain, termination and cut-offs.
+
 package karpenter
 
 import (

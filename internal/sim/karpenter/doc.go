@@ -1,3 +1,14 @@
+// The files of package karpenter:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - disruption.go: one node's disruption: budgets, do-not-disrupt,
+//     replacement, drain, termination and cut-offs.
+//   - karpenter.go: the Karpenter driver: Options, New, provisioning,
+//     ReplaceNode, ReplaceAll, Churn and its shapes.
+//   - objects.go: the NodePool and NodeClaim objects it publishes, and their
+//     CRDs.
+//   - types.go: Reason, Budget, NodePool and the package's errors.
+
 // Package karpenter is the churn driver of the simulator: a stand-in for
 // Karpenter v1 with one NodePool, which replaces nodes as consolidation,
 // drift, expiry, spot interruption and manual deletion would.

@@ -1,3 +1,6 @@
+// karpenter.go holds the Karpenter driver: Options, New, provisioning, ReplaceNode,
+// ReplaceAll, Churn and its shapes.
+
 package karpenter
 
 import (

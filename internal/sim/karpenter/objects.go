@@ -1,3 +1,6 @@
+// objects.go holds the NodePool and NodeClaim objects it publishes, and their
+// CRDs.
+
 package karpenter
 
 import (

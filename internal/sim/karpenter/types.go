@@ -1,3 +1,5 @@
+// types.go holds Reason, Budget, NodePool and the package's errors.
+
 package karpenter
 
 import (

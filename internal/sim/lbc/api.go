@@ -1,3 +1,5 @@
+// api.go holds ELBv2API, the ELBv2 calls the controller makes.
+
 package lbc
 
 import (

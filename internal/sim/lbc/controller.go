@@ -1,3 +1,6 @@
+// controller.go holds the Controller: Options, New, Start, Stop, Crash, its queue
+// and Stats.
+
 package lbc
 
 import (

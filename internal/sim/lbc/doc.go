@@ -1,3 +1,22 @@
+// The files of package lbc:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - api.go: ELBv2API, the ELBv2 calls the controller makes.
+//   - controller.go: the Controller: Options, New, Start, Stop, Crash, its
+//     queue and Stats.
+//   - endpoints.go: the endpoints a binding registers, from EndpointSlices.
+//   - errors.go: ErrInvalidOptions and OptionsError.
+//   - faults.go: crash injection: CrashPoint, Crashes, InjectCrashes.
+//   - multicluster.go: multiClusterTargetGroup: the ConfigMap of the targets
+//     it tracks.
+//   - network.go: EC2API, and spec.networking's rules on the nodes' security
+//     group.
+//   - reconcile.go: the TargetGroupBinding reconcile: register, deregister,
+//     checkpoint, readiness gates, finalizer, events.
+//   - targets.go: the targets cache.
+//   - webhook.go: the webhooks: mutation and validation of bindings,
+//     readiness-gate injection.
+
 // Package lbc is the stand-in for the AWS Load Balancer Controller in the
 // churn simulator: the TargetGroupBinding reconciler in ip mode and the
 // controller's webhooks, running on the world's client, the ELBv2 model

@@ -1,3 +1,5 @@
+// endpoints.go holds the endpoints a binding registers, from EndpointSlices.
+
 package lbc
 
 import (

@@ -1,3 +1,5 @@
+// errors.go holds ErrInvalidOptions and OptionsError.
+
 package lbc
 
 import (

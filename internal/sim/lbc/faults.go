@@ -1,3 +1,5 @@
+// faults.go holds crash injection: CrashPoint, Crashes, InjectCrashes.
+
 package lbc
 
 import (

@@ -1,3 +1,6 @@
+// multicluster.go holds multiClusterTargetGroup: the ConfigMap of the targets it
+// tracks.
+
 package lbc
 
 import (

@@ -1,3 +1,6 @@
+// network.go holds EC2API, and spec.networking's rules on the nodes' security
+// group.
+
 package lbc
 
 import (

@@ -1,3 +1,6 @@
+// reconcile.go holds the TargetGroupBinding reconcile: register, deregister,
+// checkpoint, readiness gates, finalizer, events.
+
 package lbc
 
 import (

@@ -1,3 +1,5 @@
+// targets.go holds the targets cache.
+
 package lbc
 
 import (

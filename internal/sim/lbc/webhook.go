@@ -1,3 +1,6 @@
+// webhook.go holds the webhooks: mutation and validation of bindings,
+// readiness-gate injection.
+
 package lbc
 
 import (

@@ -1,3 +1,11 @@
+// The files of package timing:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - envelope.go: the envelope: the grid of timings, its hardest points,
+//     sensitivity, JSON.
+//   - timing.go: Timings: the knobs, their defaults, validation and derived
+//     values.
+
 // Package timing holds every AWS timing assumption the simulator makes, in
 // one type, [Timings], and the envelope of plausible values the simulator
 // sweeps ([Grid], [Sensitivity], [Hardest]).

@@ -1,3 +1,6 @@
+// envelope.go holds the envelope: the grid of timings, its hardest points,
+// sensitivity, JSON.
+
 package timing
 
 import (

@@ -1,3 +1,6 @@
+// timing.go holds Timings: the knobs, their defaults, validation and derived
+// values.
+
 package timing
 
 import (

@@ -1,3 +1,6 @@
+// stats.go holds Stats: totals, failures by outcome, per-second counts, outage
+// windows.
+
 package traffic
 
 import (

@@ -1,3 +1,5 @@
+// traffic.go holds the Generator: Options, New, outcomes, requests.
+
 package traffic
 
 import (

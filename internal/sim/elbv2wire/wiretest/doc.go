@@ -1,3 +1,8 @@
+// The files of package wiretest:
+//
+//   - doc.go: this map, and the package documentation below.
+//   - wiretest.go: Wired, Wire and Check.
+
 // Package wiretest runs a package's gomock suites a second time through the
 // real AWS SDK client: each mock goes behind an [elbv2wire] endpoint on
 // loopback, the code under test gets a real *elasticloadbalancingv2.Client

@@ -1,3 +1,5 @@
+// wiretest.go holds Wired, Wire and Check.
+
 package wiretest
 
 import (
