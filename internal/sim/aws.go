@@ -1,8 +1,8 @@
-// aws.go holds the AWS side of the system under test and of the LBC
-// stand-in: the ELBv2 facades, the wire endpoints in front of them
-// (Config.Wire), and the call counts where the service sees them.
-
 package sim
+
+// aws.go: the AWS side of the system under test and of the LBC stand-in: the
+// ELBv2 facades, the wire endpoints in front of them (Config.Wire), and the
+// call counts where the service sees them.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// config.go holds Config and its defaults and validation, ConfigError, the
-// Default constants and ClusterName, and PodSettings and SafePodSettings.
-
 package sim
+
+// config.go: Config and its defaults and validation, ConfigError, the
+// Default constants and ClusterName, and PodSettings and SafePodSettings.
 
 import (
 	"errors"

@@ -1,6 +1,13 @@
-// The files of package sim:
+// Package sim is the Karpenter churn simulator tgmigrate's scenario tests
+// run on: a deterministic simulation, on a virtual clock, of an ALB and its
+// target groups, the AWS Load Balancer Controller's TargetGroupBinding
+// reconciler, an EKS cluster whose nodes Karpenter keeps replacing, and
+// client traffic. Nothing sleeps for real: a 30-minute scenario takes a
+// fraction of a second of CPU (BenchmarkChurn30m).
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - aws.go: the AWS side of the system under test and of the LBC stand-in:
 //     the ELBv2 facades, the wire endpoints in front of them (Config.Wire),
 //     and the call counts where the service sees them.
@@ -29,13 +36,6 @@
 //     and TargetGroupBindings, and the webhook service going down.
 //   - world.go: the World: its state, New (which wires the parts and starts
 //     the scenario), Close, and the accessors of its parts.
-
-// Package sim is the Karpenter churn simulator tgmigrate's scenario tests
-// run on: a deterministic simulation, on a virtual clock, of an ALB and its
-// target groups, the AWS Load Balancer Controller's TargetGroupBinding
-// reconciler, an EKS cluster whose nodes Karpenter keeps replacing, and
-// client traffic. Nothing sleeps for real: a 30-minute scenario takes a
-// fraction of a second of CPU (BenchmarkChurn30m).
 //
 // # Packages
 //

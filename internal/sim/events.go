@@ -1,7 +1,7 @@
-// events.go holds the world's event log: one line per event, with virtual
-// timestamps, and the ELBv2 model's target transitions written to it.
-
 package sim
+
+// events.go: the world's event log: one line per event, with virtual
+// timestamps, and the ELBv2 model's target transitions written to it.
 
 import (
 	"fmt"

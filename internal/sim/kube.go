@@ -1,8 +1,8 @@
-// kube.go holds the Kubernetes side the system under test meets: the
-// world's client with its API latency, a TargetGroupBinding of the seed's
-// case, and the Service's pods.
-
 package sim
+
+// kube.go: the Kubernetes side the system under test meets: the world's
+// client with its API latency, a TargetGroupBinding of the seed's case, and
+// the Service's pods.
 
 import (
 	"context"

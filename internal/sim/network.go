@@ -1,8 +1,8 @@
-// network.go holds the world's network: its security groups and network
+package sim
+
+// network.go: the world's network: its security groups and network
 // interfaces (package ec2sim), the firewall between the load balancer and
 // the cluster, and the EC2 clients of the system under test and the LBC.
-
-package sim
 
 import (
 	"strings"

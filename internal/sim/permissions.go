@@ -1,7 +1,7 @@
-// permissions.go holds the controller's IAM role: the ELBv2 actions DenyController
-// refuses and AllowController grants again.
-
 package sim
+
+// permissions.go: the controller's IAM role: the ELBv2 actions
+// DenyController refuses and AllowController grants again.
 
 import (
 	"context"

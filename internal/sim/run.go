@@ -1,7 +1,7 @@
-// run.go holds the running of the world: its virtual clock, the
-// scenario's start, Run and RunUntil, client traffic, and churn on demand.
-
 package sim
+
+// run.go: the running of the world: its virtual clock, the scenario's start,
+// Run and RunUntil, client traffic, and churn on demand.
 
 import (
 	"time"

@@ -1,9 +1,9 @@
-// seed.go holds the seed's case: the namespace, the Service, its pods and
-// their PodDisruptionBudget, the neighbour application, the ALB, its
-// listener and the hand-made target group, and the warm-up until every
-// legacy target is healthy.
-
 package sim
+
+// seed.go: the seed's case: the namespace, the Service, its pods and their
+// PodDisruptionBudget, the neighbour application, the ALB, its listener and
+// the hand-made target group, and the warm-up until every legacy target is
+// healthy.
 
 import (
 	"context"

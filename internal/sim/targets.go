@@ -1,8 +1,8 @@
-// targets.go holds the ground truth of targets: every registered target
-// with what holds its address now and what held it at registration, the
-// ghosts among them, and the node targets.
-
 package sim
+
+// targets.go: the ground truth of targets: every registered target with what
+// holds its address now and what held it at registration, the ghosts among
+// them, and the node targets.
 
 import (
 	"fmt"

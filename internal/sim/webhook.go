@@ -1,7 +1,7 @@
-// webhook.go holds the LBC's webhooks on the world's client: admission of
-// pods and TargetGroupBindings, and the webhook service going down.
-
 package sim
+
+// webhook.go: the LBC's webhooks on the world's client: admission of pods
+// and TargetGroupBindings, and the webhook service going down.
 
 import (
 	"context"

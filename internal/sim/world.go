@@ -1,7 +1,7 @@
-// world.go holds the World: its state, New (which wires the parts and
-// starts the scenario), Close, and the accessors of its parts.
-
 package sim
+
+// world.go: the World: its state, New (which wires the parts and starts the
+// scenario), Close, and the accessors of its parts.
 
 import (
 	"context"

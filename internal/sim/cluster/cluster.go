@@ -1,6 +1,6 @@
-// cluster.go holds the Cluster: New, its accessors, namespaces and workloads.
-
 package cluster
+
+// cluster.go: the Cluster: New, its accessors, namespaces and workloads.
 
 import (
 	"context"

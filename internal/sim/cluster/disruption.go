@@ -1,6 +1,6 @@
-// disruption.go holds PodDisruptionBudgets: their status and the eviction check.
-
 package cluster
+
+// disruption.go: PodDisruptionBudgets: their status and the eviction check.
 
 import (
 	"context"

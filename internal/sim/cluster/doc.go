@@ -1,6 +1,12 @@
-// The files of package cluster:
+// Package cluster is the simulated EKS cluster of the churn simulator: EC2
+// instances and their addresses, the scheduler, the kubelets, a ReplicaSet
+// per workload, the EndpointSlice and disruption controllers, and
+// kube-proxy, all on the virtual clock, mirrored into a controller-runtime
+// client.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - cluster.go: the Cluster: New, its accessors, namespaces and workloads.
 //   - disruption.go: PodDisruptionBudgets: their status and the eviction
 //     check.
@@ -25,12 +31,6 @@
 //     now or held it last.
 //   - watch.go: the Hub: admission, change notification, and the observed
 //     client that reports each write with its origin.
-
-// Package cluster is the simulated EKS cluster of the churn simulator: EC2
-// instances and their addresses, the scheduler, the kubelets, a ReplicaSet
-// per workload, the EndpointSlice and disruption controllers, and
-// kube-proxy, all on the virtual clock, mirrored into a controller-runtime
-// client.
 //
 // # The API
 //

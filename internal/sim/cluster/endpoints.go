@@ -1,7 +1,7 @@
-// endpoints.go holds Services, their EndpointSlices, and kube-proxy's NodePort
-// table.
-
 package cluster
+
+// endpoints.go: Services, their EndpointSlices, and kube-proxy's NodePort
+// table.
 
 import (
 	"context"

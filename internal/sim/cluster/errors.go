@@ -1,7 +1,7 @@
-// errors.go holds ErrInvalidConfig, ConfigError, EvictionError and the IsX
-// helpers.
-
 package cluster
+
+// errors.go: ErrInvalidConfig, ConfigError, EvictionError and the IsX
+// helpers.
 
 import (
 	"errors"

@@ -1,7 +1,7 @@
-// ipam.go holds address management: subnets, freed addresses and their reuse,
-// the public IP pool.
-
 package cluster
+
+// ipam.go: address management: subnets, freed addresses and their reuse, the
+// public IP pool.
 
 import (
 	"fmt"

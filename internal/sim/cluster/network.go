@@ -1,7 +1,7 @@
-// network.go holds the network the ALB meets (elbv2model.Network): health checks
-// and requests to node and pod addresses.
-
 package cluster
+
+// network.go: the network the ALB meets (elbv2model.Network): health checks
+// and requests to node and pod addresses.
 
 import (
 	"net/netip"

@@ -1,7 +1,7 @@
-// node.go holds nodes: launch, taint, label, cordon, instance termination, and
-// the owners of addresses.
-
 package cluster
+
+// node.go: nodes: launch, taint, label, cordon, instance termination, and
+// the owners of addresses.
 
 import (
 	"context"

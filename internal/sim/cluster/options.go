@@ -1,6 +1,6 @@
-// options.go holds Options and how their zero values resolve.
-
 package cluster
+
+// options.go: Options and how their zero values resolve.
 
 import (
 	"fmt"

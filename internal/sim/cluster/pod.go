@@ -1,7 +1,7 @@
-// pod.go holds pods: scheduling, startup, readiness probes and gates, status,
-// termination, eviction.
-
 package cluster
+
+// pod.go: pods: scheduling, startup, readiness probes and gates, status,
+// termination, eviction.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// scheme.go holds the scheme and the fake client (FakeOptions, NewFakeClient),
-// with server-side apply of TargetGroupBindings.
-
 package cluster
+
+// scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
+// with server-side apply of TargetGroupBindings.
 
 import (
 	"fmt"

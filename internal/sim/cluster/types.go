@@ -1,7 +1,7 @@
-// types.go holds the specs callers give (Workload, PDBSpec, NodeSpec) and the
-// internal state of nodes, pods, Services and PodDisruptionBudgets.
-
 package cluster
+
+// types.go: the specs callers give (Workload, PDBSpec, NodeSpec) and the
+// internal state of nodes, pods, Services and PodDisruptionBudgets.
 
 import (
 	"time"

@@ -1,7 +1,7 @@
-// views.go holds read-only views of nodes and pods, and who holds an address now
-// or held it last.
-
 package cluster
+
+// views.go: read-only views of nodes and pods, and who holds an address now
+// or held it last.
 
 import (
 	"maps"

@@ -1,7 +1,7 @@
-// watch.go holds the Hub: admission, change notification, and the observed
-// client that reports each write with its origin.
-
 package cluster
+
+// watch.go: the Hub: admission, change notification, and the observed client
+// that reports each write with its origin.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// api.go holds the narrow interfaces the Client satisfies: Reader,
-// IngressWriter, API.
-
 package ec2sim
+
+// api.go: the narrow interfaces the Client satisfies: Reader, IngressWriter,
+// API.
 
 import (
 	"context"

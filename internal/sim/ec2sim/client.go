@@ -1,7 +1,7 @@
-// client.go holds the Client: EC2 operations with the SDK's signatures, and call
-// counts.
-
 package ec2sim
+
+// client.go: the Client: EC2 operations with the SDK's signatures, and call
+// counts.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// describe.go holds DescribeVpcs and DescribeSecurityGroups on the model, with
-// paging.
-
 package ec2sim
+
+// describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
+// paging.
 
 import (
 	"slices"

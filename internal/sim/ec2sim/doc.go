@@ -1,6 +1,16 @@
-// The files of package ec2sim:
+// Package ec2sim is the simulated EC2 network API: the VPCs and security
+// groups of the world, with the SDK's own types (ec2types.IpPermission,
+// ec2types.SecurityGroup, ec2types.Vpc), the network interfaces that carry
+// the groups to addresses, the reachability rule the simulator applies to
+// traffic, and a Go facade with the SDK's signatures, call counts and
+// faults. The AWS Load Balancer Controller stand-in opens security groups
+// to its targets through it, and cutover's planner reads them; package
+// elbv2wire serves it on the wire in EC2's Query protocol for the real
+// *ec2.Client.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - api.go: the narrow interfaces the Client satisfies: Reader,
 //     IngressWriter, API.
 //   - client.go: the Client: EC2 operations with the SDK's signatures, and
@@ -19,16 +29,6 @@
 //     port.
 //   - rules.go: security-group rules: normalisation, validation and their
 //     text.
-
-// Package ec2sim is the simulated EC2 network API: the VPCs and security
-// groups of the world, with the SDK's own types (ec2types.IpPermission,
-// ec2types.SecurityGroup, ec2types.Vpc), the network interfaces that carry
-// the groups to addresses, the reachability rule the simulator applies to
-// traffic, and a Go facade with the SDK's signatures, call counts and
-// faults. The AWS Load Balancer Controller stand-in opens security groups
-// to its targets through it, and cutover's planner reads them; package
-// elbv2wire serves it on the wire in EC2's Query protocol for the real
-// *ec2.Client.
 //
 // # The model
 //

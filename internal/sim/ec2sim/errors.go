@@ -1,7 +1,7 @@
-// errors.go holds EC2's error codes, the errors the Client returns, and the
-// package's own errors.
-
 package ec2sim
+
+// errors.go: EC2's error codes, the errors the Client returns, and the
+// package's own errors.
 
 import (
 	"errors"

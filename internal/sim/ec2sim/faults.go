@@ -1,6 +1,6 @@
-// faults.go holds fault injection on the Client: Fail, FailNext, Clear.
-
 package ec2sim
+
+// faults.go: fault injection on the Client: Fail, FailNext, Clear.
 
 import (
 	"fmt"

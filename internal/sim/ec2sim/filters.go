@@ -1,6 +1,6 @@
-// filters.go holds the Describe calls' filters.
-
 package ec2sim
+
+// filters.go: the Describe calls' filters.
 
 import (
 	"strconv"

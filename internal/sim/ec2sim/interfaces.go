@@ -1,7 +1,7 @@
-// interfaces.go holds network interfaces (Interface, InterfaceSource) and
-// DescribeNetworkInterfaces.
-
 package ec2sim
+
+// interfaces.go: network interfaces (Interface, InterfaceSource) and
+// DescribeNetworkInterfaces.
 
 import (
 	"cmp"

@@ -1,7 +1,7 @@
-// model.go holds the Model of VPCs and security groups: Options, New, AddVPC,
-// AddSecurityGroup, Authorize.
-
 package ec2sim
+
+// model.go: the Model of VPCs and security groups: Options, New, AddVPC,
+// AddSecurityGroup, Authorize.
 
 import (
 	"fmt"

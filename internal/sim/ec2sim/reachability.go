@@ -1,6 +1,7 @@
-// reachability.go holds Allows: whether security groups let a source reach a port.
-
 package ec2sim
+
+// reachability.go: Allows: whether security groups let a source reach a
+// port.
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
-// rules.go holds security-group rules: normalisation, validation and their text.
-
 package ec2sim
+
+// rules.go: security-group rules: normalisation, validation and their text.
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// actions.go holds listener and rule actions and conditions: validation and
-// copies.
-
 package elbv2model
+
+// actions.go: listener and rule actions and conditions: validation and
+// copies.
 
 import (
 	"regexp"

@@ -1,6 +1,6 @@
-// arn.go holds ARNs: minting, their kinds, TargetGroupARNPattern.
-
 package elbv2model
+
+// arn.go: ARNs: minting, their kinds, TargetGroupARNPattern.
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// attributes.go holds target group attributes: ranges, defaults, describe and
-// modify.
-
 package elbv2model
+
+// attributes.go: target group attributes: ranges, defaults, describe and
+// modify.
 
 import (
 	"slices"

@@ -1,6 +1,13 @@
-// The files of package elbv2model:
+// Package elbv2model is the simulated Elastic Load Balancing v2 service the
+// churn simulator runs on: the state machine of one account and region,
+// kept apart from any facade. Its operations take and return the
+// aws-sdk-go-v2 elasticloadbalancingv2 Input and Output types and fail with
+// the SDK's typed exceptions, so the Go-interface facade (package elbv2sim)
+// and a later wire-protocol facade serve the same state with no second model.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - actions.go: listener and rule actions and conditions: validation and
 //     copies.
 //   - arn.go: ARNs: minting, their kinds, TargetGroupARNPattern.
@@ -22,13 +29,6 @@
 //     TargetGroupARNs.
 //   - targetgroup.go: target groups: create, modify, delete, describe.
 //   - targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
-
-// Package elbv2model is the simulated Elastic Load Balancing v2 service the
-// churn simulator runs on: the state machine of one account and region,
-// kept apart from any facade. Its operations take and return the
-// aws-sdk-go-v2 elasticloadbalancingv2 Input and Output types and fail with
-// the SDK's typed exceptions, so the Go-interface facade (package elbv2sim)
-// and a later wire-protocol facade serve the same state with no second model.
 //
 // # Seam
 //

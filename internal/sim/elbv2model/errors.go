@@ -1,6 +1,6 @@
-// errors.go holds ELBv2's error codes as the SDK's typed errors.
-
 package elbv2model
+
+// errors.go: ELBv2's error codes as the SDK's typed errors.
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// health.go holds the target health state machine: registration, health checks,
-// draining, instance termination.
-
 package elbv2model
+
+// health.go: the target health state machine: registration, health checks,
+// draining, instance termination.
 
 import (
 	"slices"

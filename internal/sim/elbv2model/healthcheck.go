@@ -1,6 +1,6 @@
-// healthcheck.go holds health-check settings, their defaults and matchers.
-
 package elbv2model
+
+// healthcheck.go: health-check settings, their defaults and matchers.
 
 import (
 	"strconv"

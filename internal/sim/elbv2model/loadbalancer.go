@@ -1,6 +1,6 @@
-// loadbalancer.go holds load balancers, listeners and rules.
-
 package elbv2model
+
+// loadbalancer.go: load balancers, listeners and rules.
 
 import (
 	"cmp"

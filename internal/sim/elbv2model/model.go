@@ -1,6 +1,6 @@
-// model.go holds the Model: Options, Quotas, New and its accessors.
-
 package elbv2model
+
+// model.go: the Model: Options, Quotas, New and its accessors.
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
-// paging.go holds paging markers.
-
 package elbv2model
+
+// paging.go: paging markers.
 
 import (
 	"encoding/base64"

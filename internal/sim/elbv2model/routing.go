@@ -1,7 +1,7 @@
-// routing.go holds routing through a listener: Route, Selection, the routable
-// targets.
-
 package elbv2model
+
+// routing.go: routing through a listener: Route, Selection, the routable
+// targets.
 
 import (
 	"slices"

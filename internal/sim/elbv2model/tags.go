@@ -1,6 +1,6 @@
-// tags.go holds AddTags and DescribeTags.
-
 package elbv2model
+
+// tags.go: AddTags and DescribeTags.
 
 import (
 	"strings"

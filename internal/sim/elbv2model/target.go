@@ -1,7 +1,7 @@
-// target.go holds a target's state, Transition, TargetView, Targets and
-// TargetGroupARNs.
-
 package elbv2model
+
+// target.go: a target's state, Transition, TargetView, Targets and
+// TargetGroupARNs.
 
 import (
 	"fmt"

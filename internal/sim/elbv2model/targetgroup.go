@@ -1,6 +1,6 @@
-// targetgroup.go holds target groups: create, modify, delete, describe.
-
 package elbv2model
+
+// targetgroup.go: target groups: create, modify, delete, describe.
 
 import (
 	"cmp"

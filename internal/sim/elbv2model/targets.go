@@ -1,6 +1,6 @@
-// targets.go holds RegisterTargets, DeregisterTargets, DescribeTargetHealth.
-
 package elbv2model
+
+// targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
 
 import (
 	"net/netip"

@@ -1,7 +1,7 @@
-// client.go holds the Client: Options, call counts and log, injected errors,
-// latency.
-
 package elbv2sim
+
+// client.go: the Client: Options, call counts and log, injected errors,
+// latency.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// contract.go holds gomock matchers of the call contract: EveryTargetHasPort,
-// AtMostTargets, InTargetGroup.
-
 package elbv2sim
+
+// contract.go: gomock matchers of the call contract: EveryTargetHasPort,
+// AtMostTargets, InTargetGroup.
 
 import (
 	"fmt"

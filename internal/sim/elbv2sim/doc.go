@@ -1,18 +1,18 @@
-// The files of package elbv2sim:
+// Package elbv2sim is the Go-interface facade of the simulated ELBv2
+// service (package elbv2model): a [Client] with the SDK's own method
+// signatures, so it satisfies diagnose.ELBv2API, tgbind.ELBv2API and
+// cutover.ELBv2API exactly as *elasticloadbalancingv2.Client does, and the
+// SDK's paginators accept it.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - client.go: the Client: Options, call counts and log, injected errors,
 //     latency.
 //   - contract.go: gomock matchers of the call contract: EveryTargetHasPort,
 //     AtMostTargets, InTargetGroup.
 //   - ops.go: the ELBv2 operations, with the SDK's signatures.
 //   - throttle.go: throttling: operation classes and token buckets.
-
-// Package elbv2sim is the Go-interface facade of the simulated ELBv2
-// service (package elbv2model): a [Client] with the SDK's own method
-// signatures, so it satisfies diagnose.ELBv2API, tgbind.ELBv2API and
-// cutover.ELBv2API exactly as *elasticloadbalancingv2.Client does, and the
-// SDK's paginators accept it.
 //
 // The facade adds only what a facade should: counting, a call log, faults
 // and latency. All state and all validation live in the model; several

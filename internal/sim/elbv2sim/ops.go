@@ -1,6 +1,6 @@
-// ops.go holds the ELBv2 operations, with the SDK's signatures.
-
 package elbv2sim
+
+// ops.go: the ELBv2 operations, with the SDK's signatures.
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// throttle.go holds throttling: operation classes and token buckets.
-
 package elbv2sim
+
+// throttle.go: throttling: operation classes and token buckets.
 
 import (
 	"fmt"

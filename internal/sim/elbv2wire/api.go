@@ -1,6 +1,6 @@
-// api.go holds API, the operations served, and the operation table.
-
 package elbv2wire
+
+// api.go: API, the operations served, and the operation table.
 
 import (
 	"context"

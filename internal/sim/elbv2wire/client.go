@@ -1,7 +1,7 @@
-// client.go holds the Endpoint (a loopback server), ClientOptions and the SDK
-// client pointed at it, call counts.
-
 package elbv2wire
+
+// client.go: the Endpoint (a loopback server), ClientOptions and the SDK
+// client pointed at it, call counts.
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// decode.go holds decoding Query-protocol forms into SDK inputs.
-
 package elbv2wire
+
+// decode.go: decoding Query-protocol forms into SDK inputs.
 
 import (
 	"encoding/base64"

@@ -1,6 +1,13 @@
-// The files of package elbv2wire:
+// Package elbv2wire is the wire-protocol facade of the simulated ELBv2
+// service: an HTTP endpoint that speaks the ELBv2 Query protocol, so that
+// the real aws-sdk-go-v2 *elasticloadbalancingv2.Client runs end to end
+// against the simulator. Its request serialisation, signing, pagination
+// markers, error decoding, retry middleware and throttling behaviour are
+// then under test, not just the Go interface.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - api.go: API, the operations served, and the operation table.
 //   - client.go: the Endpoint (a loopback server), ClientOptions and the SDK
 //     client pointed at it, call counts.
@@ -12,13 +19,6 @@
 //   - encode.go: encoding SDK outputs as Query-protocol XML.
 //   - errors.go: OptionsError and the HTTP status of each error code.
 //   - server.go: the Server: Options, wire faults, the request log, ServeHTTP.
-
-// Package elbv2wire is the wire-protocol facade of the simulated ELBv2
-// service: an HTTP endpoint that speaks the ELBv2 Query protocol, so that
-// the real aws-sdk-go-v2 *elasticloadbalancingv2.Client runs end to end
-// against the simulator. Its request serialisation, signing, pagination
-// markers, error decoding, retry middleware and throttling behaviour are
-// then under test, not just the Go interface.
 //
 // # One model, one place for faults
 //

@@ -1,6 +1,6 @@
-// ec2.go holds the EC2 Query protocol: its operations and statuses.
-
 package elbv2wire
+
+// ec2.go: the EC2 Query protocol: its operations and statuses.
 
 import (
 	"context"

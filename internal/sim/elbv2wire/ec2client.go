@@ -1,6 +1,6 @@
-// ec2client.go holds the SDK's EC2 client pointed at an endpoint.
-
 package elbv2wire
+
+// ec2client.go: the SDK's EC2 client pointed at an endpoint.
 
 import (
 	"github.com/aws/aws-sdk-go-v2/aws"

@@ -1,6 +1,6 @@
-// ec2decode.go holds decoding EC2 Query-protocol forms into SDK inputs.
-
 package elbv2wire
+
+// ec2decode.go: decoding EC2 Query-protocol forms into SDK inputs.
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
-// ec2encode.go holds encoding EC2 outputs as XML.
-
 package elbv2wire
+
+// ec2encode.go: encoding EC2 outputs as XML.
 
 import (
 	"bytes"

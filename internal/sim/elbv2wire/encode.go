@@ -1,6 +1,6 @@
-// encode.go holds encoding SDK outputs as Query-protocol XML.
-
 package elbv2wire
+
+// encode.go: encoding SDK outputs as Query-protocol XML.
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
-// errors.go holds OptionsError and the HTTP status of each error code.
-
 package elbv2wire
+
+// errors.go: OptionsError and the HTTP status of each error code.
 
 import (
 	"errors"

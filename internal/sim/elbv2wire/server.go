@@ -1,6 +1,6 @@
-// server.go holds the Server: Options, wire faults, the request log, ServeHTTP.
-
 package elbv2wire
+
+// server.go: the Server: Options, wire faults, the request log, ServeHTTP.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// disruption.go holds one node's disruption: budgets, do-not-disrupt, replacement,
-// drain, termination and cut-offs.
-
 package karpenter
+
+// disruption.go: one node's disruption: budgets, do-not-disrupt,
+// replacement, drain, termination and cut-offs.
 
 import (
 	"context"

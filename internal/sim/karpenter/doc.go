@@ -1,6 +1,10 @@
-// The files of package karpenter:
+// Package karpenter is the churn driver of the simulator: a stand-in for
+// Karpenter v1 with one NodePool, which replaces nodes as consolidation,
+// drift, expiry, spot interruption and manual deletion would.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - disruption.go: one node's disruption: budgets, do-not-disrupt,
 //     replacement, drain, termination and cut-offs.
 //   - karpenter.go: the Karpenter driver: Options, New, provisioning,
@@ -8,10 +12,6 @@
 //   - objects.go: the NodePool and NodeClaim objects it publishes, and their
 //     CRDs.
 //   - types.go: Reason, Budget, NodePool and the package's errors.
-
-// Package karpenter is the churn driver of the simulator: a stand-in for
-// Karpenter v1 with one NodePool, which replaces nodes as consolidation,
-// drift, expiry, spot interruption and manual deletion would.
 //
 // # Disruption
 //

@@ -1,7 +1,7 @@
-// karpenter.go holds the Karpenter driver: Options, New, provisioning, ReplaceNode,
-// ReplaceAll, Churn and its shapes.
-
 package karpenter
+
+// karpenter.go: the Karpenter driver: Options, New, provisioning,
+// ReplaceNode, ReplaceAll, Churn and its shapes.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// objects.go holds the NodePool and NodeClaim objects it publishes, and their
-// CRDs.
-
 package karpenter
+
+// objects.go: the NodePool and NodeClaim objects it publishes, and their
+// CRDs.
 
 import (
 	"context"

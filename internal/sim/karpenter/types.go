@@ -1,6 +1,6 @@
-// types.go holds Reason, Budget, NodePool and the package's errors.
-
 package karpenter
+
+// types.go: Reason, Budget, NodePool and the package's errors.
 
 import (
 	"errors"

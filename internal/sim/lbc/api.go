@@ -1,6 +1,6 @@
-// api.go holds ELBv2API, the ELBv2 calls the controller makes.
-
 package lbc
+
+// api.go: ELBv2API, the ELBv2 calls the controller makes.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// controller.go holds the Controller: Options, New, Start, Stop, Crash, its queue
-// and Stats.
-
 package lbc
+
+// controller.go: the Controller: Options, New, Start, Stop, Crash, its queue
+// and Stats.
 
 import (
 	"context"

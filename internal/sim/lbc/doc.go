@@ -1,6 +1,12 @@
-// The files of package lbc:
+// Package lbc is the stand-in for the AWS Load Balancer Controller in the
+// churn simulator: the TargetGroupBinding reconciler in ip mode and the
+// controller's webhooks, running on the world's client, the ELBv2 model
+// (through its own client, with no latency, counted apart) and the virtual
+// clock.
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - api.go: ELBv2API, the ELBv2 calls the controller makes.
 //   - controller.go: the Controller: Options, New, Start, Stop, Crash, its
 //     queue and Stats.
@@ -16,12 +22,6 @@
 //   - targets.go: the targets cache.
 //   - webhook.go: the webhooks: mutation and validation of bindings,
 //     readiness-gate injection.
-
-// Package lbc is the stand-in for the AWS Load Balancer Controller in the
-// churn simulator: the TargetGroupBinding reconciler in ip mode and the
-// controller's webhooks, running on the world's client, the ELBv2 model
-// (through its own client, with no latency, counted apart) and the virtual
-// clock.
 //
 // # Reconcile
 //

@@ -1,6 +1,6 @@
-// endpoints.go holds the endpoints a binding registers, from EndpointSlices.
-
 package lbc
+
+// endpoints.go: the endpoints a binding registers, from EndpointSlices.
 
 import (
 	"context"

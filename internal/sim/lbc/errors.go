@@ -1,6 +1,6 @@
-// errors.go holds ErrInvalidOptions and OptionsError.
-
 package lbc
+
+// errors.go: ErrInvalidOptions and OptionsError.
 
 import (
 	"errors"

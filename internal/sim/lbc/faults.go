@@ -1,6 +1,6 @@
-// faults.go holds crash injection: CrashPoint, Crashes, InjectCrashes.
-
 package lbc
+
+// faults.go: crash injection: CrashPoint, Crashes, InjectCrashes.
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
-// multicluster.go holds multiClusterTargetGroup: the ConfigMap of the targets it
-// tracks.
-
 package lbc
+
+// multicluster.go: multiClusterTargetGroup: the ConfigMap of the targets it
+// tracks.
 
 import (
 	"context"

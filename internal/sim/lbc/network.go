@@ -1,7 +1,7 @@
-// network.go holds EC2API, and spec.networking's rules on the nodes' security
-// group.
-
 package lbc
+
+// network.go: EC2API, and spec.networking's rules on the nodes' security
+// group.
 
 import (
 	"cmp"

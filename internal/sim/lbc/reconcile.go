@@ -1,7 +1,7 @@
-// reconcile.go holds the TargetGroupBinding reconcile: register, deregister,
-// checkpoint, readiness gates, finalizer, events.
-
 package lbc
+
+// reconcile.go: the TargetGroupBinding reconcile: register, deregister,
+// checkpoint, readiness gates, finalizer, events.
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// targets.go holds the targets cache.
-
 package lbc
+
+// targets.go: the targets cache.
 
 import (
 	"context"

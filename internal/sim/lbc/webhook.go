@@ -1,7 +1,7 @@
-// webhook.go holds the webhooks: mutation and validation of bindings,
-// readiness-gate injection.
-
 package lbc
+
+// webhook.go: the webhooks: mutation and validation of bindings, readiness-
+// gate injection.
 
 import (
 	"context"

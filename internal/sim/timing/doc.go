@@ -1,14 +1,14 @@
-// The files of package timing:
+// Package timing holds every AWS timing assumption the simulator makes, in
+// one type, [Timings], and the envelope of plausible values the simulator
+// sweeps ([Grid], [Sensitivity], [Hardest]).
 //
-//   - doc.go: this map, and the package documentation below.
+// # Files
+//
+//   - doc.go: this comment.
 //   - envelope.go: the envelope: the grid of timings, its hardest points,
 //     sensitivity, JSON.
 //   - timing.go: Timings: the knobs, their defaults, validation and derived
 //     values.
-
-// Package timing holds every AWS timing assumption the simulator makes, in
-// one type, [Timings], and the envelope of plausible values the simulator
-// sweeps ([Grid], [Sensitivity], [Hardest]).
 //
 // Every "0 failed requests" tgmigrate claims is a claim about these
 // timings. Where AWS documents a value, it is the knob's default; where it

@@ -1,7 +1,7 @@
-// envelope.go holds the envelope: the grid of timings, its hardest points,
-// sensitivity, JSON.
-
 package timing
+
+// envelope.go: the envelope: the grid of timings, its hardest points,
+// sensitivity, JSON.
 
 import (
 	"encoding/json"

@@ -1,7 +1,7 @@
-// timing.go holds Timings: the knobs, their defaults, validation and derived
-// values.
-
 package timing
+
+// timing.go: Timings: the knobs, their defaults, validation and derived
+// values.
 
 import (
 	"errors"

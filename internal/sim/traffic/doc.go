@@ -1,14 +1,14 @@
-// The files of package traffic:
-//
-//   - doc.go: this map, and the package documentation below.
-//   - stats.go: Stats: totals, failures by outcome, per-second counts, outage
-//     windows.
-//   - traffic.go: the Generator: Options, New, outcomes, requests.
-
 // Package traffic is the client traffic of the churn simulator: requests
 // sent at a fixed rate through a listener of the simulated Application Load
 // Balancer (package elbv2model), counted per second of virtual time so a
 // scenario can report its outage window.
+//
+// # Files
+//
+//   - doc.go: this comment.
+//   - stats.go: Stats: totals, failures by outcome, per-second counts, outage
+//     windows.
+//   - traffic.go: the Generator: Options, New, outcomes, requests.
 //
 // # Routing
 //

@@ -1,7 +1,7 @@
-// stats.go holds Stats: totals, failures by outcome, per-second counts, outage
-// windows.
-
 package traffic
+
+// stats.go: Stats: totals, failures by outcome, per-second counts, outage
+// windows.
 
 import (
 	"fmt"

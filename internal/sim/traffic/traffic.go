@@ -1,6 +1,6 @@
-// traffic.go holds the Generator: Options, New, outcomes, requests.
-
 package traffic
+
+// traffic.go: the Generator: Options, New, outcomes, requests.
 
 import (
 	"errors"

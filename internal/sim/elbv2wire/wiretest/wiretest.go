@@ -1,6 +1,6 @@
-// wiretest.go holds Wired, Wire and Check.
-
 package wiretest
+
+// wiretest.go: Wired, Wire and Check.
 
 import (
 	"testing"
