@@ -130,7 +130,7 @@ func checkTransport(t testing.TB, via transport, w *sim.World) {
 // diagnoseWorld runs Diagnose on the world's sources and clock.
 func diagnoseWorld(t testing.TB, w *sim.World, scope diagnose.Scope, opts ...diagnose.Option) *diagnose.Report {
 	t.Helper()
-	return diagnoseSources(t, w, w.DiagnoseSources(), scope, opts...)
+	return diagnoseSources(t, w, worldSources(w), scope, opts...)
 }
 
 // diagnoseSources runs Diagnose on src and the world's clock.
@@ -1040,7 +1040,7 @@ func testScenarioFindings(t *testing.T, via transport) {
 			arn := sc.setup(t, w, g)
 			before := w.Clock().Now()
 			resetCounts(w)
-			src := w.DiagnoseSources()
+			src := worldSources(w)
 			if sc.quotas != nil {
 				src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
 			}

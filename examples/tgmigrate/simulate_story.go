@@ -13,6 +13,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
@@ -55,7 +56,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	}
 
 	heading(out, "2. diagnose (read-only)")
-	report, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
+	report, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
 		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
 	if err != nil {
 		return fmt.Errorf("diagnose: %w", err)
@@ -154,7 +155,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		}
 	}
 	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
-	after, err := diagnose.Diagnose(ctx, w.DiagnoseSources(), diagnose.Scope{TargetGroupARNs: []string{arn}},
+	after, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []string{arn}},
 		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
 	if err != nil {
 		return fmt.Errorf("diagnose after: %w", err)
@@ -214,4 +215,20 @@ func abridgeTargetLists(text string, keep int) string {
 		i = j - 1
 	}
 	return b.String()
+}
+
+// diagnoseSources returns the world as diagnose reads it: one account
+// (sim.DefaultAccountID in sim.DefaultRegion) whose ELBv2 client is
+// World.AWS, the system under test's path, so that diagnose's calls are
+// counted with its calls; and one cluster, sim.ClusterName, read through
+// World.Client, with the VPC and the VPC CIDR its nodes and pods draw
+// from. There is no EC2 client, so public nodes show as ExternalIPs only.
+// Run diagnose on the world's clock.
+func diagnoseSources(w *sim.World) diagnose.Sources {
+	return diagnose.Sources{
+		Accounts: []diagnose.Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: w.AWS()}},
+		Clusters: []diagnose.Cluster{{
+			Name: sim.ClusterName, Reader: w.Client(), VPCID: w.Legacy().VPCID, CIDRs: []string{w.Cluster().VPCCIDR()},
+		}},
+	}
 }

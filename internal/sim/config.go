@@ -1,19 +1,25 @@
 package sim
 
+// config.go: Config and its defaults and validation, ConfigError, the
+// Default constants and ClusterName, and PodSettings and SafePodSettings.
+
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/sim/traffic"
 )
 
 // Defaults of [Config].
@@ -36,6 +42,11 @@ const (
 	DefaultRegion    = "us-east-1"
 	DefaultAccountID = "123456789012"
 )
+
+// ClusterName is the name of the world's cluster: the LBC stand-in's
+// --cluster-name, and the kubernetes.io/cluster/<ClusterName> tag of the
+// nodes' security group.
+const ClusterName = "sim"
 
 // ErrInvalidConfig: a [Config] field is invalid; nothing was built.
 var ErrInvalidConfig = errors.New("invalid configuration")
@@ -235,4 +246,131 @@ type Workload struct {
 	MaxUnavailable string
 	// DoNotDisrupt annotates the pods karpenter.sh/do-not-disrupt.
 	DoNotDisrupt bool
+}
+
+func (cfg *Config) defaults() error {
+	bad := func(field, reason string) error { return &ConfigError{Field: field, Reason: reason} }
+	switch {
+	case cfg.Nodes < 0:
+		return bad("Nodes", "is negative")
+	case cfg.Pods < 0:
+		return bad("Pods", "is negative")
+	case cfg.ChurnInterval < 0:
+		return bad("ChurnInterval", "is negative")
+	case cfg.WarmUp < 0:
+		return bad("WarmUp", "is negative")
+	case cfg.LBCSyncPeriod < 0:
+		return bad("LBCSyncPeriod", "is negative")
+	case cfg.Neighbours < 0:
+		return bad("Neighbours", "is negative")
+	case cfg.ChurnDelay < 0:
+		return bad("ChurnDelay", "is negative")
+	case cfg.RPS > traffic.MaxRPS:
+		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
+	}
+	if err := cfg.Timings.Validate(); err != nil {
+		var ie *timing.InvalidError
+		if errors.As(err, &ie) {
+			return bad("Timings."+ie.Knob, ie.Reason)
+		}
+		return bad("Timings", err.Error())
+	}
+	cfg.Timings = cfg.Timings.WithDefaults()
+	if wo := cfg.Wire; wo != nil {
+		switch {
+		case wo.Client.Region != "" && wo.Client.Region != DefaultRegion:
+			return bad("Wire.Client.Region", fmt.Sprintf("%q is not the world's region, %s", wo.Client.Region, DefaultRegion))
+		case wo.Client.MaxAttempts < 0:
+			return bad("Wire.Client.MaxAttempts", "is negative")
+		case wo.Client.MaxBackoff < 0:
+			return bad("Wire.Client.MaxBackoff", "is negative")
+		case wo.Client.Timeout < 0:
+			return bad("Wire.Client.Timeout", "is negative")
+		}
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	if cfg.Pods == 0 {
+		cfg.Pods = DefaultPods
+	}
+	if cfg.RPS == 0 {
+		cfg.RPS = DefaultRPS
+	}
+	if cfg.WarmUp == 0 {
+		cfg.WarmUp = DefaultWarmUp
+	}
+	for _, d := range []*time.Duration{&cfg.EndpointDelay, &cfg.ProxyDelay} {
+		switch {
+		case *d == 0:
+			*d = time.Second
+		case *d < 0:
+			*d = 0
+		}
+	}
+	l := &cfg.Legacy
+	if l.Name == "" {
+		l.Name = "legacy-web"
+	}
+	switch l.TargetType {
+	case "":
+		l.TargetType = string(elbv2types.TargetTypeEnumIp)
+	case string(elbv2types.TargetTypeEnumIp), string(elbv2types.TargetTypeEnumInstance):
+	default:
+		return bad("Legacy.TargetType", fmt.Sprintf("%q is neither ip nor instance", l.TargetType))
+	}
+	if l.HealthCheckPath == "" {
+		l.HealthCheckPath = "/"
+	}
+	if l.HealthCheckPort == "" {
+		l.HealthCheckPort = "traffic-port"
+	}
+	if l.HealthCheckIntervalSeconds == 0 {
+		l.HealthCheckIntervalSeconds = 30
+	}
+	if l.HealthCheckTimeoutSeconds == 0 {
+		l.HealthCheckTimeoutSeconds = 5
+	}
+	if l.HealthyThresholdCount == 0 {
+		l.HealthyThresholdCount = 5
+	}
+	if l.UnhealthyThresholdCount == 0 {
+		l.UnhealthyThresholdCount = 2
+	}
+	if l.DeregistrationDelay == nil {
+		d := 300 * time.Second
+		l.DeregistrationDelay = &d
+	}
+	wl := &cfg.Workload
+	if wl.PreStop == 0 {
+		safe := SafePodSettings(cfg.Timings)
+		wl.PreStop = safe.PreStop
+		if wl.TerminationGracePeriod == 0 {
+			wl.TerminationGracePeriod = safe.TerminationGracePeriod
+		}
+	}
+	if wl.PreStop < 0 {
+		wl.PreStop = 0
+	}
+	if wl.MaxUnavailable == "" {
+		wl.MaxUnavailable = "1"
+	}
+	return nil
+}
+
+// PodSettings are a workload's shutdown settings.
+type PodSettings struct {
+	// PreStop is the preStop sleep; TerminationGracePeriod the pod's
+	// terminationGracePeriodSeconds.
+	PreStop, TerminationGracePeriod time.Duration
+}
+
+// SafePodSettings returns the settings the product recommends for a world
+// of timings t: a preStop that outlasts the deregistration lag and the
+// controller's delay, and a grace period 30 s longer (package envelope).
+// At the envelope's worst lag (Timings.DeregistrationLag 120 s) they are
+// what helmgov writes and what cutover's plan asks for by default.
+func SafePodSettings(t timing.Timings) PodSettings {
+	a := t.Assumptions(envelope.DefaultControllerDelay)
+	return PodSettings{PreStop: a.SafePreStop(), TerminationGracePeriod: a.SafeTerminationGracePeriod()}
 }

@@ -5,6 +5,38 @@
 // client traffic. Nothing sleeps for real: a 30-minute scenario takes a
 // fraction of a second of CPU (BenchmarkChurn30m).
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - aws.go: the AWS side of the system under test and of the LBC stand-in:
+//     the ELBv2 facades, the wire endpoints in front of them (Config.Wire),
+//     and the call counts where the service sees them.
+//   - config.go: Config and its defaults and validation, ConfigError, the
+//     Default constants and ClusterName, and PodSettings and SafePodSettings.
+//   - events.go: the world's event log: one line per event, with virtual
+//     timestamps, and the ELBv2 model's target transitions written to it.
+//   - kube.go: the Kubernetes side the system under test meets: the world's
+//     client with its API latency, a TargetGroupBinding of the seed's case,
+//     and the Service's pods.
+//   - network.go: the world's network: its security groups and network
+//     interfaces (package ec2sim), the firewall between the load balancer and
+//     the cluster, and the EC2 clients of the system under test and the LBC.
+//   - permissions.go: the controller's IAM role: the ELBv2 actions
+//     DenyController refuses and AllowController grants again.
+//   - run.go: the running of the world: its virtual clock, the scenario's
+//     start, Run and RunUntil, client traffic, and churn on demand.
+//   - seed.go: the seed's case: the namespace, the Service, its pods and their
+//     PodDisruptionBudget, the neighbour application, the ALB, its listener
+//     and the hand-made target group, and the warm-up until every legacy
+//     target is healthy.
+//   - targets.go: the ground truth of targets: every registered target with
+//     what holds its address now and what held it at registration, the ghosts
+//     among them, and the node targets.
+//   - webhook.go: the LBC's webhooks on the world's client: admission of pods
+//     and TargetGroupBindings, and the webhook service going down.
+//   - world.go: the World: its state, New (which wires the parts and starts
+//     the scenario), Close, and the accessors of its parts.
+//
 // # Packages
 //
 //   - [github.com/qstools/tgmigrate/internal/vclock]: the virtual clock.
@@ -71,9 +103,13 @@
 //     node or pod holds now), to compare with Diagnose's findings;
 //     [World.NodeTargets]: the nodeIP:NodePort targets, live or ghost;
 //     [World.Targets]: one target group's targets with their owners.
-//   - [World.DiagnoseSources]: the world as diagnose.Diagnose reads it
-//     (the system under test's ELBv2 client, the world's Kubernetes
-//     client, the VPC and its CIDR); run diagnose on [World.Clock].
+//   - The world as diagnose.Diagnose reads it: one account
+//     ([DefaultAccountID] in [DefaultRegion]) with [World.AWS], one cluster
+//     [ClusterName] read through [World.Client], Legacy().VPCID and
+//     Cluster().VPCCIDR(); run diagnose on [World.Clock]. This package
+//     imports no capability package: the adapter to diagnose.Sources
+//     lives with its users (diagnose's scenario tests, the demo in
+//     examples/tgmigrate).
 //   - [World.EventLog]: one line per world event, with virtual timestamps,
 //     identical for identical Configs.
 //   - [World.Model], [World.Cluster], [World.Karpenter], [World.LBC],

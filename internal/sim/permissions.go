@@ -1,5 +1,8 @@
 package sim
 
+// permissions.go: the controller's IAM role: the ELBv2 actions
+// DenyController refuses and AllowController grants again.
+
 import (
 	"context"
 	"fmt"

@@ -14,17 +14,23 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
+// adoptAPI is the ELBv2 API adopt calls, declared where it is used: the
+// world's client fits it as it fits cutover.ELBv2API.
+type adoptAPI interface {
+	DescribeTargetHealth(ctx context.Context, in *elbv2.DescribeTargetHealthInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error)
+	DeregisterTargets(ctx context.Context, in *elbv2.DeregisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error)
+}
+
 // adopt is a minimal system under test: the safe adoption DOMAIN.md
 // describes, written as production code would be (an injected clock, waits
 // that select on ctx). It binds in multi-cluster mode, waits until every
 // pod target is healthy, then deregisters the node targets, with Port.
-func adopt(ctx context.Context, clk clock.Clock, api cutover.ELBv2API, kube client.Client, w *sim.World) error {
+func adopt(ctx context.Context, clk clock.Clock, api adoptAPI, kube client.Client, w *sim.World) error {
 	if err := kube.Create(ctx, w.NewBinding("web", true)); err != nil {
 		return fmt.Errorf("adopt: bind: %w", err)
 	}

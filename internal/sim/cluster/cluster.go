@@ -1,5 +1,7 @@
 package cluster
 
+// cluster.go: the Cluster: New, its accessors, namespaces and workloads.
+
 import (
 	"context"
 	"fmt"

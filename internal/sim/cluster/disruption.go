@@ -1,5 +1,7 @@
 package cluster
 
+// disruption.go: PodDisruptionBudgets: their status and the eviction check.
+
 import (
 	"context"
 	"fmt"

@@ -4,6 +4,34 @@
 // kube-proxy, all on the virtual clock, mirrored into a controller-runtime
 // client.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - cluster.go: the Cluster: New, its accessors, namespaces and workloads.
+//   - disruption.go: PodDisruptionBudgets: their status and the eviction
+//     check.
+//   - endpoints.go: Services, their EndpointSlices, and kube-proxy's NodePort
+//     table.
+//   - errors.go: ErrInvalidConfig, ConfigError, EvictionError and the IsX
+//     helpers.
+//   - ipam.go: address management: subnets, freed addresses and their reuse,
+//     the public IP pool.
+//   - network.go: the network the ALB meets (elbv2model.Network): health
+//     checks and requests to node and pod addresses.
+//   - node.go: nodes: launch, taint, label, cordon, instance termination, and
+//     the owners of addresses.
+//   - options.go: Options and how their zero values resolve.
+//   - pod.go: pods: scheduling, startup, readiness probes and gates, status,
+//     termination, eviction.
+//   - scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
+//     with server-side apply of TargetGroupBindings.
+//   - types.go: the specs callers give (Workload, PDBSpec, NodeSpec) and the
+//     internal state of nodes, pods, Services and PodDisruptionBudgets.
+//   - views.go: read-only views of nodes and pods, and who holds an address
+//     now or held it last.
+//   - watch.go: the Hub: admission, change notification, and the observed
+//     client that reports each write with its origin.
+//
 // # The API
 //
 // The state the controllers own lives in memory; everything they would

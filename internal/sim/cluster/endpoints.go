@@ -1,5 +1,8 @@
 package cluster
 
+// endpoints.go: Services, their EndpointSlices, and kube-proxy's NodePort
+// table.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package cluster
 
+// errors.go: ErrInvalidConfig, ConfigError, EvictionError and the IsX
+// helpers.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,8 @@
 package cluster
 
+// ipam.go: address management: subnets, freed addresses and their reuse, the
+// public IP pool.
+
 import (
 	"fmt"
 	"net/netip"

@@ -1,5 +1,8 @@
 package cluster
 
+// network.go: the network the ALB meets (elbv2model.Network): health checks
+// and requests to node and pod addresses.
+
 import (
 	"net/netip"
 

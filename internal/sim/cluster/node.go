@@ -1,5 +1,8 @@
 package cluster
 
+// node.go: nodes: launch, taint, label, cordon, instance termination, and
+// the owners of addresses.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package cluster
 
+// options.go: Options and how their zero values resolve.
+
 import (
 	"fmt"
 	"net/netip"

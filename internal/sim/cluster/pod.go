@@ -1,5 +1,8 @@
 package cluster
 
+// pod.go: pods: scheduling, startup, readiness probes and gates, status,
+// termination, eviction.
+
 import (
 	"context"
 	"fmt"

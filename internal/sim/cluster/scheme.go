@@ -1,5 +1,8 @@
 package cluster
 
+// scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
+// with server-side apply of TargetGroupBindings.
+
 import (
 	"fmt"
 

@@ -1,5 +1,8 @@
 package cluster
 
+// types.go: the specs callers give (Workload, PDBSpec, NodeSpec) and the
+// internal state of nodes, pods, Services and PodDisruptionBudgets.
+
 import (
 	"time"
 

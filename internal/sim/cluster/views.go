@@ -1,5 +1,8 @@
 package cluster
 
+// views.go: read-only views of nodes and pods, and who holds an address now
+// or held it last.
+
 import (
 	"maps"
 	"slices"

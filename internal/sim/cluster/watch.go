@@ -1,5 +1,8 @@
 package cluster
 
+// watch.go: the Hub: admission, change notification, and the observed client
+// that reports each write with its origin.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,8 @@
 package ec2sim
 
+// api.go: the narrow interfaces the Client satisfies: Reader, IngressWriter,
+// API.
+
 import (
 	"context"
 

@@ -1,5 +1,8 @@
 package ec2sim
 
+// client.go: the Client: EC2 operations with the SDK's signatures, and call
+// counts.
+
 import (
 	"context"
 	"maps"

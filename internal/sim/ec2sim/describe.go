@@ -1,5 +1,8 @@
 package ec2sim
 
+// describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
+// paging.
+
 import (
 	"slices"
 	"strings"

@@ -8,6 +8,28 @@
 // elbv2wire serves it on the wire in EC2's Query protocol for the real
 // *ec2.Client.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - api.go: the narrow interfaces the Client satisfies: Reader,
+//     IngressWriter, API.
+//   - client.go: the Client: EC2 operations with the SDK's signatures, and
+//     call counts.
+//   - describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
+//     paging.
+//   - errors.go: EC2's error codes, the errors the Client returns, and the
+//     package's own errors.
+//   - faults.go: fault injection on the Client: Fail, FailNext, Clear.
+//   - filters.go: the Describe calls' filters.
+//   - interfaces.go: network interfaces (Interface, InterfaceSource) and
+//     DescribeNetworkInterfaces.
+//   - model.go: the Model of VPCs and security groups: Options, New, AddVPC,
+//     AddSecurityGroup, Authorize.
+//   - reachability.go: Allows: whether security groups let a source reach a
+//     port.
+//   - rules.go: security-group rules: normalisation, validation and their
+//     text.
+//
 // # The model
 //
 // [New] returns an empty [Model] for an account and a region. The world

@@ -1,5 +1,8 @@
 package ec2sim
 
+// errors.go: EC2's error codes, the errors the Client returns, and the
+// package's own errors.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,7 @@
 package ec2sim
 
+// faults.go: fault injection on the Client: Fail, FailNext, Clear.
+
 import (
 	"fmt"
 	"slices"

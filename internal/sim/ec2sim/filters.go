@@ -1,5 +1,7 @@
 package ec2sim
 
+// filters.go: the Describe calls' filters.
+
 import (
 	"strconv"
 	"strings"

@@ -1,5 +1,8 @@
 package ec2sim
 
+// interfaces.go: network interfaces (Interface, InterfaceSource) and
+// DescribeNetworkInterfaces.
+
 import (
 	"cmp"
 	"slices"

@@ -1,5 +1,8 @@
 package ec2sim
 
+// model.go: the Model of VPCs and security groups: Options, New, AddVPC,
+// AddSecurityGroup, Authorize.
+
 import (
 	"fmt"
 	"maps"

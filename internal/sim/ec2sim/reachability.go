@@ -1,5 +1,8 @@
 package ec2sim
 
+// reachability.go: Allows: whether security groups let a source reach a
+// port.
+
 import (
 	"fmt"
 	"net/netip"

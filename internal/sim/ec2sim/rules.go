@@ -1,5 +1,7 @@
 package ec2sim
 
+// rules.go: security-group rules: normalisation, validation and their text.
+
 import (
 	"fmt"
 	"net/netip"

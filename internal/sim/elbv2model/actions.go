@@ -1,5 +1,8 @@
 package elbv2model
 
+// actions.go: listener and rule actions and conditions: validation and
+// copies.
+
 import (
 	"regexp"
 	"slices"

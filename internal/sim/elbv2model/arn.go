@@ -1,5 +1,7 @@
 package elbv2model
 
+// arn.go: ARNs: minting, their kinds, TargetGroupARNPattern.
+
 import (
 	"fmt"
 	"regexp"

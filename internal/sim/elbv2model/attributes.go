@@ -1,5 +1,8 @@
 package elbv2model
 
+// attributes.go: target group attributes: ranges, defaults, describe and
+// modify.
+
 import (
 	"slices"
 	"strconv"

@@ -5,6 +5,31 @@
 // the SDK's typed exceptions, so the Go-interface facade (package elbv2sim)
 // and a later wire-protocol facade serve the same state with no second model.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - actions.go: listener and rule actions and conditions: validation and
+//     copies.
+//   - arn.go: ARNs: minting, their kinds, TargetGroupARNPattern.
+//   - attributes.go: target group attributes: ranges, defaults, describe and
+//     modify.
+//   - errors.go: ELBv2's error codes as the SDK's typed errors.
+//   - health.go: the target health state machine: registration, health checks,
+//     draining, instance termination.
+//   - healthcheck.go: health-check settings, their defaults and matchers.
+//   - loadbalancer.go: load balancers, listeners and rules.
+//   - model.go: the Model: Options, Quotas, New and its accessors.
+//   - network.go: the Network seam: Network, InstanceResolver, Answer,
+//     ProbeResult.
+//   - paging.go: paging markers.
+//   - routing.go: routing through a listener: Route, Selection, the routable
+//     targets.
+//   - tags.go: AddTags and DescribeTags.
+//   - target.go: a target's state, Transition, TargetView, Targets and
+//     TargetGroupARNs.
+//   - targetgroup.go: target groups: create, modify, delete, describe.
+//   - targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
+//
 // # Seam
 //
 // [Network] is where the model meets the simulated cluster: health checks

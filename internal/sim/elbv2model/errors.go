@@ -1,5 +1,7 @@
 package elbv2model
 
+// errors.go: ELBv2's error codes as the SDK's typed errors.
+
 import (
 	"fmt"
 

@@ -1,5 +1,8 @@
 package elbv2model
 
+// health.go: the target health state machine: registration, health checks,
+// draining, instance termination.
+
 import (
 	"slices"
 	"time"

@@ -1,5 +1,7 @@
 package elbv2model
 
+// healthcheck.go: health-check settings, their defaults and matchers.
+
 import (
 	"strconv"
 	"strings"

@@ -1,5 +1,7 @@
 package elbv2model
 
+// loadbalancer.go: load balancers, listeners and rules.
+
 import (
 	"cmp"
 	"fmt"

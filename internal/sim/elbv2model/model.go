@@ -1,5 +1,7 @@
 package elbv2model
 
+// model.go: the Model: Options, Quotas, New and its accessors.
+
 import (
 	"errors"
 	"fmt"

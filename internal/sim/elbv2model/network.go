@@ -1,5 +1,8 @@
 package elbv2model
 
+// network.go: the Network seam: Network, InstanceResolver, Answer,
+// ProbeResult.
+
 // Network is what the ALB's health checker and the traffic model meet when they
 // connect to ip:port at the current virtual time. The cluster model implements it.
 //

@@ -1,5 +1,7 @@
 package elbv2model
 
+// paging.go: paging markers.
+
 import (
 	"encoding/base64"
 	"strconv"

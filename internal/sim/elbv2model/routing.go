@@ -1,5 +1,8 @@
 package elbv2model
 
+// routing.go: routing through a listener: Route, Selection, the routable
+// targets.
+
 import (
 	"slices"
 	"strconv"

@@ -1,5 +1,7 @@
 package elbv2model
 
+// tags.go: AddTags and DescribeTags.
+
 import (
 	"strings"
 

@@ -1,5 +1,8 @@
 package elbv2model
 
+// target.go: a target's state, Transition, TargetView, Targets and
+// TargetGroupARNs.
+
 import (
 	"fmt"
 	"strconv"

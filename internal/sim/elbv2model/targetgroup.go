@@ -1,5 +1,7 @@
 package elbv2model
 
+// targetgroup.go: target groups: create, modify, delete, describe.
+
 import (
 	"cmp"
 	"slices"

@@ -1,5 +1,7 @@
 package elbv2model
 
+// targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
+
 import (
 	"net/netip"
 	"slices"

@@ -1,5 +1,8 @@
 package elbv2sim
 
+// client.go: the Client: Options, call counts and log, injected errors,
+// latency.
+
 import (
 	"context"
 	"errors"

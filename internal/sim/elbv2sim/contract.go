@@ -1,5 +1,8 @@
 package elbv2sim
 
+// contract.go: gomock matchers of the call contract: EveryTargetHasPort,
+// AtMostTargets, InTargetGroup.
+
 import (
 	"fmt"
 

@@ -4,6 +4,16 @@
 // cutover.ELBv2API exactly as *elasticloadbalancingv2.Client does, and the
 // SDK's paginators accept it.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - client.go: the Client: Options, call counts and log, injected errors,
+//     latency.
+//   - contract.go: gomock matchers of the call contract: EveryTargetHasPort,
+//     AtMostTargets, InTargetGroup.
+//   - ops.go: the ELBv2 operations, with the SDK's signatures.
+//   - throttle.go: throttling: operation classes and token buckets.
+//
 // The facade adds only what a facade should: counting, a call log, faults
 // and latency. All state and all validation live in the model; several
 // clients may share one model (the system under test gets one, the LBC

@@ -1,5 +1,7 @@
 package elbv2sim
 
+// ops.go: the ELBv2 operations, with the SDK's signatures.
+
 import (
 	"context"
 

@@ -1,5 +1,7 @@
 package elbv2sim
 
+// throttle.go: throttling: operation classes and token buckets.
+
 import (
 	"fmt"
 	"sort"

@@ -1,5 +1,7 @@
 package elbv2wire
 
+// api.go: API, the operations served, and the operation table.
+
 import (
 	"context"
 	"slices"

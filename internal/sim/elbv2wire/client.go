@@ -1,5 +1,8 @@
 package elbv2wire
 
+// client.go: the Endpoint (a loopback server), ClientOptions and the SDK
+// client pointed at it, call counts.
+
 import (
 	"context"
 	"fmt"

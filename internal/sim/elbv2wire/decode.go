@@ -1,5 +1,7 @@
 package elbv2wire
 
+// decode.go: decoding Query-protocol forms into SDK inputs.
+
 import (
 	"encoding/base64"
 	"fmt"

@@ -5,6 +5,21 @@
 // markers, error decoding, retry middleware and throttling behaviour are
 // then under test, not just the Go interface.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - api.go: API, the operations served, and the operation table.
+//   - client.go: the Endpoint (a loopback server), ClientOptions and the SDK
+//     client pointed at it, call counts.
+//   - decode.go: decoding Query-protocol forms into SDK inputs.
+//   - ec2.go: the EC2 Query protocol: its operations and statuses.
+//   - ec2client.go: the SDK's EC2 client pointed at an endpoint.
+//   - ec2decode.go: decoding EC2 Query-protocol forms into SDK inputs.
+//   - ec2encode.go: encoding EC2 outputs as XML.
+//   - encode.go: encoding SDK outputs as Query-protocol XML.
+//   - errors.go: OptionsError and the HTTP status of each error code.
+//   - server.go: the Server: Options, wire faults, the request log, ServeHTTP.
+//
 // # One model, one place for faults
 //
 // The endpoint has no state of its own. It decodes each request into the

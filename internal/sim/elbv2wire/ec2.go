@@ -1,5 +1,7 @@
 package elbv2wire
 
+// ec2.go: the EC2 Query protocol: its operations and statuses.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,7 @@
 package elbv2wire
 
+// ec2client.go: the SDK's EC2 client pointed at an endpoint.
+
 import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"

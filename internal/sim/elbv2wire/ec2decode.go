@@ -1,5 +1,7 @@
 package elbv2wire
 
+// ec2decode.go: decoding EC2 Query-protocol forms into SDK inputs.
+
 import (
 	"fmt"
 	"net/url"

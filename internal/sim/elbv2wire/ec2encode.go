@@ -1,5 +1,7 @@
 package elbv2wire
 
+// ec2encode.go: encoding EC2 outputs as XML.
+
 import (
 	"bytes"
 	"encoding/xml"

@@ -1,5 +1,7 @@
 package elbv2wire
 
+// encode.go: encoding SDK outputs as Query-protocol XML.
+
 import (
 	"bytes"
 	"encoding/base64"

@@ -1,5 +1,7 @@
 package elbv2wire
 
+// errors.go: OptionsError and the HTTP status of each error code.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,7 @@
 package elbv2wire
 
+// server.go: the Server: Options, wire faults, the request log, ServeHTTP.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,8 @@
 package karpenter
 
+// disruption.go: one node's disruption: budgets, do-not-disrupt,
+// replacement, drain, termination and cut-offs.
+
 import (
 	"context"
 	"fmt"

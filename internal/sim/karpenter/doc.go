@@ -2,6 +2,17 @@
 // Karpenter v1 with one NodePool, which replaces nodes as consolidation,
 // drift, expiry, spot interruption and manual deletion would.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - disruption.go: one node's disruption: budgets, do-not-disrupt,
+//     replacement, drain, termination and cut-offs.
+//   - karpenter.go: the Karpenter driver: Options, New, provisioning,
+//     ReplaceNode, ReplaceAll, Churn and its shapes.
+//   - objects.go: the NodePool and NodeClaim objects it publishes, and their
+//     CRDs.
+//   - types.go: Reason, Budget, NodePool and the package's errors.
+//
 // # Disruption
 //
 // [Karpenter.ReplaceNode] queues one node, [Karpenter.ReplaceAll] every

@@ -1,5 +1,8 @@
 package karpenter
 
+// karpenter.go: the Karpenter driver: Options, New, provisioning,
+// ReplaceNode, ReplaceAll, Churn and its shapes.
+
 import (
 	"context"
 	"fmt"

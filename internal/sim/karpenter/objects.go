@@ -1,5 +1,8 @@
 package karpenter
 
+// objects.go: the NodePool and NodeClaim objects it publishes, and their
+// CRDs.
+
 import (
 	"context"
 	"fmt"

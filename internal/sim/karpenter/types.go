@@ -1,5 +1,7 @@
 package karpenter
 
+// types.go: Reason, Budget, NodePool and the package's errors.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,7 @@
 package lbc
 
+// api.go: ELBv2API, the ELBv2 calls the controller makes.
+
 import (
 	"context"
 

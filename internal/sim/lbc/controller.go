@@ -1,5 +1,8 @@
 package lbc
 
+// controller.go: the Controller: Options, New, Start, Stop, Crash, its queue
+// and Stats.
+
 import (
 	"context"
 	"fmt"

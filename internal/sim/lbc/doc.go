@@ -4,6 +4,25 @@
 // (through its own client, with no latency, counted apart) and the virtual
 // clock.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - api.go: ELBv2API, the ELBv2 calls the controller makes.
+//   - controller.go: the Controller: Options, New, Start, Stop, Crash, its
+//     queue and Stats.
+//   - endpoints.go: the endpoints a binding registers, from EndpointSlices.
+//   - errors.go: ErrInvalidOptions and OptionsError.
+//   - faults.go: crash injection: CrashPoint, Crashes, InjectCrashes.
+//   - multicluster.go: multiClusterTargetGroup: the ConfigMap of the targets
+//     it tracks.
+//   - network.go: EC2API, and spec.networking's rules on the nodes' security
+//     group.
+//   - reconcile.go: the TargetGroupBinding reconcile: register, deregister,
+//     checkpoint, readiness gates, finalizer, events.
+//   - targets.go: the targets cache.
+//   - webhook.go: the webhooks: mutation and validation of bindings,
+//     readiness-gate injection.
+//
 // # Reconcile
 //
 // The stand-in follows the real controller's source (v3, main branch,

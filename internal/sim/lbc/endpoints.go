@@ -1,5 +1,7 @@
 package lbc
 
+// endpoints.go: the endpoints a binding registers, from EndpointSlices.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package lbc
 
+// errors.go: ErrInvalidOptions and OptionsError.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,7 @@
 package lbc
 
+// faults.go: crash injection: CrashPoint, Crashes, InjectCrashes.
+
 import (
 	"fmt"
 	"time"

@@ -1,5 +1,8 @@
 package lbc
 
+// multicluster.go: multiClusterTargetGroup: the ConfigMap of the targets it
+// tracks.
+
 import (
 	"context"
 	"fmt"

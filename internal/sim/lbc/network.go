@@ -1,5 +1,8 @@
 package lbc
 
+// network.go: EC2API, and spec.networking's rules on the nodes' security
+// group.
+
 import (
 	"cmp"
 	"context"

@@ -1,5 +1,8 @@
 package lbc
 
+// reconcile.go: the TargetGroupBinding reconcile: register, deregister,
+// checkpoint, readiness gates, finalizer, events.
+
 import (
 	"context"
 	"crypto/sha256"

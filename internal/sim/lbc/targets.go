@@ -1,5 +1,7 @@
 package lbc
 
+// targets.go: the targets cache.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package lbc
 
+// webhook.go: the webhooks: mutation and validation of bindings, readiness-
+// gate injection.
+
 import (
 	"context"
 	"errors"

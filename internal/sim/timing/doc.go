@@ -2,6 +2,14 @@
 // one type, [Timings], and the envelope of plausible values the simulator
 // sweeps ([Grid], [Sensitivity], [Hardest]).
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - envelope.go: the envelope: the grid of timings, its hardest points,
+//     sensitivity, JSON.
+//   - timing.go: Timings: the knobs, their defaults, validation and derived
+//     values.
+//
 // Every "0 failed requests" tgmigrate claims is a claim about these
 // timings. Where AWS documents a value, it is the knob's default; where it
 // does not, the default is a plausible middle and the range is what has

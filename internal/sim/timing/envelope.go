@@ -1,5 +1,8 @@
 package timing
 
+// envelope.go: the envelope: the grid of timings, its hardest points,
+// sensitivity, JSON.
+
 import (
 	"encoding/json"
 	"fmt"

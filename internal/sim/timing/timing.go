@@ -1,5 +1,8 @@
 package timing
 
+// timing.go: Timings: the knobs, their defaults, validation and derived
+// values.
+
 import (
 	"errors"
 	"fmt"

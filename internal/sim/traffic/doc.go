@@ -3,6 +3,13 @@
 // Balancer (package elbv2model), counted per second of virtual time so a
 // scenario can report its outage window.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - stats.go: Stats: totals, failures by outcome, per-second counts, outage
+//     windows.
+//   - traffic.go: the Generator: Options, New, outcomes, requests.
+//
 // # Routing
 //
 // Each request is a world event on the virtual clock. It follows the

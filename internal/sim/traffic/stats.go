@@ -1,5 +1,8 @@
 package traffic
 
+// stats.go: Stats: totals, failures by outcome, per-second counts, outage
+// windows.
+
 import (
 	"fmt"
 	"slices"

@@ -1,5 +1,7 @@
 package traffic
 
+// traffic.go: the Generator: Options, New, outcomes, requests.
+
 import (
 	"errors"
 	"fmt"

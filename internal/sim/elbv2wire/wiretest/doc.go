@@ -4,6 +4,11 @@
 // of it, and [Check] then holds the calls the code made against the
 // requests the endpoint served.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - wiretest.go: Wired, Wire and Check.
+//
 // diagnose, tgbind and cutover use it from their TestWire*Suites tests,
 // through a package variable that hands out the ELBv2 client of a mock.
 package wiretest

@@ -1,5 +1,7 @@
 package wiretest
 
+// wiretest.go: Wired, Wire and Check.
+
 import (
 	"testing"
 

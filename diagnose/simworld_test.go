@@ -1,4 +1,9 @@
-package sim_test
+package diagnose_test
+
+// The simulator's world as Diagnose reads it: the adapter the scenario
+// tests run Diagnose through, and the test that it is valid. The adapter
+// lives here, with its users, so that internal/sim stays a leaf that
+// imports no capability package.
 
 import (
 	"testing"
@@ -7,18 +12,35 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/sim"
-	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
-// TestDiagnoseSources: the world's sources are valid for diagnose, which
+// worldSources returns the world as diagnose reads it: one account
+// (sim.DefaultAccountID in sim.DefaultRegion) whose ELBv2 client is
+// World.AWS (with Config.Wire the real SDK client through the endpoint,
+// otherwise World.ELBv2), so that Diagnose's calls take the system under
+// test's path and are counted with its calls, and one cluster,
+// sim.ClusterName, read through World.Client, with the VPC and the VPC CIDR
+// its nodes and pods draw from. There is no EC2 client, so public nodes
+// show as ExternalIPs only. Run Diagnose on the world's clock
+// (diagnose.WithClock(w.Clock())).
+func worldSources(w *sim.World) diagnose.Sources {
+	return diagnose.Sources{
+		Accounts: []diagnose.Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: w.AWS()}},
+		Clusters: []diagnose.Cluster{{
+			Name: sim.ClusterName, Reader: w.Client(), VPCID: w.Legacy().VPCID, CIDRs: []string{w.Cluster().VPCCIDR()},
+		}},
+	}
+}
+
+// TestWorldSources: the world's sources are valid for diagnose, which
 // reads the cluster through them (nodes, pods, the Service, the bindings
 // CRD and Karpenter's NodeClaims) and the legacy target group through the
 // system under test's client, without advancing the world.
-func TestDiagnoseSources(t *testing.T) {
-	// No API latency: Diagnose's reads then take no virtual time, and the
-	// world does not move.
-	w := newWorld(t, sim.Config{Seed: 1, Nodes: 3, Pods: 6, Timings: timing.Timings{ELBv2Latency: -1, KubeLatency: -1}}, nil)
-	src := w.DiagnoseSources()
+func TestWorldSources(t *testing.T) {
+	// No API latency (newSimWorld's default): Diagnose's reads then take no
+	// virtual time, and the world does not move.
+	w := newSimWorld(t, onFacade, sim.Config{Seed: 1, Nodes: 3, Pods: 6})
+	src := worldSources(w)
 	if len(src.Accounts) != 1 || src.Accounts[0].ELBv2 != w.ELBv2() || len(src.Clusters) != 1 || src.Clusters[0].Name != sim.ClusterName {
 		t.Fatalf("sources = %+v", src)
 	}

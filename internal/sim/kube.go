@@ -1,0 +1,123 @@
+package sim
+
+// kube.go: the Kubernetes side the system under test meets: the world's
+// client with its API latency, a TargetGroupBinding of the seed's case, and
+// the Service's pods.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/qstools/tgmigrate/internal/vclock"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+)
+
+// Client returns the Kubernetes client of the world (the LBC's webhooks run
+// on it): give it to the system under test. Each call spends the
+// Timings.KubeLatency on the virtual clock first, in the caller's
+// goroutine, so it must not be called from a world event.
+func (w *World) Client() client.Client { return w.kube }
+
+// noWatch gives a client.Client the Watch of a client.WithWatch, so that
+// interceptor.NewClient takes it; the world's clients are never watched.
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, errors.New("sim: the world's client does not watch")
+}
+
+// latencyClient returns c with every call spending d on clock first, in
+// the caller's goroutine (interceptor.Funcs from controller-runtime).
+func latencyClient(c client.Client, clock *vclock.Clock, d time.Duration) client.Client {
+	if d <= 0 {
+		return c
+	}
+	wait := func() { clock.Sleep(d) }
+	return interceptor.NewClient(noWatch{c}, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			wait()
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			wait()
+			return c.List(ctx, list, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			wait()
+			return c.Create(ctx, obj, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			wait()
+			return c.Delete(ctx, obj, opts...)
+		},
+		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
+			wait()
+			return c.DeleteAllOf(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			wait()
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			wait()
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			wait()
+			return c.Apply(ctx, obj, opts...)
+		},
+		SubResourceGet: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceGetOption) error {
+			wait()
+			return c.SubResource(sub).Get(ctx, obj, subObj, opts...)
+		},
+		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			wait()
+			return c.SubResource(sub).Create(ctx, obj, subObj, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			wait()
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			wait()
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+}
+
+// NewBinding returns a TargetGroupBinding of the legacy target group to the
+// Service, targetType ip, in multiClusterTargetGroup mode or not. Create it
+// through [World.Client]: the LBC's webhooks admit it and the LBC reacts.
+func (w *World) NewBinding(name string, multiCluster bool) *v1beta1.TargetGroupBinding {
+	ip := v1beta1.TargetTypeIP
+	return &v1beta1.TargetGroupBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: w.legacy.Namespace, Name: name},
+		Spec: v1beta1.TargetGroupBindingSpec{
+			TargetGroupARN:          w.legacy.TargetGroupARN,
+			TargetType:              &ip,
+			ServiceRef:              v1beta1.ServiceReference{Name: w.legacy.Service, Port: intstr.FromInt32(w.legacy.ServicePort)},
+			MultiClusterTargetGroup: multiCluster,
+		},
+	}
+}
+
+// PodKeys returns the keys of the Service's pods now, in creation order.
+func (w *World) PodKeys() []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, p := range w.cl.Pods() {
+		if p.Workload != w.legacy.Service {
+			continue
+		}
+		out = append(out, p.Key())
+	}
+	return out
+}

@@ -1,0 +1,184 @@
+package sim
+
+// seed.go: the seed's case: the namespace, the Service, its pods and their
+// PodDisruptionBudget, the neighbour application, the ALB, its listener and
+// the hand-made target group, and the warm-up until every legacy target is
+// healthy.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/sim/lbc"
+)
+
+// servesKarpenter reports whether the API server serves karpenter.sh/v1
+// NodeClaims (their CRD is installed).
+func servesKarpenter(c client.Client) bool {
+	_, err := c.RESTMapper().RESTMapping(karpenter.NodeClaimGVK.GroupKind(), karpenter.NodeClaimGVK.Version)
+	return err == nil
+}
+
+// seed builds the seed's case.
+func (w *World) seed(ctx context.Context) error {
+	cfg := w.cfg
+	ns := DefaultNamespace
+	w.legacy = Legacy{
+		VPCID: w.cl.VPCID(), Namespace: ns, Service: DefaultService, PortName: "http",
+		ServicePort: DefaultServicePort, NodePort: DefaultNodePort, ContainerPort: DefaultContainerPort,
+		TargetGroupName: cfg.Legacy.Name, TargetType: cfg.Legacy.TargetType,
+	}
+	if err := w.karp.Start(ctx); err != nil {
+		return fmt.Errorf("sim: new: %w", err)
+	}
+	if _, err := w.karp.Provision(ctx, cfg.Nodes); err != nil {
+		return fmt.Errorf("sim: new: %w", err)
+	}
+	var nsLabels map[string]string
+	if cfg.ReadinessGateInjection {
+		nsLabels = map[string]string{lbc.LabelReadinessGateInject: "enabled"}
+	}
+	if err := w.cl.EnsureNamespace(ctx, ns, nsLabels); err != nil {
+		return err
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: DefaultService, Labels: map[string]string{"app": DefaultService}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeNodePort,
+			Selector: map[string]string{"app": DefaultService},
+			Ports: []corev1.ServicePort{{
+				Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort,
+				TargetPort: intstr.FromString("http"), NodePort: DefaultNodePort,
+			}},
+			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
+		},
+	}
+	if err := w.cl.AddService(ctx, svc); err != nil {
+		return err
+	}
+	wl := cluster.Workload{
+		Namespace: ns, Name: DefaultService, Replicas: cfg.Pods,
+		Labels: map[string]string{"app": DefaultService}, ContainerPort: DefaultContainerPort, PortName: "http",
+		ReadinessPath: cfg.Workload.ReadinessPath, StartupDelay: cfg.Workload.StartupDelay,
+		ReadinessDelay: cfg.Workload.ReadinessDelay, PreStop: cfg.Workload.PreStop,
+		TerminationGracePeriod: cfg.Workload.TerminationGracePeriod, DoNotDisrupt: cfg.Workload.DoNotDisrupt,
+		AlreadyRunning: true,
+	}
+	if cfg.Workload.MaxUnavailable != "none" {
+		v := intstr.Parse(cfg.Workload.MaxUnavailable)
+		wl.PDB = &cluster.PDBSpec{MaxUnavailable: &v}
+	}
+	if err := w.cl.AddWorkload(ctx, wl); err != nil {
+		return err
+	}
+	if cfg.Neighbours > 0 {
+		nb := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: NeighbourService, Labels: map[string]string{"app": NeighbourService}},
+			Spec: corev1.ServiceSpec{
+				Type:     corev1.ServiceTypeClusterIP,
+				Selector: map[string]string{"app": NeighbourService},
+				Ports:    []corev1.ServicePort{{Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort, TargetPort: intstr.FromString("http")}},
+			},
+		}
+		if err := w.cl.AddService(ctx, nb); err != nil {
+			return err
+		}
+		if err := w.cl.AddWorkload(ctx, cluster.Workload{
+			Namespace: ns, Name: NeighbourService, Replicas: cfg.Neighbours,
+			Labels: map[string]string{"app": NeighbourService}, ContainerPort: DefaultContainerPort, PortName: "http",
+			PreStop: LegacyPreStop, AlreadyRunning: true,
+		}); err != nil {
+			return err
+		}
+	}
+	return w.seedALB()
+}
+
+// seedALB builds the ALB, its listener and the hand-made target group of
+// every node's nodeIP:NodePort (or instance and NodePort), directly on the
+// model (setup, not calls).
+func (w *World) seedALB() error {
+	l := w.cfg.Legacy
+	lbARN, err := w.model.AddLoadBalancer("legacy-alb", w.legacy.VPCID)
+	if err != nil {
+		return fmt.Errorf("sim: new: load balancer: %w", err)
+	}
+	if err := w.model.SetSecurityGroups(lbARN, LoadBalancerSecurityGroup); err != nil {
+		return fmt.Errorf("sim: new: load balancer: %w", err)
+	}
+	tg, err := w.model.CreateTargetGroup(&elbv2.CreateTargetGroupInput{
+		Name: aws.String(l.Name), Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(w.legacy.NodePort),
+		VpcId: aws.String(w.legacy.VPCID), TargetType: elbv2types.TargetTypeEnum(l.TargetType),
+		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPath: aws.String(l.HealthCheckPath),
+		HealthCheckPort: aws.String(l.HealthCheckPort), HealthCheckIntervalSeconds: aws.Int32(l.HealthCheckIntervalSeconds),
+		HealthCheckTimeoutSeconds: aws.Int32(l.HealthCheckTimeoutSeconds),
+		HealthyThresholdCount:     aws.Int32(l.HealthyThresholdCount), UnhealthyThresholdCount: aws.Int32(l.UnhealthyThresholdCount),
+	})
+	if err != nil {
+		return fmt.Errorf("sim: new: legacy target group: %w", err)
+	}
+	tgARN := aws.ToString(tg.TargetGroups[0].TargetGroupArn)
+	if _, err := w.model.ModifyTargetGroupAttributes(&elbv2.ModifyTargetGroupAttributesInput{
+		TargetGroupArn: aws.String(tgARN),
+		Attributes: []elbv2types.TargetGroupAttribute{{
+			Key: aws.String("deregistration_delay.timeout_seconds"), Value: aws.String(strconv.Itoa(int(*l.DeregistrationDelay / time.Second))),
+		}},
+	}); err != nil {
+		return fmt.Errorf("sim: new: legacy target group attributes: %w", err)
+	}
+	listenerARN, err := w.model.AddListener(lbARN, 80, []elbv2types.Action{{
+		Type: elbv2types.ActionTypeEnumForward, TargetGroupArn: aws.String(tgARN),
+	}})
+	if err != nil {
+		return fmt.Errorf("sim: new: listener: %w", err)
+	}
+	var targets []elbv2types.TargetDescription
+	for _, n := range w.cl.Nodes() {
+		id := n.InternalIP
+		if l.TargetType == string(elbv2types.TargetTypeEnumInstance) {
+			id = n.InstanceID
+		}
+		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(id), Port: aws.Int32(w.legacy.NodePort)})
+	}
+	if _, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(tgARN), Targets: targets}); err != nil {
+		return fmt.Errorf("sim: new: register node targets: %w", err)
+	}
+	w.legacy.LoadBalancerARN, w.legacy.ListenerARN, w.legacy.TargetGroupARN = lbARN, listenerARN, tgARN
+	return nil
+}
+
+// warmUp runs the world until every legacy target is healthy.
+func (w *World) warmUp(ctx context.Context) error {
+	deadline := w.clock.Now().Add(w.cfg.WarmUp)
+	for {
+		if err := context.Cause(ctx); err != nil {
+			return fmt.Errorf("sim: new: warm up: %w", err)
+		}
+		healthy := 0
+		ts := w.model.Targets(w.legacy.TargetGroupARN)
+		for _, t := range ts {
+			if t.State == elbv2types.TargetHealthStateEnumHealthy {
+				healthy++
+			}
+		}
+		if healthy == len(ts) && w.cl.PendingPods() == 0 {
+			return nil
+		}
+		if !w.clock.Now().Before(deadline) {
+			return fmt.Errorf("sim: new: warm up: %d of %d legacy targets healthy after %v", healthy, len(ts), w.cfg.WarmUp)
+		}
+		w.clock.Advance(time.Second)
+	}
+}
