@@ -41,6 +41,50 @@ func (m *MockELBv2API) EXPECT() *MockELBv2APIMockRecorder {
 	return m.recorder
 }
 
+// DescribeListeners mocks base method.
+func (m *MockELBv2API) DescribeListeners(ctx context.Context, params *elasticloadbalancingv2.DescribeListenersInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeListenersOutput, error) {
+	m.ctrl.T.Helper()
+	varargs := []any{ctx, params}
+	for _, a := range optFns {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "DescribeListeners", varargs...)
+	ret0, _ := ret[0].(*elasticloadbalancingv2.DescribeListenersOutput)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DescribeListeners indicates an expected call of DescribeListeners.
+func (mr *MockELBv2APIMockRecorder) DescribeListeners(ctx, params any, optFns ...any) *MockELBv2APIDescribeListenersCall {
+	mr.mock.ctrl.T.Helper()
+	varargs := append([]any{ctx, params}, optFns...)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DescribeListeners", reflect.TypeOf((*MockELBv2API)(nil).DescribeListeners), varargs...)
+	return &MockELBv2APIDescribeListenersCall{Call: call}
+}
+
+// MockELBv2APIDescribeListenersCall wrap *gomock.Call
+type MockELBv2APIDescribeListenersCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockELBv2APIDescribeListenersCall) Return(arg0 *elasticloadbalancingv2.DescribeListenersOutput, arg1 error) *MockELBv2APIDescribeListenersCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockELBv2APIDescribeListenersCall) Do(f func(context.Context, *elasticloadbalancingv2.DescribeListenersInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeListenersOutput, error)) *MockELBv2APIDescribeListenersCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockELBv2APIDescribeListenersCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DescribeListenersInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeListenersOutput, error)) *MockELBv2APIDescribeListenersCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DescribeLoadBalancers mocks base method.
 func (m *MockELBv2API) DescribeLoadBalancers(ctx context.Context, params *elasticloadbalancingv2.DescribeLoadBalancersInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeLoadBalancersOutput, error) {
 	m.ctrl.T.Helper()
@@ -85,6 +129,50 @@ func (c *MockELBv2APIDescribeLoadBalancersCall) DoAndReturn(f func(context.Conte
 	return c
 }
 
+// DescribeRules mocks base method.
+func (m *MockELBv2API) DescribeRules(ctx context.Context, params *elasticloadbalancingv2.DescribeRulesInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeRulesOutput, error) {
+	m.ctrl.T.Helper()
+	varargs := []any{ctx, params}
+	for _, a := range optFns {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "DescribeRules", varargs...)
+	ret0, _ := ret[0].(*elasticloadbalancingv2.DescribeRulesOutput)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DescribeRules indicates an expected call of DescribeRules.
+func (mr *MockELBv2APIMockRecorder) DescribeRules(ctx, params any, optFns ...any) *MockELBv2APIDescribeRulesCall {
+	mr.mock.ctrl.T.Helper()
+	varargs := append([]any{ctx, params}, optFns...)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DescribeRules", reflect.TypeOf((*MockELBv2API)(nil).DescribeRules), varargs...)
+	return &MockELBv2APIDescribeRulesCall{Call: call}
+}
+
+// MockELBv2APIDescribeRulesCall wrap *gomock.Call
+type MockELBv2APIDescribeRulesCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockELBv2APIDescribeRulesCall) Return(arg0 *elasticloadbalancingv2.DescribeRulesOutput, arg1 error) *MockELBv2APIDescribeRulesCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockELBv2APIDescribeRulesCall) Do(f func(context.Context, *elasticloadbalancingv2.DescribeRulesInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeRulesOutput, error)) *MockELBv2APIDescribeRulesCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockELBv2APIDescribeRulesCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DescribeRulesInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeRulesOutput, error)) *MockELBv2APIDescribeRulesCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
 // DescribeTags mocks base method.
 func (m *MockELBv2API) DescribeTags(ctx context.Context, params *elasticloadbalancingv2.DescribeTagsInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTagsOutput, error) {
 	m.ctrl.T.Helper()
@@ -125,6 +213,50 @@ func (c *MockELBv2APIDescribeTagsCall) Do(f func(context.Context, *elasticloadba
 
 // DoAndReturn rewrite *gomock.Call.DoAndReturn
 func (c *MockELBv2APIDescribeTagsCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DescribeTagsInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTagsOutput, error)) *MockELBv2APIDescribeTagsCall {
+	c.Call = c.Call.DoAndReturn(f)
+	return c
+}
+
+// DescribeTargetGroupAttributes mocks base method.
+func (m *MockELBv2API) DescribeTargetGroupAttributes(ctx context.Context, params *elasticloadbalancingv2.DescribeTargetGroupAttributesInput, optFns ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTargetGroupAttributesOutput, error) {
+	m.ctrl.T.Helper()
+	varargs := []any{ctx, params}
+	for _, a := range optFns {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "DescribeTargetGroupAttributes", varargs...)
+	ret0, _ := ret[0].(*elasticloadbalancingv2.DescribeTargetGroupAttributesOutput)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// DescribeTargetGroupAttributes indicates an expected call of DescribeTargetGroupAttributes.
+func (mr *MockELBv2APIMockRecorder) DescribeTargetGroupAttributes(ctx, params any, optFns ...any) *MockELBv2APIDescribeTargetGroupAttributesCall {
+	mr.mock.ctrl.T.Helper()
+	varargs := append([]any{ctx, params}, optFns...)
+	call := mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DescribeTargetGroupAttributes", reflect.TypeOf((*MockELBv2API)(nil).DescribeTargetGroupAttributes), varargs...)
+	return &MockELBv2APIDescribeTargetGroupAttributesCall{Call: call}
+}
+
+// MockELBv2APIDescribeTargetGroupAttributesCall wrap *gomock.Call
+type MockELBv2APIDescribeTargetGroupAttributesCall struct {
+	*gomock.Call
+}
+
+// Return rewrite *gomock.Call.Return
+func (c *MockELBv2APIDescribeTargetGroupAttributesCall) Return(arg0 *elasticloadbalancingv2.DescribeTargetGroupAttributesOutput, arg1 error) *MockELBv2APIDescribeTargetGroupAttributesCall {
+	c.Call = c.Call.Return(arg0, arg1)
+	return c
+}
+
+// Do rewrite *gomock.Call.Do
+func (c *MockELBv2APIDescribeTargetGroupAttributesCall) Do(f func(context.Context, *elasticloadbalancingv2.DescribeTargetGroupAttributesInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTargetGroupAttributesOutput, error)) *MockELBv2APIDescribeTargetGroupAttributesCall {
+	c.Call = c.Call.Do(f)
+	return c
+}
+
+// DoAndReturn rewrite *gomock.Call.DoAndReturn
+func (c *MockELBv2APIDescribeTargetGroupAttributesCall) DoAndReturn(f func(context.Context, *elasticloadbalancingv2.DescribeTargetGroupAttributesInput, ...func(*elasticloadbalancingv2.Options)) (*elasticloadbalancingv2.DescribeTargetGroupAttributesOutput, error)) *MockELBv2APIDescribeTargetGroupAttributesCall {
 	c.Call = c.Call.DoAndReturn(f)
 	return c
 }
