@@ -18,6 +18,10 @@ import (
 // (subnets and route tables; network interfaces and security groups), so
 // there is no shared method set to declare here, and a narrow interface
 // belongs where it is used.
+//
+// The one mock of these interfaces, a mock of ELBv2API that fits each of
+// them, is generated into internal/mocks (its doc.go has the go:generate
+// line).
 
 // ELBv2ReadAPI is the read-only part of the ELBv2 API: Describe* operations
 // only, so a caller holding an ELBv2ReadAPI cannot change AWS, by

@@ -4,8 +4,6 @@ import (
 	"github.com/qstools/tgmigrate"
 )
 
-//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=cutover -self_package=github.com/qstools/tgmigrate/cutover . ELBv2API
-
 // The ELBv2 interfaces are declared once, in package tgmigrate; cutover
 // re-exports them under the names it has always had.
 

@@ -10,13 +10,14 @@ package cutover
 import (
 	"testing"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 )
 
 // viaELBv2 is the ELBv2 API a fixture hands the code under test: the mock
 // itself, or through the wire (throughWire).
-var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+var viaELBv2 = func(_ testing.TB, m *mocks.MockELBv2API) ELBv2API { return m }
 
 // throughWire makes every fixture of t hand out a real SDK client of an
 // endpoint in front of its mock, until t ends.
@@ -24,7 +25,7 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 	t.Helper()
 	var wired []*wiretest.Wired
 	prev := viaELBv2
-	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
+	viaELBv2 = func(tb testing.TB, m *mocks.MockELBv2API) ELBv2API {
 		w := wiretest.Wire(tb, m, "eu-west-1", opts)
 		wired = append(wired, w)
 		return w.Client

@@ -8,7 +8,7 @@ import (
 	"github.com/qstools/tgmigrate"
 )
 
-//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=diagnose -self_package=github.com/qstools/tgmigrate/diagnose . ELBv2API,EC2API
+//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=diagnose -self_package=github.com/qstools/tgmigrate/diagnose . EC2API
 
 // ELBv2API is the read-only part of the ELBv2 API that Diagnose calls:
 // [tgmigrate.ELBv2ReadAPI], the one declaration of it. It holds Describe*

@@ -25,6 +25,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
@@ -36,7 +37,7 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 	t.Helper()
 	var wired []*wiretest.Wired
 	prev := viaELBv2
-	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
+	viaELBv2 = func(tb testing.TB, m *mocks.MockELBv2API) ELBv2API {
 		w := wiretest.Wire(tb, m, testRegion, opts)
 		wired = append(wired, w)
 		return w.Client

@@ -4,8 +4,6 @@ import (
 	"github.com/qstools/tgmigrate"
 )
 
-//go:generate go tool mockgen -typed -destination=mock_api_test.go -package=tgbind -self_package=github.com/qstools/tgmigrate/tgbind . ELBv2API
-
 // ELBv2API is the part of the ELBv2 API that tgbind calls:
 // [tgmigrate.ELBv2ReadAPI], the one read-only ELBv2 interface of every read
 // path. tgbind changes Kubernetes, never AWS: the interface is read-only.

@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
@@ -34,7 +35,7 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 	t.Helper()
 	var wired []*wiretest.Wired
 	prev := viaELBv2
-	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
+	viaELBv2 = func(tb testing.TB, m *mocks.MockELBv2API) ELBv2API {
 		w := wiretest.Wire(tb, m, "eu-west-1", opts)
 		wired = append(wired, w)
 		return w.Client
