@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate/internal/mocks"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -664,7 +665,7 @@ type harness struct {
 // viaELBv2 is the ELBv2 client a test hands Diagnose for its mock. Here
 // it is the mock itself; wire_test.go puts the real SDK client and an
 // elbv2wire endpoint in between, to run the suites through the wire.
-var viaELBv2 = func(_ testing.TB, m *mocks.MockELBv2API) ELBv2API { return m }
+var viaELBv2 wiretest.Via = wiretest.Direct
 
 func newHarness(t testing.TB, w world) *harness {
 	ctrl := gomock.NewController(t)

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate/internal/mocks"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -63,7 +64,7 @@ func standardObjects() []client.Object {
 // viaELBv2 is the ELBv2 client the Binder gets for the rig's mock. Here
 // it is the mock itself; wire_test.go puts the real SDK client and an
 // elbv2wire endpoint in between, to run the suites through the wire.
-var viaELBv2 = func(_ testing.TB, m *mocks.MockELBv2API) ELBv2API { return m }
+var viaELBv2 wiretest.Via = wiretest.Direct
 
 func newUnit(t *testing.T, opts ...unitOpt) *unit {
 	t.Helper()

@@ -4,6 +4,10 @@
 // of it, and [Check] then holds the calls the code made against the
 // requests the endpoint served.
 //
-// diagnose, tgbind and cutover use it from their TestWire*Suites tests,
-// through a package variable that hands out the ELBv2 client of a mock.
+// diagnose, tgbind and cutover use it from their TestWire*Suites tests: each
+// hands the code under test the ELBv2 client of its mock through a package
+// variable of type [Via] ([Direct], the mock itself, by default); [Through]
+// swaps in the wire for one test, and [Run] runs a table of [Suite]s that
+// way and checks each. [Wire] puts one backend of any kind (a mock, the
+// simulator) behind an endpoint.
 package wiretest
