@@ -1,11 +1,5 @@
 package tgmigrate
 
-import (
-	"context"
-
-	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
-)
-
 // This file declares the ELBv2 interfaces, once, for every package: diagnose
 // and tgbind read through [ELBv2ReadAPI], cutover reads and writes through
 // [ELBv2API], and the simulator's wire endpoint serves exactly [ELBv2API].
@@ -22,6 +16,12 @@ import (
 // The one mock of these interfaces, a mock of ELBv2API that fits each of
 // them, is generated into internal/mocks (its doc.go has the go:generate
 // line).
+
+import (
+	"context"
+
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+)
 
 // ELBv2ReadAPI is the read-only part of the ELBv2 API: Describe* operations
 // only, so a caller holding an ELBv2ReadAPI cannot change AWS, by

@@ -4,6 +4,16 @@
 // of it, and [Check] then holds the calls the code made against the
 // requests the endpoint served.
 //
+// # Files
+//
+//   - doc.go: this comment.
+//   - wiretest.go: [Wired], [Wire] (one backend behind an endpoint) and
+//     [Check].
+//   - through.go: [Via], [Direct], [Through], [Suite] and [Run]: a test
+//     package's mocks handed out through the wire.
+//
+// # Use
+//
 // diagnose, tgbind and cutover use it from their TestWire*Suites tests: each
 // hands the code under test the ELBv2 client of its mock through a package
 // variable of type [Via] ([Direct], the mock itself, by default); [Through]

@@ -1,5 +1,9 @@
 package wiretest
 
+// through.go: how a test package hands its mocks to the code under test
+// ([Via], [Direct]), swaps in the wire for one test ([Through]), and runs a
+// table of its suites through the wire ([Suite], [Run]).
+
 import (
 	"testing"
 

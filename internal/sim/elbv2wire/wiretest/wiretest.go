@@ -1,5 +1,8 @@
 package wiretest
 
+// wiretest.go: one backend behind an endpoint and the real SDK client of it
+// ([Wire]), and the check of what went through ([Check]).
+
 import (
 	"testing"
 
