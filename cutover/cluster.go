@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/kube"
 )
 
 // This file reads the cluster. Nothing here writes.
@@ -29,40 +29,23 @@ const (
 	lbcTrackedKey    = "targets"
 )
 
-// service reads a Service, or returns nil when it does not exist.
+// service reads a Service, or returns nil when it does not exist
+// ([kube.Service]).
 func service(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Service, error) {
-	svc := &corev1.Service{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, svc)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
-	}
-	return svc, nil
+	return kube.Service(ctx, r, namespace, name)
 }
 
 // servicePort finds a Service port by name or number; the zero port means
-// the Service's only port.
+// the Service's only port ([kube.ServicePort]). When there is none, it says
+// why, in cutover's words.
 func servicePort(svc *corev1.Service, port intstr.IntOrString) (*corev1.ServicePort, string) {
-	ps := svc.Spec.Ports
-	zero := (port.Type == intstr.Int && port.IntVal == 0) || (port.Type == intstr.String && port.StrVal == "")
-	if zero {
-		if len(ps) == 1 {
-			return &ps[0], ""
-		}
-		return nil, fmt.Sprintf("the Service has %d ports: name one", len(ps))
+	if p := kube.ServicePort(svc, port); p != nil {
+		return p, ""
 	}
-	for i := range ps {
-		if (port.Type == intstr.String && ps[i].Name == port.StrVal) || (port.Type == intstr.Int && ps[i].Port == port.IntVal) {
-			return &ps[i], ""
-		}
+	if kube.IsZeroPort(port) {
+		return nil, fmt.Sprintf("the Service has %d ports: name one", len(svc.Spec.Ports))
 	}
-	names := make([]string, 0, len(ps))
-	for _, p := range ps {
-		names = append(names, strings.TrimPrefix(p.Name+"="+strconv.Itoa(int(p.Port)), "="))
-	}
-	return nil, fmt.Sprintf("the Service's ports are %v", names)
+	return nil, fmt.Sprintf("the Service's ports are %v", kube.PortLabels(svc.Spec.Ports))
 }
 
 // servicePods lists the pods the Service selects, terminating ones left

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -42,7 +43,7 @@ const (
 // cluster.
 type execFixture struct {
 	t     *testing.T
-	api   *MockELBv2API
+	api   *mocks.MockELBv2API
 	kube  client.Client
 	clock *vclock.Clock
 	env   Env
@@ -60,7 +61,7 @@ type execFixture struct {
 // and gate are done in the journal: Execute starts with deregister.
 func newExecFixture(t *testing.T, nodes, pods, floor int, steps ...string) *execFixture {
 	t.Helper()
-	f := &execFixture{t: t, api: NewMockELBv2API(gomock.NewController(t)), clock: vclock.New(time.Time{}), targets: map[TargetAddr]string{}}
+	f := &execFixture{t: t, api: mocks.NewMockELBv2API(gomock.NewController(t)), clock: vclock.New(time.Time{}), targets: map[TargetAddr]string{}}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)

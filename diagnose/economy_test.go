@@ -15,6 +15,7 @@ import (
 	"go.uber.org/mock/gomock"
 	"golang.org/x/time/rate"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -92,13 +93,13 @@ func TestAPIEconomyScopes(t *testing.T) {
 	tests := []struct {
 		name   string
 		scope  Scope
-		expect func(m *MockELBv2API)
+		expect func(m *mocks.MockELBv2API)
 		want   []int // target groups in the report
 	}{
 		{
 			name:  "by ARN: one call for the ARNs, nothing for the others",
 			scope: Scope{TargetGroupARNs: []string{arn(7), arn(3), arn(250), arn(3)}},
-			expect: func(m *MockELBv2API) {
+			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return slices.Equal(in.TargetGroupArns, slices.Sorted(slices.Values([]string{arn(250), arn(3), arn(7)}))) && aws.ToInt32(in.PageSize) == PageSize
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
@@ -114,7 +115,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 				}
 				return out
 			}()},
-			expect: func(m *MockELBv2API) {
+			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return len(in.TargetGroupArns) > 0 && len(in.TargetGroupArns) <= ARNBatch
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(3)
@@ -130,7 +131,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 		{
 			name:  "by name",
 			scope: Scope{TargetGroupNames: []string{"tg-0011", "tg-0002"}},
-			expect: func(m *MockELBv2API) {
+			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return slices.Equal(in.Names, []string{"tg-0002", "tg-0011"})
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
@@ -141,7 +142,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 		{
 			name:  "by load balancer",
 			scope: Scope{LoadBalancerARNs: []string{w.lbARN("lb-1")}},
-			expect: func(m *MockELBv2API) {
+			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return aws.ToString(in.LoadBalancerArn) == w.lbARN("lb-1") && aws.ToInt32(in.PageSize) == PageSize
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
@@ -161,7 +162,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 		{
 			name:  "by tags: lists and tags everything, describes the health of the matches only",
 			scope: Scope{Tags: map[string]string{"team": "payments"}},
-			expect: func(m *MockELBv2API) {
+			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
 				expectRestTags(m, w, w.TargetGroups, pick(tagged...))
 			},
@@ -210,7 +211,7 @@ func TestMultiAccount(t *testing.T) {
 	wb.TargetGroups = append(wb.TargetGroups, tgFix{Name: "other", Port: 30080})
 
 	ctrl := gomock.NewController(t)
-	ma, mb := NewMockELBv2API(ctrl), NewMockELBv2API(ctrl)
+	ma, mb := mocks.NewMockELBv2API(ctrl), mocks.NewMockELBv2API(ctrl)
 	// Account A: by ARN legacy-web; the name legacy-api is unknown there.
 	ma.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 		return len(in.TargetGroupArns) == 1

@@ -35,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -312,7 +314,7 @@ func notFound(arn string) error {
 // expectAll sets the expectations of a Diagnose call with Scope{All: true}
 // over w: every call the API-economy contract allows, each exactly as often
 // as it allows, answered from w.
-func expectAll(m *MockELBv2API, w world) {
+func expectAll(m *mocks.MockELBv2API, w world) {
 	tgs := w.TargetGroups
 	pages := max(1, (len(tgs)+PageSize-1)/PageSize)
 	m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
@@ -323,13 +325,13 @@ func expectAll(m *MockELBv2API, w world) {
 
 // expectRest sets the expectations of everything after discovery, for the
 // target groups in scope.
-func expectRest(m *MockELBv2API, w world, inScope []tgFix) {
+func expectRest(m *mocks.MockELBv2API, w world, inScope []tgFix) {
 	expectRestTags(m, w, inScope, inScope)
 }
 
 // expectRestTags is expectRest when the tags of tagged are read but only
 // inScope survive the tag filter.
-func expectRestTags(m *MockELBv2API, w world, tagged, inScope []tgFix) {
+func expectRestTags(m *mocks.MockELBv2API, w world, tagged, inScope []tgFix) {
 	var own []tgFix
 	for _, tg := range tagged {
 		if tg.Account == "" {
@@ -378,7 +380,7 @@ func expectRestTags(m *MockELBv2API, w world, tagged, inScope []tgFix) {
 // of each load balancer named, answered from w: a target group in scope
 // with a cutover overlap names it, and discovery did not list its target
 // groups (an ARN or a name scope).
-func expectLBMembers(m *MockELBv2API, w world, lbs ...string) {
+func expectLBMembers(m *mocks.MockELBv2API, w world, lbs ...string) {
 	for _, lb := range lbs {
 		arn := w.lbARN(lb)
 		m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
@@ -653,7 +655,7 @@ func listKind(list client.ObjectList) string {
 // harness is a world wired to mocks and fake clients.
 type harness struct {
 	w     world
-	elb   *MockELBv2API
+	elb   *mocks.MockELBv2API
 	ec2   *MockEC2API
 	lists map[string]*listCounter
 	src   Sources
@@ -663,11 +665,11 @@ type harness struct {
 // viaELBv2 is the ELBv2 client a test hands Diagnose for its mock. Here
 // it is the mock itself; wire_test.go puts the real SDK client and an
 // elbv2wire endpoint in between, to run the suites through the wire.
-var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+var viaELBv2 wiretest.Via = wiretest.Direct
 
 func newHarness(t testing.TB, w world) *harness {
 	ctrl := gomock.NewController(t)
-	h := &harness{w: w, elb: NewMockELBv2API(ctrl), lists: map[string]*listCounter{}, clock: vclock.New(time.Time{})}
+	h := &harness{w: w, elb: mocks.NewMockELBv2API(ctrl), lists: map[string]*listCounter{}, clock: vclock.New(time.Time{})}
 	acct := Account{ID: w.account(), Region: w.region(), ELBv2: viaELBv2(t, h.elb)}
 	if w.EC2 != nil {
 		h.ec2 = NewMockEC2API(ctrl)

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
 
@@ -99,7 +100,7 @@ func TestQuotaHeadroom(t *testing.T) {
 		tgCode  Code // "" for no finding on that scope
 		lbCode  Code
 		check   func(t *testing.T, rep *Report)
-		elbMore func(m *MockELBv2API, w world)
+		elbMore func(m *mocks.MockELBv2API, w world)
 	}{
 		{
 			name: "a target group near its quota", world: quotaWorld(600, 500),
@@ -130,7 +131,7 @@ func TestQuotaHeadroom(t *testing.T) {
 			wantTG: counts{Now: 300, Adding: 300, Peak: 600, Room: 400, After: 300, Quota: 1000},
 			wantLB: counts{Now: 800, Others: 500, Adding: 300, Peak: 1100, Room: -100, After: 800, Quota: 1000},
 			lbCode: CodeTargetQuotaOverlap,
-			elbMore: func(m *MockELBv2API, w world) {
+			elbMore: func(m *mocks.MockELBv2API, w world) {
 				// edge's target groups, then other's targets, once each.
 				expectLBMembers(m, w, "edge")
 				other := w.tgARN("other")
@@ -158,7 +159,7 @@ func TestQuotaHeadroom(t *testing.T) {
 		{
 			name: "the other target group cannot be read: no load-balancer headroom, an error", world: withNeighbour(quotaWorld(300, 300), 500), arnScope: true,
 			wantTG: counts{Now: 300, Adding: 300, Peak: 600, Room: 400, After: 300, Quota: 1000},
-			elbMore: func(m *MockELBv2API, w world) {
+			elbMore: func(m *mocks.MockELBv2API, w world) {
 				expectLBMembers(m, w, "edge")
 				other := w.tgARN("other")
 				m.EXPECT().DescribeTargetHealth(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetHealthInput) bool {

@@ -34,18 +34,10 @@ import (
 // an endpoint in front of its mock, with opts, until t ends.
 func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired {
 	t.Helper()
-	var wired []*wiretest.Wired
-	prev := viaELBv2
-	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
-		w := wiretest.Wire(tb, m, testRegion, opts)
-		wired = append(wired, w)
-		return w.Client
-	}
-	t.Cleanup(func() { viaELBv2 = prev })
-	return &wired
+	return wiretest.Through(t, &viaELBv2, testRegion, opts)
 }
 
-// TestWireSuites runs the mock-driven suites through the wire. attempts is
+// TestWireSuites runs the mock-driven suites through the wire. Attempts is
 // the SDK retryer's: 0 is its default (3); 1 where a test counts
 // Diagnose's own retries of throttling, so that the SDK must not retry.
 //
@@ -63,41 +55,27 @@ func TestWireSuites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
 	}
-	suites := []struct {
-		name     string
-		test     func(*testing.T)
-		attempts int
-	}{
-		{"APIEconomyAll", TestAPIEconomyAll, 0},
-		{"APIEconomyScopes", TestAPIEconomyScopes, 0},
-		{"MultiAccount", TestMultiAccount, 0},
-		{"RateLimitOnInjectedClock", TestRateLimitOnInjectedClock, 0},
-		{"RoutesNLB", TestRoutesNLB, 0},
-		{"UnknownARNIsIsolated", TestUnknownARNIsIsolated, 0},
-		{"ForeignAccounts", TestForeignAccounts, 0},
-		{"UnknownLoadBalancerAndName", TestUnknownLoadBalancerAndName, 0},
-		{"NothingScanned", TestNothingScanned, 0},
-		{"Throttling", TestThrottling, 1}, // counts Diagnose's retries: see TestWireThrottlingRetriedBySDKAndDiagnose
-		{"TagsDenied", TestTagsDenied, 0},
-		{"ClusterFaults", TestClusterFaults, 0},
-		{"Findings", TestFindings, 0},
-		{"Golden", TestGolden, 0},
-		{"GoldenContent", TestGoldenContent, 0},
-		{"ReportValidatesAgainstSchema", TestReportValidatesAgainstSchema, 0},
-		{"Deterministic", TestDeterministic, 0},
-		{"ServiceFromTags", TestServiceFromTags, 0},
-		{"SubnetChecksOneBatch", TestSubnetChecksOneBatch, 0},
-	}
-	for _, s := range suites {
-		t.Run(s.name, func(t *testing.T) {
-			wired := throughWire(t, elbv2wire.ClientOptions{MaxAttempts: s.attempts})
-			s.test(t)
-			if t.Failed() {
-				return
-			}
-			wiretest.Check(t, *wired, s.attempts == 1, "harness")
-		})
-	}
+	wiretest.Run(t, &viaELBv2, testRegion, "harness", []wiretest.Suite{
+		{Name: "APIEconomyAll", Test: TestAPIEconomyAll},
+		{Name: "APIEconomyScopes", Test: TestAPIEconomyScopes},
+		{Name: "MultiAccount", Test: TestMultiAccount},
+		{Name: "RateLimitOnInjectedClock", Test: TestRateLimitOnInjectedClock},
+		{Name: "RoutesNLB", Test: TestRoutesNLB},
+		{Name: "UnknownARNIsIsolated", Test: TestUnknownARNIsIsolated},
+		{Name: "ForeignAccounts", Test: TestForeignAccounts},
+		{Name: "UnknownLoadBalancerAndName", Test: TestUnknownLoadBalancerAndName},
+		{Name: "NothingScanned", Test: TestNothingScanned},
+		{Name: "Throttling", Test: TestThrottling, Attempts: 1}, // counts Diagnose's retries: see TestWireThrottlingRetriedBySDKAndDiagnose
+		{Name: "TagsDenied", Test: TestTagsDenied},
+		{Name: "ClusterFaults", Test: TestClusterFaults},
+		{Name: "Findings", Test: TestFindings},
+		{Name: "Golden", Test: TestGolden},
+		{Name: "GoldenContent", Test: TestGoldenContent},
+		{Name: "ReportValidatesAgainstSchema", Test: TestReportValidatesAgainstSchema},
+		{Name: "Deterministic", Test: TestDeterministic},
+		{Name: "ServiceFromTags", Test: TestServiceFromTags},
+		{Name: "SubnetChecksOneBatch", Test: TestSubnetChecksOneBatch},
+	})
 }
 
 // TestWireAPIEconomy is TestAPIEconomyAll with the counts read at the

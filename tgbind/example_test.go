@@ -25,8 +25,12 @@ const (
 	edgeARN   = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/0123456789abcdef"
 )
 
-// fakeELB is a hand-built, read-only ELBv2: one target group and its targets.
+// fakeELB is a hand-built, read-only ELBv2: one target group and its
+// targets. It answers the four Describe* calls the Binder makes; the others
+// of tgbind.ELBv2API come from the nil interface it embeds, and would panic
+// if called.
 type fakeELB struct {
+	tgbind.ELBv2API
 	targets []elbv2types.TargetHealthDescription
 }
 

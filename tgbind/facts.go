@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -16,13 +17,13 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -104,58 +105,36 @@ func (b *Binder) loadBalancers(ctx context.Context, tg *elbv2types.TargetGroup) 
 	return out, nil
 }
 
-// service returns the Service, or nil when it does not exist.
+// service returns the Service, or nil when it does not exist
+// ([kube.Service]).
 func (b *Binder) service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
-	svc := &corev1.Service{}
-	err := b.reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, svc)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
-	}
-	return svc, nil
+	return kube.Service(ctx, b.reader, namespace, name)
 }
 
 // findPort finds the Service port by name or number. The zero IntOrString
-// means the Service's only port. It returns nil and a reason when there is
-// no such port.
+// means the Service's only port ([kube.ServicePort]). It returns nil and a
+// reason, in tgbind's words, when there is no such port.
 func findPort(svc *corev1.Service, port intstr.IntOrString) (*corev1.ServicePort, string) {
+	if p := kube.ServicePort(svc, port); p != nil {
+		return p, ""
+	}
 	ports := svc.Spec.Ports
 	if isZeroPort(port) {
-		if len(ports) == 1 {
-			return &ports[0], ""
-		}
 		return nil, fmt.Sprintf("no port given and the Service has %d ports (%s): name one", len(ports), listPorts(ports))
-	}
-	for i := range ports {
-		p := &ports[i]
-		if (port.Type == intstr.String && p.Name == port.StrVal) || (port.Type == intstr.Int && p.Port == port.IntVal) {
-			return p, ""
-		}
 	}
 	return nil, fmt.Sprintf("the Service's ports are %s", listPorts(ports))
 }
 
-func isZeroPort(p intstr.IntOrString) bool {
-	return (p.Type == intstr.Int && p.IntVal == 0) || (p.Type == intstr.String && p.StrVal == "")
-}
+// isZeroPort is [kube.IsZeroPort]: the zero port names no port.
+func isZeroPort(p intstr.IntOrString) bool { return kube.IsZeroPort(p) }
 
+// listPorts lists the ports as tgbind's messages name them: "name=port, port",
+// or "none".
 func listPorts(ports []corev1.ServicePort) string {
 	if len(ports) == 0 {
 		return "none"
 	}
-	s := ""
-	for i, p := range ports {
-		if i > 0 {
-			s += ", "
-		}
-		if p.Name != "" {
-			s += p.Name + "="
-		}
-		s += strconv.Itoa(int(p.Port))
-	}
-	return s
+	return strings.Join(kube.PortLabels(ports), ", ")
 }
 
 // targetPortString is the Service port's targetPort, defaulted to the port

@@ -21,6 +21,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -84,7 +85,7 @@ func (w *awsWorld) count(op string) int {
 }
 
 // wire makes the mock answer from the world, any number of times.
-func (w *awsWorld) wire(m *MockELBv2API) {
+func (w *awsWorld) wire(m *mocks.MockELBv2API) {
 	m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_ context.Context, in *elbv2.DescribeTargetGroupsInput, _ ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
 			w.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/testenv"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -37,7 +38,7 @@ func newRig(t *testing.T, opts ...func(*Options)) *rig {
 	r := &rig{env: env, world: newAWSWorld()}
 	r.ns = env.Namespace(t.Context(), t, "shop")
 	r.addService(t, testService)
-	elb := NewMockELBv2API(gomock.NewController(t))
+	elb := mocks.NewMockELBv2API(gomock.NewController(t))
 	r.world.wire(elb)
 	o := Options{ELBv2: elb, Reader: env.Client, Writer: env.Client, Discovery: env.Discovery, ClusterVPCID: testVPC}
 	for _, f := range opts {

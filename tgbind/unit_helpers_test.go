@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -21,7 +23,7 @@ import (
 // virtual clock.
 type unit struct {
 	world *awsWorld
-	elb   *MockELBv2API
+	elb   *mocks.MockELBv2API
 	// client is what the Binder uses: raw behind the test's interceptors.
 	client client.WithWatch
 	// raw is the fake client itself, for the test's own reads.
@@ -62,7 +64,7 @@ func standardObjects() []client.Object {
 // viaELBv2 is the ELBv2 client the Binder gets for the rig's mock. Here
 // it is the mock itself; wire_test.go puts the real SDK client and an
 // elbv2wire endpoint in between, to run the suites through the wire.
-var viaELBv2 = func(_ testing.TB, m *MockELBv2API) ELBv2API { return m }
+var viaELBv2 wiretest.Via = wiretest.Direct
 
 func newUnit(t *testing.T, opts ...unitOpt) *unit {
 	t.Helper()
@@ -71,7 +73,7 @@ func newUnit(t *testing.T, opts ...unitOpt) *unit {
 		o(&cfg)
 	}
 	ctrl := gomock.NewController(t)
-	u := &unit{world: newAWSWorld(), elb: NewMockELBv2API(ctrl), clock: vclock.New(vclock.Epoch)}
+	u := &unit{world: newAWSWorld(), elb: mocks.NewMockELBv2API(ctrl), clock: vclock.New(vclock.Epoch)}
 	if !cfg.noWire {
 		u.world.wire(u.elb)
 	}

@@ -32,15 +32,7 @@ import (
 // endpoint in front of its mock, with opts, until t ends.
 func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired {
 	t.Helper()
-	var wired []*wiretest.Wired
-	prev := viaELBv2
-	viaELBv2 = func(tb testing.TB, m *MockELBv2API) ELBv2API {
-		w := wiretest.Wire(tb, m, "eu-west-1", opts)
-		wired = append(wired, w)
-		return w.Client
-	}
-	t.Cleanup(func() { viaELBv2 = prev })
-	return &wired
+	return wiretest.Through(t, &viaELBv2, "eu-west-1", opts)
 }
 
 // TestWireSuites runs the rig-driven suites through the wire, with the
@@ -51,53 +43,39 @@ func throughWire(t *testing.T, opts elbv2wire.ClientOptions) *[]*wiretest.Wired 
 // TestWireWaitRetriesThrottlingInTheSDK covers the SDK's retry. Left out:
 // the tests that make no ELBv2 call (Delete, names, manifests, errors).
 func TestWireSuites(t *testing.T) {
-	suites := []struct {
-		name     string
-		test     func(*testing.T)
-		attempts int
-	}{
-		{"Build", TestBuild, 0},
-		{"BuildTwoPortsNeedsAPort", TestBuildTwoPortsNeedsAPort, 0},
-		{"BuildCallContract", TestBuildCallContract, 0},
-		{"BuildRejects", TestBuildRejects, 0},
-		{"BuildInstanceTargetGroupPointsAtBlueGreen", TestBuildInstanceTargetGroupPointsAtBlueGreen, 0},
-		{"BuildOperationalErrors", TestBuildOperationalErrors, 1},
-		{"BuildCRDMissingIsANote", TestBuildCRDMissingIsANote, 0},
-		{"BuildLoadBalancerSecurityGroups", TestBuildLoadBalancerSecurityGroups, 0},
-		{"BuildLoadBalancerSecurityGroupsError", TestBuildLoadBalancerSecurityGroupsError, 1},
-		{"BindingManifest", TestBindingManifest, 0},
-		{"BindingTextAndJSON", TestBindingTextAndJSON, 0},
-		{"ValidatePasses", TestValidatePasses, 0},
-		{"ValidateFailures", TestValidateFailures, 0},
-		{"ValidateConflictErrorNamesTheManager", TestValidateConflictErrorNamesTheManager, 0},
-		{"ValidateSkipsAndNotes", TestValidateSkipsAndNotes, 0},
-		{"ValidateOperationalErrors", TestValidateOperationalErrors, 0},
-		{"ValidateInvalidMetadataSkipsDryRun", TestValidateInvalidMetadataSkipsDryRun, 0},
-		{"ApplyCreates", TestApplyCreates, 0},
-		{"ApplyReapply", TestApplyReapply, 0},
-		{"ApplyDryRun", TestApplyDryRun, 0},
-		{"ApplyDryRunOnExisting", TestApplyDryRunOnExisting, 0},
-		{"ApplyValidationFailureWritesNothing", TestApplyValidationFailureWritesNothing, 0},
-		{"ApplyConflict", TestApplyConflict, 0},
-		{"ApplyErrors", TestApplyErrors, 0},
-		{"BadInputCreatesNothing", TestBadInputCreatesNothing, 0},
-		{"WaitUntilHealthy", TestWaitUntilHealthy, 0},
-		{"WaitMinHealthyTimesOut", TestWaitMinHealthyTimesOut, 0},
-		{"WaitContext", TestWaitContext, 0},
-		{"WaitErrors", TestWaitErrors, 1},
-		{"WaitFollowsEndpoints", TestWaitFollowsEndpoints, 0},
-		{"Observe", TestObserve, 0},
-	}
-	for _, s := range suites {
-		t.Run(s.name, func(t *testing.T) {
-			wired := throughWire(t, elbv2wire.ClientOptions{MaxAttempts: s.attempts})
-			s.test(t)
-			if t.Failed() {
-				return
-			}
-			wiretest.Check(t, *wired, s.attempts == 1, "rig")
-		})
-	}
+	wiretest.Run(t, &viaELBv2, "eu-west-1", "rig", []wiretest.Suite{
+		{Name: "Build", Test: TestBuild},
+		{Name: "BuildTwoPortsNeedsAPort", Test: TestBuildTwoPortsNeedsAPort},
+		{Name: "BuildCallContract", Test: TestBuildCallContract},
+		{Name: "BuildRejects", Test: TestBuildRejects},
+		{Name: "BuildInstanceTargetGroupPointsAtBlueGreen", Test: TestBuildInstanceTargetGroupPointsAtBlueGreen},
+		{Name: "BuildOperationalErrors", Test: TestBuildOperationalErrors, Attempts: 1},
+		{Name: "BuildCRDMissingIsANote", Test: TestBuildCRDMissingIsANote},
+		{Name: "BuildLoadBalancerSecurityGroups", Test: TestBuildLoadBalancerSecurityGroups},
+		{Name: "BuildLoadBalancerSecurityGroupsError", Test: TestBuildLoadBalancerSecurityGroupsError, Attempts: 1},
+		{Name: "BindingManifest", Test: TestBindingManifest},
+		{Name: "BindingTextAndJSON", Test: TestBindingTextAndJSON},
+		{Name: "ValidatePasses", Test: TestValidatePasses},
+		{Name: "ValidateFailures", Test: TestValidateFailures},
+		{Name: "ValidateConflictErrorNamesTheManager", Test: TestValidateConflictErrorNamesTheManager},
+		{Name: "ValidateSkipsAndNotes", Test: TestValidateSkipsAndNotes},
+		{Name: "ValidateOperationalErrors", Test: TestValidateOperationalErrors},
+		{Name: "ValidateInvalidMetadataSkipsDryRun", Test: TestValidateInvalidMetadataSkipsDryRun},
+		{Name: "ApplyCreates", Test: TestApplyCreates},
+		{Name: "ApplyReapply", Test: TestApplyReapply},
+		{Name: "ApplyDryRun", Test: TestApplyDryRun},
+		{Name: "ApplyDryRunOnExisting", Test: TestApplyDryRunOnExisting},
+		{Name: "ApplyValidationFailureWritesNothing", Test: TestApplyValidationFailureWritesNothing},
+		{Name: "ApplyConflict", Test: TestApplyConflict},
+		{Name: "ApplyErrors", Test: TestApplyErrors},
+		{Name: "BadInputCreatesNothing", Test: TestBadInputCreatesNothing},
+		{Name: "WaitUntilHealthy", Test: TestWaitUntilHealthy},
+		{Name: "WaitMinHealthyTimesOut", Test: TestWaitMinHealthyTimesOut},
+		{Name: "WaitContext", Test: TestWaitContext},
+		{Name: "WaitErrors", Test: TestWaitErrors, Attempts: 1},
+		{Name: "WaitFollowsEndpoints", Test: TestWaitFollowsEndpoints},
+		{Name: "Observe", Test: TestObserve},
+	})
 }
 
 // TestWireWaitRetriesThrottlingInTheSDK is TestWaitErrors' throttling case

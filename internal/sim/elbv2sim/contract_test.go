@@ -14,6 +14,7 @@ import (
 	"go.uber.org/mock/gomock"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
@@ -41,8 +42,8 @@ func (r *reporter) Helper() {}
 // contractMock returns a mock of cutover.ELBv2API whose target writers and
 // DescribeTargetHealth delegate to sim, under the project's call contract:
 // every target carries its Port, and no batch exceeds 200 targets.
-func contractMock(ctrl *gomock.Controller, sim *elbv2sim.Client, tg string) *MockELBv2API {
-	m := NewMockELBv2API(ctrl)
+func contractMock(ctrl *gomock.Controller, sim *elbv2sim.Client, tg string) *mocks.MockELBv2API {
+	m := mocks.NewMockELBv2API(ctrl)
 	contract := gomock.All(elbv2sim.InTargetGroup(tg), elbv2sim.EveryTargetHasPort(), elbv2sim.AtMostTargets(200))
 	m.EXPECT().RegisterTargets(gomock.Any(), contract).DoAndReturn(sim.RegisterTargets).AnyTimes()
 	m.EXPECT().DeregisterTargets(gomock.Any(), contract).DoAndReturn(sim.DeregisterTargets).AnyTimes()

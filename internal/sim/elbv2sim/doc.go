@@ -71,5 +71,3 @@
 // elbv2wire puts the real SDK client in front of a Client for that). See
 // package elbv2model for what the service model leaves out.
 package elbv2sim
-
-//go:generate go tool mockgen -typed -destination=mock_elbv2api_test.go -package=elbv2sim_test github.com/qstools/tgmigrate/cutover ELBv2API

@@ -11,47 +11,16 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/traits"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
 
-// API is every ELBv2 operation the endpoint serves, with the SDK's own
-// signatures. *elasticloadbalancingv2.Client and *elbv2sim.Client satisfy
-// it, so the system under test gets either through the same type, and so do
-// cutover.ELBv2API, diagnose.ELBv2API and tgbind.ELBv2API (all narrower).
-type API interface {
-	// DescribeTargetGroups is the SDK call behind IAM action elasticloadbalancing:DescribeTargetGroups.
-	DescribeTargetGroups(ctx context.Context, params *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error)
-	// DescribeTargetHealth is the SDK call behind IAM action elasticloadbalancing:DescribeTargetHealth.
-	DescribeTargetHealth(ctx context.Context, params *elbv2.DescribeTargetHealthInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error)
-	// DescribeTargetGroupAttributes is the SDK call behind IAM action elasticloadbalancing:DescribeTargetGroupAttributes.
-	DescribeTargetGroupAttributes(ctx context.Context, params *elbv2.DescribeTargetGroupAttributesInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupAttributesOutput, error)
-	// DescribeTags is the SDK call behind IAM action elasticloadbalancing:DescribeTags.
-	DescribeTags(ctx context.Context, params *elbv2.DescribeTagsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error)
-	// DescribeLoadBalancers is the SDK call behind IAM action elasticloadbalancing:DescribeLoadBalancers.
-	DescribeLoadBalancers(ctx context.Context, params *elbv2.DescribeLoadBalancersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error)
-	// DescribeListeners is the SDK call behind IAM action elasticloadbalancing:DescribeListeners.
-	DescribeListeners(ctx context.Context, params *elbv2.DescribeListenersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error)
-	// DescribeRules is the SDK call behind IAM action elasticloadbalancing:DescribeRules.
-	DescribeRules(ctx context.Context, params *elbv2.DescribeRulesInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error)
-	// RegisterTargets is the SDK call behind IAM action elasticloadbalancing:RegisterTargets.
-	RegisterTargets(ctx context.Context, params *elbv2.RegisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.RegisterTargetsOutput, error)
-	// DeregisterTargets is the SDK call behind IAM action elasticloadbalancing:DeregisterTargets.
-	DeregisterTargets(ctx context.Context, params *elbv2.DeregisterTargetsInput, optFns ...func(*elbv2.Options)) (*elbv2.DeregisterTargetsOutput, error)
-	// CreateTargetGroup is the SDK call behind IAM action elasticloadbalancing:CreateTargetGroup.
-	CreateTargetGroup(ctx context.Context, params *elbv2.CreateTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error)
-	// ModifyTargetGroup is the SDK call behind IAM action elasticloadbalancing:ModifyTargetGroup.
-	ModifyTargetGroup(ctx context.Context, params *elbv2.ModifyTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyTargetGroupOutput, error)
-	// ModifyTargetGroupAttributes is the SDK call behind IAM action elasticloadbalancing:ModifyTargetGroupAttributes.
-	ModifyTargetGroupAttributes(ctx context.Context, params *elbv2.ModifyTargetGroupAttributesInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyTargetGroupAttributesOutput, error)
-	// DeleteTargetGroup is the SDK call behind IAM action elasticloadbalancing:DeleteTargetGroup.
-	DeleteTargetGroup(ctx context.Context, params *elbv2.DeleteTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.DeleteTargetGroupOutput, error)
-	// AddTags is the SDK call behind IAM action elasticloadbalancing:AddTags.
-	AddTags(ctx context.Context, params *elbv2.AddTagsInput, optFns ...func(*elbv2.Options)) (*elbv2.AddTagsOutput, error)
-	// ModifyListener is the SDK call behind IAM action elasticloadbalancing:ModifyListener.
-	ModifyListener(ctx context.Context, params *elbv2.ModifyListenerInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyListenerOutput, error)
-	// ModifyRule is the SDK call behind IAM action elasticloadbalancing:ModifyRule.
-	ModifyRule(ctx context.Context, params *elbv2.ModifyRuleInput, optFns ...func(*elbv2.Options)) (*elbv2.ModifyRuleOutput, error)
-}
+// API is every ELBv2 operation the endpoint serves: [tgmigrate.ELBv2API],
+// the one declaration of the method set, with the SDK's own signatures.
+// *elasticloadbalancingv2.Client and *elbv2sim.Client satisfy it, so the
+// system under test gets either through the same type, and so does
+// [tgmigrate.ELBv2ReadAPI] (narrower), which diagnose and tgbind take.
+type API = tgmigrate.ELBv2API
 
 var (
 	_ API = (*elbv2.Client)(nil)

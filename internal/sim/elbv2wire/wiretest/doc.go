@@ -7,8 +7,17 @@
 // # Files
 //
 //   - doc.go: this comment.
-//   - wiretest.go: Wired, Wire and Check.
+//   - wiretest.go: [Wired], [Wire] (one backend behind an endpoint) and
+//     [Check].
+//   - through.go: [Via], [Direct], [Through], [Suite] and [Run]: a test
+//     package's mocks handed out through the wire.
 //
-// diagnose, tgbind and cutover use it from their TestWire*Suites tests,
-// through a package variable that hands out the ELBv2 client of a mock.
+// # Use
+//
+// diagnose, tgbind and cutover use it from their TestWire*Suites tests: each
+// hands the code under test the ELBv2 client of its mock through a package
+// variable of type [Via] ([Direct], the mock itself, by default); [Through]
+// swaps in the wire for one test, and [Run] runs a table of [Suite]s that
+// way and checks each. [Wire] puts one backend of any kind (a mock, the
+// simulator) behind an endpoint.
 package wiretest

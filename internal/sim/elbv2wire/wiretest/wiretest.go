@@ -1,6 +1,7 @@
 package wiretest
 
-// wiretest.go: Wired, Wire and Check.
+// wiretest.go: one backend behind an endpoint and the real SDK client of it
+// ([Wire]), and the check of what went through ([Check]).
 
 import (
 	"testing"
