@@ -56,7 +56,7 @@ func (p *Plan) validate(op string) error {
 	if _, err := awserr.ParseTargetGroupARN(p.TargetGroup.ARN); err != nil {
 		return &InputError{Op: op, Field: "plan.targetGroup.arn", Reason: "malformed", Err: err}
 	}
-	if p.Strategy != StrategyInPlace && p.Strategy != StrategyBlueGreen {
+	if strategyOf(p.Strategy) == nil {
 		return bad(fmt.Sprintf("strategy %q is not %s or %s", p.Strategy, StrategyInPlace, StrategyBlueGreen))
 	}
 	if len(p.Steps) == 0 {

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -255,38 +254,20 @@ func (r *runner) hook(ctx context.Context, ev Event) error {
 	return nil
 }
 
+// runStep runs one step: the hold of Karpenter's disruption and its
+// release here, every other step by the plan's strategy.
 func (r *runner) runStep(ctx context.Context, step Step) error {
-	inPlace := r.plan.Strategy == StrategyInPlace
-	switch {
-	case step.ID == StepHoldDisruption:
+	switch step.ID {
+	case StepHoldDisruption:
 		return r.holdStep(ctx)
-	case step.ID == StepReleaseDisruption:
+	case StepReleaseDisruption:
 		return r.releaseHold(ctx, StepReleaseDisruption)
-	case step.ID == StepAlignHealthCheck:
-		return r.alignHealthCheck(ctx)
-	case step.ID == StepBind && inPlace:
-		return r.bindInPlace(ctx)
-	case step.ID == StepBind:
-		return r.bindBlueGreen(ctx)
-	case step.ID == StepMakeRoom:
-		return r.makeRoom(ctx)
-	case step.ID == StepGate:
-		return r.gate(ctx)
-	case step.ID == StepDeregister:
-		return r.deregister(ctx)
-	case step.ID == StepDrain:
-		return r.drain(ctx)
-	case step.ID == StepVerify && inPlace:
-		return r.verifyInPlace(ctx)
-	case step.ID == StepVerify:
-		return r.verifyBlueGreen(ctx)
-	case step.ID == StepCreateTargetGroup:
-		return r.createTargetGroup(ctx)
-	case strings.HasPrefix(step.ID, "shift-"):
-		return r.shift(ctx, step)
-	case step.ID == StepDetach:
-		return r.detach(ctx)
 	}
+	return strategyOf(r.plan.Strategy).run(ctx, r, step)
+}
+
+// unknownStep is the error of a step its strategy does not have.
+func unknownStep(step Step) error {
 	return &InputError{Op: "execute", Field: "plan", Reason: "unknown step " + step.ID}
 }
 

@@ -1,3 +1,8 @@
+// bluegreen_run.go holds the blue/green strategy's execution: its steps
+// dispatched (run), the new target group's creation, its binding, the weight
+// shifts with their holds, the early cut of a dry old target group, the
+// detach and the verification.
+
 package cutover
 
 import (
@@ -17,6 +22,28 @@ import (
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
 )
+
+// run executes one of the blue/green steps.
+func (blueGreen) run(ctx context.Context, r *runner, step Step) error {
+	switch step.ID {
+	case StepCreateTargetGroup:
+		return r.createTargetGroup(ctx)
+	case StepMakeRoom:
+		return r.makeRoom(ctx)
+	case StepBind:
+		return r.bindBlueGreen(ctx)
+	case StepGate:
+		return r.gate(ctx)
+	case StepDetach:
+		return r.detach(ctx)
+	case StepVerify:
+		return r.verifyBlueGreen(ctx)
+	}
+	if isShift(step) {
+		return r.shift(ctx, step)
+	}
+	return unknownStep(step)
+}
 
 // createTargetGroup creates the new ip target group, tagged as
 // tgmigrate's, and copies the old one's attributes. A target group of that
