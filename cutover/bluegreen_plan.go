@@ -68,6 +68,14 @@ func (blueGreen) name() Strategy { return StrategyBlueGreen }
 // estimate is blueGreenEstimate.
 func (blueGreen) estimate(p *Plan) Estimate { return blueGreenEstimate(p) }
 
+// incomplete says what a blue/green plan lacks: its routes.
+func (blueGreen) incomplete(p *Plan) string {
+	if p.BlueGreen == nil || len(p.BlueGreen.Routes) == 0 {
+		return "a blue/green plan without its routes"
+	}
+	return ""
+}
+
 // plan plans the blue/green strategy.
 func (blueGreen) plan(ctx context.Context, pl *planner) error {
 	p, req := pl.p, &pl.req

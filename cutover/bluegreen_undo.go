@@ -42,6 +42,12 @@ func (blueGreen) undo(ri *RestoreInfo) []Step {
 // against the load balancer's quota when it is deleted.
 func (blueGreen) restDrains() bool { return false }
 
+// watchOld keeps the rollback from starving while it waits for node
+// targets (see holdOnNew).
+func (blueGreen) watchOld(ctx context.Context, rb *rollbackRun, v *view) error {
+	return rb.holdOnNew(ctx, v)
+}
+
 // undoAction runs one of the blue/green rollback actions.
 func (blueGreen) undoAction(ctx context.Context, rb *rollbackRun, id string) error {
 	switch id {
@@ -117,7 +123,7 @@ func (rb *rollbackRun) attachOld(ctx context.Context) error {
 // while the new one has healthy pod targets, every route forwards to the
 // new one alone until restore-routes puts the original weights back.
 func (rb *rollbackRun) holdOnNew(ctx context.Context, old *view) error {
-	if rb.st.Strategy != string(StrategyBlueGreen) || old.servingHealthy > 0 {
+	if old.servingHealthy > 0 {
 		return nil
 	}
 	nw, err := rb.newTG(ctx)

@@ -36,16 +36,42 @@ func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) err
 	return nil
 }
 
+// gateRules are a strategy's part of the gate (gate): inPlace and
+// blueGreen implement them, in their _run files.
+type gateRules interface {
+	// gateDue is when the gate may end at the earliest, given due, when
+	// the new targets can be healthy.
+	gateDue(r *runner, due time.Time) time.Time
+	// gateShare is, for a bounded overlap, the healthy pod targets that
+	// end the gate instead of every ready endpoint and the floor (zero:
+	// those).
+	gateShare(r *runner) int
+	// gateRoom makes room under the quota at one observation v of a
+	// bounded overlap's pod targets; blocked says the controller's
+	// TooManyTargets refusals are expected now.
+	gateRoom(ctx context.Context, r *runner, room *roomWatch, tgb *v1beta1.TargetGroupBinding, v *view) (blocked bool, err error)
+	// gateStalled judges the controller stalled on TooManyTargets while
+	// the overlap is bounded: an error stops the gate.
+	gateStalled(ctx context.Context, r *runner, room *roomWatch, tgb *v1beta1.TargetGroupBinding, v *view) error
+	// gateObserved acts at each observation, after the hold is kept, on
+	// the targets that still serve (healthy counts the healthy ready
+	// endpoints), and returns until when an early alignment is being
+	// confirmed (zero: nothing to confirm).
+	gateObserved(ctx context.Context, r *runner, v *view, healthy int) (confirmed time.Time, err error)
+}
+
 // gate waits until the pod targets are healthy: every ready endpoint that
 // was there at the first observation and still is is registered and
 // healthy, no ready endpoint is unhealthy, and at least the floor are
 // healthy. Endpoints that appear during the wait (Karpenter reschedules
 // pods) need only be registered or on their way: the LBC keeps them
-// current. In-place, each observation also retires recorded targets whose
-// node is leaving and, after an early health-check alignment, confirms
-// the node targets pass the new check (see confirmAlignment); the gate
-// does not end before that confirmation's window has passed.
-func (r *runner) gate(ctx context.Context) error {
+// current. The strategy's gateRules add its part: in-place, each
+// observation also retires recorded targets whose node is leaving and,
+// after an early health-check alignment, confirms the node targets pass
+// the new check (see confirmAlignment), and the gate does not end before
+// that confirmation's window has passed; blue/green protects the old
+// target group (see protectOld).
+func (r *runner) gate(ctx context.Context, g gateRules) error {
 	tgb, err := r.binding(ctx)
 	if err != nil {
 		return err
@@ -60,25 +86,16 @@ func (r *runner) gate(ctx context.Context) error {
 	// and not before an early alignment's confirmation window has passed.
 	due := r.e.clock.Now().Add(t.newTarget())
 	r.waiting(Wait{Step: StepGate, What: "pod targets healthy", Reason: reasonNewTargets, From: t.newTargetFrom(), Until: due})
-	if hc := r.st.HealthCheck; r.plan.Strategy == StrategyInPlace && !hc.ModifiedAt.IsZero() {
-		end := hc.ModifiedAt.Add(t.alignment())
-		r.waiting(Wait{Step: StepGate, What: "the early health-check alignment confirmed", Reason: reasonAlignment, From: t.alignmentFrom(), Until: end})
-		if end.After(due) {
-			due = end
-		}
-	}
+	due = g.gateDue(r, due)
 	var baseline map[TargetAddr]bool
 	ctl := r.newControllerWatch(StepGate)
 	var room *roomWatch
 	if n, ok := r.bounded(); ok {
 		room = &roomWatch{room: n}
 	}
-	// A bounded blue/green overlap needs, before its first shift, only the
-	// new target group's share of the floor: the rest of the pod targets
-	// find room as the old target group gives its share up.
-	bgShare := 0
-	if room != nil && r.plan.Strategy == StrategyBlueGreen {
-		bgShare, _ = r.shareFloors(r.plan.BlueGreen.WeightSteps[min(1, len(r.plan.BlueGreen.WeightSteps)-1)])
+	share := 0
+	if room != nil {
+		share = g.gateShare(r)
 	}
 	return r.pollDue(ctx, StepGate, fmt.Sprintf("the pod targets to be healthy (at least %d)", floor), r.gateTimeout(), due, func(ctx context.Context) (bool, string, error) {
 		v, err := r.observe(ctx, tgARN, tgb, "ip", r.plan.TargetGroup.VPCID)
@@ -86,17 +103,8 @@ func (r *runner) gate(ctx context.Context) error {
 			return false, "", err
 		}
 		ctl.blocked = false
-		switch {
-		case room != nil && r.plan.Strategy == StrategyBlueGreen:
-			old, s, err := r.bgRoom(ctx, v, room.room)
-			if err != nil {
-				return false, "", err
-			}
-			if ctl.blocked, err = room.stepWith(ctx, r, StepGate, tgb, v, old, s, r.st.Restore.Floor); err != nil {
-				return false, "", err
-			}
-		case room != nil:
-			if ctl.blocked, err = room.step(ctx, r, StepGate, tgb, v); err != nil {
+		if room != nil {
+			if ctl.blocked, err = g.gateRoom(ctx, r, room, tgb, v); err != nil {
 				return false, "", err
 			}
 		}
@@ -111,24 +119,17 @@ func (r *runner) gate(ctx context.Context) error {
 		// stops it.
 		switch {
 		case !ctl.stalled():
-		case room != nil && r.plan.Strategy == StrategyBlueGreen:
-			// Room is made in the old target group: the patience judges.
 		case room == nil:
 			if err := r.quotaStop(ctx, StepGate, tgb, ctl.started, v); err != nil {
 				return false, "", err
 			}
-		case !room.freeSince.IsZero() && !r.hasRemovable(v):
-			if err := r.quotaStop(ctx, StepGate, tgb, room.freeSince, v); err != nil {
+		default:
+			if err := g.gateStalled(ctx, r, room, tgb, v); err != nil {
 				return false, "", err
 			}
 		}
 		if err := r.keepHold(ctx, StepGate, v); err != nil {
 			return false, "", err
-		}
-		if r.plan.Strategy == StrategyInPlace {
-			if err := r.retireLeaving(ctx, v, StepGate); err != nil {
-				return false, "", err
-			}
 		}
 		if baseline == nil {
 			baseline = map[TargetAddr]bool{}
@@ -137,10 +138,7 @@ func (r *runner) gate(ctx context.Context) error {
 			}
 		}
 		healthy, ok := endpointHealth(v, baseline)
-		if err := r.protectOld(ctx, StepGate, v.snap, healthy); err != nil {
-			return false, "", err
-		}
-		confirmed, err := r.confirmAlignment(ctx, v)
+		confirmed, err := g.gateObserved(ctx, r, v, healthy)
 		if err != nil {
 			return false, "", err
 		}
@@ -149,9 +147,9 @@ func (r *runner) gate(ctx context.Context) error {
 		if v.at.Before(confirmed) {
 			desc += fmt.Sprintf("; the node targets pass the aligned health check so far (until %s)", confirmed.UTC().Format(time.TimeOnly))
 		}
-		if bgShare > 0 {
+		if share > 0 {
 			unhealthy := slices.ContainsFunc(v.order, func(t TargetAddr) bool { return v.targets[t].state == stateUnhealthy })
-			return !unhealthy && healthy >= bgShare, desc + fmt.Sprintf("; bounded: %d healthy needed before the first shift", bgShare), nil
+			return !unhealthy && healthy >= share, desc + fmt.Sprintf("; bounded: %d healthy needed before the first shift", share), nil
 		}
 		return ok && healthy >= floor && !v.at.Before(confirmed), desc, nil
 	})

@@ -28,6 +28,14 @@ func (inPlace) name() Strategy { return StrategyInPlace }
 // estimate is inPlaceEstimate.
 func (inPlace) estimate(p *Plan) Estimate { return inPlaceEstimate(p) }
 
+// incomplete says what an in-place plan lacks: its binding.
+func (inPlace) incomplete(p *Plan) string {
+	if p.Binding.Object == nil {
+		return "an in-place plan without its binding"
+	}
+	return ""
+}
+
 // plan plans the in-place strategy.
 func (inPlace) plan(ctx context.Context, pl *planner) error {
 	p, req := pl.p, &pl.req

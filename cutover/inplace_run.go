@@ -17,17 +17,66 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
+// gateDue waits also for an early alignment's confirmation window.
+func (inPlace) gateDue(r *runner, due time.Time) time.Time {
+	if hc := r.st.HealthCheck; !hc.ModifiedAt.IsZero() {
+		t := r.timing()
+		end := hc.ModifiedAt.Add(t.alignment())
+		r.waiting(Wait{Step: StepGate, What: "the early health-check alignment confirmed", Reason: reasonAlignment, From: t.alignmentFrom(), Until: end})
+		if end.After(due) {
+			due = end
+		}
+	}
+	return due
+}
+
+// gateShare is zero: a bounded in-place overlap still waits for every
+// ready endpoint and the floor.
+func (inPlace) gateShare(*runner) int { return 0 }
+
+// gateRoom deregisters node targets of the bound target group to make room.
+func (inPlace) gateRoom(ctx context.Context, r *runner, room *roomWatch, tgb *v1beta1.TargetGroupBinding, v *view) (bool, error) {
+	return room.step(ctx, r, StepGate, tgb, v)
+}
+
+// gateStalled stops the gate on a refusal that comes after the room was
+// free, with nothing left to remove.
+func (inPlace) gateStalled(ctx context.Context, r *runner, room *roomWatch, tgb *v1beta1.TargetGroupBinding, v *view) error {
+	if !room.freeSince.IsZero() && !r.hasRemovable(v) {
+		return r.quotaStop(ctx, StepGate, tgb, room.freeSince, v)
+	}
+	return nil
+}
+
+// gateObserved retires the recorded targets whose node is leaving, then
+// confirms an early alignment.
+func (inPlace) gateObserved(ctx context.Context, r *runner, v *view, _ int) (time.Time, error) {
+	if err := r.retireLeaving(ctx, v, StepGate); err != nil {
+		return time.Time{}, err
+	}
+	return r.confirmAlignment(ctx, v)
+}
+
+// inPlaceRoom observes the bound target group for the make-room step.
+func (r *runner) inPlaceRoom(ctx context.Context, room int) (*view, roomState, error) {
+	v, err := r.observe(ctx, r.tgARN, r.plan.Binding.Object.DeepCopy(), "ip", r.plan.TargetGroup.VPCID)
+	if err != nil {
+		return nil, roomState{}, err
+	}
+	return v, roomOf(v, room), nil
+}
+
 // run executes one of the in-place steps.
 func (inPlace) run(ctx context.Context, r *runner, step Step) error {
 	switch step.ID {
 	case StepAlignHealthCheck:
 		return r.alignHealthCheck(ctx)
 	case StepMakeRoom:
-		return r.makeRoom(ctx)
+		return r.makeRoom(ctx, r.inPlaceRoom)
 	case StepBind:
 		return r.bindInPlace(ctx)
 	case StepGate:
-		return r.gate(ctx)
+		return r.gate(ctx, inPlace{})
 	case StepDeregister:
 		return r.deregister(ctx)
 	case StepDrain:
@@ -129,7 +178,7 @@ func (r *runner) alignmentWindow() time.Duration { return r.timing().alignment()
 // there is nothing to confirm).
 func (r *runner) confirmAlignment(ctx context.Context, v *view) (time.Time, error) {
 	hc := r.st.HealthCheck
-	if r.plan.Strategy != StrategyInPlace || hc.ModifiedAt.IsZero() {
+	if hc.ModifiedAt.IsZero() {
 		return time.Time{}, nil
 	}
 	var failing []TargetAddr

@@ -33,6 +33,9 @@ func (inPlace) undo(ri *RestoreInfo) []Step {
 // nodes that did not fit are registered in.
 func (inPlace) restDrains() bool { return true }
 
+// watchOld does nothing: the bound target group is the one that serves.
+func (inPlace) watchOld(context.Context, *rollbackRun, *view) error { return nil }
+
 // undoAction runs one of the in-place rollback actions.
 func (inPlace) undoAction(ctx context.Context, rb *rollbackRun, id string) error {
 	return rb.runShared(ctx, id)

@@ -71,11 +71,8 @@ func (p *Plan) validate(op string) error {
 	if err := validNamespace(op, p.Binding.Namespace); err != nil {
 		return err
 	}
-	if p.Strategy == StrategyInPlace && p.Binding.Object == nil {
-		return bad("an in-place plan without its binding")
-	}
-	if p.Strategy == StrategyBlueGreen && (p.BlueGreen == nil || len(p.BlueGreen.Routes) == 0) {
-		return bad("a blue/green plan without its routes")
+	if why := strategyOf(p.Strategy).incomplete(p); why != "" {
+		return bad(why)
 	}
 	seen := map[string]bool{}
 	for _, s := range p.Steps {

@@ -29,6 +29,9 @@ type strategy interface {
 	steps(pl *planner)
 	// estimate is the plan's floor and the waits it is made of.
 	estimate(p *Plan) Estimate
+	// incomplete says what a plan of this strategy lacks ("": nothing);
+	// Plan.validate refuses it.
+	incomplete(p *Plan) string
 	// run executes one of the strategy's steps: every step of its plan
 	// but the hold and its release, which the runner runs.
 	run(ctx context.Context, r *runner, step Step) error
@@ -42,6 +45,9 @@ type strategy interface {
 	// gone (RollbackRegisterRest) wait for the pod targets' drain first:
 	// part of the rollback's floor.
 	restDrains() bool
+	// watchOld is the strategy's part of each observation v of the
+	// target group whose node targets the rollback waits for.
+	watchOld(ctx context.Context, rb *rollbackRun, v *view) error
 }
 
 // strategies maps each Strategy value to its implementation. Each

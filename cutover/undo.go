@@ -179,7 +179,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		if err := rb.retireOurs(ctx, v); err != nil {
 			return false, "", err
 		}
-		if err := rb.holdOnNew(ctx, v); err != nil {
+		if err := rb.strat.watchOld(ctx, rb, v); err != nil {
 			return false, "", err
 		}
 		if baseline == nil {
