@@ -393,11 +393,8 @@ func (r *runner) newHealthy(ctx context.Context, step string, w, at int32) error
 				return false, "", err
 			}
 		}
-		if err := r.keepHold(ctx, step, v); err != nil {
-			return false, "", err
-		}
-		healthy, _ := endpointHealth(v, nil)
-		if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+		healthy, err := r.keepOld(ctx, step, v)
+		if err != nil {
 			return false, "", err
 		}
 		last = v
@@ -444,17 +441,25 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 			if err != nil {
 				return false, "", err
 			}
-			if err := r.keepHold(ctx, step, v); err != nil {
-				return false, "", err
-			}
-			healthy, _ := endpointHealth(v, nil)
-			if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+			healthy, err := r.keepOld(ctx, step, v)
+			if err != nil {
 				return false, "", err
 			}
 			r.progress(step, tgb.Spec.TargetGroupARN, v, healthy, len(v.endpoints))
 		}
 		return r.e.clock.Since(start) >= d, "", nil
 	})
+}
+
+// keepOld keeps the hold over the nodes of v, an observation of the new
+// target group, and protects the old target group (protectOld); it
+// returns the healthy ready endpoints of v.
+func (r *runner) keepOld(ctx context.Context, step string, v *view) (int, error) {
+	if err := r.keepHold(ctx, step, v); err != nil {
+		return 0, err
+	}
+	healthy, _ := endpointHealth(v, nil)
+	return healthy, r.protectOld(ctx, step, v.snap, healthy)
 }
 
 // protectOld guards the old target group while it still takes traffic
