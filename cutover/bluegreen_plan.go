@@ -1,8 +1,8 @@
+package cutover
+
 // bluegreen_plan.go holds the blue/green strategy's planning: the new ip
 // target group (its name, health check and cloned attributes), the routes
 // whose weights shift, the floor, its steps and its estimate.
-
-package cutover
 
 import (
 	"context"

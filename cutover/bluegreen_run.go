@@ -1,9 +1,9 @@
+package cutover
+
 // bluegreen_run.go holds the blue/green strategy's execution: its steps
 // dispatched (run), the new target group's creation, its binding, the weight
 // shifts with their holds, the early cut of a dry old target group, the
 // detach and the verification.
-
-package cutover
 
 import (
 	"context"

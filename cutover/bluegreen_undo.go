@@ -1,10 +1,10 @@
+package cutover
+
 // bluegreen_undo.go holds the blue/green strategy's undo: its rollback
 // actions in order and their execution: the old target group attached again,
 // the original routes put back, the created target group deleted, and the
 // early cut of the routes to the new target group while the old one has
 // nothing healthy.
-
-package cutover
 
 import (
 	"context"

@@ -1,9 +1,16 @@
-// doc.go holds the package documentation. The files of the package, by
-// role (the package documentation's Strategies section says how a strategy
-// is split):
+// Package cutover plans, executes and rolls back the zero-downtime move of a
+// target group from hand-registered node targets (nodeIP:NodePort) to
+// LBC-managed pod targets, while Karpenter keeps replacing nodes.
+//
+// It is the only package whose [ELBv2API] can change AWS.
+//
+// # Files
+//
+// The package's files, by role (Strategies below says how a strategy is
+// split):
 //
 // The inputs and the outside world:
-//   - doc.go: this map and the package documentation.
+//   - doc.go: this comment.
 //   - api.go: ELBv2API and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
 //     and Strategy, the Options, the Observer).
@@ -52,12 +59,6 @@
 //     journal_file_lock_flock.go, journal_file_lock_other.go: State, the
 //     Journal and its ConfigMap and file implementations.
 //   - lock.go: the Lock and LeaseLock.
-
-// Package cutover plans, executes and rolls back the zero-downtime move of a
-// target group from hand-registered node targets (nodeIP:NodePort) to
-// LBC-managed pod targets, while Karpenter keeps replacing nodes.
-//
-// It is the only package whose [ELBv2API] can change AWS.
 //
 // # Calls, in order
 //

@@ -1,9 +1,9 @@
+package cutover
+
 // execute.go holds Execute, its Result, and the run of a plan's steps in
 // order: the journal loaded or started, the lock taken, the guards
 // re-checked, each step run unless the journal has it done, and a failed step
 // rolled back.
-
-package cutover
 
 import (
 	"context"

@@ -1,9 +1,9 @@
+package cutover
+
 // gate.go holds what both strategies' steps share: the binding's apply, the
 // gate (pod targets healthy, the controller watched, the room made, recorded
 // targets of leaving nodes retired early), the deregistration of a batch,
 // and the verification of the pod targets.
-
-package cutover
 
 import (
 	"context"

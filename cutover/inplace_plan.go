@@ -1,9 +1,9 @@
+package cutover
+
 // inplace_plan.go holds the in-place strategy's planning: its reads (the
 // binding built by tgbind, the recorded node targets and ghosts, the floor),
 // the health-check alignment and when it happens, its steps and its
 // estimate.
-
-package cutover
 
 import (
 	"context"

@@ -1,9 +1,9 @@
+package cutover
+
 // inplace_run.go holds the in-place strategy's execution: its steps
 // dispatched (run), the health-check alignment and its confirmation, the
 // binding, the deregistration in batches above the floor, the drain and the
 // verification.
-
-package cutover
 
 import (
 	"context"

@@ -1,8 +1,8 @@
+package cutover
+
 // inplace_undo.go holds the in-place strategy's undo: its rollback actions
 // in order and their execution, all of them shared with blue/green
 // (undo.go, room.go).
-
-package cutover
 
 import (
 	"context"

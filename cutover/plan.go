@@ -1,8 +1,8 @@
+package cutover
+
 // plan.go holds the Plan and the plain data it is made of: the step IDs, the
 // target group, Service, binding, health-check and blue/green parts, the
 // guards' outcomes, the steps and the estimate, and the Plan's accessors.
-
-package cutover
 
 import (
 	"strconv"

@@ -1,7 +1,7 @@
+package cutover
+
 // plan_json.go holds the plan's versioned JSON: its digest, sealing,
 // validation, Plan.JSON and ParsePlan.
-
-package cutover
 
 import (
 	"bytes"

@@ -1,7 +1,7 @@
+package cutover
+
 // plan_policy.go holds what a plan's steps call, as IAM: Plan.PolicyInput,
 // Plan.IAMPolicy and Plan.ControllerPolicy.
-
-package cutover
 
 import (
 	"fmt"

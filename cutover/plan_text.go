@@ -1,7 +1,7 @@
+package cutover
+
 // plan_text.go holds Plan.Text, the plan rendered for an operator, and its
 // formatting helpers.
-
-package cutover
 
 import (
 	"fmt"

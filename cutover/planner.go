@@ -1,10 +1,10 @@
+package cutover
+
 // planner.go holds PlanCutover and the planner: the reads every plan makes
 // (the target group, its tags, attributes and health, the Service and its
 // pods, the cluster's snapshot), the guards, the strategy's plan called
 // through strategyOf, the floor, the hold of Karpenter's disruption around
 // the steps, and the calls the steps name.
-
-package cutover
 
 import (
 	"context"

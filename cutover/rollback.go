@@ -1,9 +1,9 @@
+package cutover
+
 // rollback.go holds Rollback, its RollbackResult and its lifecycle: the
 // journal loaded, the lock taken, the strategy's rollback actions (its undo)
 // run in order between the hold of Karpenter's disruption and its release,
 // each journaled, and the plan's steps left rolled-back.
-
-package cutover
 
 import (
 	"context"

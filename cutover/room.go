@@ -1,5 +1,12 @@
 package cutover
 
+// This file runs a bounded overlap (Plan.Quota.Bounded): node targets are
+// deregistered, never below the floor, to make room under ELBv2's quotas
+// for the pod targets the controller registers; the controller's
+// TooManyTargets refusals are expected while the room is full, and once
+// room is free the binding is touched so that the controller registers at
+// once instead of after its backoff.
+
 import (
 	"context"
 	"errors"
@@ -15,13 +22,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file runs a bounded overlap (Plan.Quota.Bounded): node targets are
-// deregistered, never below the floor, to make room under ELBv2's quotas
-// for the pod targets the controller registers; the controller's
-// TooManyTargets refusals are expected while the room is full, and once
-// room is free the binding is touched so that the controller registers at
-// once instead of after its backoff.
 
 // AnnotationNudge is set on the binding, to the time, when a bounded
 // overlap has made room and the controller has not registered into it:

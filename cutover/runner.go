@@ -1,9 +1,9 @@
+package cutover
+
 // runner.go holds the runner, which executes or rolls back one plan, and its
 // lifecycle: the lock and its renewal, the journal's saves, the guards'
 // re-check, each step's start and end for the observer and the result, the
 // hook, and the dispatch of a step to the plan's strategy.
-
-package cutover
 
 import (
 	"context"

@@ -1,9 +1,9 @@
+package cutover
+
 // strategy.go holds the strategy interface, which in-place and blue/green
 // implement (inplace_*.go, bluegreen_*.go), the ordered table that maps a
 // Strategy value to its implementation, and chooseStrategy, which picks
 // one for a target group.
-
-package cutover
 
 import (
 	"context"

@@ -1,9 +1,9 @@
+package cutover
+
 // undo.go holds the rollback actions both strategies share: the live nodes
 // registered on the NodePort, the wait until they are healthy (retiring the
 // targets of leaving nodes), the binding deleted and the health check
 // restored.
-
-package cutover
 
 import (
 	"context"

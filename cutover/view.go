@@ -1,9 +1,9 @@
+package cutover
+
 // view.go holds the shared observation of a target group: a view (its
 // targets' health classified with diagnose, the ready endpoints), observe
 // and observeWith that take one, and progress, which reports one to the
 // observer.
-
-package cutover
 
 import (
 	"context"

@@ -1,8 +1,8 @@
+package cutover
+
 // wait.go holds the waits every step shares: poll and pollDue, the timing
 // they derive from, the Wait reported to the observer, the floor's grace;
 // and the target states and list helpers the steps use.
-
-package cutover
 
 import (
 	"context"
