@@ -47,7 +47,8 @@
 //     re-checked, step start and end, hook, a step handed to its strategy.
 //   - view.go: one observation of a target group (view, observe).
 //   - wait.go: polls and waits; gate.go: what both strategies' steps
-//     share (apply, the gate, early retirement, the pods' verification).
+//     share (apply, the gate and its gateRules, early retirement, the
+//     pods' verification).
 //   - hold.go: the hold of Karpenter's disruption and its release;
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
@@ -218,7 +219,9 @@
 // One ordered table maps a Strategy value to its implementation. The
 // planner keeps the reads every plan makes, the guards and the hold
 // around the steps; the runner keeps the lifecycle: the lock, the
-// journal, the invariants and the observer.
+// journal, the invariants and the observer. The steps both strategies
+// have (the gate, the room made under a quota) are shared code that asks
+// the strategy for its part (gate.go's gateRules).
 //
 // In-place, for target groups of type ip (the seed's case), steps
 // [StepHoldDisruption], [StepAlignHealthCheck], ([StepMakeRoom] when the
