@@ -1,5 +1,10 @@
 package cutover
 
+// This file is cutover's one way to call ELBv2: every call is counted,
+// classified by internal/awserr, and retried with backoff/v4 on the injected
+// clock when, and only when, awserr says it may be (throttling, and
+// TargetGroupNotFound right after a create: eventual consistency).
+
 import (
 	"context"
 	"errors"
@@ -19,11 +24,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
-
-// This file is cutover's one way to call ELBv2: every call is counted,
-// classified by internal/awserr, and retried with backoff/v4 on the injected
-// clock when, and only when, awserr says it may be (throttling, and
-// TargetGroupNotFound right after a create: eventual consistency).
 
 // mutatingOps are the ELBv2 operations that change something.
 var mutatingOps = []string{

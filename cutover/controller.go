@@ -1,5 +1,13 @@
 package cutover
 
+// This file watches the AWS Load Balancer Controller do its part: register
+// the binding's endpoints. A controller that does not (it is not running,
+// it crash-loops, AWS refuses its calls) leaves the binding stuck, not
+// slow: waiting for the gate's timeout would only delay the rollback. The
+// cause is read from what the controller writes on the binding (the
+// reasons of its Events, its status conditions), never from the text of a
+// message.
+
 import (
 	"context"
 	"errors"
@@ -14,14 +22,6 @@ import (
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file watches the AWS Load Balancer Controller do its part: register
-// the binding's endpoints. A controller that does not (it is not running,
-// it crash-loops, AWS refuses its calls) leaves the binding stuck, not
-// slow: waiting for the gate's timeout would only delay the rollback. The
-// cause is read from what the controller writes on the binding (the
-// reasons of its Events, its status conditions), never from the text of a
-// message.
 
 // DefaultControllerPatience is how long ready endpoints may stay
 // unregistered, with no registration at all, before Execute decides the

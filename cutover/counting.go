@@ -1,5 +1,8 @@
 package cutover
 
+// counting.go holds countingAPI, which counts every ELBv2 call of a run by
+// operation, retries included (Result.Calls).
+
 import (
 	"context"
 

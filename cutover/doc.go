@@ -4,6 +4,63 @@
 //
 // It is the only package whose [ELBv2API] can change AWS.
 //
+// # Files
+//
+// The package's files, by role (Strategies below says how a strategy is
+// split):
+//
+// The inputs and the outside world:
+//   - doc.go: this comment.
+//   - api.go: ELBv2API and its roles. counting.go: the call counter.
+//   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
+//     and Strategy, the Options, the Observer).
+//   - aws.go: every ELBv2 call, counted and retried; cluster.go: the
+//     cluster reads; kuberead.go: the plan's retried cluster reads.
+//   - errors.go: sentinels, error types, IsX helpers.
+//
+// Planning:
+//   - planner.go: PlanCutover and the planner (the shared reads, the floor,
+//     the hold's steps, the calls the steps name).
+//   - plan.go: the Plan and its plain data; plan_json.go: its digest,
+//     validation, JSON and ParsePlan; plan_text.go: Plan.Text;
+//     plan_policy.go: Plan.PolicyInput, IAMPolicy, ControllerPolicy.
+//   - guards.go: the guards; policy.go: PolicyFor and the IAM Policy;
+//     preconditions.go: the pods' settings a plan checks; network.go: the
+//     security-group check and EC2API; timing.go: the assumptions and the
+//     waits they give; quota.go: the count against ELBv2's quotas, the
+//     bounded overlap's waves and QuotaError.
+//
+// The strategies (one interface, one table, a file per strategy and role):
+//   - strategy.go: the strategy interface, the ordered table strategies
+//     (the one place a Strategy value maps to its implementation) and
+//     chooseStrategy.
+//   - inplace_plan.go, inplace_run.go, inplace_undo.go: in-place's plan
+//     (reads, health-check timing, steps, estimate), execution and undo.
+//   - bluegreen_plan.go, bluegreen_run.go, bluegreen_undo.go: blue/green's
+//     plan (new target group, routes, steps, estimate), execution (create,
+//     shift, detach) and undo (attach-old, restore-routes,
+//     delete-target-group).
+//
+// Execution and rollback:
+//   - execute.go: Execute, Result and the run of the steps in order.
+//   - runner.go: the runner's lifecycle: lock, journal saves, guards
+//     re-checked, step start and end, hook, a step handed to its strategy.
+//   - view.go: one observation of a target group (view, observe).
+//   - wait.go: polls and waits; gate.go: what both strategies' steps
+//     share (apply, the gate and its gateRules, early retirement, the
+//     pods' verification).
+//   - hold.go: the hold of Karpenter's disruption and its release;
+//     controller.go: the watch on the controller and ControllerError;
+//     room.go: making room under the quotas during Execute and Rollback.
+//   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
+//     undo.go: the rollback actions both strategies share.
+//
+// The journal and the lock:
+//   - state.go, journal.go, journal_configmap.go, journal_file.go,
+//     journal_file_lock_flock.go, journal_file_lock_other.go: State, the
+//     Journal and its ConfigMap and file implementations.
+//   - lock.go: the Lock and LeaseLock.
+//
 // # Calls, in order
 //
 //	env := cutover.Env{ELBv2: elb, Client: kc, Clock: clk, Logger: log, ClusterName: "prod", ClusterVPCID: vpc}
@@ -155,6 +212,16 @@
 // floor cannot include.
 //
 // # Strategies
+//
+// Each strategy is a type behind one unexported interface (strategy.go),
+// as Karpenter's disruption methods are: it owns its plan steps, their
+// execution and their undo (its rollback actions), in files of its own.
+// One ordered table maps a Strategy value to its implementation. The
+// planner keeps the reads every plan makes, the guards and the hold
+// around the steps; the runner keeps the lifecycle: the lock, the
+// journal, the invariants and the observer. The steps both strategies
+// have (the gate, the room made under a quota) are shared code that asks
+// the strategy for its part (gate.go's gateRules).
 //
 // In-place, for target groups of type ip (the seed's case), steps
 // [StepHoldDisruption], [StepAlignHealthCheck], ([StepMakeRoom] when the
@@ -463,21 +530,4 @@
 // and mutating calls, the cutover's virtual wall time against the floor
 // (CutoverSeconds, FloorSeconds, Ratio), ELBv2 calls by operation, the
 // targets deregistered, retired early, skipped and unplanned.
-//
-// # Files
-//
-//   - api.go: [ELBv2API] and its roles. counting.go: the call counter.
-//   - env.go, request.go, options.go, observer.go: the inputs.
-//   - plan.go, planner.go, guards.go, policy.go: planning;
-//     preconditions.go: the pod settings a plan checks; network.go: the
-//     security-group check and [EC2API]; timing.go: the assumptions and
-//     the waits they give.
-//   - execute.go, inplace.go, bluegreen.go, rollback.go, hold.go, aws.go,
-//     cluster.go: execution; controller.go: the watch on the controller
-//     and [ControllerError].
-//   - quota.go: the count against ELBv2's quotas, the bounded overlap's
-//     waves and [QuotaError]; room.go: making room during Execute and
-//     Rollback.
-//   - state.go, journal*.go, lock.go: the journal and the lock.
-//   - errors.go: sentinels, error types, IsX helpers.
 package cutover

@@ -1,5 +1,8 @@
 package cutover
 
+// env.go holds Env, what PlanCutover, Execute and Rollback act through, and
+// its resolution into the package's env with its defaults.
+
 import (
 	"fmt"
 	"reflect"

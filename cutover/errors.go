@@ -1,5 +1,8 @@
 package cutover
 
+// errors.go holds the package's sentinels, its error types (StepError,
+// InvariantError, GuardError, QuotaError, ...) and the IsX helpers.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,9 @@
 package cutover
 
+// guards.go holds the guards: the account, owner and VPC checks a plan
+// runs on the target group, each yielding only to its named Force, and
+// their re-check before Execute's first mutation.
+
 import (
 	"fmt"
 	"strings"

@@ -1,5 +1,8 @@
 package cutover
 
+// This file holds Karpenter's graceful disruption during a cutover and a
+// rollback, and releases it.
+
 import (
 	"context"
 	"errors"
@@ -16,9 +19,6 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 )
-
-// This file holds Karpenter's graceful disruption during a cutover and a
-// rollback, and releases it.
 
 // The annotations of the disruption hold.
 const (

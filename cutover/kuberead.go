@@ -1,5 +1,11 @@
 package cutover
 
+// This file retries PlanCutover's cluster reads as aws.go retries its AWS
+// reads: planning only reads, so a read the API server fails for a moment
+// is tried again, with the same policy and on the same clock, and each
+// retry is counted and logged. A failure that will not pass by itself
+// (Forbidden, NotFound, NoMatch, Invalid...) fails at once.
+
 import (
 	"context"
 	"errors"
@@ -15,12 +21,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/retry"
 )
-
-// This file retries PlanCutover's cluster reads as aws.go retries its AWS
-// reads: planning only reads, so a read the API server fails for a moment
-// is tried again, with the same policy and on the same clock, and each
-// retry is counted and logged. A failure that will not pass by itself
-// (Forbidden, NotFound, NoMatch, Invalid...) fails at once.
 
 // retryingReader is the cluster as PlanCutover reads it: Get and List
 // retry kubeTransient failures. It wraps a client.Client only so that it

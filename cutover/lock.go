@@ -1,5 +1,8 @@
 package cutover
 
+// lock.go holds the Lock interface and LeaseLock, the coordination.k8s.io
+// Lease that keeps two operators from cutting over one target group at once.
+
 import (
 	"context"
 	"fmt"

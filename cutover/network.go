@@ -1,5 +1,17 @@
 package cutover
 
+// This file is the security-group check of a plan. Pod targets are
+// reached on the pods' port, not on the NodePort: security groups that let
+// the load balancer reach the NodePort range often do not let it reach
+// the pods. The pod targets would then never turn healthy and the cutover
+// would stall at the gate. The plan reads the load balancer's security
+// groups and those of the pods' network interfaces (their nodes' under the
+// VPC CNI, their own with security groups for pods), and checks that the
+// pods' port is allowed from the former. Where it is not, the plan has the
+// controller open it (the binding's spec.networking), or, when the caller
+// declines (Request.LeaveSecurityGroups), records a
+// [PreconditionSecurityGroup] naming the missing rule.
+
 import (
 	"context"
 	"errors"
@@ -16,18 +28,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
-
-// This file is the security-group check of a plan. Pod targets are
-// reached on the pods' port, not on the NodePort: security groups that let
-// the load balancer reach the NodePort range often do not let it reach
-// the pods. The pod targets would then never turn healthy and the cutover
-// would stall at the gate. The plan reads the load balancer's security
-// groups and those of the pods' network interfaces (their nodes' under the
-// VPC CNI, their own with security groups for pods), and checks that the
-// pods' port is allowed from the former. Where it is not, the plan has the
-// controller open it (the binding's spec.networking), or, when the caller
-// declines (Request.LeaveSecurityGroups), records a
-// [PreconditionSecurityGroup] naming the missing rule.
 
 // EC2API is the read-only part of the EC2 API that [PlanCutover] calls for
 // the security-group check, with the SDK's own signatures:

@@ -1,5 +1,8 @@
 package cutover
 
+// observer.go holds the Observer, the events it sees (StepEvent, Progress,
+// Wait) and ObserverFuncs.
+
 import (
 	"context"
 	"strconv"

@@ -1,5 +1,8 @@
 package cutover
 
+// options.go holds the Options of Execute and Rollback (WithJournal,
+// WithObserver, WithRetry, ...) and their defaults.
+
 import (
 	"time"
 )

@@ -1,5 +1,9 @@
 package cutover
 
+// policy.go holds the IAM Policy: PolicyInput, PolicyNeeds and PolicyFor,
+// which turn what a plan calls into least-privilege statements, and
+// Policy.Allows and Policy.JSON.
+
 import (
 	"encoding/json"
 	"fmt"

@@ -1,5 +1,9 @@
 package cutover
 
+// preconditions.go holds the plan's Preconditions: the pod settings a
+// cutover's safety rests on (preStop, grace period, readiness gate,
+// PodDisruptionBudget), read from the Service's pods, and PreconditionError.
+
 import (
 	"context"
 	"errors"

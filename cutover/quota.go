@@ -1,5 +1,15 @@
 package cutover
 
+// This file counts a cutover's targets against ELBv2's quotas. While the
+// node targets and the pod targets are both registered, a target group
+// holds both sets, and its load balancer counts them beside the targets of
+// its other target groups. Past a quota, RegisterTargets fails with
+// TooManyTargets: the controller registers nothing more and the cutover
+// stalls. The plan counts the peak; when it would pass a quota, it bounds
+// the overlap (node targets leave, down to the floor, to make room for the
+// pod targets), or refuses with a *QuotaError that names the increase to
+// request.
+
 import (
 	"context"
 	"errors"
@@ -14,16 +24,6 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
-
-// This file counts a cutover's targets against ELBv2's quotas. While the
-// node targets and the pod targets are both registered, a target group
-// holds both sets, and its load balancer counts them beside the targets of
-// its other target groups. Past a quota, RegisterTargets fails with
-// TooManyTargets: the controller registers nothing more and the cutover
-// stalls. The plan counts the peak; when it would pass a quota, it bounds
-// the overlap (node targets leave, down to the floor, to make room for the
-// pod targets), or refuses with a *QuotaError that names the increase to
-// request.
 
 // ControllerBatch is how many targets the AWS Load Balancer Controller
 // puts in one RegisterTargets call (its targets manager's chunk size).

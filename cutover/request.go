@@ -1,5 +1,8 @@
 package cutover
 
+// request.go holds the Request PlanCutover takes, with its Strategy and
+// Force values, and its validation.
+
 import (
 	"errors"
 	"fmt"

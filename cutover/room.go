@@ -1,5 +1,12 @@
 package cutover
 
+// This file runs a bounded overlap (Plan.Quota.Bounded): node targets are
+// deregistered, never below the floor, to make room under ELBv2's quotas
+// for the pod targets the controller registers; the controller's
+// TooManyTargets refusals are expected while the room is full, and once
+// room is free the binding is touched so that the controller registers at
+// once instead of after its backoff.
+
 import (
 	"context"
 	"errors"
@@ -15,13 +22,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file runs a bounded overlap (Plan.Quota.Bounded): node targets are
-// deregistered, never below the floor, to make room under ELBv2's quotas
-// for the pod targets the controller registers; the controller's
-// TooManyTargets refusals are expected while the room is full, and once
-// room is free the binding is touched so that the controller registers at
-// once instead of after its backoff.
 
 // AnnotationNudge is set on the binding, to the time, when a bounded
 // overlap has made room and the controller has not registered into it:
@@ -66,23 +66,14 @@ func roomOf(v *view, room int) roomState {
 // the room holds the pending pod targets (or the floor stops it), then
 // waits until the room is free: draining targets count until their
 // deregistration delay ends. In-place the recorded targets are the bound
-// target group's node targets; blue/green, the old target group's.
-func (r *runner) makeRoom(ctx context.Context) error {
+// target group's node targets; blue/green, the old target group's. The
+// strategy's look observes and counts them (inPlaceRoom, bgLook).
+func (r *runner) makeRoom(ctx context.Context, look func(ctx context.Context, room int) (*view, roomState, error)) error {
 	room, ok := r.bounded()
 	if !ok {
 		return nil
 	}
-	look := func(ctx context.Context) (*view, roomState, error) {
-		if r.plan.Strategy == StrategyBlueGreen {
-			return r.bgRoom(ctx, nil, room)
-		}
-		v, err := r.observe(ctx, r.tgARN, r.plan.Binding.Object.DeepCopy(), "ip", r.plan.TargetGroup.VPCID)
-		if err != nil {
-			return nil, roomState{}, err
-		}
-		return v, roomOf(v, room), nil
-	}
-	v, s, err := look(ctx)
+	v, s, err := look(ctx, room)
 	if err != nil {
 		return err
 	}
@@ -99,7 +90,7 @@ func (r *runner) makeRoom(ctx context.Context) error {
 	}
 	r.waiting(Wait{Step: StepMakeRoom, What: "room for the first pod targets under the quota", Reason: reasonDrain, From: t.drainFrom(), Until: r.e.clock.Now().Add(t.drain())})
 	return r.poll(ctx, StepMakeRoom, "room for the controller's first batch", wait, func(ctx context.Context) (bool, string, error) {
-		v, s, err := look(ctx)
+		v, s, err := look(ctx, room)
 		if err != nil {
 			return false, "", err
 		}
@@ -343,8 +334,9 @@ func (rb *rollbackRun) roomFor(ctx context.Context, want int) (fit, free int, er
 		return 0, 0, err
 	}
 	free = room - len(health)
-	if nw := rb.st.CreatedTargetGroupARN; rb.st.Strategy == string(StrategyBlueGreen) && nw != "" {
-		// Blue/green: the room is the two target groups' together.
+	if nw := rb.st.CreatedTargetGroupARN; nw != "" {
+		// Blue/green created a target group: the room is the two target
+		// groups' together.
 		h, err := rb.aws.health(ctx, nw, false)
 		if err != nil && !errors.Is(err, awserr.ErrNotFound) {
 			return 0, 0, err

@@ -1,5 +1,10 @@
 package cutover
 
+// This file turns the plan's timing assumptions and a target group's
+// settings into the cutover's waits: the plan's floor and every fixed wait
+// of Execute and Rollback come from here, each with its reason and what it
+// derives from.
+
 import (
 	"fmt"
 	"math"
@@ -7,11 +12,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
-
-// This file turns the plan's timing assumptions and a target group's
-// settings into the cutover's waits: the plan's floor and every fixed wait
-// of Execute and Rollback come from here, each with its reason and what it
-// derives from.
 
 // Assumptions are the AWS timings a plan is made under: how many passing
 // health checks a new target needs before it is healthy, the registration

@@ -1,5 +1,10 @@
 package cutover
 
+// bluegreen_run.go holds the blue/green strategy's execution: its steps
+// dispatched (run), the new target group's creation, its binding, the weight
+// shifts with their holds, the early cut of a dry old target group, the
+// detach and the verification.
+
 import (
 	"context"
 	"errors"
@@ -16,7 +21,69 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
+
+// gateDue adds nothing: the old target group's health check never
+// changes.
+func (blueGreen) gateDue(_ *runner, due time.Time) time.Time { return due }
+
+// gateShare: a bounded blue/green overlap needs, before its first shift,
+// only the new target group's share of the floor: the rest of the pod
+// targets find room as the old target group gives its share up.
+func (blueGreen) gateShare(r *runner) int {
+	ws := r.plan.BlueGreen.WeightSteps
+	share, _ := r.shareFloors(ws[min(1, len(ws)-1)])
+	return share
+}
+
+// gateRoom deregisters targets of the old target group to make room in
+// the two target groups together.
+func (blueGreen) gateRoom(ctx context.Context, r *runner, room *roomWatch, tgb *v1beta1.TargetGroupBinding, v *view) (bool, error) {
+	old, s, err := r.bgRoom(ctx, v, room.room)
+	if err != nil {
+		return false, err
+	}
+	return room.stepWith(ctx, r, StepGate, tgb, v, old, s, r.st.Restore.Floor)
+}
+
+// gateStalled leaves it to the controller's patience: room is made in
+// the old target group.
+func (blueGreen) gateStalled(context.Context, *runner, *roomWatch, *v1beta1.TargetGroupBinding, *view) error {
+	return nil
+}
+
+// gateObserved protects the old target group (see protectOld).
+func (blueGreen) gateObserved(ctx context.Context, r *runner, v *view, healthy int) (time.Time, error) {
+	return time.Time{}, r.protectOld(ctx, StepGate, v.snap, healthy)
+}
+
+// bgLook observes the two target groups for the make-room step.
+func (r *runner) bgLook(ctx context.Context, room int) (*view, roomState, error) {
+	return r.bgRoom(ctx, nil, room)
+}
+
+// run executes one of the blue/green steps.
+func (blueGreen) run(ctx context.Context, r *runner, step Step) error {
+	switch step.ID {
+	case StepCreateTargetGroup:
+		return r.createTargetGroup(ctx)
+	case StepMakeRoom:
+		return r.makeRoom(ctx, r.bgLook)
+	case StepBind:
+		return r.bindBlueGreen(ctx)
+	case StepGate:
+		return r.gate(ctx, blueGreen{})
+	case StepDetach:
+		return r.detach(ctx)
+	case StepVerify:
+		return r.verifyBlueGreen(ctx)
+	}
+	if isShift(step) {
+		return r.shift(ctx, step)
+	}
+	return unknownStep(step)
+}
 
 // createTargetGroup creates the new ip target group, tagged as
 // tgmigrate's, and copies the old one's attributes. A target group of that
@@ -326,11 +393,8 @@ func (r *runner) newHealthy(ctx context.Context, step string, w, at int32) error
 				return false, "", err
 			}
 		}
-		if err := r.keepHold(ctx, step, v); err != nil {
-			return false, "", err
-		}
-		healthy, _ := endpointHealth(v, nil)
-		if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+		healthy, err := r.keepOld(ctx, step, v)
+		if err != nil {
 			return false, "", err
 		}
 		last = v
@@ -377,17 +441,25 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 			if err != nil {
 				return false, "", err
 			}
-			if err := r.keepHold(ctx, step, v); err != nil {
-				return false, "", err
-			}
-			healthy, _ := endpointHealth(v, nil)
-			if err := r.protectOld(ctx, step, v.snap, healthy); err != nil {
+			healthy, err := r.keepOld(ctx, step, v)
+			if err != nil {
 				return false, "", err
 			}
 			r.progress(step, tgb.Spec.TargetGroupARN, v, healthy, len(v.endpoints))
 		}
 		return r.e.clock.Since(start) >= d, "", nil
 	})
+}
+
+// keepOld keeps the hold over the nodes of v, an observation of the new
+// target group, and protects the old target group (protectOld); it
+// returns the healthy ready endpoints of v.
+func (r *runner) keepOld(ctx context.Context, step string, v *view) (int, error) {
+	if err := r.keepHold(ctx, step, v); err != nil {
+		return 0, err
+	}
+	healthy, _ := endpointHealth(v, nil)
+	return healthy, r.protectOld(ctx, step, v.snap, healthy)
 }
 
 // protectOld guards the old target group while it still takes traffic
@@ -401,9 +473,6 @@ func (r *runner) hold(ctx context.Context, step string, d time.Duration) error {
 // ahead of the weight steps: an early cut beats an outage. snap is the
 // snapshot of the observation that calls it.
 func (r *runner) protectOld(ctx context.Context, step string, snap *diagnose.Snapshot, newHealthy int) error {
-	if r.plan == nil || r.plan.Strategy != StrategyBlueGreen {
-		return nil
-	}
 	if rec := r.st.Step(StepDetach); rec != nil && rec.Status == StepDone {
 		return nil // detached: it takes no traffic
 	}
