@@ -455,7 +455,7 @@ func sortRecorded(list []RecordedTarget) {
 func (pl *planner) healthCheck() error {
 	p := pl.p
 	orig := p.TargetGroup.HealthCheck
-	want := orig.clone()
+	want := orig.Clone()
 	want.Port = "traffic-port"
 	if p.Service.ReadinessPath != "" && (orig.Protocol == "HTTP" || orig.Protocol == "HTTPS" || orig.Protocol == "") {
 		want.Path = p.Service.ReadinessPath
@@ -785,7 +785,7 @@ func (pl *planner) blueGreen(ctx context.Context) error {
 		return err
 	}
 	steps, _ := weightSteps(req.WeightSteps)
-	hc := old.HealthCheck.clone()
+	hc := old.HealthCheck.Clone()
 	hc.Port = "traffic-port"
 	if p.Service.ReadinessPath != "" {
 		hc.Path = p.Service.ReadinessPath

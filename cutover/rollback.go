@@ -98,10 +98,10 @@ type RollbackResult struct {
 // Source is what [Rollback] starts from: a *[Plan], whose journal it
 // loads, or a *[State], for example from [ConfigMapJournal.Inspect] when
 // the plan is gone.
-type Source interface{ rollbackSource() }
-
-func (*Plan) rollbackSource()  {}
-func (*State) rollbackSource() {}
+type Source interface {
+	// Ref names the plan the source belongs to.
+	Ref() PlanRef
+}
 
 // Rollback returns the target group to a working pre-migration state, from
 // any point of a cutover, including after it completed:
@@ -856,8 +856,8 @@ func (rb *rollbackRun) restoreHealthCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	diff := orig.changesFrom(healthCheckOf(tg))
-	if diff.empty() {
+	diff := hcChangesFrom(*orig, healthCheckOf(tg))
+	if hcEmpty(diff) {
 		return nil
 	}
 	if err := rb.aws.modifyHealthCheck(ctx, rb.tgARN, diff); err != nil {
