@@ -1,5 +1,8 @@
 package cutover
 
+// api.go: cutover's names for the ELBv2 interfaces, which the root
+// package declares once: ELBv2API (read and write) and its writer roles.
+
 import (
 	"github.com/qstools/tgmigrate"
 )

@@ -377,17 +377,17 @@ func (a *awsClient) modifyHealthCheck(ctx context.Context, arn string, hc Health
 		HealthyThresholdCount:      hc.HealthyThresholdCount,
 		UnhealthyThresholdCount:    hc.UnhealthyThresholdCount,
 	}
-	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hc.optional()
+	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hcOptional(hc)
 	return a.call(ctx, "ModifyTargetGroup", arn, false, func(ctx context.Context) error {
 		_, err := a.w.ModifyTargetGroup(ctx, in)
 		return err
 	})
 }
 
-// optional is the request fields of hc that the SDK takes only when set:
+// hcOptional is the request fields of hc that the SDK takes only when set:
 // the protocol, port, path and matcher, each zero when hc leaves it empty.
 // ModifyTargetGroup and CreateTargetGroup take them alike.
-func (hc HealthCheckSettings) optional() (elbv2types.ProtocolEnum, *string, *string, *elbv2types.Matcher) {
+func hcOptional(hc HealthCheckSettings) (elbv2types.ProtocolEnum, *string, *string, *elbv2types.Matcher) {
 	var (
 		protocol   elbv2types.ProtocolEnum
 		port, path *string
@@ -453,10 +453,10 @@ func cloneInt[T any](p *T) *T {
 	return &v
 }
 
-// changesFrom returns the settings of want that differ from cur: what a
+// hcChangesFrom returns the settings of want that differ from cur: what a
 // ModifyTargetGroup must send to make cur into want. Its zero value means
 // nothing to change.
-func (want HealthCheckSettings) changesFrom(cur HealthCheckSettings) HealthCheckSettings {
+func hcChangesFrom(want, cur HealthCheckSettings) HealthCheckSettings {
 	var d HealthCheckSettings
 	if want.Enabled != nil && (cur.Enabled == nil || *want.Enabled != *cur.Enabled) {
 		d.Enabled = cloneInt(want.Enabled)
@@ -481,9 +481,9 @@ func (want HealthCheckSettings) changesFrom(cur HealthCheckSettings) HealthCheck
 	return d
 }
 
-// timing returns the interval and the healthy and unhealthy thresholds,
+// hcTiming returns the interval and the healthy and unhealthy thresholds,
 // ELBv2's defaults (30 s, 5, 2) for those not set.
-func (h HealthCheckSettings) timing() (interval, healthy, unhealthy int32) {
+func hcTiming(h HealthCheckSettings) (interval, healthy, unhealthy int32) {
 	interval, healthy, unhealthy = 30, 5, 2
 	if h.IntervalSeconds != nil {
 		interval = *h.IntervalSeconds
@@ -497,8 +497,8 @@ func (h HealthCheckSettings) timing() (interval, healthy, unhealthy int32) {
 	return interval, healthy, unhealthy
 }
 
-// empty reports whether no setting is set.
-func (h HealthCheckSettings) empty() bool {
+// hcEmpty reports whether no setting of h is set.
+func hcEmpty(h HealthCheckSettings) bool {
 	return h.Enabled == nil && h.Protocol == "" && h.Port == "" && h.Path == "" && h.Matcher == "" && h.GRPCMatcher == "" &&
 		h.IntervalSeconds == nil && h.TimeoutSeconds == nil && h.HealthyThresholdCount == nil && h.UnhealthyThresholdCount == nil
 }

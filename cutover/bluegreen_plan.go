@@ -141,7 +141,7 @@ func (blueGreen) plan(ctx context.Context, pl *planner) error {
 		return err
 	}
 	steps, _ := weightSteps(req.WeightSteps)
-	hc := old.HealthCheck.clone()
+	hc := old.HealthCheck.Clone()
 	hc.Port = "traffic-port"
 	if p.Service.ReadinessPath != "" {
 		hc.Path = p.Service.ReadinessPath

@@ -1,5 +1,7 @@
 package cutover
 
+// This file reads the cluster. Nothing here writes.
+
 import (
 	"context"
 	"fmt"
@@ -19,8 +21,6 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/kube"
 )
-
-// This file reads the cluster. Nothing here writes.
 
 // lbcTrackedPrefix and lbcTrackedKey name the ConfigMap in which the LBC
 // records the targets a multi-cluster binding registered (DOMAIN.md).

@@ -56,9 +56,12 @@
 //     undo.go: the rollback actions both strategies share.
 //
 // The journal and the lock:
-//   - state.go, journal.go, journal_configmap.go, journal_file.go,
-//     journal_file_lock_flock.go, journal_file_lock_other.go: State, the
-//     Journal and its ConfigMap and file implementations.
+//   - the subpackage journal ([github.com/qstools/tgmigrate/cutover/journal]):
+//     State, the Journal interface, its ConfigMap and file backends, their
+//     one Load and Inspect, and their errors.
+//   - state.go, journal.go, journal_configmap.go, journal_file.go: cutover's
+//     names for them (aliases and thin wrappers), so that cutover.State,
+//     cutover.ConfigMapJournal and the rest stay as they were.
 //   - lock.go: the Lock and LeaseLock.
 //
 // # Calls, in order
@@ -437,7 +440,8 @@
 // rollback's progress, notes, UpdatedAt and a Revision that grows by one
 // per save.
 //
-// Two journals implement it:
+// Two journals implement it, both in the subpackage journal, which also
+// holds the one Load and Inspect they share:
 //
 //   - [ConfigMapJournal] (the default): a ConfigMap named by
 //     [JournalConfigMapName] in the TargetGroupBinding's namespace,

@@ -171,7 +171,7 @@ func (p *Plan) restoreInfo() *RestoreInfo {
 	if q := p.Quota; q != nil {
 		ri.QuotaRoom, ri.Bounded = q.Room, q.Bounded
 	}
-	hc := p.HealthCheck.Original.clone()
+	hc := p.HealthCheck.Original.Clone()
 	ri.HealthCheck = &hc
 	if ri.ServicePort == "0" || ri.ServicePort == "" {
 		ri.ServicePort = fmt.Sprint(p.Service.Port)

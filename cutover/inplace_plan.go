@@ -123,7 +123,7 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 func (pl *planner) healthCheck() error {
 	p := pl.p
 	orig := p.TargetGroup.HealthCheck
-	want := orig.clone()
+	want := orig.Clone()
 	want.Port = "traffic-port"
 	if p.Service.ReadinessPath != "" && (orig.Protocol == "HTTP" || orig.Protocol == "HTTPS" || orig.Protocol == "") {
 		want.Path = p.Service.ReadinessPath

@@ -116,14 +116,14 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	}
 	cur := healthCheckOf(tg)
 	if r.st.HealthCheck.Original == nil {
-		o := p.HealthCheck.Original.clone()
+		o := p.HealthCheck.Original.Clone()
 		r.st.HealthCheck.Original = &o
 		if err := r.save(ctx); err != nil {
 			return err
 		}
 	}
-	diff := p.HealthCheck.Target.changesFrom(cur)
-	if !diff.empty() {
+	diff := hcChangesFrom(p.HealthCheck.Target, cur)
+	if !hcEmpty(diff) {
 		if p.HealthCheck.Timing == HealthCheckBeforeBinding {
 			if err := r.noteHealthyNodes(ctx); err != nil {
 				return err

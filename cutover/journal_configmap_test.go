@@ -25,6 +25,7 @@ import (
 const testNS = "web"
 
 func TestObjectNames(t *testing.T) {
+	const hashLen = 10 // hex digits of the ARN's SHA-256
 	long := "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/A2345678901234567890123456789012/0123456789abcdef"
 	otherAccount := strings.Replace(testTG, "123456789012", "210987654321", 1)
 	tests := []struct {
@@ -47,8 +48,8 @@ func TestObjectNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(j, tt.prefix) || len(j) != len(tt.prefix)+nameHashLen {
-				t.Errorf("JournalConfigMapName() = %q, want %q + %d hex digits", j, tt.prefix, nameHashLen)
+			if !strings.HasPrefix(j, tt.prefix) || len(j) != len(tt.prefix)+hashLen {
+				t.Errorf("JournalConfigMapName() = %q, want %q + %d hex digits", j, tt.prefix, hashLen)
 			}
 			if !strings.HasPrefix(l, "tgmigrate-lock-") {
 				t.Errorf("LeaseName() = %q", l)

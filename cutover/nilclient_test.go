@@ -84,3 +84,33 @@ func TestEnvTypedNil(t *testing.T) {
 		t.Errorf("%d ELBv2 calls before the refusal", n)
 	}
 }
+
+// foreignSource has a Ref, as a *Plan and a *State do, but is neither.
+type foreignSource struct{}
+
+func (foreignSource) Ref() cutover.PlanRef { return cutover.PlanRef{ID: "x", Digest: "y"} }
+
+// TestRollbackSourceRefused: Rollback starts from a *Plan or a *State; a
+// nil source, a typed-nil one or another type with a Ref is refused with
+// an *InputError on "source" (or "state"), before any call.
+func TestRollbackSourceRefused(t *testing.T) {
+	t.Parallel()
+	s := newScenario(t, sim.Config{Seed: 73})
+	for name, src := range map[string]cutover.Source{
+		"nil":         nil,
+		"typed nil":   (*cutover.State)(nil),
+		"foreign Ref": foreignSource{},
+	} {
+		_, err := cutover.Rollback(t.Context(), s.env, src)
+		var ie *cutover.InputError
+		if !errors.As(err, &ie) || (ie.Field != "source" && ie.Field != "state") {
+			t.Errorf("%s: %v: want an *InputError on source or state", name, err)
+		}
+		if name == "foreign Ref" && !strings.Contains(err.Error(), "cutover_test.foreignSource") {
+			t.Errorf("foreign Ref: %v: want the type named", err)
+		}
+	}
+	if n := len(s.w.ELBv2().Calls()); n != 0 {
+		t.Errorf("%d ELBv2 calls before the refusal", n)
+	}
+}

@@ -63,17 +63,17 @@ func TestNewTargetGroupName(t *testing.T) {
 func TestHealthCheckChangesFrom(t *testing.T) {
 	i30, i10 := int32(30), int32(10)
 	cur := HealthCheckSettings{Protocol: "HTTP", Port: "30080", Path: "/", IntervalSeconds: &i30, Matcher: "200"}
-	want := cur.clone()
+	want := cur.Clone()
 	want.Port, want.Path = "traffic-port", "/healthz"
-	d := want.changesFrom(cur)
+	d := hcChangesFrom(want, cur)
 	if d.Port != "traffic-port" || d.Path != "/healthz" || d.Protocol != "" || d.IntervalSeconds != nil || d.Matcher != "" {
 		t.Errorf("diff %+v: want only port and path", d)
 	}
-	if !cur.changesFrom(cur).empty() {
+	if !hcEmpty(hcChangesFrom(cur, cur)) {
 		t.Error("no change expected")
 	}
 	want.IntervalSeconds = &i10
-	if d := want.changesFrom(cur); d.IntervalSeconds == nil || *d.IntervalSeconds != 10 {
+	if d := hcChangesFrom(want, cur); d.IntervalSeconds == nil || *d.IntervalSeconds != 10 {
 		t.Errorf("interval change lost: %+v", d)
 	}
 }

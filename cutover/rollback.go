@@ -93,11 +93,12 @@ type RollbackResult struct {
 
 // Source is what [Rollback] starts from: a *[Plan], whose journal it
 // loads, or a *[State], for example from [ConfigMapJournal.Inspect] when
-// the plan is gone.
-type Source interface{ rollbackSource() }
-
-func (*Plan) rollbackSource()  {}
-func (*State) rollbackSource() {}
+// the plan is gone. Both have Ref; any other type is refused with an
+// [*InputError] on the field "source".
+type Source interface {
+	// Ref names the plan the source belongs to.
+	Ref() PlanRef
+}
 
 // Rollback returns the target group to a working pre-migration state, from
 // any point of a cutover, including after it completed:
@@ -171,8 +172,10 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 			st, err = s.Clone(), nil
 			st.Revision = 0
 		}
-	default:
+	case nil:
 		return nil, &InputError{Op: "rollback", Field: "source", Reason: "nil"}
+	default:
+		return nil, &InputError{Op: "rollback", Field: "source", Reason: fmt.Sprintf("a %T: Rollback starts from a *cutover.Plan or a *cutover.State", src)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cutover: rollback: %w", err)

@@ -346,8 +346,8 @@ func (rb *rollbackRun) restoreHealthCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	diff := orig.changesFrom(healthCheckOf(tg))
-	if diff.empty() {
+	diff := hcChangesFrom(*orig, healthCheckOf(tg))
+	if hcEmpty(diff) {
 		return nil
 	}
 	if err := rb.aws.modifyHealthCheck(ctx, rb.tgARN, diff); err != nil {

@@ -1,5 +1,11 @@
 package diagnose
 
+// This file is the analysis of one target group: its targets classified
+// and counted, what could not be read (Unknowns), and its owner (a
+// binding, an LBC stack, nobody, or outside the scanned clusters'
+// business). service.go finds the Service it serves; the rule_*.go files
+// judge it.
+
 import (
 	"cmp"
 	"fmt"
@@ -8,12 +14,6 @@ import (
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file is the analysis of one target group: its targets classified
-// and counted, what could not be read (Unknowns), and its owner (a
-// binding, an LBC stack, nobody, or outside the scanned clusters'
-// business). service.go finds the Service it serves; the rule_*.go files
-// judge it.
 
 // LBC tag keys (DOMAIN.md): a target group with none of them was made by
 // hand or by another tool.

@@ -1,5 +1,8 @@
 package diagnose
 
+// api.go: the AWS interfaces Diagnose takes: ELBv2API (the root's
+// read-only ELBv2ReadAPI) and EC2API, with their compile-time checks.
+
 import (
 	"context"
 

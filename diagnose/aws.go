@@ -1,5 +1,10 @@
 package diagnose
 
+// This file is one account's scan: its ELBv2 client behind the rate
+// limiter, retries and call counters (do), discovery of the target groups
+// in scope, their tags, their targets' health, and the listeners and rules
+// that route to them.
+
 import (
 	"context"
 	"errors"
@@ -17,11 +22,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
-
-// This file is one account's scan: its ELBv2 client behind the rate
-// limiter, retries and call counters (do), discovery of the target groups
-// in scope, their tags, their targets' health, and the listeners and rules
-// that route to them.
 
 // API economy. These are part of the package's contract, and the tests
 // assert them.

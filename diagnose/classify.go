@@ -1,5 +1,8 @@
 package diagnose
 
+// This file is Classify: who serves each target's ip:port now (a pod, a
+// node, a ghost, or foreign), and the target types it reads and writes.
+
 import (
 	"cmp"
 	"fmt"
@@ -10,9 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 )
-
-// This file is Classify: who serves each target's ip:port now (a pod, a
-// node, a ghost, or foreign), and the target types it reads and writes.
 
 // Class is what holds a target's address now.
 type Class string

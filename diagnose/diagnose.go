@@ -1,5 +1,10 @@
 package diagnose
 
+// This file is Diagnose and its run: the phases (clusters, discovery,
+// tags, targets and routes, analysis, subnet and quota checks, findings)
+// on one bounded worker pool, panic recovery, progress, and the Report's
+// assembly.
+
 import (
 	"cmp"
 	"context"
@@ -17,11 +22,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
-
-// This file is Diagnose and its run: the phases (clusters, discovery,
-// tags, targets and routes, analysis, subnet and quota checks, findings)
-// on one bounded worker pool, panic recovery, progress, and the Report's
-// assembly.
 
 // Diagnose reads the target groups in scope, their targets and the clusters,
 // and reports what holds each target, who owns each target group, and the

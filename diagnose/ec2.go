@@ -1,5 +1,9 @@
 package diagnose
 
+// This file is the optional EC2 reads: the subnets of the node instances,
+// and whether their route tables send the default route to an internet
+// gateway (PublicSubnetNode).
+
 import (
 	"context"
 	"maps"
@@ -10,10 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 )
-
-// This file is the optional EC2 reads: the subnets of the node instances,
-// and whether their route tables send the default route to an internet
-// gateway (PublicSubnetNode).
 
 // guardedEC2 adapts an accountScan to the EC2 paginators' client interfaces.
 // A nil output with a nil error is an [ErrNilResponse] error here, before a

@@ -1,5 +1,8 @@
 package diagnose
 
+// This file holds the sentinels, InputError and ResourceError, the IsX
+// helper, and the one place a failure gets its category.
+
 import (
 	"context"
 	"errors"
@@ -10,9 +13,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
-
-// This file holds the sentinels, InputError and ResourceError, the IsX
-// helper, and the one place a failure gets its category.
 
 var (
 	// ErrInvalidInput is the category of an [*InputError]: Diagnose made no

@@ -1,5 +1,10 @@
 package diagnose
 
+// This file is what the rules share to make a finding: the Finding with
+// its code's fixed parts, the next call (PlanCutover with the strategy it
+// accepts, tgbind.Build, or the manual change to make when PlanCutover
+// would refuse), its wording, and small wording helpers.
+
 import (
 	"fmt"
 	"maps"
@@ -7,11 +12,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// This file is what the rules share to make a finding: the Finding with
-// its code's fixed parts, the next call (PlanCutover with the strategy it
-// accepts, tgbind.Build, or the manual change to make when PlanCutover
-// would refuse), its wording, and small wording helpers.
 
 func (a *analysis) finding(code Code, msg string, ev Evidence, remediation string, next NextCall) Finding {
 	r, _ := RuleFor(code)

@@ -1,5 +1,11 @@
 package diagnose
 
+// This file compares each cutover's overlap with ELBv2's quotas on
+// targets: it reads the account's quotas once, counts the pod targets the
+// controller would register next to the targets there now, reads the
+// targets of the load balancers' other target groups when the scan has
+// not, and computes the headroom. rule_quota.go makes the findings.
+
 import (
 	"context"
 	"maps"
@@ -16,12 +22,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
-
-// This file compares each cutover's overlap with ELBv2's quotas on
-// targets: it reads the account's quotas once, counts the pod targets the
-// controller would register next to the targets there now, reads the
-// targets of the load balancers' other target groups when the scan has
-// not, and computes the headroom. rule_quota.go makes the findings.
 
 // guardedSQ routes the Service Quotas calls through the account's do: the
 // rate limiter, retries of throttling, call counting (APICalls) and

@@ -1,11 +1,11 @@
 package diagnose
 
+// This file is the typed-nil check of the clients Diagnose is handed.
+
 import (
 	"fmt"
 	"reflect"
 )
-
-// This file is the typed-nil check of the clients Diagnose is handed.
 
 // isNil reports whether v is nil, or an interface value that holds a nil
 // pointer, map, func, channel, slice or interface: a typed nil, such as

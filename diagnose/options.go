@@ -1,5 +1,8 @@
 package diagnose
 
+// This file holds the call options (WithX), their defaults, and the
+// progress a run reports.
+
 import (
 	"fmt"
 	"time"
@@ -8,9 +11,6 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/utils/clock"
 )
-
-// This file holds the call options (WithX), their defaults, and the
-// progress a run reports.
 
 // Defaults of the options.
 const (

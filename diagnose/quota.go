@@ -1,5 +1,11 @@
 package diagnose
 
+// This file holds ELBv2's quotas on targets, which a cutover's overlap
+// (node targets and pod targets registered at the same time) counts
+// against, and how they are read: through the Service Quotas API when the
+// caller hands a client, else AWS's documented defaults, and the answer
+// says which.
+
 import (
 	"context"
 	"errors"
@@ -15,12 +21,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
-
-// This file holds ELBv2's quotas on targets, which a cutover's overlap
-// (node targets and pod targets registered at the same time) counts
-// against, and how they are read: through the Service Quotas API when the
-// caller hands a client, else AWS's documented defaults, and the answer
-// says which.
 
 // ServiceQuotasAPI is the read-only part of the Service Quotas API that
 // reads ELBv2's quotas on targets. Each method has the SDK's own

@@ -1,5 +1,7 @@
 package diagnose
 
+// This file is the per-account token bucket, paced on the injected clock.
+
 import (
 	"context"
 	"fmt"
@@ -7,8 +9,6 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/utils/clock"
 )
-
-// This file is the per-account token bucket, paced on the injected clock.
 
 // limiter is a token bucket (golang.org/x/time/rate) that waits on the
 // injected clock rather than on real time, so that a virtual clock makes

@@ -1,5 +1,8 @@
 package diagnose
 
+// This file renders a Report for people: Report.Markdown and Report.Text,
+// and their line helpers.
+
 import (
 	"fmt"
 	"maps"
@@ -9,9 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 )
-
-// This file renders a Report for people: Report.Markdown and Report.Text,
-// and their line helpers.
 
 // MarkdownTargetLimit caps the targets listed per target group in
 // [Report.Markdown]; the JSON form always holds them all.

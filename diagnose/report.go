@@ -1,5 +1,8 @@
 package diagnose
 
+// This file is the Report: plain data, its JSON, its summary, and the
+// deterministic order of its findings and errors.
+
 import (
 	"bytes"
 	"cmp"
@@ -7,9 +10,6 @@ import (
 	"slices"
 	"time"
 )
-
-// This file is the Report: plain data, its JSON, its summary, and the
-// deterministic order of its findings and errors.
 
 // SchemaVersion is the version of the report's JSON form, written to its
 // schemaVersion field. [ReportSchema] returns the matching JSON Schema. A

@@ -1,11 +1,11 @@
 package diagnose
 
+// This file is the TargetGroupBindingCRDMissing rule, the one rule on a
+// cluster rather than a target group.
+
 import (
 	"fmt"
 )
-
-// This file is the TargetGroupBindingCRDMissing rule, the one rule on a
-// cluster rather than a target group.
 
 // CodeBindingCRDMissing: a cluster does not serve the
 // TargetGroupBinding CRD, so the AWS Load Balancer Controller is not

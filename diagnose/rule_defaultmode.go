@@ -1,12 +1,12 @@
 package diagnose
 
+// This file is the DefaultModeBindingOnSharedGroup rule, and the Service a
+// binding names.
+
 import (
 	"fmt"
 	"slices"
 )
-
-// This file is the DefaultModeBindingOnSharedGroup rule, and the Service a
-// binding names.
 
 // CodeDefaultModeBindingOnSharedGroup: a default-mode
 // TargetGroupBinding on a target group that holds targets it does not

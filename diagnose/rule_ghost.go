@@ -1,12 +1,12 @@
 package diagnose
 
+// This file is the GhostTarget rule: targets that no node or pod serves
+// now, and that still take traffic.
+
 import (
 	"cmp"
 	"fmt"
 )
-
-// This file is the GhostTarget rule: targets that no node or pod serves
-// now, and that still take traffic.
 
 // CodeGhostTarget: a target whose IP no current node or pod holds.
 const CodeGhostTarget Code = "GhostTarget"

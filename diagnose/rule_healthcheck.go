@@ -1,5 +1,8 @@
 package diagnose
 
+// This file is the HealthCheckMismatch rule, and the pods' readiness probe
+// it compares the health check with.
+
 import (
 	"cmp"
 	"fmt"
@@ -11,9 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-// This file is the HealthCheckMismatch rule, and the pods' readiness probe
-// it compares the health check with.
 
 // CodeHealthCheckMismatch: the health check would fail, or already
 // fails, pod targets: a port pinned to a NodePort, a path or protocol

@@ -1,5 +1,8 @@
 package diagnose
 
+// This file is the KarpenterDisruptionRisk rule, and the next disruption
+// the nodes and their NodeClaims show.
+
 import (
 	"fmt"
 	"maps"
@@ -7,9 +10,6 @@ import (
 	"strings"
 	"time"
 )
-
-// This file is the KarpenterDisruptionRisk rule, and the next disruption
-// the nodes and their NodeClaims show.
 
 // CodeKarpenterDisruptionRisk: static node targets on nodes Karpenter
 // manages; every rotation drops them.

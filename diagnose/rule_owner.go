@@ -1,13 +1,13 @@
 package diagnose
 
-import (
-	"fmt"
-)
-
 // This file holds the rules on a target group's owner: OutsideTargetGroup
 // (not the scanned clusters' business, left alone), UnmanagedTargetGroup
 // (nobody owns it) and InstanceTypeTargetGroup (nobody owns it, and its
 // type is instance).
+
+import (
+	"fmt"
+)
 
 // CodeOutsideTargetGroup: a target group that is not the scanned
 // clusters' business (a Lambda or ALB target group, instances that are

@@ -1,14 +1,14 @@
 package diagnose
 
+// This file is the PortMismatch rule: the target group's and the targets'
+// ports against the Service's port, targetPort and NodePort.
+
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// This file is the PortMismatch rule: the target group's and the targets'
-// ports against the Service's port, targetPort and NodePort.
 
 // CodePortMismatch: the target group's or the targets' ports do not line
 // up with the Service's port, targetPort or NodePort.

@@ -1,14 +1,14 @@
 package diagnose
 
+// This file is the PublicSubnetNode rule: public nodes that hold node
+// targets or host the pods behind pod targets.
+
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 )
-
-// This file is the PublicSubnetNode rule: public nodes that hold node
-// targets or host the pods behind pod targets.
 
 // CodePublicSubnetNode: a node target sits on a node with an ExternalIP
 // or in a subnet that routes to an internet gateway.

@@ -1,13 +1,13 @@
 package diagnose
 
+// This file is the rule of the two quota codes, TargetQuotaOverlap and
+// TargetQuotaExceeded, made from the headroom that headroom.go computes.
+
 import (
 	"fmt"
 	"strconv"
 	"strings"
 )
-
-// This file is the rule of the two quota codes, TargetQuotaOverlap and
-// TargetQuotaExceeded, made from the headroom that headroom.go computes.
 
 // CodeTargetQuotaOverlap: during the cutover, the node targets and the
 // pod targets the controller registers would together exceed a quota

@@ -1,5 +1,8 @@
 package diagnose
 
+// This file is the MissingReadinessGate rule: namespaces without the
+// injection label, and bound pods without the target-health gate.
+
 import (
 	"fmt"
 	"slices"
@@ -7,9 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 )
-
-// This file is the MissingReadinessGate rule: namespaces without the
-// injection label, and bound pods without the target-health gate.
 
 // CodeMissingReadinessGate: ip targets whose pods run without the LBC's
 // target-health readiness gate.

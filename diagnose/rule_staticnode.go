@@ -1,13 +1,13 @@
 package diagnose
 
+// This file is the StaticNodeTarget rule, and the static node targets that
+// KarpenterDisruptionRisk rests on too.
+
 import (
 	"fmt"
 	"maps"
 	"slices"
 )
-
-// This file is the StaticNodeTarget rule, and the static node targets that
-// KarpenterDisruptionRisk rests on too.
 
 // CodeStaticNodeTarget: a hand-registered nodeIP:NodePort (or node
 // instance) target that no LBC binding keeps current.

@@ -1,14 +1,14 @@
 package diagnose
 
-import (
-	"cmp"
-	"slices"
-)
-
 // This file holds what every finding has (Code, Severity, Rule), the rule
 // interfaces, ruleTable (the one ordered list of the rules, each in its
 // rule_*.go file), and the runners that apply it to a target group and to
 // the clusters.
+
+import (
+	"cmp"
+	"slices"
+)
 
 // Code is a finding's stable identifier. The values are part of the public
 // API: tools match on them, and they never change meaning. Each rule_*.go

@@ -1,11 +1,11 @@
 package diagnose
 
+// This file embeds the report's JSON Schema (ReportSchema).
+
 import (
 	_ "embed"
 	"slices"
 )
-
-// This file embeds the report's JSON Schema (ReportSchema).
 
 //go:embed schema/report.v1.json
 var reportSchema []byte

@@ -1,5 +1,9 @@
 package diagnose
 
+// This file finds the Service a target group serves (from a binding, the
+// LBC's tags, the node targets' NodePort, or the pod targets' Services)
+// and resolves its ports: the Service port, and its targetPort on the pods.
+
 import (
 	"maps"
 	"slices"
@@ -9,10 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
-
-// This file finds the Service a target group serves (from a binding, the
-// LBC's tags, the node targets' NodePort, or the pod targets' Services)
-// and resolves its ports: the Service port, and its targetPort on the pods.
 
 // serviceTarget is the Service a target group serves, resolved in one cluster.
 type serviceTarget struct {

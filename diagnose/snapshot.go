@@ -1,5 +1,9 @@
 package diagnose
 
+// This file is Snapshot: one cluster listed once (nodes, pods, Services,
+// namespaces, TargetGroupBindings, Karpenter NodeClaims), what could not be
+// listed, and the lookups Classify and the analysis make on it.
+
 import (
 	"cmp"
 	"context"
@@ -23,10 +27,6 @@ import (
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file is Snapshot: one cluster listed once (nodes, pods, Services,
-// namespaces, TargetGroupBindings, Karpenter NodeClaims), what could not be
-// listed, and the lookups Classify and the analysis make on it.
 
 // Well-known names read from the cluster.
 const (

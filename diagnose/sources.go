@@ -1,5 +1,8 @@
 package diagnose
 
+// This file holds what Diagnose reads (Sources, Account, Cluster) and
+// which target groups (Scope), and their validation.
+
 import (
 	"fmt"
 	"net/netip"
@@ -7,9 +10,6 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// This file holds what Diagnose reads (Sources, Account, Cluster) and
-// which target groups (Scope), and their validation.
 
 // Sources is everything Diagnose reads: one read-only ELBv2 client per AWS
 // account and Region, and one read-only Kubernetes reader per cluster.

@@ -1,5 +1,10 @@
 package helmgov
 
+// This file holds the walk over the rendered objects that [Checker.Check]
+// makes: each object indexed and decoded into its type, the evidence the
+// rules share gathered (targets.go), every rule of the table in rules.go
+// run, and the findings recorded and sorted.
+
 import (
 	"cmp"
 	"fmt"
@@ -14,11 +19,6 @@ import (
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file holds the walk over the rendered objects that [Checker.Check]
-// makes: each object indexed and decoded into its type, the evidence the
-// rules share gathered (targets.go), every rule of the table in rules.go
-// run, and the findings recorded and sorted.
 
 // Check runs the rules over the objects. It never fails: objects it cannot
 // read are findings of TGM-H013, kinds it does not know are notices.

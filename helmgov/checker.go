@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds [Checker] and [Options]: what a check is configured with,
+// and [ServedKindsFromDiscovery].
+
 import (
 	"fmt"
 	"slices"
@@ -9,9 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// This file holds [Checker] and [Options]: what a check is configured with,
-// and [ServedKindsFromDiscovery].
 
 // Options configures a [Checker]. The zero value checks with every rule at
 // its default severity.

@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds [Config] and [ParseConfig]: rules turned off or re-graded,
+// and the suppression annotation read from an object.
+
 import (
 	"fmt"
 	"slices"
@@ -7,9 +10,6 @@ import (
 
 	"sigs.k8s.io/yaml"
 )
-
-// This file holds [Config] and [ParseConfig]: rules turned off or re-graded,
-// and the suppression annotation read from an object.
 
 // ConfigAPIVersion is the apiVersion of a configuration file.
 const ConfigAPIVersion = "helmgov.tgmigrate.qstools.io/v1"

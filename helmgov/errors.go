@@ -1,12 +1,12 @@
 package helmgov
 
+// This file holds the error sentinels, the typed errors and their IsX
+// helpers.
+
 import (
 	"errors"
 	"fmt"
 )
-
-// This file holds the error sentinels, the typed errors and their IsX
-// helpers.
 
 // Sentinel categories. Every error this package returns unwraps to exactly
 // one of them; test with errors.Is or the IsX helpers. All of them map to

@@ -1,5 +1,9 @@
 package helmgov
 
+// This file holds [Checker.Fix] and its fix-and-prove loop: each fix written
+// into the scratch copy by the first route that holds, re-rendered, re-
+// checked, and kept or taken back.
+
 import (
 	"context"
 	"errors"
@@ -9,10 +13,6 @@ import (
 	"slices"
 	"strings"
 )
-
-// This file holds [Checker.Fix] and its fix-and-prove loop: each fix written
-// into the scratch copy by the first route that holds, re-rendered, re-
-// checked, and kept or taken back.
 
 const defaultFixRounds = 4
 

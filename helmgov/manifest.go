@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds [ReadManifests]: a manifest stream read as raw objects
+// ([Object]), with where each came from ([Source]).
+
 import (
 	"bytes"
 	"errors"
@@ -10,9 +13,6 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// This file holds [ReadManifests]: a manifest stream read as raw objects
-// ([Object]), with where each came from ([Source]).
 
 // Object is one Kubernetes object of a manifest stream, kept as the raw
 // JSON-compatible tree the YAML held. helmgov never needs the object's Go

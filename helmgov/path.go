@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds [FieldPath] and [PathStep]: the path of a field in an
+// object, as findings and fixes name it.
+
 import (
 	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 )
-
-// This file holds [FieldPath] and [PathStep]: the path of a field in an
-// object, as findings and fixes name it.
 
 // PathStep is one step of a [FieldPath]: a mapping key, or the element of a
 // list of named items (containers) with that name.

@@ -1,5 +1,18 @@
 package helmgov
 
+// This file fixes TGM-H010, a workload without a PodDisruptionBudget, the
+// chart's own way first:
+//
+//  1. a PodDisruptionBudget the chart's templates render behind a condition
+//     on values (pdb.enabled, podDisruptionBudget.create, ...), even one the
+//     current values do not render: the condition is turned on in the
+//     values, and minAvailable/maxUnavailable set when both are empty;
+//  2. a values switch for one, by its name, when no template shows it;
+//  3. a new template, copied from the workload's, only when the chart has
+//     no PodDisruptionBudget of its own that could select the same pods:
+//     two budgets over one pod make the eviction API refuse, which blocks
+//     every drain.
+
 import (
 	"fmt"
 	"maps"
@@ -14,19 +27,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
-
-// This file fixes TGM-H010, a workload without a PodDisruptionBudget, the
-// chart's own way first:
-//
-//  1. a PodDisruptionBudget the chart's templates render behind a condition
-//     on values (pdb.enabled, podDisruptionBudget.create, ...), even one the
-//     current values do not render: the condition is turned on in the
-//     values, and minAvailable/maxUnavailable set when both are empty;
-//  2. a values switch for one, by its name, when no template shows it;
-//  3. a new template, copied from the workload's, only when the chart has
-//     no PodDisruptionBudget of its own that could select the same pods:
-//     two budgets over one pod make the eviction API refuse, which blocks
-//     every drain.
 
 // pdbCandidate is a PodDisruptionBudget of the chart's own that does not
 // render today.

@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds [Render] and its options: a chart rendered in-process with
+// the Helm SDK, as `helm template`; and [Checker.CheckChart].
+
 import (
 	"context"
 	"errors"
@@ -23,9 +26,6 @@ import (
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	"sigs.k8s.io/yaml"
 )
-
-// This file holds [Render] and its options: a chart rendered in-process with
-// the Helm SDK, as `helm template`; and [Checker.CheckChart].
 
 // RenderOption changes how a chart is rendered, as `helm template` flags do.
 type RenderOption func(*renderConfig)

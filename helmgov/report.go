@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds a [Result] printed as text, JSON and SARIF, and the CLI's
+// exit codes ([ExitCode], [ExitCodeOf]).
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,9 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 )
-
-// This file holds a [Result] printed as text, JSON and SARIF, and the CLI's
-// exit codes ([ExitCode], [ExitCodeOf]).
 
 // Exit codes of the CLI contract. A CLI calls [ExitCode] after a check and
 // [ExitCodeOf] after an error.

@@ -1,5 +1,11 @@
 package helmgov
 
+// This file decides where a fix goes. For each finding it lists the
+// plans, one per file that could carry the fix, in the order of the
+// routes: the user's values file, the chart's values.yaml, the template.
+// Fix tries them in that order and keeps the first that holds. It also
+// holds the routes themselves: [FixRoute] and [ParseFixRoute].
+
 import (
 	"errors"
 	"fmt"
@@ -10,12 +16,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 )
-
-// This file decides where a fix goes. For each finding it lists the
-// plans, one per file that could carry the fix, in the order of the
-// routes: the user's values file, the chart's values.yaml, the template.
-// Fix tries them in that order and keeps the first that holds. It also
-// holds the routes themselves: [FixRoute] and [ParseFixRoute].
 
 // fixPlan is one way to write a finding's fix: by which route, into which
 // file, and why.

@@ -1,9 +1,9 @@
 package helmgov
 
-import "github.com/qstools/tgmigrate/tgbind/v1beta1"
-
 // This file holds rule TGM-H004, a TargetGroupBinding has targetType ip: its ID,
 // documentation, check and fix (only where the field is missing).
+
+import "github.com/qstools/tgmigrate/tgbind/v1beta1"
 
 // RuleTGBTargetType: a TargetGroupBinding has targetType ip.
 const RuleTGBTargetType RuleID = "TGM-H004"

@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds rule TGM-H006, health-check port annotations point at the
+// traffic port, never at a NodePort: its ID, documentation, the NodePorts it
+// reads, its check and fix.
+
 import (
 	"fmt"
 	"strconv"
 	"strings"
 )
-
-// This file holds rule TGM-H006, health-check port annotations point at the
-// traffic port, never at a NodePort: its ID, documentation, the NodePorts it
-// reads, its check and fix.
 
 // RuleHealthCheckPort: health-check ports are the traffic port, not a NodePort.
 const RuleHealthCheckPort RuleID = "TGM-H006"

@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds rule TGM-H007, a namespace with ip targets injects the
+// readiness gate: its ID, documentation, check and fix, and the notice for a
+// namespace outside the manifests.
+
 import (
 	"fmt"
 	"maps"
 	"slices"
 )
-
-// This file holds rule TGM-H007, a namespace with ip targets injects the
-// readiness gate: its ID, documentation, check and fix, and the notice for a
-// namespace outside the manifests.
 
 // RuleNamespaceReadiness: namespaces with ip targets inject the readiness gate.
 const RuleNamespaceReadiness RuleID = "TGM-H007"

@@ -1,5 +1,10 @@
 package helmgov
 
+// This file holds rule TGM-H008, the serving containers of a workload behind ip
+// targets have a preStop delay of at least the safe one: its ID,
+// documentation, check and fix, and the reading of a preStop hook's sleep
+// (which TGM-H009 also reads).
+
 import (
 	"fmt"
 	"math"
@@ -10,11 +15,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
-
-// This file holds rule TGM-H008, the serving containers of a workload behind ip
-// targets have a preStop delay of at least the safe one: its ID,
-// documentation, check and fix, and the reading of a preStop hook's sleep
-// (which TGM-H009 also reads).
 
 // RuleWorkloadPreStop: serving containers behind ip targets have a preStop
 // delay of at least the safe one (Options.PreStopSeconds).

@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds rule TGM-H009, a workload behind ip targets has a
+// terminationGracePeriodSeconds that covers its preStop delay and the app's
+// shutdown: its ID, documentation, check and fix.
+
 import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 )
-
-// This file holds rule TGM-H009, a workload behind ip targets has a
-// terminationGracePeriodSeconds that covers its preStop delay and the app's
-// shutdown: its ID, documentation, check and fix.
 
 // RuleWorkloadGracePeriod: the grace period covers the preStop delay (at
 // least the safe one) plus the shutdown margin (Options.GracePaddingSeconds).

@@ -1,5 +1,10 @@
 package helmgov
 
+// This file holds rule TGM-H010, a Deployment, StatefulSet or ReplicaSet behind
+// ip targets has a PodDisruptionBudget: its ID, documentation, check and fix
+// (OpAddPDB, written by pdbfix.go), and the replica count that decides
+// whether a budget can help.
+
 import (
 	"slices"
 
@@ -8,11 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// This file holds rule TGM-H010, a Deployment, StatefulSet or ReplicaSet behind
-// ip targets has a PodDisruptionBudget: its ID, documentation, check and fix
-// (OpAddPDB, written by pdbfix.go), and the replica count that decides
-// whether a budget can help.
 
 // RuleWorkloadPDB: workloads behind ip targets have a PodDisruptionBudget.
 const RuleWorkloadPDB RuleID = "TGM-H010"

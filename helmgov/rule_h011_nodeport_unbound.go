@@ -1,15 +1,15 @@
 package helmgov
 
+// This file holds rule TGM-H011, a NodePort Service with a fixed nodePort is
+// bound by a TargetGroupBinding or an ALB Ingress: its ID, documentation and
+// check (it has no fix).
+
 import (
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
-
-// This file holds rule TGM-H011, a NodePort Service with a fixed nodePort is
-// bound by a TargetGroupBinding or an ALB Ingress: its ID, documentation and
-// check (it has no fix).
 
 // RuleNodePortUnbound: a fixed nodePort is bound by a TGB or an ALB Ingress.
 const RuleNodePortUnbound RuleID = "TGM-H011"

@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds rule TGM-H012, every kind is served by the cluster: its ID,
+// documentation and check (it has no fix), and the notice for a kind helmgov
+// does not know when the caller does not give the served kinds.
+
 import (
 	"fmt"
 
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
-
-// This file holds rule TGM-H012, every kind is served by the cluster: its ID,
-// documentation and check (it has no fix), and the notice for a kind helmgov
-// does not know when the caller does not give the served kinds.
 
 // RuleKindNotServed: every kind is served by the cluster.
 const RuleKindNotServed RuleID = "TGM-H012"

@@ -1,5 +1,10 @@
 package helmgov
 
+// This file holds [Severity], [RuleID], [Rule] and the ordered table of
+// rules ([Rules]); each rule is a file of its own, rule_hNNN_*.go. Also the
+// annotations and labels the rules read and write, and the drain-timing
+// defaults.
+
 import (
 	"cmp"
 	"fmt"
@@ -9,11 +14,6 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
-
-// This file holds [Severity], [RuleID], [Rule] and the ordered table of
-// rules ([Rules]); each rule is a file of its own, rule_hNNN_*.go. Also the
-// annotations and labels the rules read and write, and the drain-timing
-// defaults.
 
 // Severity grades a finding. The zero value is not a severity: a
 // [RuleConfig] with it keeps the rule's default.

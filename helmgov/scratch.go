@@ -1,5 +1,9 @@
 package helmgov
 
+// This file holds the fixer: the scratch copy of the chart and of the user's
+// values files that Fix edits, snapshots and reverts, and the values files
+// it sets keys in.
+
 import (
 	"bytes"
 	"errors"
@@ -12,10 +16,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 )
-
-// This file holds the fixer: the scratch copy of the chart and of the user's
-// values files that Fix edits, snapshots and reverts, and the values files
-// it sets keys in.
 
 // fixer edits the scratch copy of a chart and of the user's values files.
 type fixer struct {

@@ -1,5 +1,9 @@
 package helmgov
 
+// This file holds the evidence TGM-H007 to TGM-H011 share: which Services
+// sit behind the LBC's targets and which targets they are today, and the
+// workloads those Services select, with their serving containers.
+
 import (
 	"maps"
 	"slices"
@@ -10,10 +14,6 @@ import (
 
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file holds the evidence TGM-H007 to TGM-H011 share: which Services
-// sit behind the LBC's targets and which targets they are today, and the
-// workloads those Services select, with their serving containers.
 
 // indexTargets records what sits behind the LBC's targets, and which
 // targets they are today.

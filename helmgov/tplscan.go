@@ -1,5 +1,10 @@
 package helmgov
 
+// This file reads a chart's templates as Go templates (text/template/parse,
+// without checking function names), to answer what the masked YAML cannot:
+// which .Values a template or the helpers it includes read, and where the
+// chart keeps its own PodDisruptionBudget and behind which conditions.
+
 import (
 	"os"
 	"path"
@@ -9,11 +14,6 @@ import (
 	"strings"
 	"text/template/parse"
 )
-
-// This file reads a chart's templates as Go templates (text/template/parse,
-// without checking function names), to answer what the masked YAML cannot:
-// which .Values a template or the helpers it includes read, and where the
-// chart keeps its own PodDisruptionBudget and behind which conditions.
 
 // tplIndex holds the parsed templates of a chart tree.
 type tplIndex struct {

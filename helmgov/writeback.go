@@ -1,5 +1,8 @@
 package helmgov
 
+// This file holds the changed files written back, all or none, and their
+// unified diff.
+
 import (
 	"bytes"
 	"errors"
@@ -11,9 +14,6 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 )
-
-// This file holds the changed files written back, all or none, and their
-// unified diff.
 
 // fileWrite is one file to write back: its path, what it held when Fix
 // read it, and its new content.

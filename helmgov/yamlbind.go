@@ -1,13 +1,13 @@
 package helmgov
 
+// This file holds the template actions around a key in a source: whether its
+// value comes from .Values, and from which path.
+
 import (
 	"regexp"
 	"strconv"
 	"strings"
 )
-
-// This file holds the template actions around a key in a source: whether its
-// value comes from .Values, and from which path.
 
 // valuesRef finds .Values.a.b references in template actions.
 var valuesRef = regexp.MustCompile(`(?:^|[\s(|$])\$?\.Values((?:\.[A-Za-z0-9_-]+)+)`)

@@ -1,14 +1,5 @@
 package helmgov
 
-import (
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
-)
-
 // This file edits YAML sources without reformatting them. It parses a file
 // with the go.yaml.in/yaml/v3 node API to find where a change belongs, builds
 // the new fragment as yaml.v3 nodes and encodes it, then splices the
@@ -26,6 +17,15 @@ import (
 // yamlbind.go reads the template actions around a key, yamlencode.go
 // encodes the new fragment, and this file finds where a change belongs and
 // splices it in (srcFile.set).
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
 
 // errUnfixable marks a change that cannot be written safely into a source.
 var errUnfixable = errors.New("cannot edit the source safely")

@@ -1,14 +1,14 @@
 package helmgov
 
+// This file holds values encoded as YAML fragments (scalars, list items and
+// blocks) in the file's own indentation.
+
 import (
 	"bytes"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
-
-// This file holds values encoded as YAML fragments (scalars, list items and
-// blocks) in the file's own indentation.
 
 // encodeItem encodes s as one list item, in the quoting style of the item
 // it replaces where that can hold it; in a flow list, a plain scalar that

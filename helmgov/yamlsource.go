@@ -1,5 +1,9 @@
 package helmgov
 
+// This file holds a YAML source masked (template actions hidden with same-
+// length placeholders) and parsed with yaml.v3, its documents found, and the
+// layout of its lines (where a key's block ends).
+
 import (
 	"bytes"
 	"errors"
@@ -12,10 +16,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 )
-
-// This file holds a YAML source masked (template actions hidden with same-
-// length placeholders) and parsed with yaml.v3, its documents found, and the
-// layout of its lines (where a key's block ends).
 
 // srcFile is one YAML source, masked and parsed.
 type srcFile struct {

@@ -1,5 +1,8 @@
 package tgbind
 
+// api.go: ELBv2API, the read-only ELBv2 interface tgbind takes (the
+// root's ELBv2ReadAPI).
+
 import (
 	"github.com/qstools/tgmigrate"
 )

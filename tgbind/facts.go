@@ -1,5 +1,9 @@
 package tgbind
 
+// This file reads the world: the target group and its targets from AWS, the
+// Service and its EndpointSlices, the bindings and the nodes from the
+// cluster. Nothing here writes.
+
 import (
 	"cmp"
 	"context"
@@ -26,10 +30,6 @@ import (
 	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
-
-// This file reads the world: the target group and its targets from AWS, the
-// Service and its EndpointSlices, the bindings and the nodes from the
-// cluster. Nothing here writes.
 
 // endpoint is one ready endpoint address and the container port it serves
 // the Service port on.

@@ -1,6 +1,9 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package cutover
+package journal
+
+// file_lock_other.go holds the directory lock of a File where the platform
+// has no flock: none.
 
 // lockDir is a no-op where flock is not available: the revision check alone
 // then guards against lost updates, with a short window between the check

@@ -1,6 +1,9 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package cutover
+package journal
+
+// file_lock_flock.go holds the directory lock of a File where the platform
+// has flock.
 
 import (
 	"errors"
@@ -9,7 +12,7 @@ import (
 )
 
 // lockDir takes an exclusive, non-blocking flock on dir, which serialises
-// the check-then-rename of every FileJournal in it, across processes on
+// the check-then-rename of every File in it, across processes on
 // this host. busy is true when another writer holds it.
 func lockDir(dir string) (unlock func(), busy bool, err error) {
 	f, err := os.Open(dir)
