@@ -12,8 +12,9 @@
 //   - doc.go: this comment: the package's files, its packages and seams.
 //   - arn.go: [ARN], [ARNError], [ARNPart], [ParseTargetGroupARN] and
 //     [ParseLoadBalancerARN].
-//   - elbv2.go: ELBv2ReadAPI and ELBv2API: the read-only and read-write
-//     ELBv2 interfaces every package takes.
+//   - elbv2.go: [ELBv2ReadAPI] and [ELBv2API], the read-only and read-write
+//     ELBv2 interfaces every package takes, and the writer roles
+//     [TargetWriter], [TargetGroupWriter] and [ListenerWriter].
 //   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
 //
 // Tests: arn_example_test.go (the example), errors_test.go.
@@ -49,7 +50,10 @@
 //
 // Every package takes AWS through narrow interfaces whose methods copy the
 // aws-sdk-go-v2 signatures, so *elasticloadbalancingv2.Client fits with no
-// adapter. Read-only paths get read-only interfaces. Kubernetes goes through
+// adapter. The ELBv2 ones are declared once, here: read-only paths
+// (diagnose, tgbind) take [ELBv2ReadAPI], which has no write method, and
+// cutover's Execute and Rollback take [ELBv2API], which embeds it; each
+// package's ELBv2API is an alias of one of the two. Kubernetes goes through
 // controller-runtime's client.Reader (reads) and client.Client (writes).
 // Time goes through k8s.io/utils/clock and logs through logr.
 //
@@ -71,7 +75,10 @@
 //     (cutover.Assumptions), and the pod settings that are safe across
 //     them: what cutover's pod-settings precondition asks for and what
 //     helmgov's TGM-H008/H009 write are its numbers.
-//   - internal/kube: LBC discovery (is the CRD served, is the webhook registered).
+//   - internal/kube: LBC discovery (is the CRD served, is the webhook
+//     registered), and the one Service getter and Service port lookup.
+//   - internal/mocks: the one generated gomock of [ELBv2API], which the
+//     packages' tests share.
 //   - internal/retry: every wait and retry, backoff/v4 on an injected clock.
 //   - internal/vclock: the deterministic virtual clock simulations run on.
 //   - internal/testenv: the envtest control plane of the integration tier.
