@@ -13,7 +13,8 @@
 //   - doc.go: this comment.
 //   - api.go: ELBv2API and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
-//     and Strategy, the Options, the Observer).
+//     and Strategy, the Options, the Observer); readenv.go: ReadEnv and
+//     PlanEnv, what planning reads through.
 //   - aws.go: every ELBv2 call, counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
 //   - errors.go: sentinels, error types, IsX helpers.
@@ -82,10 +83,14 @@
 //
 // [PlanCutover] inspects AWS and the cluster and changes nothing: it holds
 // only the read-only diagnose.ELBv2API and a read-only tgbind Binder, so it
-// cannot mutate by construction. It validates the [Request] before any
-// call, runs the guards, chooses the strategy, classifies every target with
-// diagnose (node, ghost, pod, foreign: one definition of a ghost across
-// tgmigrate), builds the binding with tgbind, and returns a [Plan].
+// cannot mutate by construction. It takes a [PlanEnv]: an [Env], or a
+// [ReadEnv], whose ELBv2 is a [tgmigrate.ELBv2ReadAPI] and whose Client a
+// client.Reader, so that a caller who only plans holds no writer at all,
+// by type. Both give the same plan ([Env.ReadOnly] is an Env's ReadEnv).
+// It validates the [Request] before any call, runs the guards, chooses the
+// strategy, classifies every target with diagnose (node, ghost, pod,
+// foreign: one definition of a ghost across tgmigrate), builds the binding
+// with tgbind, and returns a [Plan].
 //
 // A plan is plain data: the target group as found, the Service, the binding
 // to create, the health-check change and when it happens, the recorded

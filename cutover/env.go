@@ -1,7 +1,8 @@
 package cutover
 
 // env.go holds Env, what PlanCutover, Execute and Rollback act through, and
-// its resolution into the package's env with its defaults.
+// its resolution into the package's env with its defaults (PlanCutover's
+// ReadEnv and its resolution are in readenv.go).
 
 import (
 	"fmt"
@@ -14,12 +15,12 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind"
-	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // Env is what [PlanCutover], [Execute] and [Rollback] act through: AWS, the
 // cluster, time and logs. Each field's comment says what its zero value
-// means.
+// means. PlanCutover reads through its [Env.ReadOnly] part, a [ReadEnv],
+// which a caller who only plans may give instead.
 type Env struct {
 	// ELBv2 is the ELBv2 API. Required. *elasticloadbalancingv2.Client
 	// fits as it is. PlanCutover calls only its Describe* operations.
@@ -67,37 +68,31 @@ type Env struct {
 
 var vpcIDRe = regexp.MustCompile(`^vpc-[0-9a-f]{8,17}$`)
 
-// env is an Env with its defaults applied.
+// env is an Env with its defaults applied. The planner's (resolvePlanEnv's)
+// has no ELBv2 (the planner reads AWS through its awsReader and its
+// read-only Binder) and a Client that refuses every write (readerClient).
 type env struct {
 	Env
 	clock clock.Clock
 	log   logr.Logger
 }
 
+// resolve validates e for op (Execute's, Rollback's) as [ReadEnv.check]
+// does, naming the fields "Env.X", and applies its defaults, the holder's
+// too.
 func (e Env) resolve(op string) (*env, error) {
-	if e.ELBv2 == nil {
-		return nil, &InputError{Op: op, Field: "Env.ELBv2", Reason: "nil"}
+	if err := e.ReadOnly().check(op, "Env"); err != nil {
+		return nil, err
 	}
-	if e.Client == nil {
-		return nil, &InputError{Op: op, Field: "Env.Client", Reason: "nil"}
+	r := e.withDefaults()
+	if r.Holder == "" {
+		r.Holder = DefaultHolder()
 	}
-	for _, c := range []struct {
-		field string
-		v     any
-	}{{"Env.ELBv2", e.ELBv2}, {"Env.EC2", e.EC2}, {"Env.ServiceQuotas", e.ServiceQuotas}, {"Env.Client", e.Client}, {"Env.Clock", e.Clock}} {
-		if c.v != nil && typedNil(c.v) {
-			return nil, &InputError{Op: op, Field: c.field, Reason: fmt.Sprintf("a nil %T", c.v)}
-		}
-	}
-	if e.ClusterVPCID != "" && !vpcIDRe.MatchString(e.ClusterVPCID) {
-		return nil, &InputError{Op: op, Field: "Env.ClusterVPCID", Reason: fmt.Sprintf("%q is not a VPC ID", e.ClusterVPCID)}
-	}
-	if _, err := diagnose.NewSnapshot(diagnose.Cluster{Name: "check", CIDRs: e.ClusterCIDRs}, diagnose.Objects{}); err != nil {
-		return nil, &InputError{Op: op, Field: "Env.ClusterCIDRs", Reason: "malformed", Err: err}
-	}
-	if s := e.Client.Scheme(); s == nil || !s.Recognizes(v1beta1.GroupVersion.WithKind(v1beta1.Kind)) {
-		return nil, &InputError{Op: op, Field: "Env.Client", Reason: "its scheme does not register TargetGroupBinding: add tgbind/v1beta1.AddToScheme"}
-	}
+	return r, nil
+}
+
+// withDefaults is e with its clock and logger defaults applied.
+func (e Env) withDefaults() *env {
 	r := &env{Env: e, clock: e.Clock, log: e.Logger}
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
@@ -105,10 +100,7 @@ func (e Env) resolve(op string) (*env, error) {
 	if r.log.GetSink() == nil {
 		r.log = logr.Discard()
 	}
-	if r.Holder == "" {
-		r.Holder = DefaultHolder()
-	}
-	return r, nil
+	return r
 }
 
 // binder returns a tgbind Binder on api. A read-only one (writable false)

@@ -32,17 +32,21 @@ const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
 // health-check change, the recorded targets to deregister, the floor, the
 // steps and the estimate. It changes nothing: it calls only ELBv2
 // Describe* operations (through the read-only diagnose.ELBv2API) and reads
-// the cluster. Its reads are retried with [DefaultRetry] on Env.Clock: AWS
+// the cluster. env is an [Env] or a [ReadEnv] ([PlanEnv]): either way it
+// plans through the ReadEnv's read-only interfaces, the same plan. Its
+// reads are retried with [DefaultRetry] on the env's Clock: AWS
 // throttling, and the API server's transient failures (throttling,
 // timeouts, unavailability, internal errors, a refused or reset
 // connection); a Forbidden, NotFound or Invalid read fails at once.
 //
-// Malformed input gives an *InputError before any call; a guard that
-// refuses the target group a *GuardError; a strategy that cannot apply a
-// *StrategyError; a binding tgbind cannot build its *tgbind.ValidationError;
-// AWS failures unwrap to the tgmigrate sentinels (ErrNotFound...).
-func PlanCutover(ctx context.Context, env Env, req Request) (*Plan, error) {
-	e, err := env.resolve("plan")
+// Malformed input gives an *InputError before any call (a nil env one on
+// "env"; a field of an Env one on "Env.ELBv2"..., of a ReadEnv on
+// "ReadEnv.ELBv2"...); a guard that refuses the target group a
+// *GuardError; a strategy that cannot apply a *StrategyError; a binding
+// tgbind cannot build its *tgbind.ValidationError; AWS failures unwrap to
+// the tgmigrate sentinels (ErrNotFound...).
+func PlanCutover(ctx context.Context, env PlanEnv, req Request) (*Plan, error) {
+	e, elb, err := resolvePlanEnv(env)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +58,11 @@ func PlanCutover(ctx context.Context, env Env, req Request) (*Plan, error) {
 	// retries the API server's transient failures (kuberead.go).
 	kube := newRetryingReader(e.Client, e.clock, DefaultRetry, e.log.WithName("plan"))
 	e.Client = kube
-	binder, err := e.binder(e.ELBv2, false)
+	binder, err := e.binder(elb, false)
 	if err != nil {
 		return nil, err
 	}
-	pl := &planner{e: e, req: req, arn: arn, aws: newAWSReader(e.ELBv2, e.clock, DefaultRetry, e.log.WithName("plan")), binder: binder}
+	pl := &planner{e: e, req: req, arn: arn, aws: newAWSReader(elb, e.clock, DefaultRetry, e.log.WithName("plan")), binder: binder}
 	p, err := pl.plan(ctx)
 	if err != nil {
 		return nil, err
