@@ -2,7 +2,8 @@
 // the tests of every package that takes it: [MockELBv2API] mocks
 // [tgmigrate.ELBv2API] (cutover.ELBv2API), and so it is a mock of each
 // narrower interface too: [tgmigrate.ELBv2ReadAPI] (diagnose.ELBv2API,
-// tgbind.ELBv2API) and the writer roles. A second mock generated of
+// tgbind.ELBv2API), the writer roles, and the simulator's LBC stand-in's
+// four calls (lbc.ELBv2API). A second mock generated of
 // ELBv2ReadAPI alone would repeat its seven methods' code and add nothing: a
 // read-only caller's type already stops it from writing, and a call the
 // test did not expect fails it either way.

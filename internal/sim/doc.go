@@ -54,6 +54,9 @@
 //     Network the ALB meets.
 //   - internal/sim/karpenter: the churn driver.
 //   - internal/sim/lbc: the LBC stand-in and its webhooks.
+//   - internal/sim/simopt: ErrInvalidOptions and OptionsError, the one
+//     error the simulator's packages fail with for a bad option; each
+//     re-exports them under its own names.
 //   - this package: the [World] that wires them, seeds the seed's case, and
 //     is what tests and the demo call.
 //

@@ -19,16 +19,17 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
-	"github.com/qstools/tgmigrate/internal/sim/lbc/lbcmock"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
 )
 
-// contract wraps the LBC's client in a mock that delegates every call to the
+// contract wraps the LBC's client in a mock (the one ELBv2 mock,
+// internal/mocks, which fits lbc.ELBv2API) that delegates every call to the
 // simulator and asserts the LBC's call contract: every batch names the
 // legacy target group and holds at most 200 targets, every
 // DeregisterTargets carries Port on every target, and whatever extra
@@ -45,7 +46,7 @@ type contract struct {
 }
 
 func (c *contract) wrap(real lbc.ELBv2API) lbc.ELBv2API {
-	m := lbcmock.NewMockELBv2API(c.ctrl)
+	m := mocks.NewMockELBv2API(c.ctrl)
 	inTG := gomock.Cond(func(x any) bool { return elbv2sim.InTargetGroup(*c.arn).Matches(x) })
 	m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any()).DoAndReturn(real.DescribeTargetGroups).AnyTimes()
 	m.EXPECT().DescribeTargetHealth(gomock.Any(), inTG).DoAndReturn(real.DescribeTargetHealth).AnyTimes()

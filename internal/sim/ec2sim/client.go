@@ -43,7 +43,7 @@ type Client struct {
 // [*OptionsError] when m is nil.
 func NewClient(m *Model) (*Client, error) {
 	if m == nil {
-		return nil, &OptionsError{Op: "new client", Field: "model", Reason: "required"}
+		return nil, &OptionsError{Pkg: "ec2sim", Op: "new client", Field: "model", Reason: "required"}
 	}
 	return &Client{model: m, counts: map[string]int{}, faults: map[string]*opFaults{}}, nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/aws/smithy-go"
+
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 )
 
 // The EC2 error codes the simulator answers with, as EC2 spells them (the
@@ -118,26 +120,15 @@ func invalidValue(format string, args ...any) error {
 
 // ErrInvalidOptions is the category of every error [New], the Model's
 // setup methods and the Client's fault methods return for bad arguments.
-var ErrInvalidOptions = errors.New("invalid options")
+// It is [simopt.ErrInvalidOptions], the category every package of the
+// simulator shares.
+var ErrInvalidOptions = simopt.ErrInvalidOptions
 
 // OptionsError names the argument at fault. It unwraps to
-// [ErrInvalidOptions].
-type OptionsError struct {
-	// Op is the function that rejected it: "new", "fail", "fail next".
-	Op string
-	// Field is the argument, for example "AccountID" or "op".
-	Field string
-	// Reason is one line saying what is wrong.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("ec2sim: %s: %v: %s: %s", e.Op, ErrInvalidOptions, e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// [ErrInvalidOptions]. It is the simulator's one [simopt.OptionsError]: this
+// package's have Pkg "ec2sim" and Op the function that rejected the argument
+// ("new", "fail", "fail next").
+type OptionsError = simopt.OptionsError
 
 // ErrNilClient is what every method of a nil *Client returns, wrapped in a
 // *smithy.OperationError.

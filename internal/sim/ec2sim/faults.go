@@ -22,10 +22,10 @@ type nextFault struct {
 
 func checkFault(op, fn string, err error) error {
 	if !slices.Contains(Ops, op) {
-		return &OptionsError{Op: fn, Field: "op", Reason: fmt.Sprintf("unknown operation %q", op)}
+		return &OptionsError{Pkg: "ec2sim", Op: fn, Field: "op", Reason: fmt.Sprintf("unknown operation %q", op)}
 	}
 	if err == nil {
-		return &OptionsError{Op: fn, Field: "err", Reason: "required"}
+		return &OptionsError{Pkg: "ec2sim", Op: fn, Field: "err", Reason: "required"}
 	}
 	return nil
 }
@@ -61,7 +61,7 @@ func (c *Client) FailNext(op string, n int, err error) error {
 		return e
 	}
 	if n < 1 {
-		return &OptionsError{Op: "fail next", Field: "n", Reason: fmt.Sprintf("%d is not positive", n)}
+		return &OptionsError{Pkg: "ec2sim", Op: "fail next", Field: "n", Reason: fmt.Sprintf("%d is not positive", n)}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

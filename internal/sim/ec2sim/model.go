@@ -82,13 +82,13 @@ func New(opts Options) (*Model, error) {
 		m.account = DefaultAccountID
 	}
 	if !accountRe.MatchString(m.account) {
-		return nil, &OptionsError{Op: "new", Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.account)}
+		return nil, &OptionsError{Pkg: "ec2sim", Op: "new", Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.account)}
 	}
 	if m.region == "" {
 		m.region = DefaultRegion
 	}
 	if !regionRe.MatchString(m.region) {
-		return nil, &OptionsError{Op: "new", Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
+		return nil, &OptionsError{Pkg: "ec2sim", Op: "new", Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
 	}
 	switch {
 	case strings.HasPrefix(m.region, "cn-"):
@@ -126,16 +126,16 @@ func (m *Model) AddVPC(id, cidr string) error {
 		return ErrNilModel
 	}
 	if !strings.HasPrefix(id, "vpc-") || !idRe.MatchString(id) {
-		return &OptionsError{Op: "add vpc", Field: "id", Reason: fmt.Sprintf("%q is not vpc- and lowercase letters or digits", id)}
+		return &OptionsError{Pkg: "ec2sim", Op: "add vpc", Field: "id", Reason: fmt.Sprintf("%q is not vpc- and lowercase letters or digits", id)}
 	}
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil || !p.Addr().Is4() {
-		return &OptionsError{Op: "add vpc", Field: "cidr", Reason: fmt.Sprintf("%q is not an IPv4 CIDR block", cidr)}
+		return &OptionsError{Pkg: "ec2sim", Op: "add vpc", Field: "cidr", Reason: fmt.Sprintf("%q is not an IPv4 CIDR block", cidr)}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.vpcs[id]; ok {
-		return &OptionsError{Op: "add vpc", Field: "id", Reason: fmt.Sprintf("%s exists", id)}
+		return &OptionsError{Pkg: "ec2sim", Op: "add vpc", Field: "id", Reason: fmt.Sprintf("%s exists", id)}
 	}
 	m.vpcs[id] = &vpc{id: id, cidr: p.Masked(), assoc: m.newIDLocked("vpc-cidr-assoc"), dhcp: m.newIDLocked("dopt")}
 	return nil
@@ -166,27 +166,27 @@ func (m *Model) AddSecurityGroup(spec SecurityGroupSpec) (string, error) {
 		return "", ErrNilModel
 	}
 	if spec.Name == "" {
-		return "", &OptionsError{Op: "add security group", Field: "Name", Reason: "required"}
+		return "", &OptionsError{Pkg: "ec2sim", Op: "add security group", Field: "Name", Reason: "required"}
 	}
 	if spec.ID != "" && !validGroupID(spec.ID) {
-		return "", &OptionsError{Op: "add security group", Field: "ID", Reason: fmt.Sprintf("%q is not sg- and lowercase letters or digits", spec.ID)}
+		return "", &OptionsError{Pkg: "ec2sim", Op: "add security group", Field: "ID", Reason: fmt.Sprintf("%q is not sg- and lowercase letters or digits", spec.ID)}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, ok := m.vpcs[spec.VpcID]
 	if !ok {
-		return "", &OptionsError{Op: "add security group", Field: "VpcID", Reason: fmt.Sprintf("no VPC %q", spec.VpcID)}
+		return "", &OptionsError{Pkg: "ec2sim", Op: "add security group", Field: "VpcID", Reason: fmt.Sprintf("no VPC %q", spec.VpcID)}
 	}
 	for _, id := range v.groups {
 		if m.groups[id].name == spec.Name {
-			return "", &OptionsError{Op: "add security group", Field: "Name", Reason: fmt.Sprintf("%q is taken in %s by %s", spec.Name, v.id, id)}
+			return "", &OptionsError{Pkg: "ec2sim", Op: "add security group", Field: "Name", Reason: fmt.Sprintf("%q is taken in %s by %s", spec.Name, v.id, id)}
 		}
 	}
 	id := spec.ID
 	if id == "" {
 		id = m.newIDLocked("sg")
 	} else if _, ok := m.groups[id]; ok {
-		return "", &OptionsError{Op: "add security group", Field: "ID", Reason: fmt.Sprintf("%s exists", id)}
+		return "", &OptionsError{Pkg: "ec2sim", Op: "add security group", Field: "ID", Reason: fmt.Sprintf("%s exists", id)}
 	}
 	desc := spec.Description
 	if desc == "" {

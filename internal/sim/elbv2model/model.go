@@ -3,7 +3,6 @@ package elbv2model
 // model.go: the Model: Options, Quotas, New and its accessors.
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -117,23 +117,14 @@ func (q Quotas) withDefaults() Quotas {
 }
 
 // ErrInvalidOptions is the category of every error [New] returns.
-var ErrInvalidOptions = errors.New("invalid options")
+// It is [simopt.ErrInvalidOptions], the category every package of the
+// simulator shares.
+var ErrInvalidOptions = simopt.ErrInvalidOptions
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
-type OptionsError struct {
-	// Field is the Options field, for example "VPCs".
-	Field string
-	// Reason is one line saying what is wrong.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("elbv2model: new: %v: %s: %s", ErrInvalidOptions, e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// It is the simulator's one [simopt.OptionsError]: this package's have Pkg
+// "elbv2model", Op "new" and Field an Options field.
+type OptionsError = simopt.OptionsError
 
 // Model is the simulated ELBv2 service of one account and region: target
 // groups and their targets' health, load balancers, listeners, rules and
@@ -178,16 +169,16 @@ type Model struct {
 // required option is missing or a VPC CIDR does not parse.
 func New(opts Options) (*Model, error) {
 	if opts.Clock == nil {
-		return nil, &OptionsError{Field: "Clock", Reason: "required"}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "Clock", Reason: "required"}
 	}
 	if opts.Network == nil {
-		return nil, &OptionsError{Field: "Network", Reason: "required"}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "Network", Reason: "required"}
 	}
 	if opts.NewTargetChecks != HealthyThreshold && (opts.NewTargetChecks < 0 || opts.NewTargetChecks > 10) {
-		return nil, &OptionsError{Field: "NewTargetChecks", Reason: fmt.Sprintf("%d is not 1 to 10 or HealthyThreshold", opts.NewTargetChecks)}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "NewTargetChecks", Reason: fmt.Sprintf("%d is not 1 to 10 or HealthyThreshold", opts.NewTargetChecks)}
 	}
 	if opts.DeregistrationLag < 0 {
-		return nil, &OptionsError{Field: "DeregistrationLag", Reason: fmt.Sprintf("%v is negative", opts.DeregistrationLag)}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "DeregistrationLag", Reason: fmt.Sprintf("%v is negative", opts.DeregistrationLag)}
 	}
 	m := &Model{
 		clock:        opts.Clock,
@@ -216,13 +207,13 @@ func New(opts Options) (*Model, error) {
 		m.accountID = DefaultAccountID
 	}
 	if !accountRe.MatchString(m.accountID) {
-		return nil, &OptionsError{Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.accountID)}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.accountID)}
 	}
 	if m.region == "" {
 		m.region = DefaultRegion
 	}
 	if !regionRe.MatchString(m.region) {
-		return nil, &OptionsError{Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
+		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
 	}
 	m.partition = partitionOf(m.region)
 	switch {
@@ -242,7 +233,7 @@ func New(opts Options) (*Model, error) {
 	for _, id := range ids {
 		p, err := netip.ParsePrefix(opts.VPCs[id])
 		if err != nil || !p.Addr().Is4() {
-			return nil, &OptionsError{Field: "VPCs", Reason: fmt.Sprintf("VPC %q: CIDR %q is not an IPv4 prefix", id, opts.VPCs[id])}
+			return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "VPCs", Reason: fmt.Sprintf("VPC %q: CIDR %q is not an IPv4 prefix", id, opts.VPCs[id])}
 		}
 		m.vpcs[id] = p.Masked()
 	}

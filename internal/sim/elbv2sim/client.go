@@ -18,6 +18,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -51,25 +52,15 @@ var Ops = []string{
 
 // ErrInvalidOptions is the category of every error [New], [NewThrottle] and
 // [Client.Inject] return.
-var ErrInvalidOptions = errors.New("invalid options")
+// It is [simopt.ErrInvalidOptions], the category every package of the
+// simulator shares.
+var ErrInvalidOptions = simopt.ErrInvalidOptions
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
-type OptionsError struct {
-	// Op is the function that rejected it: "new", "new throttle", "inject".
-	Op string
-	// Field is the option, for example "ThrottleProbability".
-	Field string
-	// Reason is one line saying what is wrong.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("elbv2sim: %s: %v: %s: %s", e.Op, ErrInvalidOptions, e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// It is the simulator's one [simopt.OptionsError]: this package's have Pkg
+// "elbv2sim" and Op the function that rejected the option ("new", "new
+// throttle", "inject").
+type OptionsError = simopt.OptionsError
 
 // Options configure a [Client]'s faults. The zero value is a faithful,
 // fault-free, zero-latency client.
@@ -160,33 +151,33 @@ type Client struct {
 // option is out of range.
 func New(model *elbv2model.Model, opts Options) (*Client, error) {
 	if model == nil {
-		return nil, &OptionsError{Op: "new", Field: "model", Reason: "required"}
+		return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "model", Reason: "required"}
 	}
 	for c, p := range opts.ThrottleProbability {
 		if c != ClassDescribe && c != ClassTargets && c != ClassMutate {
-			return nil, &OptionsError{Op: "new", Field: "ThrottleProbability", Reason: fmt.Sprintf("unknown operation class %q", c)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "ThrottleProbability", Reason: fmt.Sprintf("unknown operation class %q", c)}
 		}
 		if p < 0 || p > 1 {
-			return nil, &OptionsError{Op: "new", Field: "ThrottleProbability", Reason: fmt.Sprintf("class %s: %v is not a probability", c, p)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "ThrottleProbability", Reason: fmt.Sprintf("class %s: %v is not a probability", c, p)}
 		}
 	}
 	if opts.Latency < 0 {
-		return nil, &OptionsError{Op: "new", Field: "Latency", Reason: fmt.Sprintf("%v is negative", opts.Latency)}
+		return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "Latency", Reason: fmt.Sprintf("%v is negative", opts.Latency)}
 	}
 	for op, d := range opts.OpLatency {
 		if !slices.Contains(Ops, op) {
-			return nil, &OptionsError{Op: "new", Field: "OpLatency", Reason: fmt.Sprintf("unknown operation %q", op)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "OpLatency", Reason: fmt.Sprintf("unknown operation %q", op)}
 		}
 		if d < 0 {
-			return nil, &OptionsError{Op: "new", Field: "OpLatency", Reason: fmt.Sprintf("%s: %v is negative", op, d)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "OpLatency", Reason: fmt.Sprintf("%s: %v is negative", op, d)}
 		}
 	}
 	if opts.InvisibleCalls < 0 {
-		return nil, &OptionsError{Op: "new", Field: "InvisibleCalls", Reason: fmt.Sprintf("%d is negative", opts.InvisibleCalls)}
+		return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "InvisibleCalls", Reason: fmt.Sprintf("%d is negative", opts.InvisibleCalls)}
 	}
 	for _, e := range opts.Errors {
 		if err := checkInjected(e); err != nil {
-			return nil, &OptionsError{Op: "new", Field: "Errors", Reason: err.Error()}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new", Field: "Errors", Reason: err.Error()}
 		}
 	}
 	return &Client{
@@ -214,7 +205,7 @@ func checkInjected(e InjectedError) error {
 // Inject arms a one-shot error. Faults fire in the order they were armed.
 func (c *Client) Inject(e InjectedError) error {
 	if err := checkInjected(e); err != nil {
-		return &OptionsError{Op: "inject", Field: "InjectedError", Reason: err.Error()}
+		return &OptionsError{Pkg: "elbv2sim", Op: "inject", Field: "InjectedError", Reason: err.Error()}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"go.uber.org/mock/gomock"
 
-	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
@@ -39,7 +39,7 @@ func (r *reporter) Fatalf(format string, args ...any) {
 
 func (r *reporter) Helper() {}
 
-// contractMock returns a mock of cutover.ELBv2API whose target writers and
+// contractMock returns a mock of tgmigrate.ELBv2API whose target writers and
 // DescribeTargetHealth delegate to sim, under the project's call contract:
 // every target carries its Port, and no batch exceeds 200 targets.
 func contractMock(ctrl *gomock.Controller, sim *elbv2sim.Client, tg string) *mocks.MockELBv2API {
@@ -53,7 +53,7 @@ func contractMock(ctrl *gomock.Controller, sim *elbv2sim.Client, tg string) *moc
 
 // writeInBatches stands in for an executor: it registers or deregisters
 // targets in batches of size, dropping the Port when dropPort is set.
-func writeInBatches(ctx context.Context, api cutover.TargetWriter, tg string, all []types.TargetDescription, size int, register, dropPort bool) error {
+func writeInBatches(ctx context.Context, api tgmigrate.TargetWriter, tg string, all []types.TargetDescription, size int, register, dropPort bool) error {
 	for len(all) > 0 {
 		n := min(size, len(all))
 		batch := make([]types.TargetDescription, 0, n)

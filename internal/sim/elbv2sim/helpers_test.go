@@ -12,22 +12,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 	"github.com/qstools/tgmigrate/internal/vclock"
-	"github.com/qstools/tgmigrate/tgbind"
 )
 
-// The facade fits every ELBv2 interface of the project, and the SDK's
-// paginators, exactly as *elasticloadbalancingv2.Client does. These live in
-// the external test package: cutover's tests import elbv2sim, so elbv2sim
-// must not import cutover.
+// The facade fits the root ELBv2 interfaces, which every capability
+// package re-exports under its own name, and the SDK's paginators, exactly
+// as *elasticloadbalancingv2.Client does. The simulator is a leaf: not even
+// its tests import a capability package, so the checks against diagnose's,
+// tgbind's and cutover's names live in examples/tgmigrate.
 var (
-	_ diagnose.ELBv2API                    = (*elbv2sim.Client)(nil)
-	_ tgbind.ELBv2API                      = (*elbv2sim.Client)(nil)
-	_ cutover.ELBv2API                     = (*elbv2sim.Client)(nil)
+	_ tgmigrate.ELBv2ReadAPI               = (*elbv2sim.Client)(nil)
+	_ tgmigrate.ELBv2API                   = (*elbv2sim.Client)(nil)
 	_ elbv2.DescribeTargetGroupsAPIClient  = (*elbv2sim.Client)(nil)
 	_ elbv2.DescribeLoadBalancersAPIClient = (*elbv2sim.Client)(nil)
 	_ elbv2.DescribeListenersAPIClient     = (*elbv2sim.Client)(nil)

@@ -86,10 +86,10 @@ func NewThrottle(buckets map[OpClass]Bucket) (*Throttle, error) {
 		c := OpClass(cs)
 		b := buckets[c]
 		if c != ClassDescribe && c != ClassTargets && c != ClassMutate {
-			return nil, &OptionsError{Op: "new throttle", Field: "buckets", Reason: fmt.Sprintf("unknown operation class %q", c)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new throttle", Field: "buckets", Reason: fmt.Sprintf("unknown operation class %q", c)}
 		}
 		if b.Capacity <= 0 || b.RefillPerSecond <= 0 {
-			return nil, &OptionsError{Op: "new throttle", Field: "buckets", Reason: fmt.Sprintf("class %s: capacity %d and refill %v/s must be positive", c, b.Capacity, b.RefillPerSecond)}
+			return nil, &OptionsError{Pkg: "elbv2sim", Op: "new throttle", Field: "buckets", Reason: fmt.Sprintf("class %s: capacity %d and refill %v/s must be positive", c, b.Capacity, b.RefillPerSecond)}
 		}
 		t.limiters[c] = rate.NewLimiter(rate.Limit(b.RefillPerSecond), b.Capacity)
 	}

@@ -3,35 +3,24 @@ package elbv2wire
 // errors.go: OptionsError and the HTTP status of each error code.
 
 import (
-	"errors"
-	"fmt"
-
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/traits"
+
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 )
 
 // ErrInvalidOptions is the category of every error [NewServer], [Start],
 // [NewClient] and [Server.Inject] return for bad options.
-var ErrInvalidOptions = errors.New("invalid options")
+// It is [simopt.ErrInvalidOptions], the category every package of the
+// simulator shares.
+var ErrInvalidOptions = simopt.ErrInvalidOptions
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
-type OptionsError struct {
-	// Op is the function that rejected it: "new server", "inject".
-	Op string
-	// Field is the option, for example "Backend".
-	Field string
-	// Reason is one line saying what is wrong.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("elbv2wire: %s: %v: %s: %s", e.Op, ErrInvalidOptions, e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// It is the simulator's one [simopt.OptionsError]: this package's have Pkg
+// "elbv2wire" and Op the function that rejected the option ("new server",
+// "inject").
+type OptionsError = simopt.OptionsError
 
 // Error codes the endpoint answers itself, before a request reaches its
 // backend. Their HTTP statuses are those of AWS's common errors.

@@ -136,13 +136,13 @@ var _ http.Handler = (*Server)(nil)
 // action.
 func NewServer(opts Options) (*Server, error) {
 	if opts.Backend == nil && opts.EC2 == nil {
-		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: "required"}
+		return nil, &OptionsError{Pkg: "elbv2wire", Op: "new server", Field: "Backend", Reason: "required"}
 	}
 	if opts.Backend != nil && len(Served(opts.Backend)) == 0 {
-		return nil, &OptionsError{Op: "new server", Field: "Backend", Reason: fmt.Sprintf("%T has none of the SDK's ELBv2 methods the endpoint serves", opts.Backend)}
+		return nil, &OptionsError{Pkg: "elbv2wire", Op: "new server", Field: "Backend", Reason: fmt.Sprintf("%T has none of the SDK's ELBv2 methods the endpoint serves", opts.Backend)}
 	}
 	if opts.EC2 != nil && len(EC2Served(opts.EC2)) == 0 {
-		return nil, &OptionsError{Op: "new server", Field: "EC2", Reason: fmt.Sprintf("%T has none of the SDK's EC2 methods the endpoint serves", opts.EC2)}
+		return nil, &OptionsError{Pkg: "elbv2wire", Op: "new server", Field: "EC2", Reason: fmt.Sprintf("%T has none of the SDK's EC2 methods the endpoint serves", opts.EC2)}
 	}
 	log := opts.Logger
 	if log.GetSink() == nil {
@@ -169,15 +169,15 @@ func (s *Server) EC2Served() []string {
 // [*OptionsError] for an unknown fault or action.
 func (s *Server) Inject(r FaultRule) error {
 	if !slices.Contains(faults, r.Fault) {
-		return &OptionsError{Op: "inject", Field: "Fault", Reason: fmt.Sprintf("unknown fault %q", r.Fault)}
+		return &OptionsError{Pkg: "elbv2wire", Op: "inject", Field: "Fault", Reason: fmt.Sprintf("unknown fault %q", r.Fault)}
 	}
 	_, elb := operations[r.Action]
 	_, ec2 := ec2Operations[r.Action]
 	if r.Action != "" && !elb && !ec2 {
-		return &OptionsError{Op: "inject", Field: "Action", Reason: fmt.Sprintf("unknown action %q", r.Action)}
+		return &OptionsError{Pkg: "elbv2wire", Op: "inject", Field: "Action", Reason: fmt.Sprintf("unknown action %q", r.Action)}
 	}
 	if r.Times < 0 {
-		return &OptionsError{Op: "inject", Field: "Times", Reason: fmt.Sprintf("%d is negative", r.Times)}
+		return &OptionsError{Pkg: "elbv2wire", Op: "inject", Field: "Times", Reason: fmt.Sprintf("%d is negative", r.Times)}
 	}
 	if r.Times == 0 {
 		r.Times = 1

@@ -8,13 +8,13 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 )
 
-//go:generate go tool mockgen -typed -destination=lbcmock/mock_api.go -package=lbcmock . ELBv2API
-
 // ELBv2API is the part of the ELBv2 API the controller stand-in calls, with
 // the SDK's own signatures. In the simulation it is an elbv2sim client of
 // its own, with no latency (the controller runs inside world events, which
 // must not wait), so its calls are counted apart from the system under
-// test's.
+// test's. Tests mock it with the project's one ELBv2 mock,
+// internal/mocks.MockELBv2API: a mock of tgmigrate.ELBv2API, whose method
+// set holds these four.
 type ELBv2API interface {
 	// DescribeTargetGroups is the SDK call behind IAM action elasticloadbalancing:DescribeTargetGroups.
 	DescribeTargetGroups(ctx context.Context, params *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error)

@@ -219,21 +219,21 @@ type Stats struct {
 func New(opts Options) (*Controller, error) {
 	switch {
 	case opts.Client == nil:
-		return nil, &OptionsError{Field: "Client", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "Client", Reason: "is required", OmitCategory: true}
 	case opts.ELBv2 == nil:
-		return nil, &OptionsError{Field: "ELBv2", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "ELBv2", Reason: "is required", OmitCategory: true}
 	case opts.Clock == nil:
-		return nil, &OptionsError{Field: "Clock", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "Clock", Reason: "is required", OmitCategory: true}
 	case opts.EC2 == nil:
-		return nil, &OptionsError{Field: "EC2", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "EC2", Reason: "is required", OmitCategory: true}
 	case opts.VPCID == "":
-		return nil, &OptionsError{Field: "VPCID", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "VPCID", Reason: "is required", OmitCategory: true}
 	case opts.ClusterName == "":
-		return nil, &OptionsError{Field: "ClusterName", Reason: "is required"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "ClusterName", Reason: "is required", OmitCategory: true}
 	case opts.RequeueAfter < 0 || opts.SyncPeriod < 0 || opts.ReactionDelay < 0 || opts.DeferredDelay < 0 || opts.DeferredJitter < 0:
-		return nil, &OptionsError{Field: "RequeueAfter/SyncPeriod/ReactionDelay/DeferredDelay/DeferredJitter", Reason: "is negative"}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "RequeueAfter/SyncPeriod/ReactionDelay/DeferredDelay/DeferredJitter", Reason: "is negative", OmitCategory: true}
 	case opts.BatchSize < 0:
-		return nil, &OptionsError{Field: "BatchSize", Reason: fmt.Sprintf("%d is negative", opts.BatchSize)}
+		return nil, &OptionsError{Pkg: "lbc", Op: "new", Field: "BatchSize", Reason: fmt.Sprintf("%d is negative", opts.BatchSize), OmitCategory: true}
 	}
 	if opts.RequeueAfter == 0 {
 		opts.RequeueAfter = DefaultRequeueAfter

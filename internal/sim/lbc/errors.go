@@ -4,12 +4,15 @@ package lbc
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 )
 
 var (
-	// ErrInvalidOptions: an option of [New] is missing or out of range.
-	ErrInvalidOptions = errors.New("invalid options")
+	// ErrInvalidOptions: an option of [New] is missing or out of range. It
+	// is [simopt.ErrInvalidOptions], the category every package of the
+	// simulator shares.
+	ErrInvalidOptions = simopt.ErrInvalidOptions
 	// ErrBackendNotFound: the Service or the Service port a
 	// TargetGroupBinding names does not exist. The controller then cleans
 	// up the target group and emits a BackendNotFound event.
@@ -17,17 +20,7 @@ var (
 )
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
-type OptionsError struct {
-	// Field is the option, for example "Client".
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("lbc: new: %s: %s", e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// It is the simulator's one [simopt.OptionsError]: this package's have Pkg
+// "lbc", Op "new" (InjectCrashes's too), and OmitCategory set: their
+// messages read "lbc: new: field: reason".
+type OptionsError = simopt.OptionsError

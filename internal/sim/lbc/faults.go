@@ -50,9 +50,9 @@ func (c *Controller) InjectCrashes(cr Crashes) error {
 	}
 	switch {
 	case cr.Binding.Name == "":
-		return &OptionsError{Field: "Crashes.Binding", Reason: "is required"}
+		return &OptionsError{Pkg: "lbc", Op: "new", Field: "Crashes.Binding", Reason: "is required", OmitCategory: true}
 	case cr.Point != CrashOnReconcile && cr.Point != CrashBeforeRegister:
-		return &OptionsError{Field: "Crashes.Point", Reason: fmt.Sprintf("%q: want %s or %s", cr.Point, CrashOnReconcile, CrashBeforeRegister)}
+		return &OptionsError{Pkg: "lbc", Op: "new", Field: "Crashes.Point", Reason: fmt.Sprintf("%q: want %s or %s", cr.Point, CrashOnReconcile, CrashBeforeRegister), OmitCategory: true}
 	}
 	if cr.RestartAfter == 0 {
 		cr.RestartAfter = 10 * time.Second

@@ -3,13 +3,13 @@ package traffic
 // traffic.go: the Generator: Options, New, outcomes, requests.
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -22,23 +22,14 @@ const (
 )
 
 // ErrInvalidOptions is the category of every error [New] returns for bad options.
-var ErrInvalidOptions = errors.New("invalid options")
+// It is [simopt.ErrInvalidOptions], the category every package of the
+// simulator shares.
+var ErrInvalidOptions = simopt.ErrInvalidOptions
 
 // OptionsError names the option at fault. It unwraps to [ErrInvalidOptions].
-type OptionsError struct {
-	// Field is the Options field, for example "RPS".
-	Field string
-	// Reason is one line saying what is wrong.
-	Reason string
-}
-
-// Error implements error.
-func (e *OptionsError) Error() string {
-	return fmt.Sprintf("traffic: new: %v: %s: %s", ErrInvalidOptions, e.Field, e.Reason)
-}
-
-// Unwrap returns [ErrInvalidOptions].
-func (e *OptionsError) Unwrap() error { return ErrInvalidOptions }
+// It is the simulator's one [simopt.OptionsError]: this package's have Pkg
+// "traffic", Op "new" and Field an Options field (or "model", "network").
+type OptionsError = simopt.OptionsError
 
 // Options configure a [Generator]. ListenerARN is required; every other zero
 // value means the default documented on the field.
@@ -170,22 +161,22 @@ type Generator struct {
 // Stop ends them.
 func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Generator, error) {
 	if model == nil {
-		return nil, &OptionsError{Field: "model", Reason: "required"}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "model", Reason: "required"}
 	}
 	if network == nil {
-		return nil, &OptionsError{Field: "network", Reason: "required"}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "network", Reason: "required"}
 	}
 	if opts.ListenerARN == "" {
-		return nil, &OptionsError{Field: "ListenerARN", Reason: "required"}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "ListenerARN", Reason: "required"}
 	}
 	if opts.RPS == 0 {
 		opts.RPS = DefaultRPS
 	}
 	if opts.ConnectTimeout < 0 {
-		return nil, &OptionsError{Field: "ConnectTimeout", Reason: fmt.Sprintf("%v is negative", opts.ConnectTimeout)}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "ConnectTimeout", Reason: fmt.Sprintf("%v is negative", opts.ConnectTimeout)}
 	}
 	if opts.RPS < 1 || opts.RPS > MaxRPS {
-		return nil, &OptionsError{Field: "RPS", Reason: fmt.Sprintf("%d is outside 1-%d", opts.RPS, MaxRPS)}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "RPS", Reason: fmt.Sprintf("%d is outside 1-%d", opts.RPS, MaxRPS)}
 	}
 	if _, err := model.Route(opts.ListenerARN, opts.RuleARN); err != nil {
 		return nil, fmt.Errorf("traffic: new: resolve the route: %w", err)
@@ -196,7 +187,7 @@ func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Ge
 		start = clock.Now()
 	}
 	if now := clock.Now(); start.Before(now) {
-		return nil, &OptionsError{Field: "Start", Reason: fmt.Sprintf("%s is before the clock's time %s", start.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))}
+		return nil, &OptionsError{Pkg: "traffic", Op: "new", Field: "Start", Reason: fmt.Sprintf("%s is before the clock's time %s", start.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))}
 	}
 	g := &Generator{
 		model:   model,
