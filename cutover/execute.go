@@ -131,7 +131,8 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.validate("execute"); err != nil {
+	tg, err := plan.validate("execute")
+	if err != nil {
 		return nil, err
 	}
 	o := collect(opts)
@@ -153,6 +154,7 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	r.tg = tg
 	if err := r.checkLeaseBudget("execute"); err != nil {
 		return nil, err
 	}

@@ -120,15 +120,13 @@ func decide(c GuardCheck, in guardInput, why []string, f Force, kind error, ok s
 }
 
 // recheckGuards runs the guards again, as Execute does before its first
-// mutation, with the plan's overrides. A guard that passed or was skipped
-// at plan time and fails now is refused.
-func recheckGuards(p *Plan, tags map[string]string, vpcID, clusterName, clusterVPCID string) error {
-	arn, err := awserr.ParseTargetGroupARN(p.TargetGroup.ARN)
-	if err != nil {
-		return err
-	}
+// mutation, with the plan's overrides. in is the world read now, and the
+// plan's target group ARN as the plan's validation parsed it; its req is
+// set here. A guard that passed or was skipped at plan time and fails now
+// is refused.
+func recheckGuards(p *Plan, in guardInput) error {
 	req := p.Request
-	in := guardInput{arn: arn, tags: tags, vpcID: vpcID, clusterName: clusterName, clusterVPCID: clusterVPCID, req: &req}
+	in.req = &req
 	for _, g := range []func(guardInput) (GuardCheck, error){accountGuard, ownerGuard, vpcGuard} {
 		if _, err := g(in); err != nil {
 			return err

@@ -37,9 +37,13 @@ func (p *Plan) seal() error {
 }
 
 // validate checks a plan before Execute or Rollback uses it: its schema
-// version, its digest, and what the executor relies on.
-func (p *Plan) validate(op string) error {
-	bad := func(reason string) error { return &InputError{Op: op, Field: "plan", Reason: reason} }
+// version, its digest, and what the executor relies on. It returns the
+// plan's target group ARN, parsed: a plan read back is a boundary, and the
+// caller keeps the typed value.
+func (p *Plan) validate(op string) (awserr.ARN, error) {
+	bad := func(reason string) (awserr.ARN, error) {
+		return awserr.ARN{}, &InputError{Op: op, Field: "plan", Reason: reason}
+	}
 	if p == nil {
 		return bad("nil")
 	}
@@ -48,13 +52,14 @@ func (p *Plan) validate(op string) error {
 	}
 	d, err := p.computeDigest()
 	if err != nil {
-		return err
+		return awserr.ARN{}, err
 	}
 	if d != p.Digest {
 		return bad(fmt.Sprintf("digest %s does not match its content (%s): the plan was edited; make a new one", p.Digest, d))
 	}
-	if _, err := awserr.ParseTargetGroupARN(p.TargetGroup.ARN); err != nil {
-		return &InputError{Op: op, Field: "plan.targetGroup.arn", Reason: "malformed", Err: err}
+	tg, err := targetGroupInput(op, "plan.targetGroup.arn", p.TargetGroup.ARN)
+	if err != nil {
+		return awserr.ARN{}, err
 	}
 	if strategyOf(p.Strategy) == nil {
 		return bad(fmt.Sprintf("strategy %q is not %s or %s", p.Strategy, StrategyInPlace, StrategyBlueGreen))
@@ -69,7 +74,7 @@ func (p *Plan) validate(op string) error {
 		return bad(err.Error())
 	}
 	if err := validNamespace(op, p.Binding.Namespace); err != nil {
-		return err
+		return awserr.ARN{}, err
 	}
 	if why := strategyOf(p.Strategy).incomplete(p); why != "" {
 		return bad(why)
@@ -81,7 +86,7 @@ func (p *Plan) validate(op string) error {
 		}
 		seen[s.ID] = true
 	}
-	return nil
+	return tg, nil
 }
 
 // JSON returns the plan as indented, versioned JSON with a final newline.
@@ -117,7 +122,7 @@ func ParsePlan(data []byte) (*Plan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, &InputError{Op: op, Field: "plan", Reason: "cannot decode", Err: err}
 	}
-	if err := p.validate(op); err != nil {
+	if _, err := p.validate(op); err != nil {
 		return nil, err
 	}
 	return &p, nil

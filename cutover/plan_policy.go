@@ -6,8 +6,6 @@ package cutover
 import (
 	"fmt"
 	"slices"
-
-	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
 // PolicyInput returns what [PolicyFor] needs to know about the plan: what
@@ -53,9 +51,9 @@ func (p *Plan) PolicyInput() PolicyInput {
 // pods' security groups. It is a check for the controller's installation,
 // not a grant for tgmigrate.
 func (p *Plan) ControllerPolicy() (*Policy, error) {
-	tg, err := awserr.ParseTargetGroupARN(p.TargetGroup.ARN)
+	tg, err := targetGroupInput("controller policy", "TargetGroup.ARN", p.TargetGroup.ARN)
 	if err != nil {
-		return nil, &InputError{Op: "controller policy", Field: "TargetGroup.ARN", Reason: "malformed", Err: err}
+		return nil, err
 	}
 	target := tg.Raw
 	if bg := p.BlueGreen; bg != nil {

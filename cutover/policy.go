@@ -157,9 +157,9 @@ var (
 // tgmigrate.ErrInvalidARN or ErrWrongAccount for a bad ARN) and no needs.
 func PolicyNeeds(in PolicyInput) ([]PolicyNeed, error) {
 	const op = "build policy"
-	tg, err := awserr.ParseTargetGroupARN(in.TargetGroupARN)
+	tg, err := targetGroupInput(op, "TargetGroupARN", in.TargetGroupARN)
 	if err != nil {
-		return nil, &InputError{Op: op, Field: "TargetGroupARN", Reason: "malformed", Err: err}
+		return nil, err
 	}
 	listeners, err := checkListenerARNs(op, tg, "listener", in.ListenerARNs)
 	if err != nil {

@@ -125,7 +125,7 @@ func (e *QuotaError) Hint() string {
 		return ""
 	}
 	region := ""
-	if arn, err := awserr.ParseTargetGroupARN(e.TargetGroupARN); err == nil {
+	if arn, err := targetGroupInput("quota hint", "TargetGroupARN", e.TargetGroupARN); err == nil {
 		region = arn.Region
 	}
 	return e.Headroom.Quota.IncreaseHint(e.Need, region)

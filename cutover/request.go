@@ -1,7 +1,8 @@
 package cutover
 
 // request.go holds the Request PlanCutover takes, with its Strategy and
-// Force values, and its validation.
+// Force values, and its validation; and targetGroupInput, where every
+// target group ARN cutover is given is parsed.
 
 import (
 	"errors"
@@ -136,9 +137,9 @@ func (r *Request) validate() (awserr.ARN, error) {
 	bad := func(field, reason string, err error) (awserr.ARN, error) {
 		return awserr.ARN{}, &InputError{Op: op, Field: field, Reason: reason, Err: err}
 	}
-	a, err := awserr.ParseTargetGroupARN(r.TargetGroupARN)
+	a, err := targetGroupInput(op, "TargetGroupARN", r.TargetGroupARN)
 	if err != nil {
-		return bad("TargetGroupARN", "malformed", err)
+		return awserr.ARN{}, err
 	}
 	if err := validNamespace(op, r.Namespace); err != nil {
 		return awserr.ARN{}, err
@@ -176,6 +177,18 @@ func (r *Request) validate() (awserr.ARN, error) {
 			field, reason = "Assumptions."+ie.Field, ie.Reason
 		}
 		return bad(field, reason, nil)
+	}
+	return a, nil
+}
+
+// targetGroupInput parses s, a target group ARN given to cutover as the
+// field of the operation op: a Request's, a saved plan's, a policy input's.
+// It is the one place cutover parses one; inside, the typed ARN is passed
+// on. A malformed ARN is an *InputError that unwraps to the *ARNError.
+func targetGroupInput(op, field, s string) (awserr.ARN, error) {
+	a, err := awserr.ParseTargetGroupARN(s)
+	if err != nil {
+		return awserr.ARN{}, &InputError{Op: op, Field: field, Reason: "malformed", Err: err}
 	}
 	return a, nil
 }

@@ -141,7 +141,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	var st *State
 	switch s := src.(type) {
 	case *Plan:
-		if err := s.validate("rollback"); err != nil {
+		if _, err := s.validate("rollback"); err != nil {
 			return nil, err
 		}
 		if r, err = newRunner(e, o, s, s.TargetGroup.ARN, s.Binding.Namespace); err != nil {

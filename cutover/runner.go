@@ -17,16 +17,20 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // runner executes or rolls back one plan.
 type runner struct {
-	e      *env
-	o      options
-	plan   *Plan // nil for a rollback from a journal alone
-	tgARN  string
+	e     *env
+	o     options
+	plan  *Plan // nil for a rollback from a journal alone
+	tgARN string
+	// tg is the plan's target group ARN as the plan's validation parsed
+	// it; the zero ARN for a rollback.
+	tg     awserr.ARN
 	ns     string
 	counts *callCounts
 	aws    *awsClient
@@ -126,7 +130,7 @@ func (r *runner) recheckGuards(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cutover: execute: %w", err)
 	}
-	return recheckGuards(p, tags, aws.ToString(tg.VpcId), r.e.ClusterName, r.e.ClusterVPCID)
+	return recheckGuards(p, guardInput{arn: r.tg, tags: tags, vpcID: aws.ToString(tg.VpcId), clusterName: r.e.ClusterName, clusterVPCID: r.e.ClusterVPCID})
 }
 
 func (r *runner) mutatingSoFar() int { return mutating(r.counts.snapshot()) }

@@ -225,7 +225,10 @@ func (a *accountScan) describeEach(ctx context.Context, items []string, byName b
 
 // discovered is what one account's discovery found.
 type discovered struct {
-	tgs          []elbv2types.TargetGroup
+	tgs []elbv2types.TargetGroup
+	// arns are the tgs' ARNs, parsed once as they were read: arns[i] is
+	// tgs[i]'s.
+	arns         []awserr.ARN
 	errs         []ResourceError
 	namesMissing map[string]error
 }
@@ -251,6 +254,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 				continue
 			}
 			d.tgs = append(d.tgs, tg)
+			d.arns = append(d.arns, parsed)
 		}
 	}
 	if scope.listsAll() {

@@ -423,8 +423,8 @@ func (r *run) collect(ds []discovered) {
 				missing[n] = err
 			}
 		}
-		for _, tg := range d.tgs {
-			s := &tgState{acct: r.accounts[i], tg: tg, rep: baseReport(tg)}
+		for j, tg := range d.tgs {
+			s := &tgState{acct: r.accounts[i], tg: tg, rep: baseReport(tg, d.arns[j])}
 			r.tgs = append(r.tgs, s)
 		}
 	}
@@ -436,9 +436,9 @@ func (r *run) collect(ds []discovered) {
 	}
 }
 
-func baseReport(tg elbv2types.TargetGroup) TargetGroupReport {
+// baseReport starts tg's report; parsed is its ARN, as discover parsed it.
+func baseReport(tg elbv2types.TargetGroup, parsed awserr.ARN) TargetGroupReport {
 	arn := aws.ToString(tg.TargetGroupArn)
-	parsed, _ := awserr.ParseTargetGroupARN(arn)
 	rep := TargetGroupReport{
 		ARN: arn, Name: aws.ToString(tg.TargetGroupName), Account: parsed.AccountID, Region: parsed.Region,
 		VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType), Protocol: string(tg.Protocol),

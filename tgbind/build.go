@@ -93,7 +93,7 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 	if name == "" {
 		name = Name(req.Service, port, arn.Name)
 	}
-	existing, others := sameARN(all, req.TargetGroupARN, types.NamespacedName{Namespace: req.Namespace, Name: name})
+	existing, others := sameARN(all, req.TargetGroupARN, arn, types.NamespacedName{Namespace: req.Namespace, Name: name})
 	foreign := foreignTargets(ready, targets)
 	decision, dnotes := decideMultiCluster(req, existing, others, len(targets), foreign)
 	notes = append(notes, dnotes...)

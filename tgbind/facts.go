@@ -242,15 +242,13 @@ func (b *Binder) bindings(ctx context.Context) ([]v1beta1.TargetGroupBinding, er
 }
 
 // sameARN splits the bindings on arn into the one named key and the others.
-// A binding references the target group by its targetGroupARN or, when it
-// has no ARN, by a targetGroupName equal to the name in arn (the LBC's
-// webhook resolves that name to the same target group). diagnose matches
-// bindings the same way.
-func sameARN(all []v1beta1.TargetGroupBinding, arn string, key types.NamespacedName) (self *v1beta1.TargetGroupBinding, others []v1beta1.TargetGroupBinding) {
-	name := ""
-	if a, err := awserr.ParseTargetGroupARN(arn); err == nil {
-		name = a.Name
-	}
+// parsed is arn as checkARN parsed it, the zero ARN when it is malformed. A
+// binding references the target group by its targetGroupARN or, when it has
+// no ARN, by a targetGroupName equal to the name in arn (the LBC's webhook
+// resolves that name to the same target group). diagnose matches bindings
+// the same way.
+func sameARN(all []v1beta1.TargetGroupBinding, arn string, parsed awserr.ARN, key types.NamespacedName) (self *v1beta1.TargetGroupBinding, others []v1beta1.TargetGroupBinding) {
+	name := parsed.Name
 	for i := range all {
 		t := &all[i]
 		if t.Namespace == key.Namespace && t.Name == key.Name {

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -52,7 +53,8 @@ func TestSameARN(t *testing.T) {
 			for _, b := range tt.bindings {
 				all = append(all, *b)
 			}
-			got, others := sameARN(all, tt.arn, self)
+			parsed, _ := awserr.ParseTargetGroupARN(tt.arn) // the zero ARN when malformed, as checkARN gives
+			got, others := sameARN(all, tt.arn, parsed, self)
 			if (got != nil) != tt.self {
 				t.Errorf("self = %v, want found %t", got, tt.self)
 			}

@@ -560,7 +560,7 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 	log.V(1).Info("preflight")
 
 	metaOK := checkMetadata(c, tgb.Name, true, tgb.Namespace, tgb.Spec.ServiceRef.Name, tgb.Labels)
-	_, arnOK := checkARN(c, tgb.Spec.TargetGroupARN)
+	arn, arnOK := checkARN(c, tgb.Spec.TargetGroupARN)
 	tg, err := b.describeChecked(ctx, c, tgb.Spec.TargetGroupARN, arnOK)
 	if err != nil {
 		return finish(err)
@@ -598,7 +598,7 @@ func (b *Binder) preflight(ctx context.Context, tgb *v1beta1.TargetGroupBinding,
 		return finish(err)
 	}
 	key := types.NamespacedName{Namespace: tgb.Namespace, Name: tgb.Name}
-	existing, others := sameARN(all, tgb.Spec.TargetGroupARN, key)
+	existing, others := sameARN(all, tgb.Spec.TargetGroupARN, arn, key)
 	if crdOK {
 		checkOwnership(c, tgb, existing, o.force)
 		checkConflicts(c, tgb, others)

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind"
 )
 
@@ -67,8 +66,8 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	case f.namespace == "" || f.service == "":
 		return usagef("--namespace and --service are required")
 	}
-	if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
-		return usagef("--target-group: %v", err)
+	if err := checkTargetGroup(f.targetGroup); err != nil {
+		return err
 	}
 	var port intstr.IntOrString
 	if f.port != "" {

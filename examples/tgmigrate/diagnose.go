@@ -146,8 +146,8 @@ func (f *diagnoseFlags) scope() (diagnose.Scope, error) {
 	var s diagnose.Scope
 	for _, tg := range f.targetGroups {
 		if strings.HasPrefix(tg, "arn:") {
-			if _, err := tgmigrate.ParseTargetGroupARN(tg); err != nil {
-				return s, usagef("--target-group: %v", err)
+			if err := checkTargetGroup(tg); err != nil {
+				return s, err
 			}
 			s.TargetGroupARNs = append(s.TargetGroupARNs, tg)
 			continue

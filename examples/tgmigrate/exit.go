@@ -1,14 +1,17 @@
 package main
 
 // exit.go: the exit codes, the errors that carry them (usageError,
-// findingsError, failedError) and exitCode, which prints an error as one
-// line on stderr.
+// findingsError, failedError), checkTargetGroup, the one check of a
+// --target-group ARN, and exitCode, which prints an error as one line on
+// stderr.
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // Exit codes of every subcommand.
@@ -28,6 +31,15 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error {
 	return &usageError{err: fmt.Errorf(format, a...)}
+}
+
+// checkTargetGroup is the one check of a --target-group ARN, which every
+// command runs before it loads credentials: a malformed one is a usage error.
+func checkTargetGroup(arn string) error {
+	if _, err := tgmigrate.ParseTargetGroupARN(arn); err != nil {
+		return usagef("--target-group: %v", err)
+	}
+	return nil
 }
 
 // asUsage marks err as a usage error.

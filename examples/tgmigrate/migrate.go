@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 )
 
@@ -80,8 +79,8 @@ func (f *planFlags) request() (cutover.Request, error) {
 	case f.iamPolicy && f.controllerPolicy:
 		return cutover.Request{}, usagef("--iam-policy and --controller-policy: give one")
 	}
-	if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
-		return cutover.Request{}, usagef("--target-group: %v", err)
+	if err := checkTargetGroup(f.targetGroup); err != nil {
+		return cutover.Request{}, err
 	}
 	req := cutover.Request{
 		TargetGroupARN: f.targetGroup, Namespace: f.namespace, Service: f.service,
@@ -381,8 +380,8 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 		}
 		src = plan
 	case f.targetGroup != "" && f.namespace != "":
-		if _, err := tgmigrate.ParseTargetGroupARN(f.targetGroup); err != nil {
-			return usagef("--target-group: %v", err)
+		if err := checkTargetGroup(f.targetGroup); err != nil {
+			return err
 		}
 	default:
 		return usagef("give --plan, or --target-group and --namespace to roll back from the journal")
