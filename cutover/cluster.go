@@ -67,54 +67,16 @@ func servicePods(ctx context.Context, r client.Reader, svc *corev1.Service) ([]c
 	return out, nil
 }
 
-// readinessPath returns the path of the HTTP readiness probe that the
-// Service's pods run on the target port: the most common one among pods,
-// "" when none has one.
+// readinessPath returns the path of the pods' readiness probe on the
+// Service port sp ([kube.ReadinessProbe], the choice diagnose's
+// HealthCheckMismatch recommends too); "" when none has one.
 func readinessPath(pods []corev1.Pod, sp *corev1.ServicePort) string {
-	count := map[string]int{}
-	for _, p := range pods {
-		for _, c := range p.Spec.Containers {
-			port, ok := containerPort(c, sp.TargetPort, sp.Port)
-			if !ok || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil {
-				continue
-			}
-			g := c.ReadinessProbe.HTTPGet
-			if pp, ok := containerPort(c, g.Port, 0); ok && pp == port && g.Path != "" {
-				count[g.Path]++
-			}
-		}
+	ptrs := make([]*corev1.Pod, len(pods))
+	for i := range pods {
+		ptrs[i] = &pods[i]
 	}
-	best := ""
-	for path, n := range count {
-		if n > count[best] || (n == count[best] && path < best) {
-			best = path
-		}
-	}
-	return best
-}
-
-// containerPort resolves a port (number or container port name) in c; the
-// zero port falls back to def.
-func containerPort(c corev1.Container, port intstr.IntOrString, def int32) (int32, bool) {
-	switch {
-	case port.Type == intstr.String && port.StrVal != "":
-		for _, cp := range c.Ports {
-			if cp.Name == port.StrVal {
-				return cp.ContainerPort, true
-			}
-		}
-		return 0, false
-	case port.IntVal != 0:
-		for _, cp := range c.Ports {
-			if cp.ContainerPort == port.IntVal {
-				return cp.ContainerPort, true
-			}
-		}
-		return port.IntVal, len(c.Ports) == 0
-	case def != 0:
-		return def, true
-	}
-	return 0, false
+	pr, _ := kube.ReadinessProbe(ptrs, sp)
+	return pr.Path
 }
 
 // lbcTracked returns the targets the LBC records for a multi-cluster

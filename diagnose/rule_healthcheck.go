@@ -4,15 +4,11 @@ package diagnose
 // it compares the health check with.
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"github.com/qstools/tgmigrate/internal/kube"
 )
 
 // CodeHealthCheckMismatch: the health check would fail, or already
@@ -54,15 +50,15 @@ func (healthCheckRule) judge(a *analysis) []Finding {
 	httpHC := hc.Protocol == "HTTP" || hc.Protocol == "HTTPS"
 	pr, probed := a.readinessProbe()
 	if probed && httpHC {
-		details["probePath"], details["probeScheme"] = pr.path, pr.scheme
+		details["probePath"], details["probeScheme"] = pr.Path, pr.Scheme
 		if hc.Path != "" {
 			details["healthCheckPath"] = hc.Path
 		}
-		if hc.Path != pr.path {
-			aspects = append(aspects, fmt.Sprintf("path %q differs from the readiness probe's %q", hc.Path, pr.path))
+		if hc.Path != pr.Path {
+			aspects = append(aspects, fmt.Sprintf("path %q differs from the readiness probe's %q", hc.Path, pr.Path))
 		}
-		if hc.Protocol != pr.scheme {
-			aspects = append(aspects, fmt.Sprintf("protocol %s differs from the readiness probe's %s", hc.Protocol, pr.scheme))
+		if hc.Protocol != pr.Scheme {
+			aspects = append(aspects, fmt.Sprintf("protocol %s differs from the readiness probe's %s", hc.Protocol, pr.Scheme))
 		}
 	}
 	if len(aspects) == 0 {
@@ -72,55 +68,18 @@ func (healthCheckRule) judge(a *analysis) []Finding {
 	next := a.cutoverCall()
 	does := "its health-check step sets port traffic-port"
 	if probed && httpHC {
-		does += fmt.Sprintf(", path %s and protocol %s", pr.path, pr.scheme)
+		does += fmt.Sprintf(", path %s and protocol %s", pr.Path, pr.Scheme)
 	}
 	return []Finding{a.finding(CodeHealthCheckMismatch, msg, Evidence{Names: names, Counts: map[string]int{"aspects": len(aspects)}, Details: details}, a.cutoverProse(next, does), next)}
 }
 
-// probe is the readiness probe of a Service's pods.
-type probe struct{ path, scheme string }
-
-func (a *analysis) readinessProbe() (probe, bool) {
+// readinessProbe is the readiness probe of the Service's pods on its
+// port ([kube.ReadinessProbe], the choice cutover's plan makes too).
+func (a *analysis) readinessProbe() (kube.Probe, bool) {
 	if a.service == nil || a.service.svc == nil {
-		return probe{}, false
+		return kube.Probe{}, false
 	}
-	votes := map[probe]int{}
-	for _, p := range a.service.snap.podsOfService(a.service.svc) {
-		for _, c := range p.Spec.Containers {
-			rp := c.ReadinessProbe
-			if rp == nil || rp.HTTPGet == nil {
-				continue
-			}
-			if tp := a.service.ref.ResolvedTargetPort; tp != 0 && !probeOnPort(c, rp.HTTPGet.Port, tp) {
-				continue
-			}
-			votes[probe{path: cmp.Or(rp.HTTPGet.Path, "/"), scheme: string(cmp.Or(rp.HTTPGet.Scheme, corev1.URISchemeHTTP))}]++
-		}
-	}
-	var best probe
-	found := false
-	for _, k := range slices.SortedFunc(maps.Keys(votes), func(x, y probe) int {
-		return cmp.Or(cmp.Compare(x.path, y.path), cmp.Compare(x.scheme, y.scheme))
-	}) {
-		if !found || votes[k] > votes[best] {
-			best, found = k, true
-		}
-	}
-	return best, found
-}
-
-// probeOnPort reports whether a probe port (number or container-port name)
-// is the container port tp.
-func probeOnPort(c corev1.Container, port intstr.IntOrString, tp int32) bool {
-	if port.Type == intstr.Int {
-		return port.IntVal == tp
-	}
-	for _, cp := range c.Ports {
-		if cp.Name == port.StrVal {
-			return cp.ContainerPort == tp
-		}
-	}
-	return false
+	return kube.ReadinessProbe(a.service.snap.podsOfService(a.service.svc), a.service.port)
 }
 
 // candidates are the snapshots that may own the target group's targets and

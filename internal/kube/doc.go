@@ -12,6 +12,8 @@
 //     CRD served), [Webhook] and the webhook listings
 //     ([TargetGroupBindingWebhooks], [TargetGroupBindingMutatingWebhooks]).
 //   - service.go: the one Service getter and Service port lookup.
+//   - probe.go: [ReadinessProbe], the one choice of the pods' readiness
+//     probe on a Service port, which diagnose recommends and cutover sets.
 //
-// Tests: discovery_test.go.
+// Tests: discovery_test.go, service_test.go, probe_test.go.
 package kube
