@@ -130,7 +130,7 @@ func (e *env) snapshot(ctx context.Context) (*diagnose.Snapshot, error) {
 }
 
 func (e *env) cluster() diagnose.Cluster {
-	return diagnose.Cluster{Name: e.clusterName(), Reader: e.Client, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
+	return diagnose.Cluster{Name: e.clusterName(), Reader: e.reader, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
 }
 
 // lightSnapshot is the snapshot the executor observes with, every poll:
@@ -147,7 +147,7 @@ func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapsho
 		kind string
 		list client.ObjectList
 	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
-		if err := e.Client.List(ctx, l.list); err != nil {
+		if err := e.reader.List(ctx, l.list); err != nil {
 			return nil, nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
 		}
 	}
@@ -156,7 +156,7 @@ func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapsho
 	if claims {
 		ncs := &unstructured.UnstructuredList{}
 		ncs.SetGroupVersionKind(diagnose.NodeClaimGVK.GroupVersion().WithKind(diagnose.NodeClaimGVK.Kind + "List"))
-		switch err := e.Client.List(ctx, ncs); {
+		switch err := e.reader.List(ctx, ncs); {
 		case err == nil:
 			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
 		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):

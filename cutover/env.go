@@ -68,13 +68,17 @@ type Env struct {
 
 var vpcIDRe = regexp.MustCompile(`^vpc-[0-9a-f]{8,17}$`)
 
-// env is an Env with its defaults applied. The planner's (resolvePlanEnv's)
-// has no ELBv2 (the planner reads AWS through its awsReader and its
-// read-only Binder) and a Client that refuses every write (readerClient).
+// env is an Env with its defaults applied. reader is what every cluster
+// read goes through: Env.Client for Execute and Rollback; for the planner
+// (resolvePlanEnv), the ReadEnv's client.Reader, retried (kuberead.go),
+// and Env.Client stays nil, as Env.ELBv2 does (the planner reads AWS
+// through its awsReader and its read-only Binder): planning holds no
+// writer, by type.
 type env struct {
 	Env
-	clock clock.Clock
-	log   logr.Logger
+	reader client.Reader
+	clock  clock.Clock
+	log    logr.Logger
 }
 
 // resolve validates e for op (Execute's, Rollback's) as [ReadEnv.check]
@@ -93,7 +97,7 @@ func (e Env) resolve(op string) (*env, error) {
 
 // withDefaults is e with its clock and logger defaults applied.
 func (e Env) withDefaults() *env {
-	r := &env{Env: e, clock: e.Clock, log: e.Logger}
+	r := &env{Env: e, reader: e.Client, clock: e.Clock, log: e.Logger}
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
 	}
@@ -107,7 +111,7 @@ func (e Env) withDefaults() *env {
 // has no Writer: it cannot apply or delete, by construction.
 func (e *env) binder(api tgbind.ELBv2API, writable bool) (*tgbind.Binder, error) {
 	opts := tgbind.Options{
-		ELBv2: api, Reader: e.Client, Discovery: e.Discovery,
+		ELBv2: api, Reader: e.reader, Discovery: e.Discovery,
 		ClusterVPCID: e.ClusterVPCID, Clock: e.clock, Logger: e.log.WithName("tgbind"),
 	}
 	if writable {

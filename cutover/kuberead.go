@@ -23,13 +23,12 @@ import (
 )
 
 // retryingReader is the cluster as PlanCutover reads it: Get and List
-// retry kubeTransient failures. It wraps a client.Client only so that it
-// can stand in the planner's env, where tgbind's preflight and diagnose's
-// snapshot read through it too; its writes pass through unchanged, and the
-// planner makes none. Execute and Rollback resolve an env of their own and
-// never see it.
+// retry kubeTransient failures. It is the planner's env.reader, so
+// tgbind's preflight and diagnose's snapshot read through it too. It is a
+// client.Reader and nothing more: planning cannot write. Execute and
+// Rollback resolve an env of their own and never see it.
 type retryingReader struct {
-	client.Client
+	client.Reader
 	clock  clock.Clock
 	policy retry.Policy
 	log    logr.Logger
@@ -37,15 +36,15 @@ type retryingReader struct {
 	retries atomic.Int64
 }
 
-func newRetryingReader(c client.Client, clk clock.Clock, p RetryPolicy, log logr.Logger) *retryingReader {
-	return &retryingReader{Client: c, clock: clk, policy: p.internal(), log: log}
+func newRetryingReader(c client.Reader, clk clock.Clock, p RetryPolicy, log logr.Logger) *retryingReader {
+	return &retryingReader{Reader: c, clock: clk, policy: p.internal(), log: log}
 }
 
 // Get reads one object, retrying transient failures until the policy or
 // ctx gives up.
 func (r *retryingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	return r.retry(ctx, func() string { return fmt.Sprintf("get %T %s", obj, key) }, func(ctx context.Context) error {
-		return r.Client.Get(ctx, key, obj, opts...)
+		return r.Reader.Get(ctx, key, obj, opts...)
 	})
 }
 
@@ -53,7 +52,7 @@ func (r *retryingReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 // gives up.
 func (r *retryingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return r.retry(ctx, func() string { return fmt.Sprintf("list %T", list) }, func(ctx context.Context) error {
-		return r.Client.List(ctx, list, opts...)
+		return r.Reader.List(ctx, list, opts...)
 	})
 }
 

@@ -56,8 +56,8 @@ func PlanCutover(ctx context.Context, env PlanEnv, req Request) (*Plan, error) {
 	}
 	// Every cluster read of the plan, tgbind's and the snapshot's too,
 	// retries the API server's transient failures (kuberead.go).
-	kube := newRetryingReader(e.Client, e.clock, DefaultRetry, e.log.WithName("plan"))
-	e.Client = kube
+	kube := newRetryingReader(e.reader, e.clock, DefaultRetry, e.log.WithName("plan"))
+	e.reader = kube
 	binder, err := e.binder(elb, false)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func classify(snap *diagnose.Snapshot, tg *elbv2types.TargetGroup, health []elbv
 // readService reads the Service and its port, the pods' readiness path.
 func (pl *planner) readService(ctx context.Context) error {
 	req := &pl.req
-	svc, err := service(ctx, pl.e.Client, req.Namespace, req.Service)
+	svc, err := service(ctx, pl.e.reader, req.Namespace, req.Service)
 	if err != nil {
 		_, err = pl.fail(err)
 		return err
@@ -230,7 +230,7 @@ func (pl *planner) readService(ctx context.Context) error {
 	if sp == nil {
 		return &InputError{Op: "plan", Field: "Port", Reason: fmt.Sprintf("%q: %s", req.Port.String(), why), Err: tgbind.ErrPortNotFound}
 	}
-	pods, err := servicePods(ctx, pl.e.Client, svc)
+	pods, err := servicePods(ctx, pl.e.reader, svc)
 	if err != nil {
 		_, err = pl.fail(err)
 		return err
@@ -242,7 +242,7 @@ func (pl *planner) readService(ctx context.Context) error {
 		}
 	}
 	slices.Sort(pl.podIPs)
-	pc, notes, err := podSettings(ctx, pl.e.Client, svc, sp, pods, pl.p.Request.Assumptions)
+	pc, notes, err := podSettings(ctx, pl.e.reader, svc, sp, pods, pl.p.Request.Assumptions)
 	if err != nil {
 		_, err = pl.fail(err)
 		return err

@@ -2,18 +2,13 @@ package cutover
 
 // readenv.go holds ReadEnv, what PlanCutover reads through, read-only by
 // type; PlanEnv, the sealed interface PlanCutover takes (an Env or a
-// ReadEnv); the validation Env and ReadEnv share; and readerClient, which
-// lets a client.Reader stand in the planner's env.
+// ReadEnv); and the validation Env and ReadEnv share.
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -90,8 +85,8 @@ func (e Env) readEnv() ReadEnv     { return e.ReadOnly() }
 func (e ReadEnv) readEnv() ReadEnv { return e }
 
 // resolvePlanEnv validates pe as PlanCutover's and returns the planner's
-// env, whose Client refuses every write and whose ELBv2 is nil, and the
-// read-only ELBv2 API the planner reads through. Its errors name the
+// env, whose reader is the caller's client.Reader and whose Client and
+// ELBv2 are nil, and the read-only ELBv2 API the planner reads through. Its errors name the
 // fields of the type the caller gave: "Env.ELBv2" for an Env, as Execute's
 // do, "ReadEnv.ELBv2" for a ReadEnv; a nil pe is an *InputError on "env".
 func resolvePlanEnv(pe PlanEnv) (*env, tgmigrate.ELBv2ReadAPI, error) {
@@ -112,11 +107,13 @@ func resolvePlanEnv(pe PlanEnv) (*env, tgmigrate.ELBv2ReadAPI, error) {
 		return nil, nil, err
 	}
 	e := Env{
-		EC2: re.EC2, ServiceQuotas: re.ServiceQuotas, Client: readerClient{re.Client},
+		EC2: re.EC2, ServiceQuotas: re.ServiceQuotas,
 		Clock: re.Clock, Logger: re.Logger, Discovery: re.Discovery,
 		ClusterName: re.ClusterName, ClusterVPCID: re.ClusterVPCID, ClusterCIDRs: re.ClusterCIDRs,
 	}
-	return e.withDefaults(), re.ELBv2, nil
+	r := e.withDefaults()
+	r.reader = re.Client
+	return r, re.ELBv2, nil
 }
 
 // check validates e for op, naming its fields name.Field ("Env.ELBv2"):
@@ -150,72 +147,4 @@ func (e ReadEnv) check(op, name string) error {
 		}
 	}
 	return nil
-}
-
-// errReadOnly is what the planner's cluster client answers a write with.
-// Planning makes none: it would be a bug.
-var errReadOnly = errors.New("cutover: plan: the cluster is read-only while planning")
-
-// readerClient is a client.Reader standing where the planner's env holds a
-// client.Client (env.Client, which retryingReader wraps). Get and List are
-// the Reader's; every write fails with errReadOnly, so planning cannot
-// write to the cluster whatever client it was given. A Reader has no
-// subresources: Status and SubResource are nil. Scheme, RESTMapper,
-// GroupVersionKindFor and IsObjectNamespaced are the Reader's when it has
-// them.
-type readerClient struct{ client.Reader }
-
-var _ client.Client = readerClient{}
-
-func (readerClient) Apply(context.Context, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-	return errReadOnly
-}
-func (readerClient) Create(context.Context, client.Object, ...client.CreateOption) error {
-	return errReadOnly
-}
-func (readerClient) Delete(context.Context, client.Object, ...client.DeleteOption) error {
-	return errReadOnly
-}
-func (readerClient) Update(context.Context, client.Object, ...client.UpdateOption) error {
-	return errReadOnly
-}
-func (readerClient) Patch(context.Context, client.Object, client.Patch, ...client.PatchOption) error {
-	return errReadOnly
-}
-func (readerClient) DeleteAllOf(context.Context, client.Object, ...client.DeleteAllOfOption) error {
-	return errReadOnly
-}
-func (readerClient) Status() client.SubResourceWriter            { return nil }
-func (readerClient) SubResource(string) client.SubResourceClient { return nil }
-
-func (c readerClient) Scheme() *runtime.Scheme {
-	if sc, ok := c.Reader.(interface{ Scheme() *runtime.Scheme }); ok {
-		return sc.Scheme()
-	}
-	return nil
-}
-
-func (c readerClient) RESTMapper() meta.RESTMapper {
-	if m, ok := c.Reader.(interface{ RESTMapper() meta.RESTMapper }); ok {
-		return m.RESTMapper()
-	}
-	return nil
-}
-
-func (c readerClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
-	if g, ok := c.Reader.(interface {
-		GroupVersionKindFor(runtime.Object) (schema.GroupVersionKind, error)
-	}); ok {
-		return g.GroupVersionKindFor(obj)
-	}
-	return schema.GroupVersionKind{}, fmt.Errorf("cutover: plan: the cluster reader %T has no GroupVersionKindFor", c.Reader)
-}
-
-func (c readerClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
-	if n, ok := c.Reader.(interface {
-		IsObjectNamespaced(runtime.Object) (bool, error)
-	}); ok {
-		return n.IsObjectNamespaced(obj)
-	}
-	return false, fmt.Errorf("cutover: plan: the cluster reader %T has no IsObjectNamespaced", c.Reader)
 }
