@@ -2,13 +2,10 @@ package cutover
 
 // journal.go gives cutover's names to the Journal interface and to the
 // names, labels and annotations of the objects tgmigrate keeps in the
-// cluster, which package journal defines; and holds the helpers the lock
-// shares with the journal.
+// cluster, which package journal defines, and validNamespace, which the
+// request, the plan and the lock check their namespace with.
 
 import (
-	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/qstools/tgmigrate/cutover/journal"
 )
 
@@ -52,23 +49,3 @@ func LeaseName(tgARN string) (string, error) { return journal.LeaseName(tgARN) }
 // validNamespace checks the namespace of the journal, the lock and the
 // binding: an *InputError of op when it is empty or malformed.
 func validNamespace(op, ns string) error { return journal.ValidNamespace(op, ns) }
-
-// realClock is used when an options struct leaves Clock nil.
-var realClock clock.PassiveClock = clock.RealClock{}
-
-func orClock(c clock.PassiveClock) clock.PassiveClock {
-	if c == nil {
-		return realClock
-	}
-	return c
-}
-
-// preconditions makes a delete apply only to obj as last seen.
-func preconditions(obj client.Object) client.Preconditions {
-	rv := obj.GetResourceVersion()
-	p := client.Preconditions{ResourceVersion: &rv}
-	if uid := obj.GetUID(); uid != "" {
-		p.UID = &uid
-	}
-	return p
-}

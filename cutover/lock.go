@@ -370,3 +370,23 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// realClock is used when an options struct leaves Clock nil.
+var realClock clock.PassiveClock = clock.RealClock{}
+
+func orClock(c clock.PassiveClock) clock.PassiveClock {
+	if c == nil {
+		return realClock
+	}
+	return c
+}
+
+// preconditions makes a delete apply only to obj as last seen.
+func preconditions(obj client.Object) client.Preconditions {
+	rv := obj.GetResourceVersion()
+	p := client.Preconditions{ResourceVersion: &rv}
+	if uid := obj.GetUID(); uid != "" {
+		p.UID = &uid
+	}
+	return p
+}
