@@ -10,14 +10,15 @@
 // # Files
 //
 //   - doc.go: this comment: the package's files, its packages and seams.
-//   - arn.go: [ARN], [ARNError], [ARNPart], [ParseTargetGroupARN] and
+//   - arn.go: [ARN], the typed ARN every input takes, [ARNError],
+//     [ARNPart], and its constructors [ParseTargetGroupARN] and
 //     [ParseLoadBalancerARN].
 //   - elbv2.go: [ELBv2ReadAPI] and [ELBv2API], the read-only and read-write
 //     ELBv2 interfaces every package takes, and the writer roles
 //     [TargetWriter], [TargetGroupWriter] and [ListenerWriter].
 //   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
 //
-// Tests: arn_example_test.go (the example), errors_test.go.
+// Tests: arn_example_test.go (the examples), errors_test.go.
 //
 // ARCHITECTURE.md, at the repository root, is the map of the house: what
 // each package is for, which way data flows, and where a thing lives.

@@ -50,7 +50,7 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 	s.checkHeld(res, at)
 	s.settle()
 	s.checkRun()
-	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 	s.checkHealthCheck(false)
 	s.checkPolicy(p)
 	if !s.bindingExists(p) {
@@ -89,7 +89,7 @@ func TestAcceptanceInPlaceNoHold(t *testing.T) {
 	}
 	s.settle()
 	s.checkRun()
-	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 	if res.Ratio > 1.2 {
 		t.Errorf("cutover %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2", res.CutoverSeconds, res.FloorSeconds, res.Ratio)
 	}
@@ -131,7 +131,7 @@ func acceptanceBlueGreen(t *testing.T, wire *sim.WireOptions) {
 	s.settle()
 	s.checkRun()
 	r := s.route()
-	if len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+	if len(r) != 1 || r[0].ARN == p.TargetGroup.ARN.Raw {
 		t.Fatalf("route %v: want the new target group alone", r)
 	}
 	s.checkPodsOnly(r[0].ARN)
@@ -198,7 +198,7 @@ func TestAcceptanceRerunFinished(t *testing.T) {
 		mutatingOps(s.w.ELBv2().Counts()), s.w.ELBv2().Counts(), at, first.Ratio)
 	s.settle()
 	s.checkRun()
-	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 
 	if _, err := cutover.Rollback(t.Context(), s.env, p); err != nil {
 		t.Fatal(err)

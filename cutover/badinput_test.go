@@ -101,9 +101,15 @@ func TestBadInputChangesNothing(t *testing.T) {
 		check  func(error) bool
 		noCall bool // not one AWS call may be made
 	}{
-		{name: "malformed target group ARN", req: func(r *cutover.Request) {
-			r.TargetGroupARN = "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/x/0123456789abcdef"
+		{name: "load balancer ARN as the target group", req: func(r *cutover.Request) {
+			r.TargetGroupARN = mustLB(bogusLB)
 		},
+			check: func(err error) bool {
+				return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrARNResourceType)
+			}, noCall: true},
+		{name: "hand-made target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = handMadeTG(r.TargetGroupARN.Raw) },
+			check: func(err error) bool { return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrARNMalformed) }, noCall: true},
+		{name: "no target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = tgmigrate.ARN{} },
 			check: func(err error) bool { return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrInvalidARN) }, noCall: true},
 		{name: "missing Service", req: func(r *cutover.Request) { r.Service = "" },
 			check: cutover.IsInvalidInput, noCall: true},
@@ -112,7 +118,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "port the Service lacks", req: func(r *cutover.Request) { r.Port = intstr.FromString("grpc") },
 			check: func(err error) bool { return errors.Is(err, tgbind.ErrPortNotFound) }},
 		{name: "target group that does not exist", req: func(r *cutover.Request) {
-			r.TargetGroupARN = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/ghost/0123456789abcdef"
+			r.TargetGroupARN = mustTG("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/ghost/0123456789abcdef")
 		}, check: func(err error) bool { return errors.Is(err, tgmigrate.ErrNotFound) }},
 		{name: "instance target group forced in-place", instance: true, req: func(r *cutover.Request) { r.Strategy = cutover.StrategyInPlace },
 			check: cutover.IsStrategy},
@@ -274,7 +280,7 @@ func TestExecuteRefusesBadPlans(t *testing.T) {
 			return cutover.IsInvalidInput(err) && strings.Contains(err.Error(), "NewTargetChecks")
 		}},
 		{"tagged by another stack since the plan", func(s *scenario, p *cutover.Plan) *cutover.Plan {
-			if _, err := s.w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{p.TargetGroup.ARN},
+			if _, err := s.w.Model().AddTags(&elbv2.AddTagsInput{ResourceArns: []string{p.TargetGroup.ARN.Raw},
 				Tags: []elbv2types.Tag{{Key: aws.String(cutover.TagIngressStack), Value: aws.String("other")}}}); err != nil {
 				s.t.Fatal(err)
 			}

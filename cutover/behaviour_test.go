@@ -67,7 +67,7 @@ func TestStopAfterAndApproval(t *testing.T) {
 	if st := s.w.Traffic(); st.Failed != 0 {
 		t.Errorf("traffic %s", st.String())
 	}
-	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 }
 
 // TestLockHeldByCrashedOperator: a crashed operator's lease blocks another
@@ -200,7 +200,7 @@ func TestInvariantFloor(t *testing.T) {
 			if tt.breach {
 				s.checkNodesOnly()
 			} else {
-				s.checkPodsOnly(p.TargetGroup.ARN)
+				s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 			}
 		})
 	}
@@ -230,7 +230,7 @@ func TestAnalysisRejectsWeight(t *testing.T) {
 	if st := s.w.Traffic(); st.Failed != 0 {
 		t.Errorf("traffic %s", st.String())
 	}
-	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN.Raw {
 		t.Errorf("route %v, want the old target group alone", r)
 	}
 	if arns := s.w.Model().TargetGroupARNs(); len(arns) != 1 {
@@ -343,7 +343,7 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 	if err != nil || !res.Completed {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN {
+	if r := s.route(); len(r) != 1 || r[0].ARN == p.TargetGroup.ARN.Raw {
 		t.Fatalf("route %v", r)
 	}
 	rb, err := cutover.Rollback(t.Context(), s.env, p)
@@ -351,7 +351,7 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.checkRolledBack(rb)
-	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+	if r := s.route(); len(r) != 1 || r[0].ARN != p.TargetGroup.ARN.Raw {
 		t.Errorf("route %v, want the old target group alone", r)
 	}
 	s.checkReleasedDrift(rb)

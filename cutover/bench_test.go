@@ -87,6 +87,6 @@ func benchWorld(b *testing.B, cfg sim.Config) (*sim.World, cutover.Env, cutover.
 		b.Fatal(err)
 	}
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-	req := cutover.Request{TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
+	req := cutover.Request{TargetGroupARN: mustTG(w.Legacy().TargetGroupARN), Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
 	return w, env, req
 }

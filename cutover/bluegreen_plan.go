@@ -105,7 +105,7 @@ func (blueGreen) plan(ctx context.Context, pl *planner) error {
 
 	name := req.NewTargetGroupName
 	if name == "" {
-		name = newTargetGroupName(old.Name, old.ARN)
+		name = newTargetGroupName(old.Name, old.ARN.Raw)
 	}
 	if existing, err := pl.aws.targetGroupByName(ctx, name); err != nil {
 		_, err = pl.fail(err)
@@ -116,8 +116,8 @@ func (blueGreen) plan(ctx context.Context, pl *planner) error {
 			_, err = pl.fail(err)
 			return err
 		}
-		if !isOurs(tags, old.ARN) {
-			return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old.ARN,
+		if !isOurs(tags, old.ARN.Raw) {
+			return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old.ARN.Raw,
 				Reason: fmt.Sprintf("a target group named %s exists and tgmigrate did not create it for %s: choose Request.NewTargetGroupName", name, old.Name)}
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("target group %s exists, made by tgmigrate for this target group: it is reused", name))
@@ -174,7 +174,7 @@ func (blueGreen) plan(ctx context.Context, pl *planner) error {
 		NewTargetGroup: NewTargetGroupSpec{
 			Name: name, Protocol: old.Protocol, ProtocolVersion: old.ProtocolVersion, Port: port, VPCID: old.VPCID,
 			IPAddressType: old.IPAddressType, HealthCheck: hc, Attributes: attrs,
-			Tags: map[string]string{TagCreatedBy: ManagedBy, TagSourceTargetGroup: old.ARN,
+			Tags: map[string]string{TagCreatedBy: ManagedBy, TagSourceTargetGroup: old.ARN.Raw,
 				TagPlanID: planID(StrategyBlueGreen, pl.arn.Raw, req.Namespace, req.Service, req.Port)},
 		},
 		Routes: routes, WeightSteps: steps, StepHoldSeconds: hold,

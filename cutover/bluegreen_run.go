@@ -19,6 +19,7 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -103,7 +104,7 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if !isOurs(tags, r.plan.TargetGroup.ARN) {
+			if !isOurs(tags, r.plan.TargetGroup.ARN.Raw) {
 				return &NotManagedError{Object: "target group " + arn,
 					Reason: fmt.Sprintf("its tags do not say tgmigrate created it for %s (%s=%q)", r.plan.TargetGroup.Name, TagCreatedBy, tags[TagCreatedBy])}
 			}
@@ -163,13 +164,18 @@ func createInput(spec NewTargetGroupSpec) *elbv2.CreateTargetGroupInput {
 
 // bindBlueGreen builds the binding for the new target group through tgbind
 // (which could not build it before the target group existed) and applies
-// it.
+// it. The new target group's ARN, AWS's answer recorded in the journal, is
+// parsed here, where it becomes an input.
 func (r *runner) bindBlueGreen(ctx context.Context) error {
 	p := r.plan
+	created, err := awserr.ParseTargetGroupARN(r.st.CreatedTargetGroupARN)
+	if err != nil {
+		return fmt.Errorf("cutover: %s: the created target group: %w", StepBind, err)
+	}
 	var b *tgbind.Binding
-	err := retry.Do(ctx, r.e.clock, r.aws.policy, func(ctx context.Context) (err error) {
+	err = retry.Do(ctx, r.e.clock, r.aws.policy, func(ctx context.Context) (err error) {
 		b, err = r.binder.Build(ctx, tgbind.Request{
-			TargetGroupARN: r.st.CreatedTargetGroupARN, Namespace: p.Request.Namespace, Service: p.Request.Service,
+			TargetGroupARN: created, Namespace: p.Request.Namespace, Service: p.Request.Service,
 			Port: p.Request.Port, Name: p.Binding.Name, MultiCluster: true, IngressSecurityGroups: p.Binding.IngressSecurityGroups,
 		})
 		return err
@@ -320,7 +326,7 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 			return err
 		}
 	}
-	want := []TargetGroupWeight{{TargetGroupARN: old, Weight: 100 - step.Weight}, {TargetGroupARN: nw, Weight: step.Weight}}
+	want := []TargetGroupWeight{{TargetGroupARN: old.Raw, Weight: 100 - step.Weight}, {TargetGroupARN: nw, Weight: step.Weight}}
 	for _, rt := range p.BlueGreen.Routes {
 		// Shifting only ever moves traffic to the new target group: a route
 		// already further along (the old one ran dry) stays as it is.
@@ -330,7 +336,7 @@ func (r *runner) shift(ctx context.Context, step Step) error {
 			}
 			return nil
 		}
-		err := r.setRoute(ctx, step.ID, rt.resource(), want, []string{old, nw}, ahead)
+		err := r.setRoute(ctx, step.ID, rt.resource(), want, []string{old.Raw, nw}, ahead)
 		if err != nil && !errors.Is(err, errAhead) {
 			return err
 		}
@@ -517,9 +523,9 @@ func (r *runner) detach(ctx context.Context) error {
 	old, nw := p.TargetGroup.ARN, r.st.CreatedTargetGroupARN
 	want := []TargetGroupWeight{{TargetGroupARN: nw, Weight: 100}}
 	for _, rt := range p.BlueGreen.Routes {
-		err := r.setRoute(ctx, StepDetach, rt.resource(), want, []string{old, nw}, func(cur []TargetGroupWeight) error {
+		err := r.setRoute(ctx, StepDetach, rt.resource(), want, []string{old.Raw, nw}, func(cur []TargetGroupWeight) error {
 			for _, w := range cur {
-				if w.TargetGroupARN == old && w.Weight != 0 {
+				if w.TargetGroupARN == old.Raw && w.Weight != 0 {
 					return &InvariantError{Step: StepDetach, Check: "route", Detail: fmt.Sprintf("%s still gives the old target group weight %d", rt.resource(), w.Weight)}
 				}
 			}

@@ -160,12 +160,12 @@ func crashThenResume(t *testing.T, tr transport) {
 					tg := p.TargetGroup.ARN
 					if st.instance {
 						r := s.route()
-						if len(r) != 1 || r[0].ARN == tg {
+						if len(r) != 1 || r[0].ARN == tg.Raw {
 							t.Fatalf("route %v: want the new target group alone", r)
 						}
-						tg = r[0].ARN
+						tg = mustTG(r[0].ARN)
 					}
-					s.checkPodsOnly(tg)
+					s.checkPodsOnly(tg.Raw)
 				})
 			}
 		})
@@ -237,11 +237,11 @@ func crashThenRollback(t *testing.T, tr transport) {
 					}
 					if st.instance {
 						r := s.route()
-						if len(r) != 1 || r[0].ARN != p.TargetGroup.ARN {
+						if len(r) != 1 || r[0].ARN != p.TargetGroup.ARN.Raw {
 							t.Errorf("route %v: want the old target group alone", r)
 						}
 						for _, arn := range s.w.Model().TargetGroupARNs() {
-							if arn != p.TargetGroup.ARN {
+							if arn != p.TargetGroup.ARN.Raw {
 								t.Errorf("target group %s left behind", arn)
 							}
 						}

@@ -67,6 +67,7 @@
 //
 // # Calls, in order
 //
+//	arn, err := tgmigrate.ParseTargetGroupARN(s) // once, where the ARN comes in
 //	env := cutover.Env{ELBv2: elb, Client: kc, Clock: clk, Logger: log, ClusterName: "prod", ClusterVPCID: vpc}
 //	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
 //	fmt.Print(plan.Text())                   // or plan.JSON(); ParsePlan reads it back
@@ -102,7 +103,7 @@
 // Kubernetes verbs). [Plan.Text] renders it for an operator; [Plan.JSON]
 // writes versioned JSON (schemaVersion [PlanSchemaVersion]) with a digest
 // of its content, and [ParsePlan] refuses an unknown version, an unknown
-// field or an edited plan. The ID is deterministic from the request; the
+// field, a malformed ARN (parsed as the JSON is read) or an edited plan. The ID is deterministic from the request; the
 // digest from the content.
 //
 // The floor is the fewest healthy targets the target group may hold at any

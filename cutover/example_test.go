@@ -12,6 +12,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
@@ -25,8 +26,13 @@ const (
 // tag on creation) and, for rollback, delete only the target group it
 // names, and touch only the listener it shifts.
 func ExamplePolicyFor() {
+	tg, err := tgmigrate.ParseTargetGroupARN(exampleTG) // once, where the ARN comes in
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	p, err := cutover.PolicyFor(cutover.PolicyInput{
-		TargetGroupARN:       exampleTG,
+		TargetGroupARN:       tg,
 		ListenerARNs:         []string{exampleListener},
 		NewTargetGroupName:   "legacy-web-pods",
 		DeleteNewTargetGroup: true,
@@ -100,7 +106,8 @@ func ExampleLeaseLock() {
 	ctx := context.Background()
 	c := fake.NewClientBuilder().Build()
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	opts := cutover.LeaseLockOptions{Namespace: "web", TargetGroupARN: exampleTG, Clock: clk}
+	tg, _ := tgmigrate.ParseTargetGroupARN(exampleTG)
+	opts := cutover.LeaseLockOptions{Namespace: "web", TargetGroupARN: tg, Clock: clk}
 
 	opts.Holder = "operator-a"
 	a, _ := cutover.NewLeaseLock(c, opts)
@@ -132,7 +139,8 @@ func ExampleLeaseLock() {
 func ExampleConfigMapJournal() {
 	ctx := context.Background()
 	c := fake.NewClientBuilder().Build()
-	opts := cutover.ConfigMapJournalOptions{Namespace: "web", TargetGroupARN: exampleTG}
+	tg, _ := tgmigrate.ParseTargetGroupARN(exampleTG)
+	opts := cutover.ConfigMapJournalOptions{Namespace: "web", TargetGroupARN: tg}
 	plan := cutover.PlanRef{ID: "plan-1", Digest: "sha256:0f1e2d3c"}
 
 	j, _ := cutover.NewConfigMapJournal(c, opts)
@@ -164,8 +172,9 @@ func ExamplePlanCutover() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
 	p, err := cutover.PlanCutover(ctx, env, cutover.Request{
-		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
 	})
 	if err != nil {
@@ -229,8 +238,9 @@ func ExampleExecute() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 2, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
-		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
 	})
 	_, err := cutover.Execute(ctx, env, p)
@@ -275,8 +285,9 @@ func ExampleRollback() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 3, Nodes: 4, Pods: 8, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
+	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
-		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
 	})
 	// The simulated pods' settings: see ExampleExecute.
@@ -315,8 +326,9 @@ func ExamplePlan_IAMPolicy() {
 	ctx := context.Background()
 	w, _ := sim.New(ctx, sim.Config{Seed: 4, Nodes: 2, Pods: 4, ServerSideApply: true})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock()}
+	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
-		TargetGroupARN: w.Legacy().TargetGroupARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 	})
 	pol, _ := p.IAMPolicy()
 	for _, st := range pol.Statement {

@@ -115,8 +115,8 @@ func newExecFixture(t *testing.T, nodes, pods, floor int, steps ...string) *exec
 	}
 	p := &Plan{
 		SchemaVersion: PlanSchemaVersion, ID: "tgm-unit", Strategy: StrategyInPlace,
-		Request:     Request{TargetGroupARN: testTG, Namespace: unitNS, Service: "web", Port: intstr.FromString("http")},
-		TargetGroup: TargetGroupInfo{ARN: testTG, Name: "legacy-web", AccountID: "123456789012", Region: "eu-west-1", TargetType: "ip", Protocol: "HTTP", Port: 30080, VPCID: unitVPC},
+		Request:     Request{TargetGroupARN: mustTG(testTG), Namespace: unitNS, Service: "web", Port: intstr.FromString("http")},
+		TargetGroup: TargetGroupInfo{ARN: mustTG(testTG), Name: "legacy-web", AccountID: "123456789012", Region: "eu-west-1", TargetType: "ip", Protocol: "HTTP", Port: 30080, VPCID: unitVPC},
 		Service:     ServiceInfo{Namespace: unitNS, Name: "web", Port: 80, PortName: "http", TargetPort: "http", NodePort: 30080, ReadyEndpoints: pods},
 		Binding:     BindingPlan{Namespace: unitNS, Name: unitBinding, TargetGroupARN: testTG, MultiCluster: true, Object: tgb},
 		HealthCheck: HealthCheckPlan{Original: HealthCheckSettings{Port: "traffic-port", Path: "/"}, Target: HealthCheckSettings{Port: "traffic-port", Path: "/healthz"}, Timing: HealthCheckBeforeBinding},
@@ -149,12 +149,12 @@ func (f *execFixture) add(t TargetAddr, state string) {
 // done marks steps done in the journal, as an earlier run would have.
 func (f *execFixture) done(ids ...string) {
 	f.t.Helper()
-	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: testTG, Clock: f.clock})
+	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: mustTG(testTG), Clock: f.clock})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	st := NewState(f.plan.Ref(), string(f.plan.Strategy), f.plan.StepIDs()...)
-	st.TargetGroupARN = testTG
+	st.TargetGroupARN = mustTG(testTG)
 	st.Restore = f.plan.restoreInfo()
 	st.Binding = BindingState{Created: true, Namespace: unitNS, Name: unitBinding}
 	for _, id := range ids {
@@ -453,7 +453,7 @@ func TestSetRouteRefusesForeignTargetGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newRunner(e, collect(nil), f.plan, testTG, unitNS)
+	r, err := newRunner(e, collect(nil), f.plan, mustTG(testTG), unitNS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func (f *execFixture) annotate(node, value string) {
 
 func (f *execFixture) journal() *State {
 	f.t.Helper()
-	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: testTG, Clock: f.clock})
+	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: mustTG(testTG), Clock: f.clock})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 	var b *tgbind.Binding
 	err := pl.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
 		b, err = pl.binder.Build(ctx, tgbind.Request{
-			TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
+			TargetGroupARN: pl.arn, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
 			Name: req.BindingName, MultiCluster: true,
 		})
 		return err
@@ -64,7 +64,7 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 		// controller to open the port.
 		err := pl.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
 			b, err = pl.binder.Build(ctx, tgbind.Request{
-				TargetGroupARN: pl.arn.Raw, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
+				TargetGroupARN: pl.arn, Namespace: req.Namespace, Service: req.Service, Port: req.Port,
 				Name: req.BindingName, MultiCluster: true, IngressSecurityGroups: groups,
 			})
 			return err

@@ -94,7 +94,7 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	p := r.plan
 	arn := p.TargetGroup.ARN
 	if p.HealthCheck.Timing == HealthCheckAfterDeregistration {
-		health, err := r.aws.health(ctx, arn, false)
+		health, err := r.aws.health(ctx, arn.Raw, false)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 				Detail: fmt.Sprintf("%d recorded node targets are still registered and would fail the new health check", len(left))}
 		}
 	}
-	tg, err := r.aws.targetGroup(ctx, arn, false)
+	tg, err := r.aws.targetGroup(ctx, arn.Raw, false)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := r.aws.modifyHealthCheck(ctx, arn, diff); err != nil {
+		if err := r.aws.modifyHealthCheck(ctx, arn.Raw, diff); err != nil {
 			return err
 		}
 		r.e.log.Info("health check aligned", "to", hcString(p.HealthCheck.Target))

@@ -6,6 +6,7 @@ package cutover
 // request, the plan and the lock check their namespace with.
 
 import (
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover/journal"
 )
 
@@ -37,14 +38,15 @@ const (
 // target group tgARN: "tgmigrate-journal-<tg name>-<hash>", where the hash
 // is the first 10 hex digits of the SHA-256 of the whole ARN (two target
 // groups of the same name in two accounts or regions get two journals). The
-// name is a DNS-1123 label of at most 61 characters. A malformed ARN gives an
-// *InputError that unwraps to tgmigrate.ErrInvalidARN.
-func JournalConfigMapName(tgARN string) (string, error) { return journal.ConfigMapName(tgARN) }
+// name is a DNS-1123 label of at most 61 characters. An ARN that is zero,
+// not made by tgmigrate.ParseTargetGroupARN, or not a target group's gives
+// an *InputError that unwraps to tgmigrate.ErrInvalidARN.
+func JournalConfigMapName(tgARN tgmigrate.ARN) (string, error) { return journal.ConfigMapName(tgARN) }
 
 // LeaseName returns the name of the lock Lease of the target group tgARN:
 // "tgmigrate-lock-<tg name>-<hash>", built like [JournalConfigMapName], at
 // most 58 characters.
-func LeaseName(tgARN string) (string, error) { return journal.LeaseName(tgARN) }
+func LeaseName(tgARN tgmigrate.ARN) (string, error) { return journal.LeaseName(tgARN) }
 
 // validNamespace checks the namespace of the journal, the lock and the
 // binding: an *InputError of op when it is empty or malformed.

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -40,11 +41,11 @@ func TestObjectNames(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := JournalConfigMapName(tt.arn)
+			j, err := JournalConfigMapName(mustTG(tt.arn))
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := LeaseName(tt.arn)
+			l, err := LeaseName(mustTG(tt.arn))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,13 +64,15 @@ func TestObjectNames(t *testing.T) {
 				}
 				seen[n] = true
 			}
-			again, _ := JournalConfigMapName(tt.arn)
+			again, _ := JournalConfigMapName(mustTG(tt.arn))
 			if again != j {
 				t.Error("JournalConfigMapName is not deterministic")
 			}
 		})
 	}
-	for _, bad := range []string{"", "legacy-web", testListener} {
+	// The zero ARN, a hand-made one and a load balancer's: a malformed
+	// string never gets here, tgmigrate.ParseTargetGroupARN refuses it.
+	for _, bad := range []tgmigrate.ARN{{}, handMadeTG(testTG), mustLB(testLB)} {
 		if _, err := JournalConfigMapName(bad); !IsInvalidInput(err) || !errors.Is(err, awserr.ErrInvalidARN) {
 			t.Errorf("JournalConfigMapName(%q) err = %v, want ErrInvalidInput and ErrInvalidARN", bad, err)
 		}
@@ -89,7 +92,7 @@ func newFakeClient(funcs *interceptor.Funcs, objs ...client.Object) client.WithW
 
 func newCMJournal(t *testing.T, c client.Client, clk *clocktesting.FakePassiveClock) *ConfigMapJournal {
 	t.Helper()
-	opts := ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: testTG}
+	opts := ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)}
 	if clk != nil {
 		opts.Clock = clk
 	}
@@ -122,11 +125,12 @@ func TestNewConfigMapJournalInput(t *testing.T) {
 		opts  ConfigMapJournalOptions
 		field string
 	}{
-		{"nil client", nil, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: testTG}, "client"},
-		{"no namespace", c, ConfigMapJournalOptions{TargetGroupARN: testTG}, "Namespace"},
-		{"bad namespace", c, ConfigMapJournalOptions{Namespace: "Web_1", TargetGroupARN: testTG}, "Namespace"},
+		{"nil client", nil, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)}, "client"},
+		{"no namespace", c, ConfigMapJournalOptions{TargetGroupARN: mustTG(testTG)}, "Namespace"},
+		{"bad namespace", c, ConfigMapJournalOptions{Namespace: "Web_1", TargetGroupARN: mustTG(testTG)}, "Namespace"},
 		{"no ARN", c, ConfigMapJournalOptions{Namespace: testNS}, "TargetGroupARN"},
-		{"bad ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: testRule}, "TargetGroupARN"},
+		{"hand-made ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: handMadeTG(testTG)}, "TargetGroupARN"},
+		{"load balancer ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustLB(testLB)}, "TargetGroupARN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +156,7 @@ func TestConfigMapJournalSaveLoadResume(t *testing.T) {
 	if err := j.Save(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Revision != 1 || !s.UpdatedAt.Equal(testEpoch) || s.TargetGroupARN != testTG {
+	if s.Revision != 1 || !s.UpdatedAt.Equal(testEpoch) || s.TargetGroupARN.Raw != testTG {
 		t.Errorf("after Save: revision %d, updatedAt %v, tg %q", s.Revision, s.UpdatedAt, s.TargetGroupARN)
 	}
 	clk.SetTime(testEpoch.Add(time.Minute))
@@ -302,7 +306,7 @@ func TestConfigMapJournalConflicts(t *testing.T) {
 
 func j0name(t *testing.T) string {
 	t.Helper()
-	n, err := JournalConfigMapName(testTG)
+	n, err := JournalConfigMapName(mustTG(testTG))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +452,7 @@ func TestConfigMapJournalSaveInput(t *testing.T) {
 	j := newCMJournal(t, c, nil)
 	bad := NewState(testPlan, "in-place", "a", "a")
 	other := NewState(testPlan, "in-place", "a")
-	other.TargetGroupARN = testOtherTG
+	other.TargetGroupARN = mustTG(testOtherTG)
 	for name, s := range map[string]*State{"nil": nil, "duplicate steps": bad, "no plan": NewState(PlanRef{}, "in-place"), "other TG": other} {
 		if err := j.Save(ctx, s); !IsInvalidInput(err) {
 			t.Errorf("%s: Save() err = %v, want ErrInvalidInput", name, err)
@@ -519,7 +523,7 @@ func TestConfigMapJournalInspectAndDelete(t *testing.T) {
 // BenchmarkConfigMapJournalSave measures the encoding and client work of one
 // save of a 1,000-target state against the fake client.
 func BenchmarkConfigMapJournalSave(b *testing.B) {
-	j, err := NewConfigMapJournal(newFakeClient(nil), ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: testTG})
+	j, err := NewConfigMapJournal(newFakeClient(nil), ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)})
 	if err != nil {
 		b.Fatal(err)
 	}

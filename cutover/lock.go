@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // Lock keeps two operators from cutting over one target group at once.
@@ -44,8 +46,9 @@ type LeaseLockOptions struct {
 	// namespace. Required.
 	Namespace string
 	// TargetGroupARN is the target group to lock. It names the Lease (see
-	// [LeaseName]). Required.
-	TargetGroupARN string
+	// [LeaseName]). Required: the zero ARN, or one not made by
+	// tgmigrate.ParseTargetGroupARN, is refused.
+	TargetGroupARN tgmigrate.ARN
 	// Holder identifies this operator in the Lease's holderIdentity. It must
 	// be unique per running process (see [DefaultHolder]): a holder that
 	// finds its own identity on a live lease takes it back at once, which
@@ -115,7 +118,7 @@ func NewLeaseLock(c client.Client, opts LeaseLockOptions) (*LeaseLock, error) {
 	return &LeaseLock{
 		c:        c,
 		key:      client.ObjectKey{Namespace: opts.Namespace, Name: name},
-		tgARN:    opts.TargetGroupARN,
+		tgARN:    opts.TargetGroupARN.Raw,
 		holder:   opts.Holder,
 		duration: d,
 		clock:    orClock(opts.Clock),

@@ -16,11 +16,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/qstools/tgmigrate"
 )
 
 func newLock(t *testing.T, c client.Client, holder string, clk *clocktesting.FakePassiveClock) *LeaseLock {
 	t.Helper()
-	l, err := NewLeaseLock(c, LeaseLockOptions{Namespace: testNS, TargetGroupARN: testTG, Holder: holder, Clock: clk})
+	l, err := NewLeaseLock(c, LeaseLockOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG), Holder: holder, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func newLock(t *testing.T, c client.Client, holder string, clk *clocktesting.Fak
 // leaseSpec reads the Lease back; nil when absent.
 func leaseSpec(t *testing.T, c client.Client) *coordinationv1.LeaseSpec {
 	t.Helper()
-	name, err := LeaseName(testTG)
+	name, err := LeaseName(mustTG(testTG))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func wantSpec(holder string, acquired, renewed time.Time, secs, transitions int3
 
 func TestNewLeaseLockInput(t *testing.T) {
 	c := newFakeClient(nil)
-	ok := LeaseLockOptions{Namespace: testNS, TargetGroupARN: testTG, Holder: "a"}
+	ok := LeaseLockOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG), Holder: "a"}
 	with := func(f func(*LeaseLockOptions)) LeaseLockOptions { o := ok; f(&o); return o }
 	tests := []struct {
 		name  string
@@ -68,7 +70,9 @@ func TestNewLeaseLockInput(t *testing.T) {
 	}{
 		{"nil client", nil, ok, "client"},
 		{"no namespace", c, with(func(o *LeaseLockOptions) { o.Namespace = "" }), "Namespace"},
-		{"bad ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = "tg" }), "TargetGroupARN"},
+		{"no ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = tgmigrate.ARN{} }), "TargetGroupARN"},
+		{"hand-made ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = handMadeTG(testTG) }), "TargetGroupARN"},
+		{"load balancer ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = mustLB(testLB) }), "TargetGroupARN"},
 		{"no holder", c, with(func(o *LeaseLockOptions) { o.Holder = "" }), "Holder"},
 		{"negative duration", c, with(func(o *LeaseLockOptions) { o.LeaseDuration = -time.Second }), "LeaseDuration"},
 		{"huge duration", c, with(func(o *LeaseLockOptions) { o.LeaseDuration = 1 << 62 }), "LeaseDuration"},
@@ -203,7 +207,7 @@ func TestLeaseLockTakeOverExpired(t *testing.T) {
 
 func TestLeaseLockAcquireExisting(t *testing.T) {
 	ctx := t.Context()
-	name, _ := LeaseName(testTG)
+	name, _ := LeaseName(mustTG(testTG))
 	lease := func(labels, annotations map[string]string, spec coordinationv1.LeaseSpec) *coordinationv1.Lease {
 		return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: name, Labels: labels, Annotations: annotations}, Spec: spec}
 	}
@@ -336,7 +340,7 @@ func TestLeaseLockConflicts(t *testing.T) {
 		if err := l.Acquire(ctx); err != nil {
 			t.Fatal(err)
 		}
-		name, _ := LeaseName(testTG)
+		name, _ := LeaseName(mustTG(testTG))
 		if err := base.Delete(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: name}}); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
@@ -215,12 +216,14 @@ func TestSecurityGroupCheckDenied(t *testing.T) {
 	}
 }
 
-// TestControllerPolicyBadARN: a plan whose target group ARN is malformed
-// gets an *InputError, not a policy.
+// TestControllerPolicyBadARN: a plan whose target group ARN is missing,
+// hand-made or a load balancer's gets an *InputError, not a policy.
 func TestControllerPolicyBadARN(t *testing.T) {
-	p := &cutover.Plan{TargetGroup: cutover.TargetGroupInfo{ARN: "legacy-web"}}
-	pol, err := p.ControllerPolicy()
-	if pol != nil || !cutover.IsInvalidInput(err) {
-		t.Fatalf("ControllerPolicy = %v, %v; want an *InputError", pol, err)
+	for _, a := range []tgmigrate.ARN{{}, handMadeTG(legacyTGARN), mustLB(bogusLB)} {
+		p := &cutover.Plan{TargetGroup: cutover.TargetGroupInfo{ARN: a}}
+		pol, err := p.ControllerPolicy()
+		if pol != nil || !cutover.IsInvalidInput(err) {
+			t.Fatalf("ControllerPolicy(%q) = %v, %v; want an *InputError", a, pol, err)
+		}
 	}
 }

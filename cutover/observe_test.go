@@ -119,7 +119,7 @@ func TestObserverAndLog(t *testing.T) {
 	}
 	// Every observation: the plan's floor, counts within bounds.
 	for _, o := range rec.targets {
-		if o.Floor != p.Floor || o.Healthy < 0 || o.Healthy > o.Total || o.Draining < 0 || o.TargetGroupARN != p.TargetGroup.ARN || o.Summary == "" {
+		if o.Floor != p.Floor || o.Healthy < 0 || o.Healthy > o.Total || o.Draining < 0 || o.TargetGroupARN != p.TargetGroup.ARN.Raw || o.Summary == "" {
 			t.Errorf("observation %+v: want floor %d, 0 <= healthy <= total, draining >= 0, the plan's target group, a summary", o, p.Floor)
 		}
 	}
@@ -230,7 +230,7 @@ func TestObserverAndLog(t *testing.T) {
 	}
 	for _, l := range lines {
 		// Every line of cutover's own (tgbind's are named) names the plan.
-		if !strings.HasPrefix(l, "tgbind") && (!strings.Contains(l, `"plan"="`+p.ID+`"`) || !strings.Contains(l, `"targetGroup"="`+p.TargetGroup.ARN+`"`)) {
+		if !strings.HasPrefix(l, "tgbind") && (!strings.Contains(l, `"plan"="`+p.ID+`"`) || !strings.Contains(l, `"targetGroup"="`+p.TargetGroup.ARN.Raw+`"`)) {
 			t.Errorf("a line without the plan and the target group: %s", l)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -130,10 +131,10 @@ type Plan struct {
 // TargetGroupInfo is the target group as the plan found it.
 type TargetGroupInfo struct {
 	// ARN and Name identify it; AccountID and Region come from the ARN.
-	ARN       string `json:"arn"`
-	Name      string `json:"name"`
-	AccountID string `json:"accountID"`
-	Region    string `json:"region"`
+	ARN       tgmigrate.ARN `json:"arn"`
+	Name      string        `json:"name"`
+	AccountID string        `json:"accountID"`
+	Region    string        `json:"region"`
 	// TargetType is ip or instance.
 	TargetType string `json:"targetType"`
 	// Protocol, ProtocolVersion and Port are the target group's.

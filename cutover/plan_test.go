@@ -175,7 +175,7 @@ func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
 					}
 				}
 			}
-			tg := p.TargetGroup.ARN
+			tg := p.TargetGroup.ARN.Raw
 			if tt.instance {
 				tg = strings.Replace(tg, "targetgroup/"+p.TargetGroup.Name+"/", "targetgroup/"+p.BlueGreen.NewTargetGroup.Name+"/", 1)
 			}
@@ -188,7 +188,7 @@ func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
 				// Blue/green changes nothing of the old target group but
 				// its targets.
 				for _, a := range []string{cutover.ActionModifyTargetGroup, cutover.ActionModifyTargetGroupAttributes, cutover.ActionAddTags} {
-					if pol.Allows(a, p.TargetGroup.ARN) {
+					if pol.Allows(a, p.TargetGroup.ARN.Raw) {
 						t.Errorf("the policy grants %s on the old target group", a)
 					}
 				}
@@ -198,10 +198,10 @@ func TestPlanPolicyIsWhatTheRunCalls(t *testing.T) {
 					t.Errorf("the policy grants %s on %s, which the plan never calls", a, tg)
 				}
 			}
-			if pol.Allows(cutover.ActionDeleteTargetGroup, p.TargetGroup.ARN) {
+			if pol.Allows(cutover.ActionDeleteTargetGroup, p.TargetGroup.ARN.Raw) {
 				t.Error("the policy lets the plan delete its own target group")
 			}
-			if pol.Allows(cutover.ActionDeregisterTargets, strings.Replace(p.TargetGroup.ARN, "legacy-web", "other", 1)) {
+			if pol.Allows(cutover.ActionDeregisterTargets, strings.Replace(p.TargetGroup.ARN.Raw, "legacy-web", "other", 1)) {
 				t.Error("the policy lets the plan deregister another target group's targets")
 			}
 			t.Logf("%s: %d calls, %d statements: %v", tt.name, len(s.w.ELBv2().Calls()), len(pol.Statement), pol.Actions())

@@ -67,7 +67,7 @@ func PlanCutover(ctx context.Context, env PlanEnv, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.log.Info("planned", "plan", p.ID, "strategy", p.Strategy, "targetGroup", p.TargetGroup.ARN,
+	e.log.Info("planned", "plan", p.ID, "strategy", p.Strategy, "targetGroup", p.TargetGroup.ARN.Raw,
 		"recorded", len(p.Recorded), "floor", p.Floor, "steps", len(p.Steps), "clusterRetries", kube.retries.Load())
 	return p, nil
 }
@@ -173,7 +173,7 @@ func planID(s Strategy, arn, namespace, service string, port intstr.IntOrString)
 
 func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map[string]string, health []elbv2types.TargetHealthDescription) TargetGroupInfo {
 	info := TargetGroupInfo{
-		ARN: arn.Raw, Name: aws.ToString(tg.TargetGroupName), AccountID: arn.AccountID, Region: arn.Region,
+		ARN: arn, Name: aws.ToString(tg.TargetGroupName), AccountID: arn.AccountID, Region: arn.Region,
 		TargetType: string(tg.TargetType), Protocol: string(tg.Protocol), ProtocolVersion: aws.ToString(tg.ProtocolVersion),
 		Port: aws.ToInt32(tg.Port), VPCID: aws.ToString(tg.VpcId), IPAddressType: string(tg.IpAddressType),
 		LoadBalancerARNs: slices.Clone(tg.LoadBalancerArns), HealthCheck: healthCheckOf(tg),

@@ -29,7 +29,7 @@ func TestPlanRetriesTgbindReads(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newExecFixture(t, 2, 4, 2)
-			tg := elbv2types.TargetGroup{TargetGroupArn: &f.plan.TargetGroup.ARN, TargetGroupName: &f.plan.TargetGroup.Name,
+			tg := elbv2types.TargetGroup{TargetGroupArn: &f.plan.TargetGroup.ARN.Raw, TargetGroupName: &f.plan.TargetGroup.Name,
 				TargetType: elbv2types.TargetTypeEnumIp, VpcId: &f.plan.TargetGroup.VPCID, Protocol: elbv2types.ProtocolEnumHttp,
 				Port: &f.plan.TargetGroup.Port, HealthCheckPort: &f.plan.HealthCheck.Original.Port, HealthCheckPath: &f.plan.HealthCheck.Original.Path}
 			found := &elbv2.DescribeTargetGroupsOutput{TargetGroups: []elbv2types.TargetGroup{tg}}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -106,7 +107,7 @@ type PolicyInput struct {
 	// recorded node targets, and those of nodes Karpenter removes) and
 	// RegisterTargets (a rollback registers the live nodes) on it. Its
 	// partition, region and account scope every other ARN. Required.
-	TargetGroupARN string
+	TargetGroupARN tgmigrate.ARN
 	// ModifyHealthCheck adds ModifyTargetGroup on the target group: the
 	// plan aligns its health check, and a rollback restores it. False: the
 	// plan leaves the health check as it is.

@@ -227,7 +227,7 @@ func TestExecuteRefusesPreconditions(t *testing.T) {
 	if err := f.kube.List(t.Context(), &cms); err != nil || len(cms.Items) != 0 {
 		t.Errorf("%d ConfigMaps written (%v), want no journal", len(cms.Items), err)
 	}
-	lease, _ := LeaseName(testTG)
+	lease, _ := LeaseName(mustTG(testTG))
 	if err := f.kube.Get(t.Context(), types.NamespacedName{Namespace: unitNS, Name: lease}, &coordinationv1.Lease{}); !apierrors.IsNotFound(err) {
 		t.Errorf("lease %s: %v, want none", lease, err)
 	}

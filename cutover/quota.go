@@ -21,6 +21,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
@@ -91,7 +92,7 @@ type QuotaError struct {
 	// Op is "plan" or the step.
 	Op string
 	// TargetGroupARN is the target group.
-	TargetGroupARN string
+	TargetGroupARN tgmigrate.ARN
 	// Headroom is the count that does not fit (zero Scope when Execute
 	// found it in the controller's events).
 	Headroom diagnose.Headroom
@@ -125,8 +126,8 @@ func (e *QuotaError) Hint() string {
 		return ""
 	}
 	region := ""
-	if arn, err := targetGroupInput("quota hint", "TargetGroupARN", e.TargetGroupARN); err == nil {
-		region = arn.Region
+	if e.TargetGroupARN.ValidTargetGroup() == nil {
+		region = e.TargetGroupARN.Region
 	}
 	return e.Headroom.Quota.IncreaseHint(e.Need, region)
 }
@@ -225,7 +226,7 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 	}
 	for _, h := range qp.Headroom {
 		if h.After > h.Quota.Value {
-			return &QuotaError{Op: "plan", TargetGroupARN: pl.arn.Raw, Headroom: h, Need: h.After,
+			return &QuotaError{Op: "plan", TargetGroupARN: pl.arn, Headroom: h, Need: h.After,
 				Reason: fmt.Sprintf("after the cutover the %s would hold %d targets, over its quota of %d: no order of the steps fits", h.Scope, h.After, h.Quota.Value)}
 		}
 	}
@@ -312,7 +313,7 @@ func (pl *planner) boundInPlace(serving, kept, podTargets int) error {
 		// The floor keeps too many node targets for even one batch.
 		first := min(ControllerBatch, adding)
 		h, need := pl.need(kept + p.Floor + podTargets + first)
-		return &QuotaError{Op: "plan", TargetGroupARN: pl.arn.Raw, Headroom: h, Need: need,
+		return &QuotaError{Op: "plan", TargetGroupARN: pl.arn, Headroom: h, Need: need,
 			Reason: fmt.Sprintf("the overlap passes the quota and no bounded overlap fits: the floor of %d healthy targets keeps %d node targets registered, which leaves room for fewer than the controller's first batch of %d pod targets", p.Floor, p.Floor, first)}
 	}
 	qp.Bounded, qp.Waves = true, waves
@@ -418,7 +419,7 @@ func (pl *planner) boundBlueGreen(serving int) error {
 	if !ok {
 		first := p.BlueGreen.WeightSteps[min(1, len(p.BlueGreen.WeightSteps)-1)]
 		h, need := pl.need(p.Floor + ceilShare(p.Floor, first) + ControllerBatch)
-		return &QuotaError{Op: "plan", TargetGroupARN: pl.arn.Raw, Headroom: h, Need: need,
+		return &QuotaError{Op: "plan", TargetGroupARN: pl.arn, Headroom: h, Need: need,
 			Reason: fmt.Sprintf("the new target group and the old one together pass the load balancer's quota, and no bounded overlap fits: the old target group keeps the floor of %d healthy targets until the first shift, which leaves the new one room for fewer than the %d pod targets its %d%% share needs", p.Floor, ceilShare(p.Floor, first), first)}
 	}
 	qp.Bounded, qp.Waves = true, waves

@@ -215,7 +215,7 @@ func TestQuotaPlan(t *testing.T) {
 			if q == nil {
 				t.Fatal("the plan has no Quota")
 			}
-			if len(q.Headroom) != 2 || q.Headroom[0].Scope != diagnose.ScopeTargetGroup || q.Headroom[0].ARN != p.TargetGroup.ARN ||
+			if len(q.Headroom) != 2 || q.Headroom[0].Scope != diagnose.ScopeTargetGroup || q.Headroom[0].ARN != p.TargetGroup.ARN.Raw ||
 				q.Headroom[1].Scope != diagnose.ScopeLoadBalancer || q.Headroom[1].ARN != s.w.Legacy().LoadBalancerARN {
 				t.Fatalf("headroom %+v: want the target group's, then the ALB's", q.Headroom)
 			}
@@ -365,7 +365,7 @@ func TestQuotaPlanRefuses(t *testing.T) {
 			if p != nil {
 				t.Errorf("PlanCutover returned a plan with its refusal: %s", p.ID)
 			}
-			if qe.Op != "plan" || qe.TargetGroupARN != s.w.Legacy().TargetGroupARN || qe.Need != tt.need || qe.Headroom.Scope != tt.scope || countsOf(qe.Headroom) != tt.counts {
+			if qe.Op != "plan" || qe.TargetGroupARN.Raw != s.w.Legacy().TargetGroupARN || qe.Need != tt.need || qe.Headroom.Scope != tt.scope || countsOf(qe.Headroom) != tt.counts {
 				t.Errorf("refusal %+v (counts %+v): want op plan, need %d, %s headroom %+v", qe, countsOf(qe.Headroom), tt.need, tt.scope, tt.counts)
 			}
 			if !strings.Contains(qe.Reason, tt.reason) {
@@ -457,8 +457,8 @@ func TestQuotaBoundedExecute(t *testing.T) {
 			if st := s.w.Traffic(); st.Failed != 0 || st.Total == 0 {
 				t.Errorf("traffic: %s", st.String())
 			}
-			s.checkPodsOnly(p.TargetGroup.ARN)
-			if n := len(s.w.Model().Targets(p.TargetGroup.ARN)); n != tt.pods {
+			s.checkPodsOnly(p.TargetGroup.ARN.Raw)
+			if n := len(s.w.Model().Targets(p.TargetGroup.ARN.Raw)); n != tt.pods {
 				t.Errorf("the target group ends with %d targets, want the %d pods'", n, tt.pods)
 			}
 			tgMax, lbMax, refused := reg.peaks()
@@ -605,7 +605,7 @@ func TestQuotaBoundedRollback(t *testing.T) {
 	if err != nil || !res.Stopped {
 		t.Fatalf("Execute: %+v, %v: want stopped after the gate", res, err)
 	}
-	if n := len(s.w.Model().Targets(p.TargetGroup.ARN)); n != 40 {
+	if n := len(s.w.Model().Targets(p.TargetGroup.ARN.Raw)); n != 40 {
 		t.Fatalf("after the gate the target group holds %d targets, want 40: its room full", n)
 	}
 	rb, err := cutover.Rollback(t.Context(), s.env, p)
@@ -936,7 +936,7 @@ func TestQuotaRollbackRefused(t *testing.T) {
 	}
 	targets := func() []string {
 		var out []string
-		for _, v := range s.w.Model().Targets(p.TargetGroup.ARN) {
+		for _, v := range s.w.Model().Targets(p.TargetGroup.ARN.Raw) {
 			out = append(out, fmt.Sprintf("%s:%d", v.ID, v.Port))
 		}
 		slices.Sort(out)

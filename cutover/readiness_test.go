@@ -58,7 +58,7 @@ func TestReadinessPathAgrees(t *testing.T) {
 	rep, err := diagnose.Diagnose(t.Context(), diagnose.Sources{
 		Accounts: []diagnose.Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: s.w.AWS()}},
 		Clusters: []diagnose.Cluster{{Name: sim.ClusterName, Reader: c, VPCID: l.VPCID, CIDRs: []string{s.w.Cluster().VPCCIDR()}}},
-	}, diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}}, diagnose.WithClock(s.w.Clock()))
+	}, diagnose.Scope{TargetGroupARNs: mustTGs(l.TargetGroupARN)}, diagnose.WithClock(s.w.Clock()))
 	if err != nil {
 		t.Fatal(err)
 	}

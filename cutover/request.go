@@ -2,7 +2,7 @@ package cutover
 
 // request.go holds the Request PlanCutover takes, with its Strategy and
 // Force values, and its validation; and targetGroupInput, where every
-// target group ARN cutover is given is parsed.
+// target group ARN cutover is given is checked.
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
@@ -66,8 +67,9 @@ var DefaultWeightSteps = []int32{0, 10, 50, 100}
 // Request is what the caller asks [PlanCutover] for. Each field's comment
 // says what its zero value means.
 type Request struct {
-	// TargetGroupARN is the hand-made target group to migrate. Required.
-	TargetGroupARN string `json:"targetGroupARN"`
+	// TargetGroupARN is the hand-made target group to migrate, as
+	// tgmigrate.ParseTargetGroupARN (or JSON) parsed it. Required.
+	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN"`
 	// Namespace and Service name the Service whose pods take over; the
 	// binding is created in Namespace. Required.
 	Namespace string `json:"namespace"`
@@ -181,14 +183,19 @@ func (r *Request) validate() (awserr.ARN, error) {
 	return a, nil
 }
 
-// targetGroupInput parses s, a target group ARN given to cutover as the
+// targetGroupInput checks a, a target group ARN given to cutover as the
 // field of the operation op: a Request's, a saved plan's, a policy input's.
-// It is the one place cutover parses one; inside, the typed ARN is passed
-// on. A malformed ARN is an *InputError that unwraps to the *ARNError.
-func targetGroupInput(op, field, s string) (awserr.ARN, error) {
-	a, err := awserr.ParseTargetGroupARN(s)
-	if err != nil {
-		return awserr.ARN{}, &InputError{Op: op, Field: field, Reason: "malformed", Err: err}
+// It is the one place cutover checks one; it parses nothing (the caller, or
+// JSON, did), and inside, the typed ARN is passed on. The zero ARN is an
+// *InputError "empty"; one not made by a parser, or a load balancer's, is
+// one "malformed"; each unwraps to the *ARNError.
+func targetGroupInput(op, field string, a awserr.ARN) (awserr.ARN, error) {
+	if err := a.ValidTargetGroup(); err != nil {
+		reason := "malformed"
+		if a.IsZero() {
+			reason = "empty"
+		}
+		return awserr.ARN{}, &InputError{Op: op, Field: field, Reason: reason, Err: err}
 	}
 	return a, nil
 }

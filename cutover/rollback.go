@@ -160,7 +160,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		if err := s.Validate(); err != nil {
 			return nil, &InputError{Op: "rollback", Field: "state", Reason: err.Error()}
 		}
-		if s.Restore == nil || s.TargetGroupARN == "" {
+		if s.Restore == nil || s.TargetGroupARN.IsZero() {
 			return nil, &InputError{Op: "rollback", Field: "state", Reason: "it records no target group or no restore information: it was not written by Execute"}
 		}
 		if r, err = newRunner(e, o, nil, s.TargetGroupARN, s.Restore.Namespace); err != nil {

@@ -286,7 +286,7 @@ func (r *runner) quotaStop(ctx context.Context, step string, tgb *v1beta1.Target
 	if bounded {
 		reason = fmt.Sprintf("ELBv2 refused the controller's RegisterTargets as TooManyTargets with room free by the plan's count (%d targets of at most %d, %d draining): %d ready endpoints are not registered, and no recorded node target can go without passing the floor of %d (%d serve healthy)%s", s.count, room, v.draining, s.pending, r.st.Restore.Floor, v.servingHealthy, source)
 	}
-	e := &QuotaError{Op: step, TargetGroupARN: r.tgARN, Reason: reason, Message: msg}
+	e := &QuotaError{Op: step, TargetGroupARN: r.tg, Reason: reason, Message: msg}
 	r.needQuota(e, s.count+s.pending)
 	return e
 }

@@ -28,8 +28,8 @@ type runner struct {
 	o     options
 	plan  *Plan // nil for a rollback from a journal alone
 	tgARN string
-	// tg is the plan's target group ARN as the plan's validation parsed
-	// it; the zero ARN for a rollback.
+	// tg is the target group's ARN, typed: the plan's, or the journal
+	// state's for a rollback from a journal alone.
 	tg     awserr.ARN
 	ns     string
 	counts *callCounts
@@ -56,25 +56,25 @@ type runner struct {
 	restRegistered int
 }
 
-func newRunner(e *env, o options, plan *Plan, tgARN, ns string) (*runner, error) {
+func newRunner(e *env, o options, plan *Plan, tg awserr.ARN, ns string) (*runner, error) {
 	counts := &callCounts{}
 	api := &countingAPI{next: e.ELBv2, counts: counts}
 	binder, err := e.binder(api, true)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{e: e, o: o, plan: plan, tgARN: tgARN, ns: ns, counts: counts, binder: binder,
+	r := &runner{e: e, o: o, plan: plan, tgARN: tg.Raw, tg: tg, ns: ns, counts: counts, binder: binder,
 		aws: newAWS(api, e.clock, o.retry, e.log)}
 	r.aws.beforeAttempt = r.beforeAttempt
 	if r.j = o.journal; r.j == nil {
-		j, err := NewConfigMapJournal(e.Client, ConfigMapJournalOptions{Namespace: ns, TargetGroupARN: tgARN, Clock: e.clock})
+		j, err := NewConfigMapJournal(e.Client, ConfigMapJournalOptions{Namespace: ns, TargetGroupARN: tg, Clock: e.clock})
 		if err != nil {
 			return nil, err
 		}
 		r.j = j
 	}
 	if r.lock = o.lock; r.lock == nil {
-		l, err := NewLeaseLock(e.Client, LeaseLockOptions{Namespace: ns, TargetGroupARN: tgARN, Holder: e.Holder,
+		l, err := NewLeaseLock(e.Client, LeaseLockOptions{Namespace: ns, TargetGroupARN: tg, Holder: e.Holder,
 			LeaseDuration: o.leaseDuration, Clock: e.clock})
 		if err != nil {
 			return nil, err
@@ -119,14 +119,14 @@ func (r *runner) withLogValues(planID string) {
 // still of the planned type.
 func (r *runner) recheckGuards(ctx context.Context) error {
 	p := r.plan
-	tg, err := r.aws.targetGroup(ctx, p.TargetGroup.ARN, false)
+	tg, err := r.aws.targetGroup(ctx, p.TargetGroup.ARN.Raw, false)
 	if err != nil {
 		return fmt.Errorf("cutover: execute: %w", err)
 	}
 	if string(tg.TargetType) != p.TargetGroup.TargetType {
 		return &InvariantError{Step: "execute", Check: "target-group", Detail: fmt.Sprintf("the target group is of type %s now, the plan says %s: make a new plan", tg.TargetType, p.TargetGroup.TargetType)}
 	}
-	tags, err := r.aws.tags(ctx, p.TargetGroup.ARN, false)
+	tags, err := r.aws.tags(ctx, p.TargetGroup.ARN.Raw, false)
 	if err != nil {
 		return fmt.Errorf("cutover: execute: %w", err)
 	}

@@ -18,7 +18,7 @@ var (
 func fullState() *State {
 	s := NewState(testPlan, "in-place", "bind", "align-health-check", "deregister", "verify")
 	s.Revision = 7
-	s.TargetGroupARN = testTG
+	s.TargetGroupARN = mustTG(testTG)
 	_ = s.SetStep("bind", StepRunning, testEpoch, nil)
 	_ = s.SetStep("bind", StepDone, testEpoch.Add(30*time.Second), nil)
 	_ = s.SetStep("align-health-check", StepRunning, testEpoch.Add(31*time.Second), nil)

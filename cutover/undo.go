@@ -76,7 +76,7 @@ func (rb *rollbackRun) registerMissing(ctx context.Context, live []liveNode, pre
 		// the pod targets go: stop before any change.
 		in := len(all) - len(missing) + fit
 		if floor := rb.st.Restore.Floor; in < min(floor, len(all)) {
-			e := &QuotaError{Op: RollbackRegisterNodes, TargetGroupARN: rb.tgARN,
+			e := &QuotaError{Op: RollbackRegisterNodes, TargetGroupARN: rb.tg,
 				Reason: fmt.Sprintf("the target group has room for %d of the %d missing node targets beside the pod targets (%d free under the plan's room of %d): with %d node targets in, fewer than the floor of %d would serve once the binding is gone; no target was registered or deregistered and the binding stays. Raise the quota, or scale the Service down so that the pod targets leave room", fit, len(missing), free, rb.st.Restore.QuotaRoom, in, floor)}
 			// Room for the targets there now and the floor of node targets.
 			rb.needQuota(e, rb.st.Restore.QuotaRoom-free+min(floor, len(all))-(len(all)-len(missing)))

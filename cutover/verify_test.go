@@ -45,7 +45,7 @@ func TestVerifyNonPodTargets(t *testing.T) {
 	for _, x := range extra {
 		descs = append(descs, elbv2types.TargetDescription{Id: aws.String(x.IP), Port: aws.Int32(x.Port)})
 	}
-	if _, err := s.w.Model().RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(p.TargetGroup.ARN), Targets: descs}); err != nil {
+	if _, err := s.w.Model().RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(p.TargetGroup.ARN.Raw), Targets: descs}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -73,7 +73,7 @@ func TestVerifyNonPodTargets(t *testing.T) {
 		t.Error("the binding is gone")
 	}
 	left := map[string]bool{}
-	for _, tg := range s.w.Targets(p.TargetGroup.ARN) {
+	for _, tg := range s.w.Targets(p.TargetGroup.ARN.Raw) {
 		left[fmt.Sprintf("%s:%d", tg.IP, tg.Port)] = true
 	}
 	for _, x := range extra {
@@ -164,7 +164,7 @@ func TestVerifyRequiresHealthyPodTargets(t *testing.T) {
 		t.Fatalf("Execute once the LBC registers again: completed %t, %v", res.Completed, err)
 	}
 	s.settle()
-	s.checkPodsOnly(p.TargetGroup.ARN)
+	s.checkPodsOnly(p.TargetGroup.ARN.Raw)
 	if st := s.w.Traffic(); st.Failed != 0 {
 		t.Errorf("traffic: %s", st.String())
 	}

@@ -1097,7 +1097,7 @@ func (b *cBuilt) arnScope() diagnose.Scope {
 		arns = append(arns, b.arns[tg.name])
 	}
 	arns = append(arns, slices.Sorted(maps.Keys(b.f.extraARNs))...)
-	return diagnose.Scope{TargetGroupARNs: arns}
+	return diagnose.Scope{TargetGroupARNs: mustTGs(arns...)}
 }
 
 // ------------------------------------------------------------------ tests

@@ -333,8 +333,9 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 }
 
 // route sends each ARN of the scope to the account and Region it names.
-// Malformed ARNs, invalid names and ARNs of accounts with no client become
-// resource errors.
+// ARNs that are zero, not made by a parser or of the wrong kind, invalid
+// names and ARNs of accounts with no client become resource errors. It
+// parses nothing: the scope's ARNs are typed.
 func (r *run) route() (arns, lbs [][]string) {
 	arns = make([][]string, len(r.accounts))
 	lbs = make([][]string, len(r.accounts))
@@ -343,8 +344,8 @@ func (r *run) route() (arns, lbs [][]string) {
 			return s.acct.ID == a.AccountID && s.acct.Region == a.Region
 		})
 	}
-	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.TargetGroupARNs))) {
-		a, err := awserr.ParseTargetGroupARN(raw)
+	for _, a := range scopeARNs(r.scope.TargetGroupARNs) {
+		raw, err := a.Raw, a.ValidTargetGroup()
 		if err == nil && find(a) < 0 {
 			err = noClient(a, r.accounts)
 		}
@@ -354,8 +355,8 @@ func (r *run) route() (arns, lbs [][]string) {
 		}
 		arns[find(a)] = append(arns[find(a)], raw)
 	}
-	for _, raw := range slices.Compact(slices.Sorted(slices.Values(r.scope.LoadBalancerARNs))) {
-		a, err := awserr.ParseLoadBalancerARN(raw)
+	for _, a := range scopeARNs(r.scope.LoadBalancerARNs) {
+		raw, err := a.Raw, a.ValidLoadBalancer()
 		if err == nil && find(a) < 0 {
 			err = noClient(a, r.accounts)
 		}
@@ -372,6 +373,13 @@ func (r *run) route() (arns, lbs [][]string) {
 		}
 	}
 	return arns, lbs
+}
+
+// scopeARNs returns arns sorted by their text, each text once.
+func scopeARNs(arns []awserr.ARN) []awserr.ARN {
+	out := slices.Clone(arns)
+	slices.SortStableFunc(out, func(a, b awserr.ARN) int { return cmp.Compare(a.Raw, b.Raw) })
+	return slices.CompactFunc(out, func(a, b awserr.ARN) bool { return a.Raw == b.Raw })
 }
 
 // readCluster lists one cluster. A kind that cannot be listed is a

@@ -45,7 +45,8 @@
 // optional Service Quotas client for the quotas on targets) and one
 // client.Reader per cluster ([Cluster], with an optional VPC ID and address
 // ranges). [Scope] selects target groups by ARN, by name, by load balancer,
-// by tags, or all of them. Options: [WithClock], [WithLogger],
+// by tags, or all of them; its ARNs are typed (tgmigrate.ARN, parsed by the
+// caller with tgmigrate.ParseTargetGroupARN or ParseLoadBalancerARN). Options: [WithClock], [WithLogger],
 // [WithConcurrency], [WithRateLimit], [WithMaxAttempts],
 // [WithListPageSize], [WithProgress].
 //
@@ -259,7 +260,8 @@
 // paging marker that comes back ends the paging, and a panic inside a
 // worker (a client's, or the analysis of one target group) is recovered as
 // an [ErrPanic] on its resource, with the rest of the report still
-// produced. Everything else is per resource: an unknown or malformed ARN, a target
+// produced. Everything else is per resource: an unknown ARN, or one that is
+// zero, not made by a parser or of the wrong kind, a target
 // group of another account or Region, a cluster without the
 // TargetGroupBinding CRD (a finding), a reader without RBAC, throttling
 // beyond the retry budget. Each is a [ResourceError] in [Report.Errors]

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/mock/gomock"
 	"golang.org/x/time/rate"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -98,7 +99,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 	}{
 		{
 			name:  "by ARN: one call for the ARNs, nothing for the others",
-			scope: Scope{TargetGroupARNs: []string{arn(7), arn(3), arn(250), arn(3)}},
+			scope: Scope{TargetGroupARNs: mustTGs(arn(7), arn(3), arn(250), arn(3))},
 			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return slices.Equal(in.TargetGroupArns, slices.Sorted(slices.Values([]string{arn(250), arn(3), arn(7)}))) && aws.ToInt32(in.PageSize) == PageSize
@@ -109,9 +110,9 @@ func TestAPIEconomyScopes(t *testing.T) {
 		},
 		{
 			name: "by ARN: 45 ARNs in batches of 20",
-			scope: Scope{TargetGroupARNs: func() (out []string) {
+			scope: Scope{TargetGroupARNs: func() (out []tgmigrate.ARN) {
 				for i := range 45 {
-					out = append(out, arn(i))
+					out = append(out, mustTG(arn(i)))
 				}
 				return out
 			}()},
@@ -141,7 +142,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 		},
 		{
 			name:  "by load balancer",
-			scope: Scope{LoadBalancerARNs: []string{w.lbARN("lb-1")}},
+			scope: Scope{LoadBalancerARNs: mustLBs(w.lbARN("lb-1"))},
 			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return aws.ToString(in.LoadBalancerArn) == w.lbARN("lb-1") && aws.ToInt32(in.PageSize) == PageSize
@@ -233,7 +234,7 @@ func TestMultiAccount(t *testing.T) {
 	ha := newHarness(t, wa)
 	src := ha.src
 	src.Accounts = []Account{{ID: wa.account(), Region: testRegion, ELBv2: viaELBv2(t, ma)}, {ID: wb.account(), Region: testRegion, ELBv2: viaELBv2(t, mb)}}
-	rep, err := Diagnose(t.Context(), src, Scope{TargetGroupARNs: []string{wa.tgARN("legacy-web")}, TargetGroupNames: []string{"legacy-api"}},
+	rep, err := Diagnose(t.Context(), src, Scope{TargetGroupARNs: mustTGs(wa.tgARN("legacy-web")), TargetGroupNames: []string{"legacy-api"}},
 		WithClock(vclock.New(time.Time{})), WithConcurrency(4))
 	if err != nil {
 		t.Fatal(err)

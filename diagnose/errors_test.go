@@ -30,7 +30,7 @@ func TestWrongRegion(t *testing.T) {
 	otherRegionLB := strings.Replace(robustALB, robustRegion, "eu-central-1", 1)
 
 	rep, err := diagnose.Diagnose(t.Context(), robustSources(t, elb), diagnose.Scope{
-		All: true, TargetGroupARNs: []string{otherRegion, otherAccount}, LoadBalancerARNs: []string{otherRegionLB},
+		All: true, TargetGroupARNs: mustTGs(otherRegion, otherAccount), LoadBalancerARNs: mustLBs(otherRegionLB),
 	}, robustOptions()...)
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestUnknownARNIsIsolated(t *testing.T) {
 	})), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(5)
 	expectRest(h.elb, w, w.TargetGroups)
 	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
-	rep, err := h.run(t, Scope{TargetGroupARNs: []string{w.tgARN("legacy-web"), w.tgARN("alpha"), w.tgARN("beta"), ghost}})
+	rep, err := h.run(t, Scope{TargetGroupARNs: mustTGs(w.tgARN("legacy-web"), w.tgARN("alpha"), w.tgARN("beta"), ghost)})
 	if err != nil {
 		t.Fatalf("Diagnose() = %v, want partial results and no error", err)
 	}
@@ -67,7 +67,11 @@ func TestForeignAccounts(t *testing.T) {
 	// it is reported, and gets no tags or health call.
 	expectAll(h.elb, w)
 	otherRegion := strings.Replace(w.tgARN("legacy-web"), testRegion, "us-east-1", 1)
-	rep, err := h.run(t, Scope{All: true, TargetGroupARNs: []string{otherRegion, "arn:aws:s3:::bucket"}})
+	// A load balancer's ARN and a hand-made one in the scope are refused
+	// each as an invalid ARN; a malformed string cannot be in it.
+	handMade := strings.Replace(w.tgARN("legacy-web"), "legacy-web", "hand-made", 1)
+	scope := append(mustTGs(otherRegion), mustLB(w.lbARN("edge")), handMadeTG(handMade))
+	rep, err := h.run(t, Scope{All: true, TargetGroupARNs: scope})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +79,10 @@ func TestForeignAccounts(t *testing.T) {
 		t.Errorf("target groups = %+v", rep.TargetGroups)
 	}
 	for resource, cat := range map[string]string{
-		w.tgARN("theirs"):     "wrong-account",
-		otherRegion:           "wrong-region",
-		"arn:aws:s3:::bucket": "invalid-arn",
+		w.tgARN("theirs"): "wrong-account",
+		otherRegion:       "wrong-region",
+		w.lbARN("edge"):   "invalid-arn",
+		handMade:          "invalid-arn",
 	} {
 		e := rep.errorFor(resource)
 		if e == nil || e.Category != cat {
@@ -97,7 +102,7 @@ func TestUnknownLoadBalancerAndName(t *testing.T) {
 	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(4)
 	expectRest(h.elb, w, w.TargetGroups)
 	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
-	rep, err := h.run(t, Scope{LoadBalancerARNs: []string{lb}, TargetGroupNames: []string{"legacy-web", "missing", "-bad-"}})
+	rep, err := h.run(t, Scope{LoadBalancerARNs: mustLBs(lb), TargetGroupNames: []string{"legacy-web", "missing", "-bad-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +121,7 @@ func TestNothingScanned(t *testing.T) {
 	h := newHarness(t, w)
 	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
 	gone := strings.Replace(w.tgARN("legacy-web"), "legacy-web", "gone", 1)
-	rep, err := h.run(t, Scope{TargetGroupARNs: []string{gone}})
+	rep, err := h.run(t, Scope{TargetGroupARNs: mustTGs(gone)})
 	if !errors.Is(err, ErrNothingScanned) || !errors.Is(err, awserr.ErrNotFound) {
 		t.Fatalf("Diagnose() = %v, want ErrNothingScanned and ErrNotFound", err)
 	}

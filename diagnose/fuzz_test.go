@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -469,17 +470,17 @@ func FuzzClientResponses(f *testing.F) {
 		case 1:
 			for _, tg := range w.tgs {
 				if tg.TargetGroupArn != nil {
-					scope.TargetGroupARNs = append(scope.TargetGroupARNs, *tg.TargetGroupArn)
+					scope.TargetGroupARNs = append(scope.TargetGroupARNs, fuzzARNs(*tg.TargetGroupArn)...)
 				}
 			}
-			scope.TargetGroupARNs = append(scope.TargetGroupARNs, "arn:aws:s3:::bucket", strings.Replace(robustARN("x"), robustRegion, "eu-central-1", 1))
+			scope.TargetGroupARNs = append(scope.TargetGroupARNs, fuzzARNs("arn:aws:s3:::bucket", strings.Replace(robustARN("x"), robustRegion, "eu-central-1", 1))...)
 		case 2:
 			for _, tg := range w.tgs {
 				scope.TargetGroupNames = append(scope.TargetGroupNames, *tg.TargetGroupName)
 			}
 			scope.TargetGroupNames = append(scope.TargetGroupNames, "missing", "-bad-")
 		case 3:
-			scope.LoadBalancerARNs = []string{robustALB, fuzzNLB, "garbage", strings.Replace(robustALB, robustRegion, "us-east-1", 1)}
+			scope.LoadBalancerARNs = fuzzARNs(robustALB, fuzzNLB, "garbage", strings.Replace(robustALB, robustRegion, "us-east-1", 1))
 		case 4:
 			scope.Tags = map[string]string{"team": ""}
 		}
@@ -507,4 +508,20 @@ func FuzzClientResponses(f *testing.F) {
 				rep.Summary.Targets, rep.Summary.TargetGroups, targets, len(rep.TargetGroups))
 		}
 	})
+}
+
+// fuzzARNs parses each of ss as the caller would (a target group's or a
+// load balancer's ARN); one that does not parse is kept as a hand-made
+// value holding the text alone, which Diagnose refuses per resource as it
+// refused the text before the scope was typed.
+func fuzzARNs(ss ...string) []tgmigrate.ARN {
+	out := make([]tgmigrate.ARN, 0, len(ss))
+	for _, s := range ss {
+		var a tgmigrate.ARN
+		if err := a.UnmarshalText([]byte(s)); err != nil {
+			a = tgmigrate.ARN{Raw: s}
+		}
+		out = append(out, a)
+	}
+	return out
 }

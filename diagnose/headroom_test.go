@@ -317,7 +317,7 @@ func TestQuotaHeadroom(t *testing.T) {
 			}
 			scope := Scope{All: true}
 			if tt.arnScope {
-				scope = Scope{TargetGroupARNs: []string{w.tgARN("legacy-web")}}
+				scope = Scope{TargetGroupARNs: mustTGs(w.tgARN("legacy-web"))}
 				h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return len(in.TargetGroupArns) == 1
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)

@@ -292,7 +292,7 @@ func TestNilResponses(t *testing.T) {
 		name  string
 		scope diagnose.Scope
 	}{
-		{"arns", diagnose.Scope{TargetGroupARNs: []string{robustARN("alpha"), robustARN("beta"), robustARN("gamma")}}},
+		{"arns", diagnose.Scope{TargetGroupARNs: mustTGs(robustARN("alpha"), robustARN("beta"), robustARN("gamma"))}},
 		{"all", diagnose.Scope{All: true}},
 	}
 
@@ -304,7 +304,10 @@ func TestNilResponses(t *testing.T) {
 				if rep == nil || !errors.Is(err, diagnose.ErrNothingScanned) || !errors.Is(err, diagnose.ErrNilResponse) {
 					t.Fatalf("Diagnose() = %v, %v; want a report, ErrNothingScanned and ErrNilResponse", rep, err)
 				}
-				resources := sc.scope.TargetGroupARNs
+				var resources []string
+				for _, a := range sc.scope.TargetGroupARNs {
+					resources = append(resources, a.Raw)
+				}
 				if sc.scope.All {
 					resources = []string{robustAccount} // the listing failed: no target group is known
 				}

@@ -253,7 +253,7 @@ func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock
 		ClusterName: bc.c.name, ClusterVPCID: bc.c.vpc, ClusterCIDRs: bc.c.cidrs,
 	}
 	req := cutover.Request{
-		TargetGroupARN: n.TargetGroupARN, Namespace: n.Service.Namespace, Service: n.Service.Name,
+		TargetGroupARN: mustTG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), Strategy: cutover.Strategy(n.Strategy),
 	}
 	p, err := cutover.PlanCutover(ctx, env, req)
@@ -297,7 +297,7 @@ func buildBinding(ctx context.Context, t *testing.T, b *cBuilt, tg *diagnose.Tar
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := tgbind.Request{TargetGroupARN: n.TargetGroupARN, Namespace: n.Service.Namespace, Service: n.Service.Name,
+	req := tgbind.Request{TargetGroupARN: mustTG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), MultiCluster: true}
 	got, err := binder.Build(ctx, req)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -223,7 +224,7 @@ func TestReportValidatesAgainstSchema(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		w := baseWorld()
 		h := newHarness(t, w)
-		rep, _ := h.run(t, Scope{TargetGroupARNs: []string{"not-an-arn"}})
+		rep, _ := h.run(t, Scope{TargetGroupARNs: []tgmigrate.ARN{{Raw: "not-an-arn"}}})
 		validate(t, rep)
 	})
 	t.Run("the schema rejects a wrong version", func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // Sources is everything Diagnose reads: one read-only ELBv2 client per AWS
@@ -77,13 +79,15 @@ type Cluster struct {
 // list every target group (pages of 400) and a Tags scope reads the tags of
 // every listed target group (batches of 20) before it filters.
 type Scope struct {
-	// TargetGroupARNs are target groups by ARN. Each ARN is routed to the
-	// account and Region it names.
-	TargetGroupARNs []string `json:"targetGroupARNs,omitempty"`
+	// TargetGroupARNs are target groups by ARN, as
+	// tgmigrate.ParseTargetGroupARN (or JSON) parsed them. Each ARN is
+	// routed to the account and Region it names.
+	TargetGroupARNs []tgmigrate.ARN `json:"targetGroupARNs,omitempty"`
 	// TargetGroupNames are target groups by name, looked up in every account.
 	TargetGroupNames []string `json:"targetGroupNames,omitempty"`
-	// LoadBalancerARNs selects every target group of these load balancers.
-	LoadBalancerARNs []string `json:"loadBalancerARNs,omitempty"`
+	// LoadBalancerARNs selects every target group of these load balancers,
+	// as tgmigrate.ParseLoadBalancerARN (or JSON) parsed them.
+	LoadBalancerARNs []tgmigrate.ARN `json:"loadBalancerARNs,omitempty"`
 	// Tags keeps only target groups that carry every one of these tags. An
 	// empty value matches any value of the key.
 	Tags map[string]string `json:"tags,omitempty"`

@@ -59,7 +59,7 @@ func BenchmarkBuildManifest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
+			req := Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -47,8 +47,8 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 	o := collect(opts)
 	c := &checker{}
 	checkMetadata(c, req.Name, false, req.Namespace, req.Service, req.Labels)
-	arn, arnOK := checkARN(c, req.TargetGroupARN)
-	tg, err := b.describeChecked(ctx, c, req.TargetGroupARN, arnOK)
+	arn, arnOK := checkRequestARN(c, req.TargetGroupARN)
+	tg, err := b.describeChecked(ctx, c, req.TargetGroupARN.Raw, arnOK)
 	if err != nil {
 		return nil, fmt.Errorf("tgbind: build: %w", err)
 	}
@@ -72,7 +72,7 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 	if err != nil {
 		return nil, fmt.Errorf("tgbind: build: %w", err)
 	}
-	targets, err := b.targetHealth(ctx, req.TargetGroupARN)
+	targets, err := b.targetHealth(ctx, req.TargetGroupARN.Raw)
 	if err != nil {
 		return nil, fmt.Errorf("tgbind: build: %w", err)
 	}
@@ -93,7 +93,7 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 	if name == "" {
 		name = Name(req.Service, port, arn.Name)
 	}
-	existing, others := sameARN(all, req.TargetGroupARN, arn, types.NamespacedName{Namespace: req.Namespace, Name: name})
+	existing, others := sameARN(all, req.TargetGroupARN.Raw, arn, types.NamespacedName{Namespace: req.Namespace, Name: name})
 	foreign := foreignTargets(ready, targets)
 	decision, dnotes := decideMultiCluster(req, existing, others, len(targets), foreign)
 	notes = append(notes, dnotes...)
@@ -104,10 +104,10 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 			Name:        name,
 			Namespace:   req.Namespace,
 			Labels:      ownedLabels(req.Labels),
-			Annotations: ownedAnnotations(req.Annotations, req.TargetGroupARN, decision.Reason),
+			Annotations: ownedAnnotations(req.Annotations, req.TargetGroupARN.Raw, decision.Reason),
 		},
 		Spec: v1beta1.TargetGroupBindingSpec{
-			TargetGroupARN:          req.TargetGroupARN,
+			TargetGroupARN:          req.TargetGroupARN.Raw,
 			TargetType:              ptrTo(v1beta1.TargetTypeIP),
 			ServiceRef:              v1beta1.ServiceReference{Name: req.Service, Port: port},
 			VpcID:                   aws.ToString(tg.VpcId),
@@ -136,7 +136,7 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 		notes = append(notes, fmt.Sprintf("%s/%s exists and tgmigrate does not own it: Apply refuses it without WithForce", req.Namespace, name))
 	}
 
-	b.log.V(1).Info("built", "binding", req.Namespace+"/"+name, "targetGroupARN", req.TargetGroupARN,
+	b.log.V(1).Info("built", "binding", req.Namespace+"/"+name, "targetGroupARN", req.TargetGroupARN.Raw,
 		"multiCluster", decision.Enabled, "reason", decision.Reason)
 	return &Binding{
 		Version:            BindingVersion,
@@ -196,7 +196,7 @@ func decideMultiCluster(req Request, existing *v1beta1.TargetGroupBinding, other
 	var notes []string
 	d := MultiClusterDecision{ForeignTargets: foreign}
 	switch {
-	case existing != nil && existing.Spec.TargetGroupARN == req.TargetGroupARN && !(req.MultiCluster && !existing.Spec.MultiClusterTargetGroup):
+	case existing != nil && existing.Spec.TargetGroupARN == req.TargetGroupARN.Raw && !(req.MultiCluster && !existing.Spec.MultiClusterTargetGroup):
 		d.Enabled = existing.Spec.MultiClusterTargetGroup
 		d.Reason = ReasonExistingBinding
 		if r := existing.Annotations[AnnotationMultiClusterReason]; r != "" {

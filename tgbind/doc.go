@@ -36,6 +36,7 @@
 //
 // # Calls, in order
 //
+//	arn, err := tgmigrate.ParseTargetGroupARN(s) // once, where the ARN comes in
 //	b, _ := tgbind.New(tgbind.Options{ELBv2: elb, Reader: kc, Writer: kc, Discovery: dc})
 //	binding, err := b.Build(ctx, tgbind.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
 //	res, err := b.Apply(ctx, binding.TargetGroupBinding) // runs Validate first
@@ -92,7 +93,9 @@
 //
 //   - metadata: DNS-1123 name, namespace and Service set, no LBC stack label.
 //   - target-group-arn, target-group-exists, target-group-type: the ARN is
-//     well-formed (a malformed one never reaches AWS), the target group
+//     a target group's, made by a parser (a Request's typed ARN is checked,
+//     a binding's spec.targetGroupARN parsed; a bad one never reaches
+//     AWS), the target group
 //     exists and is of type ip ([ErrInstanceTargetGroup] points at
 //     cutover's blue/green path).
 //   - spec: vpcID, ipAddressType, targetGroupProtocol agree with AWS.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -101,8 +102,13 @@ func ExampleBinder_Build() {
 		fmt.Println(err)
 		return
 	}
+	tg, err := tgmigrate.ParseTargetGroupARN(legacyARN) // once, where the ARN comes in
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	binding, err := b.Build(context.Background(), tgbind.Request{
-		TargetGroupARN: legacyARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -128,8 +134,13 @@ func ExampleWithLoadBalancerSecurityGroups() {
 		fmt.Println(err)
 		return
 	}
+	tg, err := tgmigrate.ParseTargetGroupARN(legacyARN)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	binding, err := b.Build(context.Background(), tgbind.Request{
-		TargetGroupARN: legacyARN, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
+		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 	}, tgbind.WithLoadBalancerSecurityGroups())
 	if err != nil {
 		fmt.Println(err)

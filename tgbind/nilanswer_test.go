@@ -29,7 +29,7 @@ func TestNilAnswer(t *testing.T) {
 			}
 			u.world.wire(u.elb)
 			before := snapshot(t, t.Context(), u.raw, testNS)
-			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
+			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
 			if !errors.Is(err, awserr.ErrNilResponse) {
 				t.Fatalf("Build: %v: want ErrNilResponse", err)
 			}

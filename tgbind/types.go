@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -46,8 +47,9 @@ const (
 
 // Request names the (target group, Service) pair to bind.
 type Request struct {
-	// TargetGroupARN is the existing target group. Required.
-	TargetGroupARN string `json:"targetGroupARN"`
+	// TargetGroupARN is the existing target group, as
+	// tgmigrate.ParseTargetGroupARN (or JSON) parsed it. Required.
+	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN"`
 	// Namespace is the Service's namespace, where the binding is created. Required.
 	Namespace string `json:"namespace"`
 	// Service is the Service whose endpoints the LBC registers. Required.

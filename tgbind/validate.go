@@ -158,9 +158,23 @@ func checkMetadata(c *checker, name string, requireName bool, namespace, service
 	return true
 }
 
-// checkARN runs CheckTargetGroupARN.
+// checkARN runs CheckTargetGroupARN on s, a binding's spec.targetGroupARN:
+// a Kubernetes object's string field, the one ARN tgbind parses.
 func checkARN(c *checker, s string) (awserr.ARN, bool) {
 	a, err := awserr.ParseTargetGroupARN(s)
+	return checkedARN(c, s, a, err)
+}
+
+// checkRequestARN runs CheckTargetGroupARN on a, a Request's ARN, typed:
+// it parses nothing, and refuses the zero ARN, one not made by a parser
+// and a load balancer's.
+func checkRequestARN(c *checker, a awserr.ARN) (awserr.ARN, bool) {
+	return checkedARN(c, a.Raw, a, a.ValidTargetGroup())
+}
+
+// checkedARN records CheckTargetGroupARN's outcome for s, parsed or
+// checked as a with the error err.
+func checkedARN(c *checker, s string, a awserr.ARN, err error) (awserr.ARN, bool) {
 	if err != nil {
 		detail := err.Error()
 		var ae *awserr.ARNError

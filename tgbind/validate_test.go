@@ -36,7 +36,7 @@ var checkOrder = []string{
 // mustBuild builds the standard request: shop/web port http on legacy-web.
 func mustBuild(t *testing.T, u *unit) *v1beta1.TargetGroupBinding {
 	t.Helper()
-	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: testARN, Namespace: testNS, Service: testService, Port: intstrHTTP})
+	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstrHTTP})
 	if err != nil {
 		t.Fatalf("Build() = %v", err)
 	}

@@ -147,7 +147,7 @@ func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := w.Legacy()
-		binding, err := b.Build(t.Context(), Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service,
+		binding, err := b.Build(t.Context(), Request{TargetGroupARN: mustTG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service,
 			Port: intstr.FromString(l.PortName)})
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +213,7 @@ func TestLoadBalancerSecurityGroupsOnTheSimulator(t *testing.T) {
 		t.Run(fmt.Sprintf("wire=%t", wire), func(t *testing.T) {
 			w := seedWorld(t, wire)
 			l := w.Legacy()
-			req := Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+			req := Request{TargetGroupARN: mustTG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
 			build := func(api ELBv2API, opts ...Option) *Binding {
 				t.Helper()
 				b, err := New(Options{ELBv2: api, Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID})

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // maxConfigMapBytes is the API server's limit on a ConfigMap's data (the
@@ -25,8 +27,9 @@ type ConfigMapOptions struct {
 	// lives. Required.
 	Namespace string
 	// TargetGroupARN is the target group being cut over. It names the
-	// ConfigMap (see [ConfigMapName]). Required.
-	TargetGroupARN string
+	// ConfigMap (see [ConfigMapName]). Required: the zero ARN, or one not
+	// made by tgmigrate.ParseTargetGroupARN, is refused.
+	TargetGroupARN tgmigrate.ARN
 	// Clock stamps State.UpdatedAt. Nil means the real clock.
 	Clock clock.PassiveClock
 }
@@ -48,7 +51,7 @@ type ConfigMapOptions struct {
 type ConfigMap struct {
 	c     client.Client
 	key   client.ObjectKey
-	tgARN string
+	tgARN tgmigrate.ARN
 	clock clock.PassiveClock
 
 	memory
@@ -123,7 +126,7 @@ func (j *ConfigMap) fetch(ctx context.Context, op string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.TargetGroupARN != "" && s.TargetGroupARN != j.tgARN {
+	if !s.TargetGroupARN.IsZero() && s.TargetGroupARN.Raw != j.tgARN.Raw {
 		return nil, &CorruptJournalError{Journal: j.where(),
 			Reason: fmt.Sprintf("state records target group %s, the ConfigMap is for %s", s.TargetGroupARN, j.tgARN)}
 	}
@@ -136,7 +139,7 @@ func (j *ConfigMap) owned(cm *corev1.ConfigMap) error {
 	if cm.Labels[LabelManagedBy] != ManagedBy {
 		return &NotManagedError{Object: j.where(), Reason: fmt.Sprintf("label %s is not %q", LabelManagedBy, ManagedBy)}
 	}
-	if got := cm.Annotations[AnnotationTargetGroupARN]; got != j.tgARN {
+	if got := cm.Annotations[AnnotationTargetGroupARN]; got != j.tgARN.Raw {
 		return &NotManagedError{Object: j.where(), Reason: fmt.Sprintf("annotation %s is %q, not %q", AnnotationTargetGroupARN, got, j.tgARN)}
 	}
 	return nil
@@ -153,9 +156,9 @@ func (j *ConfigMap) Save(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	if next.TargetGroupARN == "" {
+	if next.TargetGroupARN.IsZero() {
 		next.TargetGroupARN = j.tgARN
-	} else if next.TargetGroupARN != j.tgARN {
+	} else if next.TargetGroupARN.Raw != j.tgARN.Raw {
 		return &InputError{Op: op, Field: "state", Reason: fmt.Sprintf("target group %s is not the journal's %s", next.TargetGroupARN, j.tgARN)}
 	}
 	data, err := EncodeState(next)
@@ -180,7 +183,7 @@ func (j *ConfigMap) Save(ctx context.Context, s *State) error {
 	}
 	cm.Labels[LabelManagedBy] = ManagedBy
 	cm.Labels[LabelComponent] = "journal"
-	cm.Annotations[AnnotationTargetGroupARN] = j.tgARN
+	cm.Annotations[AnnotationTargetGroupARN] = j.tgARN.Raw
 	cm.Annotations[AnnotationPlanID] = next.Plan.ID
 	cm.Data = map[string]string{DataKey: string(data)}
 

@@ -21,8 +21,8 @@
 //     file_lock_other.go: the lock on its directory, by platform.
 //   - configmap.go: [ConfigMap], the journal in a ConfigMap.
 //   - names.go: the names, labels and annotations of the objects tgmigrate
-//     keeps in the cluster ([ConfigMapName], [LeaseName], [LabelManagedBy],
-//     ...), and [ValidNamespace].
+//     keeps in the cluster ([ConfigMapName] and [LeaseName], of a typed
+//     tgmigrate.ARN; [LabelManagedBy], ...), and [ValidNamespace].
 //   - errors.go: the sentinels ([ErrNoJournal], [ErrConflict],
 //     [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged],
 //     [ErrInvalidInput]) and the error types that carry data.

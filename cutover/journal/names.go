@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate"
 )
 
 // Names of the labels and annotations on the objects tgmigrate creates.
@@ -43,9 +43,10 @@ const (
 // group tgARN: "tgmigrate-journal-<tg name>-<hash>", where the hash is the
 // first 10 hex digits of the SHA-256 of the whole ARN (two target groups of
 // the same name in two accounts or regions get two journals). The name is a
-// DNS-1123 label of at most 61 characters. A malformed ARN gives an
-// *InputError that unwraps to tgmigrate.ErrInvalidARN.
-func ConfigMapName(tgARN string) (string, error) {
+// DNS-1123 label of at most 61 characters. An ARN that is zero, not made
+// by a parser, or not a target group's gives an *InputError that unwraps to
+// tgmigrate.ErrInvalidARN.
+func ConfigMapName(tgARN tgmigrate.ARN) (string, error) {
 	return objectName("journal name", configMapPrefix, tgARN)
 }
 
@@ -53,16 +54,15 @@ func ConfigMapName(tgARN string) (string, error) {
 // "tgmigrate-lock-<tg name>-<hash>", built like [ConfigMapName], at most 58
 // characters. The lock is cutover's; its name follows the journal's
 // convention.
-func LeaseName(tgARN string) (string, error) {
+func LeaseName(tgARN tgmigrate.ARN) (string, error) {
 	return objectName("lease name", leasePrefix, tgARN)
 }
 
-func objectName(op, prefix, tgARN string) (string, error) {
-	a, err := awserr.ParseTargetGroupARN(tgARN)
-	if err != nil {
+func objectName(op, prefix string, a tgmigrate.ARN) (string, error) {
+	if err := a.ValidTargetGroup(); err != nil {
 		return "", &InputError{Op: op, Field: "target group ARN", Reason: "malformed", Err: err}
 	}
-	sum := sha256.Sum256([]byte(tgARN))
+	sum := sha256.Sum256([]byte(a.Raw))
 	// Target group names are 1-32 letters, digits or hyphens and neither
 	// start nor end with a hyphen, so the result is a DNS-1123 label.
 	return prefix + strings.ToLower(a.Name) + "-" + hex.EncodeToString(sum[:])[:nameHashLen], nil

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
@@ -200,7 +201,7 @@ type State struct {
 	// Plan is the plan this journal belongs to.
 	Plan PlanRef `json:"plan"`
 	// TargetGroupARN is the target group being cut over.
-	TargetGroupARN string `json:"targetGroupARN,omitempty"`
+	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN,omitzero"`
 	// Strategy is the plan's strategy, for example "in-place" or "blue-green".
 	Strategy string `json:"strategy"`
 	// Steps holds one record per plan step, in plan order.

@@ -66,7 +66,8 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	case f.namespace == "" || f.service == "":
 		return usagef("--namespace and --service are required")
 	}
-	if err := checkTargetGroup(f.targetGroup); err != nil {
+	tg, err := checkTargetGroup(f.targetGroup)
+	if err != nil {
 		return err
 	}
 	var port intstr.IntOrString
@@ -89,7 +90,7 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 		return err
 	}
 	binding, err := b.Build(ctx, tgbind.Request{
-		TargetGroupARN: f.targetGroup, Namespace: f.namespace, Service: f.service, Port: port,
+		TargetGroupARN: tg, Namespace: f.namespace, Service: f.service, Port: port,
 		Name: f.name, IngressSecurityGroups: f.securityGroups, MultiCluster: f.multiCluster,
 	})
 	if err != nil {

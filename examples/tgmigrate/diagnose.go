@@ -146,19 +146,21 @@ func (f *diagnoseFlags) scope() (diagnose.Scope, error) {
 	var s diagnose.Scope
 	for _, tg := range f.targetGroups {
 		if strings.HasPrefix(tg, "arn:") {
-			if err := checkTargetGroup(tg); err != nil {
+			a, err := checkTargetGroup(tg)
+			if err != nil {
 				return s, err
 			}
-			s.TargetGroupARNs = append(s.TargetGroupARNs, tg)
+			s.TargetGroupARNs = append(s.TargetGroupARNs, a)
 			continue
 		}
 		s.TargetGroupNames = append(s.TargetGroupNames, tg)
 	}
 	for _, lb := range f.loadBalancers {
-		if _, err := tgmigrate.ParseLoadBalancerARN(lb); err != nil {
+		a, err := tgmigrate.ParseLoadBalancerARN(lb)
+		if err != nil {
 			return s, usagef("--load-balancer: %v", err)
 		}
-		s.LoadBalancerARNs = append(s.LoadBalancerARNs, lb)
+		s.LoadBalancerARNs = append(s.LoadBalancerARNs, a)
 	}
 	for _, t := range f.tags {
 		k, v, _ := strings.Cut(t, "=")

@@ -6,8 +6,8 @@
 //   - doc.go: this comment.
 //   - main.go: main, on a context that SIGINT and SIGTERM cancel.
 //   - root.go: the root command, its global flags and the helpers they share.
-//   - exit.go: the exit codes and the errors that carry them, and the one
-//     check of a --target-group ARN.
+//   - exit.go: the exit codes and the errors that carry them, the one parse
+//     of a target group ARN and the check of a --target-group flag.
 //   - cloud.go: the AWS accounts and the cluster client, from the flags.
 //   - diagnose.go: diagnose.
 //   - migrate.go: plan, execute and rollback.

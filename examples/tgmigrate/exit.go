@@ -1,9 +1,9 @@
 package main
 
 // exit.go: the exit codes, the errors that carry them (usageError,
-// findingsError, failedError), checkTargetGroup, the one check of a
-// --target-group ARN, and exitCode, which prints an error as one line on
-// stderr.
+// findingsError, failedError), parseTargetGroup, the CLI's one parse of a
+// target group ARN, and checkTargetGroup, its check of a --target-group
+// flag, and exitCode, which prints an error as one line on stderr.
 
 import (
 	"errors"
@@ -33,13 +33,21 @@ func usagef(format string, a ...any) error {
 	return &usageError{err: fmt.Errorf(format, a...)}
 }
 
+// parseTargetGroup is the CLI's one parse of a target group ARN: a
+// --target-group flag's (through checkTargetGroup) or the simulated world's.
+// From here on the typed value is passed on.
+func parseTargetGroup(arn string) (tgmigrate.ARN, error) {
+	return tgmigrate.ParseTargetGroupARN(arn)
+}
+
 // checkTargetGroup is the one check of a --target-group ARN, which every
 // command runs before it loads credentials: a malformed one is a usage error.
-func checkTargetGroup(arn string) error {
-	if _, err := tgmigrate.ParseTargetGroupARN(arn); err != nil {
-		return usagef("--target-group: %v", err)
+func checkTargetGroup(arn string) (tgmigrate.ARN, error) {
+	a, err := parseTargetGroup(arn)
+	if err != nil {
+		return a, usagef("--target-group: %v", err)
 	}
-	return nil
+	return a, nil
 }
 
 // asUsage marks err as a usage error.

@@ -62,7 +62,11 @@ func TestInterruptPrintsResumeHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), request(w))
+	req, err := request(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 )
 
@@ -79,11 +80,12 @@ func (f *planFlags) request() (cutover.Request, error) {
 	case f.iamPolicy && f.controllerPolicy:
 		return cutover.Request{}, usagef("--iam-policy and --controller-policy: give one")
 	}
-	if err := checkTargetGroup(f.targetGroup); err != nil {
+	tg, err := checkTargetGroup(f.targetGroup)
+	if err != nil {
 		return cutover.Request{}, err
 	}
 	req := cutover.Request{
-		TargetGroupARN: f.targetGroup, Namespace: f.namespace, Service: f.service,
+		TargetGroupARN: tg, Namespace: f.namespace, Service: f.service,
 		Strategy: cutover.Strategy(f.strategy), MinHealthy: f.minHealthy,
 		AccountID: f.expectAccount, Region: f.expectRegion, LeaveSecurityGroups: f.leaveSecurityGroups,
 	}
@@ -372,6 +374,7 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 	}
 	var src cutover.Source
 	var plan *cutover.Plan
+	var tg tgmigrate.ARN
 	var err error
 	switch {
 	case f.plan != "":
@@ -380,7 +383,7 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 		}
 		src = plan
 	case f.targetGroup != "" && f.namespace != "":
-		if err := checkTargetGroup(f.targetGroup); err != nil {
+		if tg, err = checkTargetGroup(f.targetGroup); err != nil {
 			return err
 		}
 	default:
@@ -417,7 +420,7 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 			src = st
 		}
 	case src == nil:
-		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: f.namespace, TargetGroupARN: f.targetGroup})
+		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: f.namespace, TargetGroupARN: tg})
 		if err != nil {
 			return asUsage(err)
 		}

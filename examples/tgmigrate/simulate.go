@@ -313,10 +313,11 @@ func newEnv(w *sim.World) cutover.Env {
 // request is the cutover request of the seed's case, planned under the
 // world's own timings: so that the plan's floor is the world's, and its
 // pod preconditions too.
-func request(w *sim.World) cutover.Request {
+func request(w *sim.World) (cutover.Request, error) {
 	l := w.Legacy()
-	return cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
-		Assumptions: w.Assumptions()}
+	tg, err := parseTargetGroup(l.TargetGroupARN)
+	return cutover.Request{TargetGroupARN: tg, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions()}, err
 }
 
 // newWorld builds the world of a run and shows it to a.onWorld under name

@@ -115,7 +115,11 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	w.Run(f.leadIn)
 	start := w.Clock().Now()
 	env := newEnv(w)
-	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	req, err := request(w)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	plan, err := cutover.PlanCutover(ctx, env, req)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
@@ -195,7 +199,10 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 		notes = append(notes, "not restored: "+why)
 	}
 	// Then cuts over again, with a new plan.
-	retry, err := cutover.PlanCutover(ctx, env, request(w))
+	if req, err = request(w); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	retry, err := cutover.PlanCutover(ctx, env, req)
 	if err == nil {
 		_, err = cutover.Execute(ctx, env, retry)
 	}

@@ -224,7 +224,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 
 	// Every strategy's floor comes from the same read-only plan.
 	env := newEnv(w)
-	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	req, err := request(w)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	plan, err := cutover.PlanCutover(ctx, env, req)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}

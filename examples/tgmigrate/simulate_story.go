@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/sim"
@@ -56,7 +57,11 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	}
 
 	heading(out, "2. diagnose (read-only)")
-	report, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []string{l.TargetGroupARN}},
+	req, err := request(w)
+	if err != nil {
+		return fmt.Errorf("diagnose: %w", err)
+	}
+	report, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{req.TargetGroupARN}},
 		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
 	if err != nil {
 		return fmt.Errorf("diagnose: %w", err)
@@ -66,7 +71,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	heading(out, "3. plan (read-only)")
 	env := newEnv(w)
 	env.Logger = a.log
-	plan, err := cutover.PlanCutover(ctx, env, request(w))
+	plan, err := cutover.PlanCutover(ctx, env, req)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
@@ -155,7 +160,11 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		}
 	}
 	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
-	after, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []string{arn}},
+	scoped, err := parseTargetGroup(arn)
+	if err != nil {
+		return fmt.Errorf("diagnose: %w", err)
+	}
+	after, err := diagnose.Diagnose(ctx, diagnoseSources(w), diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{scoped}},
 		diagnose.WithClock(w.Clock()), diagnose.WithConcurrency(1))
 	if err != nil {
 		return fmt.Errorf("diagnose after: %w", err)

@@ -440,7 +440,11 @@ func TestSimulateStoryAbridgesTargetLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), request(w))
+	req, err := request(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 package awserr
 
 // arn.go: ARN parsing: ARN, ARNError and ARNPart, the ARN failure categories,
-// ParseTargetGroupARN, ParseLoadBalancerARN, ARN.Expect and
-// ValidTargetGroupName.
+// ParseTargetGroupARN, ParseLoadBalancerARN, ARN's text form
+// (MarshalText, UnmarshalText), its checks (IsZero, Equal,
+// ValidTargetGroup, ValidLoadBalancer, Expect) and ValidTargetGroupName.
 
 import (
 	"errors"
@@ -69,7 +70,11 @@ const (
 	ARNPartID ARNPart = "id"
 )
 
-// ARN is a parsed Elastic Load Balancing ARN.
+// ARN is a parsed Elastic Load Balancing ARN. Only the parsers
+// ([ParseTargetGroupARN], [ParseLoadBalancerARN], [ARN.UnmarshalText]) make
+// a valid one: its fields are exported for reading, and a struct literal,
+// however well filled, fails [ARN.ValidTargetGroup] and
+// [ARN.ValidLoadBalancer]. Its text (and so its JSON) is the ARN as given.
 type ARN struct {
 	// Raw is the ARN as given.
 	Raw string
@@ -89,10 +94,64 @@ type ARN struct {
 	LoadBalancerType string
 	// ID is the trailing hexadecimal identifier.
 	ID string
+
+	// parsed is set by the parsers only.
+	parsed bool
 }
 
 // String returns the ARN as given.
 func (a ARN) String() string { return a.Raw }
+
+// IsZero reports whether a is the zero ARN: no ARN given.
+func (a ARN) IsZero() bool { return a == ARN{} }
+
+// Equal reports whether a and b are the same ARN, made the same way (both
+// by a parser, or neither). go-cmp compares ARNs with it.
+func (a ARN) Equal(b ARN) bool { return a == b }
+
+// MarshalText returns the ARN as given; the zero ARN is "".
+func (a ARN) MarshalText() ([]byte, error) { return []byte(a.Raw), nil }
+
+// UnmarshalText parses text, a target group's or a load balancer's ARN
+// (the resource type says which), into a; "" gives the zero ARN, which the
+// reader's validation calls missing. A malformed ARN gives an [*ARNError]
+// naming the part at fault, and leaves a as it was. It is where a JSON
+// field or a flag holding an ARN is parsed.
+func (a *ARN) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*a = ARN{}
+		return nil
+	}
+	p, err := parse(string(text), "")
+	if err != nil {
+		return err
+	}
+	*a = p
+	return nil
+}
+
+// ValidTargetGroup checks that a is a target group's ARN made by a parser:
+// the zero ARN gives the [*ARNError] of an empty one ([ErrARNMalformed],
+// Reason "empty"); an ARN not made by a parser (a struct literal) one of
+// [ErrARNMalformed] whose Reason says so; a load balancer's one of
+// [ErrARNResourceType]. Each is Part-tagged as the parser's would be.
+func (a ARN) ValidTargetGroup() error { return a.valid("targetgroup", "ParseTargetGroupARN") }
+
+// ValidLoadBalancer checks that a is a load balancer's ARN made by a
+// parser, as [ARN.ValidTargetGroup] checks a target group's.
+func (a ARN) ValidLoadBalancer() error { return a.valid("loadbalancer", "ParseLoadBalancerARN") }
+
+func (a ARN) valid(kind, parser string) error {
+	switch {
+	case a.IsZero():
+		return malformed("", ARNPartWhole, "empty")
+	case !a.parsed:
+		return malformed(a.Raw, ARNPartWhole, "not parsed: use tgmigrate."+parser)
+	case a.Kind != kind:
+		return &ARNError{ARN: a.Raw, Kind: ErrARNResourceType, Part: ARNPartResourceType, Reason: fmt.Sprintf("resource type %q is not %s", a.Kind, kind)}
+	}
+	return nil
+}
 
 // ARNError says what is wrong with an ARN. Test it with errors.Is on the
 // categories and errors.As for the part; Reason is for people.
@@ -145,46 +204,49 @@ func ValidTargetGroupName(name string) bool {
 
 // ParseTargetGroupARN parses and validates
 // arn:PARTITION:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID.
-func ParseTargetGroupARN(s string) (ARN, error) {
-	a, parts, err := parseELB(s, "targetgroup")
-	if err != nil {
-		return ARN{}, err
-	}
-	if len(parts) != 3 {
-		return ARN{}, malformed(s, ARNPartResource, "resource must be targetgroup/NAME/ID")
-	}
-	if !ValidTargetGroupName(parts[1]) {
-		return ARN{}, malformed(s, ARNPartName, fmt.Sprintf("target group name %q is not 1-32 letters, digits or hyphens", parts[1]))
-	}
-	if !idRe.MatchString(parts[2]) {
-		return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("target group id %q is not 16 hexadecimal digits", parts[2]))
-	}
-	a.Name, a.ID = parts[1], parts[2]
-	return a, nil
-}
+func ParseTargetGroupARN(s string) (ARN, error) { return parse(s, "targetgroup") }
 
 // ParseLoadBalancerARN parses and validates
 // arn:PARTITION:elasticloadbalancing:REGION:ACCOUNT:loadbalancer/TYPE/NAME/ID.
-func ParseLoadBalancerARN(s string) (ARN, error) {
-	a, parts, err := parseELB(s, "loadbalancer")
+func ParseLoadBalancerARN(s string) (ARN, error) { return parse(s, "loadbalancer") }
+
+// parse parses s, an ARN of the resource type kind, or of either type when
+// kind is "".
+func parse(s, kind string) (ARN, error) {
+	a, parts, err := parseELB(s, kind)
 	if err != nil {
 		return ARN{}, err
 	}
-	if len(parts) != 4 {
-		return ARN{}, malformed(s, ARNPartResource, "resource must be loadbalancer/TYPE/NAME/ID")
+	switch a.Kind {
+	case "targetgroup":
+		if len(parts) != 3 {
+			return ARN{}, malformed(s, ARNPartResource, "resource must be targetgroup/NAME/ID")
+		}
+		if !ValidTargetGroupName(parts[1]) {
+			return ARN{}, malformed(s, ARNPartName, fmt.Sprintf("target group name %q is not 1-32 letters, digits or hyphens", parts[1]))
+		}
+		if !idRe.MatchString(parts[2]) {
+			return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("target group id %q is not 16 hexadecimal digits", parts[2]))
+		}
+		a.Name, a.ID = parts[1], parts[2]
+	default: // "loadbalancer"
+		if len(parts) != 4 {
+			return ARN{}, malformed(s, ARNPartResource, "resource must be loadbalancer/TYPE/NAME/ID")
+		}
+		switch parts[1] {
+		case "app", "net", "gwy":
+		default:
+			return ARN{}, malformed(s, ARNPartLoadBalancerType, fmt.Sprintf("load balancer type %q is not app, net or gwy", parts[1]))
+		}
+		if parts[2] == "" {
+			return ARN{}, malformed(s, ARNPartName, "load balancer name is empty")
+		}
+		if !idRe.MatchString(parts[3]) {
+			return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("load balancer id %q is not 16 hexadecimal digits", parts[3]))
+		}
+		a.LoadBalancerType, a.Name, a.ID = parts[1], parts[2], parts[3]
 	}
-	switch parts[1] {
-	case "app", "net", "gwy":
-	default:
-		return ARN{}, malformed(s, ARNPartLoadBalancerType, fmt.Sprintf("load balancer type %q is not app, net or gwy", parts[1]))
-	}
-	if parts[2] == "" {
-		return ARN{}, malformed(s, ARNPartName, "load balancer name is empty")
-	}
-	if !idRe.MatchString(parts[3]) {
-		return ARN{}, malformed(s, ARNPartID, fmt.Sprintf("load balancer id %q is not 16 hexadecimal digits", parts[3]))
-	}
-	a.LoadBalancerType, a.Name, a.ID = parts[1], parts[2], parts[3]
+	a.parsed = true
 	return a, nil
 }
 
@@ -202,6 +264,8 @@ func (a ARN) Expect(accountID, region string) error {
 	return nil
 }
 
+// parseELB parses the fields common to every ELBv2 ARN of the resource
+// type kind ("" for either) and returns the resource's segments.
 func parseELB(s, kind string) (ARN, []string, error) {
 	if s == "" {
 		return ARN{}, nil, malformed(s, ARNPartWhole, "empty")
@@ -220,10 +284,13 @@ func parseELB(s, kind string) (ARN, []string, error) {
 		return ARN{}, nil, malformed(s, ARNPartAccount, fmt.Sprintf("account %q is not 12 digits", p.AccountID))
 	}
 	parts := strings.Split(p.Resource, "/")
-	if parts[0] != kind {
+	switch {
+	case kind == "" && parts[0] != "targetgroup" && parts[0] != "loadbalancer":
+		return ARN{}, nil, &ARNError{ARN: s, Kind: ErrARNResourceType, Part: ARNPartResourceType, Reason: fmt.Sprintf("resource type %q is not targetgroup or loadbalancer", parts[0])}
+	case kind != "" && parts[0] != kind:
 		return ARN{}, nil, &ARNError{ARN: s, Kind: ErrARNResourceType, Part: ARNPartResourceType, Reason: fmt.Sprintf("resource type %q is not %s", parts[0], kind)}
 	}
-	return ARN{Raw: s, Partition: p.Partition, Region: p.Region, AccountID: p.AccountID, Kind: kind}, parts, nil
+	return ARN{Raw: s, Partition: p.Partition, Region: p.Region, AccountID: p.AccountID, Kind: parts[0]}, parts, nil
 }
 
 // malformed is the [ErrARNMalformed] error of s, at part.

@@ -1,6 +1,7 @@
 package awserr
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -149,4 +150,89 @@ func TestValidTargetGroupName(t *testing.T) {
 			t.Errorf("ValidTargetGroupName(%q) = %v, want %v", name, got, want)
 		}
 	}
+}
+
+// TestARNText: an ARN's text and JSON are the ARN as given; UnmarshalText
+// parses either kind, gives the zero ARN for "", and refuses a malformed
+// one naming the part at fault, leaving the value as it was.
+func TestARNText(t *testing.T) {
+	for _, s := range []string{goodTG, goodLB} {
+		var a ARN
+		if err := a.UnmarshalText([]byte(s)); err != nil {
+			t.Fatalf("UnmarshalText(%q) = %v", s, err)
+		}
+		want, _ := ParseTargetGroupARN(s)
+		if a.Kind == "loadbalancer" {
+			want, _ = ParseLoadBalancerARN(s)
+		}
+		if a != want {
+			t.Errorf("UnmarshalText(%q) = %+v, want %+v", s, a, want)
+		}
+		b, err := json.Marshal(struct{ A ARN }{a})
+		if err != nil || string(b) != `{"A":"`+s+`"}` {
+			t.Errorf("json = %s, %v", b, err)
+		}
+	}
+	var zero ARN
+	if err := zero.UnmarshalText(nil); err != nil || !zero.IsZero() {
+		t.Errorf(`UnmarshalText("") = %v, %+v; want the zero ARN`, err, zero)
+	}
+	if b, _ := zero.MarshalText(); len(b) != 0 {
+		t.Errorf("zero MarshalText = %q", b)
+	}
+	kept, _ := ParseTargetGroupARN(goodTG)
+	for _, tt := range []struct {
+		text string
+		kind error
+		part ARNPart
+	}{
+		{"legacy-web", ErrARNMalformed, ARNPartWhole},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:listener/app/edge/fedcba9876543210/0123456789abcdef", ErrARNResourceType, ARNPartResourceType},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/x/xyz", ErrARNMalformed, ARNPartID},
+		{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/xyz/edge/fedcba9876543210", ErrARNMalformed, ARNPartLoadBalancerType},
+	} {
+		a := kept
+		err := a.UnmarshalText([]byte(tt.text))
+		checkARNError(t, err, tt.text, tt.kind, tt.part)
+		if a != kept {
+			t.Errorf("UnmarshalText(%q) changed the value to %+v", tt.text, a)
+		}
+	}
+}
+
+// TestARNValid: only a parser's ARN of the right kind passes; the zero ARN
+// is empty, a struct literal is not parsed, another kind is refused by kind.
+func TestARNValid(t *testing.T) {
+	tg, _ := ParseTargetGroupARN(goodTG)
+	lb, _ := ParseLoadBalancerARN(goodLB)
+	if err := tg.ValidTargetGroup(); err != nil {
+		t.Errorf("ValidTargetGroup(parsed) = %v", err)
+	}
+	if err := lb.ValidLoadBalancer(); err != nil {
+		t.Errorf("ValidLoadBalancer(parsed) = %v", err)
+	}
+	literal := ARN{Raw: tg.Raw, Partition: tg.Partition, Region: tg.Region, AccountID: tg.AccountID, Kind: tg.Kind, Name: tg.Name, ID: tg.ID}
+	if literal.Equal(tg) || !tg.Equal(tg) {
+		t.Error("Equal does not tell a parsed ARN from a struct literal")
+	}
+	t.Run("zero", func(t *testing.T) {
+		err := ARN{}.ValidTargetGroup()
+		checkARNError(t, err, "", ErrARNMalformed, ARNPartWhole)
+		if !strings.HasSuffix(err.Error(), ": empty") {
+			t.Errorf("err = %v, want empty", err)
+		}
+	})
+	t.Run("struct literal", func(t *testing.T) {
+		err := literal.ValidTargetGroup()
+		checkARNError(t, err, goodTG, ErrARNMalformed, ARNPartWhole)
+		if !strings.Contains(err.Error(), "not parsed: use tgmigrate.ParseTargetGroupARN") {
+			t.Errorf("err = %v, want not parsed", err)
+		}
+	})
+	t.Run("load balancer as target group", func(t *testing.T) {
+		checkARNError(t, lb.ValidTargetGroup(), goodLB, ErrARNResourceType, ARNPartResourceType)
+	})
+	t.Run("target group as load balancer", func(t *testing.T) {
+		checkARNError(t, tg.ValidLoadBalancer(), goodTG, ErrARNResourceType, ARNPartResourceType)
+	})
 }
