@@ -80,6 +80,8 @@
 //     registered), and the one Service getter and Service port lookup.
 //   - internal/mocks: the one generated gomock of [ELBv2API], which the
 //     packages' tests share.
+//   - internal/arntest: the typed ARNs the packages' tests build their
+//     inputs from (parsed, or hand-made to be refused).
 //   - internal/retry: every wait and retry, backoff/v4 on an injected clock.
 //   - internal/vclock: the deterministic virtual clock simulations run on.
 //   - internal/testenv: the envtest control plane of the integration tier.

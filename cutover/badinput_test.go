@@ -22,6 +22,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -102,12 +103,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 		noCall bool // not one AWS call may be made
 	}{
 		{name: "load balancer ARN as the target group", req: func(r *cutover.Request) {
-			r.TargetGroupARN = mustLB(bogusLB)
+			r.TargetGroupARN = arntest.LB(bogusLB)
 		},
 			check: func(err error) bool {
 				return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrARNResourceType)
 			}, noCall: true},
-		{name: "hand-made target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = handMadeTG(r.TargetGroupARN.Raw) },
+		{name: "hand-made target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = arntest.HandMadeTG(r.TargetGroupARN.Raw) },
 			check: func(err error) bool { return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrARNMalformed) }, noCall: true},
 		{name: "no target group ARN", req: func(r *cutover.Request) { r.TargetGroupARN = tgmigrate.ARN{} },
 			check: func(err error) bool { return cutover.IsInvalidInput(err) && errors.Is(err, tgmigrate.ErrInvalidARN) }, noCall: true},
@@ -118,7 +119,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "port the Service lacks", req: func(r *cutover.Request) { r.Port = intstr.FromString("grpc") },
 			check: func(err error) bool { return errors.Is(err, tgbind.ErrPortNotFound) }},
 		{name: "target group that does not exist", req: func(r *cutover.Request) {
-			r.TargetGroupARN = mustTG("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/ghost/0123456789abcdef")
+			r.TargetGroupARN = arntest.TG("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/ghost/0123456789abcdef")
 		}, check: func(err error) bool { return errors.Is(err, tgmigrate.ErrNotFound) }},
 		{name: "instance target group forced in-place", instance: true, req: func(r *cutover.Request) { r.Strategy = cutover.StrategyInPlace },
 			check: cutover.IsStrategy},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
@@ -87,6 +88,6 @@ func benchWorld(b *testing.B, cfg sim.Config) (*sim.World, cutover.Env, cutover.
 		b.Fatal(err)
 	}
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID, Holder: "bench"}
-	req := cutover.Request{TargetGroupARN: mustTG(w.Legacy().TargetGroupARN), Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
+	req := cutover.Request{TargetGroupARN: arntest.TG(w.Legacy().TargetGroupARN), Namespace: "shop", Service: "web", Assumptions: worldAssumptions(w)}
 	return w, env, req
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
@@ -163,7 +164,7 @@ func crashThenResume(t *testing.T, tr transport) {
 						if len(r) != 1 || r[0].ARN == tg.Raw {
 							t.Fatalf("route %v: want the new target group alone", r)
 						}
-						tg = mustTG(r[0].ARN)
+						tg = arntest.TG(r[0].ARN)
 					}
 					s.checkPodsOnly(tg.Raw)
 				})

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/testenv"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -35,7 +36,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	}
 	l := w.Legacy()
 	cenv := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID, Holder: "operator-1", Discovery: env.Discovery}
-	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: worldAssumptions(w)})
+	p, err := cutover.PlanCutover(ctx, cenv, cutover.Request{TargetGroupARN: arntest.TG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: worldAssumptions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 		t.Fatalf("crash after the binding: %v", err)
 	}
 	// The crashed run's lease is still there, held by operator-1.
-	leaseName, _ := cutover.LeaseName(l.TargetGroupARN)
+	leaseName, _ := cutover.LeaseName(arntest.TG(l.TargetGroupARN))
 	var lease coordinationv1.Lease
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: l.Namespace, Name: leaseName}, &lease); err != nil || *lease.Spec.HolderIdentity != "operator-1" {
 		t.Fatalf("lease after the crash: %+v, %v", lease.Spec, err)
@@ -60,7 +61,7 @@ func TestIntegrationExecuteOnAPIServer(t *testing.T) {
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: l.Namespace, Name: leaseName}, &lease); !apierrors.IsNotFound(err) {
 		t.Errorf("lease after completion: %v, want released", err)
 	}
-	jname, _ := cutover.JournalConfigMapName(l.TargetGroupARN)
+	jname, _ := cutover.JournalConfigMapName(arntest.TG(l.TargetGroupARN))
 	var cm corev1.ConfigMap
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: l.Namespace, Name: jname}, &cm); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -115,8 +116,8 @@ func newExecFixture(t *testing.T, nodes, pods, floor int, steps ...string) *exec
 	}
 	p := &Plan{
 		SchemaVersion: PlanSchemaVersion, ID: "tgm-unit", Strategy: StrategyInPlace,
-		Request:     Request{TargetGroupARN: mustTG(testTG), Namespace: unitNS, Service: "web", Port: intstr.FromString("http")},
-		TargetGroup: TargetGroupInfo{ARN: mustTG(testTG), Name: "legacy-web", AccountID: "123456789012", Region: "eu-west-1", TargetType: "ip", Protocol: "HTTP", Port: 30080, VPCID: unitVPC},
+		Request:     Request{TargetGroupARN: arntest.TG(testTG), Namespace: unitNS, Service: "web", Port: intstr.FromString("http")},
+		TargetGroup: TargetGroupInfo{ARN: arntest.TG(testTG), Name: "legacy-web", AccountID: "123456789012", Region: "eu-west-1", TargetType: "ip", Protocol: "HTTP", Port: 30080, VPCID: unitVPC},
 		Service:     ServiceInfo{Namespace: unitNS, Name: "web", Port: 80, PortName: "http", TargetPort: "http", NodePort: 30080, ReadyEndpoints: pods},
 		Binding:     BindingPlan{Namespace: unitNS, Name: unitBinding, TargetGroupARN: testTG, MultiCluster: true, Object: tgb},
 		HealthCheck: HealthCheckPlan{Original: HealthCheckSettings{Port: "traffic-port", Path: "/"}, Target: HealthCheckSettings{Port: "traffic-port", Path: "/healthz"}, Timing: HealthCheckBeforeBinding},
@@ -149,12 +150,12 @@ func (f *execFixture) add(t TargetAddr, state string) {
 // done marks steps done in the journal, as an earlier run would have.
 func (f *execFixture) done(ids ...string) {
 	f.t.Helper()
-	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: mustTG(testTG), Clock: f.clock})
+	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: arntest.TG(testTG), Clock: f.clock})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	st := NewState(f.plan.Ref(), string(f.plan.Strategy), f.plan.StepIDs()...)
-	st.TargetGroupARN = mustTG(testTG)
+	st.TargetGroupARN = arntest.TG(testTG)
 	st.Restore = f.plan.restoreInfo()
 	st.Binding = BindingState{Created: true, Namespace: unitNS, Name: unitBinding}
 	for _, id := range ids {
@@ -453,7 +454,7 @@ func TestSetRouteRefusesForeignTargetGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newRunner(e, collect(nil), f.plan, mustTG(testTG), unitNS)
+	r, err := newRunner(e, collect(nil), f.plan, arntest.TG(testTG), unitNS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/qstools/tgmigrate"
 )
 
 // ARNs shared by the tests.
@@ -41,40 +39,4 @@ func golden(t *testing.T, name string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
 	}
-}
-
-// mustTG parses s, a target group ARN of a test, into the typed value the
-// inputs take. A malformed s is a bug of the test.
-func mustTG(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseTargetGroupARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustLB parses s, a load balancer ARN of a test: the typed value of
-// another kind, which a target group input refuses.
-func mustLB(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseLoadBalancerARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustTGs parses each of ss with mustTG.
-func mustTGs(ss ...string) []tgmigrate.ARN {
-	out := make([]tgmigrate.ARN, len(ss))
-	for i, s := range ss {
-		out[i] = mustTG(s)
-	}
-	return out
-}
-
-// handMadeTG returns a struct literal holding the fields
-// ParseTargetGroupARN gives s, but not made by it: every input refuses it.
-func handMadeTG(s string) tgmigrate.ARN {
-	a := mustTG(s)
-	return tgmigrate.ARN{Raw: a.Raw, Partition: a.Partition, Region: a.Region, AccountID: a.AccountID, Kind: a.Kind, Name: a.Name, ID: a.ID}
 }

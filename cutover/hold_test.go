@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 // nodeAnnotations returns each fixture node's do-not-disrupt annotation
@@ -54,7 +56,7 @@ func (f *execFixture) annotate(node, value string) {
 
 func (f *execFixture) journal() *State {
 	f.t.Helper()
-	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: mustTG(testTG), Clock: f.clock})
+	j, err := NewConfigMapJournal(f.kube, ConfigMapJournalOptions{Namespace: unitNS, TargetGroupARN: arntest.TG(testTG), Clock: f.clock})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ func TestIntegrationConfigMapJournal(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(itEpoch)
 	newJournal := func(t *testing.T, ns string) *cutover.ConfigMapJournal {
 		t.Helper()
-		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: ns, TargetGroupARN: itTG, Clock: clk})
+		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: ns, TargetGroupARN: arntest.TG(itTG), Clock: clk})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestIntegrationLeaseLock(t *testing.T) {
 	env := testenv.Start(t)
 	newLock := func(t *testing.T, c client.Client, ns, holder string, clk *clocktesting.FakePassiveClock) *cutover.LeaseLock {
 		t.Helper()
-		l, err := cutover.NewLeaseLock(c, cutover.LeaseLockOptions{Namespace: ns, TargetGroupARN: itTG, Holder: holder, Clock: clk, LeaseDuration: 30 * time.Second})
+		l, err := cutover.NewLeaseLock(c, cutover.LeaseLockOptions{Namespace: ns, TargetGroupARN: arntest.TG(itTG), Holder: holder, Clock: clk, LeaseDuration: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -41,11 +42,11 @@ func TestObjectNames(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := JournalConfigMapName(mustTG(tt.arn))
+			j, err := JournalConfigMapName(arntest.TG(tt.arn))
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := LeaseName(mustTG(tt.arn))
+			l, err := LeaseName(arntest.TG(tt.arn))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestObjectNames(t *testing.T) {
 				}
 				seen[n] = true
 			}
-			again, _ := JournalConfigMapName(mustTG(tt.arn))
+			again, _ := JournalConfigMapName(arntest.TG(tt.arn))
 			if again != j {
 				t.Error("JournalConfigMapName is not deterministic")
 			}
@@ -72,7 +73,7 @@ func TestObjectNames(t *testing.T) {
 	}
 	// The zero ARN, a hand-made one and a load balancer's: a malformed
 	// string never gets here, tgmigrate.ParseTargetGroupARN refuses it.
-	for _, bad := range []tgmigrate.ARN{{}, handMadeTG(testTG), mustLB(testLB)} {
+	for _, bad := range []tgmigrate.ARN{{}, arntest.HandMadeTG(testTG), arntest.LB(testLB)} {
 		if _, err := JournalConfigMapName(bad); !IsInvalidInput(err) || !errors.Is(err, awserr.ErrInvalidARN) {
 			t.Errorf("JournalConfigMapName(%q) err = %v, want ErrInvalidInput and ErrInvalidARN", bad, err)
 		}
@@ -92,7 +93,7 @@ func newFakeClient(funcs *interceptor.Funcs, objs ...client.Object) client.WithW
 
 func newCMJournal(t *testing.T, c client.Client, clk *clocktesting.FakePassiveClock) *ConfigMapJournal {
 	t.Helper()
-	opts := ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)}
+	opts := ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: arntest.TG(testTG)}
 	if clk != nil {
 		opts.Clock = clk
 	}
@@ -125,12 +126,12 @@ func TestNewConfigMapJournalInput(t *testing.T) {
 		opts  ConfigMapJournalOptions
 		field string
 	}{
-		{"nil client", nil, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)}, "client"},
-		{"no namespace", c, ConfigMapJournalOptions{TargetGroupARN: mustTG(testTG)}, "Namespace"},
-		{"bad namespace", c, ConfigMapJournalOptions{Namespace: "Web_1", TargetGroupARN: mustTG(testTG)}, "Namespace"},
+		{"nil client", nil, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: arntest.TG(testTG)}, "client"},
+		{"no namespace", c, ConfigMapJournalOptions{TargetGroupARN: arntest.TG(testTG)}, "Namespace"},
+		{"bad namespace", c, ConfigMapJournalOptions{Namespace: "Web_1", TargetGroupARN: arntest.TG(testTG)}, "Namespace"},
 		{"no ARN", c, ConfigMapJournalOptions{Namespace: testNS}, "TargetGroupARN"},
-		{"hand-made ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: handMadeTG(testTG)}, "TargetGroupARN"},
-		{"load balancer ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustLB(testLB)}, "TargetGroupARN"},
+		{"hand-made ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: arntest.HandMadeTG(testTG)}, "TargetGroupARN"},
+		{"load balancer ARN", c, ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: arntest.LB(testLB)}, "TargetGroupARN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,7 +307,7 @@ func TestConfigMapJournalConflicts(t *testing.T) {
 
 func j0name(t *testing.T) string {
 	t.Helper()
-	n, err := JournalConfigMapName(mustTG(testTG))
+	n, err := JournalConfigMapName(arntest.TG(testTG))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +453,7 @@ func TestConfigMapJournalSaveInput(t *testing.T) {
 	j := newCMJournal(t, c, nil)
 	bad := NewState(testPlan, "in-place", "a", "a")
 	other := NewState(testPlan, "in-place", "a")
-	other.TargetGroupARN = mustTG(testOtherTG)
+	other.TargetGroupARN = arntest.TG(testOtherTG)
 	for name, s := range map[string]*State{"nil": nil, "duplicate steps": bad, "no plan": NewState(PlanRef{}, "in-place"), "other TG": other} {
 		if err := j.Save(ctx, s); !IsInvalidInput(err) {
 			t.Errorf("%s: Save() err = %v, want ErrInvalidInput", name, err)
@@ -523,7 +524,7 @@ func TestConfigMapJournalInspectAndDelete(t *testing.T) {
 // BenchmarkConfigMapJournalSave measures the encoding and client work of one
 // save of a 1,000-target state against the fake client.
 func BenchmarkConfigMapJournalSave(b *testing.B) {
-	j, err := NewConfigMapJournal(newFakeClient(nil), ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG)})
+	j, err := NewConfigMapJournal(newFakeClient(nil), ConfigMapJournalOptions{Namespace: testNS, TargetGroupARN: arntest.TG(testTG)})
 	if err != nil {
 		b.Fatal(err)
 	}

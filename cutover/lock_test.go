@@ -18,11 +18,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 func newLock(t *testing.T, c client.Client, holder string, clk *clocktesting.FakePassiveClock) *LeaseLock {
 	t.Helper()
-	l, err := NewLeaseLock(c, LeaseLockOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG), Holder: holder, Clock: clk})
+	l, err := NewLeaseLock(c, LeaseLockOptions{Namespace: testNS, TargetGroupARN: arntest.TG(testTG), Holder: holder, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func newLock(t *testing.T, c client.Client, holder string, clk *clocktesting.Fak
 // leaseSpec reads the Lease back; nil when absent.
 func leaseSpec(t *testing.T, c client.Client) *coordinationv1.LeaseSpec {
 	t.Helper()
-	name, err := LeaseName(mustTG(testTG))
+	name, err := LeaseName(arntest.TG(testTG))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func wantSpec(holder string, acquired, renewed time.Time, secs, transitions int3
 
 func TestNewLeaseLockInput(t *testing.T) {
 	c := newFakeClient(nil)
-	ok := LeaseLockOptions{Namespace: testNS, TargetGroupARN: mustTG(testTG), Holder: "a"}
+	ok := LeaseLockOptions{Namespace: testNS, TargetGroupARN: arntest.TG(testTG), Holder: "a"}
 	with := func(f func(*LeaseLockOptions)) LeaseLockOptions { o := ok; f(&o); return o }
 	tests := []struct {
 		name  string
@@ -71,8 +72,8 @@ func TestNewLeaseLockInput(t *testing.T) {
 		{"nil client", nil, ok, "client"},
 		{"no namespace", c, with(func(o *LeaseLockOptions) { o.Namespace = "" }), "Namespace"},
 		{"no ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = tgmigrate.ARN{} }), "TargetGroupARN"},
-		{"hand-made ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = handMadeTG(testTG) }), "TargetGroupARN"},
-		{"load balancer ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = mustLB(testLB) }), "TargetGroupARN"},
+		{"hand-made ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = arntest.HandMadeTG(testTG) }), "TargetGroupARN"},
+		{"load balancer ARN", c, with(func(o *LeaseLockOptions) { o.TargetGroupARN = arntest.LB(testLB) }), "TargetGroupARN"},
 		{"no holder", c, with(func(o *LeaseLockOptions) { o.Holder = "" }), "Holder"},
 		{"negative duration", c, with(func(o *LeaseLockOptions) { o.LeaseDuration = -time.Second }), "LeaseDuration"},
 		{"huge duration", c, with(func(o *LeaseLockOptions) { o.LeaseDuration = 1 << 62 }), "LeaseDuration"},
@@ -207,7 +208,7 @@ func TestLeaseLockTakeOverExpired(t *testing.T) {
 
 func TestLeaseLockAcquireExisting(t *testing.T) {
 	ctx := t.Context()
-	name, _ := LeaseName(mustTG(testTG))
+	name, _ := LeaseName(arntest.TG(testTG))
 	lease := func(labels, annotations map[string]string, spec coordinationv1.LeaseSpec) *coordinationv1.Lease {
 		return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: name, Labels: labels, Annotations: annotations}, Spec: spec}
 	}
@@ -340,7 +341,7 @@ func TestLeaseLockConflicts(t *testing.T) {
 		if err := l.Acquire(ctx); err != nil {
 			t.Fatal(err)
 		}
-		name, _ := LeaseName(mustTG(testTG))
+		name, _ := LeaseName(arntest.TG(testTG))
 		if err := base.Delete(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: name}}); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
 )
@@ -219,7 +220,7 @@ func TestSecurityGroupCheckDenied(t *testing.T) {
 // TestControllerPolicyBadARN: a plan whose target group ARN is missing,
 // hand-made or a load balancer's gets an *InputError, not a policy.
 func TestControllerPolicyBadARN(t *testing.T) {
-	for _, a := range []tgmigrate.ARN{{}, handMadeTG(legacyTGARN), mustLB(bogusLB)} {
+	for _, a := range []tgmigrate.ARN{{}, arntest.HandMadeTG(legacyTGARN), arntest.LB(bogusLB)} {
 		p := &cutover.Plan{TargetGroup: cutover.TargetGroupInfo{ARN: a}}
 		pol, err := p.ControllerPolicy()
 		if pol != nil || !cutover.IsInvalidInput(err) {

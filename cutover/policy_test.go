@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -16,9 +17,9 @@ func TestPolicyForGolden(t *testing.T) {
 		name string
 		in   PolicyInput
 	}{
-		{"policy-inplace.json", PolicyInput{TargetGroupARN: mustTG(testTG), ModifyHealthCheck: true}},
+		{"policy-inplace.json", PolicyInput{TargetGroupARN: arntest.TG(testTG), ModifyHealthCheck: true}},
 		{"policy-bluegreen.json", PolicyInput{
-			TargetGroupARN:           mustTG(testTG),
+			TargetGroupARN:           arntest.TG(testTG),
 			ListenerARNs:             []string{testListener},
 			RuleARNs:                 []string{testRule},
 			NewTargetGroupName:       "legacy-web-pods",
@@ -61,29 +62,29 @@ func TestPolicyForGolden(t *testing.T) {
 }
 
 func TestPolicyForAllows(t *testing.T) {
-	inPlace, err := PolicyFor(PolicyInput{TargetGroupARN: mustTG(testTG), ModifyHealthCheck: true})
+	inPlace, err := PolicyFor(PolicyInput{TargetGroupARN: arntest.TG(testTG), ModifyHealthCheck: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	aligned, err := PolicyFor(PolicyInput{TargetGroupARN: mustTG(testTG)})
+	aligned, err := PolicyFor(PolicyInput{TargetGroupARN: arntest.TG(testTG)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	blueGreen, err := PolicyFor(PolicyInput{
-		TargetGroupARN: mustTG(testTG), ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
+		TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
 		NewTargetGroupName: "legacy-web-pods", DeleteNewTargetGroup: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	attrs, err := PolicyFor(PolicyInput{
-		TargetGroupARN: mustTG(testTG), ListenerARNs: []string{testListener},
+		TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{testListener},
 		NewTargetGroupName: "legacy-web-pods", NewTargetGroupAttributes: true, DeleteNewTargetGroup: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	noDelete, err := PolicyFor(PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "legacy-web-pods"})
+	noDelete, err := PolicyFor(PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "legacy-web-pods"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,21 +144,21 @@ func TestPolicyNeedsErrors(t *testing.T) {
 		wantKind error
 	}{
 		{"no target group", PolicyInput{}, awserr.ErrInvalidARN},
-		{"load balancer as target group", PolicyInput{TargetGroupARN: mustLB("arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/web/0123456789abcdef")}, awserr.ErrInvalidARN},
-		{"listener not an ARN", PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{"web-alb"}}, awserr.ErrInvalidARN},
-		{"rule given as listener", PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{testRule}}, awserr.ErrInvalidARN},
-		{"listener given as rule", PolicyInput{TargetGroupARN: mustTG(testTG), RuleARNs: []string{testListener}}, awserr.ErrInvalidARN},
-		{"listener wildcard", PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:listener/app/web-alb/*/*"}}, awserr.ErrInvalidARN},
-		{"listener of another service", PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{"arn:aws:ec2:eu-west-1:123456789012:listener/app/a/b/c"}}, awserr.ErrInvalidARN},
-		{"listener in another account", PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{"arn:aws:elasticloadbalancing:eu-west-1:999999999999:listener/app/web-alb/50dc6c495c0c9188/f2f7dc8efc522ab2"}}, awserr.ErrWrongAccount},
-		{"rule in another region", PolicyInput{TargetGroupARN: mustTG(testTG), RuleARNs: []string{"arn:aws:elasticloadbalancing:us-east-1:123456789012:listener-rule/app/web-alb/50dc6c495c0c9188/f2f7dc8efc522ab2/9683b2d02a6cabee"}}, awserr.ErrWrongAccount},
-		{"new TG name too long", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "a23456789012345678901234567890123"}, ErrInvalidInput},
-		{"new TG name with slash", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "web/*"}, ErrInvalidInput},
-		{"new TG name ends with hyphen", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "web-"}, ErrInvalidInput},
-		{"new TG pattern matches the legacy TG", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "legacy-*", DeleteNewTargetGroup: true}, ErrInvalidInput},
-		{"new TG name is the legacy TG's", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupName: "legacy-web"}, ErrInvalidInput},
-		{"delete without new TG", PolicyInput{TargetGroupARN: mustTG(testTG), DeleteNewTargetGroup: true}, ErrInvalidInput},
-		{"attributes without new TG", PolicyInput{TargetGroupARN: mustTG(testTG), NewTargetGroupAttributes: true}, ErrInvalidInput},
+		{"load balancer as target group", PolicyInput{TargetGroupARN: arntest.LB("arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/web/0123456789abcdef")}, awserr.ErrInvalidARN},
+		{"listener not an ARN", PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{"web-alb"}}, awserr.ErrInvalidARN},
+		{"rule given as listener", PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{testRule}}, awserr.ErrInvalidARN},
+		{"listener given as rule", PolicyInput{TargetGroupARN: arntest.TG(testTG), RuleARNs: []string{testListener}}, awserr.ErrInvalidARN},
+		{"listener wildcard", PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{"arn:aws:elasticloadbalancing:eu-west-1:123456789012:listener/app/web-alb/*/*"}}, awserr.ErrInvalidARN},
+		{"listener of another service", PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{"arn:aws:ec2:eu-west-1:123456789012:listener/app/a/b/c"}}, awserr.ErrInvalidARN},
+		{"listener in another account", PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{"arn:aws:elasticloadbalancing:eu-west-1:999999999999:listener/app/web-alb/50dc6c495c0c9188/f2f7dc8efc522ab2"}}, awserr.ErrWrongAccount},
+		{"rule in another region", PolicyInput{TargetGroupARN: arntest.TG(testTG), RuleARNs: []string{"arn:aws:elasticloadbalancing:us-east-1:123456789012:listener-rule/app/web-alb/50dc6c495c0c9188/f2f7dc8efc522ab2/9683b2d02a6cabee"}}, awserr.ErrWrongAccount},
+		{"new TG name too long", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "a23456789012345678901234567890123"}, ErrInvalidInput},
+		{"new TG name with slash", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "web/*"}, ErrInvalidInput},
+		{"new TG name ends with hyphen", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "web-"}, ErrInvalidInput},
+		{"new TG pattern matches the legacy TG", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "legacy-*", DeleteNewTargetGroup: true}, ErrInvalidInput},
+		{"new TG name is the legacy TG's", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupName: "legacy-web"}, ErrInvalidInput},
+		{"delete without new TG", PolicyInput{TargetGroupARN: arntest.TG(testTG), DeleteNewTargetGroup: true}, ErrInvalidInput},
+		{"attributes without new TG", PolicyInput{TargetGroupARN: arntest.TG(testTG), NewTargetGroupAttributes: true}, ErrInvalidInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,7 +261,7 @@ func TestNewPolicy(t *testing.T) {
 // statement grants was asked for by a need: grouping never over-grants.
 func TestNewPolicyLeastPrivilege(t *testing.T) {
 	needs, err := PolicyNeeds(PolicyInput{
-		TargetGroupARN: mustTG(testTG), ModifyHealthCheck: true, ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
+		TargetGroupARN: arntest.TG(testTG), ModifyHealthCheck: true, ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
 		NewTargetGroupName: "legacy-web-pods", NewTargetGroupAttributes: true, DeleteNewTargetGroup: true, DescribeEC2: true,
 	})
 	if err != nil {
@@ -389,7 +390,7 @@ func TestPolicyParseAndValidate(t *testing.T) {
 }
 
 func TestPolicyActions(t *testing.T) {
-	p, err := PolicyFor(PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{testListener}, NewTargetGroupName: "legacy-web-pods"})
+	p, err := PolicyFor(PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{testListener}, NewTargetGroupName: "legacy-web-pods"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestPolicyActions(t *testing.T) {
 
 // BenchmarkPolicyAllows measures one evaluation against the blue/green policy.
 func BenchmarkPolicyAllows(b *testing.B) {
-	p, err := PolicyFor(PolicyInput{TargetGroupARN: mustTG(testTG), ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
+	p, err := PolicyFor(PolicyInput{TargetGroupARN: arntest.TG(testTG), ListenerARNs: []string{testListener}, RuleARNs: []string{testRule},
 		NewTargetGroupName: "legacy-web-pods", DeleteNewTargetGroup: true})
 	if err != nil {
 		b.Fatal(err)

@@ -21,6 +21,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 // podFixture builds a pod of the Service "web" (selector app=web) with
@@ -227,7 +229,7 @@ func TestExecuteRefusesPreconditions(t *testing.T) {
 	if err := f.kube.List(t.Context(), &cms); err != nil || len(cms.Items) != 0 {
 		t.Errorf("%d ConfigMaps written (%v), want no journal", len(cms.Items), err)
 	}
-	lease, _ := LeaseName(mustTG(testTG))
+	lease, _ := LeaseName(arntest.TG(testTG))
 	if err := f.kube.Get(t.Context(), types.NamespacedName{Namespace: unitNS, Name: lease}, &coordinationv1.Lease{}); !apierrors.IsNotFound(err) {
 		t.Errorf("lease %s: %v, want none", lease, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
@@ -58,7 +59,7 @@ func TestReadinessPathAgrees(t *testing.T) {
 	rep, err := diagnose.Diagnose(t.Context(), diagnose.Sources{
 		Accounts: []diagnose.Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: s.w.AWS()}},
 		Clusters: []diagnose.Cluster{{Name: sim.ClusterName, Reader: c, VPCID: l.VPCID, CIDRs: []string{s.w.Cluster().VPCCIDR()}}},
-	}, diagnose.Scope{TargetGroupARNs: mustTGs(l.TargetGroupARN)}, diagnose.WithClock(s.w.Clock()))
+	}, diagnose.Scope{TargetGroupARNs: arntest.TGs(l.TargetGroupARN)}, diagnose.WithClock(s.w.Clock()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
@@ -230,7 +230,7 @@ func newScenario(t testing.TB, cfg sim.Config) *scenario {
 // assumptions.
 func (s *scenario) request() cutover.Request {
 	l := s.w.Legacy()
-	return cutover.Request{TargetGroupARN: mustTG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+	return cutover.Request{TargetGroupARN: arntest.TG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
 		Assumptions: worldAssumptions(s.w)}
 }
 
@@ -711,48 +711,3 @@ const (
 	legacyTGARN = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
 	bogusLB     = "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/x/0123456789abcdef"
 )
-
-// mustTG parses s, a target group ARN of a test, into the typed value the
-// inputs take. A malformed s is a bug of the test.
-func mustTG(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseTargetGroupARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustLB parses s, a load balancer ARN of a test: the typed value of
-// another kind, which a target group input refuses.
-func mustLB(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseLoadBalancerARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustTGs parses each of ss with mustTG.
-func mustTGs(ss ...string) []tgmigrate.ARN {
-	out := make([]tgmigrate.ARN, len(ss))
-	for i, s := range ss {
-		out[i] = mustTG(s)
-	}
-	return out
-}
-
-// mustLBs parses each of ss with mustLB.
-func mustLBs(ss ...string) []tgmigrate.ARN {
-	out := make([]tgmigrate.ARN, len(ss))
-	for i, s := range ss {
-		out[i] = mustLB(s)
-	}
-	return out
-}
-
-// handMadeTG returns a struct literal holding the fields
-// ParseTargetGroupARN gives s, but not made by it: every input refuses it.
-func handMadeTG(s string) tgmigrate.ARN {
-	a := mustTG(s)
-	return tgmigrate.ARN{Raw: a.Raw, Partition: a.Partition, Region: a.Region, AccountID: a.AccountID, Kind: a.Kind, Name: a.Name, ID: a.ID}
-}

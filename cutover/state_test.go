@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 var (
@@ -18,7 +20,7 @@ var (
 func fullState() *State {
 	s := NewState(testPlan, "in-place", "bind", "align-health-check", "deregister", "verify")
 	s.Revision = 7
-	s.TargetGroupARN = mustTG(testTG)
+	s.TargetGroupARN = arntest.TG(testTG)
 	_ = s.SetStep("bind", StepRunning, testEpoch, nil)
 	_ = s.SetStep("bind", StepDone, testEpoch.Add(30*time.Second), nil)
 	_ = s.SetStep("align-health-check", StepRunning, testEpoch.Add(31*time.Second), nil)

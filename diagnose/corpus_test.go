@@ -66,6 +66,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -1097,7 +1098,7 @@ func (b *cBuilt) arnScope() diagnose.Scope {
 		arns = append(arns, b.arns[tg.name])
 	}
 	arns = append(arns, slices.Sorted(maps.Keys(b.f.extraARNs))...)
-	return diagnose.Scope{TargetGroupARNs: mustTGs(arns...)}
+	return diagnose.Scope{TargetGroupARNs: arntest.TGs(arns...)}
 }
 
 // ------------------------------------------------------------------ tests

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -99,7 +100,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 	}{
 		{
 			name:  "by ARN: one call for the ARNs, nothing for the others",
-			scope: Scope{TargetGroupARNs: mustTGs(arn(7), arn(3), arn(250), arn(3))},
+			scope: Scope{TargetGroupARNs: arntest.TGs(arn(7), arn(3), arn(250), arn(3))},
 			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return slices.Equal(in.TargetGroupArns, slices.Sorted(slices.Values([]string{arn(250), arn(3), arn(7)}))) && aws.ToInt32(in.PageSize) == PageSize
@@ -112,7 +113,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 			name: "by ARN: 45 ARNs in batches of 20",
 			scope: Scope{TargetGroupARNs: func() (out []tgmigrate.ARN) {
 				for i := range 45 {
-					out = append(out, mustTG(arn(i)))
+					out = append(out, arntest.TG(arn(i)))
 				}
 				return out
 			}()},
@@ -142,7 +143,7 @@ func TestAPIEconomyScopes(t *testing.T) {
 		},
 		{
 			name:  "by load balancer",
-			scope: Scope{LoadBalancerARNs: mustLBs(w.lbARN("lb-1"))},
+			scope: Scope{LoadBalancerARNs: arntest.LBs(w.lbARN("lb-1"))},
 			expect: func(m *mocks.MockELBv2API) {
 				m.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return aws.ToString(in.LoadBalancerArn) == w.lbARN("lb-1") && aws.ToInt32(in.PageSize) == PageSize
@@ -234,7 +235,7 @@ func TestMultiAccount(t *testing.T) {
 	ha := newHarness(t, wa)
 	src := ha.src
 	src.Accounts = []Account{{ID: wa.account(), Region: testRegion, ELBv2: viaELBv2(t, ma)}, {ID: wb.account(), Region: testRegion, ELBv2: viaELBv2(t, mb)}}
-	rep, err := Diagnose(t.Context(), src, Scope{TargetGroupARNs: mustTGs(wa.tgARN("legacy-web")), TargetGroupNames: []string{"legacy-api"}},
+	rep, err := Diagnose(t.Context(), src, Scope{TargetGroupARNs: arntest.TGs(wa.tgARN("legacy-web")), TargetGroupNames: []string{"legacy-api"}},
 		WithClock(vclock.New(time.Time{})), WithConcurrency(4))
 	if err != nil {
 		t.Fatal(err)

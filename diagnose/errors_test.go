@@ -13,6 +13,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 // TestWrongRegion: an ARN of a configured account in another Region is
@@ -30,7 +31,7 @@ func TestWrongRegion(t *testing.T) {
 	otherRegionLB := strings.Replace(robustALB, robustRegion, "eu-central-1", 1)
 
 	rep, err := diagnose.Diagnose(t.Context(), robustSources(t, elb), diagnose.Scope{
-		All: true, TargetGroupARNs: mustTGs(otherRegion, otherAccount), LoadBalancerARNs: mustLBs(otherRegionLB),
+		All: true, TargetGroupARNs: arntest.TGs(otherRegion, otherAccount), LoadBalancerARNs: arntest.LBs(otherRegionLB),
 	}, robustOptions()...)
 	if err != nil {
 		t.Fatal(err)

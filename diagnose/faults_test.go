@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -46,7 +47,7 @@ func TestUnknownARNIsIsolated(t *testing.T) {
 	})), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(5)
 	expectRest(h.elb, w, w.TargetGroups)
 	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
-	rep, err := h.run(t, Scope{TargetGroupARNs: mustTGs(w.tgARN("legacy-web"), w.tgARN("alpha"), w.tgARN("beta"), ghost)})
+	rep, err := h.run(t, Scope{TargetGroupARNs: arntest.TGs(w.tgARN("legacy-web"), w.tgARN("alpha"), w.tgARN("beta"), ghost)})
 	if err != nil {
 		t.Fatalf("Diagnose() = %v, want partial results and no error", err)
 	}
@@ -70,7 +71,7 @@ func TestForeignAccounts(t *testing.T) {
 	// A load balancer's ARN and a hand-made one in the scope are refused
 	// each as an invalid ARN; a malformed string cannot be in it.
 	handMade := strings.Replace(w.tgARN("legacy-web"), "legacy-web", "hand-made", 1)
-	scope := append(mustTGs(otherRegion), mustLB(w.lbARN("edge")), handMadeTG(handMade))
+	scope := append(arntest.TGs(otherRegion), arntest.LB(w.lbARN("edge")), arntest.HandMadeTG(handMade))
 	rep, err := h.run(t, Scope{All: true, TargetGroupARNs: scope})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestUnknownLoadBalancerAndName(t *testing.T) {
 	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(4)
 	expectRest(h.elb, w, w.TargetGroups)
 	expectLBMembers(h.elb, w, "edge") // legacy-web's cutover overlap: edge's other target groups
-	rep, err := h.run(t, Scope{LoadBalancerARNs: mustLBs(lb), TargetGroupNames: []string{"legacy-web", "missing", "-bad-"}})
+	rep, err := h.run(t, Scope{LoadBalancerARNs: arntest.LBs(lb), TargetGroupNames: []string{"legacy-web", "missing", "-bad-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestNothingScanned(t *testing.T) {
 	h := newHarness(t, w)
 	h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)
 	gone := strings.Replace(w.tgARN("legacy-web"), "legacy-web", "gone", 1)
-	rep, err := h.run(t, Scope{TargetGroupARNs: mustTGs(gone)})
+	rep, err := h.run(t, Scope{TargetGroupARNs: arntest.TGs(gone)})
 	if !errors.Is(err, ErrNothingScanned) || !errors.Is(err, awserr.ErrNotFound) {
 		t.Fatalf("Diagnose() = %v, want ErrNothingScanned and ErrNotFound", err)
 	}

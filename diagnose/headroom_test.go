@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
@@ -317,7 +318,7 @@ func TestQuotaHeadroom(t *testing.T) {
 			}
 			scope := Scope{All: true}
 			if tt.arnScope {
-				scope = Scope{TargetGroupARNs: mustTGs(w.tgARN("legacy-web"))}
+				scope = Scope{TargetGroupARNs: arntest.TGs(w.tgARN("legacy-web"))}
 				h.elb.EXPECT().DescribeTargetGroups(gomock.Any(), gomock.Cond(func(in *elbv2.DescribeTargetGroupsInput) bool {
 					return len(in.TargetGroupArns) == 1
 				}), gomock.Any()).DoAndReturn(w.describeTargetGroups).Times(1)

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -292,7 +293,7 @@ func TestNilResponses(t *testing.T) {
 		name  string
 		scope diagnose.Scope
 	}{
-		{"arns", diagnose.Scope{TargetGroupARNs: mustTGs(robustARN("alpha"), robustARN("beta"), robustARN("gamma"))}},
+		{"arns", diagnose.Scope{TargetGroupARNs: arntest.TGs(robustARN("alpha"), robustARN("beta"), robustARN("gamma"))}},
 		{"all", diagnose.Scope{All: true}},
 	}
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind"
 )
@@ -253,7 +254,7 @@ func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock
 		ClusterName: bc.c.name, ClusterVPCID: bc.c.vpc, ClusterCIDRs: bc.c.cidrs,
 	}
 	req := cutover.Request{
-		TargetGroupARN: mustTG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
+		TargetGroupARN: arntest.TG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), Strategy: cutover.Strategy(n.Strategy),
 	}
 	p, err := cutover.PlanCutover(ctx, env, req)
@@ -297,7 +298,7 @@ func buildBinding(ctx context.Context, t *testing.T, b *cBuilt, tg *diagnose.Tar
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := tgbind.Request{TargetGroupARN: mustTG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
+	req := tgbind.Request{TargetGroupARN: arntest.TG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), MultiCluster: true}
 	got, err := binder.Build(ctx, req)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
@@ -313,9 +314,9 @@ func testScenarioChurnGhosts(t *testing.T, via transport) {
 		// tags (DescribeTargetGroups and DescribeTags name out-of-scope ones).
 		listsAll bool
 	}{
-		{name: "by ARN", scope: diagnose.Scope{TargetGroupARNs: mustTGs(legacy.TargetGroupARN)}, inScope: legacyOnly, counts: perTGQuota},
+		{name: "by ARN", scope: diagnose.Scope{TargetGroupARNs: arntest.TGs(legacy.TargetGroupARN)}, inScope: legacyOnly, counts: perTGQuota},
 		{name: "by name", scope: diagnose.Scope{TargetGroupNames: []string{legacy.TargetGroupName}}, inScope: legacyOnly, counts: perTGQuota},
-		{name: "by load balancer", scope: diagnose.Scope{LoadBalancerARNs: mustLBs(legacy.LoadBalancerARN)}, inScope: legacyOnly, counts: perTG},
+		{name: "by load balancer", scope: diagnose.Scope{LoadBalancerARNs: arntest.LBs(legacy.LoadBalancerARN)}, inScope: legacyOnly, counts: perTG},
 		// The tag scope makes 47 calls: unpaced, so that the scan takes no
 		// virtual time and the ground truth is the scan's instant.
 		{name: "by tag", scope: diagnose.Scope{Tags: team}, opts: []diagnose.Option{diagnose.WithRateLimit(rate.Inf, 0)}, inScope: inTags, listsAll: true,
@@ -1044,7 +1045,7 @@ func testScenarioFindings(t *testing.T, via transport) {
 			if sc.quotas != nil {
 				src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
 			}
-			rep := diagnoseSources(t, w, src, diagnose.Scope{TargetGroupARNs: mustTGs(arn)})
+			rep := diagnoseSources(t, w, src, diagnose.Scope{TargetGroupARNs: arntest.TGs(arn)})
 			if !w.Clock().Now().Equal(before) || !rep.GeneratedAt.Equal(before) {
 				t.Fatalf("the scan ran from %v to %v, report generated at %v: want one virtual instant", before, w.Clock().Now(), rep.GeneratedAt)
 			}
@@ -1129,7 +1130,7 @@ func TestScenarioDeterminism(t *testing.T) {
 			scope: func(*sim.World) diagnose.Scope { return diagnose.Scope{All: true} }, opts: []diagnose.Option{diagnose.WithConcurrency(1)}},
 		{name: "the load balancer, default options", fillers: 0,
 			scope: func(w *sim.World) diagnose.Scope {
-				return diagnose.Scope{LoadBalancerARNs: mustLBs(w.Legacy().LoadBalancerARN)}
+				return diagnose.Scope{LoadBalancerARNs: arntest.LBs(w.Legacy().LoadBalancerARN)}
 			}},
 	}
 	// reports[test][transport] is the first run's report.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
@@ -46,7 +46,7 @@ func TestWorldSources(t *testing.T) {
 		t.Fatalf("sources = %+v", src)
 	}
 	now := w.Clock().Now()
-	rep, err := diagnose.Diagnose(t.Context(), src, diagnose.Scope{TargetGroupARNs: mustTGs(w.Legacy().TargetGroupARN)}, diagnose.WithClock(w.Clock()))
+	rep, err := diagnose.Diagnose(t.Context(), src, diagnose.Scope{TargetGroupARNs: arntest.TGs(w.Legacy().TargetGroupARN)}, diagnose.WithClock(w.Clock()))
 	if err != nil {
 		t.Fatalf("Diagnose() = %v", err)
 	}
@@ -72,49 +72,4 @@ func TestWorldSources(t *testing.T) {
 	if got := w.ELBv2().Counts()["DescribeTargetHealth"]; got != 1 {
 		t.Errorf("DescribeTargetHealth calls through World.ELBv2 = %d, want 1", got)
 	}
-}
-
-// mustTG parses s, a target group ARN of a test, into the typed value the
-// inputs take. A malformed s is a bug of the test.
-func mustTG(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseTargetGroupARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustLB parses s, a load balancer ARN of a test: the typed value of
-// another kind, which a target group input refuses.
-func mustLB(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseLoadBalancerARN(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-// mustTGs parses each of ss with mustTG.
-func mustTGs(ss ...string) []tgmigrate.ARN {
-	out := make([]tgmigrate.ARN, len(ss))
-	for i, s := range ss {
-		out[i] = mustTG(s)
-	}
-	return out
-}
-
-// mustLBs parses each of ss with mustLB.
-func mustLBs(ss ...string) []tgmigrate.ARN {
-	out := make([]tgmigrate.ARN, len(ss))
-	for i, s := range ss {
-		out[i] = mustLB(s)
-	}
-	return out
-}
-
-// handMadeTG returns a struct literal holding the fields
-// ParseTargetGroupARN gives s, but not made by it: every input refuses it.
-func handMadeTG(s string) tgmigrate.ARN {
-	a := mustTG(s)
-	return tgmigrate.ARN{Raw: a.Raw, Partition: a.Partition, Region: a.Region, AccountID: a.AccountID, Kind: a.Kind, Name: a.Name, ID: a.ID}
 }

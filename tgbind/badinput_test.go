@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestBadInputCreatesNothing(t *testing.T) {
 	instanceARN := "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/instance-web/0000000000000002"
 	foreignARN := "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/foreign-web/0000000000000003"
-	good := Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
+	good := Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
 	with := func(f func(*Request)) Request { q := good; f(&q); return q }
 	tests := []struct {
 		name     string
@@ -28,11 +29,11 @@ func TestBadInputCreatesNothing(t *testing.T) {
 		existing []client.Object
 		want     error
 	}{
-		{"hand-made ARN", with(func(q *Request) { q.TargetGroupARN = handMadeTG(testARN) }), nil, ErrInvalidARN},
+		{"hand-made ARN", with(func(q *Request) { q.TargetGroupARN = arntest.HandMadeTG(testARN) }), nil, ErrInvalidARN},
 		{"missing Service", with(func(q *Request) { q.Service = "checkout" }), nil, ErrServiceNotFound},
 		{"wrong port", with(func(q *Request) { q.Port = intstr.FromInt32(8443) }), nil, ErrPortNotFound},
-		{"instance target group", with(func(q *Request) { q.TargetGroupARN = mustTG(instanceARN) }), nil, ErrInstanceTargetGroup},
-		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = mustTG(foreignARN) }), nil, ErrVPCMismatch},
+		{"instance target group", with(func(q *Request) { q.TargetGroupARN = arntest.TG(instanceARN) }), nil, ErrInstanceTargetGroup},
+		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = arntest.TG(foreignARN) }), nil, ErrVPCMismatch},
 		{"default-mode binding on the same ARN", good, []client.Object{binding("other", "legacy-by-hand", testARN, false, false)}, ErrConflictingBinding},
 		{"default-mode binding on the same target group by name", good,
 			[]client.Object{byName(binding("other", "legacy-by-name", "", false, false), "legacy-web")}, ErrConflictingBinding},

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/qstools/tgmigrate/internal/arntest"
 )
 
 // staticELB answers from fixed data, without gomock's bookkeeping, so the
@@ -59,7 +61,7 @@ func BenchmarkBuildManifest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
+			req := Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -75,7 +76,7 @@ func TestBuild(t *testing.T) {
 	}{
 		{
 			name: "legacy target group with node targets: multi-cluster",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN), targets: nodeTargets(),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-http-legacy-web", intstr.FromString("http"), true, ReasonForeignTargets)
@@ -84,7 +85,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "port by number",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromInt32(80)},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromInt32(80)},
 			tg:   targetGroup(testARN), targets: nodeTargets(),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-80-legacy-web", intstr.FromInt32(80), true, ReasonForeignTargets)
@@ -93,7 +94,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "zero port means the only port",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService},
 			tg:   targetGroup(testARN), targets: nodeTargets(),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-80-legacy-web", intstr.FromInt32(80), true, ReasonForeignTargets)
@@ -102,7 +103,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "empty target group: default mode",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-http-legacy-web", intstr.FromString("http"), false, ReasonEmptyTargetGroup)
@@ -111,7 +112,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "empty target group, multi-cluster requested",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"), MultiCluster: true},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"), MultiCluster: true},
 			tg:   targetGroup(testARN),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-http-legacy-web", intstr.FromString("http"), true, ReasonRequested)
@@ -120,7 +121,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "only pod targets: still multi-cluster",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN), targets: podTargets(elbv2types.TargetHealthStateEnumHealthy, ""),
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-http-legacy-web", intstr.FromString("http"), true, ReasonNonEmptyTargetGroup)
@@ -129,7 +130,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "shared with a multi-cluster binding",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN), objs: []client.Object{sharedMulti},
 			want: func() *v1beta1.TargetGroupBinding {
 				return wantTGB("web-http-legacy-web", intstr.FromString("http"), true, ReasonSharedTargetGroup)
@@ -138,7 +139,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "own existing binding: flag and reason kept",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN), targets: podTargets(elbv2types.TargetHealthStateEnumHealthy, ""),
 			objs: []client.Object{ownExisting},
 			want: func() *v1beta1.TargetGroupBinding {
@@ -148,7 +149,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "ingress from the ALB's security groups, to the named target port",
-			req: Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"),
+			req: Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"),
 				IngressSecurityGroups: []string{testSG, "sg-0a1b2c3d"}},
 			tg: targetGroup(testARN), targets: nodeTargets(),
 			want: func() *v1beta1.TargetGroupBinding {
@@ -168,7 +169,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "name, labels and annotations from the request; ownership wins",
-			req: Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"),
+			req: Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http"),
 				Name: "web-binding", Labels: map[string]string{"team": "shop", LabelManagedBy: "helm"},
 				Annotations: map[string]string{"owner": "shop-team", AnnotationTargetGroupARN: "spoofed"}},
 			tg: targetGroup(testARN),
@@ -182,7 +183,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "ipv6 target group uses the IPv6 EndpointSlices",
-			req:  Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
+			req:  Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")},
 			tg:   targetGroup(testARN, withIPv6()),
 			targets: []elbv2types.TargetHealthDescription{
 				target("2001:db8::10", testPodPort, elbv2types.TargetHealthStateEnumHealthy, ""),
@@ -233,7 +234,7 @@ func TestBuildTwoPortsNeedsAPort(t *testing.T) {
 	svc := service(testNS)
 	svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "metrics", Port: 9090, TargetPort: intstr.FromInt32(9090)})
 	u := newUnit(t, withObjects(svc, endpointSlice(testNS))).legacy()
-	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService})
+	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService})
 	if !IsPortNotFound(err) || !strings.Contains(err.Error(), "http=80, metrics=9090") {
 		t.Fatalf("err = %v, want ErrPortNotFound listing the ports", err)
 	}
@@ -250,13 +251,13 @@ func TestBuildCallContract(t *testing.T) {
 		u.elb.EXPECT().DescribeTargetHealth(gomock.Any(), &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(testARN)}).
 			Return(&elbv2.DescribeTargetHealthOutput{TargetHealthDescriptions: nodeTargets()}, nil).Times(1),
 	)
-	if _, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService}); err != nil {
+	if _, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestBuildRejects(t *testing.T) {
-	good := Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
+	good := Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")}
 	with := func(f func(*Request)) Request { r := good; f(&r); return r }
 	tests := []struct {
 		name       string
@@ -268,10 +269,10 @@ func TestBuildRejects(t *testing.T) {
 	}{
 		{"missing ARN never reaches AWS", with(func(r *Request) { r.TargetGroupARN = tgmigrate.ARN{} }),
 			nil, true, []error{ErrInvalidARN}, []string{"spec.targetGroupARN"}},
-		{"hand-made ARN never reaches AWS", with(func(r *Request) { r.TargetGroupARN = handMadeTG(testARN) }),
+		{"hand-made ARN never reaches AWS", with(func(r *Request) { r.TargetGroupARN = arntest.HandMadeTG(testARN) }),
 			nil, true, []error{ErrInvalidARN}, []string{"spec.targetGroupARN"}},
 		{"load balancer ARN", with(func(r *Request) {
-			r.TargetGroupARN = mustLB("arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/fedcba9876543210")
+			r.TargetGroupARN = arntest.LB("arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/edge/fedcba9876543210")
 		}), nil, true, []error{ErrInvalidARN}, []string{"spec.targetGroupARN"}},
 		{"target group not found", good, nil, false, []error{ErrTargetGroupNotFound}, []string{"spec.targetGroupARN"}},
 		{"instance target group", good, ptrTo(targetGroup(testARN, withType(elbv2types.TargetTypeEnumInstance))), false,
@@ -354,7 +355,7 @@ func TestBuildRejects(t *testing.T) {
 func TestBuildInstanceTargetGroupPointsAtBlueGreen(t *testing.T) {
 	u := newUnit(t, withObjects(standardObjects()...))
 	u.world.addTG(targetGroup(testARN, withType(elbv2types.TargetTypeEnumInstance)))
-	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService})
+	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService})
 	if !IsInstanceTargetGroup(err) || !strings.Contains(err.Error(), "blue/green") {
 		t.Fatalf("err = %v, want ErrInstanceTargetGroup pointing at cutover's blue/green path", err)
 	}
@@ -383,7 +384,7 @@ func TestBuildOperationalErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			u := newUnit(t, withObjects(standardObjects()...), strictAWS())
 			tt.set(u)
-			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService})
+			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService})
 			if !errors.Is(err, tt.want) || IsValidationError(err) {
 				t.Fatalf("err = %v, want %v and not a validation error", err, tt.want)
 			}
@@ -394,7 +395,7 @@ func TestBuildOperationalErrors(t *testing.T) {
 func TestBuildCRDMissingIsANote(t *testing.T) {
 	u := newUnit(t, withObjects(standardObjects()...), withInterceptor(noTGBKind()))
 	u.legacy()
-	got, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService})
+	got, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +459,7 @@ func TestBuildLoadBalancerSecurityGroups(t *testing.T) {
 				u.elb.EXPECT().DescribeLoadBalancers(gomock.Any(), &elbv2.DescribeLoadBalancersInput{LoadBalancerArns: tt.describe}).
 					Return(&elbv2.DescribeLoadBalancersOutput{LoadBalancers: tt.answer}, nil).Times(1)
 			}
-			got, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService,
+			got, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService,
 				Port: intstr.FromString("http"), IngressSecurityGroups: tt.given}, tt.opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -497,7 +498,7 @@ func TestBuildLoadBalancerSecurityGroupsError(t *testing.T) {
 	}), nodeTargets()...)
 	u.elb.EXPECT().DescribeLoadBalancers(gomock.Any(), gomock.Any()).
 		Return(nil, &elbv2types.LoadBalancerNotFoundException{Message: aws.String("Load balancers not found")}).Times(1)
-	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService,
+	_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService,
 		Port: intstr.FromString("http")}, WithLoadBalancerSecurityGroups())
 	if !errors.Is(err, awserr.ErrNotFound) || IsValidationError(err) {
 		t.Fatalf("err = %v, want ErrNotFound and not a validation error", err)

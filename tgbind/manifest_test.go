@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -37,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestBindingManifest(t *testing.T) {
 	u := newUnit(t, withObjects(standardObjects()...)).legacy()
-	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService,
+	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService,
 		Port: intstr.FromString("http"), IngressSecurityGroups: []string{testSG}})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestManifestMany(t *testing.T) {
 
 func TestBindingTextAndJSON(t *testing.T) {
 	u := newUnit(t, withObjects(standardObjects()...)).legacy()
-	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
+	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
 	if err != nil {
 		t.Fatal(err)
 	}

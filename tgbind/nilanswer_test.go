@@ -8,6 +8,7 @@ import (
 	"go.uber.org/mock/gomock"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -29,7 +30,7 @@ func TestNilAnswer(t *testing.T) {
 			}
 			u.world.wire(u.elb)
 			before := snapshot(t, t.Context(), u.raw, testNS)
-			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
+			_, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstr.FromString("http")})
 			if !errors.Is(err, awserr.ErrNilResponse) {
 				t.Fatalf("Build: %v: want ErrNilResponse", err)
 			}

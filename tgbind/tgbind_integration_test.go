@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/testenv"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -133,7 +134,7 @@ func TestIntegrationCRDAdmitsBuildOutputs(t *testing.T) {
 			tg.TargetGroupName = &tgName
 			r.world.addTG(tg, tt.targets...)
 			req := tt.req
-			req.TargetGroupARN, req.Namespace = arn, r.ns
+			req.TargetGroupARN, req.Namespace = arntest.TG(arn), r.ns
 
 			b, err := r.binder.Build(ctx, req)
 			if err != nil {
@@ -172,7 +173,7 @@ func TestIntegrationApplyIdempotent(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.world.addTG(targetGroup(testARN), nodeTargets()...)
-	req := Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService, Port: intstr.FromString("http"), IngressSecurityGroups: []string{testSG}}
+	req := Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService, Port: intstr.FromString("http"), IngressSecurityGroups: []string{testSG}}
 	b, err := r.binder.Build(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestIntegrationFieldManagerConflict(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
 	r.world.addTG(targetGroup(testARN), nodeTargets()...)
-	req := Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService, Port: intstr.FromString("http")}
+	req := Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService, Port: intstr.FromString("http")}
 
 	theirs := req
 	theirs.IngressSecurityGroups = []string{"sg-0aaaaaaaaaaaaaaaa"}
@@ -279,7 +280,7 @@ func TestIntegrationBadInput(t *testing.T) {
 	foreign.VpcId = ptrTo(otherVPC)
 	r.world.addTG(foreign)
 
-	good := Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService, Port: intstr.FromString("http")}
+	good := Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService, Port: intstr.FromString("http")}
 	with := func(f func(*Request)) Request { q := good; f(&q); return q }
 	tests := []struct {
 		name     string
@@ -287,13 +288,11 @@ func TestIntegrationBadInput(t *testing.T) {
 		existing *v1beta1.TargetGroupBinding // created first, by someone else
 		want     error
 	}{
-		{"malformed ARN", with(func(q *Request) {
-			q.TargetGroupARN = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web"
-		}), nil, ErrInvalidARN},
+		{"hand-made ARN", with(func(q *Request) { q.TargetGroupARN = arntest.HandMadeTG(testARN) }), nil, ErrInvalidARN},
 		{"missing Service", with(func(q *Request) { q.Service = "checkout" }), nil, ErrServiceNotFound},
 		{"wrong port", with(func(q *Request) { q.Port = intstr.FromInt32(8443) }), nil, ErrPortNotFound},
-		{"instance target group", with(func(q *Request) { q.TargetGroupARN = instanceARN }), nil, ErrInstanceTargetGroup},
-		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = foreignARN }), nil, ErrVPCMismatch},
+		{"instance target group", with(func(q *Request) { q.TargetGroupARN = arntest.TG(instanceARN) }), nil, ErrInstanceTargetGroup},
+		{"target group in another VPC", with(func(q *Request) { q.TargetGroupARN = arntest.TG(foreignARN) }), nil, ErrVPCMismatch},
 		{"default-mode binding on the same ARN", good, binding(r.ns, "legacy-by-hand", testARN, false, false), ErrConflictingBinding},
 		{"default-mode binding on the same target group by name", good, byName(binding(r.ns, "legacy-by-name", "", false, false), "legacy-web"), ErrConflictingBinding},
 	}
@@ -366,7 +365,7 @@ func TestIntegrationDeleteOwnershipGuard(t *testing.T) {
 	}
 	r.get(t, "by-hand") // still there
 
-	b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService, Port: intstr.FromString("http")})
+	b, err := r.binder.Build(ctx, Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService, Port: intstr.FromString("http")})
 	if err != nil {
 		t.Fatal(err)
 	}

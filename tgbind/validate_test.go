@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -36,7 +37,7 @@ var checkOrder = []string{
 // mustBuild builds the standard request: shop/web port http on legacy-web.
 func mustBuild(t *testing.T, u *unit) *v1beta1.TargetGroupBinding {
 	t.Helper()
-	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: mustTG(testARN), Namespace: testNS, Service: testService, Port: intstrHTTP})
+	b, err := u.binder.Build(t.Context(), Request{TargetGroupARN: arntest.TG(testARN), Namespace: testNS, Service: testService, Port: intstrHTTP})
 	if err != nil {
 		t.Fatalf("Build() = %v", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -122,7 +123,7 @@ func TestIntegrationDryRunWebhook(t *testing.T) {
 	hook := registerStubWebhook(t, r)
 
 	t.Run("denied", func(t *testing.T) {
-		b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+		b, err := r.binder.Build(ctx, Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService,
 			Port: intstr.FromString("http"), Name: "denied", Labels: map[string]string{verdictLabel: "deny"}})
 		if err != nil {
 			t.Fatal(err)
@@ -151,7 +152,7 @@ func TestIntegrationDryRunWebhook(t *testing.T) {
 	})
 
 	t.Run("accepted", func(t *testing.T) {
-		b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+		b, err := r.binder.Build(ctx, Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService,
 			Port: intstr.FromString("http"), Name: "accepted"})
 		if err != nil {
 			t.Fatal(err)
@@ -238,7 +239,7 @@ func TestIntegrationWebhookUnavailable(t *testing.T) {
 		t.Fatalf("classify(%v) = %v, %+v, %d %q; want webhook unavailable naming %+v, 500 InternalError", refused, got.Kind, got.Webhook, got.Code, got.Reason, want)
 	}
 
-	b, err := r.binder.Build(ctx, Request{TargetGroupARN: testARN, Namespace: r.ns, Service: testService,
+	b, err := r.binder.Build(ctx, Request{TargetGroupARN: arntest.TG(testARN), Namespace: r.ns, Service: testService,
 		Port: intstr.FromString("http"), Name: "down"})
 	if err != nil {
 		t.Fatal(err)

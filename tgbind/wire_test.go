@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2wire/wiretest"
@@ -147,7 +148,7 @@ func TestWireBuildAndWaitOnTheSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := w.Legacy()
-		binding, err := b.Build(t.Context(), Request{TargetGroupARN: mustTG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service,
+		binding, err := b.Build(t.Context(), Request{TargetGroupARN: arntest.TG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service,
 			Port: intstr.FromString(l.PortName)})
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +214,7 @@ func TestLoadBalancerSecurityGroupsOnTheSimulator(t *testing.T) {
 		t.Run(fmt.Sprintf("wire=%t", wire), func(t *testing.T) {
 			w := seedWorld(t, wire)
 			l := w.Legacy()
-			req := Request{TargetGroupARN: mustTG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
+			req := Request{TargetGroupARN: arntest.TG(l.TargetGroupARN), Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}
 			build := func(api ELBv2API, opts ...Option) *Binding {
 				t.Helper()
 				b, err := New(Options{ELBv2: api, Reader: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID})
