@@ -67,7 +67,7 @@
 //
 // # Calls, in order
 //
-//	arn, err := tgmigrate.ParseTargetGroupARN(s) // once, where the ARN comes in
+//	// arn: a tgmigrate.ARN, parsed once where it comes in (tgmigrate.ParseTargetGroupARN)
 //	env := cutover.Env{ELBv2: elb, Client: kc, Clock: clk, Logger: log, ClusterName: "prod", ClusterVPCID: vpc}
 //	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
 //	fmt.Print(plan.Text())                   // or plan.JSON(); ParsePlan reads it back

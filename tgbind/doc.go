@@ -36,7 +36,7 @@
 //
 // # Calls, in order
 //
-//	arn, err := tgmigrate.ParseTargetGroupARN(s) // once, where the ARN comes in
+//	// arn: a tgmigrate.ARN, parsed once where it comes in (tgmigrate.ParseTargetGroupARN)
 //	b, _ := tgbind.New(tgbind.Options{ELBv2: elb, Reader: kc, Writer: kc, Discovery: dc})
 //	binding, err := b.Build(ctx, tgbind.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
 //	res, err := b.Apply(ctx, binding.TargetGroupBinding) // runs Validate first

@@ -6,11 +6,16 @@ package arntest
 
 import "github.com/qstools/tgmigrate"
 
-// TG parses s, a target group ARN of a test, with
-// tgmigrate.ParseTargetGroupARN. It panics if s is malformed: a bug of the
-// test.
+// TG parses s, a target group ARN of a test, as JSON or a flag would
+// (ARN.UnmarshalText), and checks its kind: the value
+// tgmigrate.ParseTargetGroupARN gives. It panics if s is malformed or not
+// a target group's: a bug of the test.
 func TG(s string) tgmigrate.ARN {
-	a, err := tgmigrate.ParseTargetGroupARN(s)
+	var a tgmigrate.ARN
+	err := a.UnmarshalText([]byte(s))
+	if err == nil {
+		err = a.ValidTargetGroup()
+	}
 	if err != nil {
 		panic(err)
 	}
