@@ -15,7 +15,8 @@
 //   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
 //     and Strategy, the Options, the Observer); readenv.go: ReadEnv and
 //     PlanEnv, what planning reads through.
-//   - aws.go: every ELBv2 call, counted and retried; cluster.go: the
+//   - aws.go: every ELBv2 call, through internal/read (its reads, and its
+//     engine for the writes), counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
 //   - errors.go: sentinels, error types, IsX helpers.
 //
