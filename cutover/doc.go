@@ -17,7 +17,8 @@
 //     PlanEnv, what planning reads through; handoff.go: RequestFrom (a
 //     Request from diagnose's tgmigrate.Handoff) and the plan's checks of
 //     the live target group against it.
-//   - aws.go: every ELBv2 call, counted and retried; cluster.go: the
+//   - aws.go: every ELBv2 call, through internal/read (its reads, and its
+//     engine for the writes), counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
 //   - errors.go: sentinels, error types, IsX helpers.
 //

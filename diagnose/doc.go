@@ -10,8 +10,8 @@
 //     api.go: the read-only clients, [ELBv2API] and [EC2API].
 //   - diagnose.go: [Diagnose] and its run: the phases on one worker pool,
 //     and the report's assembly.
-//   - aws.go: one account's scan: discovery, tags, targets' health and
-//     routes, each call rate-limited (ratelimit.go), retried and counted.
+//   - aws.go: one account's scan: discovery, targets' health and routes,
+//     each call through internal/read (rate-limited, retried, counted).
 //     ec2.go: the subnet checks. nilcheck.go: the typed-nil check.
 //   - snapshot.go: [Snapshot], one cluster listed once. classify.go:
 //     [Classify], who serves each target.

@@ -12,6 +12,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
 var (
@@ -148,24 +149,11 @@ func category(err error) string {
 }
 
 // ctxErr is the error of an ended ctx, or nil while it lives: ctx.Err()
-// joined with context.Cause(ctx) when the cause is another error (one given
-// to context.WithCancelCause or WithTimeoutCause). errors.Is then holds
-// both for context.Canceled (or DeadlineExceeded), which [category] reads,
-// and for the caller's cause.
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if err == nil {
-		return nil
-	}
-	switch cause := context.Cause(ctx); {
-	case cause == nil:
-		return err
-	case errors.Is(cause, err): // no cause of its own, or one that wraps err
-		return cause
-	default:
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-}
+// joined with context.Cause(ctx) when the cause is another error, so that
+// errors.Is holds both for context.Canceled (or DeadlineExceeded), which
+// [category] reads, and for the caller's cause. It is internal/read's, the
+// one the limiter and the calls return.
+var ctxErr = read.ContextError
 
 // panicError is the error of a recovered panic: [ErrPanic] and the panic's
 // value. An error value is wrapped too (errors.As finds a runtime.Error),

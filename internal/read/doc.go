@@ -10,6 +10,26 @@
 // # Files
 //
 //   - doc.go: this comment.
+//   - call.go: the call engine (Caller, its Options, Do, Call) and
+//     ContextError.
+//   - limiter.go: Limiter, the token bucket on the injected clock.
+//   - elbv2.go: Reader over a tgmigrate.ELBv2ReadAPI, the economy constants,
+//     the batched reads (target groups by ARN or name, tags) and the single
+//     ones (one target group, attributes, target health, one listener, one
+//     rule).
+//   - paging.go: the paged reads (target groups, listeners, rules) and
+//     Markers, the repeated-marker guard.
 //
-// Tests: none yet.
+// # Using it
+//
+// A capability package builds one [Caller] per client (its clock, retry
+// policy, optional [Limiter], and hooks: BeforeAttempt, OnAttempt for its
+// call counts, OnRetry), and one [Reader] over its read-only ELBv2 client
+// with it. Its other calls (EC2, Service Quotas, cutover's writes) go
+// through the same Caller with [Call] or [Caller.Do]. diagnose keeps what
+// to read and how to report it; cutover keeps its writes.
+//
+// Tests: read_test.go (paging's marker guard, the nil-output guard,
+// throttling retried and given up on a virtual clock, halving on NotFound
+// for target groups and tags, the beforeAttempt hook, the limiter's pace).
 package read
