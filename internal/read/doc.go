@@ -10,6 +10,12 @@
 // # Files
 //
 //   - doc.go: this comment.
+//   - cluster.go: the listing of a cluster: [ListCluster] lists a chosen
+//     set of kinds ([ListKind]) into [Objects], paged by Limit/Continue,
+//     with a [Policy]: [Record] (diagnose's: a [ListFailure] and a note
+//     per kind not listed) or [Require] (cutover's observation: an error);
+//     [Category] and [Effect] name a failure and what it takes away.
 //
-// Tests: none yet.
+// Tests: cluster_test.go (the fake client, failures injected with
+// interceptor.Funcs).
 package read
