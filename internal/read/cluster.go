@@ -200,42 +200,37 @@ func ListCluster(ctx context.Context, r client.Reader, o ClusterOptions) (Object
 // list lists one kind into objs. A core kind keeps what the reader gave
 // even when it fails; a CRD kind keeps nothing.
 func list(ctx context.Context, r client.Reader, kind ListKind, objs *Objects, pageSize int64) error {
-	var l client.ObjectList
-	switch kind {
-	case ListNodes:
-		l = &corev1.NodeList{}
-	case ListPods:
-		l = &corev1.PodList{}
-	case ListServices:
-		l = &corev1.ServiceList{}
-	case ListNamespaces:
-		l = &corev1.NamespaceList{}
-	case ListBindings:
-		l = &v1beta1.TargetGroupBindingList{}
-	case ListNodeClaims:
-		u := &unstructured.UnstructuredList{}
-		u.SetGroupVersionKind(NodeClaimGVK.GroupVersion().WithKind(NodeClaimGVK.Kind + "List"))
-		l = u
-	}
+	l, keep := newList(kind, objs)
 	err := listAll(ctx, r, l, pageSize)
 	if _, crd := notServed[kind]; crd && err != nil {
 		return err
 	}
-	switch l := l.(type) {
-	case *corev1.NodeList:
-		objs.Nodes = l.Items
-	case *corev1.PodList:
-		objs.Pods = l.Items
-	case *corev1.ServiceList:
-		objs.Services = l.Items
-	case *corev1.NamespaceList:
-		objs.Namespaces = l.Items
-	case *v1beta1.TargetGroupBindingList:
-		objs.Bindings = l.Items
-	case *unstructured.UnstructuredList:
-		objs.NodeClaims = l.Items
-	}
+	keep()
 	return err
+}
+
+// newList returns an empty list of kind, and what puts its items in objs.
+func newList(kind ListKind, objs *Objects) (client.ObjectList, func()) {
+	switch kind {
+	case ListNodes:
+		l := &corev1.NodeList{}
+		return l, func() { objs.Nodes = l.Items }
+	case ListPods:
+		l := &corev1.PodList{}
+		return l, func() { objs.Pods = l.Items }
+	case ListServices:
+		l := &corev1.ServiceList{}
+		return l, func() { objs.Services = l.Items }
+	case ListNamespaces:
+		l := &corev1.NamespaceList{}
+		return l, func() { objs.Namespaces = l.Items }
+	case ListBindings:
+		l := &v1beta1.TargetGroupBindingList{}
+		return l, func() { objs.Bindings = l.Items }
+	}
+	l := &unstructured.UnstructuredList{} // ListNodeClaims: ListCluster checked the kinds
+	l.SetGroupVersionKind(NodeClaimGVK.GroupVersion().WithKind(NodeClaimGVK.Kind + "List"))
+	return l, func() { objs.NodeClaims = l.Items }
 }
 
 // setNotServed sets the flag of a CRD kind the cluster does not serve.
