@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/read"
 )
@@ -107,7 +104,9 @@ func newResourceError(kind, resource, op string, err error) *ResourceError {
 	}
 }
 
-// category maps an error onto a stable word, by type and sentinel only.
+// category maps an error onto a stable word, by type and sentinel only:
+// the project's and awserr's sentinels, then internal/read's words for a
+// Kubernetes error.
 func category(err error) string {
 	for _, c := range []struct {
 		err  error
@@ -135,17 +134,7 @@ func category(err error) string {
 			return c.name
 		}
 	}
-	switch {
-	case apimeta.IsNoMatchError(err):
-		return "crd-missing"
-	case apierrors.IsForbidden(err):
-		return "forbidden"
-	case apierrors.IsUnauthorized(err):
-		return "unauthorized"
-	case apierrors.IsTooManyRequests(err):
-		return "throttled"
-	}
-	return "error"
+	return read.Category(err) // Kubernetes' words, or "error"
 }
 
 // ctxErr is the error of an ended ctx, or nil while it lives: ctx.Err()
