@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -37,6 +39,7 @@ type boundTGB struct {
 // analysis is the state of one target group's analysis.
 type analysis struct {
 	rep      *TargetGroupReport
+	arn      awserr.ARN // rep.ARN, typed: the handoff's
 	tags     map[string]string
 	snaps    []*Snapshot
 	bindings []boundTGB
@@ -121,7 +124,7 @@ func (a *analysis) unknowns(tagsErr error) {
 			continue
 		}
 		for _, f := range s.Failures() {
-			out = append(out, Unknown{Cluster: s.cluster.Name, Source: string(f.Kind), Category: f.Category, Effect: effect[f.Kind]})
+			out = append(out, Unknown{Cluster: s.cluster.Name, Source: string(f.Kind), Category: f.Category, Effect: read.Effect(f.Kind)})
 		}
 	}
 	a.rep.Unknowns = out

@@ -83,7 +83,8 @@ type tgState struct {
 	targets   []Target
 	scanned   bool // DescribeTargetHealth answered
 	analysis  *analysis
-	overlap   *overlap // the cutover's overlap, when there is one to compare with the quotas
+	arn       awserr.ARN // the target group's ARN, as discover parsed it
+	overlap   *overlap   // the cutover's overlap, when there is one to compare with the quotas
 }
 
 func (r *run) addErr(e ResourceError) {
@@ -274,6 +275,7 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 	for _, s := range r.tgs {
 		r.analyse(s, func() {
 			s.analysis = newAnalysis(&s.rep, s.targets, s.tags, s.tagsErr, r.snaps, now)
+			s.analysis.arn = s.arn
 			if podHosts[s.acct] == nil {
 				podHosts[s.acct] = map[string]*NodeRef{}
 			}
@@ -432,7 +434,7 @@ func (r *run) collect(ds []discovered) {
 			}
 		}
 		for j, tg := range d.tgs {
-			s := &tgState{acct: r.accounts[i], tg: tg, rep: baseReport(tg, d.arns[j])}
+			s := &tgState{acct: r.accounts[i], tg: tg, rep: baseReport(tg, d.arns[j]), arn: d.arns[j]}
 			r.tgs = append(r.tgs, s)
 		}
 	}
@@ -479,7 +481,7 @@ func (r *run) readTags(ctx context.Context, a *accountScan, batch []*tgState) {
 	for i, s := range batch {
 		arns[i] = s.rep.ARN
 	}
-	tags, failed := a.tags(ctx, arns)
+	tags, failed := a.r.Tags(ctx, arns)
 	for _, s := range batch {
 		if err, ok := failed[s.rep.ARN]; ok {
 			s.tagsErr = err
