@@ -10,7 +10,8 @@ import "github.com/qstools/tgmigrate/internal/awserr"
 // ARN is a parsed Elastic Load Balancing ARN (a target group or a load
 // balancer): partition, region, account, kind, name and ID. Every ARN the
 // packages take as input is of this type (cutover's Request, plan, policy
-// input, journal and lock; tgbind's Request; diagnose's Scope): parse it
+// input, journal and lock; tgbind's Request; diagnose's Scope; [Handoff]):
+// parse it
 // once where it comes in, with [ParseTargetGroupARN] or
 // [ParseLoadBalancerARN] (JSON and flags parse it through
 // [ARN.UnmarshalText]), and pass the value on. Its fields are for reading:
