@@ -16,6 +16,10 @@
 //     ELBv2 interfaces every package takes, and the writer roles
 //     [TargetWriter], [TargetGroupWriter] and [ListenerWriter].
 //   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
+//   - lbc.go: the AWS Load Balancer Controller's well-known names: its
+//     owner tags ([TagLBCCluster] and the stack and resource tags), its
+//     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),
+//     and the one stack-tag ownership rule, [LBCStacksIn].
 //
 // Tests: arn_example_test.go (the example), errors_test.go.
 //
