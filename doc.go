@@ -16,6 +16,9 @@
 //     ELBv2 interfaces every package takes, and the writer roles
 //     [TargetWriter], [TargetGroupWriter] and [ListenerWriter].
 //   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
+//   - healthcheck.go: [HealthCheck], the one model of a target group's
+//     health check, its one conversion from the SDK ([HealthCheckOf]) and
+//     its behaviour (Clone, ChangesFrom, Timing, IsZero, RequestFields).
 //   - lbc.go: the AWS Load Balancer Controller's well-known names: its
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),

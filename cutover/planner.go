@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind"
@@ -176,7 +177,7 @@ func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map
 		ARN: arn.Raw, Name: aws.ToString(tg.TargetGroupName), AccountID: arn.AccountID, Region: arn.Region,
 		TargetType: string(tg.TargetType), Protocol: string(tg.Protocol), ProtocolVersion: aws.ToString(tg.ProtocolVersion),
 		Port: aws.ToInt32(tg.Port), VPCID: aws.ToString(tg.VpcId), IPAddressType: string(tg.IpAddressType),
-		LoadBalancerARNs: slices.Clone(tg.LoadBalancerArns), HealthCheck: healthCheckOf(tg),
+		LoadBalancerARNs: slices.Clone(tg.LoadBalancerArns), HealthCheck: tgmigrate.HealthCheckOf(tg),
 		Tags: tags, Targets: len(health),
 	}
 	if len(info.Tags) == 0 {

@@ -32,6 +32,8 @@
 //     (TargetGroupBindingCRDMissing, a cluster's).
 //   - report.go: [Report] and its JSON. render.go: its Markdown and text.
 //     schema.go: [ReportSchema].
+//   - vocabulary.go: the report's views built from the root vocabulary
+//     (the health check, from [tgmigrate.HealthCheck]).
 //   - errors.go: sentinels, [InputError], [ResourceError], [IsInvalidInput].
 //
 // The package is read-only by construction: [Diagnose] takes an
