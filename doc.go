@@ -19,6 +19,10 @@
 //   - healthcheck.go: [HealthCheck], the one model of a target group's
 //     health check, its one conversion from the SDK ([HealthCheckOf]) and
 //     its behaviour (Clone, ChangesFrom, Timing, IsZero, RequestFields).
+//   - targetgroup.go: [TargetGroup] and [Target], the one model of a
+//     target group and of a registered target, with their one conversion
+//     from the SDK ([TargetGroupOf], [TargetOf]), and [TargetType] with its
+//     constants.
 //   - lbc.go: the AWS Load Balancer Controller's well-known names: its
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),

@@ -71,7 +71,7 @@ type podHost struct {
 // account: a copy of the snapshot's, so that its subnet check can mark it.
 func (a *analysis) collectPodHosts(hosts map[string]*NodeRef) {
 	for _, t := range a.rep.Targets {
-		if t.Class != ClassPod || t.Pod == nil || t.Pod.Node == "" || t.draining() {
+		if t.Class != ClassPod || t.Pod == nil || t.Pod.Node == "" || t.Draining() {
 			continue
 		}
 		key := t.Cluster + "/" + t.Pod.Node

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"golang.org/x/sync/errgroup"
 
@@ -439,17 +438,8 @@ func (r *run) collect(ds []discovered) {
 
 // baseReport starts tg's report; parsed is its ARN, as discover parsed it.
 func baseReport(tg elbv2types.TargetGroup, parsed awserr.ARN) TargetGroupReport {
-	arn := aws.ToString(tg.TargetGroupArn)
-	rep := TargetGroupReport{
-		ARN: arn, Name: aws.ToString(tg.TargetGroupName), Account: parsed.AccountID, Region: parsed.Region,
-		VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType), Protocol: string(tg.Protocol),
-		Port: aws.ToInt32(tg.Port), ProtocolVersion: aws.ToString(tg.ProtocolVersion), IPAddressType: string(tg.IpAddressType),
-		HealthCheck:      healthCheckView(tgmigrate.HealthCheckOf(&tg)),
-		LoadBalancerARNs: slices.Sorted(slices.Values(tg.LoadBalancerArns)),
-		Targets:          []TargetReport{},
-		Findings:         []Finding{},
-		Counts:           countTargets(nil),
-	}
+	rep := targetGroupReport(tgmigrate.TargetGroupOf(&tg, parsed))
+	rep.Targets, rep.Findings, rep.Counts = []TargetReport{}, []Finding{}, countTargets(nil)
 	if rep.Name == "" {
 		rep.Name = parsed.Name
 	}

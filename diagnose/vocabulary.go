@@ -1,12 +1,14 @@
 package diagnose
 
 // This file builds diagnose's report views from the root vocabulary: a
-// target group's health check as [HealthCheck] shows it, from
-// [tgmigrate.HealthCheck], the one model of a health check and its one
-// conversion from the SDK.
+// target group as [TargetGroupReport] starts it, from
+// [tgmigrate.TargetGroup], and its health check as [HealthCheck] shows it,
+// from [tgmigrate.HealthCheck]; the root holds the one conversion of each
+// from the SDK.
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -22,5 +24,17 @@ func healthCheckView(h tgmigrate.HealthCheck) HealthCheck {
 		Matcher:         cmp.Or(h.Matcher, h.GRPCMatcher),
 		IntervalSeconds: aws.ToInt32(h.IntervalSeconds), TimeoutSeconds: aws.ToInt32(h.TimeoutSeconds),
 		HealthyThreshold: aws.ToInt32(h.HealthyThresholdCount), UnhealthyThreshold: aws.ToInt32(h.UnhealthyThresholdCount),
+	}
+}
+
+// targetGroupReport is the part of g's report that g holds: its identity,
+// type, protocol, VPC, health check, and its load balancers, sorted.
+func targetGroupReport(g tgmigrate.TargetGroup) TargetGroupReport {
+	return TargetGroupReport{
+		ARN: g.ARN, Name: g.Name, Account: g.AccountID, Region: g.Region,
+		VPCID: g.VPCID, TargetType: string(g.TargetType), Protocol: g.Protocol,
+		Port: g.Port, ProtocolVersion: g.ProtocolVersion, IPAddressType: g.IPAddressType,
+		HealthCheck:      healthCheckView(g.HealthCheck),
+		LoadBalancerARNs: slices.Sorted(slices.Values(g.LoadBalancerARNs)),
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -275,16 +276,19 @@ func ingressFrom(groups []string, sp *corev1.ServicePort) *v1beta1.TargetGroupBi
 	return &v1beta1.TargetGroupBindingNetworking{Ingress: []v1beta1.NetworkingIngressRule{rule}}
 }
 
+// targetGroupInfo is tg as Result.TargetGroup shows it, built from the
+// root's one model of a target group; targets counts its targets.
 func targetGroupInfo(tg *elbv2types.TargetGroup, targets int) TargetGroupInfo {
+	g := tgmigrate.TargetGroupOf(tg, tgmigrate.ARN{})
 	return TargetGroupInfo{
-		ARN:             aws.ToString(tg.TargetGroupArn),
-		Name:            aws.ToString(tg.TargetGroupName),
-		TargetType:      string(tg.TargetType),
-		Protocol:        string(tg.Protocol),
-		Port:            aws.ToInt32(tg.Port),
-		VpcID:           aws.ToString(tg.VpcId),
-		IPAddressType:   string(tg.IpAddressType),
-		HealthCheckPort: aws.ToString(tg.HealthCheckPort),
+		ARN:             g.ARN,
+		Name:            g.Name,
+		TargetType:      string(g.TargetType),
+		Protocol:        g.Protocol,
+		Port:            g.Port,
+		VpcID:           g.VPCID,
+		IPAddressType:   g.IPAddressType,
+		HealthCheckPort: g.HealthCheck.Port,
 		Targets:         targets,
 	}
 }
