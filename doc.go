@@ -23,6 +23,11 @@
 //     target group and of a registered target, with their one conversion
 //     from the SDK ([TargetGroupOf], [TargetOf]), and [TargetType] with its
 //     constants.
+//   - service.go: [ServicePort], the one model of a Service reference (a
+//     Service port), and its one conversion from the Kubernetes Service,
+//     [ServicePortOf].
+//   - cluster.go: [Cluster], the one model of a cluster as the read paths
+//     see it (diagnose.Cluster is an alias).
 //   - lbc.go: the AWS Load Balancer Controller's well-known names: its
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),

@@ -258,13 +258,10 @@ func (pl *planner) readService(ctx context.Context) error {
 	}
 	pl.p.Warnings = append(pl.p.Warnings, notes...)
 	pl.svc, pl.sp = svc, sp
-	target := sp.TargetPort.String()
-	if target == "0" || target == "" {
-		target = strconv.Itoa(int(sp.Port))
-	}
+	ref := tgmigrate.ServicePortOf(svc, sp)
 	pl.p.Service = ServiceInfo{
-		Namespace: svc.Namespace, Name: svc.Name, Port: sp.Port, PortName: sp.Name, TargetPort: target,
-		NodePort: sp.NodePort, ReadinessPath: path, ExternalTrafficPolicy: string(svc.Spec.ExternalTrafficPolicy),
+		Namespace: ref.Namespace, Name: ref.Name, Port: ref.Port, PortName: ref.PortName, TargetPort: ref.TargetPort,
+		NodePort: ref.NodePort, ReadinessPath: path, ExternalTrafficPolicy: string(svc.Spec.ExternalTrafficPolicy),
 	}
 	return nil
 }

@@ -143,14 +143,10 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 		Version:            BindingVersion,
 		TargetGroupBinding: tgb,
 		TargetGroup:        targetGroupInfo(tg, len(targets)),
-		Service: ServiceInfo{
-			Namespace: req.Namespace, Name: svc.Name, PortName: sp.Name, Port: sp.Port,
-			TargetPort: targetPortString(sp), NodePort: sp.NodePort,
-			PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
-		},
-		MultiCluster:  decision,
-		LoadBalancers: lbs,
-		Notes:         notes,
+		Service:            serviceInfo(req.Namespace, tgmigrate.ServicePortOf(svc, sp), ready),
+		MultiCluster:       decision,
+		LoadBalancers:      lbs,
+		Notes:              notes,
 	}, nil
 }
 
@@ -276,7 +272,17 @@ func ingressFrom(groups []string, sp *corev1.ServicePort) *v1beta1.TargetGroupBi
 	return &v1beta1.TargetGroupBindingNetworking{Ingress: []v1beta1.NetworkingIngressRule{rule}}
 }
 
-// targetGroupInfo is tg as Result.TargetGroup shows it, built from the
+// serviceInfo is the Service port p, in namespace, as Binding.Service
+// shows it, with its ready endpoints.
+func serviceInfo(namespace string, p tgmigrate.ServicePort, ready []endpoint) ServiceInfo {
+	return ServiceInfo{
+		Namespace: namespace, Name: p.Name, PortName: p.PortName, Port: p.Port,
+		TargetPort: p.TargetPort, NodePort: p.NodePort,
+		PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
+	}
+}
+
+// targetGroupInfo is tg as Binding.TargetGroup shows it, built from the
 // root's one model of a target group; targets counts its targets.
 func targetGroupInfo(tg *elbv2types.TargetGroup, targets int) TargetGroupInfo {
 	g := tgmigrate.TargetGroupOf(tg, tgmigrate.ARN{})

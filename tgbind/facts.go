@@ -141,10 +141,7 @@ func listPorts(ports []corev1.ServicePort) string {
 // targetPortString is the Service port's targetPort, defaulted to the port
 // as the API server does.
 func targetPortString(p *corev1.ServicePort) string {
-	if isZeroPort(p.TargetPort) {
-		return strconv.Itoa(int(p.Port))
-	}
-	return p.TargetPort.String()
+	return tgmigrate.ServicePortOf(nil, p).TargetPort
 }
 
 // readyEndpoints lists the ready endpoints of the Service port from its
