@@ -4,7 +4,7 @@ package tgmigrate
 // what every package knows of a target group, and [Target], one registered
 // target with its health, each with its one conversion from the SDK
 // ([TargetGroupOf], [TargetOf]); and a target group's type, [TargetType],
-// with its constants and its conversion back to the SDK. diagnose's
+// with its constants. diagnose's
 // TargetGroupReport, cutover's and tgbind's TargetGroupInfo are JSON
 // contracts of their own, each built from a TargetGroup by one function.
 
@@ -31,9 +31,6 @@ const (
 	// TargetTypeALB: the target is an Application Load Balancer.
 	TargetTypeALB TargetType = "alb"
 )
-
-// SDK returns t as the SDK's enum: the one conversion back.
-func (t TargetType) SDK() elbv2types.TargetTypeEnum { return elbv2types.TargetTypeEnum(t) }
 
 // TargetGroup is what every package knows of a target group: its identity,
 // its type and protocol, its VPC, the load balancers that use it and its
