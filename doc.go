@@ -32,8 +32,13 @@
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),
 //     and the one stack-tag ownership rule, [LBCStacksIn].
+//   - handoff.go: [Handoff], the typed handoff from diagnose to cutover
+//     and tgbind (what the next call needs and what diagnose saw), its
+//     parts [HandoffService] and [HandoffObservation], [Handoff.Validate],
+//     [HandoffError] and [ErrInvalidHandoff].
 //
-// Tests: arn_example_test.go (the example), errors_test.go.
+// Tests: arn_example_test.go (the example), errors_test.go,
+// handoff_test.go.
 //
 // ARCHITECTURE.md, at the repository root, is the map of the house: what
 // each package is for, which way data flows, and where a thing lives.
@@ -43,12 +48,14 @@
 //  1. [github.com/qstools/tgmigrate/diagnose]: read-only. Finds ghost
 //     targets, target groups that pin node IPs, their owners, health-check and
 //     port mismatches, the room a cutover has under ELBv2's target quotas,
-//     and says which call comes next.
+//     and says which call comes next; a PlanCutover call with nothing
+//     missing carries its argument as a typed [Handoff].
 //  2. [github.com/qstools/tgmigrate/tgbind]: builds, validates, applies and
 //     waits on a TargetGroupBinding for an existing target group. Its API
 //     types are in [github.com/qstools/tgmigrate/tgbind/v1beta1].
 //  3. [github.com/qstools/tgmigrate/cutover]: plans, executes and rolls back
-//     the migration. In place for ip target groups: align the health check,
+//     the migration (cutover.RequestFrom makes its Request from a
+//     [Handoff]). In place for ip target groups: align the health check,
 //     bind in multi-cluster mode, wait for healthy pod targets, deregister the
 //     node targets and ghosts in guarded batches, drain, verify. Blue/green for
 //     instance target groups: a new ip target group, bound, then weighted

@@ -1,9 +1,11 @@
 package cutover
 
-// This file is cutover's one way to call ELBv2: every call is counted,
-// classified by internal/awserr, and retried with backoff/v4 on the injected
-// clock when, and only when, awserr says it may be (throttling, and
-// TargetGroupNotFound right after a create: eventual consistency).
+// This file is cutover's way to call ELBv2: its reads are internal/read's,
+// and every call, writes included, goes through read's engine: classified
+// by internal/awserr, retried with backoff/v4 on the injected clock when,
+// and only when, awserr says it may be (throttling, and TargetGroupNotFound
+// right after a create: eventual consistency), the lease kept before each
+// attempt. It also holds the writes and the health-check helpers.
 
 import (
 	"context"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
 
@@ -92,8 +95,9 @@ func (p RetryPolicy) internal() retry.Policy {
 	}
 }
 
-// awsReader wraps the read-only ELBv2 API with counting, classification
-// and retries. The planner holds only this: by type, it cannot change AWS.
+// awsReader is cutover's ELBv2 reader: internal/read's, whose engine also
+// carries awsClient's writes. The planner holds only this: by type, it
+// cannot change AWS.
 type awsReader struct {
 	api    diagnose.ELBv2API
 	clock  clock.Clock
@@ -105,6 +109,9 @@ type awsReader struct {
 	// executor sets it to keep its lease: renewed before each attempt of
 	// a mutating call, so that no retried write outlives a lost lease.
 	beforeAttempt func(ctx context.Context, mutating bool) error
+
+	c *read.Caller
+	r *read.Reader
 }
 
 // awsClient adds the writes.
@@ -114,33 +121,35 @@ type awsClient struct {
 }
 
 func newAWSReader(api diagnose.ELBv2API, clk clock.Clock, p RetryPolicy, log logr.Logger) *awsReader {
-	return &awsReader{api: api, clock: clk, policy: p.internal(), log: log}
+	a := &awsReader{api: api, clock: clk, policy: p.internal(), log: log}
+	a.c = read.NewCaller(read.Options{
+		Clock:  clk,
+		Policy: a.policy,
+		BeforeAttempt: func(ctx context.Context, op string) error {
+			if a.beforeAttempt == nil {
+				return nil
+			}
+			return a.beforeAttempt(ctx, slices.Contains(mutatingOps, op)) // a lost lease: never retried
+		},
+		OnRetry: func(op, resource string, err error, wait time.Duration) {
+			a.log.V(1).Info("retrying", "op", op, "resource", resource, "in", wait, "error", err)
+		},
+		Log:          log,
+		LastOnGiveUp: true,
+	})
+	a.r = read.New(api, a.c)
+	return a
 }
 
 func newAWS(api ELBv2API, clk clock.Clock, p RetryPolicy, log logr.Logger) *awsClient {
 	return &awsClient{awsReader: newAWSReader(api, clk, p, log), w: api}
 }
 
-// call runs one ELBv2 operation, retrying what awserr calls retryable.
-// afterCreate also retries TargetGroupNotFound (eventual consistency).
+// call runs one ELBv2 operation through read's engine, retrying what
+// awserr calls retryable. afterCreate also retries TargetGroupNotFound
+// (eventual consistency).
 func (a *awsReader) call(ctx context.Context, op, resource string, afterCreate bool, fn func(context.Context) error) error {
-	mutates := slices.Contains(mutatingOps, op)
-	err := retry.Do(ctx, a.clock, a.policy, func(ctx context.Context) error {
-		if a.beforeAttempt != nil {
-			if err := a.beforeAttempt(ctx, mutates); err != nil {
-				return err // a lost lease: not an AWS error, never retried
-			}
-		}
-		return awserr.Classify(op, resource, fn(ctx))
-	}, retry.WithRetryable(func(err error) bool { return awserr.IsRetryable(err, afterCreate) }),
-		retry.WithNotify(func(err error, wait time.Duration) {
-			a.log.V(1).Info("retrying", "op", op, "resource", resource, "in", wait, "error", err)
-		}))
-	var gaveUp *retry.GaveUpError
-	if errors.As(err, &gaveUp) && gaveUp.Last != nil {
-		return gaveUp.Last
-	}
-	return err
+	return a.c.Do(ctx, op, resource, fn, read.AfterCreate(afterCreate))
 }
 
 // retryTransient runs fn, which wraps its own errors (a tgbind call),
@@ -169,174 +178,50 @@ func transient(err error) bool {
 		apierrors.IsTimeout(err) || apierrors.IsServiceUnavailable(err)
 }
 
-// targetGroup describes one target group by ARN.
+// targetGroup describes one target group by ARN (read.Reader.TargetGroup).
 func (a *awsReader) targetGroup(ctx context.Context, arn string, afterCreate bool) (*elbv2types.TargetGroup, error) {
-	var out *elbv2.DescribeTargetGroupsOutput
-	err := a.call(ctx, "DescribeTargetGroups", arn, afterCreate, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{arn}})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := range out.TargetGroups {
-		if aws.ToString(out.TargetGroups[i].TargetGroupArn) == arn {
-			return &out.TargetGroups[i], nil
-		}
-	}
-	return nil, &awserr.Error{Op: "DescribeTargetGroups", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+	return a.r.TargetGroup(ctx, arn, read.AfterCreate(afterCreate))
 }
 
 // targetGroupByName describes one target group by name; nil when none has
 // that name.
 func (a *awsReader) targetGroupByName(ctx context.Context, name string) (*elbv2types.TargetGroup, error) {
-	var out *elbv2.DescribeTargetGroupsOutput
-	err := a.call(ctx, "DescribeTargetGroups", name, false, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{Names: []string{name}})
-		return awserr.Answered(out, err)
-	})
-	switch {
-	case errors.Is(err, awserr.ErrNotFound):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	for i := range out.TargetGroups {
-		if aws.ToString(out.TargetGroups[i].TargetGroupName) == name {
-			return &out.TargetGroups[i], nil
-		}
-	}
-	return nil, nil
+	return a.r.TargetGroupByName(ctx, name)
 }
 
 // tags returns a resource's tags.
 func (a *awsReader) tags(ctx context.Context, arn string, afterCreate bool) (map[string]string, error) {
-	var out *elbv2.DescribeTagsOutput
-	err := a.call(ctx, "DescribeTags", arn, afterCreate, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: []string{arn}})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	tags := map[string]string{}
-	for _, d := range out.TagDescriptions {
-		if aws.ToString(d.ResourceArn) != arn {
-			continue
-		}
-		for _, t := range d.Tags {
-			tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-		}
-	}
-	return tags, nil
+	return a.r.TagsOf(ctx, arn, read.AfterCreate(afterCreate))
 }
 
 // attributes returns a target group's attributes.
 func (a *awsReader) attributes(ctx context.Context, arn string, afterCreate bool) (map[string]string, error) {
-	var out *elbv2.DescribeTargetGroupAttributesOutput
-	err := a.call(ctx, "DescribeTargetGroupAttributes", arn, afterCreate, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeTargetGroupAttributes(ctx, &elbv2.DescribeTargetGroupAttributesInput{TargetGroupArn: aws.String(arn)})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	attrs := map[string]string{}
-	for _, at := range out.Attributes {
-		attrs[aws.ToString(at.Key)] = aws.ToString(at.Value)
-	}
-	return attrs, nil
+	return a.r.Attributes(ctx, arn, read.AfterCreate(afterCreate))
 }
 
 // health returns every registered target of a target group.
 func (a *awsReader) health(ctx context.Context, arn string, afterCreate bool) ([]elbv2types.TargetHealthDescription, error) {
-	var out *elbv2.DescribeTargetHealthOutput
-	err := a.call(ctx, "DescribeTargetHealth", arn, afterCreate, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out.TargetHealthDescriptions, nil
+	return a.r.TargetHealth(ctx, arn, read.AfterCreate(afterCreate))
 }
 
 // listeners lists a load balancer's listeners, every page.
 func (a *awsReader) listeners(ctx context.Context, lbARN string) ([]elbv2types.Listener, error) {
-	var all []elbv2types.Listener
-	var marker *string
-	for {
-		var out *elbv2.DescribeListenersOutput
-		err := a.call(ctx, "DescribeListeners", lbARN, false, func(ctx context.Context) (err error) {
-			out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), Marker: marker})
-			return awserr.Answered(out, err)
-		})
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, out.Listeners...)
-		if out.NextMarker == nil || *out.NextMarker == "" {
-			return all, nil
-		}
-		marker = out.NextMarker
-	}
+	return a.r.Listeners(ctx, lbARN)
 }
 
 // listener describes one listener.
 func (a *awsReader) listener(ctx context.Context, arn string) (*elbv2types.Listener, error) {
-	var out *elbv2.DescribeListenersOutput
-	err := a.call(ctx, "DescribeListeners", arn, false, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeListeners(ctx, &elbv2.DescribeListenersInput{ListenerArns: []string{arn}})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := range out.Listeners {
-		if aws.ToString(out.Listeners[i].ListenerArn) == arn {
-			return &out.Listeners[i], nil
-		}
-	}
-	return nil, &awserr.Error{Op: "DescribeListeners", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+	return a.r.Listener(ctx, arn)
 }
 
 // rules lists a listener's rules, every page.
 func (a *awsReader) rules(ctx context.Context, listenerARN string) ([]elbv2types.Rule, error) {
-	var all []elbv2types.Rule
-	var marker *string
-	for {
-		var out *elbv2.DescribeRulesOutput
-		err := a.call(ctx, "DescribeRules", listenerARN, false, func(ctx context.Context) (err error) {
-			out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{ListenerArn: aws.String(listenerARN), Marker: marker})
-			return awserr.Answered(out, err)
-		})
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, out.Rules...)
-		if out.NextMarker == nil || *out.NextMarker == "" {
-			return all, nil
-		}
-		marker = out.NextMarker
-	}
+	return a.r.Rules(ctx, listenerARN)
 }
 
 // rule describes one rule.
 func (a *awsReader) rule(ctx context.Context, arn string) (*elbv2types.Rule, error) {
-	var out *elbv2.DescribeRulesOutput
-	err := a.call(ctx, "DescribeRules", arn, false, func(ctx context.Context) (err error) {
-		out, err = a.api.DescribeRules(ctx, &elbv2.DescribeRulesInput{RuleArns: []string{arn}})
-		return awserr.Answered(out, err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := range out.Rules {
-		if aws.ToString(out.Rules[i].RuleArn) == arn {
-			return &out.Rules[i], nil
-		}
-	}
-	return nil, &awserr.Error{Op: "DescribeRules", Resource: arn, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+	return a.r.Rule(ctx, arn)
 }
 
 // descriptions turns targets into TargetDescriptions, every one with its

@@ -11,15 +11,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/kube"
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
 // lbcTrackedPrefix and lbcTrackedKey name the ConfigMap in which the LBC
@@ -137,32 +135,21 @@ func (e *env) cluster() diagnose.Cluster {
 // the nodes, pods and Services that diagnose.Classify needs, and the
 // Karpenter NodeClaims only when claims is set (they tell a drifted node).
 // Namespaces and bindings, which classification does not read, are not
-// listed.
+// listed. It lists through the one read path (internal/read) with the
+// Require policy: a kind that cannot be listed fails the observation,
+// except NodeClaims the cluster does not serve or the reader does not
+// register, which count as absent.
 func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, *diagnose.Objects, error) {
-	var objs diagnose.Objects
-	var nodes corev1.NodeList
-	var pods corev1.PodList
-	var svcs corev1.ServiceList
-	for _, l := range []struct {
-		kind string
-		list client.ObjectList
-	}{{"nodes", &nodes}, {"pods", &pods}, {"services", &svcs}} {
-		if err := e.reader.List(ctx, l.list); err != nil {
-			return nil, nil, fmt.Errorf("snapshot of the cluster: list %s: %w", l.kind, err)
-		}
-	}
-	objs.Nodes, objs.Pods, objs.Services = nodes.Items, pods.Items, svcs.Items
-	objs.NoNodeClaimCRD = true
+	kinds := []read.ListKind{read.ListNodes, read.ListPods, read.ListServices}
 	if claims {
-		ncs := &unstructured.UnstructuredList{}
-		ncs.SetGroupVersionKind(diagnose.NodeClaimGVK.GroupVersion().WithKind(diagnose.NodeClaimGVK.Kind + "List"))
-		switch err := e.reader.List(ctx, ncs); {
-		case err == nil:
-			objs.NodeClaims, objs.NoNodeClaimCRD = ncs.Items, false
-		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || runtime.IsNotRegisteredError(err):
-		default:
-			return nil, nil, fmt.Errorf("snapshot of the cluster: list nodeclaims: %w", err)
-		}
+		kinds = append(kinds, read.ListNodeClaims)
+	}
+	objs, err := read.ListCluster(ctx, e.reader, read.ClusterOptions{Kinds: kinds, Policy: read.Require})
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot of the cluster: %w", err)
+	}
+	if !claims {
+		objs.NoNodeClaimCRD = true
 	}
 	snap, err := diagnose.NewSnapshot(e.cluster(), objs)
 	return snap, &objs, err

@@ -14,8 +14,11 @@
 //   - api.go: ELBv2API and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
 //     and Strategy, the Options, the Observer); readenv.go: ReadEnv and
-//     PlanEnv, what planning reads through.
-//   - aws.go: every ELBv2 call, counted and retried; cluster.go: the
+//     PlanEnv, what planning reads through; handoff.go: RequestFrom (a
+//     Request from diagnose's tgmigrate.Handoff) and the plan's checks of
+//     the live target group against it.
+//   - aws.go: every ELBv2 call, through internal/read (its reads, and its
+//     engine for the writes), counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
 //   - errors.go: sentinels, error types, IsX helpers.
 //
@@ -91,6 +94,28 @@
 // strategy, classifies every target with diagnose (node, ghost, pod,
 // foreign: one definition of a ghost across tgmigrate), builds the binding
 // with tgbind, and returns a [Plan].
+//
+// # From diagnose's handoff
+//
+// A finding whose next call is PlanCutover with nothing missing carries
+// that call's argument, a [tgmigrate.Handoff] (diagnose's
+// NextCall.Handoff). [RequestFrom] turns it into the [Request]: target
+// group, namespace, Service, port, strategy, account and Region, with
+// Request.From set to the handoff; set any other field on the result.
+// Request.From, rather than a second entry point, because the handoff
+// changes nothing of what is planned: a request from a handoff plans
+// exactly as the same request written by hand, digest and all (From is
+// left out of the plan and its JSON). It adds one check, right after
+// DescribeTargetGroups and before anything else is read: a live target
+// type or VPC other than diagnose saw is an [*InputError] naming the
+// field of From ("From.TargetType", "From.VPCID") that unwraps to
+// [ErrStaleHandoff]; an Env.ClusterName other than the handoff's is one
+// on "From.ClusterName"; a malformed handoff, or one of another target
+// group, account or Region, is refused before any call. Target counts
+// (by class, healthy) other than diagnose saw are a plan warning naming
+// both figures and the handoff's time. PlanCutover still reads the live
+// state, handoff or not: a plan made on what diagnose saw would be
+// unsafe, since targets come and go between the two calls.
 //
 // A plan is plain data: the target group as found, the Service, the binding
 // to create, the health-check change and when it happens, the recorded

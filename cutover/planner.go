@@ -40,6 +40,14 @@ const attrDeregistrationDelay = "deregistration_delay.timeout_seconds"
 // timeouts, unavailability, internal errors, a refused or reset
 // connection); a Forbidden, NotFound or Invalid read fails at once.
 //
+// A request made from diagnose's handoff ([RequestFrom], Request.From)
+// is planned as the same request written by hand, after one more check:
+// the live target group's type and VPC must be what diagnose saw, else an
+// *InputError naming the field ([ErrStaleHandoff]) before any other read;
+// changed target counts are a warning. PlanCutover still reads
+// everything live, handoff or not: a plan made on what diagnose saw would
+// be unsafe.
+//
 // Malformed input gives an *InputError before any call (a nil env one on
 // "env"; a field of an Env one on "Env.ELBv2"..., of a ReadEnv on
 // "ReadEnv.ELBv2"...); a guard that refuses the target group a
@@ -53,6 +61,9 @@ func PlanCutover(ctx context.Context, env PlanEnv, req Request) (*Plan, error) {
 	}
 	arn, err := req.validate()
 	if err != nil {
+		return nil, err
+	}
+	if err := req.checkFromInput(); err != nil {
 		return nil, err
 	}
 	// Every cluster read of the plan, tgbind's and the snapshot's too,
@@ -114,6 +125,9 @@ func (pl *planner) plan(ctx context.Context) (*Plan, error) {
 		return pl.fail(err)
 	}
 	pl.tg = tg
+	if err := pl.checkFrom(); err != nil {
+		return nil, err
+	}
 	tags, err := pl.aws.tags(ctx, pl.arn.Raw, false)
 	if err != nil {
 		return pl.fail(err)
@@ -149,6 +163,7 @@ func (pl *planner) plan(ctx context.Context) (*Plan, error) {
 	}
 	pl.reports = classify(snap, p.TargetGroup, health)
 	p.Warnings = append(p.Warnings, snap.Notes()...)
+	p.Warnings = append(p.Warnings, pl.fromDrift()...)
 
 	// The strategy reads what it needs and fills the plan; its steps go
 	// inside the hold of Karpenter's disruption.

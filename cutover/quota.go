@@ -19,10 +19,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
-	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
 // ControllerBatch is how many targets the AWS Load Balancer Controller
@@ -147,22 +145,9 @@ var quotaAssumptions = []string{
 // lbTargets counts the targets of a load balancer's target groups other
 // than skip, draining ones included.
 func (pl *planner) lbTargets(ctx context.Context, lbARN, skip string) (int, error) {
-	var tgs []elbv2types.TargetGroup
-	var marker *string
-	for {
-		var out *elbv2.DescribeTargetGroupsOutput
-		err := pl.aws.call(ctx, "DescribeTargetGroups", lbARN, false, func(ctx context.Context) (err error) {
-			out, err = pl.aws.api.DescribeTargetGroups(ctx, &elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(lbARN), Marker: marker})
-			return awserr.Answered(out, err)
-		})
-		if err != nil {
-			return 0, err
-		}
-		tgs = append(tgs, out.TargetGroups...)
-		if aws.ToString(out.NextMarker) == "" {
-			break
-		}
-		marker = out.NextMarker
+	tgs, err := pl.aws.r.TargetGroups(ctx, elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(lbARN)})
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, tg := range tgs {

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
@@ -124,6 +125,13 @@ type Request struct {
 	// spec.networking (ingress from the load balancer's groups on the
 	// pods' port) and the controller authorizes the rule.
 	LeaveSecurityGroups bool `json:"leaveSecurityGroups,omitempty"`
+	// From is the diagnose handoff the request was made from
+	// ([RequestFrom]). PlanCutover then checks the live target group
+	// against it before planning (handoff.go): another target type or VPC
+	// is an *InputError ([ErrStaleHandoff]); changed target counts are a
+	// plan warning. It is left out of the plan and its JSON. Nil: a
+	// request written by hand, checked by the guards alone.
+	From *tgmigrate.Handoff `json:"-"`
 }
 
 var accountRe = regexp.MustCompile(`^[0-9]{12}$`)

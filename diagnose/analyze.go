@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -130,7 +131,7 @@ func (a *analysis) unknowns(tagsErr error) {
 			continue
 		}
 		for _, f := range s.Failures() {
-			out = append(out, Unknown{Cluster: s.cluster.Name, Source: string(f.Kind), Category: f.Category, Effect: effect[f.Kind]})
+			out = append(out, Unknown{Cluster: s.cluster.Name, Source: string(f.Kind), Category: f.Category, Effect: read.Effect(f.Kind)})
 		}
 	}
 	a.rep.Unknowns = out

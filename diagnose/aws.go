@@ -1,13 +1,12 @@
 package diagnose
 
-// This file is one account's scan: its ELBv2 client behind the rate
-// limiter, retries and call counters (do), discovery of the target groups
-// in scope, their tags, their targets' health, and the listeners and rules
-// that route to them.
+// This file is one account's scan: its calls through internal/read's
+// engine (its rate limiter, retries and call counters), discovery of the
+// target groups in scope, their targets' health as diagnose models it, and
+// the routes of the listeners and rules that forward to them.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,33 +20,37 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
 
 // API economy. These are part of the package's contract, and the tests
-// assert them.
+// assert them. They are internal/read's, which makes every call.
 const (
 	// PageSize is the page size of every paged Describe call (the ELBv2 maximum).
-	PageSize = 400
+	PageSize = read.PageSize
 	// TagBatch is how many ARNs one DescribeTags call carries (the ELBv2 maximum).
-	TagBatch = 20
+	TagBatch = read.TagBatch
 	// ARNBatch is how many target-group ARNs or names one DescribeTargetGroups
 	// call carries. AWS documents no maximum; 20 keeps each call small and
 	// the search for an unknown ARN short.
-	ARNBatch = 20
+	ARNBatch = read.ARNBatch
 	// InstanceBatch is how many instance IDs one DescribeInstances filter carries.
-	InstanceBatch = 200
+	InstanceBatch = read.InstanceBatch
 )
 
 // maxWeight is the largest weight of a target group in a forward action.
 const maxWeight = 999
 
-// accountScan is one account and Region: its client, its rate limiter and
-// its call counters. Every AWS call goes through do.
+// accountScan is one account and Region: its call engine (rate limiter,
+// retries, call counters) and its ELBv2 reader, both internal/read's.
 type accountScan struct {
 	acct Account
 	cfg  *config
-	lim  *limiter
+	// c makes every AWS call of the account (ELBv2, EC2, Service Quotas);
+	// r is its ELBv2 reader.
+	c *read.Caller
+	r *read.Reader
 
 	mu      sync.Mutex
 	calls   map[string]int
@@ -62,166 +65,35 @@ type accountScan struct {
 	quotas *TargetQuotas
 }
 
-func newAccountScan(a Account, cfg *config) *accountScan {
-	return &accountScan{acct: a, cfg: cfg, lim: newLimiter(cfg.clock, cfg.rps, cfg.burst), calls: map[string]int{}, members: map[string][]string{}}
-}
-
-// do runs one AWS call: it waits for the rate limiter, classifies the error
-// through awserr, and retries throttling with backoff on the injected clock.
-// Once ctx ends, its error is ctxErr(ctx).
-func (a *accountScan) do(ctx context.Context, op, resource string, fn func(context.Context) error) error {
-	log := a.cfg.log.WithValues("account", a.acct.ID, "region", a.acct.Region, "op", op)
-	policy := retry.Policy{Initial: 500 * time.Millisecond, Max: 20 * time.Second, MaxAttempts: uint64(a.cfg.maxAttempts)}
-	err := retry.Do(ctx, a.cfg.clock, policy, func(ctx context.Context) error {
-		if err := a.lim.wait(ctx); err != nil {
-			return err
-		}
-		a.mu.Lock()
-		a.calls[op]++
-		a.mu.Unlock()
-		return awserr.Classify(op, resource, fn(ctx))
-	}, retry.WithNotify(func(err error, wait time.Duration) {
-		a.mu.Lock()
-		a.retries++
-		a.mu.Unlock()
-		log.V(1).Info("retrying throttled call", "resource", resource, "wait", wait, "error", err)
-	}))
-	if err != nil && ctx.Err() != nil {
-		// retry reports context.Cause(ctx) alone: keep context.Canceled too.
-		return ctxErr(ctx)
-	}
-	return err
-}
-
-// call makes one AWS call through do, and turns a nil output with a nil
-// error into an error wrapping [ErrNilResponse], so that neither its caller
-// nor an SDK paginator ever dereferences a nil output.
-func call[Out any](ctx context.Context, a *accountScan, op, resource string, fn func(context.Context) (*Out, error)) (*Out, error) {
-	var out *Out
-	err := a.do(ctx, op, resource, func(ctx context.Context) (err error) {
-		out, err = fn(ctx)
-		return err
+func newAccountScan(acct Account, cfg *config) *accountScan {
+	a := &accountScan{acct: acct, cfg: cfg, calls: map[string]int{}, members: map[string][]string{}}
+	log := cfg.log.WithValues("account", acct.ID, "region", acct.Region)
+	a.c = read.NewCaller(read.Options{
+		Clock:   cfg.clock,
+		Policy:  retry.Policy{Initial: 500 * time.Millisecond, Max: 20 * time.Second, MaxAttempts: uint64(cfg.maxAttempts)},
+		Limiter: read.NewLimiter(cfg.clock, cfg.rps, cfg.burst),
+		OnAttempt: func(op string) {
+			a.mu.Lock()
+			a.calls[op]++
+			a.mu.Unlock()
+		},
+		OnRetry: func(op, resource string, err error, wait time.Duration) {
+			a.mu.Lock()
+			a.retries++
+			a.mu.Unlock()
+			log.WithValues("op", op).V(1).Info("retrying throttled call", "resource", resource, "wait", wait, "error", err)
+		},
+		Log:          log,
+		JoinCanceled: true, // ctxErr(ctx): context.Canceled and the cause
 	})
-	if err == nil && out == nil {
-		if resource != "" {
-			op += " " + resource
-		}
-		return nil, fmt.Errorf("%s: %w", op, ErrNilResponse)
-	}
-	return out, err
-}
-
-// pageLoops records the NextMarker of a page of one paged query, and
-// reports whether an earlier page of that query gave the same marker. The
-// SDK's paginators would follow it for ever (StopOnDuplicateToken is off by
-// default, and catches only a marker repeated at once); the pages from that
-// marker on have all been read already, so the query ends there.
-func (a *accountScan) pageLoops(op string, seen map[string]bool, next *string) bool {
-	if next == nil || *next == "" {
-		return false
-	}
-	if seen[*next] {
-		a.cfg.log.V(1).Info("paging stopped: the service repeated a marker", "account", a.acct.ID, "region", a.acct.Region, "op", op, "marker", *next)
-		return true
-	}
-	seen[*next] = true
-	return false
+	a.r = read.New(acct.ELBv2, a.c)
+	return a
 }
 
 func (a *accountScan) report() AccountReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return AccountReport{ID: a.acct.ID, Region: a.acct.Region, EC2: a.acct.EC2 != nil, APICalls: maps.Clone(a.calls), Retries: a.retries, Quotas: a.quotas}
-}
-
-// guarded adapts an accountScan to the SDK paginators' client interfaces.
-// A nil output with a nil error is an [ErrNilResponse] error here, before a
-// paginator dereferences it.
-type guarded struct{ a *accountScan }
-
-var (
-	_ elbv2.DescribeTargetGroupsAPIClient = guarded{}
-	_ elbv2.DescribeListenersAPIClient    = guarded{}
-	_ elbv2.DescribeRulesAPIClient        = guarded{}
-)
-
-// DescribeTargetGroups is the rate-limited, retried and counted call.
-func (g guarded) DescribeTargetGroups(ctx context.Context, in *elbv2.DescribeTargetGroupsInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
-	return call(ctx, g.a, "DescribeTargetGroups", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (*elbv2.DescribeTargetGroupsOutput, error) {
-		return g.a.acct.ELBv2.DescribeTargetGroups(ctx, in, optFns...)
-	})
-}
-
-// DescribeListeners is the rate-limited, retried and counted call.
-func (g guarded) DescribeListeners(ctx context.Context, in *elbv2.DescribeListenersInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error) {
-	return call(ctx, g.a, "DescribeListeners", aws.ToString(in.LoadBalancerArn), func(ctx context.Context) (*elbv2.DescribeListenersOutput, error) {
-		return g.a.acct.ELBv2.DescribeListeners(ctx, in, optFns...)
-	})
-}
-
-// DescribeRules is the rate-limited, retried and counted call.
-func (g guarded) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput, optFns ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error) {
-	return call(ctx, g.a, "DescribeRules", aws.ToString(in.ListenerArn), func(ctx context.Context) (*elbv2.DescribeRulesOutput, error) {
-		return g.a.acct.ELBv2.DescribeRules(ctx, in, optFns...)
-	})
-}
-
-// describeTargetGroups runs one paged DescribeTargetGroups query.
-func (a *accountScan) describeTargetGroups(ctx context.Context, in elbv2.DescribeTargetGroupsInput) ([]elbv2types.TargetGroup, error) {
-	in.PageSize = aws.Int32(PageSize)
-	p := elbv2.NewDescribeTargetGroupsPaginator(guarded{a}, &in)
-	var out []elbv2types.TargetGroup
-	seen := map[string]bool{}
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.TargetGroups...)
-		if a.pageLoops("DescribeTargetGroups", seen, page.NextMarker) {
-			break
-		}
-	}
-	return out, nil
-}
-
-// describeEach describes a batch of ARNs (or names), halving it when AWS
-// answers NotFound for the whole batch, so that every existing target group
-// is still found and each missing one is named. A batch that fails in
-// another way fails for each of its items.
-func (a *accountScan) describeEach(ctx context.Context, items []string, byName bool) (found []elbv2types.TargetGroup, missing, failed map[string]error) {
-	missing, failed = map[string]error{}, map[string]error{}
-	var walk func([]string)
-	walk = func(batch []string) {
-		if ctx.Err() != nil {
-			for _, it := range batch {
-				failed[it] = ctxErr(ctx)
-			}
-			return
-		}
-		in := elbv2.DescribeTargetGroupsInput{TargetGroupArns: batch}
-		if byName {
-			in = elbv2.DescribeTargetGroupsInput{Names: batch}
-		}
-		tgs, err := a.describeTargetGroups(ctx, in)
-		switch {
-		case err == nil:
-			found = append(found, tgs...)
-		case errors.Is(err, awserr.ErrNotFound) && len(batch) == 1:
-			missing[batch[0]] = err
-		case errors.Is(err, awserr.ErrNotFound):
-			walk(batch[:len(batch)/2])
-			walk(batch[len(batch)/2:])
-		default:
-			for _, it := range batch {
-				failed[it] = err
-			}
-		}
-	}
-	for chunk := range slices.Chunk(items, ARNBatch) {
-		walk(chunk)
-	}
-	return found, missing, failed
 }
 
 // discovered is what one account's discovery found.
@@ -259,7 +131,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 		}
 	}
 	if scope.listsAll() {
-		tgs, err := a.describeTargetGroups(ctx, elbv2.DescribeTargetGroupsInput{})
+		tgs, err := a.r.TargetGroups(ctx, elbv2.DescribeTargetGroupsInput{})
 		if err != nil {
 			d.errs = append(d.errs, a.resourceError(KindAccount, a.acct.ID, "DescribeTargetGroups", err))
 		} else {
@@ -273,7 +145,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 		return d
 	}
 	if len(arns) > 0 {
-		found, missing, failed := a.describeEach(ctx, arns, false)
+		found, missing, failed := a.r.TargetGroupsByARN(ctx, arns)
 		add(found)
 		maps.Copy(failed, missing)
 		for _, arn := range slices.Sorted(maps.Keys(failed)) {
@@ -283,7 +155,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 	if len(scope.TargetGroupNames) > 0 {
 		names := slices.Compact(slices.Sorted(slices.Values(scope.TargetGroupNames)))
 		names = slices.DeleteFunc(names, func(n string) bool { return !awserr.ValidTargetGroupName(n) })
-		found, missing, failed := a.describeEach(ctx, names, true)
+		found, missing, failed := a.r.TargetGroupsByName(ctx, names)
 		add(found)
 		maps.Copy(d.namesMissing, missing)
 		for _, n := range slices.Sorted(maps.Keys(failed)) {
@@ -291,7 +163,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 		}
 	}
 	for _, lb := range lbs {
-		tgs, err := a.describeTargetGroups(ctx, elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(lb)})
+		tgs, err := a.r.TargetGroups(ctx, elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(lb)})
 		if err != nil {
 			d.errs = append(d.errs, a.resourceError(KindLoadBalancer, lb, "DescribeTargetGroups", err))
 			continue
@@ -309,59 +181,16 @@ func (a *accountScan) resourceError(kind, resource, op string, err error) Resour
 	return *re
 }
 
-// tags reads the tags of a batch of target groups (at most TagBatch),
-// halving it when one of them has vanished. It returns the tags by ARN and
-// an error for each ARN that could not be read.
-func (a *accountScan) tags(ctx context.Context, arns []string) (map[string]map[string]string, map[string]error) {
-	tags := map[string]map[string]string{}
-	failed := map[string]error{}
-	var walk func([]string)
-	walk = func(batch []string) {
-		out, err := call(ctx, a, "DescribeTags", "", func(ctx context.Context) (*elbv2.DescribeTagsOutput, error) {
-			return a.acct.ELBv2.DescribeTags(ctx, &elbv2.DescribeTagsInput{ResourceArns: batch})
-		})
-		switch {
-		case err == nil:
-			for _, td := range out.TagDescriptions {
-				if td.ResourceArn == nil {
-					continue // names no target group
-				}
-				m := map[string]string{}
-				for _, t := range td.Tags {
-					m[aws.ToString(t.Key)] = aws.ToString(t.Value)
-				}
-				tags[aws.ToString(td.ResourceArn)] = m
-			}
-			for _, arn := range batch {
-				if tags[arn] == nil {
-					tags[arn] = map[string]string{}
-				}
-			}
-		case errors.Is(err, awserr.ErrNotFound) && len(batch) > 1:
-			walk(batch[:len(batch)/2])
-			walk(batch[len(batch)/2:])
-		default:
-			for _, arn := range batch {
-				failed[arn] = err
-			}
-		}
-	}
-	walk(arns)
-	return tags, failed
-}
-
 // targetHealth makes the one DescribeTargetHealth call of a target group.
 // A description without a target or without a target ID names nothing and
 // is skipped; a port is kept as given, even out of range.
 func (a *accountScan) targetHealth(ctx context.Context, arn string) ([]Target, error) {
-	out, err := call(ctx, a, "DescribeTargetHealth", arn, func(ctx context.Context) (*elbv2.DescribeTargetHealthOutput, error) {
-		return a.acct.ELBv2.DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(arn)})
-	})
+	descs, err := a.r.TargetHealth(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]Target, 0, len(out.TargetHealthDescriptions))
-	for _, d := range out.TargetHealthDescriptions {
+	targets := make([]Target, 0, len(descs))
+	for _, d := range descs {
 		if d.Target == nil || aws.ToString(d.Target.Id) == "" {
 			a.cfg.log.V(1).Info("target without an ID skipped", "account", a.acct.ID, "region", a.acct.Region, "targetGroup", arn)
 			continue
@@ -408,43 +237,29 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 			}
 		}
 	}
-	lp := elbv2.NewDescribeListenersPaginator(guarded{a}, &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), PageSize: aws.Int32(PageSize)})
-	seen := map[string]bool{}
-	for lp.HasMorePages() {
-		page, err := lp.NextPage(ctx)
+	listeners, err := a.r.Listeners(ctx, lbARN)
+	if err != nil {
+		return out, err
+	}
+	for _, l := range listeners {
+		base := Route{
+			LoadBalancerARN: lbARN, LoadBalancerName: lb.Name, LoadBalancerType: lb.LoadBalancerType,
+			ListenerARN: aws.ToString(l.ListenerArn), ListenerProtocol: string(l.Protocol), ListenerPort: aws.ToInt32(l.Port),
+		}
+		if lb.LoadBalancerType != "app" {
+			r := base
+			r.Default = true
+			add(r, l.DefaultActions)
+			continue
+		}
+		rules, err := a.r.Rules(ctx, aws.ToString(l.ListenerArn))
 		if err != nil {
 			return out, err
 		}
-		for _, l := range page.Listeners {
-			base := Route{
-				LoadBalancerARN: lbARN, LoadBalancerName: lb.Name, LoadBalancerType: lb.LoadBalancerType,
-				ListenerARN: aws.ToString(l.ListenerArn), ListenerProtocol: string(l.Protocol), ListenerPort: aws.ToInt32(l.Port),
-			}
-			if lb.LoadBalancerType != "app" {
-				r := base
-				r.Default = true
-				add(r, l.DefaultActions)
-				continue
-			}
-			rp := elbv2.NewDescribeRulesPaginator(guarded{a}, &elbv2.DescribeRulesInput{ListenerArn: l.ListenerArn, PageSize: aws.Int32(PageSize)})
-			seenRules := map[string]bool{}
-			for rp.HasMorePages() {
-				rpage, err := rp.NextPage(ctx)
-				if err != nil {
-					return out, err
-				}
-				for _, rule := range rpage.Rules {
-					r := base
-					r.RuleARN, r.Priority, r.Default = aws.ToString(rule.RuleArn), aws.ToString(rule.Priority), aws.ToBool(rule.IsDefault)
-					add(r, rule.Actions)
-				}
-				if a.pageLoops("DescribeRules", seenRules, rpage.NextMarker) {
-					break
-				}
-			}
-		}
-		if a.pageLoops("DescribeListeners", seen, page.NextMarker) {
-			break
+		for _, rule := range rules {
+			r := base
+			r.RuleARN, r.Priority, r.Default = aws.ToString(rule.RuleArn), aws.ToString(rule.Priority), aws.ToBool(rule.IsDefault)
+			add(r, rule.Actions)
 		}
 	}
 	return out, nil

@@ -451,7 +451,7 @@ func (r *run) readTags(ctx context.Context, a *accountScan, batch []*tgState) {
 	for i, s := range batch {
 		arns[i] = s.rep.ARN
 	}
-	tags, failed := a.tags(ctx, arns)
+	tags, failed := a.r.Tags(ctx, arns)
 	for _, s := range batch {
 		if err, ok := failed[s.rep.ARN]; ok {
 			s.tagsErr = err

@@ -10,8 +10,8 @@
 //     api.go: the read-only clients, [ELBv2API] and [EC2API].
 //   - diagnose.go: [Diagnose] and its run: the phases on one worker pool,
 //     and the report's assembly.
-//   - aws.go: one account's scan: discovery, tags, targets' health and
-//     routes, each call rate-limited (ratelimit.go), retried and counted.
+//   - aws.go: one account's scan: discovery, targets' health and routes,
+//     each call through internal/read (rate-limited, retried, counted).
 //     ec2.go: the subnet checks. nilcheck.go: the typed-nil check.
 //   - snapshot.go: [Snapshot], one cluster listed once. classify.go:
 //     [Classify], who serves each target.
@@ -21,7 +21,8 @@
 //     [Headroom]. headroom.go: each cutover's overlap against them.
 //   - rules.go: [Code], [Severity], [Rule], [Rules], and the one ordered
 //     table of the rules. finding.go: what the rules share to make a
-//     finding and its next call.
+//     finding and its next call. handoff.go: the typed handoff
+//     (tgmigrate.Handoff) a complete PlanCutover call carries.
 //   - rule_*.go: one rule, or one small family, each with its codes and
 //     seed signals: rule_owner.go (OutsideTargetGroup,
 //     UnmanagedTargetGroup, InstanceTypeTargetGroup), rule_ghost.go,
@@ -147,8 +148,18 @@
 // weighted forward shares its traffic, or its tags say another LBC stack
 // or cluster owns it, which the owner guard refuses) the next call is a
 // manual change ([OpManual]) that says which. A call whose Service or port
-// could not be inferred lists them in [NextCall].Missing. [Rules] returns
-// this table:
+// could not be inferred lists them in [NextCall].Missing.
+//
+// A PlanCutover call with nothing missing also carries its argument as one
+// typed value, [NextCall].Handoff ([tgmigrate.Handoff]): the target group,
+// its account, Region, VPC and type, the strategy, the cluster and the
+// Service with its port, the load balancers, and what this report saw of
+// the targets (by class, healthy) and when (GeneratedAt). It is on the
+// next call, not the finding, because it is that call's argument: set
+// exactly when Op is OpPlanCutover and Missing is empty, nil otherwise.
+// cutover.RequestFrom turns it into a Request (tgbind.RequestFrom into a
+// binding's), and PlanCutover refuses it if the target group changed
+// since. [Rules] returns this table:
 //
 //	code                             severity  seed signal
 //	DefaultModeBindingOnSharedGroup  critical  all targets drain at once when the TargetGroupBinding reconciles

@@ -13,10 +13,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
-// guardedEC2 adapts an accountScan to the EC2 paginators' client interfaces.
-// A nil output with a nil error is an [ErrNilResponse] error here, before a
+// guardedEC2 adapts an accountScan to the EC2 paginators' client
+// interfaces: each page is a read.Call. A nil output with a nil error is an [ErrNilResponse] error here, before a
 // paginator dereferences it.
 type guardedEC2 struct{ a *accountScan }
 
@@ -27,14 +29,14 @@ var (
 
 // DescribeInstances is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
-	return call(ctx, g.a, "DescribeInstances", "", func(ctx context.Context) (*ec2.DescribeInstancesOutput, error) {
+	return read.Call(ctx, g.a.c, "DescribeInstances", "", func(ctx context.Context) (*ec2.DescribeInstancesOutput, error) {
 		return g.a.acct.EC2.DescribeInstances(ctx, in, optFns...)
 	})
 }
 
 // DescribeRouteTables is the rate-limited, retried and counted call.
 func (g guardedEC2) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
-	return call(ctx, g.a, "DescribeRouteTables", "", func(ctx context.Context) (*ec2.DescribeRouteTablesOutput, error) {
+	return read.Call(ctx, g.a.c, "DescribeRouteTables", "", func(ctx context.Context) (*ec2.DescribeRouteTablesOutput, error) {
 		return g.a.acct.EC2.DescribeRouteTables(ctx, in, optFns...)
 	})
 }
@@ -59,7 +61,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 			Filters:    []ec2types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(1000),
 		})
-		seen := map[string]bool{}
+		pages := g.a.c.Markers("DescribeInstances")
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
@@ -75,7 +77,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 					}
 				}
 			}
-			if a.pageLoops("DescribeInstances", seen, page.NextToken) {
+			if pages.Repeated(page.NextToken) {
 				break
 			}
 		}
@@ -90,7 +92,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
 		MaxResults: aws.Int32(100),
 	})
-	seen := map[string]bool{}
+	pages := g.a.c.Markers("DescribeRouteTables")
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -107,7 +109,7 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 				}
 			}
 		}
-		if a.pageLoops("DescribeRouteTables", seen, page.NextToken) {
+		if pages.Repeated(page.NextToken) {
 			break
 		}
 	}

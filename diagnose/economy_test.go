@@ -13,7 +13,6 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/mock/gomock"
-	"golang.org/x/time/rate"
 
 	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/vclock"
@@ -282,19 +281,6 @@ func TestRateLimitOnInjectedClock(t *testing.T) {
 				t.Errorf("phases (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestLimiterUnlimited(t *testing.T) {
-	clk := vclock.New(time.Time{})
-	l := newLimiter(clk, rate.Inf, 0)
-	for range 1000 {
-		if err := l.wait(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if clk.Since(vclock.Epoch) != 0 {
-		t.Errorf("an unlimited limiter waited %v", clk.Since(vclock.Epoch))
 	}
 }
 

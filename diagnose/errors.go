@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
 var (
@@ -106,7 +104,9 @@ func newResourceError(kind, resource, op string, err error) *ResourceError {
 	}
 }
 
-// category maps an error onto a stable word, by type and sentinel only.
+// category maps an error onto a stable word, by type and sentinel only:
+// the project's and awserr's sentinels, then internal/read's words for a
+// Kubernetes error.
 func category(err error) string {
 	for _, c := range []struct {
 		err  error
@@ -134,38 +134,15 @@ func category(err error) string {
 			return c.name
 		}
 	}
-	switch {
-	case apimeta.IsNoMatchError(err):
-		return "crd-missing"
-	case apierrors.IsForbidden(err):
-		return "forbidden"
-	case apierrors.IsUnauthorized(err):
-		return "unauthorized"
-	case apierrors.IsTooManyRequests(err):
-		return "throttled"
-	}
-	return "error"
+	return read.Category(err) // Kubernetes' words, or "error"
 }
 
 // ctxErr is the error of an ended ctx, or nil while it lives: ctx.Err()
-// joined with context.Cause(ctx) when the cause is another error (one given
-// to context.WithCancelCause or WithTimeoutCause). errors.Is then holds
-// both for context.Canceled (or DeadlineExceeded), which [category] reads,
-// and for the caller's cause.
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if err == nil {
-		return nil
-	}
-	switch cause := context.Cause(ctx); {
-	case cause == nil:
-		return err
-	case errors.Is(cause, err): // no cause of its own, or one that wraps err
-		return cause
-	default:
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-}
+// joined with context.Cause(ctx) when the cause is another error, so that
+// errors.Is holds both for context.Canceled (or DeadlineExceeded), which
+// [category] reads, and for the caller's cause. It is internal/read's, the
+// one the limiter and the calls return.
+var ctxErr = read.ContextError
 
 // panicError is the error of a recovered panic: [ErrPanic] and the panic's
 // value. An error value is wrapped too (errors.As finds a runtime.Error),

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
@@ -250,7 +251,7 @@ func TestClusterFaults(t *testing.T) {
 				t.Errorf("note = %q", tr.Note)
 			}
 		}
-		if len(tg.Unknowns) != 1 || tg.Unknowns[0] != (Unknown{Cluster: "prod", Source: "pods", Category: "forbidden", Effect: effect[ListPods]}) {
+		if len(tg.Unknowns) != 1 || tg.Unknowns[0] != (Unknown{Cluster: "prod", Source: "pods", Category: "forbidden", Effect: read.Effect(ListPods)}) {
 			t.Errorf("unknowns = %+v", tg.Unknowns)
 		}
 		if tg.Owner.Kind != OwnerUnmanaged {

@@ -52,6 +52,8 @@ func (a *analysis) withService(c NextCall) NextCall {
 // Where PlanCutover would refuse blue-green (no load balancer forwards to
 // the target group, or a forward action shares the traffic with other
 // target groups), the call is OpManual, with the change to make first.
+// A PlanCutover call with nothing missing carries its Handoff
+// (handoff.go).
 func (a *analysis) cutoverCall() NextCall {
 	c := NextCall{Op: OpPlanCutover, TargetGroupARN: a.rep.ARN, Strategy: strategyInPlace}
 	switch a.rep.TargetType {
@@ -72,7 +74,7 @@ func (a *analysis) cutoverCall() NextCall {
 	if why := a.foreignOwner(); why != "" {
 		return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN, Reason: why}
 	}
-	return a.withService(c)
+	return a.withHandoff(a.withService(c))
 }
 
 // foreignOwner says why PlanCutover's owner guard would refuse the target

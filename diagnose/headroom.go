@@ -20,26 +20,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/retry"
 )
 
-// guardedSQ routes the Service Quotas calls through the account's do: the
-// rate limiter, retries of throttling, call counting (APICalls) and
-// [ErrNilResponse] for a nil output.
+// guardedSQ routes the Service Quotas calls through the account's
+// read.Caller: the rate limiter, retries of throttling, call counting
+// (APICalls) and [ErrNilResponse] for a nil output.
 type guardedSQ struct{ a *accountScan }
 
 var _ ServiceQuotasAPI = guardedSQ{}
 
 // GetServiceQuota is the rate-limited, retried and counted call.
 func (g guardedSQ) GetServiceQuota(ctx context.Context, in *servicequotas.GetServiceQuotaInput, optFns ...func(*servicequotas.Options)) (*servicequotas.GetServiceQuotaOutput, error) {
-	return call(ctx, g.a, "GetServiceQuota", aws.ToString(in.QuotaCode), func(ctx context.Context) (*servicequotas.GetServiceQuotaOutput, error) {
+	return read.Call(ctx, g.a.c, "GetServiceQuota", aws.ToString(in.QuotaCode), func(ctx context.Context) (*servicequotas.GetServiceQuotaOutput, error) {
 		return g.a.acct.ServiceQuotas.GetServiceQuota(ctx, in, optFns...)
 	})
 }
 
 // GetAWSDefaultServiceQuota is the rate-limited, retried and counted call.
 func (g guardedSQ) GetAWSDefaultServiceQuota(ctx context.Context, in *servicequotas.GetAWSDefaultServiceQuotaInput, optFns ...func(*servicequotas.Options)) (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) {
-	return call(ctx, g.a, "GetAWSDefaultServiceQuota", aws.ToString(in.QuotaCode), func(ctx context.Context) (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) {
+	return read.Call(ctx, g.a.c, "GetAWSDefaultServiceQuota", aws.ToString(in.QuotaCode), func(ctx context.Context) (*servicequotas.GetAWSDefaultServiceQuotaOutput, error) {
 		return g.a.acct.ServiceQuotas.GetAWSDefaultServiceQuota(ctx, in, optFns...)
 	})
 }
@@ -223,7 +224,7 @@ func (r *run) quotaChecks(ctx context.Context) {
 	for _, n := range needs {
 		items = append(items, item{kind: KindLoadBalancer, resource: n.lb, op: "DescribeTargetGroups", acct: n.a,
 			run: func(ctx context.Context) {
-				tgs, err := n.a.describeTargetGroups(ctx, elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(n.lb)})
+				tgs, err := n.a.r.TargetGroups(ctx, elbv2.DescribeTargetGroupsInput{LoadBalancerArn: aws.String(n.lb)})
 				if err != nil {
 					r.addErr(n.a.resourceError(KindLoadBalancer, n.lb, "DescribeTargetGroups", err))
 					return

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // SchemaVersion is the version of the report's JSON form, written to its
@@ -402,6 +404,13 @@ type NextCall struct {
 	// Reason says why, for OpNone and OpManual; for the OpPlanCutover of
 	// a TargetQuotaOverlap finding, what the plan must do about the quota.
 	Reason string `json:"reason,omitempty"`
+	// Handoff is the call's argument as one typed value, set exactly
+	// when Op is OpPlanCutover and Missing is empty: the target group,
+	// the Service and port, the strategy, and what this report saw of
+	// the targets and when. cutover.RequestFrom turns it into the
+	// Request; PlanCutover then refuses it if the target group changed
+	// since. Nil otherwise.
+	Handoff *tgmigrate.Handoff `json:"handoff,omitempty"`
 }
 
 // Evidence is what a finding rests on. Lists are sorted.

@@ -16,15 +16,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -42,72 +38,41 @@ const (
 )
 
 // NodeClaimGVK is Karpenter's v1 NodeClaim, read as unstructured data when
-// the cluster serves it.
-var NodeClaimGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodeClaim"}
+// the cluster serves it (internal/read's, the one definition).
+var NodeClaimGVK = read.NodeClaimGVK
 
 // Objects are the objects of one cluster that a [Snapshot] indexes. Diagnose
 // and [TakeSnapshot] list them; simulations and tests can build them by hand.
 // The zero value of each flag means "listed": set them, or add to Failures,
 // only to say what the cluster does not serve or the reader could not list.
-type Objects struct {
-	// Nodes, Pods, Services and Namespaces are the core objects.
-	Nodes      []corev1.Node
-	Pods       []corev1.Pod
-	Services   []corev1.Service
-	Namespaces []corev1.Namespace
-	// Bindings are the TargetGroupBindings.
-	Bindings []v1beta1.TargetGroupBinding
-	// NodeClaims are Karpenter v1 NodeClaims.
-	NodeClaims []unstructured.Unstructured
-	// NoBindingCRD reports that the cluster does not serve
-	// TargetGroupBindings (the LBC is not installed).
-	NoBindingCRD bool
-	// NoNodeClaimCRD reports that the cluster does not serve Karpenter's
-	// v1 NodeClaims: no expiry or drift data.
-	NoNodeClaimCRD bool
-	// Failures are the kinds the reader could not list. Each kind is
-	// judged on nothing: a finding that rests on it is not made, and the
-	// report says so (see [TargetGroupReport.Unknowns]).
-	Failures []ListFailure
-	// Notes say what could not be read.
-	Notes []string
-}
+// Its fields: Nodes, Pods, Services, Namespaces, Bindings (the
+// TargetGroupBindings), NodeClaims (Karpenter v1, unstructured),
+// NoBindingCRD and NoNodeClaimCRD (the CRD is not served), Failures (the
+// kinds not listed, each judged on nothing: see
+// [TargetGroupReport.Unknowns]) and Notes (what could not be read). It is
+// an alias of the type of the one read path, internal/read.
+type Objects = read.Objects
 
-// ListKind names a kind of object a [Snapshot] lists.
-type ListKind string
+// ListKind names a kind of object a [Snapshot] lists (an alias of
+// internal/read's).
+type ListKind = read.ListKind
 
 // The kinds a snapshot lists, each once per cluster.
 const (
-	ListNodes      ListKind = "nodes"
-	ListPods       ListKind = "pods"
-	ListServices   ListKind = "services"
-	ListNamespaces ListKind = "namespaces"
-	ListBindings   ListKind = "targetgroupbindings"
-	ListNodeClaims ListKind = "nodeclaims"
+	ListNodes      = read.ListNodes
+	ListPods       = read.ListPods
+	ListServices   = read.ListServices
+	ListNamespaces = read.ListNamespaces
+	ListBindings   = read.ListBindings
+	ListNodeClaims = read.ListNodeClaims
 )
 
 // ListFailure is a kind the reader could not list: forbidden by RBAC, failed,
-// or not registered in the reader's scheme.
-type ListFailure struct {
-	// Kind is the kind.
-	Kind ListKind
-	// Category is the failure's stable word, as in [ResourceError]
-	// (forbidden, throttled, not-registered...).
-	Category string
-	// Err is the cause; nil when the Objects were built by hand.
-	Err error
-}
-
-// effect says, for each kind, which judgements a failure to list it takes
-// away. The report shows it per target group.
-var effect = map[ListKind]string{
-	ListNodes:      "node addresses unknown: a target no pod holds is neither a node target nor a ghost",
-	ListPods:       "pod addresses and host ports unknown: a target no node holds is neither a pod target nor a ghost",
-	ListServices:   "NodePorts and Service target ports unknown: whether a node or pod serves a target's port is not judged, and no port finding is made",
-	ListNamespaces: "namespace labels unknown: no readiness-gate finding",
-	ListBindings:   "TargetGroupBindings unknown: the owner rests on the LBC's tags, and no unmanaged or default-mode finding is made",
-	ListNodeClaims: "Karpenter NodeClaims unknown: no expiry or drift data; Karpenter findings rest on the node labels",
-}
+// or not registered in the reader's scheme. Its Kind is the kind, its
+// Category the failure's stable word, as in [ResourceError] (forbidden,
+// throttled, not-registered...), and its Err the cause (nil when the
+// Objects were built by hand). It is an alias of internal/read's.
+type ListFailure = read.ListFailure
 
 // Snapshot is one cluster, listed once and indexed for classification:
 // which node or pod holds an IP, which Service has a NodePort, which
@@ -233,92 +198,20 @@ func listError(c Cluster, f ListFailure) *ResourceError {
 	return re
 }
 
-// listCluster lists every kind once. A kind that cannot be listed is a
-// [ListFailure] in the Objects, never a reason to stop: what could be listed
-// is still used. Only the end of ctx stops it, with ctx's error.
+// listCluster lists every kind once, through the one read path
+// (internal/read, with its Record policy and diagnose's categories). A kind
+// that cannot be listed is a [ListFailure] in the Objects, never a reason
+// to stop: what could be listed is still used. Only the end of ctx stops
+// it, with ctx's error.
 func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error) {
-	var objs Objects
-	fail := func(kind ListKind, err error, note string) {
-		cat := category(err)
-		if runtime.IsNotRegisteredError(err) {
-			cat = "not-registered"
+	objs, err := read.ListCluster(ctx, c.Reader, read.ClusterOptions{Policy: read.Record, PageSize: pageSize, Category: category})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Objects{}, ctxErr(ctx)
 		}
-		objs.Failures = append(objs.Failures, ListFailure{Kind: kind, Category: cat, Err: err})
-		objs.Notes = append(objs.Notes, fmt.Sprintf("%s not listed (%s): %s", kind, cat, note))
-	}
-	var nodes corev1.NodeList
-	var pods corev1.PodList
-	var svcs corev1.ServiceList
-	var nss corev1.NamespaceList
-	for _, l := range []struct {
-		kind ListKind
-		list client.ObjectList
-	}{{ListNodes, &nodes}, {ListPods, &pods}, {ListServices, &svcs}, {ListNamespaces, &nss}} {
-		if err := listAll(ctx, c.Reader, l.list, pageSize); err != nil {
-			if ctx.Err() != nil {
-				return Objects{}, ctxErr(ctx)
-			}
-			fail(l.kind, err, effect[l.kind])
-		}
-	}
-	objs.Nodes, objs.Pods, objs.Services, objs.Namespaces = nodes.Items, pods.Items, svcs.Items, nss.Items
-
-	var tgbs v1beta1.TargetGroupBindingList
-	switch err := listAll(ctx, c.Reader, &tgbs, pageSize); {
-	case err == nil:
-		objs.Bindings = tgbs.Items
-	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
-		objs.NoBindingCRD = true
-		objs.Notes = append(objs.Notes, "the TargetGroupBinding CRD (elbv2.k8s.aws/v1beta1) is not served: the AWS Load Balancer Controller is not installed")
-	case runtime.IsNotRegisteredError(err):
-		fail(ListBindings, err, "the reader's scheme does not register TargetGroupBinding (add tgbind/v1beta1.AddToScheme)")
-	case ctx.Err() != nil:
-		return Objects{}, ctxErr(ctx)
-	default:
-		fail(ListBindings, err, effect[ListBindings])
-	}
-
-	ncs := &unstructured.UnstructuredList{}
-	ncs.SetGroupVersionKind(NodeClaimGVK.GroupVersion().WithKind(NodeClaimGVK.Kind + "List"))
-	switch err := listAll(ctx, c.Reader, ncs, pageSize); {
-	case err == nil:
-		objs.NodeClaims = ncs.Items
-	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
-		objs.NoNodeClaimCRD = true
-		objs.Notes = append(objs.Notes, "Karpenter NodeClaims (karpenter.sh/v1) are not served: no expiry or drift data")
-	case ctx.Err() != nil:
-		return Objects{}, ctxErr(ctx)
-	default:
-		fail(ListNodeClaims, err, effect[ListNodeClaims])
+		return Objects{}, err
 	}
 	return objs, nil
-}
-
-// listAll lists into list in one pass: one call, or pages of pageSize.
-func listAll(ctx context.Context, r client.Reader, list client.ObjectList, pageSize int64) error {
-	if pageSize <= 0 {
-		return r.List(ctx, list)
-	}
-	var items []runtime.Object
-	cont := ""
-	for {
-		page := list.DeepCopyObject().(client.ObjectList)
-		if err := r.List(ctx, page, client.Limit(pageSize), client.Continue(cont)); err != nil {
-			return err
-		}
-		got, err := apimeta.ExtractList(page)
-		if err != nil {
-			return err
-		}
-		items = append(items, got...)
-		cont = page.GetContinue()
-		if cont == "" {
-			if err := apimeta.SetList(list, items); err != nil {
-				return err
-			}
-			return nil
-		}
-	}
 }
 
 // Name returns the cluster's name.

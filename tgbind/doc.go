@@ -28,6 +28,8 @@
 //   - manifest.go: [Manifest] and [Binding.Manifest], YAML for GitOps.
 //   - wait.go: [Binder.Wait], [Binder.Observe] and Wait's options ([WaitOption]).
 //   - errors.go: the sentinels, the error types and the IsX helpers.
+//   - handoff.go: [RequestFrom], the Request that binds the target group
+//     of diagnose's typed handoff (tgmigrate.Handoff), and [CheckHandoff].
 //
 // Tests: example_test.go (the examples); unit tests named for the file they
 // test; the envtest tier (tgbind_integration_test.go,

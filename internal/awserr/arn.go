@@ -129,9 +129,7 @@ func (e *ARNError) Error() string {
 func (e *ARNError) Unwrap() error { return e.Kind }
 
 var (
-	accountRe = regexp.MustCompile(`^[0-9]{12}$`)
-	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	idRe      = regexp.MustCompile(`^[0-9a-f]{16}$`)
+	idRe = regexp.MustCompile(`^[0-9a-f]{16}$`)
 	// Target group names: 1-32 alphanumerics or hyphens, not starting or ending with a hyphen.
 	tgNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?$`)
 )
@@ -213,10 +211,10 @@ func parseELB(s, kind string) (ARN, []string, error) {
 	if p.Service != "elasticloadbalancing" {
 		return ARN{}, nil, &ARNError{ARN: s, Kind: ErrARNService, Part: ARNPartService, Reason: fmt.Sprintf("service %q is not elasticloadbalancing", p.Service)}
 	}
-	if !regionRe.MatchString(p.Region) {
+	if !ValidRegion(p.Region) {
 		return ARN{}, nil, malformed(s, ARNPartRegion, fmt.Sprintf("region %q is malformed", p.Region))
 	}
-	if !accountRe.MatchString(p.AccountID) {
+	if !ValidAccountID(p.AccountID) {
 		return ARN{}, nil, malformed(s, ARNPartAccount, fmt.Sprintf("account %q is not 12 digits", p.AccountID))
 	}
 	parts := strings.Split(p.Resource, "/")

@@ -9,8 +9,12 @@
 //     [IsRetryable], [Code] and [Answered].
 //   - arn.go: [ARN], [ARNError], [ARNPart], the ARN categories,
 //     [ParseTargetGroupARN], [ParseLoadBalancerARN] and [ARN.Expect].
+//   - region.go: the shapes of an account ID and a region name
+//     ([ValidAccountID], [ValidRegion]) and a region's partition
+//     ([PartitionOf]), shared with the simulator's models.
 //
-// Tests: example_test.go (the example), errors_test.go, arn_test.go.
+// Tests: example_test.go (the example), errors_test.go, arn_test.go,
+// region_test.go.
 //
 // # Errors
 //

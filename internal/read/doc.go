@@ -10,6 +10,34 @@
 // # Files
 //
 //   - doc.go: this comment.
+//   - call.go: the call engine (Caller, its Options, Do, Call) and
+//     ContextError.
+//   - limiter.go: Limiter, the token bucket on the injected clock.
+//   - elbv2.go: Reader over a tgmigrate.ELBv2ReadAPI, the economy constants,
+//     the batched reads (target groups by ARN or name, tags) and the single
+//     ones (one target group, attributes, target health, one listener, one
+//     rule).
+//   - paging.go: the paged reads (target groups, listeners, rules) and
+//     Markers, the repeated-marker guard.
+//   - cluster.go: the listing of a cluster: [ListCluster] lists a chosen
+//     set of kinds ([ListKind]) into [Objects], paged by Limit/Continue,
+//     with a [Policy]: [Record] (diagnose's: a [ListFailure] and a note
+//     per kind not listed) or [Require] (cutover's observation: an error);
+//     [Category] and [Effect] name a failure and what it takes away.
 //
-// Tests: none yet.
+// # Using it
+//
+// A capability package builds one [Caller] per client (its clock, retry
+// policy, optional [Limiter], and hooks: BeforeAttempt, OnAttempt for its
+// call counts, OnRetry), and one [Reader] over its read-only ELBv2 client
+// with it. Its other calls (EC2, Service Quotas, cutover's writes) go
+// through the same Caller with [Call] or [Caller.Do]. It lists the cluster
+// with [ListCluster]. diagnose keeps what to read and how to report it;
+// cutover keeps its writes.
+//
+// Tests: read_test.go (paging's marker guard, the nil-output guard,
+// throttling retried and given up on a virtual clock, halving on NotFound
+// for target groups and tags, the beforeAttempt hook, the limiter's pace);
+// cluster_test.go (the fake client, failures injected with
+// interceptor.Funcs).
 package read

@@ -4,6 +4,7 @@ package ec2sim
 // AddSecurityGroup, Authorize.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/sim/simopt"
 )
 
 // Defaults of [Options], the same as package elbv2model's so that one world
@@ -37,9 +41,7 @@ type Options struct {
 }
 
 var (
-	accountRe = regexp.MustCompile(`^[0-9]{12}$`)
-	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	idRe      = regexp.MustCompile(`^[a-z]+-[0-9a-z]{1,64}$`)
+	idRe = regexp.MustCompile(`^[a-z]+-[0-9a-z]{1,64}$`)
 )
 
 // Model is the simulated network state EC2 answers from: VPCs and their
@@ -77,27 +79,14 @@ type group struct {
 // New returns an empty model. It fails with an [*OptionsError] when an
 // option is malformed.
 func New(opts Options) (*Model, error) {
-	m := &Model{account: opts.AccountID, region: opts.Region, vpcs: map[string]*vpc{}, groups: map[string]*group{}}
-	if m.account == "" {
-		m.account = DefaultAccountID
+	m := &Model{
+		account: cmp.Or(opts.AccountID, DefaultAccountID), region: cmp.Or(opts.Region, DefaultRegion),
+		vpcs: map[string]*vpc{}, groups: map[string]*group{},
 	}
-	if !accountRe.MatchString(m.account) {
-		return nil, &OptionsError{Pkg: "ec2sim", Op: "new", Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.account)}
+	if err := simopt.CheckAccountRegion("ec2sim", m.account, m.region); err != nil {
+		return nil, err
 	}
-	if m.region == "" {
-		m.region = DefaultRegion
-	}
-	if !regionRe.MatchString(m.region) {
-		return nil, &OptionsError{Pkg: "ec2sim", Op: "new", Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
-	}
-	switch {
-	case strings.HasPrefix(m.region, "cn-"):
-		m.partition = "aws-cn"
-	case strings.HasPrefix(m.region, "us-gov-"):
-		m.partition = "aws-us-gov"
-	default:
-		m.partition = "aws"
-	}
+	m.partition = awserr.PartitionOf(m.region)
 	return m, nil
 }
 

@@ -8,13 +8,9 @@ import (
 	"strings"
 )
 
-var (
-	accountRe = regexp.MustCompile(`^[0-9]{12}$`)
-	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	// Load balancer names: 1-32 letters, digits or hyphens, not beginning
-	// or ending with a hyphen.
-	lbNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?$`)
-)
+// lbNameRe is a load balancer name: 1-32 letters, digits or hyphens, not
+// beginning or ending with a hyphen.
+var lbNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?$`)
 
 // nextID returns a fresh 16-hex-digit resource ID. IDs depend only on the
 // order of creation, so that the same scenario gives the same ARNs.

@@ -3,15 +3,16 @@ package elbv2model
 // model.go: the Model: Options, Quotas, New and its accessors.
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/sim/simopt"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -183,8 +184,8 @@ func New(opts Options) (*Model, error) {
 	m := &Model{
 		clock:        opts.Clock,
 		network:      opts.Network,
-		accountID:    opts.AccountID,
-		region:       opts.Region,
+		accountID:    cmp.Or(opts.AccountID, DefaultAccountID),
+		region:       cmp.Or(opts.Region, DefaultRegion),
 		regDelay:     opts.RegistrationDelay,
 		newChecks:    opts.NewTargetChecks,
 		lag:          opts.DeregistrationLag,
@@ -203,19 +204,10 @@ func New(opts Options) (*Model, error) {
 	if r, ok := opts.Network.(InstanceResolver); ok {
 		m.resolver = r
 	}
-	if m.accountID == "" {
-		m.accountID = DefaultAccountID
+	if err := simopt.CheckAccountRegion("elbv2model", m.accountID, m.region); err != nil {
+		return nil, err
 	}
-	if !accountRe.MatchString(m.accountID) {
-		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "AccountID", Reason: fmt.Sprintf("%q is not 12 digits", m.accountID)}
-	}
-	if m.region == "" {
-		m.region = DefaultRegion
-	}
-	if !regionRe.MatchString(m.region) {
-		return nil, &OptionsError{Pkg: "elbv2model", Op: "new", Field: "Region", Reason: fmt.Sprintf("%q is not a region name", m.region)}
-	}
-	m.partition = partitionOf(m.region)
+	m.partition = awserr.PartitionOf(m.region)
 	switch {
 	case m.regDelay == 0:
 		m.regDelay = DefaultRegistrationDelay
@@ -238,16 +230,6 @@ func New(opts Options) (*Model, error) {
 		m.vpcs[id] = p.Masked()
 	}
 	return m, nil
-}
-
-func partitionOf(region string) string {
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		return "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		return "aws-us-gov"
-	}
-	return "aws"
 }
 
 // Clock returns the virtual clock the model runs on.

@@ -7,6 +7,8 @@
 //
 //   - doc.go: this comment.
 //   - errors.go: ErrInvalidOptions and OptionsError.
+//   - account.go: [CheckAccountRegion], the one check of a simulated
+//     model's account ID and region (elbv2model's and ec2sim's).
 //
 // # Re-exports
 //
@@ -18,6 +20,7 @@
 // message begins with ([OptionsError].Pkg and Op), and whether it names the
 // category (package lbc's messages do not: [OptionsError].OmitCategory).
 //
-// The package imports nothing of the project, so every package of the
+// The package imports nothing of the project but internal/awserr (the
+// shapes of an account ID and a region name), so every package of the
 // simulator can import it.
 package simopt

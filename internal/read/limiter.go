@@ -1,6 +1,7 @@
-package diagnose
+package read
 
-// This file is the per-account token bucket, paced on the injected clock.
+// limiter.go: Limiter, the token bucket that paces one account's calls on
+// the injected clock.
 
 import (
 	"context"
@@ -10,7 +11,7 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// limiter is a token bucket (golang.org/x/time/rate) that waits on the
+// Limiter is a token bucket (golang.org/x/time/rate) that waits on the
 // injected clock rather than on real time, so that a virtual clock makes
 // waits free in tests.
 //
@@ -19,21 +20,26 @@ import (
 // rate is the same as with concurrent waiters, but a reservation is never
 // made against a clock that another waiter is moving, which on a virtual
 // clock would stretch the waits.
-type limiter struct {
+type Limiter struct {
 	lim  *rate.Limiter
 	clk  clock.Clock
 	turn chan struct{}
 }
 
-func newLimiter(clk clock.Clock, perSecond rate.Limit, burst int) *limiter {
-	return &limiter{lim: rate.NewLimiter(perSecond, burst), clk: clk, turn: make(chan struct{}, 1)}
+// NewLimiter returns a Limiter of perSecond tokens a second with bursts of
+// burst, paced on clk (nil: the real clock). rate.Inf never waits.
+func NewLimiter(clk clock.Clock, perSecond rate.Limit, burst int) *Limiter {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &Limiter{lim: rate.NewLimiter(perSecond, burst), clk: clk, turn: make(chan struct{}, 1)}
 }
 
-// wait takes one token, waiting for it on the clock, or returns the
-// context's error with its cause ([ctxErr]).
-func (l *limiter) wait(ctx context.Context) error {
+// Wait takes one token, waiting for it on the clock, or returns the
+// context's error with its cause ([ContextError]).
+func (l *Limiter) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return ctxErr(ctx)
+		return ContextError(ctx)
 	}
 	if l.lim.Limit() == rate.Inf {
 		return nil
@@ -42,12 +48,12 @@ func (l *limiter) wait(ctx context.Context) error {
 	case l.turn <- struct{}{}:
 		defer func() { <-l.turn }()
 	case <-ctx.Done():
-		return ctxErr(ctx)
+		return ContextError(ctx)
 	}
 	now := l.clk.Now()
 	r := l.lim.ReserveN(now, 1)
 	if !r.OK() {
-		return fmt.Errorf("diagnose: rate limiter: burst %d cannot grant a token", l.lim.Burst())
+		return fmt.Errorf("read: rate limiter: burst %d cannot grant a token", l.lim.Burst())
 	}
 	// The token is due at an absolute time. Waiters of other accounts may
 	// have moved the clock since now was read (a virtual clock moves
@@ -63,7 +69,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		r.CancelAt(l.clk.Now())
-		return ctxErr(ctx)
+		return ContextError(ctx)
 	case <-t.C():
 		return nil
 	}
