@@ -17,6 +17,22 @@
 //     ELBv2 interfaces every package takes, and the writer roles
 //     [TargetWriter], [TargetGroupWriter] and [ListenerWriter].
 //   - errors.go: the error sentinels, such as [ErrNotFound] and [ErrThrottled].
+//   - healthcheck.go: [HealthCheck], the one model of a target group's
+//     health check, its one conversion from the SDK ([HealthCheckOf]) and
+//     its behaviour (Clone, ChangesFrom, Timing, IsZero, RequestFields).
+//   - targetgroup.go: [TargetGroup] and [Target], the one model of a
+//     target group and of a registered target, with their one conversion
+//     from the SDK ([TargetGroupOf], [TargetOf]), and [TargetType] with its
+//     constants.
+//   - service.go: [ServicePort], the one model of a Service reference (a
+//     Service port), and its one conversion from the Kubernetes Service,
+//     [ServicePortOf].
+//   - cluster.go: [Cluster], the one model of a cluster as the read paths
+//     see it (diagnose.Cluster is an alias).
+//   - lbc.go: the AWS Load Balancer Controller's well-known names: its
+//     owner tags ([TagLBCCluster] and the stack and resource tags), its
+//     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),
+//     and the one stack-tag ownership rule, [LBCStacksIn].
 //   - handoff.go: [Handoff], the typed handoff from diagnose to cutover
 //     and tgbind (what the next call needs and what diagnose saw), its
 //     parts [HandoffService] and [HandoffObservation], [Handoff.Validate],

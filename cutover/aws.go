@@ -262,41 +262,11 @@ func (a *awsClient) modifyHealthCheck(ctx context.Context, arn string, hc Health
 		HealthyThresholdCount:      hc.HealthyThresholdCount,
 		UnhealthyThresholdCount:    hc.UnhealthyThresholdCount,
 	}
-	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hcOptional(hc)
+	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hc.RequestFields()
 	return a.call(ctx, "ModifyTargetGroup", arn, false, func(ctx context.Context) error {
 		_, err := a.w.ModifyTargetGroup(ctx, in)
 		return err
 	})
-}
-
-// hcOptional is the request fields of hc that the SDK takes only when set:
-// the protocol, port, path and matcher, each zero when hc leaves it empty.
-// ModifyTargetGroup and CreateTargetGroup take them alike.
-func hcOptional(hc HealthCheckSettings) (elbv2types.ProtocolEnum, *string, *string, *elbv2types.Matcher) {
-	var (
-		protocol   elbv2types.ProtocolEnum
-		port, path *string
-		matcher    *elbv2types.Matcher
-	)
-	if hc.Protocol != "" {
-		protocol = elbv2types.ProtocolEnum(hc.Protocol)
-	}
-	if hc.Port != "" {
-		port = aws.String(hc.Port)
-	}
-	if hc.Path != "" {
-		path = aws.String(hc.Path)
-	}
-	if hc.Matcher != "" || hc.GRPCMatcher != "" {
-		matcher = &elbv2types.Matcher{}
-		if hc.Matcher != "" {
-			matcher.HttpCode = aws.String(hc.Matcher)
-		}
-		if hc.GRPCMatcher != "" {
-			matcher.GrpcCode = aws.String(hc.GRPCMatcher)
-		}
-	}
-	return protocol, port, path, matcher
 }
 
 // modifyAttributes sets attributes, in sorted key order.
@@ -309,83 +279,6 @@ func (a *awsClient) modifyAttributes(ctx context.Context, arn string, attrs map[
 		_, err := a.w.ModifyTargetGroupAttributes(ctx, in)
 		return err
 	})
-}
-
-// healthCheckOf reads a target group's health-check settings.
-func healthCheckOf(tg *elbv2types.TargetGroup) HealthCheckSettings {
-	hc := HealthCheckSettings{
-		Enabled:                 cloneInt(tg.HealthCheckEnabled),
-		Protocol:                string(tg.HealthCheckProtocol),
-		Port:                    aws.ToString(tg.HealthCheckPort),
-		Path:                    aws.ToString(tg.HealthCheckPath),
-		IntervalSeconds:         cloneInt(tg.HealthCheckIntervalSeconds),
-		TimeoutSeconds:          cloneInt(tg.HealthCheckTimeoutSeconds),
-		HealthyThresholdCount:   cloneInt(tg.HealthyThresholdCount),
-		UnhealthyThresholdCount: cloneInt(tg.UnhealthyThresholdCount),
-	}
-	if tg.Matcher != nil {
-		hc.Matcher = aws.ToString(tg.Matcher.HttpCode)
-		hc.GRPCMatcher = aws.ToString(tg.Matcher.GrpcCode)
-	}
-	return hc
-}
-
-func cloneInt[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// hcChangesFrom returns the settings of want that differ from cur: what a
-// ModifyTargetGroup must send to make cur into want. Its zero value means
-// nothing to change.
-func hcChangesFrom(want, cur HealthCheckSettings) HealthCheckSettings {
-	var d HealthCheckSettings
-	if want.Enabled != nil && (cur.Enabled == nil || *want.Enabled != *cur.Enabled) {
-		d.Enabled = cloneInt(want.Enabled)
-	}
-	str := func(w, c string) string {
-		if w != "" && w != c {
-			return w
-		}
-		return ""
-	}
-	num := func(w, c *int32) *int32 {
-		if w != nil && (c == nil || *w != *c) {
-			return cloneInt(w)
-		}
-		return nil
-	}
-	d.Protocol, d.Port, d.Path = str(want.Protocol, cur.Protocol), str(want.Port, cur.Port), str(want.Path, cur.Path)
-	d.Matcher, d.GRPCMatcher = str(want.Matcher, cur.Matcher), str(want.GRPCMatcher, cur.GRPCMatcher)
-	d.IntervalSeconds, d.TimeoutSeconds = num(want.IntervalSeconds, cur.IntervalSeconds), num(want.TimeoutSeconds, cur.TimeoutSeconds)
-	d.HealthyThresholdCount = num(want.HealthyThresholdCount, cur.HealthyThresholdCount)
-	d.UnhealthyThresholdCount = num(want.UnhealthyThresholdCount, cur.UnhealthyThresholdCount)
-	return d
-}
-
-// hcTiming returns the interval and the healthy and unhealthy thresholds,
-// ELBv2's defaults (30 s, 5, 2) for those not set.
-func hcTiming(h HealthCheckSettings) (interval, healthy, unhealthy int32) {
-	interval, healthy, unhealthy = 30, 5, 2
-	if h.IntervalSeconds != nil {
-		interval = *h.IntervalSeconds
-	}
-	if h.HealthyThresholdCount != nil {
-		healthy = *h.HealthyThresholdCount
-	}
-	if h.UnhealthyThresholdCount != nil {
-		unhealthy = *h.UnhealthyThresholdCount
-	}
-	return interval, healthy, unhealthy
-}
-
-// hcEmpty reports whether no setting of h is set.
-func hcEmpty(h HealthCheckSettings) bool {
-	return h.Enabled == nil && h.Protocol == "" && h.Port == "" && h.Path == "" && h.Matcher == "" && h.GRPCMatcher == "" &&
-		h.IntervalSeconds == nil && h.TimeoutSeconds == nil && h.HealthyThresholdCount == nil && h.UnhealthyThresholdCount == nil
 }
 
 // createTargetGroup creates a target group (tags on creation).

@@ -155,7 +155,7 @@ func createInput(spec NewTargetGroupSpec) *elbv2.CreateTargetGroupInput {
 	if spec.IPAddressType != "" {
 		in.IpAddressType = elbv2types.TargetGroupIpAddressTypeEnum(spec.IPAddressType)
 	}
-	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hcOptional(hc)
+	in.HealthCheckProtocol, in.HealthCheckPort, in.HealthCheckPath, in.Matcher = hc.RequestFields()
 	for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
 		in.Tags = append(in.Tags, elbv2types.Tag{Key: aws.String(k), Value: aws.String(spec.Tags[k])})
 	}

@@ -8,18 +8,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
 // The AWS tags the guards read (the LBC's, DOMAIN.md) and the ones
 // tgmigrate writes on the target group blue/green creates.
 const (
-	// TagLBCCluster is the LBC's cluster tag.
-	TagLBCCluster = "elbv2.k8s.aws/cluster"
+	// TagLBCCluster is the LBC's cluster tag ([tgmigrate.TagLBCCluster]).
+	TagLBCCluster = tgmigrate.TagLBCCluster
 	// TagIngressStack and TagServiceStack name the LBC stack (an Ingress
-	// group or a Service) that made a resource.
-	TagIngressStack = "ingress.k8s.aws/stack"
-	TagServiceStack = "service.k8s.aws/stack"
+	// group or a Service) that made a resource
+	// ([tgmigrate.TagLBCIngressStack], [tgmigrate.TagLBCServiceStack]).
+	TagIngressStack = tgmigrate.TagLBCIngressStack
+	TagServiceStack = tgmigrate.TagLBCServiceStack
 	// TagCreatedBy marks a target group tgmigrate created; its value is
 	// [ManagedBy]. Rollback deletes a target group only when it carries it.
 	TagCreatedBy = "tgmigrate.qstools.io/created-by"
@@ -73,10 +75,8 @@ func accountGuard(in guardInput) (GuardCheck, error) {
 func ownerGuard(in guardInput) (GuardCheck, error) {
 	c := GuardCheck{ID: GuardOwner}
 	var why []string
-	for _, k := range []string{TagIngressStack, TagServiceStack} {
-		if v, ok := in.tags[k]; ok {
-			why = append(why, fmt.Sprintf("tag %s=%s: an LBC stack manages it", k, v))
-		}
+	for _, k := range tgmigrate.LBCStacksIn(in.tags) {
+		why = append(why, fmt.Sprintf("tag %s=%s: an LBC stack manages it", k, in.tags[k]))
 	}
 	if v, ok := in.tags[TagLBCCluster]; ok && (in.clusterName == "" || v != in.clusterName) {
 		if in.clusterName == "" {

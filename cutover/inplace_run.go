@@ -13,6 +13,7 @@ import (
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -114,7 +115,7 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cur := healthCheckOf(tg)
+	cur := tgmigrate.HealthCheckOf(tg)
 	if r.st.HealthCheck.Original == nil {
 		o := p.HealthCheck.Original.Clone()
 		r.st.HealthCheck.Original = &o
@@ -122,8 +123,8 @@ func (r *runner) alignHealthCheck(ctx context.Context) error {
 			return err
 		}
 	}
-	diff := hcChangesFrom(p.HealthCheck.Target, cur)
-	if !hcEmpty(diff) {
+	diff := p.HealthCheck.Target.ChangesFrom(cur)
+	if !diff.IsZero() {
 		if p.HealthCheck.Timing == HealthCheckBeforeBinding {
 			if err := r.noteHealthyNodes(ctx); err != nil {
 				return err

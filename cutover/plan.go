@@ -128,7 +128,10 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// TargetGroupInfo is the target group as the plan found it.
+// TargetGroupInfo is the target group as the plan found it: a
+// [tgmigrate.TargetGroup] (built from it; its JSON, which the plan's digest
+// covers, keeps its own field order), with its tags, deregistration delay
+// and target counts.
 type TargetGroupInfo struct {
 	// ARN and Name identify it; AccountID and Region come from the ARN.
 	ARN       tgmigrate.ARN `json:"arn"`
@@ -157,7 +160,9 @@ type TargetGroupInfo struct {
 	HealthyTargets int `json:"healthyTargets"`
 }
 
-// ServiceInfo is the Service port whose pods take over.
+// ServiceInfo is the Service port whose pods take over: the plan's view of
+// a [tgmigrate.ServicePort] (filled from it; its JSON, which the plan's
+// digest covers, keeps its own field order), with its endpoints and probe.
 type ServiceInfo struct {
 	// Namespace and Name identify the Service.
 	Namespace string `json:"namespace"`

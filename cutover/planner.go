@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind"
@@ -160,7 +161,7 @@ func (pl *planner) plan(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return pl.fail(err)
 	}
-	pl.reports = classify(snap, tg, health)
+	pl.reports = classify(snap, p.TargetGroup, health)
 	p.Warnings = append(p.Warnings, snap.Notes()...)
 	p.Warnings = append(p.Warnings, pl.fromDrift()...)
 
@@ -187,11 +188,12 @@ func planID(s Strategy, arn, namespace, service string, port intstr.IntOrString)
 }
 
 func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map[string]string, health []elbv2types.TargetHealthDescription) TargetGroupInfo {
+	g := tgmigrate.TargetGroupOf(tg, arn)
 	info := TargetGroupInfo{
-		ARN: arn, Name: aws.ToString(tg.TargetGroupName), AccountID: arn.AccountID, Region: arn.Region,
-		TargetType: string(tg.TargetType), Protocol: string(tg.Protocol), ProtocolVersion: aws.ToString(tg.ProtocolVersion),
-		Port: aws.ToInt32(tg.Port), VPCID: aws.ToString(tg.VpcId), IPAddressType: string(tg.IpAddressType),
-		LoadBalancerARNs: slices.Clone(tg.LoadBalancerArns), HealthCheck: healthCheckOf(tg),
+		ARN: arn, Name: g.Name, AccountID: g.AccountID, Region: g.Region,
+		TargetType: string(g.TargetType), Protocol: g.Protocol, ProtocolVersion: g.ProtocolVersion,
+		Port: g.Port, VPCID: g.VPCID, IPAddressType: g.IPAddressType,
+		LoadBalancerARNs: g.LoadBalancerARNs, HealthCheck: g.HealthCheck,
 		Tags: tags, Targets: len(health),
 	}
 	if len(info.Tags) == 0 {
@@ -212,22 +214,26 @@ func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map
 
 // classify says what holds each target's address now, with diagnose's
 // definitions, in the order of health.
-func classify(snap *diagnose.Snapshot, tg *elbv2types.TargetGroup, health []elbv2types.TargetHealthDescription) []diagnose.TargetReport {
-	set := diagnose.TargetSet{VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType)}
+func classify(snap *diagnose.Snapshot, tg TargetGroupInfo, health []elbv2types.TargetHealthDescription) []diagnose.TargetReport {
+	set := diagnose.TargetSet{VPCID: tg.VPCID, TargetType: tg.TargetType, Targets: targetsOf(health, tg.Port)}
+	return diagnose.Classify(set, snap)
+}
+
+// targetsOf reads the targets of health, in order; a target registered
+// without a port takes port, the target group's.
+func targetsOf(health []elbv2types.TargetHealthDescription, port int32) []diagnose.Target {
+	var ts []diagnose.Target
 	for _, d := range health {
-		if d.Target == nil {
+		t, ok := tgmigrate.TargetOf(d)
+		if !ok {
 			continue
 		}
-		t := diagnose.Target{ID: aws.ToString(d.Target.Id), Port: aws.ToInt32(d.Target.Port), AvailabilityZone: aws.ToString(d.Target.AvailabilityZone)}
 		if t.Port == 0 {
-			t.Port = aws.ToInt32(tg.Port)
+			t.Port = port
 		}
-		if d.TargetHealth != nil {
-			t.State, t.Reason = string(d.TargetHealth.State), string(d.TargetHealth.Reason)
-		}
-		set.Targets = append(set.Targets, t)
+		ts = append(ts, t)
 	}
-	return diagnose.Classify(set, snap)
+	return ts
 }
 
 // readService reads the Service and its port, the pods' readiness path.
@@ -267,13 +273,10 @@ func (pl *planner) readService(ctx context.Context) error {
 	}
 	pl.p.Warnings = append(pl.p.Warnings, notes...)
 	pl.svc, pl.sp = svc, sp
-	target := sp.TargetPort.String()
-	if target == "0" || target == "" {
-		target = strconv.Itoa(int(sp.Port))
-	}
+	ref := tgmigrate.ServicePortOf(svc, sp)
 	pl.p.Service = ServiceInfo{
-		Namespace: svc.Namespace, Name: svc.Name, Port: sp.Port, PortName: sp.Name, TargetPort: target,
-		NodePort: sp.NodePort, ReadinessPath: path, ExternalTrafficPolicy: string(svc.Spec.ExternalTrafficPolicy),
+		Namespace: ref.Namespace, Name: ref.Name, Port: ref.Port, PortName: ref.PortName, TargetPort: ref.TargetPort,
+		NodePort: ref.NodePort, ReadinessPath: path, ExternalTrafficPolicy: string(svc.Spec.ExternalTrafficPolicy),
 	}
 	return nil
 }

@@ -65,15 +65,15 @@ func TestHealthCheckChangesFrom(t *testing.T) {
 	cur := HealthCheckSettings{Protocol: "HTTP", Port: "30080", Path: "/", IntervalSeconds: &i30, Matcher: "200"}
 	want := cur.Clone()
 	want.Port, want.Path = "traffic-port", "/healthz"
-	d := hcChangesFrom(want, cur)
+	d := want.ChangesFrom(cur)
 	if d.Port != "traffic-port" || d.Path != "/healthz" || d.Protocol != "" || d.IntervalSeconds != nil || d.Matcher != "" {
 		t.Errorf("diff %+v: want only port and path", d)
 	}
-	if !hcEmpty(hcChangesFrom(cur, cur)) {
+	if !cur.ChangesFrom(cur).IsZero() {
 		t.Error("no change expected")
 	}
 	want.IntervalSeconds = &i10
-	if d := hcChangesFrom(want, cur); d.IntervalSeconds == nil || *d.IntervalSeconds != 10 {
+	if d := want.ChangesFrom(cur); d.IntervalSeconds == nil || *d.IntervalSeconds != 10 {
 		t.Errorf("interval change lost: %+v", d)
 	}
 }

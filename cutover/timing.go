@@ -62,7 +62,7 @@ type timing struct {
 
 func newTiming(a Assumptions, hc HealthCheckSettings, deregSeconds int32) timing {
 	t := timing{a: a.WithDefaults(), dereg: deregSeconds}
-	t.interval, t.healthy, t.unhealthy = hcTiming(hc)
+	t.interval, t.healthy, t.unhealthy = hc.Timing()
 	return t
 }
 

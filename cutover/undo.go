@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -346,8 +347,8 @@ func (rb *rollbackRun) restoreHealthCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	diff := hcChangesFrom(*orig, healthCheckOf(tg))
-	if hcEmpty(diff) {
+	diff := orig.ChangesFrom(tgmigrate.HealthCheckOf(tg))
+	if diff.IsZero() {
 		return nil
 	}
 	if err := rb.aws.modifyHealthCheck(ctx, rb.tgARN, diff); err != nil {

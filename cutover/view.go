@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
@@ -66,7 +65,7 @@ func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetG
 // (nil: take one).
 func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string, snap *diagnose.Snapshot) (*view, error) {
 	v := &view{at: r.e.clock.Now(), targets: map[TargetAddr]*viewTarget{}, endpoints: map[TargetAddr]bool{}}
-	var descs []elbv2types.TargetHealthDescription
+	var targets []diagnose.Target
 	if tgb != nil && tgb.Spec.TargetGroupARN == tgARN {
 		var st *tgbind.TargetState
 		err := r.aws.retryTransient(ctx, false, func(ctx context.Context) (err error) {
@@ -80,17 +79,18 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 		for _, e := range st.Endpoints {
 			v.endpoints[TargetAddr{IP: e.IP, Port: e.Port}] = true
 			if e.State != "" {
-				descs = append(descs, describeOf(e))
+				targets = append(targets, targetOf(e))
 			}
 		}
 		for _, e := range st.Others {
-			descs = append(descs, describeOf(e))
+			targets = append(targets, targetOf(e))
 		}
 	} else {
-		var err error
-		if descs, err = r.aws.health(ctx, tgARN, false); err != nil {
+		descs, err := r.aws.health(ctx, tgARN, false)
+		if err != nil {
 			return nil, err
 		}
+		targets = targetsOf(descs, 0)
 	}
 	if snap == nil {
 		var err error
@@ -101,8 +101,8 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 		r.objs = objs
 	}
 	v.snap = snap
-	set := &elbv2types.TargetGroup{VpcId: aws.String(vpcID), TargetType: elbv2types.TargetTypeEnum(targetType)}
-	for _, rep := range classify(snap, set, descs) {
+	set := diagnose.TargetSet{VPCID: vpcID, TargetType: targetType, Targets: targets}
+	for _, rep := range diagnose.Classify(set, snap) {
 		t := TargetAddr{IP: rep.ID, Port: rep.Port}
 		vt := &viewTarget{addr: t, state: rep.State, report: rep}
 		if _, dup := v.targets[t]; !dup {
@@ -119,11 +119,10 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 	return v, nil
 }
 
-func describeOf(e tgbind.EndpointTarget) elbv2types.TargetHealthDescription {
-	return elbv2types.TargetHealthDescription{
-		Target:       &elbv2types.TargetDescription{Id: aws.String(e.IP), Port: aws.Int32(e.Port)},
-		TargetHealth: &elbv2types.TargetHealth{State: elbv2types.TargetHealthStateEnum(e.State), Reason: elbv2types.TargetHealthReasonEnum(e.Reason)},
-	}
+// targetOf is a binding's endpoint target as diagnose classifies it: no
+// zone, its port as observed.
+func targetOf(e tgbind.EndpointTarget) diagnose.Target {
+	return diagnose.Target{ID: e.IP, Port: e.Port, State: e.State, Reason: e.Reason}
 }
 
 // progress reports an observation to the observer and the log.

@@ -12,22 +12,31 @@ import (
 	"slices"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // LBC tag keys (DOMAIN.md): a target group with none of them was made by
-// hand or by another tool.
+// hand or by another tool. They are aliases of the root's names.
 const (
-	TagCluster       = "elbv2.k8s.aws/cluster"
-	TagIngressStack  = "ingress.k8s.aws/stack"
-	TagServiceStack  = "service.k8s.aws/stack"
-	TagIngressSource = "ingress.k8s.aws/resource"
-	TagServiceSource = "service.k8s.aws/resource"
+	TagCluster       = tgmigrate.TagLBCCluster
+	TagIngressStack  = tgmigrate.TagLBCIngressStack
+	TagServiceStack  = tgmigrate.TagLBCServiceStack
+	TagIngressSource = tgmigrate.TagLBCIngressResource
+	TagServiceSource = tgmigrate.TagLBCServiceResource
 )
 
-var lbcTagKeys = []string{TagCluster, TagIngressStack, TagServiceStack, TagIngressSource, TagServiceSource}
+// The LBC's readiness gate, aliases of the root's names.
+const (
+	// LabelReadinessGateInject turns on the LBC's readiness-gate webhook for
+	// a namespace, with the value "enabled".
+	LabelReadinessGateInject = tgmigrate.LabelReadinessGateInject
+	// ReadinessGatePrefix starts the condition type of the LBC's readiness
+	// gate; the binding's name follows it.
+	ReadinessGatePrefix = tgmigrate.ReadinessGatePrefix
+)
 
 // boundTGB is a binding on the target group, with the cluster it lives in.
 type boundTGB struct {
@@ -65,7 +74,7 @@ type podHost struct {
 // account: a copy of the snapshot's, so that its subnet check can mark it.
 func (a *analysis) collectPodHosts(hosts map[string]*NodeRef) {
 	for _, t := range a.rep.Targets {
-		if t.Class != ClassPod || t.Pod == nil || t.Pod.Node == "" || t.draining() {
+		if t.Class != ClassPod || t.Pod == nil || t.Pod.Node == "" || t.Draining() {
 			continue
 		}
 		key := t.Cluster + "/" + t.Pod.Node
@@ -153,7 +162,7 @@ func countTargets(ts []TargetReport) TargetCounts {
 
 func (a *analysis) owner() {
 	o := Owner{Kind: OwnerUnmanaged}
-	for _, k := range lbcTagKeys {
+	for _, k := range tgmigrate.LBCOwnerTags() {
 		if v, ok := a.tags[k]; ok {
 			if a.rep.LBCTags == nil {
 				a.rep.LBCTags = map[string]string{}

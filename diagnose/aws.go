@@ -18,6 +18,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/retry"
@@ -194,10 +195,7 @@ func (a *accountScan) targetHealth(ctx context.Context, arn string) ([]Target, e
 			a.cfg.log.V(1).Info("target without an ID skipped", "account", a.acct.ID, "region", a.acct.Region, "targetGroup", arn)
 			continue
 		}
-		t := Target{ID: aws.ToString(d.Target.Id), Port: aws.ToInt32(d.Target.Port), AvailabilityZone: aws.ToString(d.Target.AvailabilityZone)}
-		if d.TargetHealth != nil {
-			t.State, t.Reason = string(d.TargetHealth.State), string(d.TargetHealth.Reason)
-		}
+		t, _ := tgmigrate.TargetOf(d)
 		targets = append(targets, t)
 	}
 	return targets, nil

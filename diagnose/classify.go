@@ -12,6 +12,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // Class is what holds a target's address now.
@@ -55,28 +57,9 @@ const (
 	ForeignOutsideRanges ForeignKind = "outside-ranges"
 )
 
-// Target is one registered target, as DescribeTargetHealth returns it.
-type Target struct {
-	// ID is the IP address, or the instance ID in an instance target group.
-	ID string `json:"id"`
-	// Port is the target's port.
-	Port int32 `json:"port"`
-	// AvailabilityZone is the target's zone; "all" for an IP outside the
-	// target group's VPC.
-	AvailabilityZone string `json:"availabilityZone,omitempty"`
-	// State and Reason are the ELB target health, for example "unhealthy"
-	// and "Target.Timeout".
-	State  string `json:"state,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// Key returns "ID:Port", the identity the LBC diffs targets on.
-func (t Target) Key() string { return fmt.Sprintf("%s:%d", t.ID, t.Port) }
-
-// draining reports whether ELB is draining the target: it is deregistered
-// already, takes no new requests and leaves by itself when the
-// deregistration delay ends. The LBC ignores such targets.
-func (t Target) draining() bool { return t.State == "draining" || t.State == "unhealthy.draining" }
+// Target is one registered target, as DescribeTargetHealth returns it:
+// [tgmigrate.Target], the one model of a target, with its Key and Draining.
+type Target = tgmigrate.Target
 
 // TargetSet is the targets of one target group, with what classification
 // needs to know about the group.

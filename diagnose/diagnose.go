@@ -16,10 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
@@ -448,28 +448,8 @@ func (r *run) collect(ds []discovered) {
 
 // baseReport starts tg's report; parsed is its ARN, as discover parsed it.
 func baseReport(tg elbv2types.TargetGroup, parsed awserr.ARN) TargetGroupReport {
-	arn := aws.ToString(tg.TargetGroupArn)
-	rep := TargetGroupReport{
-		ARN: arn, Name: aws.ToString(tg.TargetGroupName), Account: parsed.AccountID, Region: parsed.Region,
-		VPCID: aws.ToString(tg.VpcId), TargetType: string(tg.TargetType), Protocol: string(tg.Protocol),
-		Port: aws.ToInt32(tg.Port), ProtocolVersion: aws.ToString(tg.ProtocolVersion), IPAddressType: string(tg.IpAddressType),
-		HealthCheck: HealthCheck{
-			Enabled: aws.ToBool(tg.HealthCheckEnabled), Protocol: string(tg.HealthCheckProtocol),
-			Port: aws.ToString(tg.HealthCheckPort), Path: aws.ToString(tg.HealthCheckPath),
-			IntervalSeconds: aws.ToInt32(tg.HealthCheckIntervalSeconds), TimeoutSeconds: aws.ToInt32(tg.HealthCheckTimeoutSeconds),
-			HealthyThreshold: aws.ToInt32(tg.HealthyThresholdCount), UnhealthyThreshold: aws.ToInt32(tg.UnhealthyThresholdCount),
-		},
-		LoadBalancerARNs: slices.Sorted(slices.Values(tg.LoadBalancerArns)),
-		Targets:          []TargetReport{},
-		Findings:         []Finding{},
-		Counts:           countTargets(nil),
-	}
-	if tg.Matcher != nil {
-		rep.HealthCheck.Matcher = aws.ToString(tg.Matcher.HttpCode)
-		if rep.HealthCheck.Matcher == "" {
-			rep.HealthCheck.Matcher = aws.ToString(tg.Matcher.GrpcCode)
-		}
-	}
+	rep := targetGroupReport(tgmigrate.TargetGroupOf(&tg, parsed))
+	rep.Targets, rep.Findings, rep.Counts = []TargetReport{}, []Finding{}, countTargets(nil)
 	if rep.Name == "" {
 		rep.Name = parsed.Name
 	}

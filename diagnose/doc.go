@@ -33,6 +33,9 @@
 //     (TargetGroupBindingCRDMissing, a cluster's).
 //   - report.go: [Report] and its JSON. render.go: its Markdown and text.
 //     schema.go: [ReportSchema].
+//   - vocabulary.go: the report's views built from the root vocabulary
+//     (a target group's report, from [tgmigrate.TargetGroup]; its health
+//     check, from [tgmigrate.HealthCheck]).
 //   - errors.go: sentinels, [InputError], [ResourceError], [IsInvalidInput].
 //
 // The package is read-only by construction: [Diagnose] takes an

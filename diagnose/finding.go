@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/qstools/tgmigrate"
 )
 
 func (a *analysis) finding(code Code, msg string, ev Evidence, remediation string, next NextCall) Finding {
@@ -82,10 +84,8 @@ func (a *analysis) cutoverCall() NextCall {
 // (when the Service is unknown, other than every scanned cluster).
 func (a *analysis) foreignOwner() string {
 	var why []string
-	for _, k := range []string{TagIngressStack, TagServiceStack} {
-		if v, ok := a.tags[k]; ok {
-			why = append(why, fmt.Sprintf("tag %s=%s says an LBC stack manages it", k, v))
-		}
+	for _, k := range tgmigrate.LBCStacksIn(a.tags) {
+		why = append(why, fmt.Sprintf("tag %s=%s says an LBC stack manages it", k, a.tags[k]))
 	}
 	if v, ok := a.tags[TagCluster]; ok {
 		switch {

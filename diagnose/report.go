@@ -94,7 +94,8 @@ type ClusterReport struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// TargetGroupReport is one target group in scope.
+// TargetGroupReport is one target group in scope: a [tgmigrate.TargetGroup]
+// (its first fields are built from one), with what the scan found about it.
 type TargetGroupReport struct {
 	// ARN is the target group's ARN.
 	ARN string `json:"arn"`
@@ -262,6 +263,9 @@ const (
 )
 
 // ServiceRef is the Service a target group serves.
+//
+// It is the report's view of a [tgmigrate.ServicePort] (filled from it), with
+// the cluster, where the Service was inferred from, and whether it exists.
 type ServiceRef struct {
 	// Cluster, Namespace and Name locate the Service.
 	Cluster   string `json:"cluster"`

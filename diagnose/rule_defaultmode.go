@@ -43,7 +43,7 @@ func (defaultModeRule) judge(a *analysis) []Finding {
 				((instance && t.Class == ClassNode) || (!instance && t.Class == ClassPod))
 			// The LBC ignores draining targets: they are deregistered
 			// already, by it or by someone else.
-			if owned || t.draining() {
+			if owned || t.Draining() {
 				continue
 			}
 			counts["notOwned"]++

@@ -32,7 +32,7 @@ func (ghostRule) judge(a *analysis) []Finding {
 	heldBy := map[string]string{}
 	reused := 0
 	for _, t := range a.rep.Targets {
-		if t.Class == ClassGhost && !t.draining() {
+		if t.Class == ClassGhost && !t.Draining() {
 			keys = append(keys, t.Key())
 			states["state:"+cmp.Or(t.State, "unknown")]++
 			if t.HeldBy != nil {

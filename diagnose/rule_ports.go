@@ -49,7 +49,7 @@ func (portRule) judge(a *analysis) []Finding {
 		// them on another port.
 		ports := map[int32]bool{}
 		for _, t := range a.rep.Targets {
-			if t.Class == ClassPod && !t.draining() && t.Cluster == st.ref.Cluster && slices.Contains(t.Services, svcName) {
+			if t.Class == ClassPod && !t.Draining() && t.Cluster == st.ref.Cluster && slices.Contains(t.Services, svcName) {
 				counts["podTargetsOffServicePorts"]++
 				ports[t.Port] = true
 			}
@@ -80,7 +80,7 @@ func (portRule) judge(a *analysis) []Finding {
 		}
 		for _, t := range a.rep.Targets {
 			switch {
-			case t.draining(): // takes no new requests
+			case t.Draining(): // takes no new requests
 			case t.Class == ClassNode && t.Cluster == st.ref.Cluster && t.Port != st.port.NodePort:
 				counts["nodeTargetsOffNodePort"]++
 			case t.Class == ClassPod && t.Cluster == st.ref.Cluster && tp != 0 && t.Port != tp && slices.Contains(t.Services, svcName):

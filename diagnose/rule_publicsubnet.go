@@ -48,7 +48,7 @@ func (publicSubnetRule) judge(a *analysis) []Finding {
 	}
 	var nodeTargets, podTargets int
 	for _, t := range a.rep.Targets {
-		if t.Class != ClassNode || t.draining() || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
+		if t.Class != ClassNode || t.Draining() || (t.Node.ExternalIP == "" && !t.Node.PublicSubnet) {
 			continue
 		}
 		nodeTargets++

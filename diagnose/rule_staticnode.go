@@ -63,7 +63,7 @@ func (a *analysis) staticNodeTargets() []*TargetReport {
 	}
 	var out []*TargetReport
 	for i := range a.rep.Targets {
-		if t := &a.rep.Targets[i]; t.Class == ClassNode && !t.draining() {
+		if t := &a.rep.Targets[i]; t.Class == ClassNode && !t.Draining() {
 			out = append(out, t)
 		}
 	}

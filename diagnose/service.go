@@ -12,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // serviceTarget is the Service a target group serves, resolved in one cluster.
@@ -172,11 +174,8 @@ func servicePort(svc *corev1.Service, port string) *corev1.ServicePort {
 func (a *analysis) setService(st *serviceTarget) {
 	st.ref.Found = st.svc != nil
 	if st.port != nil {
-		st.ref.Port, st.ref.PortName, st.ref.NodePort = st.port.Port, st.port.Name, st.port.NodePort
-		st.ref.TargetPort = st.port.TargetPort.String()
-		if st.port.TargetPort.Type == intstr.Int && st.port.TargetPort.IntVal == 0 {
-			st.ref.TargetPort = strconv.Itoa(int(st.port.Port))
-		}
+		p := tgmigrate.ServicePortOf(st.svc, st.port)
+		st.ref.Port, st.ref.PortName, st.ref.TargetPort, st.ref.NodePort = p.Port, p.PortName, p.TargetPort, p.NodePort
 		if tp, ok := a.resolveTargetPort(st.snap, st.svc, st.port); ok {
 			st.ref.ResolvedTargetPort = tp
 		}

@@ -35,12 +35,6 @@ const (
 	LabelExcludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
 	// AnnotationDoNotDisrupt blocks Karpenter's graceful disruption of a node or pod.
 	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
-	// LabelReadinessGateInject turns on the LBC's readiness-gate webhook for
-	// a namespace, with the value "enabled".
-	LabelReadinessGateInject = "elbv2.k8s.aws/pod-readiness-gate-inject"
-	// ReadinessGatePrefix starts the condition type of the LBC's readiness
-	// gate; the binding's name follows it.
-	ReadinessGatePrefix = "target-health.elbv2.k8s.aws/"
 )
 
 // NodeClaimGVK is Karpenter's v1 NodeClaim, read as unstructured data when

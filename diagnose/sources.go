@@ -8,8 +8,6 @@ import (
 	"net/netip"
 	"regexp"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/qstools/tgmigrate"
 )
 
@@ -48,26 +46,9 @@ type Account struct {
 	ServiceQuotas ServiceQuotasAPI `json:"-"`
 }
 
-// Cluster is one Kubernetes cluster.
-type Cluster struct {
-	// Name identifies the cluster in the report, and matches the value of
-	// the LBC's elbv2.k8s.aws/cluster tag. Required and unique.
-	Name string `json:"name"`
-	// Reader lists the cluster's objects. Required, and not a typed nil. It
-	// needs list access to nodes, pods, services and namespaces;
-	// targetgroupbindings (elbv2.k8s.aws) and nodeclaims (karpenter.sh) are
-	// read when served. Its scheme must register tgbind/v1beta1.
-	Reader client.Reader `json:"-"`
-	// VPCID is the cluster's VPC. Empty means unknown: the cluster may then
-	// own targets of a target group in any VPC. Set it whenever clusters in
-	// different VPCs share address space.
-	VPCID string `json:"vpcID,omitempty"`
-	// CIDRs are the address ranges the cluster's nodes and pods draw from
-	// (node and pod subnets). Empty means unknown. When set, they decide
-	// whether an IP nobody holds is a ghost (inside) or foreign (outside);
-	// when empty, the targets' ports decide (see the package documentation).
-	CIDRs []string `json:"cidrs,omitempty"`
-}
+// Cluster is one Kubernetes cluster: [tgmigrate.Cluster], the one model
+// of a cluster (its Name, Reader, VPCID and CIDRs).
+type Cluster = tgmigrate.Cluster
 
 // Scope selects the target groups to diagnose. The selectors TargetGroupARNs,
 // TargetGroupNames and LoadBalancerARNs add up; Tags then narrows the result;

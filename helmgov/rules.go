@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
@@ -183,7 +184,7 @@ const (
 	annALBTargetType   = "alb.ingress.kubernetes.io/target-type"
 	annALBHCPort       = "alb.ingress.kubernetes.io/healthcheck-port"
 	annIngressClass    = "kubernetes.io/ingress.class"
-	labelReadinessGate = "elbv2.k8s.aws/pod-readiness-gate-inject"
+	labelReadinessGate = tgmigrate.LabelReadinessGateInject
 
 	// SuppressAnnotation suppresses rules on one object. Its value is a
 	// comma-separated list of rule IDs, for example "TGM-H005,TGM-H010".

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -142,14 +143,10 @@ func (b *Binder) Build(ctx context.Context, req Request, opts ...Option) (*Bindi
 		Version:            BindingVersion,
 		TargetGroupBinding: tgb,
 		TargetGroup:        targetGroupInfo(tg, len(targets)),
-		Service: ServiceInfo{
-			Namespace: req.Namespace, Name: svc.Name, PortName: sp.Name, Port: sp.Port,
-			TargetPort: targetPortString(sp), NodePort: sp.NodePort,
-			PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
-		},
-		MultiCluster:  decision,
-		LoadBalancers: lbs,
-		Notes:         notes,
+		Service:            serviceInfo(req.Namespace, tgmigrate.ServicePortOf(svc, sp), ready),
+		MultiCluster:       decision,
+		LoadBalancers:      lbs,
+		Notes:              notes,
 	}, nil
 }
 
@@ -275,16 +272,29 @@ func ingressFrom(groups []string, sp *corev1.ServicePort) *v1beta1.TargetGroupBi
 	return &v1beta1.TargetGroupBindingNetworking{Ingress: []v1beta1.NetworkingIngressRule{rule}}
 }
 
+// serviceInfo is the Service port p, in namespace, as Binding.Service
+// shows it, with its ready endpoints.
+func serviceInfo(namespace string, p tgmigrate.ServicePort, ready []endpoint) ServiceInfo {
+	return ServiceInfo{
+		Namespace: namespace, Name: p.Name, PortName: p.PortName, Port: p.Port,
+		TargetPort: p.TargetPort, NodePort: p.NodePort,
+		PodPorts: podPorts(ready), ReadyEndpoints: len(ready),
+	}
+}
+
+// targetGroupInfo is tg as Binding.TargetGroup shows it, built from the
+// root's one model of a target group; targets counts its targets.
 func targetGroupInfo(tg *elbv2types.TargetGroup, targets int) TargetGroupInfo {
+	g := tgmigrate.TargetGroupOf(tg, tgmigrate.ARN{})
 	return TargetGroupInfo{
-		ARN:             aws.ToString(tg.TargetGroupArn),
-		Name:            aws.ToString(tg.TargetGroupName),
-		TargetType:      string(tg.TargetType),
-		Protocol:        string(tg.Protocol),
-		Port:            aws.ToInt32(tg.Port),
-		VpcID:           aws.ToString(tg.VpcId),
-		IPAddressType:   string(tg.IpAddressType),
-		HealthCheckPort: aws.ToString(tg.HealthCheckPort),
+		ARN:             g.ARN,
+		Name:            g.Name,
+		TargetType:      string(g.TargetType),
+		Protocol:        g.Protocol,
+		Port:            g.Port,
+		VpcID:           g.VPCID,
+		IPAddressType:   g.IPAddressType,
+		HealthCheckPort: g.HealthCheck.Port,
 		Targets:         targets,
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -140,10 +141,7 @@ func listPorts(ports []corev1.ServicePort) string {
 // targetPortString is the Service port's targetPort, defaulted to the port
 // as the API server does.
 func targetPortString(p *corev1.ServicePort) string {
-	if isZeroPort(p.TargetPort) {
-		return strconv.Itoa(int(p.Port))
-	}
-	return p.TargetPort.String()
+	return tgmigrate.ServicePortOf(nil, p).TargetPort
 }
 
 // readyEndpoints lists the ready endpoints of the Service port from its
@@ -305,14 +303,11 @@ func compare(ready []endpoint, targets []elbv2types.TargetHealthDescription) *Ta
 	st := &TargetState{Version: TargetStateVersion, Total: len(ready)}
 	registered := map[string]EndpointTarget{}
 	for _, d := range targets {
-		if d.Target == nil {
+		t, ok := tgmigrate.TargetOf(d)
+		if !ok {
 			continue
 		}
-		et := EndpointTarget{IP: canonicalIP(aws.ToString(d.Target.Id)), Port: aws.ToInt32(d.Target.Port)}
-		if d.TargetHealth != nil {
-			et.State = string(d.TargetHealth.State)
-			et.Reason = string(d.TargetHealth.Reason)
-		}
+		et := EndpointTarget{IP: canonicalIP(t.ID), Port: t.Port, State: t.State, Reason: t.Reason}
 		registered[hostPort(et.IP, et.Port)] = et
 	}
 	isReady := map[string]bool{}

@@ -141,7 +141,9 @@ type LoadBalancerInfo struct {
 	SecurityGroups []string `json:"securityGroups,omitempty"`
 }
 
-// TargetGroupInfo is what AWS said about the target group.
+// TargetGroupInfo is what AWS said about the target group: the parts of a
+// [tgmigrate.TargetGroup] a binding needs (built from it; its JSON keeps
+// its own field order), with its target count.
 type TargetGroupInfo struct {
 	// ARN and Name identify the target group.
 	ARN  string `json:"arn"`
@@ -162,7 +164,9 @@ type TargetGroupInfo struct {
 	Targets int `json:"targets"`
 }
 
-// ServiceInfo is the Service port the binding references.
+// ServiceInfo is the Service port the binding references: the binding's
+// view of a [tgmigrate.ServicePort] (filled from it; its JSON keeps its own
+// field order), with its ready endpoints.
 type ServiceInfo struct {
 	// Namespace and Name identify the Service.
 	Namespace string `json:"namespace"`

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -74,7 +75,7 @@ const (
 
 // lbcStackLabelPrefixes are the label keys through which the LBC recognises
 // the bindings it created itself and garbage-collects them.
-var lbcStackLabelPrefixes = []string{"ingress.k8s.aws/stack", "service.k8s.aws/stack"}
+var lbcStackLabelPrefixes = tgmigrate.LBCStackTags()
 
 var securityGroupRe = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
 

@@ -13,7 +13,8 @@
 //     memory of the state last seen, the common Load and Inspect over each
 //     backend's own read, and the checks Save makes before writing.
 //   - state.go: [State] and its parts ([PlanRef], [StepRecord] and
-//     [StepStatus], [TargetAddr], [HealthCheckSettings], [RestoreInfo],
+//     [StepStatus], [TargetAddr], [HealthCheckSettings] (an alias of
+//     [tgmigrate.HealthCheck]), [RestoreInfo],
 //     [DisruptionHold], [RollbackRecord], ...), with Clone and Validate.
 //   - encode.go: the versioned JSON: [StateSchemaVersion], [EncodeState],
 //     [DecodeState].

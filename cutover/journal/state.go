@@ -115,30 +115,9 @@ type DeregistrationProgress struct {
 }
 
 // HealthCheckSettings are the health-check settings ModifyTargetGroup can
-// change. A nil pointer or empty string means "not set / not changed".
-type HealthCheckSettings struct {
-	// Enabled says whether health checks are on (they always are for ip
-	// and instance target groups).
-	Enabled *bool `json:"enabled,omitempty"`
-	// Protocol is HTTP, HTTPS, TCP and so on.
-	Protocol string `json:"protocol,omitempty"`
-	// Port is a port number or "traffic-port".
-	Port string `json:"port,omitempty"`
-	// Path is the HTTP(S) path.
-	Path string `json:"path,omitempty"`
-	// IntervalSeconds is 5-300.
-	IntervalSeconds *int32 `json:"intervalSeconds,omitempty"`
-	// TimeoutSeconds is 2-120.
-	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
-	// HealthyThresholdCount is 2-10.
-	HealthyThresholdCount *int32 `json:"healthyThresholdCount,omitempty"`
-	// UnhealthyThresholdCount is 2-10.
-	UnhealthyThresholdCount *int32 `json:"unhealthyThresholdCount,omitempty"`
-	// Matcher is the HTTP success codes, for example "200-399".
-	Matcher string `json:"matcher,omitempty"`
-	// GRPCMatcher is the gRPC success codes, for gRPC target groups.
-	GRPCMatcher string `json:"grpcMatcher,omitempty"`
-}
+// change: [tgmigrate.HealthCheck], the one model of a health check. A nil
+// pointer or empty string means "not set / not changed".
+type HealthCheckSettings = tgmigrate.HealthCheck
 
 // HealthCheckState records the health-check alignment step.
 type HealthCheckState struct {
@@ -492,27 +471,6 @@ func cloneWeights(in []WeightRecord) []WeightRecord {
 		out[i] = w
 	}
 	return out
-}
-
-// Clone returns a deep copy of h.
-func (h HealthCheckSettings) Clone() HealthCheckSettings {
-	cp := func(p *int32) *int32 {
-		if p == nil {
-			return nil
-		}
-		v := *p
-		return &v
-	}
-	c := h
-	if h.Enabled != nil {
-		v := *h.Enabled
-		c.Enabled = &v
-	}
-	c.IntervalSeconds = cp(h.IntervalSeconds)
-	c.TimeoutSeconds = cp(h.TimeoutSeconds)
-	c.HealthyThresholdCount = cp(h.HealthyThresholdCount)
-	c.UnhealthyThresholdCount = cp(h.UnhealthyThresholdCount)
-	return c
 }
 
 // Validate checks what a journal relies on: the schema version, the plan

@@ -58,7 +58,8 @@ const (
 )
 
 // ServiceReference names the Service, in the TGB's namespace, whose
-// endpoints the LBC registers.
+// endpoints the LBC registers. It is the CRD's own field (the LBC's API,
+// generated into its schema), not tgmigrate.ServicePort.
 type ServiceReference struct {
 	// Name is the Service's name.
 	Name string `json:"name"`

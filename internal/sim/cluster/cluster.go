@@ -41,6 +41,9 @@ const PodFinalizer = "sim.tgmigrate.qstools.dev/kubelet"
 // A Cluster is driven by the virtual clock: its methods are called from
 // world events, or by the goroutine that drives the world when no event is
 // running. It is not safe for concurrent use.
+//
+// It is the simulated cluster itself, not [tgmigrate.Cluster], which is a
+// read path's view of a cluster (name, reader, VPC, address ranges).
 type Cluster struct {
 	o     resolved
 	c     client.Client

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -33,10 +34,10 @@ const (
 	AnnotationCheckpointTimestamp = "elbv2.k8s.aws/checkpoint-timestamp"
 	// ReadinessGatePrefix prefixes the pod condition type of a binding's
 	// readiness gate: target-health.elbv2.k8s.aws/<binding name>.
-	ReadinessGatePrefix = "target-health.elbv2.k8s.aws/"
+	ReadinessGatePrefix = tgmigrate.ReadinessGatePrefix
 	// LabelReadinessGateInject on a namespace enables readiness-gate
 	// injection with the value "enabled".
-	LabelReadinessGateInject = "elbv2.k8s.aws/pod-readiness-gate-inject"
+	LabelReadinessGateInject = tgmigrate.LabelReadinessGateInject
 	// TrackedTargetsPrefix prefixes the ConfigMap that records the targets
 	// a multiClusterTargetGroup binding registered.
 	TrackedTargetsPrefix = "aws-lbc-targets-"
