@@ -19,7 +19,7 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -92,14 +92,14 @@ func (blueGreen) run(ctx context.Context, r *runner, step Step) error {
 // refused.
 func (r *runner) createTargetGroup(ctx context.Context) error {
 	spec := r.plan.BlueGreen.NewTargetGroup
-	arn := r.st.CreatedTargetGroupARN
-	if arn == "" {
+	if r.st.CreatedTargetGroupARN.IsZero() {
 		existing, err := r.aws.targetGroupByName(ctx, spec.Name)
 		if err != nil {
 			return err
 		}
+		var tg *elbv2types.TargetGroup
 		if existing != nil {
-			arn = aws.ToString(existing.TargetGroupArn)
+			arn := aws.ToString(existing.TargetGroupArn)
 			tags, err := r.aws.tags(ctx, arn, true)
 			if err != nil {
 				return err
@@ -111,19 +111,23 @@ func (r *runner) createTargetGroup(ctx context.Context) error {
 			if existing.TargetType != elbv2types.TargetTypeEnumIp {
 				return &NotManagedError{Object: "target group " + arn, Reason: "it is of type " + string(existing.TargetType) + ", not ip"}
 			}
+			tg = existing
 		} else {
-			tg, err := r.aws.createTargetGroup(ctx, createInput(spec))
-			if err != nil {
+			if tg, err = r.aws.createTargetGroup(ctx, createInput(spec)); err != nil {
 				return err
 			}
-			arn = aws.ToString(tg.TargetGroupArn)
-			r.e.log.Info("target group created", "created", arn)
+			r.e.log.Info("target group created", "created", aws.ToString(tg.TargetGroupArn))
 		}
-		r.st.CreatedTargetGroupARN = arn
+		created, err := read.ARNOf(tg)
+		if err != nil {
+			return fmt.Errorf("cutover: %s: the target group AWS answered: %w", StepCreateTargetGroup, err)
+		}
+		r.st.CreatedTargetGroupARN = created
 		if err := r.save(ctx); err != nil {
 			return err
 		}
 	}
+	arn := r.st.CreatedTargetGroupARN.Raw
 	cur, err := r.aws.attributes(ctx, arn, true)
 	if err != nil {
 		return err
@@ -164,16 +168,16 @@ func createInput(spec NewTargetGroupSpec) *elbv2.CreateTargetGroupInput {
 
 // bindBlueGreen builds the binding for the new target group through tgbind
 // (which could not build it before the target group existed) and applies
-// it. The new target group's ARN, AWS's answer recorded in the journal, is
-// parsed here, where it becomes an input.
+// it. The new target group's ARN is AWS's answer, parsed once when the
+// create step recorded it in the journal.
 func (r *runner) bindBlueGreen(ctx context.Context) error {
 	p := r.plan
-	created, err := awserr.ParseTargetGroupARN(r.st.CreatedTargetGroupARN)
-	if err != nil {
+	created := r.st.CreatedTargetGroupARN
+	if err := created.ValidTargetGroup(); err != nil {
 		return fmt.Errorf("cutover: %s: the created target group: %w", StepBind, err)
 	}
 	var b *tgbind.Binding
-	err = retry.Do(ctx, r.e.clock, r.aws.policy, func(ctx context.Context) (err error) {
+	err := retry.Do(ctx, r.e.clock, r.aws.policy, func(ctx context.Context) (err error) {
 		b, err = r.binder.Build(ctx, tgbind.Request{
 			TargetGroupARN: created, Namespace: p.Request.Namespace, Service: p.Request.Service,
 			Port: p.Request.Port, Name: p.Binding.Name, MultiCluster: true, IngressSecurityGroups: p.Binding.IngressSecurityGroups,
@@ -311,7 +315,7 @@ func weightsString(ws []TargetGroupWeight) string {
 // again and the analysis hook judges it.
 func (r *runner) shift(ctx context.Context, step Step) error {
 	p := r.plan
-	old, nw := p.TargetGroup.ARN, r.st.CreatedTargetGroupARN
+	old, nw := p.TargetGroup.ARN, r.st.CreatedTargetGroupARN.Raw
 	if nw == "" {
 		return &InvariantError{Step: step.ID, Check: "route", Detail: "the new target group is not in the journal"}
 	}
@@ -492,16 +496,16 @@ func (r *runner) protectOld(ctx context.Context, step string, snap *diagnose.Sna
 	if err := r.retireLeaving(ctx, old, step); err != nil {
 		return err
 	}
-	if old.servingHealthy > 0 || newHealthy == 0 || r.st.CreatedTargetGroupARN == "" {
+	if old.servingHealthy > 0 || newHealthy == 0 || r.st.CreatedTargetGroupARN.Raw == "" {
 		return nil
 	}
 	if rec := r.st.Step(StepShift(0)); rec == nil || rec.Status != StepDone {
 		return nil // the new target group is not attached yet
 	}
-	want := []TargetGroupWeight{{TargetGroupARN: r.tgARN, Weight: 0}, {TargetGroupARN: r.st.CreatedTargetGroupARN, Weight: 100}}
+	want := []TargetGroupWeight{{TargetGroupARN: r.tgARN, Weight: 0}, {TargetGroupARN: r.st.CreatedTargetGroupARN.Raw, Weight: 100}}
 	for _, rt := range r.plan.BlueGreen.Routes {
 		before := len(r.st.Weights)
-		if err := r.setRoute(ctx, step, rt.resource(), want, []string{r.tgARN, r.st.CreatedTargetGroupARN}, nil); err != nil {
+		if err := r.setRoute(ctx, step, rt.resource(), want, []string{r.tgARN, r.st.CreatedTargetGroupARN.Raw}, nil); err != nil {
 			return err
 		}
 		if len(r.st.Weights) > before {
@@ -520,7 +524,7 @@ func (r *runner) protectOld(ctx context.Context, step string, snap *diagnose.Sna
 // must give the old one weight 0 already.
 func (r *runner) detach(ctx context.Context) error {
 	p := r.plan
-	old, nw := p.TargetGroup.ARN, r.st.CreatedTargetGroupARN
+	old, nw := p.TargetGroup.ARN, r.st.CreatedTargetGroupARN.Raw
 	want := []TargetGroupWeight{{TargetGroupARN: nw, Weight: 100}}
 	for _, rt := range p.BlueGreen.Routes {
 		err := r.setRoute(ctx, StepDetach, rt.resource(), want, []string{old.Raw, nw}, func(cur []TargetGroupWeight) error {
@@ -543,7 +547,7 @@ func (r *runner) detach(ctx context.Context) error {
 // least the floor of them (see verifyPods).
 func (r *runner) verifyBlueGreen(ctx context.Context) error {
 	p := r.plan
-	nw := r.st.CreatedTargetGroupARN
+	nw := r.st.CreatedTargetGroupARN.Raw
 	for _, rt := range p.BlueGreen.Routes {
 		actions, err := r.routeActions(ctx, rt.resource())
 		if err != nil {

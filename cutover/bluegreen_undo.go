@@ -66,8 +66,8 @@ func (blueGreen) undoAction(ctx context.Context, rb *rollbackRun, id string) err
 // target group (a crash may have come between its creation and the save).
 func (rb *rollbackRun) newTG(ctx context.Context) (string, error) {
 	st := rb.st
-	if st.CreatedTargetGroupARN != "" {
-		return st.CreatedTargetGroupARN, nil
+	if st.CreatedTargetGroupARN.Raw != "" {
+		return st.CreatedTargetGroupARN.Raw, nil
 	}
 	if st.Restore.NewTargetGroupName == "" {
 		return "", nil

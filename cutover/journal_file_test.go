@@ -226,6 +226,7 @@ func TestFileJournalRefuses(t *testing.T) {
 		{"future schema", `{"schemaVersion": 9}`, ErrCorruptJournal},
 		{"other plan", strings.Replace(string(good), testPlan.ID, "plan-other", 1), ErrPlanMismatch},
 		{"same plan, other digest", strings.Replace(string(good), testPlan.Digest, "sha256:other", 1), ErrPlanMismatch},
+		{"created target group not an ARN", strings.Replace(string(good), "{", `{"createdTargetGroupARN": "tg-new",`, 1), ErrCorruptJournal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -334,7 +334,7 @@ func (rb *rollbackRun) roomFor(ctx context.Context, want int) (fit, free int, er
 		return 0, 0, err
 	}
 	free = room - len(health)
-	if nw := rb.st.CreatedTargetGroupARN; nw != "" {
+	if nw := rb.st.CreatedTargetGroupARN.Raw; nw != "" {
 		// Blue/green created a target group: the room is the two target
 		// groups' together.
 		h, err := rb.aws.health(ctx, nw, false)

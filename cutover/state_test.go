@@ -34,7 +34,7 @@ func fullState() *State {
 		Aligned: true,
 	}
 	s.Binding = BindingState{Created: true, Namespace: "web", Name: "legacy-web"}
-	s.CreatedTargetGroupARN = testNewTG
+	s.CreatedTargetGroupARN = arntest.TG(testNewTG)
 	s.Weights = []WeightRecord{{Resource: testRule, AppliedAt: testEpoch.Add(time.Minute),
 		Weights: []TargetGroupWeight{{TargetGroupARN: testTG, Weight: 90}, {TargetGroupARN: testNewTG, Weight: 10}}}}
 	s.Notes = []string{"approved by ops"}

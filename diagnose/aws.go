@@ -118,7 +118,7 @@ func (a *accountScan) discover(ctx context.Context, scope Scope, arns, lbs []str
 				continue
 			}
 			seen[arn] = true
-			parsed, err := awserr.ParseTargetGroupARN(arn)
+			parsed, err := read.ARNOf(&tg)
 			if err == nil {
 				err = parsed.Expect(a.acct.ID, a.acct.Region)
 			}

@@ -191,9 +191,10 @@ type State struct {
 	HealthCheck HealthCheckState `json:"healthCheck"`
 	// Binding records the TargetGroupBinding.
 	Binding BindingState `json:"binding"`
-	// CreatedTargetGroupARN is the target group blue/green created; "" if
-	// none. Rollback deletes it.
-	CreatedTargetGroupARN string `json:"createdTargetGroupARN,omitempty"`
+	// CreatedTargetGroupARN is the target group blue/green created, as AWS
+	// answered it; the zero ARN if none. Rollback deletes it. A journal
+	// whose value is not a target group ARN does not decode.
+	CreatedTargetGroupARN tgmigrate.ARN `json:"createdTargetGroupARN,omitzero"`
 	// Weights lists the blue/green weight changes applied so far, in order.
 	Weights []WeightRecord `json:"weights,omitempty"`
 	// Notes are free-form lines for humans (why a step was skipped, who

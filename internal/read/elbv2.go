@@ -4,7 +4,7 @@ package read
 // economy constants, and its reads that are not paged: target groups by
 // batches of ARNs or names (halving on NotFound), tags by batches (halving),
 // one target group by ARN or name, attributes, target health, one listener,
-// one rule.
+// one rule; and ARNOf, where an ARN of AWS's answers is parsed.
 
 import (
 	"context"
@@ -246,4 +246,15 @@ func the[T any](items []T, op, id string, key func(T) string) (*T, error) {
 		}
 	}
 	return nil, &awserr.Error{Op: op, Resource: id, Kind: awserr.ErrNotFound, Err: errors.New("not in the response")}
+}
+
+// ARNOf parses the ARN of a target group AWS described or created: the one
+// place an ARN from AWS's answers becomes the typed value the packages
+// pass around (every input's is parsed where it comes in, by the caller).
+// A target group without an ARN, or with a malformed one, is an error.
+func ARNOf(tg *elbv2types.TargetGroup) (tgmigrate.ARN, error) {
+	if tg == nil {
+		return tgmigrate.ARN{}, errors.New("read: no target group in the answer")
+	}
+	return awserr.ParseTargetGroupARN(aws.ToString(tg.TargetGroupArn))
 }

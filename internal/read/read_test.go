@@ -256,3 +256,21 @@ func TestLimiterUnlimited(t *testing.T) {
 		t.Errorf("an unlimited limiter waited %v", clk.Since(vclock.Epoch))
 	}
 }
+
+func TestARNOf(t *testing.T) {
+	const raw = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/web/0123456789abcdef"
+	a, err := ARNOf(&elbv2types.TargetGroup{TargetGroupArn: aws.String(raw)})
+	if err != nil || a.Raw != raw || a.Name != "web" || a.ValidTargetGroup() != nil {
+		t.Fatalf("ARNOf(%s) = %+v, %v", raw, a, err)
+	}
+	for name, tg := range map[string]*elbv2types.TargetGroup{
+		"nil":           nil,
+		"no ARN":        {},
+		"malformed":     {TargetGroupArn: aws.String("tg-web")},
+		"load balancer": {TargetGroupArn: aws.String("arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/web/0123456789abcdef")},
+	} {
+		if a, err := ARNOf(tg); err == nil || !a.IsZero() {
+			t.Errorf("%s: ARNOf = %+v, %v; want an error and the zero ARN", name, a, err)
+		}
+	}
+}
