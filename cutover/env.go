@@ -7,7 +7,6 @@ package cutover
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
@@ -65,8 +64,6 @@ type Env struct {
 	// let a restarted process take its own lease back at once.
 	Holder string
 }
-
-var vpcIDRe = regexp.MustCompile(`^vpc-[0-9a-f]{8,17}$`)
 
 // env is an Env with its defaults applied. reader is what every cluster
 // read goes through: Env.Client for Execute and Rollback; for the planner

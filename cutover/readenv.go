@@ -14,6 +14,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -135,7 +136,7 @@ func (e ReadEnv) check(op, name string) error {
 			return &InputError{Op: op, Field: field(c.field), Reason: fmt.Sprintf("a nil %T", c.v)}
 		}
 	}
-	if e.ClusterVPCID != "" && !vpcIDRe.MatchString(e.ClusterVPCID) {
+	if e.ClusterVPCID != "" && !awserr.ValidVPCID(e.ClusterVPCID) {
 		return &InputError{Op: op, Field: field("ClusterVPCID"), Reason: fmt.Sprintf("%q is not a VPC ID", e.ClusterVPCID)}
 	}
 	if _, err := diagnose.NewSnapshot(diagnose.Cluster{Name: "check", CIDRs: e.ClusterCIDRs}, diagnose.Objects{}); err != nil {

@@ -7,7 +7,6 @@ package cutover
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -135,8 +134,6 @@ type Request struct {
 	From *tgmigrate.Handoff `json:"-"`
 }
 
-var accountRe = regexp.MustCompile(`^[0-9]{12}$`)
-
 // forced reports whether f is among the request's overrides.
 func (r *Request) forced(f Force) bool { return slices.Contains(r.Force, f) }
 
@@ -162,7 +159,7 @@ func (r *Request) validate() (awserr.ARN, error) {
 	if r.MinHealthy < 0 {
 		return bad("MinHealthy", fmt.Sprintf("%d is negative", r.MinHealthy), nil)
 	}
-	if r.AccountID != "" && !accountRe.MatchString(r.AccountID) {
+	if r.AccountID != "" && !awserr.ValidAccountID(r.AccountID) {
 		return bad("AccountID", fmt.Sprintf("%q is not a 12-digit account ID", r.AccountID), nil)
 	}
 	for _, f := range r.Force {

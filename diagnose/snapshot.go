@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -141,7 +142,7 @@ func (s *Snapshot) Failures() []ListFailure {
 }
 
 func emptySnapshot(c Cluster) (*Snapshot, error) {
-	if c.VPCID != "" && !vpcIDRe.MatchString(c.VPCID) {
+	if c.VPCID != "" && !awserr.ValidVPCID(c.VPCID) {
 		return nil, &InputError{Field: "Cluster.VPCID", Reason: fmt.Sprintf("%q is not a VPC ID", c.VPCID)}
 	}
 	s := &Snapshot{cluster: Cluster{Name: c.Name, VPCID: c.VPCID, CIDRs: slices.Clone(c.CIDRs)}}

@@ -6,9 +6,9 @@ package diagnose
 import (
 	"fmt"
 	"net/netip"
-	"regexp"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/awserr"
 )
 
 // Sources is everything Diagnose reads: one read-only ELBv2 client per AWS
@@ -83,12 +83,6 @@ func (s Scope) explicit() bool {
 // listsAll reports whether the scope lists every target group of an account.
 func (s Scope) listsAll() bool { return s.All || (!s.explicit() && len(s.Tags) > 0) }
 
-var (
-	accountIDRe = regexp.MustCompile(`^[0-9]{12}$`)
-	regionRe    = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	vpcIDRe     = regexp.MustCompile(`^vpc-[0-9a-f]{8}([0-9a-f]{9})?$`)
-)
-
 // validate checks the structure of the inputs. Malformed ARNs and names in
 // the scope are not input errors: they are reported per resource, and the
 // rest of the fleet is still scanned.
@@ -100,9 +94,9 @@ func validate(src Sources, scope Scope) error {
 	for i, a := range src.Accounts {
 		f := fmt.Sprintf("Sources.Accounts[%d]", i)
 		switch {
-		case !accountIDRe.MatchString(a.ID):
+		case !awserr.ValidAccountID(a.ID):
 			return &InputError{Field: f + ".ID", Reason: fmt.Sprintf("%q is not a 12-digit account ID", a.ID)}
-		case !regionRe.MatchString(a.Region):
+		case !awserr.ValidRegion(a.Region):
 			return &InputError{Field: f + ".Region", Reason: fmt.Sprintf("%q is not a Region", a.Region)}
 		case isNil(a.ELBv2):
 			return &InputError{Field: f + ".ELBv2", Reason: nilReason(a.ELBv2)}
@@ -128,7 +122,7 @@ func validate(src Sources, scope Scope) error {
 			return &InputError{Field: f + ".Name", Reason: fmt.Sprintf("cluster %q is listed twice", c.Name)}
 		case isNil(c.Reader):
 			return &InputError{Field: f + ".Reader", Reason: nilReason(c.Reader)}
-		case c.VPCID != "" && !vpcIDRe.MatchString(c.VPCID):
+		case c.VPCID != "" && !awserr.ValidVPCID(c.VPCID):
 			return &InputError{Field: f + ".VPCID", Reason: fmt.Sprintf("%q is not a VPC ID", c.VPCID)}
 		}
 		names[c.Name] = true

@@ -1,8 +1,9 @@
 package awserr
 
-// region.go: the shapes of an account ID and a region name
-// (ValidAccountID, ValidRegion) and a region's partition (PartitionOf),
-// which ARN parsing and the simulator's models share.
+// region.go: the shapes of an account ID, a region name and a VPC ID
+// (ValidAccountID, ValidRegion, ValidVPCID) and a region's partition
+// (PartitionOf), which ARN parsing, the packages' input checks and the
+// simulator's models share.
 
 import (
 	"regexp"
@@ -12,6 +13,7 @@ import (
 var (
 	accountRe = regexp.MustCompile(`^[0-9]{12}$`)
 	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+	vpcIDRe   = regexp.MustCompile(`^vpc-[0-9a-f]{8}([0-9a-f]{9})?$`)
 )
 
 // ValidAccountID reports whether id is shaped as an AWS account ID: 12
@@ -21,6 +23,10 @@ func ValidAccountID(id string) bool { return accountRe.MatchString(id) }
 // ValidRegion reports whether name is shaped as an AWS region name:
 // eu-west-1, us-gov-west-1, cn-north-1.
 func ValidRegion(name string) bool { return regionRe.MatchString(name) }
+
+// ValidVPCID reports whether id is shaped as a VPC ID: "vpc-" and 8 or 17
+// hexadecimal digits.
+func ValidVPCID(id string) bool { return vpcIDRe.MatchString(id) }
 
 // PartitionOf returns the partition of a region: "aws-cn" for a cn-
 // region, "aws-us-gov" for a us-gov- one, "aws" otherwise.
