@@ -33,3 +33,21 @@ func TestAccountAndRegion(t *testing.T) {
 		}
 	}
 }
+
+func TestValidVPCID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"vpc-0a1b2c3d":          true,
+		"vpc-0123456789abcdef0": true,
+		"vpc-":                  false,
+		"vpc-1":                 false,
+		"vpc-0a1b2c3d4":         false, // 9 digits: neither the old nor the new form
+		"vpc-0123456789abcdef":  false, // 16 digits
+		"vpc-0A1B2C3D":          false, // upper case
+		"subnet-0a1b2c3d":       false,
+		"":                      false,
+	} {
+		if got := awserr.ValidVPCID(id); got != want {
+			t.Errorf("ValidVPCID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
