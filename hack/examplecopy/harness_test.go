@@ -198,8 +198,9 @@ type result struct {
 // run copies each file of files (paths from root) alone into a directory of
 // its own in a new module under work, runs `go test -json -count=1 ./...`
 // there and returns one result per file, in the order of files. An error is
-// the harness's own: the module could not be made, or go test said nothing
-// of a file.
+// the harness's own: the module could not be made, or go test could not
+// run or did not finish in time. A file go test says nothing of (the go
+// command refused the whole module) fails, with go test's stderr.
 func run(ctx context.Context, root, work string, files []string) ([]result, error) {
 	m, err := readGoMod(ctx, root)
 	if err != nil {
