@@ -20,7 +20,7 @@ PACKAGE_BUDGET      ?= 4m
 TIMES               = bin/testtimes
 TESTRUN             = $(GO) run ./hack/testrun
 
-.PHONY: test test-short verify fmt vet staticcheck doccheck generate verify-generate unit fuzz integration envtest test-times clean-times bench clean
+.PHONY: test test-short verify fmt vet staticcheck doccheck generate verify-generate unit examples-copy fuzz integration envtest test-times clean-times bench clean
 
 ## test: every check CI runs, in order, then each package's test time.
 test: clean-times fmt vet staticcheck doccheck verify-generate unit fuzz integration test-times
@@ -64,9 +64,18 @@ verify-generate:
 	@echo "== go generate is clean"
 	hack/verify-generate.sh
 
+## unit: every package's unit tests, among them hack/examplecopy, which
+## copies each godoc example of a public package alone into a module of its
+## own and runs it there (offline, from the module cache; about 10 s warm).
 unit:
 	@echo "== unit tests (-race)"
 	$(TESTRUN) run -tier unit -out $(TIMES)/unit.json -- -race -count=1 -timeout $(UNIT_TIMEOUT) $(PKGS)
+
+## examples-copy: the unit tier's proof that every public example copies
+## into another module (issue 18), alone.
+examples-copy:
+	@echo "== every public example, alone in a module of its own"
+	$(GO) test -count=1 -timeout $(SHORT_TIMEOUT) -v -run '^TestExamplesCopy$$' ./hack/examplecopy
 
 FUZZTIME ?= 20s
 ## fuzz: the manifest reader, the chart-source editor and diagnose over

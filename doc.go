@@ -39,7 +39,8 @@
 //     [HandoffError] and [ErrInvalidHandoff].
 //
 // Tests: arn_example_test.go (the examples), errors_test.go,
-// handoff_test.go.
+// handoff_test.go. Every example file of a public package copies alone into
+// another module and passes there (hack/examplecopy proves it).
 //
 // ARCHITECTURE.md, at the repository root, is the map of the house: what
 // each package is for, which way data flows, and where a thing lives.

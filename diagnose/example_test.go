@@ -6,8 +6,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -44,23 +47,93 @@ func exampleCluster() client.Reader {
 	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(node("n1", "10.0.1.10"), node("n2", "10.0.2.10"), svc, ns).Build()
 }
 
+// exampleELBv2 is a read-only ELBv2 that holds one target group and its
+// targets, and counts the calls it answers: all a Diagnose of that target
+// group reads. Diagnose takes a tgmigrate.ELBv2ReadAPI, the seven Describe
+// calls, so a fake has no write method to stub.
+type exampleELBv2 struct {
+	tg      elbv2types.TargetGroup
+	targets []elbv2types.TargetHealthDescription
+
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+var _ tgmigrate.ELBv2ReadAPI = (*exampleELBv2)(nil)
+
+func (f *exampleELBv2) count(op string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[op]++
+}
+
+// Calls returns the calls answered so far, by operation.
+func (f *exampleELBv2) Calls() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.calls)
+}
+
+func (f *exampleELBv2) DescribeTargetGroups(context.Context, *elbv2.DescribeTargetGroupsInput, ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
+	f.count("DescribeTargetGroups")
+	return &elbv2.DescribeTargetGroupsOutput{TargetGroups: []elbv2types.TargetGroup{f.tg}}, nil
+}
+
+func (f *exampleELBv2) DescribeTargetHealth(context.Context, *elbv2.DescribeTargetHealthInput, ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
+	f.count("DescribeTargetHealth")
+	return &elbv2.DescribeTargetHealthOutput{TargetHealthDescriptions: f.targets}, nil
+}
+
+func (f *exampleELBv2) DescribeTags(_ context.Context, in *elbv2.DescribeTagsInput, _ ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error) {
+	f.count("DescribeTags")
+	out := &elbv2.DescribeTagsOutput{}
+	for _, arn := range in.ResourceArns {
+		out.TagDescriptions = append(out.TagDescriptions, elbv2types.TagDescription{ResourceArn: aws.String(arn)})
+	}
+	return out, nil
+}
+
+func (f *exampleELBv2) DescribeTargetGroupAttributes(context.Context, *elbv2.DescribeTargetGroupAttributesInput, ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupAttributesOutput, error) {
+	f.count("DescribeTargetGroupAttributes")
+	return &elbv2.DescribeTargetGroupAttributesOutput{}, nil
+}
+
+func (f *exampleELBv2) DescribeLoadBalancers(context.Context, *elbv2.DescribeLoadBalancersInput, ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error) {
+	f.count("DescribeLoadBalancers")
+	return &elbv2.DescribeLoadBalancersOutput{}, nil
+}
+
+func (f *exampleELBv2) DescribeListeners(context.Context, *elbv2.DescribeListenersInput, ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error) {
+	f.count("DescribeListeners")
+	return &elbv2.DescribeListenersOutput{}, nil
+}
+
+func (f *exampleELBv2) DescribeRules(context.Context, *elbv2.DescribeRulesInput, ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error) {
+	f.count("DescribeRules")
+	return &elbv2.DescribeRulesOutput{}, nil
+}
+
 func ExampleDiagnose() {
 	// AWS: a hand-made target group that pins two node IPs on the NodePort;
 	// Karpenter has since replaced the node at 10.0.3.10.
-	elb := newFakeELBv2()
 	target := func(ip string) elbv2types.TargetHealthDescription {
 		return elbv2types.TargetHealthDescription{
 			Target:       &elbv2types.TargetDescription{Id: aws.String(ip), Port: aws.Int32(30080), AvailabilityZone: aws.String("eu-west-1a")},
 			TargetHealth: &elbv2types.TargetHealth{State: elbv2types.TargetHealthStateEnumHealthy},
 		}
 	}
-	elb.addTargetGroup(elbv2types.TargetGroup{
-		TargetGroupArn:  aws.String("arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"),
-		TargetGroupName: aws.String("legacy-web"), TargetType: elbv2types.TargetTypeEnumIp, VpcId: aws.String(exampleVPC),
-		Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(30080), HealthCheckEnabled: aws.Bool(true),
-		HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPort: aws.String("traffic-port"), HealthCheckPath: aws.String("/"),
-	}, nil, []elbv2types.TargetHealthDescription{target("10.0.1.10"), target("10.0.3.10")})
-	elb.index()
+	elb := &exampleELBv2{
+		tg: elbv2types.TargetGroup{
+			TargetGroupArn:  aws.String("arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"),
+			TargetGroupName: aws.String("legacy-web"), TargetType: elbv2types.TargetTypeEnumIp, VpcId: aws.String(exampleVPC),
+			Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(30080), HealthCheckEnabled: aws.Bool(true),
+			HealthCheckProtocol: elbv2types.ProtocolEnumHttp, HealthCheckPort: aws.String("traffic-port"), HealthCheckPath: aws.String("/"),
+		},
+		targets: []elbv2types.TargetHealthDescription{target("10.0.1.10"), target("10.0.3.10")},
+	}
 
 	rep, err := diagnose.Diagnose(context.Background(), diagnose.Sources{
 		Accounts: []diagnose.Account{{ID: "123456789012", Region: "eu-west-1", ELBv2: elb}},

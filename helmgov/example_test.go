@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/qstools/tgmigrate/helmgov"
@@ -61,15 +62,127 @@ spec:
 	// exit code: 1
 }
 
+// exampleNLBChart is a chart, by file: an API behind an NLB Service that carries
+// no LBC annotations, whose pods drain for less time than a target does.
+var exampleNLBChart = map[string]string{
+	"Chart.yaml": `apiVersion: v2
+name: nlb-api
+description: An API behind an NLB Service that carries no LBC annotations.
+version: 0.1.0
+`,
+	"values.yaml": `namespace: payments
+
+service:
+  port: 443
+  # Annotations of the Service.
+  annotations: {}
+
+  # The scheme stays internal.
+  scheme: internal
+
+podDisruptionBudget:
+  maxUnavailable: 1
+`,
+	"templates/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-api
+  namespace: {{ .Values.namespace }}
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: api
+  template:
+    metadata:
+      labels:
+        app: api
+    spec:
+      terminationGracePeriodSeconds: 90
+      containers:
+        - name: api
+          image: registry.example.com/api:2.3
+          ports:
+            - containerPort: 8443
+          lifecycle:
+            preStop:
+              exec:
+                command: ["/bin/sh", "-c", "sleep 60"]
+        - name: log-shipper
+          image: registry.example.com/shipper:1.0
+`,
+	"templates/namespace.yaml": `apiVersion: v1
+kind: Namespace
+metadata:
+  name: {{ .Values.namespace }}
+  labels:
+    team: payments
+`,
+	"templates/pdb.yaml": `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ .Release.Name }}-api
+  namespace: {{ .Values.namespace }}
+spec:
+  maxUnavailable: {{ .Values.podDisruptionBudget.maxUnavailable }}
+  selector:
+    matchLabels:
+      app: api
+`,
+	"templates/service.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-api
+  namespace: {{ .Values.namespace }}
+  {{- with .Values.service.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  type: LoadBalancer
+  selector:
+    app: api
+  ports:
+    - name: https
+      port: {{ .Values.service.port }}
+      targetPort: 8443
+`,
+}
+
+// writeExampleChart writes the files of a chart into a new temporary directory and
+// returns it.
+func writeExampleChart(files map[string]string) (string, error) {
+	dir, err := os.MkdirTemp("", "chart")
+	if err != nil {
+		return "", err
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return dir, err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return dir, err
+		}
+	}
+	return dir, nil
+}
+
 // Fix a chart's sources in a dry run: the diff is printed, nothing is
 // written, and the re-rendered chart is proved clean.
 func ExampleChecker_Fix() {
+	dir, err := writeExampleChart(exampleNLBChart)
+	defer os.RemoveAll(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	checker, err := helmgov.NewChecker(helmgov.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := checker.Fix(context.Background(), "testdata/charts/nlb-service", helmgov.WithDryRun())
+	res, err := checker.Fix(context.Background(), dir, helmgov.WithDryRun())
 	if err != nil {
 		fmt.Println(err)
 		return
