@@ -63,7 +63,9 @@
 // code under test waits on it (a retry's backoff, a drain, a poll), the
 // world runs until the wait is over: health checks, traffic, Karpenter, the
 // controller. Between calls, the test runs it with [World.Run]. One
-// goroutine drives the world at a time.
+// goroutine drives the world at a time; so that Diagnose's concurrent
+// reads never wait on the clock, the world's API calls take no virtual
+// time unless Options.Timings gives them a latency.
 //
 // # Faults
 //

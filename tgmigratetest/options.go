@@ -59,7 +59,12 @@ type Options struct {
 	// but never reconciled, until [World.StartLBC]. Zero: running.
 	StoppedLBC bool
 	// Timings are the AWS timing assumptions of the world. Each zero knob
-	// is its default.
+	// is its default, but for two: a zero ELBv2Latency or KubeLatency is
+	// none here (calls take no virtual time), where the simulator's
+	// default is 50 ms and 10 ms. Diagnose reads with concurrent workers,
+	// and the world's clock is driven by one goroutine at a time: set a
+	// latency only for code that calls from one goroutine (cutover,
+	// tgbind), or run Diagnose with diagnose.WithConcurrency(1).
 	Timings Timings
 }
 
@@ -135,6 +140,12 @@ func (o Options) config() sim.Config {
 		ReadinessGateInjection: o.ReadinessGateInjection,
 		// tgbind applies TargetGroupBindings server-side.
 		ServerSideApply: true,
+	}
+	// No API latency by default: see Options.Timings.
+	for _, d := range []*time.Duration{&cfg.Timings.ELBv2Latency, &cfg.Timings.KubeLatency} {
+		if *d == 0 {
+			*d = -1
+		}
 	}
 	if o.Churn.Budget != "" {
 		cfg.NodePool.Budgets = []karpenter.Budget{{Nodes: o.Churn.Budget}}
