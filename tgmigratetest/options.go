@@ -184,7 +184,6 @@ var simFields = map[string]string{
 	"karpenter.Shape":                 "Churn.Shape",
 	"karpenter.Share":                 "Churn.Share",
 	"karpenter.Interval":              "Churn.Interval",
-	"karpenter.NodePool.Budgets":      "Churn.Budget",
 	"karpenter.NodePool.CapacityType": "Churn.Shape",
 }
 
