@@ -71,6 +71,11 @@
 // After step 4 nothing depends on node IPs, and the nodes can move to private
 // subnets.
 //
+// To test automation built on these packages,
+// [github.com/qstools/tgmigrate/tgmigratetest] is the test kit: a simulated
+// account and cluster under Karpenter churn, on a virtual clock, whose
+// clients go straight into diagnose, tgbind and cutover.
+//
 // # Seams
 //
 // Every package takes AWS through narrow interfaces whose methods copy the

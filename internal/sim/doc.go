@@ -22,7 +22,8 @@
 //     interfaces (package ec2sim), the firewall between the load balancer and
 //     the cluster, and the EC2 clients of the system under test and the LBC.
 //   - permissions.go: the controller's IAM role: the ELBv2 actions
-//     DenyController refuses and AllowController grants again.
+//     DenyController refuses and AllowController grants again, and
+//     AccessDenied, the error IAM refuses an action with.
 //   - run.go: the running of the world: its virtual clock, the scenario's
 //     start, Run and RunUntil, client traffic, and churn on demand.
 //   - seed.go: the seed's case: the namespace, the Service, its pods and their

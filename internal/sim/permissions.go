@@ -1,7 +1,8 @@
 package sim
 
 // permissions.go: the controller's IAM role: the ELBv2 actions
-// DenyController refuses and AllowController grants again.
+// DenyController refuses and AllowController grants again, and the
+// AccessDenied error IAM refuses an action with.
 
 import (
 	"context"
@@ -32,9 +33,18 @@ func (r *controllerRole) check(op string, resource *string) error {
 	if !r.denied[op] {
 		return nil
 	}
+	return AccessDenied("aws-load-balancer-controller/controller", op, aws.ToString(resource))
+}
+
+// AccessDenied is the error IAM refuses an ELBv2 action op on resource
+// with, for the assumed role ("ROLE/SESSION") of the world's account: the
+// code AccessDenied and IAM's message. The controller's denied actions
+// ([World.DenyController]) fail with it, and so does a fault a test injects
+// into the system under test's client.
+func AccessDenied(role, op, resource string) error {
 	return &smithy.GenericAPIError{Code: "AccessDenied", Fault: smithy.FaultClient,
-		Message: fmt.Sprintf("User: arn:aws:sts::%s:assumed-role/aws-load-balancer-controller/controller is not authorized to perform: elasticloadbalancing:%s on resource: %s because no identity-based policy allows the elasticloadbalancing:%s action",
-			DefaultAccountID, op, aws.ToString(resource), op)}
+		Message: fmt.Sprintf("User: arn:aws:sts::%s:assumed-role/%s is not authorized to perform: elasticloadbalancing:%s on resource: %s because no identity-based policy allows the elasticloadbalancing:%s action",
+			DefaultAccountID, role, op, resource, op)}
 }
 
 // DescribeTargetGroups implements lbc.ELBv2API.

@@ -1,0 +1,86 @@
+// Package tgmigratetest is tgmigrate's test kit, as net/http/httptest is
+// net/http's and client-go's kubernetes/fake is client-go's: a simulated
+// AWS account and EKS cluster under Karpenter churn, on a virtual clock,
+// that diagnose, tgbind and cutover run against with no fake or clock of
+// the caller's own. A user testing automation built on tgmigrate writes:
+//
+//	w, err := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{
+//		Seed: 1, Nodes: 4, Pods: 8,
+//		Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnSteady, Interval: time.Minute},
+//	})
+//	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
+//	// ... PlanCutover, Execute, on the world's clock ...
+//	if r := w.Requests(); r.Failed != 0 { t.Errorf("%d requests failed", r.Failed) }
+//
+// # Files
+//
+//   - doc.go: this comment.
+//   - options.go: Options, Churn and its shapes, Timings, and the one
+//     error a bad option gives (ErrInvalidOptions, OptionsError).
+//   - world.go: the World: NewWorld, the clients the code under test takes
+//     (ELBv2, ELBv2Read, Client, Clock, Cluster), the seed's case (Legacy),
+//     and what a test reads and does (Run, Requests, Calls, NodeTargets,
+//     Ghosts, ReplaceAllNodes, StopLBC and StartLBC).
+//   - faults.go: Fault and World.Inject (throttling and AccessDenied on
+//     named ELBv2 operations), CrashAfter and ErrCrash (a cutover crashed
+//     after its Nth event).
+//
+// # The world
+//
+// [NewWorld] builds, from [Options] (size, seed, churn, target type,
+// timings): Options.Nodes Karpenter nodes; a namespace shop with a
+// NodePort Service web (port "http") and Options.Pods pods; an ALB whose
+// listener forwards to a hand-made target group, legacy-web, of every
+// node's nodeIP:NodePort ([World.Legacy]): the case tgmigrate migrates.
+// The AWS Load Balancer Controller stand-in runs (unless
+// Options.StoppedLBC) and reconciles the TargetGroupBindings written
+// through [World.Client]; client traffic flows through the listener and
+// [World.Requests] counts it; Karpenter replaces nodes as [Churn] says.
+// The same Options give the same world, event for event.
+//
+// # Giving it to the SDK
+//
+// The kit imports no capability package; a test gives the world's parts
+// to them:
+//
+//   - diagnose: diagnose.Sources{Accounts: []diagnose.Account{{ID:
+//     [AccountID], Region: [Region], ELBv2: w.ELBv2Read()}}, Clusters:
+//     []diagnose.Cluster{w.Cluster()}}, with diagnose.WithClock(w.Clock()).
+//   - cutover: cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock:
+//     w.Clock(), ClusterName: [ClusterName], ClusterVPCID: w.VPCID()}, and
+//     Request.Assumptions: w.Assumptions() so that the plan assumes the
+//     world's timings. PlanCutover also takes a cutover.ReadEnv with
+//     w.ELBv2Read().
+//   - tgbind: tgbind.Options{ELBv2: w.ELBv2Read(), Reader: w.Client(),
+//     Writer: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}.
+//
+// [World.ELBv2] is a [tgmigrate.ELBv2API] and [World.ELBv2Read] a
+// [tgmigrate.ELBv2ReadAPI] with no write method behind it.
+//
+// # Time
+//
+// [World.Clock] is a k8s.io/utils/clock. Nothing sleeps for real: when the
+// code under test waits on it (a retry's backoff, a drain, a poll), the
+// world runs until the wait is over: health checks, traffic, Karpenter, the
+// controller. Between calls, the test runs it with [World.Run]. One
+// goroutine drives the world at a time; so that Diagnose's concurrent
+// reads never wait on the clock, the world's API calls take no virtual
+// time unless Options.Timings gives them a latency.
+//
+// # Faults
+//
+//   - [World.Inject]: the next calls of a named ELBv2 operation fail with
+//     [Throttling] or [AccessDenied], as AWS fails them.
+//   - [CrashAfter]: a hook for cutover.WithHook that stops Execute or
+//     Rollback after its Nth event as a crash would ([ErrCrash]); run the
+//     world on, then Execute again: it resumes from the journal.
+//   - [World.StopLBC] and [World.StartLBC]: the controller not running.
+//   - [World.ReplaceAllNodes]: churn on demand.
+//
+// # Stability
+//
+// The kit is covered by the README's stability rules as the capability
+// packages are. The simulator behind it stays internal: the kit is its
+// façade, and its [Timings] alias the simulator's timing knobs, whose set
+// only grows.
+package tgmigratetest

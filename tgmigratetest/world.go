@@ -1,0 +1,194 @@
+package tgmigratetest
+
+// world.go: the World: NewWorld, the clients the code under test takes
+// (ELBv2, read-only ELBv2, Kubernetes, clock), the seed's case it acts on,
+// and what a test reads and does (Run, Requests, Calls, the targets,
+// churn on demand, the controller on and off).
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/envelope"
+	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+// World is a simulated AWS account and EKS cluster, on a virtual clock:
+// an ALB whose listener forwards to a hand-made target group of node
+// targets (the case tgmigrate migrates), a NodePort Service with its pods,
+// Karpenter nodes, the AWS Load Balancer Controller stand-in, and client
+// traffic through the listener. Build it with [NewWorld].
+//
+// One goroutine drives it: the code under test, in the test's goroutine,
+// moves the world's time by waiting on [World.Clock] (every wait of
+// diagnose, cutover and tgbind does), and the test moves it with
+// [World.Run]. Its methods must not be called from another goroutine
+// while the code under test runs.
+type World struct {
+	w      *sim.World
+	legacy Legacy
+}
+
+// Legacy is the seed's case: the hand-made target group and the Service
+// whose pods should be its targets.
+type Legacy struct {
+	// TargetGroupARN is the hand-made target group: ip targets of every
+	// node's nodeIP:NodePort, or instance targets on the NodePort.
+	TargetGroupARN tgmigrate.ARN
+	// TargetGroupName is its name, "legacy-web".
+	TargetGroupName string
+	// TargetType is "ip" or "instance" (Options.TargetType).
+	TargetType tgmigrate.TargetType
+	// LoadBalancerARN and ListenerARN: the ALB and its HTTP :80 listener,
+	// which forwards to the target group.
+	LoadBalancerARN, ListenerARN string
+	// Namespace and Service: the NodePort Service in front of the pods,
+	// "shop/web".
+	Namespace, Service string
+	// PortName is the Service port's name, "http" (port 80, NodePort
+	// 30080, the pods' 8080).
+	PortName string
+}
+
+// NewWorld builds a world of opts and warms it up until every legacy
+// target is healthy: the world's time then stands at its start, with
+// traffic flowing and the churn scheduled. ctx bounds the setup. A bad
+// option gives an [*OptionsError] naming it, and nothing is built.
+func NewWorld(ctx context.Context, opts Options) (*World, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	w, err := sim.New(ctx, opts.config())
+	if err != nil {
+		return nil, newWorldError(err)
+	}
+	if opts.StoppedLBC {
+		w.LBC().Stop()
+	}
+	l := w.Legacy()
+	tg, err := tgmigrate.ParseTargetGroupARN(l.TargetGroupARN)
+	if err != nil {
+		return nil, newWorldError(err)
+	}
+	return &World{w: w, legacy: Legacy{
+		TargetGroupARN: tg, TargetGroupName: l.TargetGroupName, TargetType: tgmigrate.TargetType(l.TargetType),
+		LoadBalancerARN: l.LoadBalancerARN, ListenerARN: l.ListenerARN,
+		Namespace: l.Namespace, Service: l.Service, PortName: l.PortName,
+	}}, nil
+}
+
+// ELBv2 returns the ELBv2 client of the code under test, read-write: give
+// it to cutover.Env.ELBv2 (Execute, Rollback). Its calls act on the world
+// at once, are counted ([World.Calls]) and fail as [World.Inject] arms.
+func (w *World) ELBv2() tgmigrate.ELBv2API { return w.w.AWS() }
+
+// ELBv2Read returns the same client with its Describe* operations only:
+// no type assertion recovers a write method from it. Give it to
+// diagnose.Account.ELBv2, tgbind.Options.ELBv2 or cutover.ReadEnv.ELBv2.
+func (w *World) ELBv2Read() tgmigrate.ELBv2ReadAPI { return readOnly{w.w.AWS()} }
+
+// readOnly hides every method of its client but the reads.
+type readOnly struct{ tgmigrate.ELBv2ReadAPI }
+
+// Client returns the Kubernetes client over the world's cluster, kept in
+// step with ELBv2: the nodes, pods, Service, EndpointSlices and
+// Karpenter's NodeClaims the load balancer's targets are; its scheme
+// registers tgbind/v1beta1, and the controller stand-in's webhooks admit
+// what is written through it. Give it to cutover.Env.Client,
+// tgbind.Options, or [World.Cluster]'s Reader.
+func (w *World) Client() client.Client { return w.w.Client() }
+
+// Cluster returns the world's cluster as diagnose reads it: its name
+// ([ClusterName]), [World.Client] as its reader, its VPC and its address
+// range. It is a diagnose.Cluster.
+func (w *World) Cluster() tgmigrate.Cluster {
+	return tgmigrate.Cluster{Name: ClusterName, Reader: w.w.Client(), VPCID: w.VPCID(), CIDRs: []string{w.w.Cluster().VPCCIDR()}}
+}
+
+// VPCID returns the VPC of the cluster and of the target group: give it
+// to cutover.Env.ClusterVPCID.
+func (w *World) VPCID() string { return w.w.Legacy().VPCID }
+
+// Clock returns the world's virtual clock: give it to diagnose.WithClock,
+// cutover.Env.Clock and tgbind.Options.Clock. Nothing sleeps for real: a
+// wait on it runs the world until the wait is over.
+func (w *World) Clock() clock.WithTicker { return w.w.Clock() }
+
+// Run runs the world for d of virtual time: traffic, health checks,
+// Karpenter, the controller. It must not be called while the code under
+// test waits.
+func (w *World) Run(d time.Duration) { w.w.Run(d) }
+
+// Elapsed returns the virtual time since the world's start.
+func (w *World) Elapsed() time.Duration { return w.w.Elapsed() }
+
+// Legacy returns the seed's case: the target group to migrate, and the
+// Service whose pods should be its targets.
+func (w *World) Legacy() Legacy { return w.legacy }
+
+// Assumptions returns the timing assumptions a plan made in this world
+// should use (cutover.Request.Assumptions, the same type): the world's
+// new-target checks, registration delay and deregistration lag, so that
+// the plan's floor and its pod preconditions are the world's.
+func (w *World) Assumptions() envelope.Assumptions { return w.w.Assumptions() }
+
+// Requests counts the client requests sent through the load balancer's
+// listener since the world's start.
+type Requests struct {
+	// Total = Served + Failed.
+	Total, Served, Failed int
+	// LongestOutage is the longest run of seconds in which requests
+	// failed; zero when none did.
+	LongestOutage time.Duration
+}
+
+// Requests returns the client traffic so far: a migration that keeps the
+// service up leaves Failed at zero.
+func (w *World) Requests() Requests {
+	st := w.w.Traffic()
+	return Requests{Total: st.Total, Served: st.Served, Failed: st.Failed, LongestOutage: st.Longest.Duration()}
+}
+
+// Calls returns the code under test's ELBv2 calls so far by operation
+// ("DescribeTargetHealth", "DeregisterTargets"), failed and throttled
+// ones included; the controller stand-in's are not among them.
+func (w *World) Calls() map[string]int { return w.w.AWSCounts() }
+
+// NodeTargets returns how many targets of the world's target groups are a
+// node's address (nodeIP:NodePort), live or ghost: zero once a migration
+// has moved the target group to the pods.
+func (w *World) NodeTargets() int { return len(w.w.NodeTargets()) }
+
+// Ghosts returns how many registered targets no node or pod holds the
+// address of any more: the ground truth diagnose's GhostTargets finding
+// is compared with.
+func (w *World) Ghosts() int { return len(w.w.Ghosts()) }
+
+// ReplaceAllNodes has Karpenter replace every node (drift), spread over
+// within of virtual time; the NodePool's budget and the pods' disruption
+// budget may stretch it. The replacements run as the world runs.
+func (w *World) ReplaceAllNodes(within time.Duration) error {
+	if within < 0 {
+		return optionsError("replace all nodes", "within", "is negative")
+	}
+	return w.w.ReplaceAllNodes(within)
+}
+
+// StopLBC stops the AWS Load Balancer Controller stand-in: it reconciles
+// nothing until [World.StartLBC]; its webhooks still admit.
+func (w *World) StopLBC() { w.w.LBC().Stop() }
+
+// StartLBC starts the controller stand-in again (it resyncs every binding
+// at once). ctx bounds that resync.
+func (w *World) StartLBC(ctx context.Context) error { return w.w.LBC().Start(ctx) }
+
+// Interface checks: the world's clients are the SDK's interfaces.
+var (
+	_ tgmigrate.ELBv2ReadAPI = readOnly{}
+	_ clock.WithTicker       = (*vclock.Clock)(nil)
+)
