@@ -258,12 +258,19 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 		return a
 	}
 	var stdout, stderr bytes.Buffer
+	args := []string{"rollback", "--plan", planFile, "--yes", "--journal-file", journalFile}
+	// Before the plan ran: no journal, nothing to do, and no estimate.
+	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK || !strings.Contains(stdout.String(), "completed true") ||
+		strings.Contains(stderr.String(), "expected to take") {
+		t.Fatalf("rollback before execute: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
 	if code := app(&stdout, &stderr).run(t.Context(), []string{"execute", "--plan", planFile, "--yes", "--journal-file", journalFile,
 		"--stop-after", cutover.StepDrain}); code != exitOK {
 		t.Fatalf("execute: exit %d\n%s", code, stderr.String())
 	}
 
-	args := []string{"rollback", "--plan", planFile, "--yes", "--journal-file", journalFile}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stdout.Reset()

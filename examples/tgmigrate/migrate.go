@@ -463,12 +463,17 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 // announceRollback prints on stderr, as a rollback starts, how long it
 // expects to take and what that rests on (cutover.EstimateRollback, from
 // the journal's state when it holds this plan's: a resumed rollback waits
-// only for what is left), and that an interrupt is safe. A source it
-// cannot estimate gets the second line only: Rollback itself says what is
-// wrong with it.
+// only for what is left), and that an interrupt is safe. A plan with no
+// journal gets neither: it never ran, and Rollback says there is nothing
+// to do. A source it cannot estimate gets the second line only: Rollback
+// itself says what is wrong with it.
 func (a *app) announceRollback(ctx context.Context, src cutover.Source, inspect func(context.Context) (*cutover.State, error)) {
 	if plan, ok := src.(*cutover.Plan); ok && inspect != nil {
-		if st, err := inspect(ctx); err == nil && st.Plan == plan.Ref() {
+		st, err := inspect(ctx)
+		if cutover.IsNoJournal(err) {
+			return
+		}
+		if err == nil && st.Plan == plan.Ref() {
 			src = st
 		}
 	}
