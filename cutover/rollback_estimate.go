@@ -1,7 +1,7 @@
 package cutover
 
 // rollback_estimate.go holds EstimateRollback and its RollbackEstimate: how
-// long a Rollback is expected to take at the least, from a plan or a
+// long a Rollback is expected to take, from a plan or a
 // journal's State, before it starts; and rollbackWaits, the waits a
 // rollback's floor is made of, which the estimate and
 // RollbackResult.FloorSeconds both sum.
@@ -12,18 +12,21 @@ import (
 	"strings"
 )
 
-// RollbackEstimate is how long a [Rollback] is expected to take at the
-// least, worked out before it starts from the plan or the journal's
-// [State] at hand, under the plan's [Assumptions]. It is a floor, the
-// same one [RollbackResult].FloorSeconds reports afterwards: the node
-// targets the rollback registers must pass their health checks before
-// anything is removed (wait-nodes); when the plan bounded the overlap
-// under ELBv2's quotas, the nodes that did not fit are registered once
-// the binding is gone (register-rest: in-place, after the pod targets'
-// deregistration delay), and pass their checks too. It counts no API
+// RollbackEstimate is how long a [Rollback] is expected to take, worked
+// out before it starts from the plan or the journal's [State] at hand,
+// under the plan's [Assumptions]. It is the floor
+// [RollbackResult].FloorSeconds reports afterwards when each phase of the
+// rollback registers node targets: the node targets it registers must
+// pass their health checks before anything is removed (wait-nodes); when
+// the plan bounded the overlap under ELBv2's quotas, the nodes that did
+// not fit are registered once the binding is gone (register-rest:
+// in-place, after the pod targets' deregistration delay), and pass their
+// checks too. A phase that registers none waits less: a bounded
+// rollback whose first phase finds no room beside the pod targets, or
+// one that finds every live node registered already. It counts no API
 // latency, no wait for the AWS Load Balancer Controller to remove the
 // binding's finalizer, and no wait for Karpenter to settle its nodes:
-// each can make the rollback longer, none shorter.
+// each can make the rollback longer.
 type RollbackEstimate struct {
 	// Seconds is the floor: the sum of the waits' seconds.
 	Seconds int32 `json:"seconds"`
@@ -42,14 +45,14 @@ type RollbackEstimate struct {
 	Assumption string `json:"assumption"`
 }
 
-// String renders the estimate on one line: "at least 40 s (wait-nodes
+// String renders the estimate on one line: "about 40 s (wait-nodes
 // 40 s); assumes ...".
 func (e RollbackEstimate) String() string {
 	var waits []string
 	for _, w := range e.Waits {
 		waits = append(waits, fmt.Sprintf("%s %d s", w.Step, w.Seconds))
 	}
-	s := fmt.Sprintf("at least %d s", e.Seconds)
+	s := fmt.Sprintf("about %d s", e.Seconds)
 	if len(waits) > 0 {
 		s += " (" + strings.Join(waits, " + ") + ")"
 	}
@@ -57,7 +60,7 @@ func (e RollbackEstimate) String() string {
 }
 
 // EstimateRollback returns how long a [Rollback] from src is expected to
-// take at the least (see [RollbackEstimate]). src is a *[Plan], the whole
+// take (see [RollbackEstimate]). src is a *[Plan], the whole
 // rollback of a run of it, or a *[State] (from a journal's Inspect), the
 // actions its rollback record does not list as done: a rollback resumed
 // after an interruption waits only for what is left. A State records no

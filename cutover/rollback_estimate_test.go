@@ -32,7 +32,7 @@ func TestEstimateRollback(t *testing.T) {
 	if len(est.Waits) != 1 || est.Waits[0].Step != cutover.RollbackWaitNodes || est.Seconds != want || est.Waits[0].Seconds != want {
 		t.Fatalf("estimate %+v, want one wait-nodes wait of %d s", est, want)
 	}
-	if !strings.Contains(est.Assumption, "(assumed)") || !strings.Contains(est.String(), "at least ") || !strings.Contains(est.String(), "assumes registration delay") {
+	if !strings.Contains(est.Assumption, "(assumed)") || !strings.Contains(est.String(), "about ") || !strings.Contains(est.String(), "assumes registration delay") {
 		t.Errorf("estimate %q: want it to name the assumed registration delay", est.String())
 	}
 	wantActs := []string{cutover.RollbackHoldDisruption, cutover.RollbackRegisterNodes, cutover.RollbackWaitNodes,

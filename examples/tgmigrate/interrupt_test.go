@@ -218,7 +218,7 @@ func TestShellQuote(t *testing.T) {
 }
 
 // TestRollbackAnnouncesAndResumes: rollback says, as it starts, how many
-// actions it runs, how long it expects to take at the least and the
+// actions it runs, how long it expects to take (its floor) and the
 // assumption that rests on (the plan's cutover.EstimateRollback), and that
 // an interrupt is safe; Ctrl-C while it waits for the node targets leaves
 // the journal mid-rollback and prints the command that resumes it; that
@@ -282,7 +282,7 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	if code == exitOK || !strings.Contains(out, announce+safe) || !strings.Contains(out, "interrupted; the journal holds the rollback's progress.") {
 		t.Fatalf("interrupted rollback: exit %d; want the lines\n%s%s\nstderr:\n%s", code, announce, safe, out)
 	}
-	if !strings.Contains(out, "at least ") || !strings.Contains(out, "(assumed)") {
+	if !strings.Contains(out, "about ") || !strings.Contains(out, "(assumed)") {
 		t.Errorf("the estimate names no floor or no assumption:\n%s", out)
 	}
 	j, err := cutover.NewFileJournal(journalFile, cutover.FileJournalOptions{})
