@@ -658,6 +658,42 @@ func TestQuotaBoundedRollback(t *testing.T) {
 	t.Logf("rollback %.0fs (floor %.0fs, estimate %s), %d registered; warnings %q", rb.Seconds, rb.FloorSeconds, est, len(rb.Registered), rb.Warnings)
 }
 
+// TestQuotaBoundedRollbackFromJournal: the rollback of
+// TestQuotaBoundedRollback from the journal's State alone, with no plan
+// (as "tgmigrate rollback --target-group ... -n ..." runs it), completes
+// the same way: register-rest reads the deregistration delay, which the
+// journal does not record, from the target group (it dereferenced the
+// missing plan and panicked). Its floor is the plan-started one's, and
+// the estimate from the State counts the drain it cannot know as 0 s,
+// saying so.
+func TestQuotaBoundedRollbackFromJournal(t *testing.T) {
+	t.Parallel()
+	s, _ := newQuotaScenario(t, 350, elbv2model.Quotas{TargetsPerTargetGroup: 40})
+	p := s.plan(func(r *cutover.Request) { r.MinHealthy = 10 })
+	if res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate)); err != nil || !res.Stopped {
+		t.Fatalf("Execute: %+v, %v: want stopped after the gate", res, err)
+	}
+	st := s.journal(p)
+	est, err := cutover.EstimateRollback(st)
+	if err != nil || len(est.Waits) != 3 || est.Waits[1].Seconds != 0 || !strings.Contains(est.Waits[1].From, "not counted") {
+		t.Errorf("estimate from the State: %+v, %v: want the drain not counted, and said so", est, err)
+	}
+	rb, err := cutover.Rollback(t.Context(), s.env, st)
+	if err != nil || !rb.Completed {
+		t.Fatalf("Rollback from the State: %+v, %v", rb, err)
+	}
+	s.checkRolledBack(rb)
+	if len(rb.Registered) != 10 {
+		t.Errorf("the rollback registered %d node targets, want 10", len(rb.Registered))
+	}
+	if want := float64(p.TargetGroup.DeregistrationDelaySeconds + est.Waits[2].Seconds); rb.FloorSeconds != want {
+		t.Errorf("floor %.0fs, want the drain %d s and the checks %d s", rb.FloorSeconds, p.TargetGroup.DeregistrationDelaySeconds, est.Waits[2].Seconds)
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic: %s", st.String())
+	}
+}
+
 // checkLegacyNodesOnly is checkNodesOnly for the legacy target group
 // alone (other-web's targets are on addresses nobody holds: ghosts to
 // checkNodesOnly): every target a healthy target of a live node on the

@@ -253,7 +253,7 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 			first, rest, drains := len(res.Registered) > r.restRegistered, r.restRegistered > 0, undoStrategy(st).restDrains()
 			dereg := int32(-1)
 			if rest && drains {
-				dereg = r.timing().dereg
+				dereg = r.restDereg
 			}
 			var floor int32
 			for _, w := range rollbackWaits(r.nodeTiming(), dereg, first, rest, drains) {
