@@ -57,7 +57,9 @@
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
 //   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
-//     undo.go: the rollback actions both strategies share.
+//     undo.go: the rollback actions both strategies share;
+//     rollback_estimate.go: EstimateRollback, the rollback's expected
+//     floor before it starts, from a plan or a journal's State.
 //
 // The journal and the lock:
 //   - the subpackage journal ([github.com/qstools/tgmigrate/cutover/journal]):
@@ -76,6 +78,7 @@
 //	fmt.Print(plan.Text())                   // or plan.JSON(); ParsePlan reads it back
 //	policy, err := plan.IAMPolicy()          // least privilege for Execute and Rollback
 //	res, err := cutover.Execute(ctx, env, plan, cutover.WithObserver(obs), cutover.WithApproval(ask))
+//	est, err := cutover.EstimateRollback(plan)  // its expected floor and what it assumes, before it starts
 //	rb, err := cutover.Rollback(ctx, env, plan) // from any point, or from the journal's State
 //
 // [Env] holds the ELBv2 API, the controller-runtime client, the clock

@@ -199,11 +199,7 @@ func targetGroupInfo(arn awserr.ARN, tg *elbv2types.TargetGroup, tags, attrs map
 	if len(info.Tags) == 0 {
 		info.Tags = nil
 	}
-	if v, err := strconv.Atoi(attrs[attrDeregistrationDelay]); err == nil {
-		info.DeregistrationDelaySeconds = int32(v)
-	} else {
-		info.DeregistrationDelaySeconds = 300
-	}
+	info.DeregistrationDelaySeconds = deregistrationDelay(attrs)
 	for _, d := range health {
 		if d.TargetHealth != nil && d.TargetHealth.State == elbv2types.TargetHealthStateEnumHealthy {
 			info.HealthyTargets++
@@ -397,4 +393,14 @@ func (pl *planner) holdSteps() {
 		Calls:         []string{callNodes}, Mutates: true,
 	}
 	p.Steps = append(append([]Step{hold}, p.Steps...), release)
+}
+
+// deregistrationDelay is a target group's deregistration delay, in
+// seconds, from its attributes: ELBv2's default, 300, when they do not
+// say.
+func deregistrationDelay(attrs map[string]string) int32 {
+	if v, err := strconv.Atoi(attrs[attrDeregistrationDelay]); err == nil {
+		return int32(v)
+	}
+	return 300
 }

@@ -599,6 +599,20 @@ func TestQuotaBoundedRollback(t *testing.T) {
 	if q := p.Quota; q == nil || !q.Bounded || !strings.Contains(q.Rollback, "room for 10 node targets beside them") {
 		t.Fatalf("plan's quota %+v: want a bounded overlap whose rollback has room for 10 node targets", q)
 	}
+	// The estimate counts both phases' checks and, between them, the pod
+	// targets' drain.
+	est, err := cutover.EstimateRollback(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, w := range est.Waits {
+		steps = append(steps, w.Step)
+	}
+	if want := []string{cutover.RollbackWaitNodes, cutover.RollbackRegisterRest, cutover.RollbackRegisterRest}; !slices.Equal(steps, want) ||
+		est.Waits[1].Seconds != p.TargetGroup.DeregistrationDelaySeconds {
+		t.Errorf("estimate %+v: want the waits %v, the drain of %d s between", est, want, p.TargetGroup.DeregistrationDelaySeconds)
+	}
 	api := &timedAPI{ELBv2API: s.env.ELBv2, clock: s.w.Clock().Now, after: reg.note}
 	s.env.ELBv2 = api
 	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate))
@@ -636,7 +650,48 @@ func TestQuotaBoundedRollback(t *testing.T) {
 	if rb.Ratio > 1.2 {
 		t.Errorf("rollback %.0fs for a floor of %.0fs: ratio %.3f, want at most 1.2 (register-rest took %v)", rb.Seconds, rb.FloorSeconds, rb.Ratio, rest.FinishedAt.Sub(rest.StartedAt))
 	}
-	t.Logf("rollback %.0fs (floor %.0fs), %d registered; warnings %q", rb.Seconds, rb.FloorSeconds, len(rb.Registered), rb.Warnings)
+	// Its first phase found no room: it waited for no node target before
+	// the binding went, so its floor is the estimate less that wait.
+	if want := float64(est.Seconds - est.Waits[0].Seconds); rb.FloorSeconds != want {
+		t.Errorf("rollback floor %.0fs, want the estimate %d s less wait-nodes' %d s", rb.FloorSeconds, est.Seconds, est.Waits[0].Seconds)
+	}
+	t.Logf("rollback %.0fs (floor %.0fs, estimate %s), %d registered; warnings %q", rb.Seconds, rb.FloorSeconds, est, len(rb.Registered), rb.Warnings)
+}
+
+// TestQuotaBoundedRollbackFromJournal: the rollback of
+// TestQuotaBoundedRollback from the journal's State alone, with no plan
+// (as "tgmigrate rollback --target-group ... -n ..." runs it), completes
+// the same way: register-rest reads the deregistration delay, which the
+// journal does not record, from the target group (it dereferenced the
+// missing plan and panicked). Its floor is the plan-started one's, and
+// the estimate from the State counts the drain it cannot know as 0 s,
+// saying so.
+func TestQuotaBoundedRollbackFromJournal(t *testing.T) {
+	t.Parallel()
+	s, _ := newQuotaScenario(t, 350, elbv2model.Quotas{TargetsPerTargetGroup: 40})
+	p := s.plan(func(r *cutover.Request) { r.MinHealthy = 10 })
+	if res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepGate)); err != nil || !res.Stopped {
+		t.Fatalf("Execute: %+v, %v: want stopped after the gate", res, err)
+	}
+	st := s.journal(p)
+	est, err := cutover.EstimateRollback(st)
+	if err != nil || len(est.Waits) != 3 || est.Waits[1].Seconds != 0 || !strings.Contains(est.Waits[1].From, "not counted") {
+		t.Errorf("estimate from the State: %+v, %v: want the drain not counted, and said so", est, err)
+	}
+	rb, err := cutover.Rollback(t.Context(), s.env, st)
+	if err != nil || !rb.Completed {
+		t.Fatalf("Rollback from the State: %+v, %v", rb, err)
+	}
+	s.checkRolledBack(rb)
+	if len(rb.Registered) != 10 {
+		t.Errorf("the rollback registered %d node targets, want 10", len(rb.Registered))
+	}
+	if want := float64(p.TargetGroup.DeregistrationDelaySeconds + est.Waits[2].Seconds); rb.FloorSeconds != want {
+		t.Errorf("floor %.0fs, want the drain %d s and the checks %d s", rb.FloorSeconds, p.TargetGroup.DeregistrationDelaySeconds, est.Waits[2].Seconds)
+	}
+	if st := s.w.Traffic(); st.Failed != 0 {
+		t.Errorf("traffic: %s", st.String())
+	}
 }
 
 // checkLegacyNodesOnly is checkNodesOnly for the legacy target group

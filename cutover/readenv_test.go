@@ -19,6 +19,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/mocks"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
@@ -27,40 +28,6 @@ var (
 	_ cutover.PlanEnv = cutover.Env{}
 	_ cutover.PlanEnv = cutover.ReadEnv{}
 )
-
-// describeOnly has the seven Describe methods of tgmigrate.ELBv2ReadAPI
-// and nothing else: it embeds nothing, so no write can reach next.
-type describeOnly struct{ next tgmigrate.ELBv2ReadAPI }
-
-var _ tgmigrate.ELBv2ReadAPI = describeOnly{}
-
-func (d describeOnly) DescribeTargetGroups(ctx context.Context, in *elbv2.DescribeTargetGroupsInput, o ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupsOutput, error) {
-	return d.next.DescribeTargetGroups(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeTargetHealth(ctx context.Context, in *elbv2.DescribeTargetHealthInput, o ...func(*elbv2.Options)) (*elbv2.DescribeTargetHealthOutput, error) {
-	return d.next.DescribeTargetHealth(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeTargetGroupAttributes(ctx context.Context, in *elbv2.DescribeTargetGroupAttributesInput, o ...func(*elbv2.Options)) (*elbv2.DescribeTargetGroupAttributesOutput, error) {
-	return d.next.DescribeTargetGroupAttributes(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeTags(ctx context.Context, in *elbv2.DescribeTagsInput, o ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error) {
-	return d.next.DescribeTags(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeLoadBalancers(ctx context.Context, in *elbv2.DescribeLoadBalancersInput, o ...func(*elbv2.Options)) (*elbv2.DescribeLoadBalancersOutput, error) {
-	return d.next.DescribeLoadBalancers(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeListeners(ctx context.Context, in *elbv2.DescribeListenersInput, o ...func(*elbv2.Options)) (*elbv2.DescribeListenersOutput, error) {
-	return d.next.DescribeListeners(ctx, in, o...)
-}
-
-func (d describeOnly) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput, o ...func(*elbv2.Options)) (*elbv2.DescribeRulesOutput, error) {
-	return d.next.DescribeRules(ctx, in, o...)
-}
 
 // getList is a client.Reader and nothing else: Get and List, no scheme,
 // no writer.
@@ -76,10 +43,10 @@ func (g getList) List(ctx context.Context, list client.ObjectList, opts ...clien
 	return g.next.List(ctx, list, opts...)
 }
 
-// readOnlyEnv is s.env as a ReadEnv on describeOnly and getList.
+// readOnlyEnv is s.env as a ReadEnv on mocks.DescribeOnly and getList.
 func readOnlyEnv(s *scenario) cutover.ReadEnv {
 	re := s.env.ReadOnly()
-	re.ELBv2 = describeOnly{next: s.env.ELBv2}
+	re.ELBv2 = mocks.DescribeOnly{Next: s.env.ELBv2}
 	re.Client = getList{next: s.env.Client}
 	return re
 }
@@ -133,12 +100,12 @@ func TestPlanReadEnv(t *testing.T) {
 }
 
 // TestReadEnvTypes: the clients of readOnlyEnv can only read, by type:
-// describeOnly is no ELBv2API, getList no client.Writer.
+// mocks.DescribeOnly is no ELBv2API, getList no client.Writer.
 func TestReadEnvTypes(t *testing.T) {
 	t.Parallel()
 	re := readOnlyEnv(newScenario(t, sim.Config{Seed: 131}))
 	if _, ok := re.ELBv2.(tgmigrate.ELBv2API); ok {
-		t.Error("describeOnly implements ELBv2API")
+		t.Error("mocks.DescribeOnly implements ELBv2API")
 	}
 	if _, ok := re.Client.(client.Writer); ok {
 		t.Error("getList implements client.Writer")

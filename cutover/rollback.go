@@ -249,18 +249,17 @@ func (r *runner) rollback(ctx context.Context, reason string) (*RollbackResult, 
 			// Each phase that registered node targets waits for their
 			// checks; register-rest, in-place, first for the pod targets
 			// to drain (blue/green's new target group stops counting
-			// when it is deleted).
-			var floor time.Duration
-			if len(res.Registered) > r.restRegistered {
-				floor += r.nodeTiming().newTarget()
+			// when it is deleted): the waits EstimateRollback sums too.
+			first, rest, drains := len(res.Registered) > r.restRegistered, r.restRegistered > 0, undoStrategy(st).restDrains()
+			dereg := int32(-1)
+			if rest && drains {
+				dereg = r.restDereg
 			}
-			if r.restRegistered > 0 {
-				floor += r.nodeTiming().newTarget()
-				if undoStrategy(st).restDrains() {
-					floor += r.timing().drain()
-				}
+			var floor int32
+			for _, w := range rollbackWaits(r.nodeTiming(), dereg, first, rest, drains) {
+				floor += w.Seconds
 			}
-			res.FloorSeconds = floor.Seconds()
+			res.FloorSeconds = float64(floor)
 			res.Ratio = res.Seconds / res.FloorSeconds
 		}
 		res.Held = slices.Clone(r.heldNow[heldBefore:])

@@ -351,15 +351,19 @@ func (rb *rollbackRun) roomFor(ctx context.Context, want int) (fit, free int, er
 // that did not fit, as room frees, until none is missing or the drain's
 // time is over (then it warns: the nodes already in serve).
 func (rb *rollbackRun) registerRest(ctx context.Context) error {
-	t := rb.timing()
+	dereg, err := rb.deregSeconds(ctx)
+	if err != nil {
+		return err
+	}
+	rb.restDereg = dereg
 	wait := rb.o.drainTimeout
 	if wait == 0 {
-		wait = t.drain() + DefaultDrainMargin
+		wait = timing{dereg: dereg}.drain() + DefaultDrainMargin
 	}
 	wait += rb.nodeTiming().newTarget()
 	left, first := 0, len(rb.res.Registered)
 	defer func() { rb.restRegistered += len(rb.res.Registered) - first }()
-	err := rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit, and their checks", wait, func(ctx context.Context) (bool, string, error) {
+	err = rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit, and their checks", wait, func(ctx context.Context) (bool, string, error) {
 		ns, err := nodes(ctx, rb.e.Client, nil)
 		if err != nil {
 			return false, "", err
@@ -401,6 +405,21 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// deregSeconds is the bound target group's deregistration delay: the
+// plan's, or, for a rollback from a journal's State alone (no plan), the
+// target group's attribute read now: the journal does not record it, and
+// no strategy changes it.
+func (r *runner) deregSeconds(ctx context.Context) (int32, error) {
+	if r.plan != nil {
+		return r.plan.TargetGroup.DeregistrationDelaySeconds, nil
+	}
+	attrs, err := r.aws.attributes(ctx, r.tgARN, false)
+	if err != nil {
+		return 0, err
+	}
+	return deregistrationDelay(attrs), nil
 }
 
 // gateTimeout is the gate's timeout: WithGateTimeout's, and for a bounded

@@ -52,8 +52,10 @@ type runner struct {
 	// released (the disruption hold).
 	heldNow, releasedNow []string
 	// restRegistered counts the node targets the rollback registered once
-	// the pod targets were gone (register-rest).
+	// the pod targets were gone (register-rest), and restDereg is the
+	// deregistration delay that action waited for (deregSeconds).
 	restRegistered int
+	restDereg      int32
 }
 
 func newRunner(e *env, o options, plan *Plan, tg awserr.ARN, ns string) (*runner, error) {

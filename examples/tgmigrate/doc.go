@@ -34,7 +34,11 @@
 //     the Service's pods lack), which execute refuses until
 //     --accept-preconditions names them; execute and rollback are dry runs
 //     unless --yes (or a confirmation on a terminal); Ctrl-C leaves a
-//     journal and prints how to resume or roll back.
+//     journal and prints how to resume or roll back. execute's
+//     verification stops (exit 3, nothing rolled back) on targets that are
+//     not the Service's pods unless --allow-non-pod-targets; rollback says
+//     as it starts how long it expects to take (cutover.EstimateRollback)
+//     and that an interrupt is safe.
 //   - bind: a TargetGroupBinding's manifest, or its server-side apply
 //     (package tgbind).
 //   - helm check, helm fix: chart governance (package helmgov); with

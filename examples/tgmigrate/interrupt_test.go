@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,4 +215,112 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("shellQuote(%q) = %s, splits back to %q", s, shellQuote(s), got)
 		}
 	}
+}
+
+// TestRollbackAnnouncesAndResumes: rollback says, as it starts, how many
+// actions it runs, how long it expects to take (its floor) and the
+// assumption that rests on (the plan's cutover.EstimateRollback), and that
+// an interrupt is safe; Ctrl-C while it waits for the node targets leaves
+// the journal mid-rollback and prints the command that resumes it; that
+// command completes the rollback from the journal, announcing only what is
+// left.
+func TestRollbackAnnouncesAndResumes(t *testing.T) {
+	isolate(t)
+	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 4, pods: 8, rps: 20, churn: "steady"}).config(strategyPhased, timing.Defaults()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	req, err := request(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := cutover.EstimateRollback(plan)
+	if err != nil || est.Seconds == 0 {
+		t.Fatalf("EstimateRollback: %+v, %v", est, err)
+	}
+	dir := t.TempDir()
+	planFile, journalFile := filepath.Join(dir, "plan.json"), filepath.Join(dir, "journal.json")
+	data, err := plan.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	app := func(stdout, stderr interface{ Write([]byte) (int, error) }) *app {
+		a := &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
+		return a
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"rollback", "--plan", planFile, "--yes", "--journal-file", journalFile}
+	// Before the plan ran: no journal, nothing to do, and no estimate.
+	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK || !strings.Contains(stdout.String(), "completed true") ||
+		strings.Contains(stderr.String(), "expected to take") {
+		t.Fatalf("rollback before execute: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := app(&stdout, &stderr).run(t.Context(), []string{"execute", "--plan", planFile, "--yes", "--journal-file", journalFile,
+		"--stop-after", cutover.StepDrain}); code != exitOK {
+		t.Fatalf("execute: exit %d\n%s", code, stderr.String())
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stdout.Reset()
+	interrupted := &cancelOn{marker: "  " + cutover.RollbackWaitNodes + ": ", cancel: cancel}
+	code := app(&stdout, interrupted).run(ctx, args)
+	out := interrupted.String()
+	announce := fmt.Sprintf("rollback: %d actions, expected to take %s\n", len(est.Actions), est)
+	safe := "rollback: an interrupt (Ctrl-C) is safe: each action is journaled as it ends, and running rollback again resumes from the journal\n"
+	if code == exitOK || !strings.Contains(out, announce+safe) || !strings.Contains(out, "interrupted; the journal holds the rollback's progress.") {
+		t.Fatalf("interrupted rollback: exit %d; want the lines\n%s%s\nstderr:\n%s", code, announce, safe, out)
+	}
+	if !strings.Contains(out, "about ") || !strings.Contains(out, "(assumed)") {
+		t.Errorf("the estimate names no floor or no assumption:\n%s", out)
+	}
+	j, err := cutover.NewFileJournal(journalFile, cutover.FileJournalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := j.Inspect(t.Context())
+	if err != nil || st.Rollback == nil || st.RolledBack() || !slices.Contains(st.Rollback.Done, cutover.RollbackRegisterNodes) {
+		t.Fatalf("journal after the interrupt: %+v, %v; want a rollback under way, register-nodes done", st.Rollback, err)
+	}
+	left, err := cutover.EstimateRollback(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resume string
+	for _, line := range strings.Split(out, "\n") {
+		if r, ok := strings.CutPrefix(line, "  resume: "); ok {
+			resume = r
+		}
+	}
+	if want := "tgmigrate rollback --plan " + planFile + " --journal-file " + journalFile + " --yes"; resume != want {
+		t.Fatalf("resume hint:\n got %s\nwant %s", resume, want)
+	}
+
+	stdout.Reset()
+	var stderr2 bytes.Buffer
+	if code := app(&stdout, &stderr2).run(t.Context(), shellWords(t, resume)[1:]); code != exitOK || !strings.Contains(stdout.String(), "completed true") {
+		t.Fatalf("the resume hint: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr2.String())
+	}
+	if want := fmt.Sprintf("rollback: %d actions, expected to take %s\n", len(left.Actions), left); !strings.Contains(stderr2.String(), want) ||
+		len(left.Actions) >= len(est.Actions) || !strings.Contains(stderr2.String(), cutover.RollbackRegisterNodes+": already done") {
+		t.Errorf("resumed rollback: want %q and register-nodes already done:\n%s", want, stderr2.String())
+	}
+	if st, err := j.Inspect(t.Context()); err != nil || !st.RolledBack() {
+		t.Errorf("journal after the resumed rollback: rolled back %t, %v", err == nil && st.RolledBack(), err)
+	}
+	if f := w.Traffic().Failed; f != 0 {
+		t.Errorf("%d requests failed", f)
+	}
+	t.Logf("interrupted:\n%s\nresumed:\n%s%s", out, stderr2.String(), stdout.String())
 }

@@ -277,7 +277,7 @@ plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
 		Example: `  tgmigrate rollback --plan plan.json --yes
   tgmigrate rollback --target-group arn:aws:...:targetgroup/legacy-web/0123456789abcdef -n shop --yes`,
 		Args: cobra.NoArgs,
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runRollback(cmd.Context(), f) }),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runRollback(cmd, f) }),
 	}
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back")
@@ -349,7 +349,7 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		if ctx.Err() != nil || cutover.IsInterrupted(err) {
 			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress.\n  resume:    %s\n  roll back: %s\n",
-				rerunCommand(cmd, "execute", true), rerunCommand(cmd, "rollback", false))
+				rerunCommand(cmd, "execute", "stop-after"), rerunCommand(cmd, "rollback"))
 		}
 		if cutover.IsNonPodTargets(err) {
 			fmt.Fprintf(a.stderr, "\nthe target group holds targets that are not the Service's pods; they were left in place and nothing was rolled back.\n  remove them, then: tgmigrate execute --plan %s --yes\n  or keep them:      tgmigrate execute --plan %s --yes --allow-non-pod-targets\n", f.plan, f.plan)
@@ -368,7 +368,8 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	return a.printResult(res)
 }
 
-func (a *app) runRollback(ctx context.Context, f *runFlags) error {
+func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
+	ctx := cmd.Context()
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: rollback prints text or json", a.format)
 	}
@@ -405,6 +406,8 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 		return err
 	}
 	opts := []cutover.Option{cutover.WithObserver(a.progress()), cutover.WithReason("operator: tgmigrate rollback")}
+	// inspect reads the journal the rollback will resume from.
+	var inspect func(context.Context) (*cutover.State, error)
 	switch {
 	case f.journalFile != "":
 		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
@@ -412,6 +415,7 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 			return asUsage(err)
 		}
 		opts = append(opts, cutover.WithJournal(j))
+		inspect = j.Inspect
 		if src == nil {
 			st, err := j.Inspect(ctx)
 			if err != nil {
@@ -432,8 +436,18 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 			return err
 		}
 		src = st
+	default:
+		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: plan.Binding.Namespace, TargetGroupARN: plan.TargetGroup.ARN})
+		if err != nil {
+			return asUsage(err)
+		}
+		inspect = j.Inspect
 	}
+	a.announceRollback(ctx, src, inspect)
 	res, err := cutover.Rollback(ctx, env, src, opts...)
+	if err != nil && (ctx.Err() != nil || cutover.IsInterrupted(err)) {
+		fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the rollback's progress.\n  resume: %s\n", rerunCommand(cmd, "rollback", "target-group", "namespace"))
+	}
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
 	} else if res != nil {
@@ -444,6 +458,29 @@ func (a *app) runRollback(ctx context.Context, f *runFlags) error {
 		}
 	}
 	return err
+}
+
+// announceRollback prints on stderr, as a rollback starts, how long it
+// expects to take and what that rests on (cutover.EstimateRollback, from
+// the journal's state when it holds this plan's: a resumed rollback waits
+// only for what is left), and that an interrupt is safe. A plan with no
+// journal gets neither: it never ran, and Rollback says there is nothing
+// to do. A source it cannot estimate gets the second line only: Rollback
+// itself says what is wrong with it.
+func (a *app) announceRollback(ctx context.Context, src cutover.Source, inspect func(context.Context) (*cutover.State, error)) {
+	if plan, ok := src.(*cutover.Plan); ok && inspect != nil {
+		st, err := inspect(ctx)
+		if cutover.IsNoJournal(err) {
+			return
+		}
+		if err == nil && st.Plan == plan.Ref() {
+			src = st
+		}
+	}
+	if est, err := cutover.EstimateRollback(src); err == nil {
+		fmt.Fprintf(a.stderr, "rollback: %d actions, expected to take %s\n", len(est.Actions), est)
+	}
+	fmt.Fprintln(a.stderr, "rollback: an interrupt (Ctrl-C) is safe: each action is journaled as it ends, and running rollback again resumes from the journal")
 }
 
 func (a *app) printResult(res *cutover.Result) error {
@@ -535,13 +572,11 @@ var rerunFlags = []string{"plan", "journal-file", "cluster-name", "cluster-vpc",
 
 // rerunCommand is the command line that resumes (verb execute) or rolls
 // back (verb rollback) the run of cmd: the flags of rerunFlags the run was
-// given, quoted for a POSIX shell, then --yes. A resumed execute keeps
-// --stop-after.
-func rerunCommand(cmd *cobra.Command, verb string, keepStopAfter bool) string {
-	names := rerunFlags
-	if keepStopAfter {
-		names = append(names[:len(names):len(names)], "stop-after")
-	}
+// given, then those of extra (a resumed execute keeps --stop-after, a
+// resumed rollback its --target-group and --namespace), quoted for a
+// POSIX shell, then --yes.
+func rerunCommand(cmd *cobra.Command, verb string, extra ...string) string {
+	names := append(rerunFlags[:len(rerunFlags):len(rerunFlags)], extra...)
 	words := []string{cmd.Root().Name(), verb}
 	for _, name := range names {
 		fl := cmd.Flags().Lookup(name)
