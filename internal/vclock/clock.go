@@ -126,14 +126,15 @@ func (c *Clock) Advance(d time.Duration) {
 // overdue events and leaves the time as it is.
 func (c *Clock) RunUntil(t time.Time) {
 	c.mu.Lock()
-	if c.inEvent != "" {
-		name := c.inEvent
-		c.mu.Unlock()
+	name := c.inEvent
+	c.mu.Unlock()
+	if name == "" {
+		c.advancing.Lock()
+	} else if !c.lockAdvancing(selfWaitLimit) {
+		// The goroutine running the event holds advancing while the event
+		// runs: an event that waits on the clock never gets it.
 		panic(fmt.Sprintf("vclock: event %q waited on the clock; events must not wait", name))
 	}
-	c.mu.Unlock()
-
-	c.advancing.Lock()
 	defer c.advancing.Unlock()
 	for {
 		c.mu.Lock()
@@ -172,6 +173,29 @@ func (c *Clock) RunUntil(t time.Time) {
 		c.inEvent = ""
 		c.mu.Unlock()
 	}
+}
+
+// selfWaitLimit is how long, in real time, a goroutine that wants to move
+// time while an event runs waits for that event to end before the wait is
+// taken for the event's own: no event runs that long.
+const selfWaitLimit = 2 * time.Second
+
+// lockAdvancing takes advancing while an event runs. Another goroutine's
+// event ends soon and the lock comes; the calling goroutine's own event
+// holds it for ever. A goroutine cannot tell which, so it polls for the
+// lock and gives up after limit (real time). Before, any goroutine that
+// waited while another goroutine's event ran was taken for the event
+// itself and panicked: concurrent callers (Diagnose's workers on a
+// simulated API latency) failed at random.
+func (c *Clock) lockAdvancing(limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for !c.advancing.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
 }
 
 // NextEvent returns the time of the earliest pending event.

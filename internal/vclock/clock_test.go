@@ -79,6 +79,33 @@ func TestEventMustNotWait(t *testing.T) {
 	c.Advance(2 * time.Second)
 }
 
+// TestOtherGoroutineWaitsForEvent: a goroutine that waits on the clock
+// while another goroutine's event runs is not the event waiting: it waits
+// for the event to end, then moves time. (It panicked before, which made
+// concurrent callers, such as Diagnose's workers, fail at random.)
+func TestOtherGoroutineWaitsForEvent(t *testing.T) {
+	c := vclock.New(time.Time{})
+	inEvent, release := make(chan struct{}), make(chan struct{})
+	c.AfterEvent(time.Second, "slow-event", func(time.Time) { close(inEvent); <-release })
+	advanced := make(chan struct{})
+	go func() { c.Advance(2 * time.Second); close(advanced) }()
+	<-inEvent
+	slept := make(chan any)
+	go func() {
+		defer func() { slept <- recover() }()
+		c.Sleep(5 * time.Second)
+	}()
+	time.Sleep(20 * time.Millisecond) // the sleeper now waits for the event
+	close(release)
+	if r := <-slept; r != nil {
+		t.Fatalf("Sleep from another goroutine panicked: %v", r)
+	}
+	<-advanced
+	if got := c.Now().Sub(time.Time{}); got < 5*time.Second {
+		t.Errorf("the clock is at %v after a 5 s sleep", got)
+	}
+}
+
 func BenchmarkThirtyMinutesOfEvents(b *testing.B) {
 	for b.Loop() {
 		c := vclock.New(time.Time{})

@@ -36,7 +36,10 @@
 //
 // Events must not wait on the clock themselves (that would re-enter the
 // world); such a call panics with a message naming the event, because it is
-// a programming error in the simulation, not bad input.
+// a programming error in the simulation, not bad input. Another goroutine
+// that waits while an event runs is not that: it waits for the event to end
+// (the panic comes only after two seconds of real time without the event
+// ending, which no event takes).
 //
 // # Interfaces
 //
