@@ -72,7 +72,8 @@ func TestRunRefused(t *testing.T) {
 		t.Fatalf("exit code %d, want %d:\n%s", code, exitRefused, out.String())
 	}
 	// Stopped before the first mutation: the node targets stay, no binding.
-	if w.NodeTargets() != before || before == 0 || bindings(t, w) != 0 || w.Calls()["DeregisterTargets"] != 0 {
+	if w.NodeTargets() != before || before == 0 || bindings(t, w) != 0 ||
+		w.Calls()["DeregisterTargets"] != 0 || w.Calls()["ModifyTargetGroup"] != 0 {
 		t.Errorf("node targets %d (before %d), bindings %d, calls %v; want all as before:\n%s",
 			w.NodeTargets(), before, bindings(t, w), w.Calls(), out.String())
 	}
