@@ -11,25 +11,19 @@ import (
 )
 
 // Diagnose on the test kit's world, under Karpenter's churn: after ten
-// minutes of drift, the hand-made target group still holds the addresses of
-// replaced nodes (GhostTarget). The report names each finding's next call
-// and reads only: the world counts no write. No fake or clock of the
-// caller's own.
+// minutes of spot interruptions, the hand-made target group still holds
+// the addresses of replaced nodes (GhostTarget). The report names each
+// finding's next call and reads only: the world counts no write. No fake
+// or clock of the caller's own.
 func ExampleDiagnose_underChurn() {
 	ctx := context.Background()
-	w, err := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{
-		Seed: 1, Nodes: 4, Pods: 8,
-		Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnSteady, Interval: 2 * time.Minute},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	w.Run(10 * time.Minute) // Karpenter replaces nodes; their targets stay behind
-	rep, err := diagnose.Diagnose(ctx, diagnose.Sources{
-		Accounts: []diagnose.Account{{ID: tgmigratetest.AccountID, Region: tgmigratetest.Region, ELBv2: w.ELBv2Read()}},
-		Clusters: []diagnose.Cluster{w.Cluster()},
-	}, diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{w.Legacy().TargetGroupARN}}, diagnose.WithClock(w.Clock()))
+	spot := tgmigratetest.Churn{Shape: tgmigratetest.ChurnSpot, Interval: 90 * time.Second}
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 1, Nodes: 4, Pods: 8, Churn: spot})
+	w.Run(10 * time.Minute) // EC2 interrupts nodes; their targets stay behind
+	account := diagnose.Account{ID: tgmigratetest.AccountID, Region: tgmigratetest.Region, ELBv2: w.ELBv2Read()}
+	scope := diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{w.Legacy().TargetGroupARN}}
+	src := diagnose.Sources{Accounts: []diagnose.Account{account}, Clusters: []diagnose.Cluster{w.Cluster()}}
+	rep, err := diagnose.Diagnose(ctx, src, scope, diagnose.WithClock(w.Clock()))
 	if err != nil {
 		fmt.Println(err)
 		return
