@@ -8,7 +8,7 @@ import (
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
 // Diagnose names the next call of each finding; when that is PlanCutover
@@ -19,13 +19,12 @@ import (
 // another VPC) is refused before anything else is read.
 func ExampleRequestFrom() {
 	ctx := context.Background()
-	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 1, Nodes: 4, Pods: 8})
 	l := w.Legacy()
-	tg, _ := tgmigrate.ParseTargetGroupARN(l.TargetGroupARN) // the ARN comes in as a string
 	rep, err := diagnose.Diagnose(ctx, diagnose.Sources{
-		Accounts: []diagnose.Account{{ID: sim.DefaultAccountID, Region: sim.DefaultRegion, ELBv2: w.ELBv2()}},
-		Clusters: []diagnose.Cluster{{Name: sim.ClusterName, Reader: w.Client(), VPCID: l.VPCID, CIDRs: []string{w.Cluster().VPCCIDR()}}},
-	}, diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{tg}}, diagnose.WithClock(w.Clock()))
+		Accounts: []diagnose.Account{{ID: tgmigratetest.AccountID, Region: tgmigratetest.Region, ELBv2: w.ELBv2Read()}},
+		Clusters: []diagnose.Cluster{w.Cluster()},
+	}, diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{l.TargetGroupARN}}, diagnose.WithClock(w.Clock()))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -45,7 +44,7 @@ func ExampleRequestFrom() {
 			return
 		}
 		req.Assumptions = w.Assumptions()
-		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: l.VPCID}
+		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
 		p, err := cutover.PlanCutover(ctx, env, req)
 		if err != nil {
 			fmt.Println(err)

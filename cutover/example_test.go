@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
 const (
@@ -170,9 +174,9 @@ func ExampleConfigMapJournal() {
 // preStop and grace period are the safe ones for the world's timings).
 func ExamplePlanCutover() {
 	ctx := context.Background()
-	w, _ := sim.New(ctx, sim.Config{Seed: 1, Nodes: 4, Pods: 8, ServerSideApply: true})
-	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
-	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 1, Nodes: 4, Pods: 8})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
+	tg := w.Legacy().TargetGroupARN // typed: parse an ARN once, where it comes in as a string (tgmigrate.ParseTargetGroupARN)
 	p, err := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
@@ -196,7 +200,7 @@ func ExamplePlanCutover() {
 			fmt.Println("precondition:", pc.Kind, c.Setting)
 		}
 	}
-	fmt.Println("mutating calls:", w.ELBv2().Counts()["ModifyTargetGroup"]+w.ELBv2().Counts()["DeregisterTargets"])
+	fmt.Println("mutating calls:", w.Calls()["ModifyTargetGroup"]+w.Calls()["DeregisterTargets"])
 	// Output:
 	// strategy: in-place
 	// recorded: 4 node targets; floor: 4
@@ -236,9 +240,12 @@ func ExamplePlanCutover() {
 // instead.
 func ExampleExecute() {
 	ctx := context.Background()
-	w, _ := sim.New(ctx, sim.Config{Seed: 2, Nodes: 4, Pods: 8, ServerSideApply: true})
-	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
-	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
+	// The calls take the simulator's latency (cutover calls from one
+	// goroutine), so that the replacement begins while Execute reads.
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 2, Nodes: 4, Pods: 8,
+		Timings: tgmigratetest.Timings{ELBv2Latency: 50 * time.Millisecond, KubeLatency: 10 * time.Millisecond}})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
+	tg := w.Legacy().TargetGroupARN // typed: parse an ARN once, where it comes in as a string (tgmigrate.ParseTargetGroupARN)
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
@@ -246,6 +253,8 @@ func ExampleExecute() {
 	_, err := cutover.Execute(ctx, env, p)
 	fmt.Println("refused:", cutover.IsPrecondition(err))
 
+	var before corev1.NodeList
+	_ = w.Client().List(ctx, &before)
 	_ = w.ReplaceAllNodes(0)
 	done := 0
 	res, err := cutover.Execute(ctx, env, p,
@@ -260,10 +269,18 @@ func ExampleExecute() {
 	fmt.Println("settled for the deregistration lag at least:", res.SettleSeconds >= p.Request.Assumptions.DeregistrationLag.Seconds())
 	fmt.Printf("within 1.05x the floor: %t\n", res.Ratio <= 1.05)
 	fmt.Println("nodes held:", len(res.Held), "released:", len(res.Released))
-	fmt.Println("failed requests:", w.Traffic().Failed)
-	fmt.Println("node targets left:", len(w.NodeTargets()))
+	fmt.Println("failed requests:", w.Requests().Failed)
+	fmt.Println("node targets left:", w.NodeTargets())
 	w.Run(20 * time.Minute) // the drift goes on once released
-	fmt.Println("drift disruptions:", len(w.Karpenter().Disruptions()), "failed requests:", w.Traffic().Failed)
+	var after corev1.NodeList
+	_ = w.Client().List(ctx, &after)
+	replaced := len(before.Items)
+	for _, n := range after.Items {
+		if slices.ContainsFunc(before.Items, func(o corev1.Node) bool { return o.Name == n.Name }) {
+			replaced--
+		}
+	}
+	fmt.Println("first nodes replaced:", replaced, "failed requests:", w.Requests().Failed)
 	// Output:
 	// refused: true
 	// completed: true steps: 8
@@ -273,7 +290,7 @@ func ExampleExecute() {
 	// nodes held: 5 released: 4
 	// failed requests: 0
 	// node targets left: 0
-	// drift disruptions: 4 failed requests: 0
+	// first nodes replaced: 4 failed requests: 0
 }
 
 // Rollback returns to the node targets from any step: here, once the pod
@@ -283,9 +300,9 @@ func ExampleExecute() {
 // end.
 func ExampleRollback() {
 	ctx := context.Background()
-	w, _ := sim.New(ctx, sim.Config{Seed: 3, Nodes: 4, Pods: 8, ServerSideApply: true})
-	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.Legacy().VPCID}
-	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 3, Nodes: 4, Pods: 8})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
+	tg := w.Legacy().TargetGroupARN // typed: parse an ARN once, where it comes in as a string (tgmigrate.ParseTargetGroupARN)
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 		Assumptions: w.Assumptions(),
@@ -304,7 +321,12 @@ func ExampleRollback() {
 	}
 	fmt.Println("released:", len(rb.Released))
 	w.Run(6 * time.Minute) // the pod targets drain
-	fmt.Println("node targets:", len(w.NodeTargets()), "targets:", len(w.Targets(w.Legacy().TargetGroupARN)))
+	th, err := w.ELBv2Read().DescribeTargetHealth(ctx, &elbv2.DescribeTargetHealthInput{TargetGroupArn: aws.String(tg.String())})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("node targets:", w.NodeTargets(), "targets:", len(th.TargetHealthDescriptions))
 	_, err = cutover.Execute(ctx, env, p, cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings))
 	fmt.Println("execute again:", cutover.IsRolledBack(err))
 	// Output:
@@ -324,9 +346,9 @@ func ExampleRollback() {
 // scoped to its ARNs.
 func ExamplePlan_IAMPolicy() {
 	ctx := context.Background()
-	w, _ := sim.New(ctx, sim.Config{Seed: 4, Nodes: 2, Pods: 4, ServerSideApply: true})
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 4, Nodes: 2, Pods: 4})
 	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock()}
-	tg, _ := tgmigrate.ParseTargetGroupARN(w.Legacy().TargetGroupARN) // the ARN comes in as a string
+	tg := w.Legacy().TargetGroupARN // typed: parse an ARN once, where it comes in as a string (tgmigrate.ParseTargetGroupARN)
 	p, _ := cutover.PlanCutover(ctx, env, cutover.Request{
 		TargetGroupARN: tg, Namespace: "shop", Service: "web", Port: intstr.FromString("http"),
 	})

@@ -38,6 +38,10 @@
 //     check, from [tgmigrate.HealthCheck]).
 //   - errors.go: sentinels, [InputError], [ResourceError], [IsInvalidInput].
 //
+// Examples: example_test.go (Diagnose and Classify on a fake of their own
+// inputs); example_churn_test.go (Diagnose on the test kit's world under
+// Karpenter churn). Each copies alone into another module (hack/examplecopy).
+//
 // The package is read-only by construction: [Diagnose] takes an
 // [ELBv2API] that holds only Describe* operations, an optional read-only
 // [EC2API], and controller-runtime client.Reader values for the clusters.

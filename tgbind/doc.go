@@ -31,7 +31,8 @@
 //   - handoff.go: [RequestFrom], the Request that binds the target group
 //     of diagnose's typed handoff (tgmigrate.Handoff), and [CheckHandoff].
 //
-// Tests: example_test.go (the examples); unit tests named for the file they
+// Tests: example_test.go (the examples); example_churn_test.go (Build on
+// the test kit's world under churn); unit tests named for the file they
 // test; the envtest tier (tgbind_integration_test.go,
 // webhook_integration_test.go); wire_test.go (the suites again through the
 // real AWS SDK client).

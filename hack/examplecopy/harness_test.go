@@ -29,10 +29,7 @@ import (
 // root, that are known not to be copyable yet, each with the reason. The
 // harness still runs them: one that passes fails the test until it is
 // taken off this list, so the list cannot outlive its reason.
-var notYetCopyable = map[string]string{
-	"cutover/example_test.go":         "imports internal/sim; to be rewritten on the public test kit (issue 18)",
-	"cutover/example_handoff_test.go": "imports internal/sim; to be rewritten on the public test kit (issue 18)",
-}
+var notYetCopyable = map[string]string{}
 
 // skippedDirs are the top-level directories whose test files are not godoc
 // examples of a public package: internal/ (not importable from another
