@@ -16,7 +16,6 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
-	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // cancelOn passes writes on to w and cancels when the output so far
@@ -59,19 +58,8 @@ type envFlags struct {
 // failed request.
 func TestInterruptPrintsResumeHint(t *testing.T) {
 	isolate(t)
-	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 8, pods: 24, rps: 20, churnInterval: time.Minute, churn: "steady"}).config(strategyPhased, timing.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
-	req, err := request(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWorld(t, simFlags{seed: 3, nodes: 8, pods: 24, rps: 20, churnInterval: time.Minute, churn: "steady"}, strategyPhased)
+	plan := testPlan(t, w)
 	dir := filepath.Join(t.TempDir(), "ops dir")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -226,19 +214,8 @@ func TestShellQuote(t *testing.T) {
 // left.
 func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	isolate(t)
-	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 4, pods: 8, rps: 20, churn: "steady"}).config(strategyPhased, timing.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
-	req, err := request(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWorld(t, simFlags{seed: 3, nodes: 4, pods: 8, rps: 20, churn: "steady"}, strategyPhased)
+	plan := testPlan(t, w)
 	est, err := cutover.EstimateRollback(plan)
 	if err != nil || est.Seconds == 0 {
 		t.Fatalf("EstimateRollback: %+v, %v", est, err)

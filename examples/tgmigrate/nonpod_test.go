@@ -16,8 +16,6 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/internal/sim"
-	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 // TestExecuteNonPodTargets: someone registers targets in the target group
@@ -29,11 +27,7 @@ import (
 // naming them, and they are still registered afterwards.
 func TestExecuteNonPodTargets(t *testing.T) {
 	isolate(t)
-	w, err := sim.New(t.Context(), (&simFlags{seed: 7, nodes: 4, pods: 8, rps: 20, churn: "steady"}).config(strategyPhased, timing.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := testWorld(t, simFlags{seed: 7, nodes: 4, pods: 8, rps: 20, churn: "steady"}, strategyPhased)
 	run := onWorld(t, w)
 	l := w.Legacy()
 	planFile := filepath.Join(t.TempDir(), "plan.json")

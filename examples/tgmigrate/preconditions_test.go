@@ -22,11 +22,7 @@ import (
 func TestPlanAndExecutePreconditions(t *testing.T) {
 	isolate(t)
 	// The original app's pods (15 s preStop, 30 s grace), no churn.
-	w, err := sim.New(t.Context(), (&simFlags{seed: 7, nodes: 4, pods: 8, rps: 20, churn: "steady"}).config(strategyPhasedAsIs, timing.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := testWorld(t, simFlags{seed: 7, nodes: 4, pods: 8, rps: 20, churn: "steady"}, strategyPhasedAsIs)
 	run := onWorld(t, w)
 	l := w.Legacy()
 	planFile := filepath.Join(t.TempDir(), "plan.json")
@@ -119,6 +115,32 @@ func TestPlanSecurityGroups(t *testing.T) {
 	if m := mutatingCalls(w); m != 0 {
 		t.Errorf("the refused execute made %d mutating calls", m)
 	}
+}
+
+// testWorld builds the simulated world of f under strategy, closed when
+// the test ends.
+func testWorld(t *testing.T, f simFlags, strategy string) *sim.World {
+	t.Helper()
+	w, err := sim.New(t.Context(), f.config(strategy, timing.Defaults()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
+}
+
+// testPlan plans the cutover of w's legacy target group, as simulate does.
+func testPlan(t *testing.T, w *sim.World) *cutover.Plan {
+	t.Helper()
+	req, err := request(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 // onWorld returns a runner of the CLI whose cutover commands act on w.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
@@ -435,19 +434,8 @@ func TestSimulateLimits(t *testing.T) {
 // recorded targets and counts the rest; everything else of the plan's
 // text is as cutover renders it.
 func TestSimulateStoryAbridgesTargetLists(t *testing.T) {
-	w, err := sim.New(t.Context(), (&simFlags{seed: 3, nodes: 14, pods: 16, rps: 10, churnInterval: time.Minute, churn: "steady"}).config(strategyPhased, timing.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
-	req, err := request(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := cutover.PlanCutover(t.Context(), newEnv(w), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testWorld(t, simFlags{seed: 3, nodes: 14, pods: 16, rps: 10, churnInterval: time.Minute, churn: "steady"}, strategyPhased)
+	plan := testPlan(t, w)
 	full := plan.Text()
 	n := len(plan.Recorded)
 	if n <= storyTargetsShown {
