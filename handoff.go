@@ -112,10 +112,10 @@ func (e *HandoffError) Unwrap() error { return e.Err }
 // Is reports whether target is [ErrInvalidHandoff].
 func (e *HandoffError) Is(target error) bool { return target == ErrInvalidHandoff }
 
-// The target types and strategies a Handoff may name.
+// The strategies a Handoff may name, as cutover.Strategy spells them (the
+// root imports no capability package). Its target types are TargetTypeIP
+// and TargetTypeInstance.
 const (
-	handoffIP        = "ip"
-	handoffInstance  = "instance"
 	handoffInPlace   = "in-place"
 	handoffBlueGreen = "blue-green"
 )
@@ -143,16 +143,16 @@ func (h *Handoff) Validate() error {
 		return bad("VPCID", "empty", nil)
 	}
 	switch h.TargetType {
-	case handoffIP:
+	case string(TargetTypeIP):
 		if h.Strategy != handoffInPlace && h.Strategy != handoffBlueGreen {
 			return bad("Strategy", fmt.Sprintf("%q is not %q or %q", h.Strategy, handoffInPlace, handoffBlueGreen), nil)
 		}
-	case handoffInstance:
+	case string(TargetTypeInstance):
 		if h.Strategy != handoffBlueGreen {
 			return bad("Strategy", fmt.Sprintf("%q: an instance target group takes %q only (its type cannot change)", h.Strategy, handoffBlueGreen), nil)
 		}
 	default:
-		return bad("TargetType", fmt.Sprintf("%q is not %q or %q", h.TargetType, handoffIP, handoffInstance), nil)
+		return bad("TargetType", fmt.Sprintf("%q is not %q or %q", h.TargetType, TargetTypeIP, TargetTypeInstance), nil)
 	}
 	if h.ClusterName == "" {
 		return bad("ClusterName", "empty", nil)

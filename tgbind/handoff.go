@@ -36,7 +36,7 @@ func RequestFrom(h tgmigrate.Handoff) (Request, error) {
 		}
 		return fail(fe)
 	}
-	if h.TargetType != "ip" {
+	if h.TargetType != string(tgmigrate.TargetTypeIP) {
 		return fail(&FieldError{Field: "handoff.TargetType", Value: h.TargetType,
 			Detail: "pod IPs cannot be registered in an instance target group: blue/green binds a new ip target group (cutover.RequestFrom, then PlanCutover)"})
 	}
