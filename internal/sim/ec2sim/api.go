@@ -1,7 +1,7 @@
 package ec2sim
 
-// api.go: the narrow interfaces the Client satisfies: Reader, IngressWriter,
-// API.
+// api.go: the narrow interfaces the Client satisfies: Reader,
+// NetworkReader, IngressWriter, API.
 
 import (
 	"context"
@@ -21,6 +21,19 @@ type Reader interface {
 	DescribeNetworkInterfaces(ctx context.Context, params *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
 }
 
+// NetworkReader is the read-only role over the network's layout: the
+// subnets, the route tables that carry their traffic, and the VPC
+// endpoints. A check of whether nodes may move to private subnets takes
+// it (with the security groups of [Reader]).
+type NetworkReader interface {
+	// DescribeSubnets is the SDK call behind IAM action ec2:DescribeSubnets.
+	DescribeSubnets(ctx context.Context, params *ec2.DescribeSubnetsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error)
+	// DescribeRouteTables is the SDK call behind IAM action ec2:DescribeRouteTables.
+	DescribeRouteTables(ctx context.Context, params *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error)
+	// DescribeVpcEndpoints is the SDK call behind IAM action ec2:DescribeVpcEndpoints.
+	DescribeVpcEndpoints(ctx context.Context, params *ec2.DescribeVpcEndpointsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
+}
+
 // IngressWriter is the role that changes security groups' ingress rules,
 // as the AWS Load Balancer Controller does for its targets.
 type IngressWriter interface {
@@ -34,6 +47,7 @@ type IngressWriter interface {
 // signatures: *ec2.Client and *Client both satisfy it.
 type API interface {
 	Reader
+	NetworkReader
 	IngressWriter
 }
 
@@ -44,6 +58,11 @@ var (
 	_ ec2.DescribeSecurityGroupsAPIClient    = (*Client)(nil)
 	_ ec2.DescribeVpcsAPIClient              = (*Client)(nil)
 	_ ec2.DescribeNetworkInterfacesAPIClient = (*Client)(nil)
+	_ ec2.DescribeSubnetsAPIClient           = (*Client)(nil)
+	_ ec2.DescribeRouteTablesAPIClient       = (*Client)(nil)
+	_ ec2.DescribeVpcEndpointsAPIClient      = (*Client)(nil)
 	_ Reader                                 = (*ec2.Client)(nil)
 	_ Reader                                 = (*Client)(nil)
+	_ NetworkReader                          = (*ec2.Client)(nil)
+	_ NetworkReader                          = (*Client)(nil)
 )

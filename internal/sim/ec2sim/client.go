@@ -20,10 +20,16 @@ const (
 	OpAuthorizeSecurityGroupIngress = "AuthorizeSecurityGroupIngress"
 	OpRevokeSecurityGroupIngress    = "RevokeSecurityGroupIngress"
 	OpDescribeNetworkInterfaces     = "DescribeNetworkInterfaces"
+	OpDescribeSubnets               = "DescribeSubnets"
+	OpDescribeRouteTables           = "DescribeRouteTables"
+	OpDescribeVpcEndpoints          = "DescribeVpcEndpoints"
 )
 
 // Ops lists every operation a [Client] serves.
-var Ops = []string{OpDescribeVpcs, OpDescribeSecurityGroups, OpAuthorizeSecurityGroupIngress, OpRevokeSecurityGroupIngress, OpDescribeNetworkInterfaces}
+var Ops = []string{
+	OpDescribeVpcs, OpDescribeSecurityGroups, OpAuthorizeSecurityGroupIngress, OpRevokeSecurityGroupIngress, OpDescribeNetworkInterfaces,
+	OpDescribeSubnets, OpDescribeRouteTables, OpDescribeVpcEndpoints,
+}
 
 // Client is the Go-interface facade of a [Model]: it has the method set and
 // signatures of the SDK's *ec2.Client for the operations of [API], and adds
@@ -157,6 +163,48 @@ func (c *Client) DescribeNetworkInterfaces(ctx context.Context, params *ec2.Desc
 	}
 	return invoke(ctx, c, OpDescribeNetworkInterfaces, params.DryRun, func() (*ec2.DescribeNetworkInterfacesOutput, error) {
 		return c.model.describeNetworkInterfaces(params)
+	})
+}
+
+// DescribeSubnets implements the EC2 operation: the subnets of SubnetIds
+// (an unknown one fails with InvalidSubnetID.NotFound) or all, that match
+// Filters, sorted by ID, paged by MaxResults (5 to 1000) and NextToken.
+// AvailableIpAddressCount is the subnet's Available, called anew by every
+// call. A nil params is an empty request, as the SDK makes it.
+func (c *Client) DescribeSubnets(ctx context.Context, params *ec2.DescribeSubnetsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
+	if params == nil {
+		params = &ec2.DescribeSubnetsInput{}
+	}
+	return invoke(ctx, c, OpDescribeSubnets, params.DryRun, func() (*ec2.DescribeSubnetsOutput, error) { return c.model.describeSubnets(params) })
+}
+
+// DescribeRouteTables implements the EC2 operation: the route tables of
+// RouteTableIds (an unknown one fails with InvalidRouteTableID.NotFound)
+// or all, that match Filters, sorted by ID, paged by MaxResults (5 to 100)
+// and NextToken. Each has its local route first and its associations, the
+// main one first; a subnet without an explicit association is not listed
+// in the main table's, as EC2 does not list it. A nil params is an empty
+// request, as the SDK makes it.
+func (c *Client) DescribeRouteTables(ctx context.Context, params *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	if params == nil {
+		params = &ec2.DescribeRouteTablesInput{}
+	}
+	return invoke(ctx, c, OpDescribeRouteTables, params.DryRun, func() (*ec2.DescribeRouteTablesOutput, error) {
+		return c.model.describeRouteTables(params)
+	})
+}
+
+// DescribeVpcEndpoints implements the EC2 operation: the endpoints of
+// VpcEndpointIds (an unknown one fails with
+// InvalidVpcEndpointId.NotFound) or all, that match Filters, sorted by ID,
+// paged by MaxResults (at least 1; more than 1000 returns 1000) and
+// NextToken. A nil params is an empty request, as the SDK makes it.
+func (c *Client) DescribeVpcEndpoints(ctx context.Context, params *ec2.DescribeVpcEndpointsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
+	if params == nil {
+		params = &ec2.DescribeVpcEndpointsInput{}
+	}
+	return invoke(ctx, c, OpDescribeVpcEndpoints, params.DryRun, func() (*ec2.DescribeVpcEndpointsOutput, error) {
+		return c.model.describeVpcEndpoints(params)
 	})
 }
 

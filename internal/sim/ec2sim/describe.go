@@ -1,7 +1,7 @@
 package ec2sim
 
-// describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
-// paging.
+// describe.go: DescribeVpcs and DescribeSecurityGroups on the model, and
+// the paging of every Describe call.
 
 import (
 	"slices"
@@ -13,19 +13,49 @@ import (
 )
 
 // Paging: results are sorted by ID; a page holds MaxResults of them (5 to
-// 1000, EC2's range) and its NextToken names the first ID of the next one.
-// Without MaxResults every result comes in one page.
+// 1000 for most Describe calls, EC2's range) and its NextToken names the
+// first ID of the next one. Without MaxResults every result comes in one
+// page.
 const (
 	minResults  = 5
 	maxResults  = 1000
 	tokenPrefix = "ec2sim:"
 )
 
-// page cuts the sorted IDs to the page of maxRes and token, and returns the
-// next page's token.
+// limits is the MaxResults an operation accepts: from min to max, or, when
+// clamp is set, any value from min, more than max answering max.
+type limits struct {
+	min, max int32
+	clamp    bool
+}
+
+// The MaxResults of the Describe calls, from EC2's API reference.
+var (
+	// defaultLimits: DescribeVpcs, DescribeSecurityGroups,
+	// DescribeNetworkInterfaces and DescribeSubnets.
+	defaultLimits = limits{min: minResults, max: maxResults}
+	// routeTableLimits: DescribeRouteTables accepts 5 to 100.
+	routeTableLimits = limits{min: minResults, max: 100}
+	// endpointLimits: DescribeVpcEndpoints returns at most 1000 items,
+	// whatever more it is asked for. EC2 documents no minimum; the model
+	// refuses a MaxResults below 1.
+	endpointLimits = limits{min: 1, max: maxResults, clamp: true}
+)
+
+// page cuts the sorted IDs to the page of maxRes and token, within EC2's
+// usual limits, and returns the next page's token.
 func page(ids []string, maxRes *int32, token *string) ([]string, *string, error) {
-	if maxRes != nil && (*maxRes < minResults || *maxRes > maxResults) {
-		return nil, nil, invalidValue("Value ( %d ) for parameter maxResults is invalid. Expecting a value between %d and %d.", *maxRes, minResults, maxResults)
+	return pageWithin(defaultLimits, ids, maxRes, token)
+}
+
+// pageWithin cuts the sorted IDs to the page of maxRes and token, and
+// returns the next page's token.
+func pageWithin(lim limits, ids []string, maxRes *int32, token *string) ([]string, *string, error) {
+	if maxRes != nil && (*maxRes < lim.min || (!lim.clamp && *maxRes > lim.max)) {
+		if lim.clamp {
+			return nil, nil, invalidValue("Value ( %d ) for parameter maxResults is invalid. Expecting a value greater than or equal to %d.", *maxRes, lim.min)
+		}
+		return nil, nil, invalidValue("Value ( %d ) for parameter maxResults is invalid. Expecting a value between %d and %d.", *maxRes, lim.min, lim.max)
 	}
 	if t := aws.ToString(token); t != "" {
 		next, ok := strings.CutPrefix(t, tokenPrefix)
@@ -35,11 +65,40 @@ func page(ids []string, maxRes *int32, token *string) ([]string, *string, error)
 		i, _ := slices.BinarySearch(ids, next)
 		ids = ids[i:]
 	}
-	if maxRes == nil || len(ids) <= int(*maxRes) {
+	if maxRes == nil || len(ids) <= int(min(*maxRes, lim.max)) {
 		return ids, nil, nil
 	}
-	n := int(*maxRes)
+	n := int(min(*maxRes, lim.max))
 	return ids[:n], aws.String(tokenPrefix + ids[n]), nil
+}
+
+// selectPage chooses the IDs a Describe call answers: those it names
+// (each must be in all, else it fails with notFound's error) or, when it
+// names none, every ID of all; sorted, without repeats, those that match
+// every filter, cut to the page. The caller holds the model's lock.
+func selectPage[T any](m *Model, all map[string]T, named []string, notFound func(string) error, fs []compiledFilter[T],
+	lim limits, maxRes *int32, token *string) ([]string, *string, error) {
+	var ids []string
+	for _, id := range named {
+		if _, ok := all[id]; !ok {
+			return nil, nil, notFound(id)
+		}
+		ids = append(ids, id)
+	}
+	if len(named) == 0 {
+		for id := range all {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var kept []string
+	for _, id := range ids {
+		if matchAll(m, fs, all[id]) {
+			kept = append(kept, id)
+		}
+	}
+	return pageWithin(lim, kept, maxRes, token)
 }
 
 func (m *Model) describeVpcs(in *ec2.DescribeVpcsInput) (*ec2.DescribeVpcsOutput, error) {
@@ -49,28 +108,7 @@ func (m *Model) describeVpcs(in *ec2.DescribeVpcsInput) (*ec2.DescribeVpcsOutput
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var ids []string
-	if len(in.VpcIds) > 0 {
-		for _, id := range in.VpcIds {
-			if _, ok := m.vpcs[id]; !ok {
-				return nil, vpcNotFound(id)
-			}
-			ids = append(ids, id)
-		}
-	} else {
-		for id := range m.vpcs {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var kept []string
-	for _, id := range ids {
-		if matchAll(m, fs, m.vpcs[id]) {
-			kept = append(kept, id)
-		}
-	}
-	kept, next, err := page(kept, in.MaxResults, in.NextToken)
+	kept, next, err := selectPage(m, m.vpcs, in.VpcIds, vpcNotFound, fs, defaultLimits, in.MaxResults, in.NextToken)
 	if err != nil {
 		return nil, err
 	}

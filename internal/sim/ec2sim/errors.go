@@ -62,6 +62,14 @@ const (
 	// CodeInvalidNetworkInterfaceIDMalformed: a network interface ID that
 	// is not eni-….
 	CodeInvalidNetworkInterfaceIDMalformed = "InvalidNetworkInterfaceID.Malformed"
+	// CodeInvalidSubnetIDNotFound: a subnet ID that does not exist.
+	CodeInvalidSubnetIDNotFound = "InvalidSubnetID.NotFound"
+	// CodeInvalidRouteTableIDNotFound: a route table ID that does not
+	// exist.
+	CodeInvalidRouteTableIDNotFound = "InvalidRouteTableID.NotFound"
+	// CodeInvalidVpcEndpointIDNotFound: a VPC endpoint ID that does not
+	// exist (EC2 spells it "Id").
+	CodeInvalidVpcEndpointIDNotFound = "InvalidVpcEndpointId.NotFound"
 )
 
 // UnauthorizedMessage is the first sentence of EC2's UnauthorizedOperation
@@ -108,6 +116,18 @@ func groupNotFound(id string) error {
 
 func vpcNotFound(id string) error {
 	return apiErr(CodeInvalidVpcIDNotFound, "The vpc ID '%s' does not exist", id)
+}
+
+func subnetNotFound(id string) error {
+	return apiErr(CodeInvalidSubnetIDNotFound, "The subnet ID '%s' does not exist", id)
+}
+
+func routeTableNotFound(id string) error {
+	return apiErr(CodeInvalidRouteTableIDNotFound, "The routeTable ID '%s' does not exist", id)
+}
+
+func vpcEndpointNotFound(id string) error {
+	return apiErr(CodeInvalidVpcEndpointIDNotFound, "The Vpc Endpoint Id '%s' does not exist", id)
 }
 
 func missing(param string) error {

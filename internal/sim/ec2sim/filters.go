@@ -3,6 +3,8 @@ package ec2sim
 // filters.go: the Describe calls' filters.
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,19 +34,8 @@ var groupFilters = []filter[*group]{
 	{name: "vpc-id", values: func(_ *Model, g *group, _ string) []string { return []string{g.vpc} }},
 	{name: "description", values: func(_ *Model, g *group, _ string) []string { return []string{g.description} }},
 	{name: "owner-id", values: func(m *Model, _ *group, _ string) []string { return []string{m.account} }},
-	{name: "tag:", prefix: true, values: func(_ *Model, g *group, key string) []string {
-		if v, ok := g.tags[key]; ok {
-			return []string{v}
-		}
-		return nil
-	}},
-	{name: "tag-key", values: func(_ *Model, g *group, _ string) []string {
-		keys := make([]string, 0, len(g.tags))
-		for k := range g.tags {
-			keys = append(keys, k)
-		}
-		return keys
-	}},
+	tagFilter(func(g *group) map[string]string { return g.tags }),
+	tagKeyFilter(func(g *group) map[string]string { return g.tags }),
 	{name: "ip-permission.cidr", values: ruleValues(func(r *rule) string {
 		if r.group == "" && r.cidr.Addr().Is4() {
 			return r.cidr.String()
@@ -61,6 +52,38 @@ var groupFilters = []filter[*group]{
 	{name: "ip-permission.protocol", values: ruleValues(func(r *rule) string { return r.protocol })},
 	{name: "ip-permission.from-port", values: ruleValues(func(r *rule) string { return portValue(r, r.from) })},
 	{name: "ip-permission.to-port", values: ruleValues(func(r *rule) string { return portValue(r, r.to) })},
+}
+
+// tagFilter is the filter tag:<key>: the value of the resource's tag key.
+func tagFilter[T any](tags func(T) map[string]string) filter[T] {
+	return filter[T]{name: "tag:", prefix: true, values: func(_ *Model, r T, key string) []string {
+		if v, ok := tags(r)[key]; ok {
+			return []string{v}
+		}
+		return nil
+	}}
+}
+
+// tagKeyFilter is the filter tag-key: the keys of the resource's tags.
+func tagKeyFilter[T any](tags func(T) map[string]string) filter[T] {
+	return filter[T]{name: "tag-key", values: func(_ *Model, r T, _ string) []string {
+		return slices.Collect(maps.Keys(tags(r)))
+	}}
+}
+
+// field is a filter with one value per resource, field's.
+func field[T any](name string, value func(T) string) filter[T] {
+	return filter[T]{name: name, values: func(_ *Model, r T, _ string) []string { return []string{value(r)} }}
+}
+
+// constant is a filter every resource has one value of: value.
+func constant[T any](name, value string) filter[T] {
+	return filter[T]{name: name, values: func(*Model, T, string) []string { return []string{value} }}
+}
+
+// ownerFilter is the filter owner-id: the model's account.
+func ownerFilter[T any]() filter[T] {
+	return filter[T]{name: "owner-id", values: func(m *Model, _ T, _ string) []string { return []string{m.account} }}
 }
 
 func ruleValues(f func(*rule) string) func(*Model, *group, string) []string {

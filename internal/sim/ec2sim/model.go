@@ -45,11 +45,14 @@ var (
 )
 
 // Model is the simulated network state EC2 answers from: VPCs and their
-// security groups with ingress rules, and the network interfaces of an
-// [InterfaceSource]. It is safe for concurrent use. The world seeds it
-// with [Model.AddVPC], [Model.AddSecurityGroup] and [Model.Authorize], and
-// hands it its interfaces with [Model.SetInterfaceSource]; clients ([NewClient]) serve the EC2 API from it; the
-// simulator asks it whether traffic may pass ([Model.Allows]).
+// security groups with ingress rules, subnets, route tables and VPC
+// endpoints, and the network interfaces of an [InterfaceSource]. It is
+// safe for concurrent use. The world seeds it with [Model.AddVPC],
+// [Model.AddSecurityGroup], [Model.Authorize], [Model.AddSubnet],
+// [Model.AddRouteTable] and [Model.AddVpcEndpoint], and hands it its
+// interfaces with [Model.SetInterfaceSource]; clients ([NewClient]) serve
+// the EC2 API from it; the simulator asks it whether traffic may pass
+// ([Model.Allows]).
 type Model struct {
 	account   string
 	region    string
@@ -60,6 +63,11 @@ type Model struct {
 	groups map[string]*group
 	seq    uint64 // the last generated ID number, shared by every kind
 	ifaces InterfaceSource
+	// The network's layout (network.go): subnets, route tables and VPC
+	// endpoints, by ID.
+	subnets   map[string]*subnet
+	tables    map[string]*routeTable
+	endpoints map[string]*endpoint
 }
 
 type vpc struct {
@@ -82,6 +90,7 @@ func New(opts Options) (*Model, error) {
 	m := &Model{
 		account: cmp.Or(opts.AccountID, DefaultAccountID), region: cmp.Or(opts.Region, DefaultRegion),
 		vpcs: map[string]*vpc{}, groups: map[string]*group{},
+		subnets: map[string]*subnet{}, tables: map[string]*routeTable{}, endpoints: map[string]*endpoint{},
 	}
 	if err := simopt.CheckAccountRegion("ec2sim", m.account, m.region); err != nil {
 		return nil, err
