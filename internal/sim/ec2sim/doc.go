@@ -1,22 +1,26 @@
 // Package ec2sim is the simulated EC2 network API: the VPCs and security
 // groups of the world, with the SDK's own types (ec2types.IpPermission,
-// ec2types.SecurityGroup, ec2types.Vpc), the network interfaces that carry
-// the groups to addresses, the reachability rule the simulator applies to
-// traffic, and a Go facade with the SDK's signatures, call counts and
-// faults. The AWS Load Balancer Controller stand-in opens security groups
-// to its targets through it, and cutover's planner reads them; package
-// elbv2wire serves it on the wire in EC2's Query protocol for the real
-// *ec2.Client.
+// ec2types.SecurityGroup, ec2types.Vpc), its subnets, route tables and VPC
+// endpoints, the network interfaces that carry the groups to addresses,
+// the reachability rule the simulator applies to traffic, and a Go facade
+// with the SDK's signatures, call counts and faults. The AWS Load Balancer
+// Controller stand-in opens security groups to its targets through it,
+// cutover's planner reads them, and the private-subnet readiness checks
+// read the subnets, their routes and the endpoints; package elbv2wire
+// serves it on the wire in EC2's Query protocol for the real *ec2.Client.
 //
 // # Files
 //
 //   - doc.go: this comment.
 //   - api.go: the narrow interfaces the Client satisfies: Reader,
-//     IngressWriter, API.
+//     NetworkReader, IngressWriter, API.
 //   - client.go: the Client: EC2 operations with the SDK's signatures, and
 //     call counts.
-//   - describe.go: DescribeVpcs and DescribeSecurityGroups on the model, with
-//     paging.
+//   - describe.go: DescribeVpcs and DescribeSecurityGroups on the model, and
+//     the paging of every Describe call.
+//   - describe_network.go: DescribeSubnets, DescribeRouteTables and
+//     DescribeVpcEndpoints on the model, their filters, and the read-backs
+//     Subnet, RouteTable, RouteTableFor and VpcEndpoint.
 //   - errors.go: EC2's error codes, the errors the Client returns, and the
 //     package's own errors.
 //   - faults.go: fault injection on the Client: Fail, FailNext, Clear.
@@ -25,6 +29,9 @@
 //     DescribeNetworkInterfaces.
 //   - model.go: the Model of VPCs and security groups: Options, New, AddVPC,
 //     AddSecurityGroup, Authorize.
+//   - network.go: the network's layout: subnets (AddSubnet), route tables
+//     (AddRouteTable, SetRoutes) and VPC endpoints (AddVpcEndpoint), and
+//     their validation.
 //   - reachability.go: Allows: whether security groups let a source reach a
 //     port.
 //   - rules.go: security-group rules: normalisation, validation and their
@@ -39,6 +46,41 @@
 // validation and errors as AuthorizeSecurityGroupIngress).
 // [Model.SecurityGroup] and [Model.VPC] read them back as the Describe
 // calls show them.
+//
+// The network's layout is seeded the same way, each call validated whole
+// before it changes anything (an [*OptionsError] naming the field at
+// fault otherwise):
+//
+//   - [Model.AddSubnet]: a subnet of a VPC ([SubnetSpec]) in one
+//     Availability Zone of the model's region, its IPv4 block (/16 to /28)
+//     inside the VPC's and overlapping no other subnet's, whether it maps
+//     public addresses on launch, its tags, and Available, the source of
+//     its free address count: the world's cluster, called anew by every
+//     DescribeSubnets without the model's lock; without it, the block's
+//     size less the 5 addresses AWS reserves. Its zone ID is derived from
+//     the zone's name ("euw1-az1" for eu-west-1a) unless given.
+//   - [Model.AddRouteTable]: a route table ([RouteTableSpec]), the VPC's
+//     main one or not, its explicit subnet associations (a subnet has at
+//     most one) and its routes ([Route]: an IPv4 destination and exactly
+//     one target, an internet or virtual private gateway, a NAT gateway, a
+//     transit gateway, a network interface or a peering connection). The
+//     model adds the local route to the VPC's block to every table, first.
+//     A subnet without an explicit association is routed by its VPC's main
+//     table ([Model.RouteTableFor]); as in EC2, the main table does not
+//     list it. [Model.SetRoutes] replaces a table's routes, as a broken
+//     world loses its NAT gateway.
+//   - [Model.AddVpcEndpoint]: an Interface endpoint (in subnets of the
+//     VPC, one per zone, with or without private DNS) or a Gateway one
+//     (on route tables of the VPC), of a service name, in a state
+//     (available unless told). DescribeVpcEndpoints spells states as EC2
+//     does, "available", "pendingAcceptance", which is not the spelling
+//     of the SDK's ec2types.State constants ("Available"): compare them
+//     with strings.EqualFold.
+//
+// IDs are the caller's ("subnet-private-eu-west-1a", with hyphens, reads
+// well in a report) or, when empty, generated as EC2's are
+// (rtb-<17 hex digits>). [Model.Subnet], [Model.RouteTable] and
+// [Model.VpcEndpoint] read them back as the Describe calls show them.
 //
 // Network interfaces are not stored in the model: the simulated cluster
 // owns the addresses, which churn with its nodes and pods. The world hands
@@ -79,13 +121,29 @@
 // availability-zone, group-id, group-name, attachment.instance-id,
 // interface-type, description, owner-id and status; each interface with
 // its groups named from the model's, "in-use", and an Attachment when it
-// has an instance), AuthorizeSecurityGroupIngress and
-// RevokeSecurityGroupIngress (by IpPermissions or SecurityGroupRuleIds).
-// Filter values take the wildcards * and ?; the Describe calls sort by ID
-// and page by MaxResults (5 to 1000) and NextToken. Errors are
+// has an instance), DescribeSubnets (SubnetIds; Filters vpc-id, subnet-id,
+// availability-zone, availability-zone-id, cidr-block,
+// map-public-ip-on-launch, default-for-az, state, owner-id, subnet-arn,
+// tag:<key>, tag-key, and EC2's other spellings availabilityZone, cidr,
+// cidrBlock...), DescribeRouteTables (RouteTableIds; Filters vpc-id,
+// route-table-id, association.subnet-id, association.main,
+// association.route-table-id, association.route-table-association-id,
+// route.destination-cidr-block, route.gateway-id, route.nat-gateway-id,
+// route.transit-gateway-id, route.vpc-peering-connection-id, route.origin,
+// route.state, owner-id, tag:<key>, tag-key), DescribeVpcEndpoints
+// (VpcEndpointIds; Filters vpc-id, service-name, vpc-endpoint-type,
+// vpc-endpoint-state, vpc-endpoint-id, tag:<key>, tag-key),
+// AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress (by
+// IpPermissions or SecurityGroupRuleIds). Filter values take the
+// wildcards * and ?; the Describe calls sort by ID and page by MaxResults
+// and NextToken: 5 to 1000 (DescribeRouteTables 5 to 100;
+// DescribeVpcEndpoints at least 1, more than 1000 answering 1000). Errors
+// are
 // *smithy.GenericAPIError values with EC2's codes
 // (InvalidGroup.NotFound, InvalidVpcID.NotFound,
-// InvalidNetworkInterfaceID.NotFound, InvalidPermission.Duplicate,
+// InvalidNetworkInterfaceID.NotFound, InvalidSubnetID.NotFound,
+// InvalidRouteTableID.NotFound, InvalidVpcEndpointId.NotFound,
+// InvalidPermission.Duplicate,
 // InvalidPermission.NotFound, MissingParameter, ...; see the Code
 // constants), wrapped in a
 // *smithy.OperationError as the SDK wraps them: classify them with
@@ -94,9 +152,11 @@
 // MissingParameter, as EC2 answers the SDK's empty request. DryRun answers
 // DryRunOperation.
 //
-// The consumer-side roles are [Reader] (the three Describe calls),
-// [IngressWriter] and [API]; *ec2.Client and *Client satisfy all three,
-// and the SDK's paginators accept a Client.
+// The consumer-side roles are [Reader] (DescribeVpcs,
+// DescribeSecurityGroups, DescribeNetworkInterfaces), [NetworkReader]
+// (DescribeSubnets, DescribeRouteTables, DescribeVpcEndpoints),
+// [IngressWriter] and [API]; *ec2.Client and *Client satisfy all four, and
+// the SDK's paginators accept a Client.
 //
 // # Faults and counts
 //
@@ -112,7 +172,7 @@
 //
 // Default VPCs (so group names address nothing: use group IDs), egress
 // rules beyond the default one (never evaluated), prefix lists, peered
-// VPCs and other accounts' groups, network ACLs and routes, tags on VPCs,
+// VPCs and other accounts' groups, network ACLs, tags on VPCs,
 // the IPv6 filters of DescribeVpcs, rate throttling and latency (inject
 // RequestLimitExceeded instead), the propagation delay of rule changes,
 // quotas on rules per group, and the characters EC2 allows in
@@ -120,6 +180,17 @@
 // addresses and Elastic IP associations, MAC addresses, DNS names, tags,
 // attachment details beyond the instance ID, statuses other than in-use,
 // managed interfaces (IncludeManagedResources is ignored), and the other
-// filters of DescribeNetworkInterfaces (InvalidParameterValue). The optFns
-// arguments are ignored.
+// filters of DescribeNetworkInterfaces (InvalidParameterValue). Of the
+// network's layout: IPv6 (blocks, routes, IPv6-only subnets), prefix lists
+// (so a Gateway endpoint adds no route to its tables: read its
+// RouteTableIds), route propagation, blackhole routes (every route is
+// active) and routes' reachability (a route's target need not exist),
+// gateway and edge associations, Local Zones and Outposts, default
+// subnets, NACLs, an Interface endpoint's network interfaces, security
+// groups, DNS entries, policy and creation time, the Malformed codes of
+// subnet, route table and endpoint IDs (an unknown one is NotFound,
+// whatever its form), the filters of the three calls not listed above
+// (InvalidParameterValue: available-ip-address-count,
+// route.destination-prefix-list-id, ip-address-type...), and changes to a
+// subnet or an endpoint once added. The optFns arguments are ignored.
 package ec2sim

@@ -16,6 +16,8 @@
 //   - ec2client.go: the SDK's EC2 client pointed at an endpoint.
 //   - ec2decode.go: decoding EC2 Query-protocol forms into SDK inputs.
 //   - ec2encode.go: encoding EC2 outputs as XML.
+//   - ec2netencode.go: encoding EC2's subnets, route tables and VPC
+//     endpoints as XML.
 //   - encode.go: encoding SDK outputs as Query-protocol XML.
 //   - errors.go: OptionsError and the HTTP status of each error code.
 //   - server.go: the Server: Options, wire faults, the request log, ServeHTTP.
@@ -80,7 +82,8 @@
 // With Options.EC2 (an *ec2sim.Client, or any value with some of the
 // SDK's methods of ec2sim.API), the endpoint also serves EC2's Query
 // protocol ("ec2query") for DescribeVpcs, DescribeSecurityGroups,
-// DescribeNetworkInterfaces, AuthorizeSecurityGroupIngress and
+// DescribeNetworkInterfaces, DescribeSubnets, DescribeRouteTables,
+// DescribeVpcEndpoints, AuthorizeSecurityGroupIngress and
 // RevokeSecurityGroupIngress ([EC2Actions]), so that a real *ec2.Client runs through it
 // ([Endpoint.NewEC2Client], or [NewEC2Client] for an EC2-only endpoint).
 // The request's Version tells the APIs apart: [EC2Version] (2016-11-15)
@@ -90,8 +93,9 @@
 //   - Requests: flattened lists numbered from 1 with EC2's query names,
 //     "GroupId.1", "Filter.1.Name", "Filter.1.Value.1",
 //     "IpPermissions.1.Groups.1.GroupId", "IpPermissions.1.IpRanges.1.CidrIp",
-//     "SecurityGroupRuleId.1", "NetworkInterfaceId.1", as the SDK's
-//     serializers.go writes them.
+//     "SecurityGroupRuleId.1", "NetworkInterfaceId.1", "SubnetId.1",
+//     "RouteTableId.1", "VpcEndpointId.1", as the SDK's serializers.go
+//     writes them.
 //     An unknown parameter answers UnknownParameter, an unreadable one
 //     InvalidParameterValue.
 //   - Responses: <XResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">
@@ -99,8 +103,11 @@
 //     lists as <item> (<securityGroupInfo><item>…, <ipPermissions>,
 //     <groups>, <ipRanges>, <vpcSet>, <return>, <securityGroupRuleSet>,
 //     <networkInterfaceSet> with <groupSet>, <privateIpAddressesSet> and
-//     <attachment>), as the SDK's deserializers.go reads them. A network
-//     interface is written in full, every member the SDK reads.
+//     <attachment>, <subnetSet>, <routeTableSet> with <routeSet> and
+//     <associationSet>, <vpcEndpointSet> with <subnetIdSet> and
+//     <routeTableIdSet>), as the SDK's deserializers.go reads them. A
+//     network interface, a subnet, a route table and a VPC endpoint are
+//     written in full, every member the SDK reads.
 //   - Errors: <Response><Errors><Error><Code><Message></Error></Errors>
 //     <RequestID></Response>, with EC2's statuses ([EC2StatusOf]): 400 for
 //     client errors, 403 UnauthorizedOperation, 412 DryRunOperation, 503
@@ -151,7 +158,7 @@
 // # Not supported
 //
 //   - Actions other than the sixteen of [API] (and, with an EC2 backend,
-//     the five of [EC2Actions]) answer InvalidAction.
+//     the eight of [EC2Actions]) answer InvalidAction.
 //   - EC2 outputs: a VPC's BlockPublicAccessStates, EncryptionControl and
 //     Ipv6CidrBlockAssociationSet are not written (a backend that sets
 //     them gets InternalError); ec2sim never sets them.

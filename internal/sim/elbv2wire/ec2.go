@@ -85,6 +85,15 @@ type (
 	describeNetworkInterfaces interface {
 		DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
 	}
+	describeSubnets interface {
+		DescribeSubnets(context.Context, *ec2.DescribeSubnetsInput, ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error)
+	}
+	describeRouteTables interface {
+		DescribeRouteTables(context.Context, *ec2.DescribeRouteTablesInput, ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error)
+	}
+	describeVpcEndpoints interface {
+		DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
+	}
 )
 
 // ec2Operation is one EC2 action: whether a backend serves it, the
@@ -131,6 +140,9 @@ var ec2Operations = func() map[string]ec2Operation {
 		serveEC2(ec2sim.OpAuthorizeSecurityGroupIngress, authorizeSecurityGroupIngress.AuthorizeSecurityGroupIngress, decodeAuthorizeSecurityGroupIngress, encodeAuthorizeSecurityGroupIngress),
 		serveEC2(ec2sim.OpRevokeSecurityGroupIngress, revokeSecurityGroupIngress.RevokeSecurityGroupIngress, decodeRevokeSecurityGroupIngress, encodeRevokeSecurityGroupIngress),
 		serveEC2(ec2sim.OpDescribeNetworkInterfaces, describeNetworkInterfaces.DescribeNetworkInterfaces, decodeDescribeNetworkInterfaces, encodeDescribeNetworkInterfaces),
+		serveEC2(ec2sim.OpDescribeSubnets, describeSubnets.DescribeSubnets, decodeDescribeSubnets, encodeDescribeSubnets),
+		serveEC2(ec2sim.OpDescribeRouteTables, describeRouteTables.DescribeRouteTables, decodeDescribeRouteTables, encodeDescribeRouteTables),
+		serveEC2(ec2sim.OpDescribeVpcEndpoints, describeVpcEndpoints.DescribeVpcEndpoints, decodeDescribeVpcEndpoints, encodeDescribeVpcEndpoints),
 	}
 	m := make(map[string]ec2Operation, len(list))
 	for _, op := range list {

@@ -55,6 +55,18 @@ func (r *ec2Recorder) DescribeNetworkInterfaces(_ context.Context, in *ec2.Descr
 	return record[ec2.DescribeNetworkInterfacesInput, ec2.DescribeNetworkInterfacesOutput](r, "DescribeNetworkInterfaces", in)
 }
 
+func (r *ec2Recorder) DescribeSubnets(_ context.Context, in *ec2.DescribeSubnetsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
+	return record[ec2.DescribeSubnetsInput, ec2.DescribeSubnetsOutput](r, "DescribeSubnets", in)
+}
+
+func (r *ec2Recorder) DescribeRouteTables(_ context.Context, in *ec2.DescribeRouteTablesInput, _ ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	return record[ec2.DescribeRouteTablesInput, ec2.DescribeRouteTablesOutput](r, "DescribeRouteTables", in)
+}
+
+func (r *ec2Recorder) DescribeVpcEndpoints(_ context.Context, in *ec2.DescribeVpcEndpointsInput, _ ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
+	return record[ec2.DescribeVpcEndpointsInput, ec2.DescribeVpcEndpointsOutput](r, "DescribeVpcEndpoints", in)
+}
+
 func filled[T any](f *filler) *T {
 	v := new(T)
 	f.fill(reflect.ValueOf(v).Elem(), 0)
@@ -75,6 +87,11 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		"RevokeSecurityGroupIngress":    filled[ec2.RevokeSecurityGroupIngressOutput](f),
 		// Every member of a NetworkInterface, nested ones included.
 		"DescribeNetworkInterfaces": filled[ec2.DescribeNetworkInterfacesOutput](f),
+		// Every member of a Subnet, a RouteTable and a VpcEndpoint, nested
+		// ones included.
+		"DescribeSubnets":      filled[ec2.DescribeSubnetsOutput](f),
+		"DescribeRouteTables":  filled[ec2.DescribeRouteTablesOutput](f),
+		"DescribeVpcEndpoints": filled[ec2.DescribeVpcEndpointsOutput](f),
 	}}
 	c, ep, err := NewEC2Client(rec, ClientOptions{MaxAttempts: 1})
 	if err != nil {
@@ -99,6 +116,15 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		}},
 		{"DescribeNetworkInterfaces", filled[ec2.DescribeNetworkInterfacesInput](f), func(in any) (any, error) {
 			return c.DescribeNetworkInterfaces(ctx, in.(*ec2.DescribeNetworkInterfacesInput))
+		}},
+		{"DescribeSubnets", filled[ec2.DescribeSubnetsInput](f), func(in any) (any, error) {
+			return c.DescribeSubnets(ctx, in.(*ec2.DescribeSubnetsInput))
+		}},
+		{"DescribeRouteTables", filled[ec2.DescribeRouteTablesInput](f), func(in any) (any, error) {
+			return c.DescribeRouteTables(ctx, in.(*ec2.DescribeRouteTablesInput))
+		}},
+		{"DescribeVpcEndpoints", filled[ec2.DescribeVpcEndpointsInput](f), func(in any) (any, error) {
+			return c.DescribeVpcEndpoints(ctx, in.(*ec2.DescribeVpcEndpointsInput))
 		}},
 	}
 	if len(calls) != len(EC2Actions()) {
@@ -142,6 +168,18 @@ func TestEC2NilAndEmptyOutputs(t *testing.T) {
 	enis, err := c.DescribeNetworkInterfaces(t.Context(), nil)
 	if err != nil || enis.NetworkInterfaces != nil || enis.NextToken != nil {
 		t.Errorf("nil output: %+v, %v", enis, err)
+	}
+	subnets, err := c.DescribeSubnets(t.Context(), nil)
+	if err != nil || subnets.Subnets != nil || subnets.NextToken != nil {
+		t.Errorf("nil output: %+v, %v", subnets, err)
+	}
+	tables, err := c.DescribeRouteTables(t.Context(), nil)
+	if err != nil || tables.RouteTables != nil || tables.NextToken != nil {
+		t.Errorf("nil output: %+v, %v", tables, err)
+	}
+	endpoints, err := c.DescribeVpcEndpoints(t.Context(), nil)
+	if err != nil || endpoints.VpcEndpoints != nil || endpoints.NextToken != nil {
+		t.Errorf("nil output: %+v, %v", endpoints, err)
 	}
 }
 

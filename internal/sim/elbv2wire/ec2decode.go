@@ -329,3 +329,33 @@ func decodeDescribeNetworkInterfaces(n *ec2Node, in *ec2.DescribeNetworkInterfac
 		n.int32("MaxResults", &in.MaxResults), n.strs("NetworkInterfaceId", &in.NetworkInterfaceIds), n.str("NextToken", &in.NextToken),
 	)
 }
+
+// serializers.go: awsEc2query_serializeOpDocumentDescribeSubnetsInput:
+// "DryRun", FlatKey "Filter", "MaxResults", "NextToken", FlatKey "SubnetId"
+// (awsEc2query_serializeDocumentSubnetIdStringList).
+func decodeDescribeSubnets(n *ec2Node, in *ec2.DescribeSubnetsInput) error {
+	return n.all(
+		n.bool("DryRun", &in.DryRun), decodeFilters(n, &in.Filters), n.int32("MaxResults", &in.MaxResults),
+		n.str("NextToken", &in.NextToken), n.strs("SubnetId", &in.SubnetIds),
+	)
+}
+
+// serializers.go: awsEc2query_serializeOpDocumentDescribeRouteTablesInput:
+// "DryRun", FlatKey "Filter", "MaxResults", "NextToken", FlatKey
+// "RouteTableId" (awsEc2query_serializeDocumentRouteTableIdStringList).
+func decodeDescribeRouteTables(n *ec2Node, in *ec2.DescribeRouteTablesInput) error {
+	return n.all(
+		n.bool("DryRun", &in.DryRun), decodeFilters(n, &in.Filters), n.int32("MaxResults", &in.MaxResults),
+		n.str("NextToken", &in.NextToken), n.strs("RouteTableId", &in.RouteTableIds),
+	)
+}
+
+// serializers.go: awsEc2query_serializeOpDocumentDescribeVpcEndpointsInput:
+// "DryRun", FlatKey "Filter", "MaxResults", "NextToken", FlatKey
+// "VpcEndpointId" (awsEc2query_serializeDocumentVpcEndpointIdList).
+func decodeDescribeVpcEndpoints(n *ec2Node, in *ec2.DescribeVpcEndpointsInput) error {
+	return n.all(
+		n.bool("DryRun", &in.DryRun), decodeFilters(n, &in.Filters), n.int32("MaxResults", &in.MaxResults),
+		n.str("NextToken", &in.NextToken), n.strs("VpcEndpointId", &in.VpcEndpointIds),
+	)
+}

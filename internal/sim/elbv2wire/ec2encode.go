@@ -393,7 +393,7 @@ func interfaceAttachmentXML(a *ec2types.NetworkInterfaceAttachment) *ec2Interfac
 
 func networkInterfaceXML(n ec2types.NetworkInterface) ec2NetworkInterface {
 	out := ec2NetworkInterface{
-		AssociatedSubnetSet: itemsOf(n.AssociatedSubnets, func(s string) string { return s }),
+		AssociatedSubnetSet: stringSet(n.AssociatedSubnets),
 		Association:         interfaceAssociationXML(n.Association),
 		Attachment:          interfaceAttachmentXML(n.Attachment),
 		AvailabilityZone:    n.AvailabilityZone, AvailabilityZoneId: n.AvailabilityZoneId,

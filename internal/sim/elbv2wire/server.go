@@ -36,7 +36,7 @@ type Options struct {
 	// [EC2Version], signed for service ec2) on the same endpoint, for the
 	// actions for which it has the SDK's method: an *ec2sim.Client (the
 	// simulated network, with its counts and faults) or an *ec2.Client has
-	// all five of ec2sim.API; a narrower value serves its own. It must be
+	// every operation of ec2sim.API; a narrower value serves its own. It must be
 	// safe for concurrent use. Nil: no EC2 API, and a request with
 	// Version 2016-11-15 is an ELBv2 request of an unknown version, as
 	// before.
