@@ -72,21 +72,47 @@ func pageWithin(lim limits, ids []string, maxRes *int32, token *string) ([]strin
 	return ids[:n], aws.String(tokenPrefix + ids[n]), nil
 }
 
-// selectPage chooses the IDs a Describe call answers: those it names
-// (each must be in all, else it fails with notFound's error) or, when it
-// names none, every ID of all; sorted, without repeats, those that match
-// every filter, cut to the page. The caller holds the model's lock.
-func selectPage[T any](m *Model, all map[string]T, named []string, notFound func(string) error, fs []compiledFilter[T],
-	lim limits, maxRes *int32, token *string) ([]string, *string, error) {
+// request is what every Describe call's input has: the IDs it names, its
+// filters and its page.
+type request struct {
+	ids        []string
+	filters    []ec2types.Filter
+	maxResults *int32
+	nextToken  *string
+}
+
+// kind is one kind of resource the model keeps, as a Describe call reads
+// it: the resources by ID (a map the model never replaces), the filters
+// of the call, the error for an ID that is not there, and the call's
+// MaxResults.
+type kind[T any] struct {
+	all      map[string]T
+	filters  []filter[T]
+	notFound func(id string) error
+	limits   limits
+}
+
+// describeIn answers a Describe call on k: the resources the request
+// names (each must exist, else it fails with k's notFound error) or, when
+// it names none, every one; sorted by ID, without repeats, those that
+// match every filter, cut to the page; each rendered under the model's
+// lock.
+func describeIn[T, O any](m *Model, k kind[T], r request, render func(T) O) ([]O, *string, error) {
+	fs, err := compileFilters(k.filters, r.filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var ids []string
-	for _, id := range named {
-		if _, ok := all[id]; !ok {
-			return nil, nil, notFound(id)
+	for _, id := range r.ids {
+		if _, ok := k.all[id]; !ok {
+			return nil, nil, k.notFound(id)
 		}
 		ids = append(ids, id)
 	}
-	if len(named) == 0 {
-		for id := range all {
+	if len(r.ids) == 0 {
+		for id := range k.all {
 			ids = append(ids, id)
 		}
 	}
@@ -94,29 +120,28 @@ func selectPage[T any](m *Model, all map[string]T, named []string, notFound func
 	ids = slices.Compact(ids)
 	var kept []string
 	for _, id := range ids {
-		if matchAll(m, fs, all[id]) {
+		if matchAll(m, fs, k.all[id]) {
 			kept = append(kept, id)
 		}
 	}
-	return pageWithin(lim, kept, maxRes, token)
+	kept, next, err := pageWithin(k.limits, kept, r.maxResults, r.nextToken)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]O, 0, len(kept))
+	for _, id := range kept {
+		out = append(out, render(k.all[id]))
+	}
+	return out, next, nil
 }
 
 func (m *Model) describeVpcs(in *ec2.DescribeVpcsInput) (*ec2.DescribeVpcsOutput, error) {
-	fs, err := compileFilters(vpcFilters, in.Filters)
+	k := kind[*vpc]{all: m.vpcs, filters: vpcFilters, notFound: vpcNotFound, limits: defaultLimits}
+	vpcs, next, err := describeIn(m, k, request{in.VpcIds, in.Filters, in.MaxResults, in.NextToken}, m.renderVPC)
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	kept, next, err := selectPage(m, m.vpcs, in.VpcIds, vpcNotFound, fs, defaultLimits, in.MaxResults, in.NextToken)
-	if err != nil {
-		return nil, err
-	}
-	out := &ec2.DescribeVpcsOutput{Vpcs: []ec2types.Vpc{}, NextToken: next}
-	for _, id := range kept {
-		out.Vpcs = append(out.Vpcs, m.renderVPC(m.vpcs[id]))
-	}
-	return out, nil
+	return &ec2.DescribeVpcsOutput{Vpcs: vpcs, NextToken: next}, nil
 }
 
 func (m *Model) describeSecurityGroups(in *ec2.DescribeSecurityGroupsInput) (*ec2.DescribeSecurityGroupsOutput, error) {

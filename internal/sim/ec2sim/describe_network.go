@@ -104,17 +104,8 @@ var endpointFilters = []filter[*endpoint]{
 }
 
 func (m *Model) describeSubnets(in *ec2.DescribeSubnetsInput) (*ec2.DescribeSubnetsOutput, error) {
-	fs, err := compileFilters(subnetFilters, in.Filters)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	kept, next, err := selectPage(m, m.subnets, in.SubnetIds, subnetNotFound, fs, defaultLimits, in.MaxResults, in.NextToken)
-	list := make([]*subnet, 0, len(kept))
-	for _, id := range kept {
-		list = append(list, m.subnets[id])
-	}
-	m.mu.Unlock()
+	k := kind[*subnet]{all: m.subnets, filters: subnetFilters, notFound: subnetNotFound, limits: defaultLimits}
+	list, next, err := describeIn(m, k, request{in.SubnetIds, in.Filters, in.MaxResults, in.NextToken}, func(s *subnet) *subnet { return s })
 	if err != nil {
 		return nil, err
 	}
@@ -128,39 +119,21 @@ func (m *Model) describeSubnets(in *ec2.DescribeSubnetsInput) (*ec2.DescribeSubn
 }
 
 func (m *Model) describeRouteTables(in *ec2.DescribeRouteTablesInput) (*ec2.DescribeRouteTablesOutput, error) {
-	fs, err := compileFilters(tableFilters, in.Filters)
+	k := kind[*routeTable]{all: m.tables, filters: tableFilters, notFound: routeTableNotFound, limits: routeTableLimits}
+	tables, next, err := describeIn(m, k, request{in.RouteTableIds, in.Filters, in.MaxResults, in.NextToken}, m.renderTableLocked)
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	kept, next, err := selectPage(m, m.tables, in.RouteTableIds, routeTableNotFound, fs, routeTableLimits, in.MaxResults, in.NextToken)
-	if err != nil {
-		return nil, err
-	}
-	out := &ec2.DescribeRouteTablesOutput{RouteTables: make([]ec2types.RouteTable, 0, len(kept)), NextToken: next}
-	for _, id := range kept {
-		out.RouteTables = append(out.RouteTables, m.renderTableLocked(m.tables[id]))
-	}
-	return out, nil
+	return &ec2.DescribeRouteTablesOutput{RouteTables: tables, NextToken: next}, nil
 }
 
 func (m *Model) describeVpcEndpoints(in *ec2.DescribeVpcEndpointsInput) (*ec2.DescribeVpcEndpointsOutput, error) {
-	fs, err := compileFilters(endpointFilters, in.Filters)
+	k := kind[*endpoint]{all: m.endpoints, filters: endpointFilters, notFound: vpcEndpointNotFound, limits: endpointLimits}
+	endpoints, next, err := describeIn(m, k, request{in.VpcEndpointIds, in.Filters, in.MaxResults, in.NextToken}, m.renderEndpoint)
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	kept, next, err := selectPage(m, m.endpoints, in.VpcEndpointIds, vpcEndpointNotFound, fs, endpointLimits, in.MaxResults, in.NextToken)
-	if err != nil {
-		return nil, err
-	}
-	out := &ec2.DescribeVpcEndpointsOutput{VpcEndpoints: make([]ec2types.VpcEndpoint, 0, len(kept)), NextToken: next}
-	for _, id := range kept {
-		out.VpcEndpoints = append(out.VpcEndpoints, m.renderEndpoint(m.endpoints[id]))
-	}
-	return out, nil
+	return &ec2.DescribeVpcEndpointsOutput{VpcEndpoints: endpoints, NextToken: next}, nil
 }
 
 // renderSubnet returns a subnet as DescribeSubnets shows it, calling its

@@ -197,6 +197,36 @@ func checkID[T any](op, prefix, id string, taken map[string]T) error {
 	return nil
 }
 
+// member is a subnet or a route table, as a spec names them.
+type member interface{ vpcID() string }
+
+func (s *subnet) vpcID() string     { return s.vpc }
+func (t *routeTable) vpcID() string { return t.vpc }
+
+// checkMembers checks the IDs of kind ("subnet") a spec names in field:
+// each in have, in the VPC vpcID, and named once; then more, when set,
+// which returns why one is refused, or "".
+func checkMembers[T member](op, field, kind, vpcID string, ids []string, have map[string]T, more func(T) string) error {
+	for i, id := range ids {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		r, ok := have[id]
+		switch {
+		case !ok:
+			return netErr(op, f, "no %s %q", kind, id)
+		case r.vpcID() != vpcID:
+			return netErr(op, f, "%s is in %s, not %s", id, r.vpcID(), vpcID)
+		case slices.Index(ids, id) < i:
+			return netErr(op, f, "%s is named twice", id)
+		}
+		if more != nil {
+			if reason := more(r); reason != "" {
+				return netErr(op, f, "%s", reason)
+			}
+		}
+	}
+	return nil
+}
+
 // AddSubnet adds a subnet (state available) to a VPC. It fails with an
 // [*OptionsError], and changes nothing, for an unknown VPC, a missing,
 // malformed or taken ID, zone or CIDR block, a zone outside the model's
@@ -377,20 +407,14 @@ func (m *Model) AddRouteTable(spec RouteTableSpec) (string, error) {
 			return "", netErr(op, "Main", "%s has a main route table: %s", v.id, id)
 		}
 	}
-	for i, s := range spec.Subnets {
-		field := fmt.Sprintf("Subnets[%d]", i)
-		sn, ok := m.subnets[s]
-		switch {
-		case !ok:
-			return "", netErr(op, field, "no subnet %q", s)
-		case sn.vpc != v.id:
-			return "", netErr(op, field, "%s is in %s, not %s", s, sn.vpc, v.id)
-		case slices.Index(spec.Subnets, s) < i:
-			return "", netErr(op, field, "%s is named twice", s)
+	err := checkMembers(op, "Subnets", "subnet", v.id, spec.Subnets, m.subnets, func(s *subnet) string {
+		if t, _ := m.explicitTableLocked(s.id); t != "" {
+			return fmt.Sprintf("%s is associated with %s already", s.id, t)
 		}
-		if t, _ := m.explicitTableLocked(s); t != "" {
-			return "", netErr(op, field, "%s is associated with %s already", s, t)
-		}
+		return ""
+	})
+	if err != nil {
+		return "", err
 	}
 	routes, err := checkRoutes(op, v, spec.Routes)
 	if err != nil {
@@ -498,32 +522,18 @@ func (m *Model) AddVpcEndpoint(spec VpcEndpointSpec) (string, error) {
 		return "", err
 	}
 	zones := map[string]string{}
-	for i, s := range spec.SubnetIDs {
-		field := fmt.Sprintf("SubnetIDs[%d]", i)
-		sn, ok := m.subnets[s]
-		switch {
-		case !ok:
-			return "", netErr(op, field, "no subnet %q", s)
-		case sn.vpc != v.id:
-			return "", netErr(op, field, "%s is in %s, not %s", s, sn.vpc, v.id)
-		case slices.Index(spec.SubnetIDs, s) < i:
-			return "", netErr(op, field, "%s is named twice", s)
-		case zones[sn.zone] != "":
-			return "", netErr(op, field, "%s and %s are both in %s: one subnet per zone", zones[sn.zone], s, sn.zone)
+	err = checkMembers(op, "SubnetIDs", "subnet", v.id, spec.SubnetIDs, m.subnets, func(s *subnet) string {
+		if other := zones[s.zone]; other != "" {
+			return fmt.Sprintf("%s and %s are both in %s: one subnet per zone", other, s.id, s.zone)
 		}
-		zones[sn.zone] = s
+		zones[s.zone] = s.id
+		return ""
+	})
+	if err == nil {
+		err = checkMembers(op, "RouteTableIDs", "route table", v.id, spec.RouteTableIDs, m.tables, nil)
 	}
-	for i, id := range spec.RouteTableIDs {
-		field := fmt.Sprintf("RouteTableIDs[%d]", i)
-		t, ok := m.tables[id]
-		switch {
-		case !ok:
-			return "", netErr(op, field, "no route table %q", id)
-		case t.vpc != v.id:
-			return "", netErr(op, field, "%s is in %s, not %s", id, t.vpc, v.id)
-		case slices.Index(spec.RouteTableIDs, id) < i:
-			return "", netErr(op, field, "%s is named twice", id)
-		}
+	if err != nil {
+		return "", err
 	}
 	id := spec.ID
 	if id == "" {
