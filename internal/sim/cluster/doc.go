@@ -25,6 +25,8 @@
 //     termination, eviction.
 //   - scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
 //     with server-side apply of TargetGroupBindings.
+//   - subnets.go: the subnets as the rest of the world sees them:
+//     SubnetView, Cluster.Subnets and Cluster.ZoneOf.
 //   - types.go: the specs callers give (Workload, PDBSpec, NodeSpec) and the
 //     internal state of nodes, pods, Services and PodDisruptionBudgets.
 //   - views.go: read-only views of nodes and pods, and who holds an address
@@ -60,6 +62,9 @@
 // new node or pod of the same subnet as the reuse allows (the VPC CNI's
 // IP_COOLDOWN_PERIOD; EC2 for a node's address): a ghost's address can
 // come back as another node, or as another application's pod.
+// [Cluster.Subnets] lists the subnets with how many addresses each has
+// free; [Cluster.ZoneOf] tells the zone of an address by the subnet that
+// holds it (the load balancer model's zone source).
 // [Cluster.Serve] answers with the application that served a request, and
 // [Cluster.Answers] says which one would, without sending anything. The
 // Node registers Ready after a delay,

@@ -73,20 +73,32 @@ func (s *subnet) alloc() (string, error) {
 	return a.String(), nil
 }
 
+// free is how many addresses of the subnet no one holds now: those never
+// handed out and those given back.
+func (s *subnet) free() int {
+	n := len(s.freed)
+	if s.next.IsValid() && !s.last.Less(s.next) {
+		n += int(addrValue(s.last)-addrValue(s.next)) + 1
+	}
+	return n
+}
+
+// addrValue is an IPv4 address as a number.
+func addrValue(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
 func lastAddr(p netip.Prefix) netip.Addr {
-	a := p.Masked().Addr().As4()
 	host := uint32(1)<<(32-p.Bits()) - 1
-	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
-	v |= host
+	v := addrValue(p.Masked().Addr()) | host
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 // splitPrefix returns the i-th of the 2^extra equal parts of p.
 func splitPrefix(p netip.Prefix, extra, i int) netip.Prefix {
 	bits := p.Bits() + extra
-	a := p.Masked().Addr().As4()
-	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
-	v += uint32(i) << (32 - bits)
+	v := addrValue(p.Masked().Addr()) + uint32(i)<<(32-bits)
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), bits)
 }
 

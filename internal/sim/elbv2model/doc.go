@@ -29,6 +29,9 @@
 //     TargetGroupARNs.
 //   - targetgroup.go: target groups: create, modify, delete, describe.
 //   - targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
+//   - zones.go: Availability Zones: a load balancer's enabled zones, the
+//     zone source, and the targets parked in a zone no load balancer
+//     serves.
 //
 // # Seam
 //
@@ -48,7 +51,9 @@
 // ModifyRule. Every request is validated in full before anything changes.
 //
 // Setup helpers that are not SDK calls build the load balancer a scenario
-// needs: [Model.AddLoadBalancer], [Model.AddListener], [Model.AddRule].
+// needs: [Model.AddLoadBalancer], [Model.AddListener], [Model.AddRule],
+// [Model.SetSecurityGroups], [Model.SetLoadBalancerZones] (read back with
+// [Model.LoadBalancerZones]), and the world's [Model.SetZoneSource].
 //
 // Events from the rest of the world: [Model.InstanceTerminated].
 //
@@ -87,6 +92,21 @@
 //     if healthy, even after it has left the group: the load balancer's
 //     nodes have not all learnt of the deregistration yet. Registering it
 //     again, or its instance's termination, ends that at once.
+//   - Availability Zones: a load balancer has every zone enabled until
+//     [Model.SetLoadBalancerZones] names its zones and their subnets
+//     (DescribeLoadBalancers then lists them as AvailabilityZones; with
+//     every zone enabled it lists none, as the model knows no subnet).
+//     With a zone source ([Model.SetZoneSource], the cluster's ZoneOf), a
+//     target whose address is in a zone its target group's load balancer
+//     has not enabled is unused / Target.NotInUse, described "Target is in
+//     an Availability Zone that is not enabled for the load balancer":
+//     not checked, no requests. It starts registration again when the
+//     zone is enabled. An ip target registered with AvailabilityZone all
+//     is never parked for its zone; an address the source knows no zone
+//     for, and every target without a zone source, neither. An instance
+//     target's zone is that of its resolved private IP, which lies in the
+//     instance's subnet. The zone is read when a target is registered or
+//     becomes used, and whenever the zones or the zone source change.
 //   - DescribeTargetHealth with a Targets filter reports an unregistered
 //     target as unused / Target.NotRegistered.
 //   - [Model.InstanceTerminated] (EC2 telling ELB an instance is gone):
@@ -127,7 +147,8 @@
 // target_group_health.unhealthy_state_routing.minimum_healthy_targets.count
 // (default 1), every healthy and unhealthy one (fail open), and the initial
 // ones too with Options.FailOpenInitial. Otherwise initial, draining and
-// unused targets never take new requests.
+// unused targets (a target parked for its zone among them) never take new
+// requests.
 //
 // # Not modelled
 //
@@ -138,9 +159,11 @@
 //     transforms: rejected with a ValidationError.
 //   - Rule conditions are stored but not evaluated: traffic names the rule
 //     it goes through.
-//   - Availability zones and cross-zone load balancing; stickiness, slow
-//     start and the load-balancing algorithm are stored attributes with no
-//     effect on routing.
+//   - Cross-zone load balancing and the load balancer's own nodes per zone
+//     (a served target takes requests whatever zone they enter by);
+//     subnets are not checked against EC2. Stickiness, slow start and the
+//     load-balancing algorithm are stored attributes with no effect on
+//     routing.
 //   - The health-check timeout: a probe's result counts at the check's
 //     instant. unhealthy.draining, unavailable and anomaly detection.
 //   - The propagation delay of listener and rule changes: they take effect

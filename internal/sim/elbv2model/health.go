@@ -66,17 +66,19 @@ func (m *Model) cancelLocked(t *target) {
 // startRegistrationLocked begins (or restarts) t's registration.
 func (m *Model) startRegistrationLocked(t *target, now time.Time) {
 	m.cancelLocked(t)
-	t.passes, t.fails = 0, 0
+	t.passes, t.fails, t.zoneOff = 0, 0, false
 	m.setLocked(t, types.TargetHealthStateEnumInitial, types.TargetHealthReasonEnumRegistrationInProgress, now)
 	g := t.gen
 	t.timer = m.clock.At(now.Add(m.regDelay), evRegistration, func(at time.Time) { m.onRegistered(t, g, at) })
 }
 
-// unusedLocked parks t while its target group has no load balancer. An
-// instance target whose instance was terminated stays Target.InvalidState.
+// unusedLocked parks t while its target group has no load balancer (or,
+// with zoneOff set after it, while the load balancer does not serve its
+// zone). An instance target whose instance was terminated stays
+// Target.InvalidState.
 func (m *Model) unusedLocked(t *target, now time.Time) {
 	m.cancelLocked(t)
-	t.passes, t.fails = 0, 0
+	t.passes, t.fails, t.zoneOff = 0, 0, false
 	reason := types.TargetHealthReasonEnumNotInUse
 	if t.stopped {
 		reason = types.TargetHealthReasonEnumInvalidState
@@ -130,7 +132,7 @@ func (m *Model) scheduleChecksLocked(t *target, first time.Time) {
 // balancer keeps sending it requests for the lag.
 func (m *Model) drainLocked(t *target, now time.Time, routed bool) {
 	if routed && m.lag > 0 {
-		t.tg.stale = append(t.tg.stale, staleTarget{key: t.key, ep: Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port}, until: now.Add(m.lag)})
+		t.tg.stale = append(t.tg.stale, staleTarget{key: t.key, ep: Endpoint{ID: t.key.id, IP: t.ip, Port: t.key.port}, until: now.Add(m.lag), allZones: t.allZones})
 	}
 	m.cancelLocked(t)
 	t.passes, t.fails = 0, 0

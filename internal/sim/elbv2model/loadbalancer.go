@@ -29,6 +29,9 @@ type loadBalancer struct {
 	listeners []*listener // creation order
 	// securityGroups are its security groups (SetSecurityGroups).
 	securityGroups []string
+	// zones are its enabled Availability Zones, zone name -> subnet ID
+	// (SetLoadBalancerZones); nil: every zone.
+	zones map[string]string
 }
 
 type listener struct {
@@ -248,7 +251,7 @@ func (m *Model) routingChangedLocked(lb *loadBalancer) {
 		tg.lb = lb
 		for _, t := range tg.order {
 			if t.state != types.TargetHealthStateEnumDraining && !t.stopped {
-				m.startRegistrationLocked(t, now)
+				m.activateLocked(t, now)
 			}
 		}
 	}
@@ -271,16 +274,17 @@ func (m *Model) routingChangedLocked(lb *loadBalancer) {
 
 func (lb *loadBalancer) describe() types.LoadBalancer {
 	return types.LoadBalancer{
-		LoadBalancerArn:  aws.String(lb.arn),
-		LoadBalancerName: aws.String(lb.name),
-		DNSName:          aws.String(fmt.Sprintf("%s-%s.elb.amazonaws.com", lb.name, lb.id[:10])),
-		Scheme:           types.LoadBalancerSchemeEnumInternetFacing,
-		Type:             types.LoadBalancerTypeEnumApplication,
-		State:            &types.LoadBalancerState{Code: types.LoadBalancerStateEnumActive},
-		VpcId:            aws.String(lb.vpcID),
-		IpAddressType:    types.IpAddressTypeIpv4,
-		CreatedTime:      aws.Time(lb.created),
-		SecurityGroups:   slices.Clone(lb.securityGroups),
+		LoadBalancerArn:   aws.String(lb.arn),
+		LoadBalancerName:  aws.String(lb.name),
+		DNSName:           aws.String(fmt.Sprintf("%s-%s.elb.amazonaws.com", lb.name, lb.id[:10])),
+		Scheme:            types.LoadBalancerSchemeEnumInternetFacing,
+		Type:              types.LoadBalancerTypeEnumApplication,
+		State:             &types.LoadBalancerState{Code: types.LoadBalancerStateEnumActive},
+		VpcId:             aws.String(lb.vpcID),
+		IpAddressType:     types.IpAddressTypeIpv4,
+		CreatedTime:       aws.Time(lb.created),
+		SecurityGroups:    slices.Clone(lb.securityGroups),
+		AvailabilityZones: lb.describeZones(),
 	}
 }
 

@@ -150,6 +150,8 @@ type Model struct {
 	failOpenInit bool
 	quotas       Quotas
 	onTransition func(Transition)
+	// zoneOf is the zone source (SetZoneSource); nil: none.
+	zoneOf ZoneSource
 
 	seq uint64
 

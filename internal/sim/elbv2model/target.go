@@ -44,6 +44,12 @@ type target struct {
 	// stopped is set when an instance target's instance was terminated
 	// (see [Model.InstanceTerminated]): it stays unused / Target.InvalidState.
 	stopped bool
+	// allZones is set for an ip target registered with AvailabilityZone
+	// all: no zone of the load balancer parks it.
+	allZones bool
+	// zoneOff is set while t is unused / Target.NotInUse because its
+	// target group's load balancer does not serve its zone.
+	zoneOff bool
 }
 
 // checking reports whether the target is being health-checked.

@@ -45,6 +45,8 @@ type staleTarget struct {
 	key   targetKey
 	ep    Endpoint
 	until time.Time
+	// allZones: registered with AvailabilityZone all.
+	allZones bool
 }
 
 // sameConfig reports whether two target groups were created with the same

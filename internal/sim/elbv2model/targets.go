@@ -59,6 +59,21 @@ func parseTarget(td types.TargetDescription, s tgSnapshot) (targetKey, error) {
 	return targetKey{id: id, port: port}, nil
 }
 
+// targetZoneAll reports whether a target is registered with
+// AvailabilityZone all. Any other zone an ip target names is ignored: the
+// model takes an address's zone from its zone source, as AWS detects it
+// from the subnet. Instance targets take no AvailabilityZone
+// (ValidationError), as AWS says.
+func targetZoneAll(td types.TargetDescription, s tgSnapshot) (bool, error) {
+	if td.AvailabilityZone == nil {
+		return false, nil
+	}
+	if s.targetType == types.TargetTypeEnumInstance {
+		return false, validationf("target %s: AvailabilityZone is not supported for targets of type instance", aws.ToString(td.Id))
+	}
+	return *td.AvailabilityZone == ZoneAll, nil
+}
+
 // resolveTarget returns the address of a target that is about to be
 // registered, or InvalidTarget. It calls the Network, so it must run
 // without the lock.
@@ -108,6 +123,8 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 	type reg struct {
 		key targetKey
 		ip  string
+		// all: registered with AvailabilityZone all.
+		all bool
 	}
 	regs := make([]reg, 0, len(in.Targets))
 	seen := make(map[targetKey]bool, len(in.Targets))
@@ -120,11 +137,15 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 			continue
 		}
 		seen[key] = true
+		all, err := targetZoneAll(td, snap)
+		if err != nil {
+			return nil, err
+		}
 		ip, err := m.resolveTarget(key, snap)
 		if err != nil {
 			return nil, err
 		}
-		regs = append(regs, reg{key: key, ip: ip})
+		regs = append(regs, reg{key: key, ip: ip, all: all})
 	}
 
 	m.mu.Lock()
@@ -169,11 +190,11 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 		// Registered again: the load balancer's nodes learn the new
 		// registration, and route to it only once it is healthy.
 		tg.stale = slices.DeleteFunc(tg.stale, func(s staleTarget) bool { return s.key == r.key })
-		t.ip = r.ip
+		t.ip, t.allZones = r.ip, r.all
 		if tg.lb == nil {
 			m.unusedLocked(t, now)
 		} else {
-			m.startRegistrationLocked(t, now)
+			m.activateLocked(t, now)
 		}
 	}
 	m.unlockAndNotify()
@@ -275,11 +296,18 @@ func (tg *targetGroup) healthOf(key targetKey, t *target) types.TargetHealthDesc
 	state, reason := types.TargetHealthStateEnumUnused, types.TargetHealthReasonEnumNotRegistered
 	if t != nil {
 		state, reason = t.state, t.reason
+		if t.allZones {
+			d.Target.AvailabilityZone = aws.String(ZoneAll)
+		}
 	}
 	d.TargetHealth.State = state
 	if reason != "" {
 		d.TargetHealth.Reason = reason
-		d.TargetHealth.Description = aws.String(description(reason))
+		desc := description(reason)
+		if t != nil && t.zoneOff {
+			desc = descriptionZoneNotEnabled
+		}
+		d.TargetHealth.Description = aws.String(desc)
 	}
 	return d
 }
