@@ -80,15 +80,7 @@ func newClassFixture(t *testing.T, s classSetup) *fixture {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if err := f.k.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.k.Provision(ctx, s.nodes); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.cl.EnsureNamespace(ctx, "shop", nil); err != nil {
-		t.Fatal(err)
-	}
+	f.start(t, s.nodes)
 	if err := f.cl.AddWorkload(ctx, cluster.Workload{Namespace: "shop", Name: "web", Replicas: s.nodes, PreStop: 15 * time.Second, AlreadyRunning: true}); err != nil {
 		t.Fatal(err)
 	}
