@@ -6,11 +6,12 @@ package karpenter
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 )
 
@@ -28,18 +29,12 @@ func (k *Karpenter) allowed(reason Reason) int {
 			disrupting++
 		}
 	}
-	limit := -1
-	for _, b := range k.budgets {
-		if !(Budget{Reasons: b.reasons}).applies(reason) {
-			continue
-		}
-		v, _ := intstr.GetScaledValueFromIntOrPercent(&b.nodes, total, true)
-		if limit < 0 || v < limit {
-			limit = v
-		}
-	}
-	if limit < 0 {
+	if !slices.ContainsFunc(k.budgets, func(b karpenterapi.Budget) bool { return b.AppliesTo(string(reason)) }) {
 		return total
+	}
+	limit, err := karpenterapi.AllowedDisruptions(k.budgets, string(reason), total)
+	if err != nil { // budgets are checked when they are set: never reached
+		return 0
 	}
 	return limit - disrupting
 }

@@ -9,8 +9,12 @@
 //     replacement, drain, termination and cut-offs.
 //   - karpenter.go: the Karpenter driver: Options, New, provisioning,
 //     ReplaceNode, ReplaceAll, Churn and its shapes.
+//   - nodeclass.go: the EC2NodeClass: Subnet, NodeClass, its subnet
+//     selection and status.subnets, launches into the selected subnets,
+//     the drift check after a change, and budgets re-read from the
+//     NodePool object.
 //   - objects.go: the NodePool and NodeClaim objects it publishes, and their
-//     CRDs.
+//     CRDs (karpenterapi's).
 //   - types.go: Reason, Budget, NodePool and the package's errors.
 //
 // # Disruption
@@ -63,9 +67,63 @@
 // Karpenter computes it), spec.expireAfter, spec.terminationGracePeriod,
 // status.nodeName, status.providerID and the conditions Launched,
 // Registered, Initialized, Drifted (or Expired, Consolidatable) and
-// InstanceTerminating. [CRDs] returns minimal stand-in
-// CRDs for a real API server. Without PublishObjects they are model data
-// only ([Karpenter.NodeClaim], [Karpenter.Disruptions]).
+// InstanceTerminating. [CRDs] returns karpenterapi's CRDs for a real API
+// server; they have the status subresource, so status that a Create or an
+// Update did not keep is written again through it. Without PublishObjects
+// they are model data only ([Karpenter.NodeClaim], [Karpenter.Disruptions]).
+// Kinds, field reads and budget arithmetic are internal/karpenterapi's.
+//
+// # The EC2NodeClass
+//
+// With PublishObjects and Options.Subnets (the world's subnets), Start also
+// publishes EC2NodeClass [NodeClassName] (spec.subnetSelectorTerms and
+// spec.associatePublicIPAddress from Options.NodeClass, status.subnets
+// the subnets the terms resolve to), which the NodePool references, and
+// Karpenter follows both objects on the cluster's Hub:
+//
+//   - Launches go to the selected subnets, their zones in turn (the first
+//     selected subnet of a zone); a node is public when its subnet is,
+//     unless associatePublicIPAddress says otherwise.
+//   - A write of the EC2NodeClass by anyone else is re-read through the
+//     client; status.subnets is rewritten; Options.DriftDelay later, every
+//     live node whose subnet is no longer selected (SubnetDrift) or whose
+//     class's associatePublicIPAddress at launch differs from the current
+//     one (NodeClassDrift: the field is part of the static hash) is queued
+//     Drifted, and goes through the disruption path above (budgets,
+//     do-not-disrupt, one replacement per node). Nodes the check queued
+//     that the class describes again by the next check (a rollback before
+//     their turn) are withdrawn. A rollback to the old selection drifts
+//     the nodes launched under the new one back, as Karpenter does.
+//   - A write of the NodePool by anyone else replaces the budgets with its
+//     spec.disruption.budgets (absent: 10%).
+//   - A malformed object, or terms that select none of the subnets, is an
+//     "Error" event and changes nothing.
+//
+// Without Options.Subnets (or without PublishObjects) none of this runs:
+// nodes go where NodePool.Public says, as before.
+//
+// What was confirmed in aws/karpenter-provider-aws (snapshot of August
+// 2026; files read, no code taken): pkg/cloudprovider/drift.go
+// (isNodeClassDrifted: static-hash drift first, then AMI, security group,
+// subnet, capacity-reservation and placement-group drift; isSubnetDrifted:
+// a node is drifted when its instance's subnet is not among
+// status.subnets, and is not evaluated while status.subnets is empty;
+// areStaticFieldsDrifted compares the EC2NodeClass hash annotation with
+// the NodeClaim's when their hash versions agree), pkg/apis/v1/
+// ec2nodeclass.go (subnetSelectorTerms, securityGroupSelectorTerms,
+// amiSelectorTerms, amiFamily, kubelet and others are hash:"ignore";
+// associatePublicIPAddress is hashed), and
+// pkg/controllers/nodeclass/subnet.go (the status reconciler resolves the
+// terms, sorts by free addresses then ID, writes status.subnets with id,
+// zone and zoneID, clears it and sets SubnetsReady False when nothing
+// matches, and requeues every minute).
+//
+// What the simulator assumes in their place: drift is noticed
+// [DefaultDriftDelay] (1 minute, Options.DriftDelay) after the change, once
+// per change (Karpenter's status refresh and drift evaluation are
+// periodic; the delay is not a figure of Karpenter's); the only hashed
+// field modelled is associatePublicIPAddress; status.subnets carries no
+// zoneID and is ordered by zone then ID, not by free addresses.
 //
 // # Not modelled
 //
@@ -77,8 +135,14 @@
 //     caller chooses the node.
 //   - Budget schedules (schedule plus duration): every budget is always
 //     active.
-//   - Node repair, multiple NodePools, NodeClaim status written through a
-//     status subresource (the stand-in CRDs have none), volume detachment.
+//   - Node repair, multiple NodePools, multiple EC2NodeClasses, volume
+//     detachment; AMI, security-group and capacity-reservation drift.
+//   - Terms that select nothing: Karpenter clears status.subnets and
+//     launches fail; the simulator keeps the last selection.
+//   - A public address out of step with the subnet (associatePublicIPAddress
+//     overriding it): the cluster ties a node's ExternalIP to its subnet
+//     kind, so such a node lands in the zone's subnet of the other kind;
+//     the drift check uses the subnet Karpenter chose.
 //   - do-not-disrupt pods are evicted by forceful disruptions like any
 //     other pod (Karpenter v1 may hold them until the grace period).
 package karpenter

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -54,6 +56,17 @@ type Options struct {
 	// be installed first (see [CRDs]). False: they are model data only; the
 	// nodes carry Karpenter's labels and taints either way.
 	PublishObjects bool
+	// Subnets returns the cluster's subnets, which the EC2NodeClass's
+	// subnetSelectorTerms select from. Together with PublishObjects it
+	// makes Karpenter follow the EC2NodeClass object (see nodeclass.go and
+	// the package comment). Nil: nodes go where NodePool.Public says.
+	Subnets func() []Subnet
+	// NodeClass is the EC2NodeClass's initial spec. Its zero value selects,
+	// by ID, the subnets of the kind NodePool.Public says.
+	NodeClass NodeClass
+	// DriftDelay is how long after a change of the EC2NodeClass the nodes
+	// it no longer describes are marked Drifted. Zero: [DefaultDriftDelay].
+	DriftDelay time.Duration
 	// OnEvent receives Karpenter's world events. Nil: dropped.
 	OnEvent func(reason, object, message string)
 }
@@ -65,7 +78,8 @@ type Options struct {
 type Karpenter struct {
 	o       Options
 	pool    NodePool
-	budgets []budget
+	budgets []karpenterapi.Budget
+	class   *classState // nil: no EC2NodeClass is followed (see nodeclass.go)
 	cl      *cluster.Cluster
 	c       client.Client
 	clock   *vclock.Clock
@@ -82,11 +96,6 @@ type Karpenter struct {
 	churn     vclock.Handle
 	churnTurn int
 	kicked    bool
-}
-
-type budget struct {
-	nodes   intstr.IntOrString
-	reasons []Reason
 }
 
 type claimState int
@@ -111,6 +120,7 @@ type claim struct {
 	drainDeadline time.Time
 	retry         vclock.Handle
 	deadline      vclock.Handle
+	at            *placement // where the EC2NodeClass put it; nil: no class followed
 }
 
 type request struct {
@@ -118,6 +128,9 @@ type request struct {
 	reason   Reason
 	queuedAt time.Time
 	blocked  string
+	// byClass: queued by the EC2NodeClass drift check, which withdraws it
+	// when the class describes the node again.
+	byClass bool
 }
 
 // Disruption is the record of one node's disruption.
@@ -185,16 +198,29 @@ func New(opts Options) (*Karpenter, error) {
 		claims:   map[string]*claim{},
 	}
 	for i, b := range pool.Budgets {
-		v, err := b.parse()
-		if err != nil {
+		if _, err := b.parse(); err != nil {
+			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
+		}
+		kb := karpenterapi.Budget{Nodes: strings.TrimSpace(b.Nodes)}
+		if err := karpenterapi.ValidBudgetNodes(kb.Nodes); err != nil {
 			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
 		}
 		for _, r := range b.Reasons {
-			if !r.Graceful() {
-				return bad(fmt.Sprintf("NodePool.Budgets[%d].Reasons", i), fmt.Sprintf("%q is not a graceful reason (Underutilized, Empty, Drifted)", r))
-			}
+			kb.Reasons = append(kb.Reasons, string(r))
 		}
-		k.budgets = append(k.budgets, budget{nodes: v, reasons: b.Reasons})
+		k.budgets = append(k.budgets, kb)
+	}
+	if err := checkReasons(k.budgets); err != nil {
+		return bad("NodePool.Budgets", err.Error())
+	}
+	if opts.DriftDelay < 0 {
+		return bad("DriftDelay", "is negative")
+	}
+	if k.o.DriftDelay == 0 {
+		k.o.DriftDelay = DefaultDriftDelay
+	}
+	if err := k.o.NodeClass.validate(); err != nil {
+		return bad("NodeClass", err.Error())
 	}
 	return k, nil
 }
@@ -204,6 +230,9 @@ func New(opts Options) (*Karpenter, error) {
 func (k *Karpenter) Start(ctx context.Context) error {
 	if k.o.PublishObjects {
 		if err := k.publishNodePool(ctx); err != nil {
+			return err
+		}
+		if err := k.startClass(ctx); err != nil {
 			return err
 		}
 	}
@@ -256,6 +285,11 @@ func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
 func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, error) {
 	ctx = cluster.WithOrigin(ctx, Origin)
 	name := k.pool.Name + "-" + k.suffix()
+	var at *placement
+	if k.class != nil {
+		p := k.class.place()
+		at = &p
+	}
 	spec := cluster.NodeSpec{
 		Public:       k.pool.Public,
 		InstanceType: k.pool.InstanceType,
@@ -265,11 +299,14 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 		},
 		Delay: delay,
 	}
+	if at != nil {
+		spec.Zone, spec.Public = at.zone, at.public
+	}
 	node, err := k.cl.LaunchNode(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("karpenter: launch %s: %w", name, err)
 	}
-	c := &claim{name: name, node: node, seq: k.seq, createdAt: k.clock.Now()}
+	c := &claim{name: name, node: node, seq: k.seq, createdAt: k.clock.Now(), at: at}
 	k.seq++
 	k.claims[node] = c
 	if delay == 0 {
@@ -559,6 +596,8 @@ func (k *Karpenter) observe(ch cluster.Change) {
 				k.kick()
 			}
 		}
+	case karpenterapi.EC2NodeClassGVK.Kind, karpenterapi.NodePoolGVK.Kind:
+		k.observeObject(ch)
 	case "Pod":
 		for _, c := range k.live() {
 			if c.state == claimDraining {

@@ -49,21 +49,28 @@ func newFixture(t *testing.T, s setup) *fixture {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if err := f.k.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.k.Provision(ctx, s.nodes); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.cl.EnsureNamespace(ctx, "shop", nil); err != nil {
-		t.Fatal(err)
-	}
+	f.start(t, s.nodes)
 	err = f.cl.AddWorkload(ctx, cluster.Workload{Namespace: "shop", Name: "web", Replicas: s.replicas, PreStop: 15 * time.Second,
 		PDB: s.pdb, DoNotDisrupt: s.doNotDisrupt, AlreadyRunning: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// start starts Karpenter, provisions nodes and creates namespace shop.
+func (f *fixture) start(t *testing.T, nodes int) {
+	t.Helper()
+	ctx := t.Context()
+	if err := f.k.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.k.Provision(ctx, nodes); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.cl.EnsureNamespace(ctx, "shop", nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // maxConcurrent returns the largest number of disruptions in flight at

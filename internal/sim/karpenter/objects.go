@@ -13,15 +13,18 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
+
+	"github.com/qstools/tgmigrate/internal/karpenterapi"
 )
 
-// The karpenter.sh/v1 kinds the simulation publishes.
+// The karpenter.sh/v1 kinds the simulation publishes: karpenterapi's, named
+// here for the simulator's callers.
 var (
-	NodePoolGVK  = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodePool"}
-	NodeClaimGVK = schema.GroupVersionKind{Group: "karpenter.sh", Version: "v1", Kind: "NodeClaim"}
+	// NodePoolGVK is [karpenterapi.NodePoolGVK].
+	NodePoolGVK = karpenterapi.NodePoolGVK
+	// NodeClaimGVK is [karpenterapi.NodeClaimGVK].
+	NodeClaimGVK = karpenterapi.NodeClaimGVK
 )
 
 // duration formats d as Karpenter's manifests do ("720h", "1h30m").
@@ -54,7 +57,7 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 	}
 	tmpl := map[string]any{
 		"expireAfter":  duration(k.pool.ExpireAfter),
-		"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+		"nodeClassRef": nodeClassRef(),
 		"requirements": []any{
 			map[string]any{"key": LabelCapacityType, "operator": "In", "values": []any{k.pool.CapacityType}},
 			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": []any{k.pool.InstanceType}},
@@ -77,11 +80,17 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 	return nil
 }
 
+// nodeClassRef is the NodePool's and the NodeClaims' reference to the
+// EC2NodeClass.
+func nodeClassRef() map[string]any {
+	return map[string]any{"group": karpenterapi.EC2NodeClassGVK.Group, "kind": karpenterapi.EC2NodeClassGVK.Kind, "name": NodeClassName}
+}
+
 func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 	node, _ := k.cl.Node(c.node)
 	spec := map[string]any{
 		"expireAfter":  duration(k.pool.ExpireAfter),
-		"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+		"nodeClassRef": nodeClassRef(),
 		"requirements": []any{
 			map[string]any{"key": LabelNodePool, "operator": "In", "values": []any{k.pool.Name}},
 			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": []any{k.pool.InstanceType}},
@@ -120,8 +129,13 @@ func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 }
 
 func (k *Karpenter) publishClaim(ctx context.Context, c *claim) error {
-	if err := k.c.Create(ctx, k.claimObject(c)); err != nil {
+	u := k.claimObject(c)
+	want, _ := u.Object["status"].(map[string]any)
+	if err := k.c.Create(ctx, u); err != nil {
 		return fmt.Errorf("create nodeclaim %s: %w", c.name, err)
+	}
+	if err := k.ensureStatus(ctx, u, want); err != nil {
+		return fmt.Errorf("nodeclaim %s status: %w", c.name, err)
 	}
 	return nil
 }
@@ -137,8 +151,15 @@ func (k *Karpenter) updateClaim(ctx context.Context, c *claim, mutate func(u *un
 		return
 	}
 	mutate(u)
-	if err := k.c.Update(ctx, u); err != nil && !apierrors.IsNotFound(err) {
-		k.event("Error", "nodeclaim/"+c.name, "update: %v", err)
+	want, _ := u.Object["status"].(map[string]any)
+	if err := k.c.Update(ctx, u); err != nil {
+		if !apierrors.IsNotFound(err) {
+			k.event("Error", "nodeclaim/"+c.name, "update: %v", err)
+		}
+		return
+	}
+	if err := k.ensureStatus(ctx, u, want); err != nil && !apierrors.IsNotFound(err) {
+		k.event("Error", "nodeclaim/"+c.name, "update status: %v", err)
 	}
 }
 
@@ -192,29 +213,8 @@ func (k *Karpenter) removeClaim(ctx context.Context, c *claim) {
 	})
 }
 
-// CRDs returns minimal stand-ins for Karpenter's NodePool and NodeClaim
-// CRDs (karpenter.sh/v1, cluster-scoped, no schema beyond
-// x-kubernetes-preserve-unknown-fields, no status subresource), so that a
-// real API server accepts the objects [Options].PublishObjects writes.
-func CRDs() []*apiextensionsv1.CustomResourceDefinition {
-	mk := func(kind, plural, singular string) *apiextensionsv1.CustomResourceDefinition {
-		return &apiextensionsv1.CustomResourceDefinition{
-			ObjectMeta: metav1.ObjectMeta{Name: plural + ".karpenter.sh"},
-			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-				Group: "karpenter.sh",
-				Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: singular},
-				Scope: apiextensionsv1.ClusterScoped,
-				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-					Name: "v1", Served: true, Storage: true,
-					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-						Type: "object", XPreserveUnknownFields: ptr.To(true),
-					}},
-				}},
-			},
-		}
-	}
-	return []*apiextensionsv1.CustomResourceDefinition{
-		mk("NodePool", "nodepools", "nodepool"),
-		mk("NodeClaim", "nodeclaims", "nodeclaim"),
-	}
-}
+// CRDs returns the CRDs of the objects [Options].PublishObjects writes
+// (NodePool, NodeClaim, EC2NodeClass), for a real API server:
+// [karpenterapi.CRDs], each with the status subresource, which Karpenter
+// writes status through when the server has it.
+func CRDs() []*apiextensionsv1.CustomResourceDefinition { return karpenterapi.CRDs() }

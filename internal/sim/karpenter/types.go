@@ -89,18 +89,6 @@ func (b Budget) parse() (intstr.IntOrString, error) {
 	return intstr.FromInt32(int32(v)), nil
 }
 
-func (b Budget) applies(r Reason) bool {
-	if len(b.Reasons) == 0 {
-		return true
-	}
-	for _, x := range b.Reasons {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
 // NodePool is the pool every simulated node belongs to.
 type NodePool struct {
 	// Name of the pool. Zero: "default".
