@@ -8,12 +8,12 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/qstools/tgmigrate/internal/netcheck"
 	"github.com/qstools/tgmigrate/internal/read"
 )
 
@@ -85,52 +85,29 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 	if len(subnetOf) == 0 {
 		return map[string]placement{}, nil
 	}
-	explicit := map[string]bool{}  // subnet -> public, for explicitly associated subnets
-	mainTable := map[string]bool{} // vpc -> its main table is public
 	vpcList := slices.Sorted(maps.Keys(vpcs))
 	p := ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
 		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
 		MaxResults: aws.Int32(100),
 	})
 	pages := g.a.c.Markers("DescribeRouteTables")
+	var tables []ec2types.RouteTable
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, rt := range page.RouteTables {
-			public := routesToIGW(rt)
-			for _, as := range rt.Associations {
-				switch {
-				case aws.ToBool(as.Main):
-					mainTable[aws.ToString(rt.VpcId)] = public
-				case as.SubnetId != nil:
-					explicit[aws.ToString(as.SubnetId)] = public
-				}
-			}
-		}
+		tables = append(tables, page.RouteTables...)
 		if pages.Repeated(page.NextToken) {
 			break
 		}
 	}
+	rts := netcheck.IndexRouteTables(tables)
 	out := map[string]placement{}
 	for id, subnet := range subnetOf {
-		public, ok := explicit[subnet]
-		if !ok {
-			// Not explicitly associated: its VPC's main route table applies.
-			public = mainTable[vpcOf[id]]
-		}
-		out[id] = placement{subnetID: subnet, public: public}
+		// Not explicitly associated: its VPC's main route table applies.
+		rt := rts.For(subnet, vpcOf[id])
+		out[id] = placement{subnetID: subnet, public: rt != nil && netcheck.RoutesToIGW(*rt)}
 	}
 	return out, nil
-}
-
-func routesToIGW(rt ec2types.RouteTable) bool {
-	for _, r := range rt.Routes {
-		def := aws.ToString(r.DestinationCidrBlock) == "0.0.0.0/0" || aws.ToString(r.DestinationIpv6CidrBlock) == "::/0"
-		if def && strings.HasPrefix(aws.ToString(r.GatewayId), "igw-") {
-			return true
-		}
-	}
-	return false
 }
