@@ -57,28 +57,23 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 	vpcOf := map[string]string{}
 	vpcs := map[string]bool{}
 	for chunk := range slices.Chunk(instanceIDs, InstanceBatch) {
-		p := ec2.NewDescribeInstancesPaginator(g, &ec2.DescribeInstancesInput{
+		reservations, err := read.Drain(ctx, g.a.c, "DescribeInstances", ec2.NewDescribeInstancesPaginator(g, &ec2.DescribeInstancesInput{
 			Filters:    []ec2types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(1000),
+		}), func(o *ec2.DescribeInstancesOutput) ([]ec2types.Reservation, *string) {
+			return o.Reservations, o.NextToken
 		})
-		pages := g.a.c.Markers("DescribeInstances")
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range page.Reservations {
-				for _, in := range r.Instances {
-					if in.SubnetId != nil {
-						id := aws.ToString(in.InstanceId)
-						subnetOf[id] = aws.ToString(in.SubnetId)
-						vpcOf[id] = aws.ToString(in.VpcId)
-						vpcs[vpcOf[id]] = true
-					}
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reservations {
+			for _, in := range r.Instances {
+				if in.SubnetId != nil {
+					id := aws.ToString(in.InstanceId)
+					subnetOf[id] = aws.ToString(in.SubnetId)
+					vpcOf[id] = aws.ToString(in.VpcId)
+					vpcs[vpcOf[id]] = true
 				}
-			}
-			if pages.Repeated(page.NextToken) {
-				break
 			}
 		}
 	}
@@ -86,21 +81,14 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 		return map[string]placement{}, nil
 	}
 	vpcList := slices.Sorted(maps.Keys(vpcs))
-	p := ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
+	tables, err := read.Drain(ctx, g.a.c, "DescribeRouteTables", ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
 		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
 		MaxResults: aws.Int32(100),
+	}), func(o *ec2.DescribeRouteTablesOutput) ([]ec2types.RouteTable, *string) {
+		return o.RouteTables, o.NextToken
 	})
-	pages := g.a.c.Markers("DescribeRouteTables")
-	var tables []ec2types.RouteTable
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		tables = append(tables, page.RouteTables...)
-		if pages.Repeated(page.NextToken) {
-			break
-		}
+	if err != nil {
+		return nil, err
 	}
 	rts := netcheck.IndexRouteTables(tables)
 	out := map[string]placement{}

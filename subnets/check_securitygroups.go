@@ -22,6 +22,7 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/kube"
 	"github.com/qstools/tgmigrate/internal/netcheck"
+	"github.com/qstools/tgmigrate/internal/read"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -60,7 +61,7 @@ func (r *run) checkSecurityGroups(ctx context.Context) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	groups, err := drain(ctx, r.c, "DescribeSecurityGroups",
+	groups, err := read.Drain(ctx, r.c, "DescribeSecurityGroups",
 		ec2.NewDescribeSecurityGroupsPaginator(guardedEC2{r}, &ec2.DescribeSecurityGroupsInput{GroupIds: ids}),
 		func(o *ec2.DescribeSecurityGroupsOutput) ([]ec2types.SecurityGroup, *string) {
 			return o.SecurityGroups, o.NextToken

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	"go.uber.org/mock/gomock"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -311,7 +312,7 @@ func node(name, zone, ip, pool string, external bool) *corev1.Node {
 
 func pod(name, nodeName, ip string, hostNetwork bool) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: corev1.PodSpec{NodeName: nodeName, HostNetwork: hostNetwork, Containers: []corev1.Container{{Name: "web", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}},
+		Spec:   corev1.PodSpec{NodeName: nodeName, HostNetwork: hostNetwork, Containers: []corev1.Container{{Name: "web", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
 }
 
@@ -430,6 +431,11 @@ func (w *world) input(t *testing.T) subnets.Input {
 		w.listMux.Lock()
 		w.lists++
 		w.listMux.Unlock()
+		if u, ok := l.(*unstructured.UnstructuredList); ok && w.noKarp {
+			// As an API server without Karpenter's CRDs answers.
+			gvk := u.GroupVersionKind()
+			return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+		}
 		return c.List(ctx, l, opts...)
 	}}
 	return subnets.Input{Cluster: cluster, AccountID: account, Region: region, VPCID: vpc,

@@ -84,9 +84,11 @@ func TestFindings(t *testing.T) {
 		world: func(w *world) { w.ec2.Nil = map[string]bool{"DescribeRouteTables": true} },
 		code:  subnets.CodeSubnetsNotRead, severity: diagnose.SeverityHigh, message: "could not be read", op: diagnose.OpManual,
 	}, {
-		name:  "a requested subnet is public",
-		input: func(in *subnets.Input) { in.PrivateSubnets = []karpenterapi.SelectorTerm{{ID: "subnet-pub-a"}, {ID: "subnet-priv-b"}} },
-		code:  subnets.CodeSubnetNotEligible, severity: diagnose.SeverityHigh, message: "subnet subnet-pub-a (eu-west-1a), selected for the move, is public", op: diagnose.OpManual,
+		name: "a requested subnet is public",
+		input: func(in *subnets.Input) {
+			in.PrivateSubnets = []karpenterapi.SelectorTerm{{ID: "subnet-pub-a"}, {ID: "subnet-priv-b"}}
+		},
+		code: subnets.CodeSubnetNotEligible, severity: diagnose.SeverityHigh, message: "subnet subnet-pub-a (eu-west-1a), selected for the move, is public", op: diagnose.OpManual,
 	}, {
 		name: "a requested subnet is not in the VPC",
 		input: func(in *subnets.Input) {
@@ -123,9 +125,11 @@ func TestFindings(t *testing.T) {
 		message: "the nodes of EC2NodeClass default would not be reachable by the load balancers of default/web on the pods' port 8080: no ingress rule of sg-nodes allows tcp/8080 from sg-alb",
 		op:      diagnose.OpManual,
 	}, {
-		name:  "budgets block drift",
-		world: func(w *world) { w.replace(nodePool("default", "default", map[string]any{"nodes": "0", "reasons": []any{"Drifted"}})) },
-		code:  subnets.CodeDriftBlocked, severity: diagnose.SeverityHigh, message: "NodePool default's budgets allow 0 of its 2 nodes to drift at once", op: diagnose.OpManual,
+		name: "budgets block drift",
+		world: func(w *world) {
+			w.replace(nodePool("default", "default", map[string]any{"nodes": "0", "reasons": []any{"Drifted"}}))
+		},
+		code: subnets.CodeDriftBlocked, severity: diagnose.SeverityHigh, message: "NodePool default's budgets allow 0 of its 2 nodes to drift at once", op: diagnose.OpManual,
 	}, {
 		name: "a managed node group",
 		world: func(w *world) {

@@ -171,7 +171,6 @@ type run struct {
 	// could be read.
 	subnets                            []ec2types.Subnet
 	tables                             netcheck.RouteTables
-	tablesByID                         map[string]bool
 	endpoints                          []ec2types.VpcEndpoint
 	subnetsRead, tablesRead, endpsRead bool
 	// zones are the nodes' zones, with their counts.
@@ -326,31 +325,6 @@ func (g guardedEC2) DescribeSecurityGroups(ctx context.Context, in *ec2.Describe
 	})
 }
 
-// ec2Pager is what the SDK's EC2 paginators have in common.
-type ec2Pager[Out any] interface {
-	HasMorePages() bool
-	NextPage(ctx context.Context, optFns ...func(*ec2.Options)) (*Out, error)
-}
-
-// drain reads every page of p, op's query, into items, until no page is
-// left or a token repeats (read.Markers).
-func drain[Out, Item any](ctx context.Context, c *read.Caller, op string, p ec2Pager[Out], page func(*Out) ([]Item, *string)) ([]Item, error) {
-	var all []Item
-	m := c.Markers(op)
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		items, next := page(out)
-		all = append(all, items...)
-		if m.Repeated(next) {
-			break
-		}
-	}
-	return all, nil
-}
-
 // vpcFilter selects the cluster's VPC.
 func (r *run) vpcFilter() []ec2types.Filter {
 	return []ec2types.Filter{{Name: aws.String("vpc-id"), Values: []string{r.in.VPCID}}}
@@ -361,7 +335,7 @@ func (r *run) vpcFilter() []ec2types.Filter {
 func (r *run) readVPC(ctx context.Context) error {
 	g := guardedEC2{r}
 	var err error
-	r.subnets, err = drain(ctx, r.c, "DescribeSubnets",
+	r.subnets, err = read.Drain(ctx, r.c, "DescribeSubnets",
 		ec2.NewDescribeSubnetsPaginator(g, &ec2.DescribeSubnetsInput{Filters: r.vpcFilter(), MaxResults: aws.Int32(1000)}),
 		func(o *ec2.DescribeSubnetsOutput) ([]ec2types.Subnet, *string) { return o.Subnets, o.NextToken })
 	if r.subnetsRead = err == nil; err != nil {
@@ -369,7 +343,7 @@ func (r *run) readVPC(ctx context.Context) error {
 			return err
 		}
 	}
-	tables, err := drain(ctx, r.c, "DescribeRouteTables",
+	tables, err := read.Drain(ctx, r.c, "DescribeRouteTables",
 		ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{Filters: r.vpcFilter(), MaxResults: aws.Int32(100)}),
 		func(o *ec2.DescribeRouteTablesOutput) ([]ec2types.RouteTable, *string) {
 			return o.RouteTables, o.NextToken
@@ -380,7 +354,7 @@ func (r *run) readVPC(ctx context.Context) error {
 		}
 	}
 	r.tables = netcheck.IndexRouteTables(tables)
-	r.endpoints, err = drain(ctx, r.c, "DescribeVpcEndpoints",
+	r.endpoints, err = read.Drain(ctx, r.c, "DescribeVpcEndpoints",
 		ec2.NewDescribeVpcEndpointsPaginator(g, &ec2.DescribeVpcEndpointsInput{Filters: r.vpcFilter(), MaxResults: aws.Int32(1000)}),
 		func(o *ec2.DescribeVpcEndpointsOutput) ([]ec2types.VpcEndpoint, *string) {
 			return o.VpcEndpoints, o.NextToken

@@ -2,7 +2,6 @@ package nilcheck
 
 // nilcheck.go: IsNil and Reason, the typed-nil check.
 
-
 import (
 	"fmt"
 	"reflect"
