@@ -98,11 +98,11 @@ func TestFindings(t *testing.T) {
 	}, {
 		name:  "a zone without a private subnet",
 		world: func(w *world) { w.ec2.Subnets = w.ec2.Subnets[:3] },
-		code:  subnets.CodeNoPrivateSubnet, severity: diagnose.SeverityHigh, message: "zone eu-west-1b, where 1 nodes run, has no private subnet", op: diagnose.OpManual,
+		code:  subnets.CodeNoPrivateSubnet, severity: diagnose.SeverityHigh, message: "zone eu-west-1b (1 node) has no private subnet", op: diagnose.OpManual,
 	}, {
 		name:  "a subnet too small",
 		world: func(w *world) { w.ec2.Subnets[2].AvailableIpAddressCount = aws.Int32(1) },
-		code:  subnets.CodeSubnetTooSmall, severity: diagnose.SeverityHigh, message: "zone eu-west-1a needs 2 addresses (1 nodes + 1 pods) and its private subnets subnet-priv-a have 1 free", op: diagnose.OpManual,
+		code:  subnets.CodeSubnetTooSmall, severity: diagnose.SeverityHigh, message: "zone eu-west-1a needs 2 addresses (1 node + 1 pod) and its private subnets subnet-priv-a have 1 free", op: diagnose.OpManual,
 	}, {
 		name: "no egress: no NAT and too few endpoints",
 		world: func(w *world) {
@@ -137,11 +137,11 @@ func TestFindings(t *testing.T) {
 			n.Labels[subnets.LabelNodeGroup] = "ng-1"
 			w.objs = append(w.objs, n)
 		},
-		code: subnets.CodeManagedNodeGroup, severity: diagnose.SeverityMedium, message: "managed node group ng-1: 1 nodes (1 with a public address)", op: diagnose.OpManual, ready: true,
+		code: subnets.CodeManagedNodeGroup, severity: diagnose.SeverityMedium, message: "managed node group ng-1: 1 node (1 with a public address)", op: diagnose.OpManual, ready: true,
 	}, {
 		name:  "self-managed nodes",
 		world: func(w *world) { w.objs = append(w.objs, node("self-1", zoneB, "10.0.1.20", "", false)) },
-		code:  subnets.CodeSelfManagedNodes, severity: diagnose.SeverityMedium, message: "self-managed nodes: 1 nodes (0 with a public address)", op: diagnose.OpManual, ready: true,
+		code:  subnets.CodeSelfManagedNodes, severity: diagnose.SeverityMedium, message: "self-managed nodes: 1 node (0 with a public address)", op: diagnose.OpManual, ready: true,
 	}}
 	seen := map[diagnose.Code]bool{}
 	for _, tt := range tests {

@@ -84,7 +84,7 @@ func (r *Readiness) Markdown() string {
 	if len(r.NodeGroups) > 0 {
 		w("\n## Node groups (by hand)\n")
 		for _, g := range r.NodeGroups {
-			w("\n### %s: %d nodes, %d public\n\n", md(g.Name), g.Nodes, g.PublicNodes)
+			w("\n### %s: %s, %d public\n\n", md(g.Name), plural(g.Nodes, "node"), g.PublicNodes)
 			for i, s := range g.Steps {
 				w("%d. %s\n", i+1, md(s))
 			}

@@ -86,7 +86,7 @@ func TestMarkdown(t *testing.T) {
 		"Selector terms the move writes: id=subnet-priv-a or id=subnet-priv-b",
 		"| default | subnet-pub-a, subnet-pub-b | true | default | 2 |",
 		"| default | default | absent (Karpenter's 10%) | 2 | 1 | 1 |",
-		"### ng-1: 1 nodes, 1 public",
+		"### ng-1: 1 node, 1 public",
 		"1. create a managed node group like ng-1 in the private subnets subnet-priv-a, subnet-priv-b",
 		"2 nodes in 2 waves, about 16m0s (2 × (launch 3m0s + drain 5m0s))",
 		"- a replacement node launches and turns Ready in 3m0s (the default, DefaultLaunchTime)",
