@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -27,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/netcheck"
 )
 
 // EC2API is the read-only part of the EC2 API that [PlanCutover] calls for
@@ -214,7 +214,7 @@ func judge(np NetworkPlan, byID map[string]ec2types.SecurityGroup, podIPs []stri
 		key := strings.Join(g, ",")
 		why, seen := verdict[key]
 		if !seen {
-			ok, by := allows(byID, g, np.LoadBalancerSecurityGroups, port)
+			ok, by := netcheck.Allows(byID, g, np.LoadBalancerSecurityGroups, port)
 			if ok {
 				np.By = by
 				why = ""
@@ -258,60 +258,6 @@ func (pl *planner) describeGroups(ctx context.Context, ids []string) ([]ec2types
 		groups = append(groups, page.SecurityGroups...)
 	}
 	return groups, nil
-}
-
-// allows says whether an ingress rule of one of groups lets tcp/port in
-// from one of from (by group, or from anywhere, 0.0.0.0/0), and names the
-// rule, or what is missing. A rule from another address range may or may
-// not cover the load balancer's nodes (the plan does not read its
-// subnets): it counts, and the reason says so.
-func allows(byID map[string]ec2types.SecurityGroup, groups, from []string, port int32) (bool, string) {
-	var cidrRule string
-	for _, id := range groups {
-		g, ok := byID[id]
-		if !ok {
-			continue
-		}
-		for _, p := range g.IpPermissions {
-			proto := aws.ToString(p.IpProtocol)
-			if proto != "-1" && proto != "tcp" && proto != "6" {
-				continue
-			}
-			if proto != "-1" && (port < aws.ToInt32(p.FromPort) || port > aws.ToInt32(p.ToPort)) {
-				continue
-			}
-			what := fmt.Sprintf("%s allows %s", id, permString(p))
-			for _, pair := range p.UserIdGroupPairs {
-				if slices.Contains(from, aws.ToString(pair.GroupId)) {
-					return true, what + " from " + aws.ToString(pair.GroupId)
-				}
-			}
-			for _, r := range p.IpRanges {
-				cidr := aws.ToString(r.CidrIp)
-				if pfx, err := netip.ParsePrefix(cidr); err == nil && pfx.Bits() == 0 {
-					return true, what + " from " + cidr
-				}
-				if cidrRule == "" {
-					cidrRule = what + " from " + cidr
-				}
-			}
-		}
-	}
-	if cidrRule != "" {
-		return true, cidrRule + " (an address range: it allows the load balancer only if its nodes' addresses are in it, which the plan did not check)"
-	}
-	return false, fmt.Sprintf("no ingress rule of %s allows tcp/%d from %s", strings.Join(groups, ", "), port, strings.Join(from, ", "))
-}
-
-func permString(p ec2types.IpPermission) string {
-	proto := aws.ToString(p.IpProtocol)
-	switch {
-	case proto == "-1":
-		return "all traffic"
-	case aws.ToInt32(p.FromPort) == aws.ToInt32(p.ToPort):
-		return fmt.Sprintf("%s/%d", proto, aws.ToInt32(p.FromPort))
-	}
-	return fmt.Sprintf("%s/%d-%d", proto, aws.ToInt32(p.FromPort), aws.ToInt32(p.ToPort))
 }
 
 // network runs the check for the plan's pods and decides: nothing to do

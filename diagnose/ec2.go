@@ -8,12 +8,12 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/qstools/tgmigrate/internal/netcheck"
 	"github.com/qstools/tgmigrate/internal/read"
 )
 
@@ -57,80 +57,45 @@ func (a *accountScan) placements(ctx context.Context, instanceIDs []string) (map
 	vpcOf := map[string]string{}
 	vpcs := map[string]bool{}
 	for chunk := range slices.Chunk(instanceIDs, InstanceBatch) {
-		p := ec2.NewDescribeInstancesPaginator(g, &ec2.DescribeInstancesInput{
+		reservations, err := read.Drain(ctx, g.a.c, "DescribeInstances", ec2.NewDescribeInstancesPaginator(g, &ec2.DescribeInstancesInput{
 			Filters:    []ec2types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(1000),
+		}), func(o *ec2.DescribeInstancesOutput) ([]ec2types.Reservation, *string) {
+			return o.Reservations, o.NextToken
 		})
-		pages := g.a.c.Markers("DescribeInstances")
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range page.Reservations {
-				for _, in := range r.Instances {
-					if in.SubnetId != nil {
-						id := aws.ToString(in.InstanceId)
-						subnetOf[id] = aws.ToString(in.SubnetId)
-						vpcOf[id] = aws.ToString(in.VpcId)
-						vpcs[vpcOf[id]] = true
-					}
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reservations {
+			for _, in := range r.Instances {
+				if in.SubnetId != nil {
+					id := aws.ToString(in.InstanceId)
+					subnetOf[id] = aws.ToString(in.SubnetId)
+					vpcOf[id] = aws.ToString(in.VpcId)
+					vpcs[vpcOf[id]] = true
 				}
-			}
-			if pages.Repeated(page.NextToken) {
-				break
 			}
 		}
 	}
 	if len(subnetOf) == 0 {
 		return map[string]placement{}, nil
 	}
-	explicit := map[string]bool{}  // subnet -> public, for explicitly associated subnets
-	mainTable := map[string]bool{} // vpc -> its main table is public
 	vpcList := slices.Sorted(maps.Keys(vpcs))
-	p := ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
+	tables, err := read.Drain(ctx, g.a.c, "DescribeRouteTables", ec2.NewDescribeRouteTablesPaginator(g, &ec2.DescribeRouteTablesInput{
 		Filters:    []ec2types.Filter{{Name: aws.String("vpc-id"), Values: vpcList}},
 		MaxResults: aws.Int32(100),
+	}), func(o *ec2.DescribeRouteTablesOutput) ([]ec2types.RouteTable, *string) {
+		return o.RouteTables, o.NextToken
 	})
-	pages := g.a.c.Markers("DescribeRouteTables")
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, rt := range page.RouteTables {
-			public := routesToIGW(rt)
-			for _, as := range rt.Associations {
-				switch {
-				case aws.ToBool(as.Main):
-					mainTable[aws.ToString(rt.VpcId)] = public
-				case as.SubnetId != nil:
-					explicit[aws.ToString(as.SubnetId)] = public
-				}
-			}
-		}
-		if pages.Repeated(page.NextToken) {
-			break
-		}
+	if err != nil {
+		return nil, err
 	}
+	rts := netcheck.IndexRouteTables(tables)
 	out := map[string]placement{}
 	for id, subnet := range subnetOf {
-		public, ok := explicit[subnet]
-		if !ok {
-			// Not explicitly associated: its VPC's main route table applies.
-			public = mainTable[vpcOf[id]]
-		}
-		out[id] = placement{subnetID: subnet, public: public}
+		// Not explicitly associated: its VPC's main route table applies.
+		rt := rts.For(subnet, vpcOf[id])
+		out[id] = placement{subnetID: subnet, public: rt != nil && netcheck.RoutesToIGW(*rt)}
 	}
 	return out, nil
-}
-
-func routesToIGW(rt ec2types.RouteTable) bool {
-	for _, r := range rt.Routes {
-		def := aws.ToString(r.DestinationCidrBlock) == "0.0.0.0/0" || aws.ToString(r.DestinationIpv6CidrBlock) == "::/0"
-		if def && strings.HasPrefix(aws.ToString(r.GatewayId), "igw-") {
-			return true
-		}
-	}
-	return false
 }

@@ -17,13 +17,17 @@
 //     the batched reads (target groups by ARN or name, tags) and the single
 //     ones (one target group, attributes, target health, one listener, one
 //     rule).
-//   - paging.go: the paged reads (target groups, listeners, rules) and
-//     Markers, the repeated-marker guard.
+//   - paging.go: the paged reads (target groups, listeners, rules),
+//     [Drain] (the paged query of any SDK paginator, ELBv2's or EC2's)
+//     and Markers, the repeated-marker guard.
 //   - cluster.go: the listing of a cluster: [ListCluster] lists a chosen
 //     set of kinds ([ListKind]) into [Objects], paged by Limit/Continue,
 //     with a [Policy]: [Record] (diagnose's: a [ListFailure] and a note
 //     per kind not listed) or [Require] (cutover's observation: an error);
 //     [Category] and [Effect] name a failure and what it takes away.
+//   - unstructured.go: [ListUnstructured], one CRD kind the cluster may
+//     not serve (Karpenter's EC2NodeClasses and NodePools), paged the same
+//     way.
 //
 // # Using it
 //

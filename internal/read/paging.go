@@ -1,8 +1,9 @@
 package read
 
 // paging.go: the paged ELBv2 reads (TargetGroups, Listeners, Rules), PageSize
-// at a time through the SDK's paginators, and Markers, the guard that ends a
-// paged query whose service repeats a marker.
+// at a time through the SDK's paginators; Drain, the paged query of any
+// SDK paginator; and Markers, the guard that ends a paged query whose
+// service repeats a marker.
 
 import (
 	"context"
@@ -73,16 +74,18 @@ func (g guarded) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput
 	})
 }
 
-// paginator is what the SDK's ELBv2 paginators have in common.
-type paginator[Out any] interface {
+// Paginator is what the SDK's paginators have in common, whatever the
+// service (Opt is its client's Options: elbv2.Options, ec2.Options...).
+type Paginator[Out, Opt any] interface {
 	HasMorePages() bool
-	NextPage(ctx context.Context, optFns ...func(*elbv2.Options)) (*Out, error)
+	NextPage(ctx context.Context, optFns ...func(*Opt)) (*Out, error)
 }
 
-// drain reads every page of p, op's query, and returns the items that
-// page gives each page, until there is no next page or a marker repeats.
-// A call's error ends the query.
-func drain[Out, Item any](ctx context.Context, c *Caller, op string, p paginator[Out], page func(*Out) ([]Item, *string)) ([]Item, error) {
+// Drain reads every page of p, op's query, and returns the items that
+// page gives each page, until there is no next page or a marker repeats
+// ([Markers]). A call's error ends the query. p's client should make
+// each page a [Call], so that a nil page is an error before p reads it.
+func Drain[Out, Opt, Item any](ctx context.Context, c *Caller, op string, p Paginator[Out, Opt], page func(*Out) ([]Item, *string)) ([]Item, error) {
 	var all []Item
 	m := c.Markers(op)
 	for p.HasMorePages() {
@@ -104,7 +107,7 @@ func drain[Out, Item any](ctx context.Context, c *Caller, op string, p paginator
 // and Marker are set here.
 func (r *Reader) TargetGroups(ctx context.Context, in elbv2.DescribeTargetGroupsInput) ([]elbv2types.TargetGroup, error) {
 	in.PageSize = aws.Int32(PageSize)
-	return drain(ctx, r.c, "DescribeTargetGroups", elbv2.NewDescribeTargetGroupsPaginator(guarded{r}, &in),
+	return Drain(ctx, r.c, "DescribeTargetGroups", elbv2.NewDescribeTargetGroupsPaginator(guarded{r}, &in),
 		func(o *elbv2.DescribeTargetGroupsOutput) ([]elbv2types.TargetGroup, *string) {
 			return o.TargetGroups, o.NextMarker
 		})
@@ -113,7 +116,7 @@ func (r *Reader) TargetGroups(ctx context.Context, in elbv2.DescribeTargetGroups
 // Listeners lists a load balancer's listeners, every page, PageSize a page.
 func (r *Reader) Listeners(ctx context.Context, lbARN string) ([]elbv2types.Listener, error) {
 	in := &elbv2.DescribeListenersInput{LoadBalancerArn: aws.String(lbARN), PageSize: aws.Int32(PageSize)}
-	return drain(ctx, r.c, "DescribeListeners", elbv2.NewDescribeListenersPaginator(guarded{r}, in),
+	return Drain(ctx, r.c, "DescribeListeners", elbv2.NewDescribeListenersPaginator(guarded{r}, in),
 		func(o *elbv2.DescribeListenersOutput) ([]elbv2types.Listener, *string) {
 			return o.Listeners, o.NextMarker
 		})
@@ -122,6 +125,6 @@ func (r *Reader) Listeners(ctx context.Context, lbARN string) ([]elbv2types.List
 // Rules lists a listener's rules, every page, PageSize a page.
 func (r *Reader) Rules(ctx context.Context, listenerARN string) ([]elbv2types.Rule, error) {
 	in := &elbv2.DescribeRulesInput{ListenerArn: aws.String(listenerARN), PageSize: aws.Int32(PageSize)}
-	return drain(ctx, r.c, "DescribeRules", elbv2.NewDescribeRulesPaginator(guarded{r}, in),
+	return Drain(ctx, r.c, "DescribeRules", elbv2.NewDescribeRulesPaginator(guarded{r}, in),
 		func(o *elbv2.DescribeRulesOutput) ([]elbv2types.Rule, *string) { return o.Rules, o.NextMarker })
 }
