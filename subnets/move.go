@@ -147,6 +147,7 @@ type WatchProgress struct {
 
 // TargetGroupHealth is one target group as a watch observed it.
 type TargetGroupHealth struct {
+	// ARN is the target group's.
 	ARN string
 	// Healthy counts healthy targets; Floor is the plan's; Unused counts
 	// targets in a zone no load balancer of it enables.
@@ -155,9 +156,12 @@ type TargetGroupHealth struct {
 
 // ObserverFuncs is an [Observer] made of optional functions.
 type ObserverFuncs struct {
-	OnStepStarted  func(StepEvent)
+	// OnStepStarted, when set, implements StepStarted.
+	OnStepStarted func(StepEvent)
+	// OnStepFinished, when set, implements StepFinished.
 	OnStepFinished func(StepEvent)
-	OnObserved     func(WatchProgress)
+	// OnObserved, when set, implements Observed.
+	OnObserved func(WatchProgress)
 }
 
 // StepStarted implements [Observer].

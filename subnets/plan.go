@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -160,7 +159,9 @@ type WatchedTargetGroup struct {
 
 // PlanRef names a plan in a journal: its ID and digest.
 type PlanRef struct {
-	ID     string `json:"id"`
+	// ID is the plan's ID.
+	ID string `json:"id"`
+	// Digest is the plan's digest.
 	Digest string `json:"digest"`
 }
 
@@ -523,37 +524,6 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
-}
-
-// termsEqual compares two selector-term lists, order included.
-func termsEqual(a, b []karpenterapi.SelectorTerm) bool {
-	norm := func(ts []karpenterapi.SelectorTerm) []karpenterapi.SelectorTerm {
-		out := karpenterapi.CloneTerms(ts)
-		for i := range out {
-			if len(out[i].Tags) == 0 {
-				out[i].Tags = nil
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	}
-	return reflect.DeepEqual(norm(a), norm(b))
-}
-
-// budgetsEqual compares two budget lists: absent (nil) is not empty.
-func budgetsEqual(a, b []karpenterapi.Budget) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.Nodes != y.Nodes || x.Schedule != y.Schedule || x.Duration != y.Duration || !slices.Equal(x.Reasons, y.Reasons) {
-			return false
-		}
-	}
-	return true
 }
 
 func termsString(ts []karpenterapi.SelectorTerm) string {

@@ -22,7 +22,7 @@ func (p *Plan) Text() string {
 	fmt.Fprintf(&b, "  readiness checked at %s; digest %s\n", p.ReadinessCheckedAt.UTC().Format(time.RFC3339), p.Digest)
 	fmt.Fprintf(&b, "  private subnets:\n")
 	for _, s := range p.PrivateSubnets {
-		fmt.Fprintf(&b, "    %s %s %s (%d free, egress %s)\n", s.ID, s.Zone, s.CIDR, s.Free, orDash(s.Egress))
+		fmt.Fprintf(&b, "    %s %s %s (%d free, egress %s)\n", s.ID, s.Zone, s.CIDR, s.Free, dashIfEmpty(s.Egress))
 	}
 	for i, s := range p.Steps {
 		fmt.Fprintf(&b, "Step %d %s: %s\n", i+1, s.ID, s.Title)
@@ -48,7 +48,7 @@ func (p *Plan) Text() string {
 				fmt.Fprintf(&b, "    NodePool/%s (EC2NodeClass/%s): %d node(s) at once\n", np.Name, np.NodeClass, np.AllowedDrift)
 			}
 			for _, tg := range p.TargetGroups {
-				fmt.Fprintf(&b, "    %s: healthy >= %d, zones %s\n", tg.ARN, tg.Floor, orDash(strings.Join(tg.Zones, ",")))
+				fmt.Fprintf(&b, "    %s: healthy >= %d, zones %s\n", tg.ARN, tg.Floor, dashIfEmpty(strings.Join(tg.Zones, ",")))
 			}
 		}
 	}
@@ -62,7 +62,7 @@ func (p *Plan) Text() string {
 	return b.String()
 }
 
-func orDash(s string) string {
+func dashIfEmpty(s string) string {
 	if s == "" {
 		return "-"
 	}
