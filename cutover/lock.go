@@ -106,22 +106,22 @@ func NewLeaseLock(c client.Client, opts LeaseLockOptions) (*LeaseLock, error) {
 	if err != nil {
 		return nil, &InputError{Op: op, Field: "TargetGroupARN", Reason: "malformed", Err: err}
 	}
-	if opts.Holder == "" {
+	return buildLeaseLock(op, c, client.ObjectKey{Namespace: opts.Namespace, Name: name}, opts.TargetGroupARN.Raw, AnnotationTargetGroupARN,
+		opts.Holder, opts.LeaseDuration, opts.Clock)
+}
+
+// buildLeaseLock checks the holder and the lease duration, the options both
+// constructors share, and builds the lock of key, recording subject under
+// annotation.
+func buildLeaseLock(op string, c client.Client, key client.ObjectKey, subject, annotation, holder string, d time.Duration, clk clock.PassiveClock) (*LeaseLock, error) {
+	if holder == "" {
 		return nil, &InputError{Op: op, Field: "Holder", Reason: "empty: give a unique identity, for example DefaultHolder()"}
 	}
-	d, err := leaseDuration(op, opts.LeaseDuration)
+	d, err := leaseDuration(op, d)
 	if err != nil {
 		return nil, err
 	}
-	return &LeaseLock{
-		c:          c,
-		key:        client.ObjectKey{Namespace: opts.Namespace, Name: name},
-		tgARN:      opts.TargetGroupARN.Raw,
-		annotation: AnnotationTargetGroupARN,
-		holder:     opts.Holder,
-		duration:   d,
-		clock:      orClock(opts.Clock),
-	}, nil
+	return &LeaseLock{c: c, key: key, tgARN: subject, annotation: annotation, holder: holder, duration: d, clock: orClock(clk)}, nil
 }
 
 // leaseDuration checks a lease duration option of op and applies its

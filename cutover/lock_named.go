@@ -57,20 +57,6 @@ func NewNamedLeaseLock(c client.Client, opts NamedLeaseLockOptions) (*LeaseLock,
 	if opts.Subject == "" {
 		return nil, &InputError{Op: op, Field: "Subject", Reason: "empty: say what the lock guards"}
 	}
-	if opts.Holder == "" {
-		return nil, &InputError{Op: op, Field: "Holder", Reason: "empty: give a unique identity, for example DefaultHolder()"}
-	}
-	d, err := leaseDuration(op, opts.LeaseDuration)
-	if err != nil {
-		return nil, err
-	}
-	return &LeaseLock{
-		c:          c,
-		key:        client.ObjectKey{Namespace: opts.Namespace, Name: opts.Name},
-		tgARN:      opts.Subject,
-		annotation: AnnotationLockSubject,
-		holder:     opts.Holder,
-		duration:   d,
-		clock:      orClock(opts.Clock),
-	}, nil
+	return buildLeaseLock(op, c, client.ObjectKey{Namespace: opts.Namespace, Name: opts.Name}, opts.Subject, AnnotationLockSubject,
+		opts.Holder, opts.LeaseDuration, opts.Clock)
 }
