@@ -7,6 +7,7 @@ package subnets_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,7 +30,11 @@ func TestExecuteResumesAfterACrashAtEveryPoint(t *testing.T) {
 	points := []point{{step: subnets.StepTightenBudgets}, {step: subnets.StepPatchNodeClasses}, {wave: 1}, {wave: 2}, {wave: 3},
 		{step: subnets.StepWatchReplacement}, {step: subnets.StepVerifyPrivate}}
 	for _, pt := range points {
-		t.Run(pt.step+strings.Repeat("+wave", pt.wave), func(t *testing.T) {
+		name := "after " + pt.step
+		if pt.wave > 0 {
+			name = fmt.Sprintf("after wave %d", pt.wave)
+		}
+		t.Run(name, func(t *testing.T) {
 			w := newMVWorld(t, 3, nil, nil)
 			p := mvPlan(t, w, mvReadiness(3, nil), subnets.MoveBudget("1"))
 			poolBefore := w.spec(karpenterapi.NodePoolGVK, "default")
