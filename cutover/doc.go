@@ -69,6 +69,8 @@
 //     names for them (aliases and thin wrappers), so that cutover.State,
 //     cutover.ConfigMapJournal and the rest stay as they were.
 //   - lock.go: the Lock and LeaseLock.
+//   - lock_named.go: NewNamedLeaseLock, the LeaseLock on a Lease the
+//     caller names (package subnets' lock of a cluster's move).
 //
 // # Calls, in order
 //

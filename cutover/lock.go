@@ -76,12 +76,16 @@ type LeaseLockOptions struct {
 // The client needs get, create, update and delete on
 // leases.coordination.k8s.io in the namespace.
 type LeaseLock struct {
-	c        client.Client
-	key      client.ObjectKey
-	tgARN    string
-	holder   string
-	duration time.Duration
-	clock    clock.PassiveClock
+	c     client.Client
+	key   client.ObjectKey
+	tgARN string
+	// annotation is the key under which tgARN (for a named lock, its
+	// subject) is recorded on the Lease: AnnotationTargetGroupARN, or
+	// AnnotationLockSubject for a lock made by NewNamedLeaseLock.
+	annotation string
+	holder     string
+	duration   time.Duration
+	clock      clock.PassiveClock
 
 	mu sync.Mutex
 	// last is the Lease as this lock last wrote it; nil when not held.
@@ -102,27 +106,36 @@ func NewLeaseLock(c client.Client, opts LeaseLockOptions) (*LeaseLock, error) {
 	if err != nil {
 		return nil, &InputError{Op: op, Field: "TargetGroupARN", Reason: "malformed", Err: err}
 	}
-	if opts.Holder == "" {
+	return buildLeaseLock(op, c, client.ObjectKey{Namespace: opts.Namespace, Name: name}, opts.TargetGroupARN.Raw, AnnotationTargetGroupARN,
+		opts.Holder, opts.LeaseDuration, opts.Clock)
+}
+
+// buildLeaseLock checks the holder and the lease duration, the options both
+// constructors share, and builds the lock of key, recording subject under
+// annotation.
+func buildLeaseLock(op string, c client.Client, key client.ObjectKey, subject, annotation, holder string, d time.Duration, clk clock.PassiveClock) (*LeaseLock, error) {
+	if holder == "" {
 		return nil, &InputError{Op: op, Field: "Holder", Reason: "empty: give a unique identity, for example DefaultHolder()"}
 	}
-	d := opts.LeaseDuration
+	d, err := leaseDuration(op, d)
+	if err != nil {
+		return nil, err
+	}
+	return &LeaseLock{c: c, key: key, tgARN: subject, annotation: annotation, holder: holder, duration: d, clock: orClock(clk)}, nil
+}
+
+// leaseDuration checks a lease duration option of op and applies its
+// default: zero is DefaultLeaseDuration; fractions of a second round up.
+func leaseDuration(op string, d time.Duration) (time.Duration, error) {
 	switch {
 	case d < 0:
-		return nil, &InputError{Op: op, Field: "LeaseDuration", Reason: fmt.Sprintf("%v is negative", d)}
+		return 0, &InputError{Op: op, Field: "LeaseDuration", Reason: fmt.Sprintf("%v is negative", d)}
 	case d == 0:
 		d = DefaultLeaseDuration
 	case d > time.Duration(1<<31-1)*time.Second:
-		return nil, &InputError{Op: op, Field: "LeaseDuration", Reason: fmt.Sprintf("%v does not fit leaseDurationSeconds", d)}
+		return 0, &InputError{Op: op, Field: "LeaseDuration", Reason: fmt.Sprintf("%v does not fit leaseDurationSeconds", d)}
 	}
-	d = ((d + time.Second - 1) / time.Second) * time.Second
-	return &LeaseLock{
-		c:        c,
-		key:      client.ObjectKey{Namespace: opts.Namespace, Name: name},
-		tgARN:    opts.TargetGroupARN.Raw,
-		holder:   opts.Holder,
-		duration: d,
-		clock:    orClock(opts.Clock),
-	}, nil
+	return ((d + time.Second - 1) / time.Second) * time.Second, nil
 }
 
 // DefaultHolder returns an identity for [LeaseLockOptions].Holder:
@@ -181,7 +194,7 @@ func (l *LeaseLock) Acquire(ctx context.Context) error {
 				Namespace:   l.key.Namespace,
 				Name:        l.key.Name,
 				Labels:      map[string]string{LabelManagedBy: ManagedBy, LabelComponent: "lock"},
-				Annotations: map[string]string{AnnotationTargetGroupARN: l.tgARN},
+				Annotations: map[string]string{l.annotation: l.tgARN},
 			},
 			Spec: l.spec(now, now, 0),
 		}
@@ -321,8 +334,8 @@ func (l *LeaseLock) owned(lease *coordinationv1.Lease) error {
 	if lease.Labels[LabelManagedBy] != ManagedBy {
 		return &NotManagedError{Object: l.where(), Reason: fmt.Sprintf("label %s is not %q", LabelManagedBy, ManagedBy)}
 	}
-	if got := lease.Annotations[AnnotationTargetGroupARN]; got != l.tgARN {
-		return &NotManagedError{Object: l.where(), Reason: fmt.Sprintf("annotation %s is %q, not %q", AnnotationTargetGroupARN, got, l.tgARN)}
+	if got := lease.Annotations[l.annotation]; got != l.tgARN {
+		return &NotManagedError{Object: l.where(), Reason: fmt.Sprintf("annotation %s is %q, not %q", l.annotation, got, l.tgARN)}
 	}
 	return nil
 }

@@ -6,6 +6,8 @@
 //
 //   - doc.go: this comment.
 //   - testenv.go: [Env], [New], [Start], [Binaries] and [Env.Namespace].
+//   - karpenter.go: [Env.InstallKarpenterCRDs], Karpenter's kinds served
+//     with tgmigrate's own structural CRDs (internal/karpenterapi).
 //
 // Tests: example_test.go (the example).
 //
