@@ -31,6 +31,22 @@
 //     [WithMaxAttempts].
 //   - errors.go: [ErrInvalidInput] and [InputError].
 //
+// The move half (writes):
+//   - plan.go: the move's plan as data (Plan, Step, NodeClassChange,
+//     NodePoolChange, WatchedTargetGroup, PlanRef), PlanMove and its
+//     options (MoveBudget, MaxAge, PlanClock), the digest and Validate.
+//   - plan_text.go: the plan's renderings: Text, JSON, and DecodePlan.
+//   - move.go: Execute, Env, MoveOption, Observer, Result, the runner
+//     (lock, journal, steps) and the guarded writes.
+//   - watch.go: the watch of the replacement, wave by wave, with the
+//     invariants, and the verification that every node is private.
+//   - rollback.go: Rollback.
+//   - journal.go: MoveState, StepState, the Journal interface and
+//     ConfigMapJournal.
+//   - permissions.go: the IAM actions and RBAC rules, as data.
+//   - move_errors.go: the move's sentinels and error types (ErrNotReady,
+//     *NotReadyError, *DriftedObjectError, *InvariantError, ...).
+//
 // Example: example_test.go (CheckReadiness on fakes of its inputs; it
 // copies alone into another module).
 //
@@ -101,4 +117,72 @@
 // Services or TargetGroupBindings that fails, and the end of ctx, are
 // errors. No SDK output is dereferenced before internal/read's guard has
 // turned a nil one into an error.
+//
+// # The move
+//
+// Step 4 ends with the move itself: PlanMove turns a Ready report into a
+// Plan, and Execute runs it.
+//
+//	p, err := subnets.PlanMove(ctx, readiness, subnets.MoveBudget("1"))
+//	fmt.Print(p.Text())               // approve it; p.JSON() stores it
+//	env := subnets.Env{Client: kc, ELBv2: elb, Namespace: "tgmigrate", Clock: clk, Logger: log}
+//	res, err := subnets.Execute(ctx, p, env)
+//	// later, or after a hold: subnets.Rollback(ctx, p, env)
+//
+// The plan is data, a no-op until executed: PlanMove reads nothing and
+// holds no client. It refuses a report that is not Ready, or holds a
+// finding of severity high or critical (a *NotReadyError naming the
+// codes, errors.Is ErrNotReady), one older than MaxAge (default one hour;
+// a *StaleReadinessError), and a nil or malformed report or option (a
+// *MoveInputError). Its steps, in order:
+//
+//  1. tighten-budgets (only with MoveBudget): write a budget of the
+//     given nodes for reason Drifted IN FRONT of each NodePool's budgets.
+//     Karpenter applies the smallest budget that applies, so this never
+//     loosens a pool, and the pool's budgets for other reasons stay. A
+//     pool with no budgets gets Karpenter's default (10%) written out
+//     beside the move's, so other reasons keep it.
+//  2. patch-node-classes: spec.subnetSelectorTerms = the report's
+//     SelectorTerms, spec.associatePublicIPAddress = false, every other
+//     field kept (internal/karpenterapi.SetSubnetSelection). The fields as
+//     read are in the plan: what Rollback restores.
+//  3. watch-replacement: the nodes that will drift are recorded (every
+//     node of a class whose associatePublicIPAddress changes, else those
+//     public or outside the new selection); the watch polls on the
+//     injected clock (WithPollInterval) until all have left, within
+//     WithTimeout. A wave is a round of departures. At every poll each
+//     watched target group must keep its healthy targets at or above its
+//     Floor (a dip shorter than WithFloorGrace is tolerated) and have no
+//     target unused (Target.NotInUse) or in a zone its load balancers do
+//     not enable. A violation holds the move: the step is journaled held
+//     with the violations, and an *InvariantError says where.
+//  4. verify-private: no node of the cluster has an ExternalIP, and every
+//     InternalIP is in one of the plan's private subnets (a *VerifyError
+//     names the nodes). Managed node groups are not automated: their
+//     manual steps are the plan's notes, and this step fails until their
+//     nodes are private too.
+//  5. restore-budgets: each NodePool's budgets back as read.
+//
+// Execute writes through a controller-runtime client with an optimistic
+// guard: before any write every object must hold the fields as read or as
+// planned (else a *DriftedObjectError naming it, and nothing is written),
+// and each write is an Update under the resourceVersion just read. It holds
+// a Lease (cutover.NewNamedLeaseLock, named JournalName(cluster) in
+// Env.Namespace) and journals each step pending, running, done, failed or
+// held in a ConfigMap of the same name (ConfigMapJournal: resourceVersion
+// preconditions, a *JournalConflictError on a lost update, a schemaVersion,
+// unknown fields refused). A re-run of the same plan continues where it
+// stopped; another plan's journal is a *PlanMismatchError. WithDryRun
+// checks everything and returns the writes it would make, writing nothing.
+//
+// Rollback writes each EC2NodeClass back as read, watches the replacement
+// back with the same invariants, then writes the budgets back; it is
+// journaled beside the move and resumable, and may be given the journal
+// alone (a nil plan and WithJournal). After it, Execute refuses the plan
+// (ErrRolledBack).
+//
+// Least privilege as data: ReadinessIAMActions, MoveIAMActions (only
+// elasticloadbalancing:DescribeTargetHealth: Karpenter launches the
+// instances), ReadinessClusterRules, MoveClusterRules and
+// MoveNamespaceRules (rbacv1.PolicyRule values).
 package subnets

@@ -59,6 +59,7 @@ type Readiness struct {
 
 // Subnet is a subnet as the checks saw it.
 type Subnet struct {
+	// ID, Zone and CIDR are the subnet's.
 	ID   string `json:"id"`
 	Zone string `json:"zone"`
 	CIDR string `json:"cidr"`
@@ -78,6 +79,7 @@ type Subnet struct {
 
 // ZoneReport is one Availability Zone the nodes use.
 type ZoneReport struct {
+	// Zone is the zone's name.
 	Zone string `json:"zone"`
 	// Nodes and Pods are the nodes in the zone and the pods on them that
 	// take an address from the node's subnet (not hostNetwork).
@@ -93,6 +95,7 @@ type ZoneReport struct {
 
 // NodeClassReport is one EC2NodeClass the move patches.
 type NodeClassReport struct {
+	// Name is the EC2NodeClass's name.
 	Name string `json:"name"`
 	// SubnetSelectorTerms and AssociatePublicIPAddress are the fields as
 	// read: what Rollback restores.
@@ -109,6 +112,7 @@ type NodeClassReport struct {
 
 // NodePoolReport is one NodePool whose nodes the move replaces.
 type NodePoolReport struct {
+	// Name is the pool's name; NodeClass its EC2NodeClass's.
 	Name      string `json:"name"`
 	NodeClass string `json:"nodeClass"`
 	// Budgets are spec.disruption.budgets as read (nil: absent, and
@@ -139,6 +143,7 @@ type NodeGroupReport struct {
 // BoundTargetGroup is a target group whose targets are the cluster's
 // pods, through a TargetGroupBinding.
 type BoundTargetGroup struct {
+	// ARN is the target group's.
 	ARN tgmigrate.ARN `json:"arn"`
 	// Binding is namespace/name of its TargetGroupBinding.
 	Binding string `json:"binding"`

@@ -20,6 +20,7 @@ type FieldError struct {
 	Reason string
 }
 
+// Error implements error.
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s %s: %s: %s", e.Kind, e.Name, e.Field, e.Reason)
 }

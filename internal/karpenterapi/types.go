@@ -104,7 +104,9 @@ func CloneTerms(terms []SelectorTerm) []SelectorTerm {
 
 // StatusSubnet is one entry of an EC2NodeClass's status.subnets.
 type StatusSubnet struct {
-	ID     string `json:"id"`
+	// ID is the subnet's ID.
+	ID string `json:"id"`
+	// Zone and ZoneID are its Availability Zone's name and ID.
 	Zone   string `json:"zone,omitempty"`
 	ZoneID string `json:"zoneID,omitempty"`
 }
@@ -112,6 +114,7 @@ type StatusSubnet struct {
 // StatusSecurityGroup is one entry of an EC2NodeClass's
 // status.securityGroups.
 type StatusSecurityGroup struct {
+	// ID and Name are the security group's.
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
 }
@@ -137,6 +140,8 @@ type EC2NodeClass struct {
 
 // NodeClassRef is a NodePool's spec.template.spec.nodeClassRef.
 type NodeClassRef struct {
+	// Group, Kind and Name name the node class (karpenter.k8s.aws,
+	// EC2NodeClass, its name).
 	Group string `json:"group"`
 	Kind  string `json:"kind"`
 	Name  string `json:"name"`

@@ -77,7 +77,9 @@ func (g guarded) DescribeRules(ctx context.Context, in *elbv2.DescribeRulesInput
 // Paginator is what the SDK's paginators have in common, whatever the
 // service (Opt is its client's Options: elbv2.Options, ec2.Options...).
 type Paginator[Out, Opt any] interface {
+	// HasMorePages reports whether a next page remains.
 	HasMorePages() bool
+	// NextPage reads the next page.
 	NextPage(ctx context.Context, optFns ...func(*Opt)) (*Out, error)
 }
 
