@@ -8,6 +8,9 @@ package subnets
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"maps"
 	"slices"
 	"strings"
@@ -236,5 +239,48 @@ func (r *run) floor(b *bound) int {
 	for i := 0; i < allowed && i < len(counts); i++ {
 		lost += counts[i]
 	}
-	return max(b.rep.HealthyPodTargets-lost, 0)
+	return max(b.rep.HealthyPodTargets-max(lost, r.pdbAllowance(ips)), 0)
+}
+
+// pdbAllowance is the most pods behind a target group (by address) that
+// their PodDisruptionBudgets let be unavailable at once: while the
+// replacement runs, evictions stop there, and the new pods' targets turn
+// healthy after them. For each budget that selects some of the pods:
+// maxUnavailable, or the pods it selects minus minAvailable (percentages
+// of the pods it selects, rounded up, as the disruption controller
+// rounds them). The largest over the budgets; 0 without one.
+func (r *run) pdbAllowance(ips map[string]bool) int {
+	most := 0
+	for _, pdb := range r.pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		selected, behind := 0, 0
+		for _, p := range r.objs.Pods {
+			if p.Namespace != pdb.Namespace || !sel.Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			selected++
+			if ips[p.Status.PodIP] {
+				behind++
+			}
+		}
+		if behind == 0 {
+			continue
+		}
+		var n int
+		switch {
+		case pdb.Spec.MaxUnavailable != nil:
+			n, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, selected, true)
+		case pdb.Spec.MinAvailable != nil:
+			var keep int
+			keep, err = intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, selected, true)
+			n = selected - keep
+		}
+		if err == nil {
+			most = max(most, min(n, behind))
+		}
+	}
+	return most
 }

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"slices"
 	"time"
 
@@ -167,6 +169,8 @@ type run struct {
 	// nodeClasses and nodePools are Karpenter's objects (nil when not
 	// served or not listed).
 	nodeClasses, nodePools []unstructured.Unstructured
+	// pdbs are the PodDisruptionBudgets (nil when not listed).
+	pdbs []policyv1.PodDisruptionBudget
 	// subnets, tables and endpoints are the VPC's, with whether each
 	// could be read.
 	subnets                            []ec2types.Subnet
@@ -244,6 +248,28 @@ func (r *run) readCluster(ctx context.Context) error {
 	}
 	if r.nodePools, lerr = r.listKarpenter(ctx, karpenterapi.NodePoolGVK, "nodepools (karpenter.sh/v1)"); lerr != nil {
 		return lerr
+	}
+	return r.listPDBs(ctx)
+}
+
+// listPDBs lists the PodDisruptionBudgets, which bound how many pods the
+// replacement may take down at once (the floor); not listed is a note.
+func (r *run) listPDBs(ctx context.Context) error {
+	items, served, err := read.ListUnstructured(ctx, r.in.Reader, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), 0)
+	switch {
+	case ctx.Err() != nil:
+		return read.ContextError(ctx)
+	case err != nil || !served:
+		r.note("PodDisruptionBudgets not listed: each target group's floor counts only the pods on the nodes drifting at once")
+		return nil
+	}
+	for _, it := range items {
+		var pdb policyv1.PodDisruptionBudget
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(it.Object, &pdb); err != nil {
+			r.note(fmt.Sprintf("PodDisruptionBudget %s/%s not read: %v", it.GetNamespace(), it.GetName(), err))
+			continue
+		}
+		r.pdbs = append(r.pdbs, pdb)
 	}
 	return nil
 }

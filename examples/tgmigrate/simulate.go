@@ -32,7 +32,7 @@ const (
 var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
 // The phased scenarios -scenario selects.
-var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults}
+var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets}
 
 // The limits of -nodes and -pods, and why: ELBv2's default quotas
 // (1,000 targets per target group, 1,000 per Application Load Balancer)
@@ -113,7 +113,13 @@ group, moved by weights), controller-faults (phased in-place once per fault
 of the AWS Load Balancer Controller: not running, crash-looping, EC2 or
 RegisterTargets refused, its webhook down, a restart between its ConfigMap
 and RegisterTargets; a row each, with what Execute and the rollback
-returned; no story, no other strategy). -churn picks Karpenter's churn: steady (the oldest
+returned; no story, no other strategy). private-subnets (step 4: the
+nodes start in public subnets; phased cuts over, then checks readiness,
+plans the move and executes it: Karpenter's EC2NodeClass patched to the
+private subnets, the drift-driven replacement watched wave by wave; two
+more rows run the move in broken worlds, a load balancer missing a zone
+and private subnets without egress, where readiness must refuse before
+any write). -churn picks Karpenter's churn: steady (the oldest
 node every -churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
@@ -154,7 +160,7 @@ status 0.`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
-	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, or controller-faults (phased once per fault of the AWS Load Balancer Controller)")
+	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
 	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy over the grid of plausible AWS timings, then one knob at a time; no story")
 	tf := &f.timings
@@ -296,6 +302,11 @@ func (f *simFlags) config(strategy string, tm timing.Timings) sim.Config {
 	}
 	if f.scenario == "blue-green" {
 		cfg.Legacy.TargetType = "instance"
+	}
+	if f.scenario == scenarioPrivateSubnets {
+		// Step 4's world: the nodes in public subnets, Karpenter's
+		// EC2NodeClass selecting them, the VPC's subnets in EC2.
+		cfg.PublicSubnets, cfg.Move = true, sim.MoveWorld{Enabled: true}
 	}
 	if f.wire {
 		cfg.Wire = &sim.WireOptions{}

@@ -111,6 +111,24 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		}
 		rep.Scenarios = append(rep.Scenarios, *out)
 	}
+	if f.scenario == scenarioPrivateSubnets {
+		for _, broken := range []string{brokenMissingZone, brokenNoEgress} {
+			name := strategyPhased + " (" + broken + ")"
+			if a.format == "text" {
+				fmt.Fprintf(a.stderr, "simulating %s: readiness must refuse the move...\n", name)
+			}
+			out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: tm, name: name, broken: broken}).outcome(ctx)
+			if err != nil {
+				if cerr := context.Cause(ctx); cerr != nil {
+					return fmt.Errorf("simulate %s: %w", name, err)
+				}
+				row := failedOutcome(strategyPhased, err)
+				out = &row
+			}
+			out.Fault = "broken world: " + broken
+			rep.Scenarios = append(rep.Scenarios, *out)
+		}
+	}
 	comparePhasedWindow(rep.Scenarios)
 	hard := timing.Hardest()
 	if a.format == "text" {

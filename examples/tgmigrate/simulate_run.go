@@ -73,6 +73,14 @@ type simOutcome struct {
 	Outcome  string `json:"outcome,omitempty"`
 	Restored *bool  `json:"restored,omitempty"`
 	Retry    string `json:"retry,omitempty"`
+	// MoveSeconds, MoveWaves, NodesPrivate and NodesPublic are the
+	// scenario private-subnets': the move's time and its waves as the
+	// watch counted them, and the nodes in private and in public subnets
+	// at the end.
+	MoveSeconds  float64 `json:"moveSeconds,omitempty"`
+	MoveWaves    int     `json:"moveWaves,omitempty"`
+	NodesPrivate *int    `json:"nodesPrivate,omitempty"`
+	NodesPublic  *int    `json:"nodesPublic,omitempty"`
 
 	// traffic is the run's requests, second by second, from origin, the
 	// run's start; cutoverFrom and cutoverTo bound its cutover window,
@@ -141,6 +149,9 @@ type simWindows struct {
 	Cutover simWindow `json:"cutover"`
 	// Rollback is the rollback's run (scenario rollback).
 	Rollback *simWindow `json:"rollback,omitempty"`
+	// Move is step 4's move to private subnets, from the cutover's end
+	// (scenario private-subnets).
+	Move *simWindow `json:"move,omitempty"`
 	// After runs to the end.
 	After simWindow `json:"after"`
 }
@@ -177,6 +188,9 @@ func (ws simWindows) all() []simWindow {
 	if ws.Rollback != nil {
 		out = append(out, *ws.Rollback)
 	}
+	if ws.Move != nil {
+		out = append(out, *ws.Move)
+	}
 	return append(out, ws.After)
 }
 
@@ -192,6 +206,9 @@ type simRun struct {
 	name string
 	// obs, when set, reports the phased cutover's progress (the story).
 	obs cutover.Observer
+	// broken is the broken world of scenario private-subnets
+	// (brokenMissingZone, brokenNoEgress); zero: a sound one.
+	broken string
 }
 
 // phasedRun is what runPhased measured.
@@ -212,7 +229,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	if name == "" {
 		name = r.strategy
 	}
-	w, err := r.a.newWorld(ctx, r.f.config(r.strategy, r.timings), name)
+	cfg := r.f.config(r.strategy, r.timings)
+	if r.broken == brokenNoEgress {
+		cfg.Move.PrivateEgress = sim.EgressNone
+	}
+	w, err := r.a.newWorld(ctx, cfg, name)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +258,7 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	out := &simOutcome{Strategy: r.strategy, FloorSeconds: float64(plan.Estimate.FloorSeconds),
 		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
 	cutEnd, cutStart := start, start
-	var rbStart, rbEnd time.Time
+	var rbStart, rbEnd, moveStart, moveEnd time.Time
 	switch r.strategy {
 	case strategyStatic:
 		out.Note = "nothing maintains the node targets"
@@ -274,6 +295,18 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 				out.Note += "; accepted: " + s.String()
 			}
 		}
+		if r.f.scenario == scenarioPrivateSubnets {
+			mr, err := moveNodes(ctx, w, r.broken)
+			if err != nil {
+				return nil, err
+			}
+			moveStart, moveEnd = mr.start, mr.end
+			out.Note += "; " + mr.note
+			out.MoveSeconds, out.MoveWaves = mr.end.Sub(mr.start).Seconds(), mr.waves
+			if r.broken != "" {
+				out.Fault, out.Outcome = "broken world: "+r.broken, "refused: "+strings.Join(mr.codes, ",")
+			}
+		}
 	}
 	// The run lasts f.duration from the migration's start, or until the
 	// migration (and its rollback) ended, when that is later.
@@ -288,6 +321,15 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		rbEnd = time.Time{}
 	}
 	out.measure(w.Traffic(), origin, cutStart, cutEnd, rbEnd, end)
+	if moveEnd.After(moveStart) {
+		mv := windowOf(w.Traffic(), origin, cutEnd, moveEnd)
+		out.Windows.Move = &mv
+		out.Windows.After = windowOf(w.Traffic(), origin, moveEnd, end.Add(time.Second))
+	}
+	if r.f.scenario == scenarioPrivateSubnets {
+		private, public := nodesByTier(w)
+		out.NodesPrivate, out.NodesPublic = &private, &public
+	}
 	out.APICalls = diffCounts(w.AWSCounts(), before)
 	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
 	serving := w.Legacy().TargetGroupARN

@@ -154,6 +154,11 @@ type Config struct {
 	// elbv2model.Quotas), for a world near a quota without thousands of
 	// targets. Each zero field: AWS's default.
 	Quotas elbv2model.Quotas
+	// Move builds the world of step 4, the move to private subnets: the
+	// VPC's subnets, route tables and endpoints in EC2, Karpenter's
+	// EC2NodeClass, and the load balancer's zones. Zero: none of them
+	// (the worlds of steps 1 to 3 are unchanged by it).
+	Move MoveWorld
 	// WrapLBCELBv2, when set, wraps the LBC stand-in's ELBv2 client, for
 	// example in a gomock mock that delegates to it with DoAndReturn and
 	// asserts the LBC's call contract.
@@ -268,6 +273,16 @@ func (cfg *Config) defaults() error {
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
 	}
+	switch cfg.Move.PrivateEgress {
+	case "":
+		cfg.Move.PrivateEgress = EgressNAT
+	case EgressNAT, EgressEndpoints, EgressNone:
+	default:
+		return bad("Move.PrivateEgress", fmt.Sprintf("%q is not %s, %s or %s", cfg.Move.PrivateEgress, EgressNAT, EgressEndpoints, EgressNone))
+	}
+	if cfg.Move.LoadBalancerZones != nil && len(cfg.Move.LoadBalancerZones) < 2 {
+		return bad("Move.LoadBalancerZones", fmt.Sprintf("%d zones: an ALB enables at least two", len(cfg.Move.LoadBalancerZones)))
+	}
 	if err := cfg.Timings.Validate(); err != nil {
 		var ie *timing.InvalidError
 		if errors.As(err, &ie) {
@@ -374,3 +389,36 @@ func SafePodSettings(t timing.Timings) PodSettings {
 	a := t.Assumptions(envelope.DefaultControllerDelay)
 	return PodSettings{PreStop: a.SafePreStop(), TerminationGracePeriod: a.SafeTerminationGracePeriod()}
 }
+
+// MoveWorld configures the world of step 4 ([Config].Move).
+type MoveWorld struct {
+	// Enabled seeds EC2 with the cluster's subnets (each tagged
+	// kubernetes.io/role/elb or kubernetes.io/role/internal-elb,
+	// karpenter.sh/discovery: [ClusterName] and [TagTier]: public or
+	// private), their route tables (the public ones to an internet
+	// gateway), the egress PrivateEgress says, and publishes Karpenter's
+	// EC2NodeClass "default" selecting the subnets of the nodes' tier by
+	// [TagTier] with associatePublicIPAddress set to PublicSubnets. The
+	// load balancer enables the zones of LoadBalancerZones and ip targets
+	// in another zone are unused (Target.NotInUse).
+	Enabled bool
+	// PrivateEgress is how the private subnets reach AWS's APIs:
+	// [EgressNAT] (a NAT gateway per zone, the zero value), [EgressEndpoints]
+	// (VPC endpoints for ECR, S3, STS and EC2, no NAT) or [EgressNone]
+	// (neither: a broken world).
+	PrivateEgress string
+	// LoadBalancerZones are the zones the load balancer enables. Nil: all
+	// the cluster's zones. At least two (an ALB's rule).
+	LoadBalancerZones []string
+}
+
+// The values of [MoveWorld].PrivateEgress.
+const (
+	EgressNAT       = "nat"
+	EgressEndpoints = "endpoints"
+	EgressNone      = "none"
+)
+
+// TagTier is the tag whose value, public or private, says a simulated
+// subnet's tier; the seed's EC2NodeClass selects subnets by it.
+const TagTier = "tgmigrate.sim/tier"

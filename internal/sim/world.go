@@ -163,6 +163,11 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err := w.seedNetwork(); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
+	if cfg.Move.Enabled {
+		if err := w.seedVPC(); err != nil {
+			return nil, fmt.Errorf("sim: new: %w", err)
+		}
+	}
 	if cfg.Wire != nil {
 		if w.sutWire, w.sutSDK, w.sutEC2SDK, err = w.startWire(w.sut, w.sutEC2, true); err != nil {
 			return nil, fmt.Errorf("sim: new: wire: %w", err)
@@ -203,15 +208,24 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	w.hub.Subscribe(func(ch cluster.Change) { w.lbc.Observe(ch.Kind, ch.Key, ch.Labels, ch.Origin) })
 	pool := cfg.NodePool
 	pool.Public = cfg.PublicSubnets
-	w.karp, err = karpenter.New(karpenter.Options{
+	kopts := karpenter.Options{
 		Cluster: w.cl, Seed: cfg.Seed, NodePool: pool, LaunchDelay: cfg.LaunchDelay,
 		PublishObjects: cfg.Client == nil || servesKarpenter(cfg.Client), OnEvent: w.logger("karpenter"),
-	})
+	}
+	if cfg.Move.Enabled {
+		kopts.Subnets, kopts.NodeClass = w.karpenterSubnets, w.nodeClass()
+	}
+	w.karp, err = karpenter.New(kopts)
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	if err := w.seed(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.Move.Enabled {
+		if err := w.enableZones(); err != nil {
+			return nil, fmt.Errorf("sim: new: %w", err)
+		}
 	}
 	if err := w.warmUp(ctx); err != nil {
 		return nil, err
