@@ -222,10 +222,23 @@ func heading(w io.Writer, title string) {
 
 // windowNames are the windows' names, in time order.
 func windowNames(o simOutcome) []string {
+	names := []string{"before", "cutover"}
 	if o.Windows.Rollback != nil {
-		return []string{"before", "cutover", "rollback", "after"}
+		names = append(names, "rollback")
 	}
-	return []string{"before", "cutover", "after"}
+	if o.Windows.Move != nil {
+		names = append(names, "move")
+	}
+	return append(names, "after")
+}
+
+// rowName is a row's name in the tables: its strategy, and the broken
+// world it ran in (scenario private-subnets).
+func rowName(o simOutcome) string {
+	if w, ok := strings.CutPrefix(o.Fault, "broken world: "); ok {
+		return o.Strategy + " (" + w + ")"
+	}
+	return o.Strategy
 }
 
 func writeComparison(w io.Writer, rep simReport) {
@@ -235,16 +248,20 @@ func writeComparison(w io.Writer, rep simReport) {
 	for _, s := range rep.Scenarios {
 		if s.Error != "" {
 			// No figure: the error is under the table.
-			fmt.Fprintf(tw, "%s%s\t  failed: the error is under the table\n", s.Strategy, strings.Repeat("\t-", 11))
+			fmt.Fprintf(tw, "%s%s\t  failed: the error is under the table\n", rowName(s), strings.Repeat("\t-", 11))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", s.Strategy, s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", rowName(s), s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
 			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.SettleSeconds, s.CutoverSeconds-s.SettleSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w)
 	for _, s := range rep.Scenarios {
-		fmt.Fprintf(w, "  %-12s  %s\n", s.Strategy, noteOrError(s))
+		fmt.Fprintf(w, "  %-12s  %s\n", rowName(s), noteOrError(s))
+		if s.Error == "" && s.NodesPrivate != nil && s.Outcome == "" && s.Windows.Move != nil {
+			fmt.Fprintf(w, "  %-12s  step 4: the move took %.0f s in %d waves, %d requests failed in it; nodes at the end: %d private, %d public\n",
+				"", s.MoveSeconds, s.MoveWaves, s.Windows.Move.Failed, *s.NodesPrivate, *s.NodesPublic)
+		}
 	}
 	if h := rep.Hardest; h != nil {
 		o := h.Outcome
