@@ -45,31 +45,44 @@
 // ARCHITECTURE.md, at the repository root, is the map of the house: what
 // each package is for, which way data flows, and where a thing lives.
 //
-// # Packages, in the order a user calls them
+// # The four steps, in the order a user takes them
 //
-//  1. [github.com/qstools/tgmigrate/diagnose]: read-only. Finds ghost
-//     targets, target groups that pin node IPs, their owners, health-check and
-//     port mismatches, the room a cutover has under ELBv2's target quotas,
-//     and says which call comes next; a PlanCutover call with nothing
-//     missing carries its argument as a typed [Handoff].
-//  2. [github.com/qstools/tgmigrate/tgbind]: builds, validates, applies and
-//     waits on a TargetGroupBinding for an existing target group. Its API
-//     types are in [github.com/qstools/tgmigrate/tgbind/v1beta1].
-//  3. [github.com/qstools/tgmigrate/cutover]: plans, executes and rolls back
-//     the migration (cutover.RequestFrom makes its Request from a
-//     [Handoff]). In place for ip target groups: align the health check,
-//     bind in multi-cluster mode, wait for healthy pod targets, deregister the
-//     node targets and ghosts in guarded batches, drain, verify. Blue/green for
-//     instance target groups: a new ip target group, bound, then weighted
-//     forwarding in steps. The overlap of node and pod targets is counted
-//     against ELBv2's quotas on targets and, past them, bounded in waves (or
-//     refused with the increase to request). Resumable from a journal,
-//     locked by a Lease, and reversible from any point.
-//  4. [github.com/qstools/tgmigrate/helmgov]: checks the Helm charts and fixes
-//     their sources, so the next deploy does not go back to manual targets.
-//
-// After step 4 nothing depends on node IPs, and the nodes can move to private
-// subnets.
+//  1. Hand the existing target group to the AWS Load Balancer Controller
+//     with a TargetGroupBinding (targetType ip), without recreating the
+//     ALB or touching API Gateway.
+//     [github.com/qstools/tgmigrate/diagnose] (read-only) finds ghost
+//     targets, target groups that pin node IPs, their owners, the room a
+//     cutover has under ELBv2's target quotas, and says which call comes
+//     next; a PlanCutover call with nothing missing carries its argument
+//     as a typed [Handoff]. [github.com/qstools/tgmigrate/tgbind] builds,
+//     validates, applies and waits on the binding (API types in
+//     [github.com/qstools/tgmigrate/tgbind/v1beta1]).
+//     [github.com/qstools/tgmigrate/cutover] plans, executes and rolls
+//     back the migration (cutover.RequestFrom makes its Request from a
+//     [Handoff]): in place for ip target groups (bind in multi-cluster
+//     mode, wait for healthy pod targets, deregister the node targets and
+//     ghosts in guarded batches, drain, verify), blue/green for instance
+//     target groups (a new ip target group, then weighted forwarding in
+//     steps); the overlap of node and pod targets counted against
+//     ELBv2's quotas; resumable from a journal, locked by a Lease, and
+//     reversible from any point.
+//  2. Align ports and health checks: diagnose reports the mismatches
+//     (HealthCheckMismatch, the Service's ports), and cutover's plan
+//     aligns the health check on the pods' readiness probe before any
+//     target moves.
+//  3. Put the controller's annotations into the Helm charts:
+//     [github.com/qstools/tgmigrate/helmgov] checks the charts and fixes
+//     their sources, so the next deploy does not go back to manual
+//     targets.
+//  4. Move the nodes to private subnets, once nothing pins a node IP:
+//     [github.com/qstools/tgmigrate/subnets] checks readiness (read-only:
+//     no pinned node IP in any scanned account, a private subnet with
+//     room and egress in each zone, the load balancers' zones, the
+//     security-group path, Karpenter's node classes, pools, budgets and
+//     the replacement's estimate), then PlanMove, Execute and Rollback
+//     patch the EC2NodeClasses to the private subnets and watch the
+//     drift-driven replacement wave by wave, journaled, locked and
+//     reversible.
 //
 // To test automation built on these packages,
 // [github.com/qstools/tgmigrate/tgmigratetest] is the test kit: a simulated
@@ -107,6 +120,13 @@
 //     helmgov's TGM-H008/H009 write are its numbers.
 //   - internal/kube: LBC discovery (is the CRD served, is the webhook
 //     registered), and the one Service getter and Service port lookup.
+//   - internal/karpenterapi: the part of Karpenter v1's API tgmigrate
+//     reads and writes (EC2NodeClass, NodePool, NodeClaim, selector terms,
+//     budgets) and our own structural CRDs of it, shared by subnets, the
+//     simulator's Karpenter and envtest.
+//   - internal/netcheck: the one reading of route tables (internet
+//     gateway, NAT) and of security-group rules, shared by diagnose,
+//     cutover and subnets. internal/nilcheck: the typed-nil check.
 //   - internal/mocks: the one generated gomock of [ELBv2API], which the
 //     packages' tests share.
 //   - internal/arntest: the typed ARNs the packages' tests build their
