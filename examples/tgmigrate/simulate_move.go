@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -119,11 +119,11 @@ func moveNodes(ctx context.Context, w *sim.World, broken string) (*moveRun, erro
 // must leave as it was.
 func karpenterObjects(ctx context.Context, w *sim.World) (map[string]string, error) {
 	out := map[string]string{}
-	for _, gvk := range []struct{ kind, list string }{{karpenterapi.EC2NodeClassGVK.Kind, "EC2NodeClassList"}, {karpenterapi.NodePoolGVK.Kind, "NodePoolList"}} {
+	for _, gvk := range []struct{ kind, list string }{{karpenter.EC2NodeClassGVK.Kind, "EC2NodeClassList"}, {karpenter.NodePoolGVK.Kind, "NodePoolList"}} {
 		l := &unstructured.UnstructuredList{}
-		gv := karpenterapi.EC2NodeClassGVK.GroupVersion()
-		if gvk.kind == karpenterapi.NodePoolGVK.Kind {
-			gv = karpenterapi.NodePoolGVK.GroupVersion()
+		gv := karpenter.EC2NodeClassGVK.GroupVersion()
+		if gvk.kind == karpenter.NodePoolGVK.Kind {
+			gv = karpenter.NodePoolGVK.GroupVersion()
 		}
 		l.SetGroupVersionKind(gv.WithKind(gvk.list))
 		if err := w.Client().List(ctx, l); err != nil {

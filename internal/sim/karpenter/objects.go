@@ -25,6 +25,8 @@ var (
 	NodePoolGVK = karpenterapi.NodePoolGVK
 	// NodeClaimGVK is [karpenterapi.NodeClaimGVK].
 	NodeClaimGVK = karpenterapi.NodeClaimGVK
+	// EC2NodeClassGVK is [karpenterapi.EC2NodeClassGVK].
+	EC2NodeClassGVK = karpenterapi.EC2NodeClassGVK
 )
 
 // duration formats d as Karpenter's manifests do ("720h", "1h30m").
