@@ -237,7 +237,7 @@ func Execute(ctx context.Context, plan *Plan, env Env, opts ...MoveOption) (*Res
 		err := r.step(ctx, r.st.Steps, id, func(ctx context.Context, rec *StepState) error {
 			switch id {
 			case StepWatchReplacement:
-				return r.watch(ctx, rec, r.moveDeparts)
+				return r.watch(ctx, rec, r.moveDeparts, r.lateDeparts)
 			case StepVerifyPrivate:
 				return r.verify(ctx)
 			}

@@ -116,6 +116,21 @@ func (r *runner) rollbackDeparts(n *corev1.Node) bool {
 	return in && !karpenterapi.Selects(c.From.SubnetSelectorTerms, s.ID, s.Tags)
 }
 
+// lateDeparts says whether a node the move's watch did not see at its
+// start must leave too: a node of a moved class that is public or outside
+// the new selection (its launch began under the original fields, before
+// the patch, and it registered after the watch started). Karpenter drifts
+// it like the others.
+func (r *runner) lateDeparts(n *corev1.Node) bool {
+	c, ok := r.classOf(n)
+	if !ok {
+		return false
+	}
+	ip, ext := addresses(n)
+	s, in := r.privateSubnetOf(ip)
+	return len(ext) > 0 || !in || !karpenterapi.Selects(c.To.SubnetSelectorTerms, s.ID, s.Tags)
+}
+
 func samePtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // watch waits until every node departs says will drift has left the
@@ -125,7 +140,9 @@ func samePtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || 
 // where none had. The invariants are checked at every observation; a zone
 // violation holds at once, a floor violation once it has lasted the floor
 // grace. A hold is an *InvariantError; the deadline a *WatchTimeoutError.
-func (r *runner) watch(ctx context.Context, rec *StepState, departs func(*corev1.Node) bool) error {
+// late, when set, picks the nodes that appear after the watch started and
+// must leave too: they join the departing nodes.
+func (r *runner) watch(ctx context.Context, rec *StepState, departs, late func(*corev1.Node) bool) error {
 	if rec.Departing == nil {
 		nodes, err := r.listNodes(ctx)
 		if err != nil {
@@ -160,8 +177,14 @@ func (r *runner) watch(ctx context.Context, rec *StepState, departs func(*corev1
 			return err
 		}
 		present := map[string]bool{}
-		for _, n := range nodes {
+		joined := false
+		for i, n := range nodes {
 			present[n.Name] = true
+			if late != nil && !slices.Contains(rec.Departing, n.Name) && !slices.Contains(rec.Kept, n.Name) && late(&nodes[i]) {
+				rec.Departing = append(rec.Departing, n.Name)
+				rec.Remaining = append(rec.Remaining, n.Name)
+				joined = true
+			}
 		}
 		var remaining, left []string
 		for _, name := range rec.Remaining {
@@ -202,7 +225,7 @@ func (r *runner) watch(ctx context.Context, rec *StepState, departs func(*corev1
 		r.o.observer.Observed(WatchProgress{Step: rec.ID, At: now, Wave: rec.Waves, Departing: len(rec.Departing),
 			Remaining: len(remaining), Left: left, TargetGroups: health, Violations: violations})
 		r.env.log.V(1).Info("observed", "step", rec.ID, "wave", rec.Waves, "remaining", len(remaining), "violations", len(violations))
-		if len(left) > 0 {
+		if len(left) > 0 || joined {
 			rec.Remaining = remaining
 			if rec.Remaining == nil {
 				rec.Remaining = []string{}
