@@ -66,6 +66,9 @@ func TestSimReadinessOverTheWire(t *testing.T) {
 			if _, ok := w.EC2().(*ec2.Client); !ok {
 				t.Fatalf("w.EC2() is %T, want the SDK's *ec2.Client", w.EC2())
 			}
+			if w.Wire() == nil {
+				t.Fatal("the world has no wire endpoint")
+			}
 			if !tc.noCut {
 				simCutover(t, w)
 			}
@@ -248,7 +251,15 @@ func TestSimMoveCrashAfterEachWave(t *testing.T) {
 			// that registers after the rollback started is private when
 			// Rollback returns, and Karpenter drifts it back later. Run
 			// the world through that drift before judging the nodes.
-			w.Run(10 * time.Minute)
+			if public, total := simPublicNodes(w); len(public) < total {
+				t.Logf("Rollback returned with %d of %d nodes private", total-len(public), total)
+			}
+			for i := 0; i < 20; i++ { // at most ten minutes
+				if public, _ := simPublicNodes(w); len(public) == len(w.Cluster().Nodes()) {
+					break
+				}
+				w.Run(30 * time.Second)
+			}
 			for _, n := range w.Cluster().Nodes() {
 				if !n.Public || n.ExternalIP == "" {
 					t.Errorf("node %s is private after the rollback (public=%v, ip=%q)", n.Name, n.Public, n.ExternalIP)
