@@ -66,7 +66,7 @@ func Rollback(ctx context.Context, plan *Plan, env Env, opts ...MoveOption) (*Re
 	for _, id := range actions {
 		err := r.step(ctx, r.st.Rollback, id, func(ctx context.Context, rec *StepState) error {
 			if id == ActionWatchBack {
-				return r.watch(ctx, rec, r.rollbackDeparts, nil)
+				return r.watch(ctx, rec, r.rollbackDeparts, r.rollbackLate)
 			}
 			return r.write(ctx, r.editsOf(id))
 		})

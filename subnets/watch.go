@@ -131,6 +131,29 @@ func (r *runner) lateDeparts(n *corev1.Node) bool {
 	return len(ext) > 0 || !in || !karpenterapi.Selects(c.To.SubnetSelectorTerms, s.ID, s.Tags)
 }
 
+// rollbackLate says whether a node the rollback's watch did not see at
+// its start must leave too: a node of a moved class, not recorded by the
+// move's watch, that sits in one of the plan's private subnets the
+// original terms do not select, or without the public address the
+// original fields gave (its launch began under the move's fields, before
+// the rollback's patch).
+func (r *runner) rollbackLate(n *corev1.Node) bool {
+	c, ok := r.classOf(n)
+	if !ok {
+		return false
+	}
+	if rec := step(r.st.Steps, StepWatchReplacement); rec != nil && (slices.Contains(rec.Departing, n.Name) || slices.Contains(rec.Kept, n.Name)) {
+		return false
+	}
+	ip, ext := addresses(n)
+	s, in := r.privateSubnetOf(ip)
+	if !in {
+		return false
+	}
+	wantPublic := c.From.AssociatePublicIPAddress != nil && *c.From.AssociatePublicIPAddress
+	return (wantPublic && len(ext) == 0) || !karpenterapi.Selects(c.From.SubnetSelectorTerms, s.ID, s.Tags)
+}
+
 func samePtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // watch waits until every node departs says will drift has left the
