@@ -10,6 +10,8 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/time/rate"
 	"k8s.io/utils/clock"
+
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
 // Defaults of the options.
@@ -96,12 +98,8 @@ func WithConcurrency(n int) Option {
 // off. The defaults are [DefaultRateLimit] and [DefaultBurst].
 func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	return func(cfg *config) {
-		if perSecond <= 0 {
-			cfg.fail("WithRateLimit", "rate %v is not positive", perSecond)
-			return
-		}
-		if burst < 1 && perSecond != rate.Inf {
-			cfg.fail("WithRateLimit", "burst %d is below 1", burst)
+		if p := read.RateLimitProblem(perSecond, burst); p != "" {
+			cfg.fail("WithRateLimit", "%s", p)
 			return
 		}
 		cfg.rps, cfg.burst = perSecond, burst
@@ -113,8 +111,8 @@ func WithRateLimit(perSecond rate.Limit, burst int) Option {
 // as an error. n must be at least 1. The default is [DefaultMaxAttempts].
 func WithMaxAttempts(n int) Option {
 	return func(cfg *config) {
-		if n < 1 {
-			cfg.fail("WithMaxAttempts", "%d is below 1", n)
+		if p := read.MaxAttemptsProblem(n); p != "" {
+			cfg.fail("WithMaxAttempts", "%s", p)
 			return
 		}
 		cfg.maxAttempts = n

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/read"
 )
 
 // Option adjusts one [CheckReadiness] call.
@@ -64,12 +65,8 @@ func WithLogger(l logr.Logger) Option { return func(cfg *config) { cfg.log = l }
 // diagnose run gets the same.
 func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	return func(cfg *config) {
-		if perSecond <= 0 {
-			cfg.fail("WithRateLimit", "rate %v is not positive", perSecond)
-			return
-		}
-		if burst < 1 && perSecond != rate.Inf {
-			cfg.fail("WithRateLimit", "burst %d is below 1", burst)
+		if p := read.RateLimitProblem(perSecond, burst); p != "" {
+			cfg.fail("WithRateLimit", "%s", p)
 			return
 		}
 		cfg.rps, cfg.burst = perSecond, burst
@@ -81,8 +78,8 @@ func WithRateLimit(perSecond rate.Limit, burst int) Option {
 // default is [diagnose.DefaultMaxAttempts].
 func WithMaxAttempts(n int) Option {
 	return func(cfg *config) {
-		if n < 1 {
-			cfg.fail("WithMaxAttempts", "%d is below 1", n)
+		if p := read.MaxAttemptsProblem(n); p != "" {
+			cfg.fail("WithMaxAttempts", "%s", p)
 			return
 		}
 		cfg.maxAttempts = n

@@ -74,3 +74,26 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		return nil
 	}
 }
+
+// RateLimitProblem says what is wrong with a client-side rate limit of
+// perSecond calls a second in bursts of burst, as the packages' options
+// take it ("" when nothing): the rate must be positive (rate.Inf turns
+// the limiter off), and the burst at least 1 unless the rate is rate.Inf.
+func RateLimitProblem(perSecond rate.Limit, burst int) string {
+	switch {
+	case perSecond <= 0:
+		return fmt.Sprintf("rate %v is not positive", perSecond)
+	case burst < 1 && perSecond != rate.Inf:
+		return fmt.Sprintf("burst %d is below 1", burst)
+	}
+	return ""
+}
+
+// MaxAttemptsProblem says what is wrong with a number of attempts of a
+// throttled call ("" when nothing): it must be at least 1.
+func MaxAttemptsProblem(n int) string {
+	if n < 1 {
+		return fmt.Sprintf("%d is below 1", n)
+	}
+	return ""
+}
