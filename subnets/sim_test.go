@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/subnets"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // TestSimReadinessOverTheWire checks readiness in sound and broken
@@ -141,11 +144,13 @@ func TestSimReadinessOverTheWire(t *testing.T) {
 	}
 }
 
-// TestSimReadinessSecurityGroupPath checks the world whose node security
-// group leaves out the pods' port. The simulated Karpenter writes no
-// status.securityGroups on its EC2NodeClass, so the security-group check
-// cannot judge the path: readiness says so in a note and raises no
-// SecurityGroupPath finding (it does not guess).
+// TestSimReadinessSecurityGroupPath checks the security-group path over
+// the wire: the simulated EC2NodeClass lists the nodes' group in
+// status.securityGroups, and readiness reads it with
+// DescribeSecurityGroups through the real SDK client. In the world whose
+// node group leaves out the pods' port, the path is open only through the
+// binding's spec.networking (the controller authorized it during the
+// cutover); without that rule it is a SecurityGroupPath finding.
 func TestSimReadinessSecurityGroupPath(t *testing.T) {
 	t.Parallel()
 	w := newSimWorld(t, simConfig(7, true, func(c *sim.Config) { c.PodPortBlocked = true }))
@@ -154,16 +159,45 @@ func TestSimReadinessSecurityGroupPath(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CheckReadiness: %v", err)
 	}
-	for _, f := range r.Findings {
-		if f.Code == subnets.CodeSecurityGroupPath {
-			t.Errorf("a SecurityGroupPath finding without the node class's security groups: %v", f)
-		}
+	if len(r.Findings) != 0 || !r.Ready || len(r.TargetGroups) != 1 || r.TargetGroups[0].Networking == "" {
+		t.Fatalf("after the cutover: ready %v, findings %v, target groups %+v; want ready, the path open through spec.networking", r.Ready, r.Findings, r.TargetGroups)
 	}
-	if !slices.ContainsFunc(r.Notes, func(n string) bool {
-		return strings.Contains(n, "EC2NodeClass default") && strings.Contains(n, "status.securityGroups")
-	}) {
-		t.Errorf("no note that EC2NodeClass default's security-group path was not judged: %v", r.Notes)
+	if w.AWSCounts()["DescribeSecurityGroups"] == 0 {
+		t.Errorf("DescribeSecurityGroups did not go over the wire: %v", w.AWSCounts())
 	}
+
+	// Without spec.networking the controller no longer manages the rule,
+	// and nothing else lets the load balancer reach the pods' port.
+	var tgbs v1beta1.TargetGroupBindingList
+	if err := w.Client().List(t.Context(), &tgbs); err != nil || len(tgbs.Items) != 1 {
+		t.Fatalf("bindings: %v (%d)", err, len(tgbs.Items))
+	}
+	tgb := tgbs.Items[0]
+	tgb.Spec.Networking = nil
+	if err := w.Client().Update(t.Context(), &tgb); err != nil {
+		t.Fatalf("update binding: %v", err)
+	}
+	// The controller's rule goes with it (whether the stand-in revoked it
+	// already or not: a NotFound is fine).
+	_, _ = w.SUTEC2().RevokeSecurityGroupIngress(t.Context(), &ec2.RevokeSecurityGroupIngressInput{GroupId: aws.String(sim.NodeSecurityGroup),
+		IpPermissions: []ec2types.IpPermission{{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(sim.DefaultContainerPort), ToPort: aws.Int32(sim.DefaultContainerPort),
+			UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(sim.LoadBalancerSecurityGroup)}}}}})
+	before := simSpecs(t, w)
+	r, err = simReadiness(t.Context(), w)
+	if err != nil {
+		t.Fatalf("CheckReadiness: %v", err)
+	}
+	i := slices.IndexFunc(r.Findings, func(f diagnose.Finding) bool { return f.Code == subnets.CodeSecurityGroupPath })
+	if i < 0 || r.Ready {
+		t.Fatalf("no SecurityGroupPath finding without spec.networking: ready %v, findings %v, notes %v", r.Ready, r.Findings, r.Notes)
+	}
+	if f := r.Findings[i]; !strings.Contains(f.Message, "8080") || !slices.Contains(f.Evidence.Names, sim.NodeSecurityGroup) {
+		t.Errorf("finding %q %v: want the port and the nodes' group named", f.Message, f.Evidence.Names)
+	}
+	if _, err := subnets.PlanMove(t.Context(), r, subnets.PlanClock(w.Clock())); !errors.Is(err, subnets.ErrNotReady) {
+		t.Errorf("PlanMove: %v, want ErrNotReady", err)
+	}
+	sameSpecs(t, "refused", before, simSpecs(t, w))
 }
 
 // tgName is the name part of a target group ARN.

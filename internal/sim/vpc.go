@@ -54,6 +54,7 @@ func (w *World) nodeClass() karpenter.NodeClass {
 	return karpenter.NodeClass{
 		SubnetSelectorTerms:      []karpenterapi.SelectorTerm{{Tags: map[string]string{TagTier: tier}}},
 		AssociatePublicIPAddress: &public,
+		SecurityGroups:           []karpenterapi.StatusSecurityGroup{{ID: w.nodeSG, Name: "nodes"}},
 	}
 }
 

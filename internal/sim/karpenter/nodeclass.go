@@ -52,6 +52,12 @@ type NodeClass struct {
 	// AssociatePublicIPAddress, when set, decides whether nodes get a
 	// public address; nil: the subnet decides.
 	AssociatePublicIPAddress *bool
+	// SecurityGroups are the nodes' security groups: the class selects
+	// them by ID (spec.securityGroupSelectorTerms) and lists them in
+	// status.securityGroups, as Karpenter resolves them. The nodes'
+	// interfaces carry the world's groups whatever this says. Nil: none
+	// written.
+	SecurityGroups []karpenterapi.StatusSecurityGroup
 }
 
 func (nc NodeClass) validate() error {
@@ -183,6 +189,15 @@ func (k *Karpenter) startClass(ctx context.Context) error {
 		return &ConfigError{Op: "start", Field: "NodeClass", Reason: err.Error()}
 	}
 	want := map[string]any{"subnets": statusSubnets(s.selected)}
+	if sgs := k.o.NodeClass.SecurityGroups; len(sgs) > 0 {
+		terms, status := make([]any, len(sgs)), make([]any, len(sgs))
+		for i, g := range sgs {
+			terms[i] = map[string]any{"id": g.ID}
+			status[i] = map[string]any{"id": g.ID, "name": g.Name}
+		}
+		u.Object["spec"].(map[string]any)["securityGroupSelectorTerms"] = terms
+		want["securityGroups"] = status
+	}
 	u.Object["status"] = want
 	ctx = cluster.WithOrigin(ctx, Origin)
 	if err := k.c.Create(ctx, u); err != nil {
