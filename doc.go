@@ -127,6 +127,8 @@
 //   - internal/netcheck: the one reading of route tables (internet
 //     gateway, NAT) and of security-group rules, shared by diagnose,
 //     cutover and subnets. internal/nilcheck: the typed-nil check.
+//     internal/textcell: the text helpers diagnose's and subnets' reports
+//     render with.
 //   - internal/mocks: the one generated gomock of [ELBv2API], which the
 //     packages' tests share.
 //   - internal/arntest: the typed ARNs the packages' tests build their

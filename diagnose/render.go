@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // MarkdownTargetLimit caps the targets listed per target group in
@@ -416,16 +418,9 @@ func heldBy(t TargetReport) string {
 	return "-"
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// md escapes a table cell or list item.
-func md(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
+// The text helpers of the renderings, shared with the other reports.
+var (
+	orDash  = textcell.OrDash
+	oneLine = textcell.OneLine
+	md      = textcell.Markdown
+)

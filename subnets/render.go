@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/qstools/tgmigrate/diagnose"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // JSON returns the report as indented JSON, which validates against
@@ -219,16 +221,9 @@ func nextLine(c diagnose.NextCall) string {
 	return strings.Join(parts, " ")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// md escapes a table cell or list item.
-func md(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
+// The text helpers of the renderings, shared with the other reports.
+var (
+	orDash  = textcell.OrDash
+	oneLine = textcell.OneLine
+	md      = textcell.Markdown
+)
