@@ -1,7 +1,7 @@
 package cluster
 
-// errors.go: ErrInvalidConfig, ConfigError, EvictionError and the IsX
-// helpers.
+// errors.go: ErrInvalidConfig, ConfigError, EvictionError, WatchError and
+// the IsX helpers.
 
 import (
 	"errors"
@@ -21,6 +21,10 @@ var (
 	// ErrExhausted: an address or port pool has no address left (addresses
 	// are never reused within a run).
 	ErrExhausted = errors.New("address pool exhausted")
+	// ErrKindNotServed: a watch asked for a kind the cluster does not
+	// serve, as an API server answers 404 for a resource it has no
+	// mapping for.
+	ErrKindNotServed = errors.New("kind not served")
 
 	errStatusGet = errors.New("cluster: get through Status() is not supported")
 )
@@ -72,6 +76,34 @@ func (e *EvictionError) Unwrap() []error {
 	}
 	return []error{ErrEvictionBlocked}
 }
+
+// WatchError reports a watch the [Hub] could not start. It unwraps to
+// [ErrKindNotServed] when the cluster does not serve the kind, and to
+// [ErrInvalidConfig] when the list type is one a watch does not support.
+type WatchError struct {
+	// List is the list's kind, for example "NodeClaimList".
+	List string
+	// Reason says why.
+	Reason string
+	// NotServed is set when the cluster does not serve the kind.
+	NotServed bool
+}
+
+// Error implements error.
+func (e *WatchError) Error() string {
+	return fmt.Sprintf("cluster: watch %s: %s", e.List, e.Reason)
+}
+
+// Unwrap returns [ErrKindNotServed] or [ErrInvalidConfig].
+func (e *WatchError) Unwrap() error {
+	if e.NotServed {
+		return ErrKindNotServed
+	}
+	return ErrInvalidConfig
+}
+
+// IsKindNotServed reports whether err says a watched kind is not served.
+func IsKindNotServed(err error) bool { return errors.Is(err, ErrKindNotServed) }
 
 // IsEvictionBlocked reports whether err is a refused eviction.
 func IsEvictionBlocked(err error) bool { return errors.Is(err, ErrEvictionBlocked) }

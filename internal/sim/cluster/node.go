@@ -141,7 +141,7 @@ func (cl *Cluster) register(ctx context.Context, n *node) error {
 		return nil
 	}
 	obj := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: maps.Clone(n.labels), Annotations: maps.Clone(n.spec.Annotations)},
+		ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: maps.Clone(n.labels), Annotations: maps.Clone(n.spec.Annotations), Finalizers: slices.Clone(n.spec.Finalizers)},
 		Spec:       corev1.NodeSpec{ProviderID: n.providerID, Taints: slices.Clone(n.taints)},
 	}
 	if err := cl.c.Create(ctx, obj); err != nil {
@@ -277,7 +277,9 @@ func (cl *Cluster) updateNode(ctx context.Context, n *node, mutate func(*corev1.
 
 // TerminateInstance terminates a node's EC2 instance: its addresses stop
 // answering at once, every pod still on it dies (its ReplicaSet replaces
-// it), and the Node object is deleted. Karpenter calls it after the drain.
+// it), and the Node object is deleted (marked deleted when it has
+// finalizers: their holder removes them). Karpenter calls it after the
+// drain.
 func (cl *Cluster) TerminateInstance(ctx context.Context, name string) error {
 	n := cl.nodes[name]
 	if n == nil {

@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"fmt"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -61,6 +63,12 @@ type FakeOptions struct {
 	// ownership, no conflicts, no managedFields); every other operation
 	// behaves the same.
 	ServerSideApply bool
+	// Clock, when set, stamps the deletionTimestamp of an object deleted
+	// while finalizers hold it (a pod the kubelet stands for, a NodeClaim,
+	// a Node of Karpenter's) with its time, to the second, as an API server
+	// on that clock would; a second deletion keeps the first stamp. Nil:
+	// the fake client's own stamp, the wall clock's.
+	Clock clock.PassiveClock
 }
 
 // NewFakeClient returns the default client of the simulation: a
@@ -83,6 +91,9 @@ func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 			managed: clienttesting.NewFieldManagedObjectTracker(s, decoder, managedfields.NewDeducedTypeConverter()),
 			scheme:  s,
 		}
+	}
+	if opts.Clock != nil {
+		tracker = clockTracker{ObjectTracker: tracker, clock: opts.Clock}
 	}
 	b := fake.NewClientBuilder().
 		WithScheme(s).
@@ -126,6 +137,30 @@ func (t applyTracker) Apply(gvr schema.GroupVersionResource, ac k8sruntime.Objec
 		m.SetNamespace(ns)
 	}
 	return t.Create(gvr, obj, ns)
+}
+
+// clockTracker stamps deletionTimestamps with a clock's time. The fake
+// client sets metav1.Now() on an object with finalizers that it is asked to
+// delete, and stores it with an Update: the stamp is replaced here, or by
+// the stored one when the object was being deleted already.
+type clockTracker struct {
+	clienttesting.ObjectTracker
+	clock clock.PassiveClock
+}
+
+func (t clockTracker) Update(gvr schema.GroupVersionResource, obj k8sruntime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetDeletionTimestamp() == nil {
+		return t.ObjectTracker.Update(gvr, obj, ns, opts...)
+	}
+	stamp := metav1.NewTime(t.clock.Now().Truncate(time.Second))
+	if old, err := t.Get(gvr, ns, m.GetName()); err == nil {
+		if om, err := meta.Accessor(old); err == nil && om.GetDeletionTimestamp() != nil {
+			stamp = *om.GetDeletionTimestamp()
+		}
+	}
+	m.SetDeletionTimestamp(&stamp)
+	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
 }
 
 // splitTracker keeps the kinds applied server-side (the elbv2.k8s.aws group:

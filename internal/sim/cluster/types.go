@@ -92,6 +92,10 @@ type NodeSpec struct {
 	Annotations map[string]string
 	// Taints are the node's initial taints.
 	Taints []corev1.Taint
+	// Finalizers are the Node object's finalizers (Karpenter's
+	// karpenter.sh/termination): deleting the Node then only marks it, and
+	// [Cluster.TerminateInstance] leaves it to whoever holds them.
+	Finalizers []string
 	// Delay is the time from launch to the node registering Ready. Zero:
 	// the node is registered and Ready at once.
 	Delay time.Duration

@@ -1,7 +1,8 @@
 package cluster
 
 // watch.go: the Hub: admission, change notification, and the observed client
-// that reports each write with its origin.
+// that reports each write with its origin (and to the watches of
+// watcher.go).
 
 import (
 	"context"
@@ -9,11 +10,14 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/vclock"
@@ -77,6 +81,8 @@ type AdmissionFunc func(ctx context.Context, op Op, obj client.Object) error
 //     delivered to every subscriber as a world event at the current virtual
 //     time, so a write made by the system under test (outside events) is
 //     seen when the world next runs, as an informer would see it.
+//   - Watches: [Hub.Watch], which the wrapper's Watch calls, turns every
+//     write into a watch event during the write itself.
 //   - Admission: [AdmissionFunc]s run before every Create, Update and
 //     Apply (server-side apply, of a kind in the client's scheme), as
 //     webhooks do; an Apply gets the webhooks' mutations merged into its
@@ -89,6 +95,10 @@ type Hub struct {
 	mu        sync.Mutex
 	subs      []func(Change)
 	admission []AdmissionFunc
+	// watchers are the watches by kind (watcher.go); kinds the kinds
+	// declared served with Serve.
+	watchers map[schema.GroupKind][]*watcher
+	kinds    map[schema.GroupKind]bool
 }
 
 // AddAdmission adds an admission webhook; they run in the order added.
@@ -121,7 +131,8 @@ func (h *Hub) Subscribe(fn func(Change)) {
 	h.subs = append(h.subs, fn)
 }
 
-// Client returns c wrapped so that its writes are observed.
+// Client returns c wrapped so that its writes are observed. The wrapper is
+// a client.WithWatch: its Watch is [Hub.Watch] on c.
 func (h *Hub) Client(c client.Client) client.Client {
 	return &observedClient{Client: c, hub: h}
 }
@@ -140,16 +151,19 @@ func (h *Hub) publish(ch Change) {
 	})
 }
 
-func (h *Hub) observe(ctx context.Context, c client.Client, obj runtime.Object, op Op) {
-	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if gvk, err := c.GroupVersionKindFor(obj); err == nil {
-		kind = gvk.Kind
-	}
-	ch := Change{Kind: kind, Op: op, Origin: OriginFrom(ctx)}
+// observe reports one write of obj: to the watches of its kind, at once,
+// and to the subscribers, as a world event. prior is what a deletion read
+// before it wrote (Hub.before).
+func (h *Hub) observe(ctx context.Context, c client.Client, obj runtime.Object, op Op, prior forms) {
+	gvk, known := gvkOf(c, obj)
+	ch := Change{Kind: gvk.Kind, Op: op, Origin: OriginFrom(ctx)}
 	if o, ok := obj.(client.Object); ok {
 		ch.Key = client.ObjectKeyFromObject(o)
 		if l := o.GetLabels(); l != nil {
 			ch.Labels = maps.Clone(l)
+		}
+		if known {
+			h.emit(ctx, c, gvk, ch.Key, prior)
 		}
 	}
 	h.publish(ch)
@@ -160,6 +174,13 @@ type observedClient struct {
 	hub *Hub
 }
 
+var _ client.WithWatch = (*observedClient)(nil)
+
+// Watch is [Hub.Watch] on the wrapped client.
+func (c *observedClient) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+	return c.hub.Watch(ctx, c.Client, list, opts...)
+}
+
 func (c *observedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	if err := c.hub.admit(ctx, OpCreate, obj); err != nil {
 		return err
@@ -168,7 +189,7 @@ func (c *observedClient) Create(ctx context.Context, obj client.Object, opts ...
 		return err
 	}
 	if !isDryRunCreate(opts) {
-		c.hub.observe(ctx, c.Client, obj, OpCreate)
+		c.hub.observe(ctx, c.Client, obj, OpCreate, nil)
 	}
 	return nil
 }
@@ -177,46 +198,71 @@ func (c *observedClient) Update(ctx context.Context, obj client.Object, opts ...
 	if err := c.hub.admit(ctx, OpUpdate, obj); err != nil {
 		return err
 	}
+	dry := isDryRunUpdate(opts)
+	var prior forms
+	if !dry && obj.GetDeletionTimestamp() != nil {
+		// Removing the last finalizer removes the object.
+		prior = c.hub.before(ctx, c.Client, obj)
+	}
 	if err := c.Client.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
-	if !isDryRunUpdate(opts) {
-		c.hub.observe(ctx, c.Client, obj, OpUpdate)
+	if !dry {
+		c.hub.observe(ctx, c.Client, obj, OpUpdate, prior)
 	}
 	return nil
 }
 
 func (c *observedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	po := &client.PatchOptions{}
+	po.ApplyOptions(opts)
+	var prior forms
+	if len(po.DryRun) == 0 && obj.GetDeletionTimestamp() != nil {
+		prior = c.hub.before(ctx, c.Client, obj)
+	}
 	if err := c.Client.Patch(ctx, obj, patch, opts...); err != nil {
 		return err
 	}
-	po := &client.PatchOptions{}
-	po.ApplyOptions(opts)
 	if len(po.DryRun) == 0 {
-		c.hub.observe(ctx, c.Client, obj, OpUpdate)
+		c.hub.observe(ctx, c.Client, obj, OpUpdate, prior)
 	}
 	return nil
 }
 
 func (c *observedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	do := &client.DeleteOptions{}
+	do.ApplyOptions(opts)
+	var prior forms
+	if len(do.DryRun) == 0 {
+		prior = c.hub.before(ctx, c.Client, obj)
+	}
 	if err := c.Client.Delete(ctx, obj, opts...); err != nil {
 		return err
 	}
-	do := &client.DeleteOptions{}
-	do.ApplyOptions(opts)
 	if len(do.DryRun) == 0 {
-		c.hub.observe(ctx, c.Client, obj, OpDelete)
+		c.hub.observe(ctx, c.Client, obj, OpDelete, prior)
 	}
 	return nil
 }
 
 func (c *observedClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	do := &client.DeleteAllOfOptions{}
+	do.ApplyOptions(opts)
+	var gvk schema.GroupVersionKind
+	var prior map[client.ObjectKey]forms
+	if len(do.DryRun) == 0 {
+		gvk, prior = c.hub.beforeAll(ctx, c.Client, obj, do.Namespace)
+	}
 	if err := c.Client.DeleteAllOf(ctx, obj, opts...); err != nil {
 		return err
 	}
-	do := &client.DeleteAllOfOptions{}
-	do.ApplyOptions(opts)
 	if len(do.DryRun) == 0 {
+		keys := slices.SortedFunc(maps.Keys(prior), func(a, b client.ObjectKey) int {
+			return strings.Compare(a.String(), b.String())
+		})
+		for _, k := range keys {
+			c.hub.emit(ctx, c.Client, gvk, k, prior[k])
+		}
 		kind := ""
 		if gvk, err := c.Client.GroupVersionKindFor(obj); err == nil {
 			kind = gvk.Kind
@@ -240,7 +286,9 @@ func (c *observedClient) Apply(ctx context.Context, obj runtime.ApplyConfigurati
 	ao := &client.ApplyOptions{}
 	ao.ApplyOptions(opts)
 	if len(ao.DryRun) == 0 {
-		c.hub.publish(applyChange(ctx, obj, OpUpdate))
+		ch, gvk := applyChange(ctx, obj, OpUpdate)
+		c.hub.emit(ctx, c.Client, gvk, ch.Key, nil)
+		c.hub.publish(ch)
 	}
 	return nil
 }
@@ -279,27 +327,38 @@ func (s *observedSubResource) op() Op {
 	}
 }
 
+// prior reads what an eviction is about to delete, for the watches.
+func (s *observedSubResource) prior(ctx context.Context, obj client.Object) forms {
+	if s.op() != OpDelete {
+		return nil
+	}
+	return s.hub.before(ctx, s.c, obj)
+}
+
 func (s *observedSubResource) Create(ctx context.Context, obj client.Object, sub client.Object, opts ...client.SubResourceCreateOption) error {
+	prior := s.prior(ctx, obj)
 	if err := s.SubResourceClient.Create(ctx, obj, sub, opts...); err != nil {
 		return err
 	}
-	s.hub.observe(ctx, s.c, obj, s.op())
+	s.hub.observe(ctx, s.c, obj, s.op(), prior)
 	return nil
 }
 
 func (s *observedSubResource) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	prior := s.prior(ctx, obj)
 	if err := s.SubResourceClient.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
-	s.hub.observe(ctx, s.c, obj, s.op())
+	s.hub.observe(ctx, s.c, obj, s.op(), prior)
 	return nil
 }
 
 func (s *observedSubResource) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	prior := s.prior(ctx, obj)
 	if err := s.SubResourceClient.Patch(ctx, obj, patch, opts...); err != nil {
 		return err
 	}
-	s.hub.observe(ctx, s.c, obj, s.op())
+	s.hub.observe(ctx, s.c, obj, s.op(), prior)
 	return nil
 }
 
@@ -307,28 +366,31 @@ func (s *observedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfig
 	if err := s.SubResourceClient.Apply(ctx, obj, opts...); err != nil {
 		return err
 	}
-	s.hub.publish(applyChange(ctx, obj, s.op()))
+	ch, gvk := applyChange(ctx, obj, s.op())
+	s.hub.emit(ctx, s.c, gvk, ch.Key, nil)
+	s.hub.publish(ch)
 	return nil
 }
 
 // applyChange reads the identity of an apply configuration from its JSON
-// form.
-func applyChange(ctx context.Context, obj runtime.ApplyConfiguration, op Op) Change {
+// form: the change, and the object's kind for the watches (empty when it
+// cannot be read).
+func applyChange(ctx context.Context, obj runtime.ApplyConfiguration, op Op) (Change, schema.GroupVersionKind) {
 	ch := Change{Op: op, Origin: OriginFrom(ctx)}
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return ch
+		return ch, schema.GroupVersionKind{}
 	}
 	u := &unstructured.Unstructured{}
 	if err := json.Unmarshal(raw, &u.Object); err != nil {
-		return ch
+		return ch, schema.GroupVersionKind{}
 	}
 	ch.Kind = u.GetKind()
 	ch.Key = client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
 	if l := u.GetLabels(); l != nil {
 		ch.Labels = l
 	}
-	return ch
+	return ch, u.GroupVersionKind()
 }
 
 func isDryRunCreate(opts []client.CreateOption) bool {
