@@ -156,13 +156,24 @@ func (k *Karpenter) waitForReplacement(c *claim) {
 		k.beginDrain(k.ctx(), c)
 		return
 	}
+	if c.waitingFor.state == claimTerminated {
+		// The replacement was deleted before it registered
+		// (deletion.go): launch another.
+		repl, err := k.launch(k.ctx(), k.o.LaunchDelay)
+		if err != nil {
+			k.event("Error", "node/"+c.node, "%v", err)
+		} else {
+			c.waitingFor, c.disruption.Replacement = repl, repl.node
+			k.event("ReplacementRelaunched", "node/"+c.node, "replacement %s", repl.node)
+		}
+	}
 	c.retry.Cancel()
 	c.retry = k.clock.AfterEvent(k.o.PollInterval, "karpenter wait "+c.node, func(time.Time) { k.waitForReplacement(c) })
 }
 
 // beginDrain is the termination controller's start: the NodeClaim is
-// deleted, the node labelled exclude-from-external-load-balancers, and
-// its pods evicted.
+// deleted (unless someone else deleted it), the node labelled
+// exclude-from-external-load-balancers, and its pods evicted.
 func (k *Karpenter) beginDrain(ctx context.Context, c *claim) {
 	c.state = claimDraining
 	c.retry.Cancel()
@@ -170,7 +181,7 @@ func (k *Karpenter) beginDrain(ctx context.Context, c *claim) {
 	if err := k.cl.LabelNode(ctx, c.node, LabelExcludeFromLB, "true"); err != nil {
 		k.event("Error", "node/"+c.node, "label: %v", err)
 	}
-	if k.o.PublishObjects {
+	if k.o.PublishObjects && !c.deleted {
 		k.deleteClaim(ctx, c)
 	}
 	limit := k.pool.TerminationGracePeriod
@@ -262,6 +273,7 @@ func (k *Karpenter) terminate(ctx context.Context, c *claim) {
 	if c.disruption != nil {
 		c.disruption.TerminatedAt = k.clock.Now()
 	}
+	k.releaseNode(ctx, c)
 	if k.o.PublishObjects {
 		k.removeClaim(ctx, c)
 	}

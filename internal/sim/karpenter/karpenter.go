@@ -109,12 +109,14 @@ const (
 )
 
 type claim struct {
-	name, node    string
-	seq           int
-	state         claimState
-	createdAt     time.Time
-	expireAt      time.Time
-	expiry        vclock.Handle
+	name, node string
+	seq        int
+	state      claimState
+	createdAt  time.Time
+	expireAt   time.Time
+	expiry     vclock.Handle
+	// deleted: someone else deleted the NodeClaim object (deletion.go).
+	deleted       bool
 	disruption    *Disruption
 	waitingFor    *claim // the replacement a graceful disruption waits for
 	drainDeadline time.Time
@@ -236,6 +238,10 @@ func (k *Karpenter) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	if k.o.PublishObjects {
+		// Karpenter's CRDs are installed: the cluster serves their kinds.
+		k.cl.Hub().Serve(NodePoolGVK, NodeClaimGVK, EC2NodeClassGVK)
+	}
 	k.cl.Hub().Subscribe(k.observe)
 	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt() })
 	return nil
@@ -297,7 +303,12 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 			LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType,
 			LabelRegistered: "true", LabelInitialized: "true",
 		},
-		Delay: delay,
+		// Karpenter's registration puts its termination finalizer on the
+		// Node (nodeclaim/lifecycle/registration.go): deleting the Node
+		// starts its termination, and the Node goes when Karpenter removes
+		// the finalizer.
+		Finalizers: []string{FinalizerTermination},
+		Delay:      delay,
 	}
 	if at != nil {
 		spec.Zone, spec.Public = at.zone, at.public
@@ -312,12 +323,7 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 	if delay == 0 {
 		c.state = claimReady
 	}
-	if k.pool.ExpireAfter > 0 {
-		c.expireAt = c.createdAt.Add(k.pool.ExpireAfter)
-		c.expiry = k.clock.At(c.expireAt, "karpenter expire "+name, func(time.Time) {
-			_ = k.ReplaceNode(node, ReasonExpired)
-		})
-	}
+	k.scheduleExpiry(c)
 	k.event("Launched", "nodeclaim/"+name, "node %s", node)
 	if k.o.PublishObjects {
 		if err := k.publishClaim(ctx, c); err != nil {
@@ -387,8 +393,8 @@ func (k *Karpenter) ReplaceAll(reason Reason, within time.Duration) error {
 type Shape string
 
 // The churn shapes. Steady, Wave and Consolidation are graceful: NodePool
-// budgets and karpenter.sh/do-not-disrupt hold them. Spot is forceful:
-// nothing holds an interruption.
+// budgets and karpenter.sh/do-not-disrupt hold them. Expiry and Spot are
+// forceful: nothing holds an expiry or an interruption.
 const (
 	// ShapeSteady: every Interval, the oldest node not being disrupted is
 	// queued, with Reasons taken in turn (Drifted by default).
@@ -401,6 +407,15 @@ const (
 	// from the seed), Karpenter consolidates the node with the fewest pods
 	// (the oldest of equals): Underutilized, replaced by one new node.
 	ShapeConsolidation Shape = "consolidation"
+	// ShapeExpiry: one node expires every Interval, oldest first, as the
+	// NodeClaims' spec.expireAfter says: the NodePool's expireAfter is set
+	// to the number of live nodes times Interval, and the live nodes'
+	// ages are spread (their NodeClaims' creationTimestamp set back) so
+	// that node i expires at Start + i x Interval; each replacement
+	// expires expireAfter after its own launch. Expired, forceful: the
+	// NodeClaim is deleted whatever the budgets and do-not-disrupt, and
+	// the drain does not wait for the new node (expiry.go).
+	ShapeExpiry Shape = "expiry"
 	// ShapeSpot: at random intervals (exponential, mean Interval, from the
 	// seed), EC2 interrupts a node picked at random: Interrupted, drained at
 	// once and terminated after SpotInterruptionNotice, whatever the
@@ -409,14 +424,15 @@ const (
 )
 
 // Shapes lists the churn shapes, in the order the CLI documents them.
-var Shapes = []Shape{ShapeSteady, ShapeWave, ShapeConsolidation, ShapeSpot}
+var Shapes = []Shape{ShapeSteady, ShapeWave, ShapeConsolidation, ShapeExpiry, ShapeSpot}
 
 // Churn is a disruption schedule of one [Shape].
 type Churn struct {
 	// Shape is the kind of churn. Zero: ShapeSteady.
 	Shape Shape
 	// Interval between disruptions (the mean one for consolidation and
-	// spot; between waves for wave). Required.
+	// spot; between waves for wave; between expiries for expiry).
+	// Required.
 	Interval time.Duration
 	// Reasons are used in turn by ShapeSteady. Nil: Drifted. The other
 	// shapes have their own reason.
@@ -424,7 +440,8 @@ type Churn struct {
 	// Share is the part of the live nodes a wave marks, a count or a
 	// percentage. Zero: "50%".
 	Share string
-	// Start is the first disruption. Zero: one Interval from now.
+	// Start is the first disruption (for expiry, rounded up to the
+	// second, as creationTimestamps are). Zero: one Interval from now.
 	Start time.Time
 }
 
@@ -486,6 +503,8 @@ func (k *Karpenter) StartChurn(ch Churn) error {
 		})
 	case ShapeConsolidation, ShapeSpot:
 		k.scheduleRandom(ch, ch.Start)
+	case ShapeExpiry:
+		return k.startExpiry(ch)
 	}
 	return nil
 }
@@ -578,8 +597,12 @@ func (k *Karpenter) NodeClaim(node string) (string, bool) {
 
 // observe follows the cluster: a replacement node turning Ready lets a
 // graceful disruption drain; a pod leaving a draining node may finish the
-// drain.
+// drain; a NodeClaim or a Node someone else deleted is terminated
+// (deletion.go).
 func (k *Karpenter) observe(ch cluster.Change) {
+	if k.observeDeletion(ch) {
+		return
+	}
 	switch ch.Kind {
 	case "Node":
 		if c := k.claims[ch.Key.Name]; c != nil && c.state == claimLaunching {
