@@ -82,7 +82,8 @@ type ChurnShape = karpenter.Shape
 
 // The churn shapes. Steady, wave and consolidation are graceful: the
 // NodePool's budget and karpenter.sh/do-not-disrupt hold them (cutover's
-// hold does). Spot is forceful: nothing holds an interruption.
+// hold does). Expiry and spot are forceful: nothing holds an expiry or an
+// interruption.
 const (
 	// ChurnSteady: every interval, Karpenter replaces the oldest node
 	// (drift).
@@ -93,6 +94,10 @@ const (
 	// ChurnConsolidation: at random intervals of mean Churn.Interval,
 	// Karpenter consolidates the node with the fewest pods.
 	ChurnConsolidation = karpenter.ShapeConsolidation
+	// ChurnExpiry: every interval, the oldest node's NodeClaim expires
+	// (the NodePool's expireAfter is the node count times the interval,
+	// and the nodes' ages are spread); each replacement expires in turn.
+	ChurnExpiry = karpenter.ShapeExpiry
 	// ChurnSpot: at random intervals of mean Churn.Interval, EC2
 	// interrupts a random node of a spot NodePool.
 	ChurnSpot = karpenter.ShapeSpot
@@ -103,8 +108,8 @@ type Churn struct {
 	// Shape is the kind of churn. Zero: [ChurnSteady].
 	Shape ChurnShape
 	// Interval is the time between disruptions (the mean one for
-	// consolidation and spot, between waves for a wave). Zero: no
-	// scheduled churn.
+	// consolidation and spot, between waves for a wave, between expiries
+	// for expiry). Zero: no scheduled churn.
 	Interval time.Duration
 	// Delay is the time from the world's start to the first disruption.
 	// Zero: one Interval.

@@ -156,7 +156,7 @@ status 0.`,
 	fl.IntVar(&f.pods, "pods", sim.DefaultPods, fmt.Sprintf("pods behind the Service: %d to %d, %s", minPods, maxPods, maxPodsWhy))
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
 	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "the churn's pace: see -churn")
-	fl.StringVar(&f.churn, "churn", string(karpenter.ShapeSteady), "Karpenter's churn: steady, wave, consolidation or spot")
+	fl.StringVar(&f.churn, "churn", string(karpenter.ShapeSteady), "Karpenter's churn: steady, wave, consolidation, expiry or spot")
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")

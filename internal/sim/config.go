@@ -96,8 +96,8 @@ type Config struct {
 	// PublicSubnets puts the nodes in public subnets, with ExternalIPs.
 	PublicSubnets bool
 	// ChurnInterval starts scheduled churn: every interval the oldest node
-	// is queued for disruption. Zero: no scheduled churn (use
-	// [World.ReplaceAllNodes] or [World.Karpenter]).
+	// is queued for disruption (see ChurnShape for the other shapes). Zero:
+	// no scheduled churn (use [World.ReplaceAllNodes] or [World.Karpenter]).
 	ChurnInterval time.Duration
 	// ChurnReasons are the reasons of the scheduled disruptions, in turn
 	// (steady churn). Nil: Drifted.
@@ -105,8 +105,11 @@ type Config struct {
 	// ChurnShape is the kind of scheduled churn (karpenter.Shapes): steady
 	// (the oldest node every ChurnInterval), wave (ChurnShare of the nodes
 	// drifted every ChurnInterval, paced by the NodePool's budget),
-	// consolidation or spot (at random intervals of mean ChurnInterval).
-	// Zero: steady.
+	// consolidation (at random intervals of mean ChurnInterval), expiry
+	// (one node's NodeClaim expiring every ChurnInterval, oldest first:
+	// the NodePool's expireAfter becomes Nodes x ChurnInterval, replacing
+	// NodePool.ExpireAfter, and the nodes' ages are spread; forceful) or
+	// spot (at random intervals of mean ChurnInterval). Zero: steady.
 	ChurnShape karpenter.Shape
 	// ChurnShare is the share of the nodes a wave drifts. Zero: "50%".
 	ChurnShare string

@@ -14,10 +14,11 @@
 //   - config.go: Config and its defaults and validation, ConfigError, the
 //     Default constants and ClusterName, and PodSettings and SafePodSettings.
 //   - events.go: the world's event log: one line per event, with virtual
-//     timestamps, and the ELBv2 model's target transitions written to it.
+//     timestamps, and the ELBv2 model's target transitions written to it
+//     and to the targets' spans.
 //   - kube.go: the Kubernetes side the system under test meets: the world's
-//     client with its API latency, a TargetGroupBinding of the seed's case,
-//     and the Service's pods.
+//     client with its API latency and its watches, a TargetGroupBinding of
+//     the seed's case, and the Service's pods.
 //   - network.go: the world's network: its security groups and network
 //     interfaces (package ec2sim), the firewall between the load balancer and
 //     the cluster, and the EC2 clients of the system under test and the LBC.
@@ -25,14 +26,16 @@
 //     DenyController refuses and AllowController grants again, and
 //     AccessDenied, the error IAM refuses an action with.
 //   - run.go: the running of the world: its virtual clock, the scenario's
-//     start, Run and RunUntil, client traffic, and churn on demand.
+//     start, Run and RunUntil, client traffic and its failed requests, and
+//     churn on demand.
 //   - seed.go: the seed's case: the namespace, the Service, its pods and their
 //     PodDisruptionBudget, the neighbour application, the ALB, its listener
 //     and the hand-made target group, and the warm-up until every legacy
 //     target is healthy.
 //   - targets.go: the ground truth of targets: every registered target with
 //     what holds its address now and what held it at registration, the ghosts
-//     among them, and the node targets.
+//     among them, the node targets, and every registration's span
+//     (registered, deregistered, removed).
 //   - webhook.go: the LBC's webhooks on the world's client: admission of pods
 //     and TargetGroupBindings, and the webhook service going down.
 //   - world.go: the World: its state, New (which wires the parts and starts
@@ -75,7 +78,7 @@
 // cutover handles). It warms up until every target is healthy; the
 // scenario starts then ([World.Start]), with Config.RPS requests per second
 // through the listener and, with Config.ChurnInterval, Karpenter replacing
-// the oldest node every interval.
+// the oldest node every interval (or another Config.ChurnShape).
 //
 // # Running a system under test
 //
@@ -99,7 +102,13 @@
 // What a test reads:
 //
 //   - [World.Traffic]: totals, failures by outcome, per-second counts and
-//     outage windows (package traffic's Stats).
+//     outage windows (package traffic's Stats); [World.FailedRequests]:
+//     every failed request (when, target group, target, outcome, status),
+//     and [World.TargetSpans] and [World.TargetSpanAt]: every registration
+//     of a target (when registered, deregistered, removed, and what held
+//     its address), to attribute each failure to its target, the target to
+//     its holder, and a node to its disruption
+//     (World.Karpenter().Disruptions()).
 //   - [World.ELBv2].Counts and Calls: the system under test's calls by
 //     operation and their log ([World.AWSCounts] with or without the
 //     wire); [World.LBCELBv2] the LBC's, counted apart.
@@ -134,7 +143,12 @@
 //     point), [World.SetWebhookDown] (its webhook unreachable).
 //   - Churn: [World.ReplaceAllNodes] replaces every node within a window;
 //     World.Karpenter().ReplaceNode one node for any reason;
-//     Config.ChurnInterval a steady schedule.
+//     Config.ChurnInterval a schedule of Config.ChurnShape (steady, wave,
+//     consolidation, expiry, spot). Deleting a NodeClaim or a Node through
+//     [World.Client] is Karpenter's forceful Deleted disruption of it.
+//   - Watch: World.Client().Watch, for Nodes, NodeClaims (unstructured
+//     karpenter.sh/v1 NodeClaimList) or any kind the cluster serves; drain
+//     the channel without blocking after each wait.
 //   - Crash and resume: stop calling the system under test, keep running
 //     the world, and start a new one on the same World.
 //
@@ -209,6 +223,29 @@
 //     do-not-disrupt, replacement before drain, the taint, the exclude
 //     label, PDB-respecting evictions with retries, new nodes with new IPs,
 //     termination after the drain, grace-period and spot-notice cut-offs.
+//   - Forceful disruption, which nothing holds (package karpenter cites
+//     Karpenter's source): expiry at each NodeClaim's creationTimestamp
+//     plus spec.expireAfter, which a reader of the NodeClaims finds to the
+//     second (the expiry churn shape spreads the nodes' ages so that one
+//     expires every interval); the deletion of a NodeClaim or a Node of
+//     Karpenter's by the system under test (the termination finalizer
+//     holds it, the node is tainted at once, drained, terminated, and both
+//     objects go); spot interruption. For none of them does Karpenter wait
+//     for a new node before the drain; the NodePool's
+//     terminationGracePeriod caps the drain.
+//   - Watches: World.Client().Watch turns every write, the world's and the
+//     system under test's, into a watch event on the channel during the
+//     write itself (inside the world event or the client call), so a
+//     consumer that drains it after each wait sees exactly what happened
+//     until then, the same on every run; without a resource version it
+//     starts with the objects there; label and field selectors; a
+//     consumer that lets cluster.WatchBuffer events pile up has its watch
+//     closed, as an API server closes a slow watcher; Stop and the
+//     context's cancellation end it. deletionTimestamps are on the virtual
+//     clock.
+//   - Failure records: every failed request with its target, and every
+//     target registration's span, for a report that says which failures
+//     went to which target and which node held it.
 //   - Pods: startup, readiness probe, readiness gates (injected at creation
 //     only, behind an ip-mode binding's Service, when the namespace is
 //     labelled), preStop serving, PodDisruptionBudgets, EndpointSlice
@@ -264,7 +301,18 @@
 //
 // From package karpenter: provisioning and bin-packing (one node replaces
 // one node); consolidation's own choice of nodes and its waits; budget
-// schedules; node repair; several NodePools.
+// schedules; node repair; several NodePools; the Node's deletionTimestamp
+// during a drain Karpenter started itself (the Node goes at termination);
+// the termination-timestamp annotation. The expiry shape rewrites the
+// initial NodeClaims' creationTimestamp and spec.expireAfter at the
+// scenario's start, which a real API server would not accept (it keeps
+// its own creationTimestamp; Karpenter's NodeClaim spec is immutable): it
+// stands for nodes launched at those times.
+//
+// Watches (package cluster): no replay from a resource version, no
+// bookmarks or metadata-only watches; Watch spends no API latency; a
+// read the watch makes after a write that Config.KubeFaults refuses loses
+// that event; only writes through the world's client are seen.
 //
 // From package lbc: instance mode; cross-account; IPv6 targets; the
 // LBC's client-side throttle; its concurrent reconciles; Ingress and

@@ -1,7 +1,8 @@
 package sim
 
 // events.go: the world's event log: one line per event, with virtual
-// timestamps, and the ELBv2 model's target transitions written to it.
+// timestamps, and the ELBv2 model's target transitions written to it and
+// to the targets' spans (targets.go).
 
 import (
 	"fmt"
@@ -44,6 +45,7 @@ func (w *World) transition(t elbv2model.Transition) {
 		w.regOwner[regKey(t.TargetGroupARN, t.ID, t.Port)] = owner
 		w.mu.Unlock()
 	}
+	w.recordSpan(t)
 	name := t.TargetGroupARN
 	if i := strings.Index(name, "targetgroup/"); i >= 0 {
 		name = strings.SplitN(name[i+len("targetgroup/"):], "/", 2)[0]

@@ -1,8 +1,8 @@
 package sim
 
 // kube.go: the Kubernetes side the system under test meets: the world's
-// client with its API latency, a TargetGroupBinding of the seed's case, and
-// the Service's pods.
+// client with its API latency and its watches, a TargetGroupBinding of the
+// seed's case, and the Service's pods.
 
 import (
 	"context"
@@ -22,27 +22,42 @@ import (
 )
 
 // Client returns the Kubernetes client of the world (the LBC's webhooks run
-// on it): give it to the system under test. Each call spends the
+// on it): give it to the system under test. Each call but Watch spends the
 // Timings.KubeLatency on the virtual clock first, in the caller's
 // goroutine, so it must not be called from a world event.
-func (w *World) Client() client.Client { return w.kube }
+//
+// Watch (cluster.Hub.Watch) serves every kind the cluster serves: the
+// kinds of its scheme (Nodes, Pods, EndpointSlices...) and, when Karpenter
+// publishes its objects, karpenter.sh/v1 NodeClaims and NodePools and
+// karpenter.k8s.aws/v1 EC2NodeClasses as unstructured lists; another kind
+// is a cluster.WatchError (cluster.IsKindNotServed). It starts at once,
+// without latency, and every write of the world or the system under test
+// lands on its channel during the write: drain it without blocking after
+// each wait on the clock to see what happened until then, the same on
+// every run of a Config.
+func (w *World) Client() client.WithWatch { return w.kube }
 
-// noWatch gives a client.Client the Watch of a client.WithWatch, so that
-// interceptor.NewClient takes it; the world's clients are never watched.
-type noWatch struct{ client.Client }
+// withWatch gives a client.Client the Watch of the client it wraps when
+// that is a client.WithWatch (the hub's observed client is), so that
+// interceptor.NewClient takes it.
+type withWatch struct{ client.Client }
 
-func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+func (c withWatch) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+	if ww, ok := c.Client.(client.WithWatch); ok {
+		return ww.Watch(ctx, list, opts...)
+	}
 	return nil, errors.New("sim: the world's client does not watch")
 }
 
-// latencyClient returns c with every call spending d on clock first, in
-// the caller's goroutine (interceptor.Funcs from controller-runtime).
-func latencyClient(c client.Client, clock *vclock.Clock, d time.Duration) client.Client {
+// latencyClient returns c with every call but Watch spending d on clock
+// first, in the caller's goroutine (interceptor.Funcs from
+// controller-runtime).
+func latencyClient(c client.Client, clock *vclock.Clock, d time.Duration) client.WithWatch {
 	if d <= 0 {
-		return c
+		return withWatch{c}
 	}
 	wait := func() { clock.Sleep(d) }
-	return interceptor.NewClient(noWatch{c}, interceptor.Funcs{
+	return interceptor.NewClient(withWatch{c}, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			wait()
 			return c.Get(ctx, key, obj, opts...)

@@ -1,7 +1,8 @@
 package sim
 
 // run.go: the running of the world: its virtual clock, the scenario's start,
-// Run and RunUntil, client traffic, and churn on demand.
+// Run and RunUntil, client traffic and its failed requests, and churn on
+// demand.
 
 import (
 	"time"
@@ -34,6 +35,20 @@ func (w *World) Traffic() traffic.Stats {
 		return traffic.Stats{}
 	}
 	return w.traffic.Stats()
+}
+
+// FailedRequests returns every failed client request so far, in the order
+// sent (package traffic's Generator.Failures): when it was sent, the target
+// group and the target it went to (zero when none took it: a 503), the
+// outcome and the status. [World.TargetSpanAt] gives the registration it
+// went to and what held the address then; World.Karpenter().Disruptions()
+// when that node's disruption started and when it was terminated. Nil
+// without traffic.
+func (w *World) FailedRequests() []traffic.Request {
+	if w.traffic == nil {
+		return nil
+	}
+	return w.traffic.Failures()
 }
 
 // StopTraffic ends the client traffic; its stats stay readable.

@@ -2,15 +2,19 @@ package sim
 
 // targets.go: the ground truth of targets: every registered target with what
 // holds its address now and what held it at registration, the ghosts among
-// them, and the node targets.
+// them, the node targets, and every registration's span (registered,
+// deregistered, removed).
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+
+	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 )
 
 // Target is a registered target, with what held its address.
@@ -104,4 +108,93 @@ func (w *World) Targets(tgARN string) []Target {
 
 func regKey(tgARN, ip string, port int32) string {
 	return tgARN + " " + ip + ":" + strconv.Itoa(int(port))
+}
+
+// TargetSpan is one registration of a target in a target group, from its
+// registration to its removal: when the target group held it, and what
+// held its address then. With [World.FailedRequests] and
+// World.Karpenter().Disruptions() it attributes a failed request to its
+// target, the target to its holder, and the holder to its disruption.
+type TargetSpan struct {
+	// TargetGroupARN, ID and Port identify the target (ID is the IP of an
+	// ip target, the instance ID of an instance target).
+	TargetGroupARN string
+	ID             string
+	Port           int32
+	// Registered is what held the address when the target was registered
+	// ("node/<name>", "pod/<ns>/<name>"; "" for nobody, and for an
+	// instance target), as [Target].Registered.
+	Registered string
+	// RegisteredAt is the registration. DeregisteredAt is the
+	// deregistration: the model's transition to draining, from which the
+	// target takes new requests only for the deregistration lag. RemovedAt
+	// is when it left the target group (its draining ended, the target
+	// group was deleted, or it was registered again while draining, which
+	// starts a new span). Zero while not reached.
+	RegisteredAt, DeregisteredAt, RemovedAt time.Time
+}
+
+// recordSpan writes a target transition to the spans.
+func (w *World) recordSpan(t elbv2model.Transition) {
+	key := regKey(t.TargetGroupARN, t.ID, t.Port)
+	owner := ""
+	if !t.Removed && (t.From == "" || t.From == elbv2types.TargetHealthStateEnumDraining) {
+		owner, _ = w.cl.Owner(t.ID)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.openSpan == nil {
+		w.openSpan = map[string]int{}
+	}
+	i, open := w.openSpan[key]
+	again := open && t.From == elbv2types.TargetHealthStateEnumDraining && !t.Removed && t.To != elbv2types.TargetHealthStateEnumDraining
+	switch {
+	case t.Removed || again:
+		if open {
+			w.spans[i].RemovedAt = t.At
+			delete(w.openSpan, key)
+		}
+	case t.To == elbv2types.TargetHealthStateEnumDraining:
+		if open && w.spans[i].DeregisteredAt.IsZero() {
+			w.spans[i].DeregisteredAt = t.At
+		}
+	}
+	if (t.From == "" && !t.Removed) || again {
+		w.openSpan[key] = len(w.spans)
+		w.spans = append(w.spans, TargetSpan{TargetGroupARN: t.TargetGroupARN, ID: t.ID, Port: t.Port,
+			Registered: owner, RegisteredAt: t.At})
+	}
+}
+
+// TargetSpans returns every registration of a target in the target group
+// tgARN ("" for every target group) so far, in registration order.
+func (w *World) TargetSpans(tgARN string) []TargetSpan {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []TargetSpan
+	for _, s := range w.spans {
+		if tgARN == "" || s.TargetGroupARN == tgARN {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TargetSpanAt returns the registration of the target id:port in tgARN that
+// was in force at the instant at (registered at or before it, not removed
+// by then): the span a request sent to that target at that instant went
+// to.
+func (w *World) TargetSpanAt(tgARN, id string, port int32, at time.Time) (TargetSpan, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := len(w.spans) - 1; i >= 0; i-- {
+		s := w.spans[i]
+		if s.TargetGroupARN != tgARN || s.ID != id || s.Port != port || s.RegisteredAt.After(at) {
+			continue
+		}
+		if s.RemovedAt.IsZero() || at.Before(s.RemovedAt) {
+			return s, true
+		}
+	}
+	return TargetSpan{}, false
 }

@@ -92,13 +92,17 @@ type World struct {
 
 	// kube is the system under test's Kubernetes client: the world's,
 	// with Timings.KubeLatency per call.
-	kube client.Client
+	kube client.WithWatch
 
 	mu  sync.Mutex
 	log []string
 	// regOwner is what held a target's address when it was registered, by
 	// target group and IP:port.
 	regOwner map[string]string
+	// spans are every registration of a target, in registration order;
+	// openSpan indexes the current one by target group and IP:port.
+	spans    []TargetSpan
+	openSpan map[string]int
 }
 
 // New builds the world of cfg, seeds the seed's case, and warms it up until
@@ -117,7 +121,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	w.hub = cluster.NewHub(w.clock)
 	kc := cfg.Client
 	if kc == nil {
-		fc, err := cluster.NewFakeClient(cluster.FakeOptions{Faults: cfg.KubeFaults, ServerSideApply: cfg.ServerSideApply})
+		fc, err := cluster.NewFakeClient(cluster.FakeOptions{Faults: cfg.KubeFaults, ServerSideApply: cfg.ServerSideApply, Clock: w.clock})
 		if err != nil {
 			return nil, err
 		}

@@ -12,8 +12,8 @@
 //     check.
 //   - endpoints.go: Services, their EndpointSlices, and kube-proxy's NodePort
 //     table.
-//   - errors.go: ErrInvalidConfig, ConfigError, EvictionError and the IsX
-//     helpers.
+//   - errors.go: ErrInvalidConfig, ConfigError, EvictionError, WatchError
+//     and the IsX helpers.
 //   - ipam.go: address management: subnets, freed addresses and their reuse,
 //     the public IP pool.
 //   - network.go: the network the ALB meets (elbv2model.Network): health
@@ -24,7 +24,8 @@
 //   - pod.go: pods: scheduling, startup, readiness probes and gates, status,
 //     termination, eviction.
 //   - scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
-//     with server-side apply of TargetGroupBindings.
+//     with server-side apply of TargetGroupBindings and deletionTimestamps
+//     on the virtual clock.
 //   - subnets.go: the subnets as the rest of the world sees them:
 //     SubnetView, Cluster.Subnets and Cluster.ZoneOf.
 //   - types.go: the specs callers give (Workload, PDBSpec, NodeSpec) and the
@@ -32,7 +33,10 @@
 //   - views.go: read-only views of nodes and pods, and who holds an address
 //     now or held it last.
 //   - watch.go: the Hub: admission, change notification, and the observed
-//     client that reports each write with its origin.
+//     client that reports each write with its origin (and to the watches).
+//   - watcher.go: watches on the world's client: Hub.Watch, the watch event
+//     every write becomes, selectors, and the close of a watcher that falls
+//     behind.
 //
 // # The API
 //
@@ -48,8 +52,14 @@
 // A [Hub] wraps the client. It stands in for informers (every write
 // becomes a [Change] delivered to subscribers as a world event, so the
 // cluster sees pods others delete and readiness-gate conditions others
-// set) and for admission webhooks ([AdmissionFunc], run on Create and
-// Update, dry runs included).
+// set), for admission webhooks ([AdmissionFunc], run on Create and
+// Update, dry runs included), and for the API server's watches: the
+// wrapped client is a client.WithWatch whose Watch ([Hub.Watch]) sends
+// every write of a watched kind as a watch event during the write itself,
+// so that a watcher on the virtual clock sees each change at the instant
+// it happened, the same on every run; a watcher that falls [WatchBuffer]
+// events behind is closed, as an API server closes a slow one.
+// [FakeOptions].Clock stamps deletionTimestamps with the virtual clock.
 //
 // # Nodes
 //
@@ -121,4 +131,8 @@
 //     iptables picks at random.
 //   - ClusterIPs are left to the API server (empty on the fake client).
 //   - Node conditions other than Ready; node heartbeats and leases.
+//   - Watches: resource versions are not replayed (a watch from a version
+//     starts now, without initial events), no bookmarks, no metadata-only
+//     watches; only the writes through the hub's client are seen (not a
+//     real API server's own, such as garbage collection).
 package cluster

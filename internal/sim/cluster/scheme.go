@@ -1,7 +1,8 @@
 package cluster
 
 // scheme.go: the scheme and the fake client (FakeOptions, NewFakeClient),
-// with server-side apply of TargetGroupBindings.
+// with server-side apply of TargetGroupBindings and deletionTimestamps on
+// the virtual clock.
 
 import (
 	"fmt"

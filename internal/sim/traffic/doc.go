@@ -8,7 +8,8 @@
 //   - doc.go: this comment.
 //   - stats.go: Stats: totals, failures by outcome, per-second counts, outage
 //     windows.
-//   - traffic.go: the Generator: Options, New, outcomes, requests.
+//   - traffic.go: the Generator: Options, New, outcomes, requests, and the
+//     record of the failed ones.
 //
 // # Routing
 //
@@ -39,7 +40,9 @@
 // the longest one, and the seconds of total outage (no request succeeded)
 // and of degradation (some failed). [Stats.Span] gives the same for any
 // stretch of time, a report's windows. A request is counted when it is
-// sent. [Options].OnRequest traces each request.
+// sent. [Options].OnRequest traces each request; [Generator.Failures]
+// keeps every failed one (time, target group, target, outcome, status),
+// so that a report can say which target each failure went to.
 //
 // # Not modelled
 //

@@ -1,6 +1,7 @@
 package traffic
 
-// traffic.go: the Generator: Options, New, outcomes, requests.
+// traffic.go: the Generator: Options, New, outcomes, requests, and the
+// record of the failed ones.
 
 import (
 	"fmt"
@@ -154,6 +155,7 @@ type Generator struct {
 
 	mu      sync.Mutex
 	seconds []Second
+	failed  []Request
 }
 
 // New validates the options, resolves the route once (so a wrong listener
@@ -204,6 +206,15 @@ func New(model *elbv2model.Model, network elbv2model.Network, opts Options) (*Ge
 
 // Stop ends the requests. Stats stay readable.
 func (g *Generator) Stop() { g.handle.Cancel() }
+
+// Failures returns every failed request so far, in the order sent: when
+// it was sent, the target group and the target chosen (zero when none
+// was), the selection, the outcome and the status. Only failures are kept.
+func (g *Generator) Failures() []Request {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Request(nil), g.failed...)
+}
 
 // routeNow returns the current route, resolving it again only when the
 // model's listeners or rules changed.
@@ -296,6 +307,7 @@ func (g *Generator) record(req Request) {
 		return
 	}
 	s.Failed++
+	g.failed = append(g.failed, req)
 	switch req.Outcome {
 	case NoTarget:
 		s.NoTarget++

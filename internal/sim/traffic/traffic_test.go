@@ -447,3 +447,38 @@ func TestSpanOutageSeconds(t *testing.T) {
 		t.Errorf("before the failure %+v: want 50 requests, none failed", before)
 	}
 }
+
+// TestFailures: the generator keeps every failed request, and only those,
+// as OnRequest saw them: the start-up outage's 503s (no target yet) and
+// the ghost's failures, each with the target it went to.
+func TestFailures(t *testing.T) {
+	w := newWorld(t)
+	tg := w.tg(t, "legacy", "10.0.2.1", "10.0.2.2")
+	ln := w.listener(t, 80, forward(tg, 1))
+	var failed []traffic.Request
+	g, err := traffic.New(w.model, w.net, traffic.Options{ListenerARN: ln, RPS: 20, Seed: 7, OnRequest: func(r traffic.Request) {
+		if r.Outcome != traffic.Served {
+			failed = append(failed, r)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.At(w.start.Add(101*time.Second), "the node goes", func(time.Time) { w.net.set("10.0.2.2", false) })
+	w.at(5 * time.Minute)
+	got := g.Failures()
+	if st := g.Stats(); len(got) != st.Failed || len(got) == 0 {
+		t.Fatalf("%d failures kept, %d counted", len(got), st.Failed)
+	}
+	if d := cmp.Diff(failed, got); d != "" {
+		t.Errorf("failures (-seen by OnRequest +kept):\n%s", d)
+	}
+	for _, r := range got {
+		switch {
+		case r.Outcome == traffic.NoTarget && r.At.Before(w.start.Add(40*time.Second)):
+		case r.Outcome == traffic.TargetFailed && r.Target.IP == "10.0.2.2" && !r.At.Before(w.start.Add(101*time.Second)):
+		default:
+			t.Errorf("failure %+v: neither a start-up 503 nor the ghost's", r)
+		}
+	}
+}
