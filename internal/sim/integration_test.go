@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/sim"
@@ -109,6 +110,57 @@ func TestIntegrationWorldOnAPIServer(t *testing.T) {
 	for _, n := range w.Cluster().NodeHistory()[:3] {
 		if n.Phase != "Terminated" {
 			t.Errorf("initial node %s %s, want replaced", n.Name, n.Phase)
+		}
+	}
+	var nodes corev1.NodeList
+	if err := env.Client.List(ctx, &nodes); err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) != 3 {
+		t.Errorf("%d Nodes on the API server, want 3: Karpenter removes its finalizer from the replaced ones", len(nodes.Items))
+	}
+
+	// The system under test deletes a NodeClaim, watching Nodes and
+	// NodeClaims: Karpenter terminates it (Deleted), and both objects go.
+	watchNodes, err := w.Client().Watch(ctx, &corev1.NodeList{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watchNodes.Stop()
+	watchClaims, err := w.Client().Watch(ctx, &claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watchClaims.Stop()
+	victim := claims.Items[0]
+	node, _, _ := unstructured.NestedString(victim.Object, "status", "nodeName")
+	if err := w.Client().Delete(ctx, &victim); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(5 * time.Minute)
+	ds := w.Karpenter().Disruptions()
+	if d := ds[len(ds)-1]; d.Node != node || d.Reason != karpenter.ReasonDeleted || d.TerminatedAt.IsZero() {
+		t.Errorf("the last disruption %+v: want %s Deleted, terminated", d, node)
+	}
+	gone := map[string]bool{}
+	for _, wt := range []watch.Interface{watchNodes, watchClaims} {
+		for done := false; !done; {
+			select {
+			case ev := <-wt.ResultChan():
+				if ev.Type == watch.Deleted {
+					gone[ev.Object.(client.Object).GetName()] = true
+				}
+			default:
+				done = true
+			}
+		}
+	}
+	if !gone[node] || !gone[victim.GetName()] {
+		t.Errorf("deleted objects watched %v, want node %s and nodeclaim %s", gone, node, victim.GetName())
+	}
+	for _, l := range w.EventLog() {
+		if strings.Contains(l, " Error ") {
+			t.Errorf("event: %s", l)
 		}
 	}
 }
