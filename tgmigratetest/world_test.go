@@ -56,6 +56,7 @@ func TestNewWorldOptions(t *testing.T) {
 		{"small", tgmigratetest.Options{Seed: 1, Nodes: 3, Pods: 5}, 3, 5, tgmigrate.TargetTypeIP},
 		{"churn", tgmigratetest.Options{Seed: 2, Nodes: 4, Pods: 8, Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnWave, Interval: time.Minute, Budget: "50%"}}, 4, 8, tgmigrate.TargetTypeIP},
 		{"spot", tgmigratetest.Options{Seed: 3, Nodes: 2, Pods: 2, Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnSpot, Interval: time.Minute}}, 2, 2, tgmigrate.TargetTypeIP},
+		{"expiry", tgmigratetest.Options{Seed: 5, Nodes: 3, Pods: 3, Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnExpiry, Interval: time.Minute}}, 3, 3, tgmigrate.TargetTypeIP},
 		{"instance", tgmigratetest.Options{Seed: 4, Nodes: 2, Pods: 4, TargetType: "instance", StoppedLBC: true}, 2, 4, tgmigrate.TargetTypeInstance},
 	}
 	for _, tt := range tests {

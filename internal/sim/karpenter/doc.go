@@ -94,10 +94,11 @@
 // disrupted at once for Deleted, forcefully: tainted, drained (PDBs apply,
 // the terminationGracePeriod caps it), its instance terminated, the
 // NodeClaim deleted (if it was the Node that was) and both finalizers
-// removed, so both objects go. A graceful disruption queued or waiting for
-// its replacement gives way to it; a NodeClaim deleted before its node
-// registered is terminated at once, and a disruption that waited for it
-// as its replacement launches another.
+// removed, so both objects go. A graceful disruption still queued becomes
+// a Deleted one and starts at once; one already started that waits for its
+// replacement drains at once (its record keeps its reason); a NodeClaim
+// deleted before its node registered is terminated at once, and a
+// disruption that waited for it as its replacement launches another.
 //
 // # Sources
 //
