@@ -311,11 +311,24 @@ func (r *runner) releaseNode(ctx context.Context, step string, rec *HeldNode) (s
 	}
 }
 
-// holdStep is Execute's hold-disruption step: it holds the nodes of the
-// plan's target group's targets and of the Service's pods.
+// holdStep is Execute's hold-disruption step. Its first act, before any
+// wait and before the hold's writes to the nodes, takes out of rotation
+// what cannot serve: the recorded targets that are ghosts or whose node
+// Karpenter is already removing (retireLeaving, under the invariants of
+// the deregister step: recorded, not a ready pod endpoint, not the LBC's,
+// and never the last serving target; journaled like any batch, and a
+// rollback registers only the nodes alive then). Every second counts
+// there: the load balancer keeps sending such a target requests for the
+// deregistration lag after it leaves the target group, and its node may
+// be gone before that. Then it holds the nodes of the plan's target
+// group's targets and of the Service's pods, and lets the disruptions
+// already under way run out (settle).
 func (r *runner) holdStep(ctx context.Context) error {
 	v, err := r.observe(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID)
 	if err != nil {
+		return err
+	}
+	if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
 		return err
 	}
 	if err := r.holdDisruption(ctx, StepHoldDisruption, v); err != nil {
@@ -341,8 +354,8 @@ func (r *runner) holdStep(ctx context.Context) error {
 // must not stop the cutover, whose guards still hold.
 func (r *runner) settle(ctx context.Context) error {
 	lag := r.plan.Request.Assumptions.Lag()
-	var lastRetired time.Time
-	if len(r.st.Deregistration.Deregistered) > 0 {
+	lastRetired := r.retiredAt
+	if lastRetired.IsZero() && len(r.st.Deregistration.Deregistered) > 0 {
 		// A resumed settle: targets were retired before the crash, when
 		// exactly the journal does not say; the lag counts from now.
 		lastRetired = r.e.clock.Now()
@@ -355,13 +368,12 @@ func (r *runner) settle(ctx context.Context) error {
 		if err != nil {
 			return false, "", err
 		}
-		before := len(r.res.Retired)
 		if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
 			return false, "", err
 		}
 		now := r.e.clock.Now()
-		if len(r.res.Retired) > before {
-			lastRetired = now
+		if r.retiredAt.After(lastRetired) {
+			lastRetired = r.retiredAt
 		}
 		if err := r.keepHold(ctx, StepHoldDisruption, v); err != nil {
 			return false, "", err

@@ -56,6 +56,9 @@ type runner struct {
 	// deregistration delay that action waited for (deregSeconds).
 	restRegistered int
 	restDereg      int32
+	// retiredAt is when this run last retired a leaving target
+	// (retireLeaving): the deregistration lag runs from then.
+	retiredAt time.Time
 }
 
 func newRunner(e *env, o options, plan *Plan, tg awserr.ARN, ns string) (*runner, error) {
