@@ -218,6 +218,7 @@ func (r *runner) ensureHeld(ctx context.Context, step string, i int) error {
 		err = r.e.Client.Patch(ctx, &node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
+			r.drainWatch(ctx)
 			r.heldNow = append(r.heldNow, rec.Node)
 			r.e.log.Info("disruption held", "step", step, "node", rec.Node, "annotation", AnnotationDoNotDisrupt)
 			return nil
@@ -299,6 +300,7 @@ func (r *runner) releaseNode(ctx context.Context, step string, rec *HeldNode) (s
 		err = r.e.Client.Patch(ctx, &node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
+			r.drainWatch(ctx)
 			r.releasedNow = append(r.releasedNow, rec.Node)
 			r.e.log.Info("disruption released", "step", step, "node", rec.Node, "release", what)
 			return what, nil
@@ -331,11 +333,24 @@ func (r *runner) holdStep(ctx context.Context) error {
 	if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
 		return err
 	}
+	if len(r.st.Replacements) == 0 && len(r.replace) > 0 {
+		r.st.Replacements = slices.Clone(r.replace)
+	}
+	if len(r.st.Replacements) > 0 {
+		if err := r.retireForReplacement(ctx, v); err != nil {
+			return err
+		}
+	}
 	if err := r.holdDisruption(ctx, StepHoldDisruption, v); err != nil {
 		return err
 	}
 	if !r.holds() {
-		return nil
+		// Nothing is held, so nothing settles; the nodes to replace
+		// first still wait out their lag before their NodeClaims go.
+		return r.poll(ctx, StepHoldDisruption, "the nodes to replace first", r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+			waiting, err := r.deleteReplaced(ctx)
+			return waiting == 0, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag", waiting), err
+		})
 	}
 	return r.settle(ctx)
 }
@@ -377,6 +392,13 @@ func (r *runner) settle(ctx context.Context) error {
 		}
 		if err := r.keepHold(ctx, StepHoldDisruption, v); err != nil {
 			return false, "", err
+		}
+		waiting, err := r.deleteReplaced(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if waiting > 0 {
+			return false, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag (%v) since their targets were retired", waiting, lag), nil
 		}
 		var moving []string
 		for _, name := range r.holdWanted([]*view{v}) {
