@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 )
 
 // setDoNotDisrupt sets karpenter.sh/do-not-disrupt on a node, as someone
@@ -242,4 +243,68 @@ func TestRollbackReleasesTheHold(t *testing.T) {
 		}
 		s.checkRolledBack(rb)
 	})
+}
+
+// TestRetireFirst: Execute's first act, before the hold's writes to the
+// nodes and before any wait, deregisters the recorded target of a node
+// Karpenter was already draining when Execute started: the load balancer
+// keeps sending a retired target requests for the deregistration lag, so
+// every second between Execute's start and that call is a second of
+// exposure once the node goes. It is journaled like a batch, the run's
+// result lists it as retired, and the step then waits the lag out.
+func TestRetireFirst(t *testing.T) {
+	t.Parallel() // a world of its own
+	s := newScenario(t, smallWorld(171))
+	leaving := s.original[0]
+	if err := s.w.Karpenter().ReplaceNode(leaving, karpenter.ReasonDrifted); err != nil {
+		t.Fatal(err)
+	}
+	s.w.Run(20 * time.Second) // tainted, its replacement launching
+	if v, _ := s.w.Cluster().Node(leaving); v.Phase == "Terminated" {
+		t.Fatalf("node %s already gone: the test needs it leaving", leaving)
+	}
+	var addr cutover.TargetAddr
+	for _, tg := range s.w.NodeTargets() {
+		if tg.Owner == "node/"+leaving {
+			addr = cutover.TargetAddr{IP: tg.IP, Port: tg.Port}
+		}
+	}
+	if addr.IP == "" {
+		t.Fatalf("no node target of %s", leaving)
+	}
+	p := s.plan(nil)
+	start := s.w.Clock().Now()
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithStopAfter(cutover.StepHoldDisruption))
+	if err != nil || !res.Stopped {
+		t.Fatalf("Execute to the hold: %+v, %v", res, err)
+	}
+	if !slices.Contains(res.Retired, addr) {
+		t.Fatalf("retired %v: want the target %s of the leaving node %s", res.Retired, addr, leaving)
+	}
+	var first time.Time
+	for _, c := range s.w.ELBv2().Calls() {
+		if c.Client == "sut" && c.Op == "DeregisterTargets" && c.ErrCode == "" {
+			first = c.At
+			break
+		}
+	}
+	st := s.journal(p)
+	if st.DisruptionHold == nil || len(st.DisruptionHold.Nodes) == 0 {
+		t.Fatalf("no hold in the journal: %+v", st.DisruptionHold)
+	}
+	for _, n := range st.DisruptionHold.Nodes {
+		if !first.Before(n.HeldAt) {
+			t.Errorf("the first DeregisterTargets came at %v, not before the hold of %s at %v", first.Sub(start), n.Node, n.HeldAt.Sub(start))
+		}
+	}
+	if d := first.Sub(start); d > 2*time.Second {
+		t.Errorf("the first DeregisterTargets came %v after Execute's start: want its first act (the lock, the journal, one observation)", d)
+	}
+	if !st.Deregistered(addr) {
+		t.Errorf("the journal does not record %s deregistered", addr)
+	}
+	// The step ends only once the lag has passed since that call.
+	if lag := p.Request.Assumptions.Lag(); s.w.Clock().Now().Before(first.Add(lag)) {
+		t.Errorf("the hold step ended %v after the retirement, before the deregistration lag %v", s.w.Clock().Since(first), lag)
+	}
 }

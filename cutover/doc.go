@@ -53,7 +53,11 @@
 //   - wait.go: polls and waits; gate.go: what both strategies' steps
 //     share (apply, the gate and its gateRules, early retirement, the
 //     pods' verification).
-//   - hold.go: the hold of Karpenter's disruption and its release;
+//   - hold.go: the hold of Karpenter's disruption and its release, the
+//     hold step's first act (retiring what cannot serve) and its settle;
+//     forceful.go: Karpenter's forceful disruption (the expiring nodes'
+//     precondition, WithReplaceFirst, the spot Risk); watch.go: the watch
+//     on nodes and NodeClaims that wakes the waits (WithReaction);
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
 //   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
@@ -194,6 +198,44 @@
 // takes the lock, unless the caller accepts its kind with
 // [WithAcceptPreconditions].
 //
+// # Forceful disruption
+//
+// The hold blocks Karpenter's graceful disruption; it cannot block the
+// forceful kind: expiry (a NodeClaim's creationTimestamp plus
+// spec.expireAfter), spot interruption, node repair, deletion. Karpenter
+// then drains the node (PodDisruptionBudgets apply; the NodeClaim's
+// terminationGracePeriod caps the drain) and terminates it, and the load
+// balancer may still send its node targets requests for the deregistration
+// lag after they leave the target group: a drain shorter than the lag
+// fails them. Expiry is the one that can be foreseen. PlanCutover reads
+// each recorded node target's NodeClaim and lists every node that expires
+// within the run's window (the estimate, without a bounded overlap's
+// waves, plus the deregistration lag) as a [Precondition] of kind
+// [PreconditionForcefulDisruption] ([ForcefulNode]: the node, its
+// NodeClaim, when, by when it is gone, its targets); those nodes are left
+// out of the floor, since their targets go whatever the cutover does.
+// Execute refuses such a plan unless the caller accepts the risk
+// ([WithAcceptPreconditions]) or replaces those nodes first
+// ([WithReplaceFirst]): in the hold step it deregisters their recorded
+// targets (never below the floor; journaled in State.Replacements), waits
+// out the lag, deletes their NodeClaims so that Karpenter drains and
+// replaces them now, and lets them run out before the cutover starts.
+// Execute checks the window again at its start, before the journal and
+// the lock, from its own clock: nodes that expire within it then are
+// refused or replaced the same way, even when the plan had none (a resume
+// past the deregister step is not checked: its node targets are gone).
+//
+// Spot interruption cannot be foreseen: the plan reports the spot nodes
+// among the serving ones (karpenter.sh/capacity-type) as a [Risk] of kind
+// [RiskSpotInterruption], with its bound under the plan's assumptions (the
+// lag plus the controller's delay, less EC2's two-minute notice), which
+// Execute does not refuse. Execute meets a forceful disruption as it
+// happens: a watch on the nodes and NodeClaims (when Env.Client is a
+// client.WithWatch and RBAC lets it watch) ends the wait in progress
+// within [WithReaction] ([DefaultReaction], 500 ms) of a node that starts
+// to leave, and the steps that do retire that node's targets at once,
+// instead of at the next poll.
+//
 // # Security groups
 //
 // Pod targets are reached on the pods' port, not on the NodePort, and
@@ -239,7 +281,16 @@
 // one that had started goes on, and forceful disruption (spot
 // interruption, expiry, node repair, deletion of the Node or NodeClaim)
 // cannot be held. Those are why the early deregistration of a recorded
-// target whose node Karpenter marks for disruption stays. The hold step
+// target whose node Karpenter marks for disruption stays. The hold step's
+// first act, before its writes to the nodes and before any wait, takes
+// out of rotation what cannot serve: the recorded targets that are ghosts
+// or whose node Karpenter is already removing, under the deregistration's
+// invariants (recorded, not a ready pod endpoint, not the LBC's, never
+// the last serving target), journaled like a batch; a rollback registers
+// only the nodes alive then. Every second counts there: a target retired
+// at Execute's start still takes requests for the lag, and a node whose
+// drain began before Execute may go before the lag has passed, which no
+// call can prevent. The hold step
 // also waits for the disruptions already under way when it began: it
 // deregisters their nodes' targets at once and goes on when none of those
 // nodes is left and the deregistration lag (Assumptions.DeregistrationLag)
@@ -248,7 +299,9 @@
 // deregistration still gets requests it cannot serve: changing the target
 // group before those have run out would mix their failures with the
 // cutover's. [Result].SettleSeconds reports that wait, which the plan's
-// floor cannot include.
+// floor cannot include: Result.Ratio is the cutover's steps against the
+// floor, and Result.RatioWhole Execute's whole time against the settle
+// plus the floor.
 //
 // # Strategies
 //

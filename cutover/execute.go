@@ -46,9 +46,16 @@ type Result struct {
 	SettleSeconds float64 `json:"settleSeconds,omitempty"`
 	// FloorSeconds is the plan's estimate of the least any safe cutover
 	// takes (Estimate.FloorSeconds), and Ratio
-	// (CutoverSeconds-SettleSeconds)/FloorSeconds.
+	// (CutoverSeconds-SettleSeconds)/FloorSeconds: the cutover's steps
+	// against the floor.
 	FloorSeconds float64 `json:"floorSeconds"`
 	Ratio        float64 `json:"ratio"`
+	// RatioWhole is CutoverSeconds/(SettleSeconds+FloorSeconds): Execute's
+	// whole time against the disruptions under way at its start (the
+	// settle: the time they took to run out, the deregistration lag after
+	// the last target retired, and with WithReplaceFirst the replacement)
+	// plus the floor.
+	RatioWhole float64 `json:"ratioWhole"`
 	// Calls counts this run's ELBv2 calls by operation, retries included;
 	// MutatingCalls sums the ones that change something.
 	Calls         map[string]int `json:"calls"`
@@ -60,6 +67,9 @@ type Result struct {
 	// Retired are recorded targets deregistered before the deregister step
 	// because Karpenter was removing their node (or it was gone).
 	Retired []TargetAddr `json:"retired,omitempty"`
+	// Replaced are the nodes whose NodeClaims Execute deleted to replace
+	// them before the cutover (WithReplaceFirst), in order.
+	Replaced []string `json:"replaced,omitempty"`
 	// Skipped are recorded targets already gone when their batch came.
 	Skipped []TargetAddr `json:"skipped,omitempty"`
 	// Unplanned are node targets registered after the plan: reported,
@@ -147,8 +157,8 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	}
 	// Before the journal and the lock: a refused plan reads and changes
 	// nothing.
-	if pcs := plan.unaccepted(o.accepted); len(pcs) > 0 {
-		return nil, &PreconditionError{PlanID: plan.ID, Preconditions: pcs}
+	if pcs := plan.unaccepted(o.accepted, o.replaceFirst); len(pcs) > 0 {
+		return nil, &PreconditionError{PlanID: plan.ID, Preconditions: pcs, Now: e.clock.Now()}
 	}
 	r, err := newRunner(e, o, plan, plan.TargetGroup.ARN, plan.Binding.Namespace)
 	if err != nil {
@@ -204,6 +214,11 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	r.withLogValues(p.ID)
 	log := r.e.log
 
+	// Read-only, before the journal is written and the lock taken: the
+	// nodes that expire within the window from now.
+	if err := r.checkForceful(ctx); err != nil {
+		return r.finish(), err
+	}
 	st, err := r.loadForExecute(ctx)
 	if err != nil {
 		return r.finish(), err
@@ -230,6 +245,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
 	r.held, r.renewedAt = true, r.e.clock.Now()
+	r.startWatch(ctx)
 	if err := r.recheckGuards(ctx); err != nil {
 		return r.release(ctx, err)
 	}

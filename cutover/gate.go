@@ -221,6 +221,7 @@ func (r *runner) retireLeaving(ctx context.Context, v *view, step string) error 
 			return err
 		}
 		r.res.Retired = append(r.res.Retired, batch[:n]...)
+		r.retiredAt = r.e.clock.Now()
 		batch, why = batch[n:], why[n:]
 	}
 	return nil

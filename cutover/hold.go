@@ -218,6 +218,7 @@ func (r *runner) ensureHeld(ctx context.Context, step string, i int) error {
 		err = r.e.Client.Patch(ctx, &node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
+			r.drainWatch(ctx)
 			r.heldNow = append(r.heldNow, rec.Node)
 			r.e.log.Info("disruption held", "step", step, "node", rec.Node, "annotation", AnnotationDoNotDisrupt)
 			return nil
@@ -299,6 +300,7 @@ func (r *runner) releaseNode(ctx context.Context, step string, rec *HeldNode) (s
 		err = r.e.Client.Patch(ctx, &node, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
+			r.drainWatch(ctx)
 			r.releasedNow = append(r.releasedNow, rec.Node)
 			r.e.log.Info("disruption released", "step", step, "node", rec.Node, "release", what)
 			return what, nil
@@ -311,18 +313,44 @@ func (r *runner) releaseNode(ctx context.Context, step string, rec *HeldNode) (s
 	}
 }
 
-// holdStep is Execute's hold-disruption step: it holds the nodes of the
-// plan's target group's targets and of the Service's pods.
+// holdStep is Execute's hold-disruption step. Its first act, before any
+// wait and before the hold's writes to the nodes, takes out of rotation
+// what cannot serve: the recorded targets that are ghosts or whose node
+// Karpenter is already removing (retireLeaving, under the invariants of
+// the deregister step: recorded, not a ready pod endpoint, not the LBC's,
+// and never the last serving target; journaled like any batch, and a
+// rollback registers only the nodes alive then). Every second counts
+// there: the load balancer keeps sending such a target requests for the
+// deregistration lag after it leaves the target group, and its node may
+// be gone before that. Then it holds the nodes of the plan's target
+// group's targets and of the Service's pods, and lets the disruptions
+// already under way run out (settle).
 func (r *runner) holdStep(ctx context.Context) error {
 	v, err := r.observe(ctx, r.tgARN, nil, r.plan.TargetGroup.TargetType, r.plan.TargetGroup.VPCID)
 	if err != nil {
 		return err
 	}
+	if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
+		return err
+	}
+	if len(r.st.Replacements) == 0 && len(r.replace) > 0 {
+		r.st.Replacements = slices.Clone(r.replace)
+	}
+	if len(r.st.Replacements) > 0 {
+		if err := r.retireForReplacement(ctx, v); err != nil {
+			return err
+		}
+	}
 	if err := r.holdDisruption(ctx, StepHoldDisruption, v); err != nil {
 		return err
 	}
 	if !r.holds() {
-		return nil
+		// Nothing is held, so nothing settles; the nodes to replace
+		// first still wait out their lag before their NodeClaims go.
+		return r.poll(ctx, StepHoldDisruption, "the nodes to replace first", r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
+			waiting, err := r.deleteReplaced(ctx)
+			return waiting == 0, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag", waiting), err
+		})
 	}
 	return r.settle(ctx)
 }
@@ -341,8 +369,8 @@ func (r *runner) holdStep(ctx context.Context) error {
 // must not stop the cutover, whose guards still hold.
 func (r *runner) settle(ctx context.Context) error {
 	lag := r.plan.Request.Assumptions.Lag()
-	var lastRetired time.Time
-	if len(r.st.Deregistration.Deregistered) > 0 {
+	lastRetired := r.retiredAt
+	if lastRetired.IsZero() && len(r.st.Deregistration.Deregistered) > 0 {
 		// A resumed settle: targets were retired before the crash, when
 		// exactly the journal does not say; the lag counts from now.
 		lastRetired = r.e.clock.Now()
@@ -355,16 +383,22 @@ func (r *runner) settle(ctx context.Context) error {
 		if err != nil {
 			return false, "", err
 		}
-		before := len(r.res.Retired)
 		if err := r.retireLeaving(ctx, v, StepHoldDisruption); err != nil {
 			return false, "", err
 		}
 		now := r.e.clock.Now()
-		if len(r.res.Retired) > before {
-			lastRetired = now
+		if r.retiredAt.After(lastRetired) {
+			lastRetired = r.retiredAt
 		}
 		if err := r.keepHold(ctx, StepHoldDisruption, v); err != nil {
 			return false, "", err
+		}
+		waiting, err := r.deleteReplaced(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		if waiting > 0 {
+			return false, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag (%v) since their targets were retired", waiting, lag), nil
 		}
 		var moving []string
 		for _, name := range r.holdWanted([]*view{v}) {

@@ -80,13 +80,23 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 		MultiCluster: obj.Spec.MultiClusterTargetGroup, Object: obj, Notes: b.Notes, IngressSecurityGroups: groups,
 	}
 
+	if err := pl.healthCheck(); err != nil {
+		return err
+	}
+	// The nodes Karpenter disrupts forcefully during the run leave the
+	// floor out: their targets go whatever the cutover does (or before it,
+	// replaced first).
+	expiring := forcefulNodes(pl.reports, p.CreatedAt.Add(forcefulWindow(p)))
+	isExpiring := func(node string) bool {
+		return slices.ContainsFunc(expiring, func(n ForcefulNode) bool { return n.Node == node })
+	}
 	healthyNodes, podTargets := 0, 0
 	for _, r := range pl.reports {
 		rt := recorded(r)
 		switch r.Class {
 		case diagnose.ClassNode, diagnose.ClassGhost:
 			p.Recorded = append(p.Recorded, rt)
-			if r.Class == diagnose.ClassNode && r.State == string(elbv2types.TargetHealthStateEnumHealthy) && !leaving(r) {
+			if r.Class == diagnose.ClassNode && r.State == string(elbv2types.TargetHealthStateEnumHealthy) && !leaving(r) && !isExpiring(r.Node.Name) {
 				healthyNodes++
 			}
 		case diagnose.ClassPod:
@@ -100,11 +110,18 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 	}
 	sortRecorded(p.Recorded)
 	sortRecorded(p.Others)
-	if err := pl.floor(healthyNodes, "node targets"); err != nil {
+	what := "node targets"
+	if len(expiring) > 0 {
+		what = fmt.Sprintf("node targets not expiring within the run's window (%d nodes do)", len(expiring))
+	}
+	if err := pl.floor(healthyNodes, what); err != nil {
 		return err
 	}
-	if err := pl.healthCheck(); err != nil {
-		return err
+	if pc := forcefulPrecondition(expiring, forcefulWindow(p), "the plan"); pc != nil {
+		p.Preconditions = append(p.Preconditions, *pc)
+	}
+	if k := spotRisk(pl.reports, pl.snap, pl.podNodes, p.Request.Assumptions); k != nil {
+		p.Risks = append(p.Risks, *k)
 	}
 	podTargets = min(podTargets, p.Service.ReadyEndpoints)
 	if err := pl.quota(ctx, pl.arn.Raw, p.TargetGroup.Name, p.TargetGroup.Targets, len(p.Recorded), p.Service.ReadyEndpoints-podTargets, p.TargetGroup.LoadBalancerARNs, 0); err != nil {

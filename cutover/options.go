@@ -51,10 +51,14 @@ type options struct {
 	reason             string
 	allowNonPod        bool
 	accepted           []PreconditionKind
+	// reaction: see WithReaction; negative: no watch.
+	reaction time.Duration
+	// replaceFirst: see WithReplaceFirst.
+	replaceFirst bool
 }
 
 func collect(opts []Option) options {
-	o := options{autoRollback: true, poll: DefaultPollInterval, batchSize: DefaultBatchSize,
+	o := options{autoRollback: true, poll: DefaultPollInterval, batchSize: DefaultBatchSize, reaction: DefaultReaction,
 		gateTimeout: DefaultGateTimeout, controllerPatience: DefaultControllerPatience, verifyTimeout: DefaultVerifyTimeout, observer: ObserverFuncs{}}
 	for _, f := range opts {
 		if f != nil {
@@ -141,6 +145,25 @@ func WithPollInterval(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
 			o.poll = d
+		}
+	}
+}
+
+// WithReaction sets how soon a wait reacts to a node that starts to leave
+// (a Karpenter taint, the exclude-from-external-load-balancers label, a
+// cordon, a deletion, NotReady) or a NodeClaim being deleted, as a watch
+// on the cluster reports it: between two polls the wait asks the watch
+// every d and, on such a change, observes at once (and, in the steps that
+// do, retires the leaving node's targets). The watch is opened when
+// Env.Client is a client.WithWatch (client.NewWithWatch) and the server
+// lets it watch nodes (RBAC: watch on nodes, and on
+// nodeclaims.karpenter.sh where Karpenter runs); otherwise waits poll
+// every WithPollInterval, as without it. Zero: [DefaultReaction].
+// Negative: no watch.
+func WithReaction(d time.Duration) Option {
+	return func(o *options) {
+		if d != 0 {
+			o.reaction = d
 		}
 	}
 }

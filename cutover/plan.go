@@ -116,6 +116,10 @@ type Plan struct {
 	// unless the caller accepts each kind ([WithAcceptPreconditions]).
 	// Empty when everything is safe.
 	Preconditions []Precondition `json:"preconditions,omitempty"`
+	// Risks are residual risks Execute cannot remove (spot capacity among
+	// the serving nodes), each with its bound under the plan's
+	// assumptions. Execute does not refuse them.
+	Risks []Risk `json:"risks,omitempty"`
 	// Reads are the Kubernetes verbs PlanCutover used to make the plan
 	// (its ELBv2 calls are the Describe* operations): what the operator
 	// who plans needs in RBAC.

@@ -86,7 +86,13 @@ func (p *Plan) Text() string {
 		if pc.Rule != nil {
 			w("  missing: %s\n", pc.Rule.String())
 		}
+		for _, n := range pc.Nodes {
+			w("  node %s (NodeClaim %s): targets %s\n", n.brief(p.CreatedAt), orDash(n.NodeClaim), joinAddrs(n.Targets))
+		}
 		w("  Execute refuses the plan unless accepted: %s\n", pc.Kind.Option())
+	}
+	for _, k := range p.Risks {
+		w("Risk %s\n", k.String())
 	}
 	if len(p.Recorded) > 0 {
 		w("Recorded targets to deregister (%d):\n", len(p.Recorded))

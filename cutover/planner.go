@@ -97,8 +97,11 @@ type planner struct {
 	sp      *corev1.ServicePort
 	reports []diagnose.TargetReport
 	// podIPs are the addresses of the Service's ready pods (the
-	// security-group check's).
-	podIPs []string
+	// security-group check's), and podNodes their nodes.
+	podIPs, podNodes []string
+	// snap is the snapshot of the cluster the targets were classified
+	// with.
+	snap *diagnose.Snapshot
 	// roomScope indexes the headroom whose quota limits Plan.Quota.Room.
 	roomScope int
 }
@@ -161,7 +164,7 @@ func (pl *planner) plan(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return pl.fail(err)
 	}
-	pl.reports = classify(snap, p.TargetGroup, health)
+	pl.reports, pl.snap = classify(snap, p.TargetGroup, health), snap
 	p.Warnings = append(p.Warnings, snap.Notes()...)
 	p.Warnings = append(p.Warnings, pl.fromDrift()...)
 
@@ -257,8 +260,12 @@ func (pl *planner) readService(ctx context.Context) error {
 		if pod.Status.PodIP != "" && podReady(pod) {
 			pl.podIPs = append(pl.podIPs, pod.Status.PodIP)
 		}
+		if pod.Spec.NodeName != "" && !slices.Contains(pl.podNodes, pod.Spec.NodeName) {
+			pl.podNodes = append(pl.podNodes, pod.Spec.NodeName)
+		}
 	}
 	slices.Sort(pl.podIPs)
+	slices.Sort(pl.podNodes)
 	pc, notes, err := podSettings(ctx, pl.e.reader, svc, sp, pods, pl.p.Request.Assumptions)
 	if err != nil {
 		_, err = pl.fail(err)
@@ -338,20 +345,21 @@ func sortRecorded(list []RecordedTarget) {
 }
 
 const (
-	callDescribe   = "elasticloadbalancing:Describe*"
-	callApplyTGB   = "kubernetes:apply targetgroupbindings"
-	callDeleteTGB  = "kubernetes:delete targetgroupbindings"
-	callListKube   = "kubernetes:list services,endpointslices,pods,nodes"
-	callModifyTG   = "elasticloadbalancing:ModifyTargetGroup"
-	callDereg      = "elasticloadbalancing:DeregisterTargets"
-	callReg        = "elasticloadbalancing:RegisterTargets"
-	callCreateTG   = "elasticloadbalancing:CreateTargetGroup"
-	callAddTags    = "elasticloadbalancing:AddTags"
-	callModifyAttr = "elasticloadbalancing:ModifyTargetGroupAttributes"
-	callDeleteTG   = "elasticloadbalancing:DeleteTargetGroup"
-	callListener   = "elasticloadbalancing:ModifyListener"
-	callRule       = "elasticloadbalancing:ModifyRule"
-	callNodes      = "kubernetes:get,patch nodes"
+	callDescribe     = "elasticloadbalancing:Describe*"
+	callApplyTGB     = "kubernetes:apply targetgroupbindings"
+	callDeleteTGB    = "kubernetes:delete targetgroupbindings"
+	callListKube     = "kubernetes:list services,endpointslices,pods,nodes"
+	callModifyTG     = "elasticloadbalancing:ModifyTargetGroup"
+	callDereg        = "elasticloadbalancing:DeregisterTargets"
+	callReg          = "elasticloadbalancing:RegisterTargets"
+	callCreateTG     = "elasticloadbalancing:CreateTargetGroup"
+	callAddTags      = "elasticloadbalancing:AddTags"
+	callModifyAttr   = "elasticloadbalancing:ModifyTargetGroupAttributes"
+	callDeleteTG     = "elasticloadbalancing:DeleteTargetGroup"
+	callListener     = "elasticloadbalancing:ModifyListener"
+	callRule         = "elasticloadbalancing:ModifyRule"
+	callNodes        = "kubernetes:get,patch nodes"
+	callDeleteClaims = "kubernetes:delete nodeclaims.karpenter.sh"
 )
 
 // planReads are the Kubernetes verbs PlanCutover uses (Plan.Reads):
@@ -380,10 +388,18 @@ func (pl *planner) holdSteps() {
 	}
 	hold := Step{
 		ID: StepHoldDisruption, Phase: "prepare", Title: "hold Karpenter's graceful disruption of the nodes that serve",
-		Effect: fmt.Sprintf("annotate %s: \"true\" (and %s: the plan's ID) every node that holds %s or a pod of %s/%s, journaling whether it carried the annotation and its value; until the release, every observation holds the nodes that join too. Graceful disruption (consolidation, drift) of those nodes does not start; one already started goes on; forceful disruption (spot interruption, expiry, repair, deletion) cannot be held",
+		Effect: fmt.Sprintf("first, before any wait, deregister (with Port) the recorded targets that cannot serve: ghosts, and those of nodes Karpenter is already removing; then annotate %s: \"true\" (and %s: the plan's ID) every node that holds %s or a pod of %s/%s, journaling whether it carried the annotation and its value; until the release, every observation holds the nodes that join too. Graceful disruption (consolidation, drift) of those nodes does not start; one already started goes on, and the step waits until those have run out and the deregistration lag has passed since the last target it retired; forceful disruption (spot interruption, expiry, repair, deletion) cannot be held",
 			AnnotationDoNotDisrupt, AnnotationDisruptionHold, which, p.Service.Namespace, p.Service.Name),
 		Rollback: "the rollback holds disruption during its own run, then removes what the hold added",
-		Calls:    []string{callDescribe, callListKube, callNodes}, Mutates: true,
+		Calls:    []string{callDescribe, callListKube, callNodes, callDereg}, Mutates: true,
+	}
+	if pc := p.precondition(PreconditionForcefulDisruption); pc != nil {
+		var names []string
+		for _, n := range pc.Nodes {
+			names = append(names, n.Node)
+		}
+		hold.Effect += fmt.Sprintf("; with WithReplaceFirst, also first: deregister the recorded targets of the nodes that expire during the run (%s), wait out the deregistration lag, then delete their NodeClaims so that Karpenter drains and replaces them now, and wait until they have gone", strings.Join(names, ", "))
+		hold.Calls = append(hold.Calls, callDeleteClaims)
 	}
 	release := Step{
 		ID: StepReleaseDisruption, Phase: "verify", Title: "release the hold of Karpenter's graceful disruption",

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -47,21 +48,35 @@ const (
 	// (Request.LeaveSecurityGroups): the pod targets would never turn
 	// healthy. Precondition.Rule names the missing rule.
 	PreconditionSecurityGroup PreconditionKind = "security-group"
+	// PreconditionForcefulDisruption: nodes that hold recorded node
+	// targets expire within the run's window (the estimate plus the
+	// deregistration lag), which Karpenter does whatever the hold
+	// (Precondition.Nodes). Accept the risk with WithAcceptPreconditions,
+	// or accept it by replacing those nodes before the cutover:
+	// [WithReplaceFirst].
+	PreconditionForcefulDisruption PreconditionKind = "forceful-disruption"
 )
 
 // knownPreconditions are the kinds, with the names of their constants.
-var knownPreconditions = []PreconditionKind{PreconditionPodSettings, PreconditionSecurityGroup}
+var knownPreconditions = []PreconditionKind{PreconditionPodSettings, PreconditionSecurityGroup, PreconditionForcefulDisruption}
 
-var preconditionNames = map[PreconditionKind]string{PreconditionPodSettings: "PreconditionPodSettings", PreconditionSecurityGroup: "PreconditionSecurityGroup"}
+var preconditionNames = map[PreconditionKind]string{PreconditionPodSettings: "PreconditionPodSettings", PreconditionSecurityGroup: "PreconditionSecurityGroup",
+	PreconditionForcefulDisruption: "PreconditionForcefulDisruption"}
 
 // Option names the [Execute] option that accepts the kind, for example
-// "WithAcceptPreconditions(PreconditionPodSettings)".
+// "WithAcceptPreconditions(PreconditionPodSettings)"; for
+// PreconditionForcefulDisruption, both ways ("WithReplaceFirst() or
+// WithAcceptPreconditions(PreconditionForcefulDisruption)").
 func (k PreconditionKind) Option() string {
 	name, ok := preconditionNames[k]
 	if !ok {
 		name = strconv.Quote(string(k))
 	}
-	return "WithAcceptPreconditions(" + name + ")"
+	accept := "WithAcceptPreconditions(" + name + ")"
+	if k == PreconditionForcefulDisruption {
+		return "WithReplaceFirst() or " + accept
+	}
+	return accept
 }
 
 // PodSetting names a pod setting a [PreconditionPodSettings] checks.
@@ -106,6 +121,10 @@ type Precondition struct {
 	// Rule is the missing security-group rule
 	// ([PreconditionSecurityGroup]).
 	Rule *MissingRule `json:"rule,omitempty"`
+	// Nodes are the nodes Karpenter disrupts forcefully within the run's
+	// window, each with when and its recorded targets
+	// ([PreconditionForcefulDisruption]).
+	Nodes []ForcefulNode `json:"nodes,omitempty"`
 }
 
 // SettingCheck is one unsafe setting, or one that could not be read.
@@ -161,6 +180,8 @@ type PreconditionError struct {
 	PlanID string
 	// Preconditions are the ones not accepted.
 	Preconditions []Precondition
+	// Now is when Execute refused, which node expiries are told from.
+	Now time.Time
 }
 
 // Error implements error: it names each setting and the option that
@@ -175,6 +196,9 @@ func (e *PreconditionError) Error() string {
 		if p.Rule != nil {
 			checks = append(checks, "missing "+p.Rule.String())
 		}
+		for _, n := range p.Nodes {
+			checks = append(checks, "node "+n.brief(e.Now))
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s): fix them and plan again, or accept with %s", p.Kind, strings.Join(checks, ", "), p.Kind.Option()))
 	}
 	return fmt.Sprintf("cutover: execute: plan %s: %v: %s", e.PlanID, ErrPrecondition, strings.Join(parts, "; "))
@@ -187,12 +211,23 @@ func (e *PreconditionError) Unwrap() error { return ErrPrecondition }
 // the caller did not accept.
 func IsPrecondition(err error) bool { return errors.Is(err, ErrPrecondition) }
 
+// precondition returns the plan's precondition of kind k, nil when it
+// has none.
+func (p *Plan) precondition(k PreconditionKind) *Precondition {
+	for i := range p.Preconditions {
+		if p.Preconditions[i].Kind == k {
+			return &p.Preconditions[i]
+		}
+	}
+	return nil
+}
+
 // unaccepted returns the plan's preconditions whose kind is not in
-// accepted.
-func (p *Plan) unaccepted(accepted []PreconditionKind) []Precondition {
+// accepted; replaceFirst accepts PreconditionForcefulDisruption.
+func (p *Plan) unaccepted(accepted []PreconditionKind, replaceFirst bool) []Precondition {
 	var out []Precondition
 	for _, pc := range p.Preconditions {
-		if !slices.Contains(accepted, pc.Kind) {
+		if !slices.Contains(accepted, pc.Kind) && (pc.Kind != PreconditionForcefulDisruption || !replaceFirst) {
 			out = append(out, pc)
 		}
 	}

@@ -194,6 +194,8 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		return nil, fmt.Errorf("cutover: rollback: %w", err)
 	}
 	r.held, r.renewedAt = true, e.clock.Now()
+	r.startWatch(ctx)
+	defer r.stopWatch()
 	reason := o.reason
 	if reason == "" {
 		reason = "requested"

@@ -56,6 +56,15 @@ type runner struct {
 	// deregistration delay that action waited for (deregSeconds).
 	restRegistered int
 	restDereg      int32
+	// watch follows the nodes and NodeClaims while the run holds the
+	// lock (watch.go); nil: the waits poll.
+	watch *nodeWatch
+	// replace are the nodes Execute replaces first (WithReplaceFirst), as
+	// its start found them or the journal recorded them.
+	replace []Replacement
+	// retiredAt is when this run last retired a leaving target
+	// (retireLeaving): the deregistration lag runs from then.
+	retiredAt time.Time
 }
 
 func newRunner(e *env, o options, plan *Plan, tg awserr.ARN, ns string) (*runner, error) {
@@ -181,6 +190,7 @@ func (r *runner) release(ctx context.Context, err error) (*Result, error) {
 }
 
 func (r *runner) finish() *Result {
+	r.stopWatch()
 	res := r.res
 	res.FinishedAt = r.e.clock.Now()
 	start := res.StartedAt
@@ -195,6 +205,18 @@ func (r *runner) finish() *Result {
 	}
 	if res.FloorSeconds > 0 {
 		res.Ratio = (res.CutoverSeconds - res.SettleSeconds) / res.FloorSeconds
+		res.RatioWhole = res.CutoverSeconds / (res.SettleSeconds + res.FloorSeconds)
+	}
+	if r.st != nil {
+		res.Replaced = res.Replaced[:0]
+		for _, rp := range r.st.Replacements {
+			if !rp.DeletedAt.IsZero() {
+				res.Replaced = append(res.Replaced, rp.Node)
+			}
+		}
+		if len(res.Replaced) == 0 {
+			res.Replaced = nil
+		}
 	}
 	res.Calls = r.counts.snapshot()
 	if res.Calls == nil {

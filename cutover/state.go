@@ -75,6 +75,10 @@ type DisruptionHold = journal.DisruptionHold
 // HeldNode is one node of a [DisruptionHold].
 type HeldNode = journal.HeldNode
 
+// Replacement is the journal's record of a node Execute replaced before
+// the cutover ([WithReplaceFirst]).
+type Replacement = journal.Replacement
+
 // RollbackRecord is the journal's record of a rollback.
 type RollbackRecord = journal.RollbackRecord
 

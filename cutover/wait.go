@@ -52,6 +52,10 @@ func (r *runner) pollDue(ctx context.Context, step, what string, timeout time.Du
 		return ok, err
 	}
 	fine := max(r.o.poll/5, time.Millisecond)
+	opts := []retry.Option{retry.WithRetryable(transient)}
+	if r.watch != nil {
+		opts = append(opts, retry.WithWake(r.o.reaction, func() bool { return r.wake(ctx) }))
+	}
 	err := retry.Poll(ctx, r.e.clock, p, func(ctx context.Context) (bool, error) {
 		ok, err := check(ctx)
 		for !ok && err == nil && !due.IsZero() {
@@ -76,7 +80,7 @@ func (r *runner) pollDue(ctx context.Context, step, what string, timeout time.Du
 			ok, err = check(ctx)
 		}
 		return ok, err
-	}, retry.WithRetryable(transient))
+	}, opts...)
 	var gaveUp *retry.GaveUpError
 	if errors.As(err, &gaveUp) {
 		if gaveUp.Last != nil {

@@ -143,8 +143,17 @@ type NodeRef struct {
 	Disrupting        bool     `json:"disrupting"`
 	DisruptionReasons []string `json:"disruptionReasons,omitempty"`
 	// ExpiresAt is when Karpenter expires the node (NodeClaim creation plus
-	// spec.expireAfter); nil when unknown or never.
+	// spec.expireAfter); nil when unknown or never. Expiry is forceful:
+	// karpenter.sh/do-not-disrupt and budgets do not hold it.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// TerminationGracePeriodSeconds is the NodeClaim's
+	// spec.terminationGracePeriod (from its NodePool), which caps the drain
+	// of a disrupted node; nil when unset (the drain is not capped).
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	// CapacityType is the node's karpenter.sh/capacity-type label:
+	// "spot" (EC2 may interrupt it with two minutes' notice, which nothing
+	// holds), "on-demand", or empty when unknown.
+	CapacityType string `json:"capacityType,omitempty"`
 	// Drifted reports the NodeClaim's Drifted condition: Karpenter replaces
 	// the node as soon as the NodePool's disruption budget allows.
 	Drifted bool `json:"drifted,omitempty"`
@@ -167,6 +176,10 @@ func (n *NodeRef) clone() NodeRef {
 	if n.ExpiresAt != nil {
 		t := *n.ExpiresAt
 		c.ExpiresAt = &t
+	}
+	if n.TerminationGracePeriodSeconds != nil {
+		g := *n.TerminationGracePeriodSeconds
+		c.TerminationGracePeriodSeconds = &g
 	}
 	return c
 }

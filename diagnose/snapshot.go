@@ -36,6 +36,9 @@ const (
 	LabelExcludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
 	// AnnotationDoNotDisrupt blocks Karpenter's graceful disruption of a node or pod.
 	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
+	// LabelCapacityType is Karpenter's capacity type of a node: "spot" or
+	// "on-demand".
+	LabelCapacityType = "karpenter.sh/capacity-type"
 )
 
 // NodeClaimGVK is Karpenter's v1 NodeClaim, read as unstructured data when
@@ -380,12 +383,25 @@ func (s *Snapshot) index() {
 	}
 }
 
+// NodeOf describes one node as a snapshot does, from the Node object
+// alone: its addresses, readiness, Karpenter labels and whether it is
+// leaving (Disrupting and DisruptionReasons), without what its NodeClaim
+// adds (expiry, drift). cutover's watch judges each node event with it,
+// so that a node is "leaving" by one definition everywhere.
+func NodeOf(n *corev1.Node) NodeRef {
+	if n == nil {
+		return NodeRef{}
+	}
+	return *nodeRef(n)
+}
+
 func nodeRef(n *corev1.Node) *NodeRef {
 	ref := &NodeRef{
-		Name:       n.Name,
-		InstanceID: instanceID(n.Spec.ProviderID),
-		Zone:       n.Labels[corev1.LabelTopologyZone],
-		NodePool:   n.Labels[LabelNodePool],
+		Name:         n.Name,
+		InstanceID:   instanceID(n.Spec.ProviderID),
+		Zone:         n.Labels[corev1.LabelTopologyZone],
+		NodePool:     n.Labels[LabelNodePool],
+		CapacityType: n.Labels[LabelCapacityType],
 	}
 	ref.Karpenter = ref.NodePool != ""
 	ref.DoNotDisrupt = n.Annotations[AnnotationDoNotDisrupt] == "true"
@@ -435,6 +451,12 @@ func applyNodeClaim(ref *NodeRef, nc *unstructured.Unstructured) {
 		if d, err := time.ParseDuration(exp); err == nil && !created.IsZero() {
 			at := created.Add(d).UTC()
 			ref.ExpiresAt = &at
+		}
+	}
+	if tgp, ok, _ := unstructured.NestedString(nc.Object, "spec", "terminationGracePeriod"); ok && tgp != "" {
+		if d, err := time.ParseDuration(tgp); err == nil && d >= 0 {
+			secs := int64(d / time.Second)
+			ref.TerminationGracePeriodSeconds = &secs
 		}
 	}
 	conds, _, _ := unstructured.NestedSlice(nc.Object, "status", "conditions")

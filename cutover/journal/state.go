@@ -216,6 +216,10 @@ type State struct {
 	// which nodes it annotated, what they carried before, and what its
 	// release did; nil until a hold starts.
 	DisruptionHold *DisruptionHold `json:"disruptionHold,omitempty"`
+	// Replacements are the nodes Execute replaces before the cutover
+	// because Karpenter would disrupt them forcefully during it (cutover's
+	// WithReplaceFirst), each with its progress; empty otherwise.
+	Replacements []Replacement `json:"replacements,omitempty"`
 	// UpdatedAt is when the state was last saved, on the journal's clock.
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
@@ -270,6 +274,25 @@ type RestoreInfo struct {
 	// NoDisruptionHold says the plan does not hold Karpenter's graceful
 	// disruption, and its rollback neither.
 	NoDisruptionHold bool `json:"noDisruptionHold,omitempty"`
+}
+
+// Replacement is a node Execute replaced before the cutover: Karpenter
+// would have disrupted it forcefully (expiry) during the run. Its targets
+// are retired first, then, once the deregistration lag has passed, its
+// NodeClaim deleted, so that Karpenter drains and replaces it while no
+// request can reach its targets.
+type Replacement struct {
+	// Node and NodeClaim name it.
+	Node      string `json:"node"`
+	NodeClaim string `json:"nodeClaim,omitempty"`
+	// ExpiresAt is when Karpenter would have disrupted it.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Targets are its recorded node targets.
+	Targets []TargetAddr `json:"targets,omitempty"`
+	// RetiredAt is when its targets left the target group; DeletedAt when
+	// its NodeClaim was deleted. Zero: not yet.
+	RetiredAt time.Time `json:"retiredAt,omitzero"`
+	DeletedAt time.Time `json:"deletedAt,omitzero"`
 }
 
 // DisruptionHold is the journal's record of the hold of Karpenter's
@@ -454,6 +477,14 @@ func (s *State) Clone() *State {
 		hc := s.Restore.HealthCheck.Clone()
 		c.Restore.HealthCheck = &hc
 	}
+	c.Replacements = make([]Replacement, len(s.Replacements))
+	for i, rp := range s.Replacements {
+		rp.Targets = slices.Clone(rp.Targets)
+		c.Replacements[i] = rp
+	}
+	if len(s.Replacements) == 0 {
+		c.Replacements = nil
+	}
 	if s.DisruptionHold != nil {
 		h := *s.DisruptionHold
 		h.Nodes = slices.Clone(s.DisruptionHold.Nodes)
@@ -508,6 +539,19 @@ func (s *State) Validate() error {
 	for _, t := range s.Deregistration.Deregistered {
 		if err := t.validate(); err != nil {
 			return fmt.Errorf("deregistered target: %w", err)
+		}
+	}
+	for i, rp := range s.Replacements {
+		if rp.Node == "" {
+			return fmt.Errorf("replacement %d names no node", i)
+		}
+		for _, t := range rp.Targets {
+			if err := t.validate(); err != nil {
+				return fmt.Errorf("replacement of node %s: target: %w", rp.Node, err)
+			}
+		}
+		if !rp.DeletedAt.IsZero() && rp.RetiredAt.IsZero() {
+			return fmt.Errorf("replacement of node %s: its NodeClaim deleted before its targets were retired", rp.Node)
 		}
 	}
 	checkWeights := func(ws []WeightRecord) error {

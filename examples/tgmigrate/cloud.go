@@ -155,7 +155,9 @@ func (a *app) cluster() (*cluster, error) {
 	if err := v1beta1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	// A client that watches: Execute and Rollback follow the nodes and
+	// NodeClaims through it (cutover.WithReaction).
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err))
 	}

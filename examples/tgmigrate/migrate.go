@@ -197,6 +197,7 @@ type runFlags struct {
 	stopAfter               string
 	allowNonPod             bool
 	accept                  []string
+	replaceFirst            bool
 	journalFile             string
 	clusterName, clusterVPC string
 	// rollback from the journal alone
@@ -230,7 +231,8 @@ terminal it asks first). Run it again after an interruption to resume.`,
 	f.common(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
 	cmd.Flags().BoolVar(&f.allowNonPod, "allow-non-pod-targets", false, "let the verification pass, with a warning, when the target group holds targets that are not the Service's pods (they are never removed)")
-	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget; security-group: the load balancer cannot reach the pods' port and the plan was made with --leave-security-groups); the plan names them")
+	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget; security-group: the load balancer cannot reach the pods' port and the plan was made with --leave-security-groups; forceful-disruption: nodes of the target group's node targets expire during the run, and Karpenter disrupts them whatever the hold); the plan names them")
+	cmd.Flags().BoolVar(&f.replaceFirst, "replace-first", false, "accept a forceful-disruption precondition by replacing those nodes before the cutover: their targets are deregistered, the deregistration lag waited out, then their NodeClaims deleted so that Karpenter replaces them (needs delete on nodeclaims.karpenter.sh)")
 	return cmd
 }
 
@@ -239,10 +241,10 @@ func preconditionKinds(names []string) ([]cutover.PreconditionKind, error) {
 	var out []cutover.PreconditionKind
 	for _, n := range names {
 		switch k := cutover.PreconditionKind(n); k {
-		case cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup:
+		case cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup, cutover.PreconditionForcefulDisruption:
 			out = append(out, k)
 		default:
-			return nil, usagef("--accept-preconditions %q: want %s or %s", n, cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup)
+			return nil, usagef("--accept-preconditions %q: want %s, %s or %s", n, cutover.PreconditionPodSettings, cutover.PreconditionSecurityGroup, cutover.PreconditionForcefulDisruption)
 		}
 	}
 	return out, nil
@@ -258,6 +260,14 @@ func (a *app) preconditionHint(plan *cutover.Plan) {
 		}
 		if pc.Rule != nil {
 			settings = append(settings, "missing "+pc.Rule.String())
+		}
+		for _, n := range pc.Nodes {
+			settings = append(settings, fmt.Sprintf("node %s expires at %s", n.Node, n.At.UTC().Format(time.RFC3339)))
+		}
+		if pc.Kind == cutover.PreconditionForcefulDisruption {
+			fmt.Fprintf(a.stderr, "precondition %s (%s): execute refuses this plan unless --replace-first (they are replaced before the cutover) or --accept-preconditions %s\n",
+				pc.Kind, strings.Join(settings, ", "), pc.Kind)
+			continue
 		}
 		fmt.Fprintf(a.stderr, "precondition %s (%s): execute refuses this plan unless --accept-preconditions %s; better, fix it and plan again\n",
 			pc.Kind, strings.Join(settings, ", "), pc.Kind)
@@ -337,6 +347,9 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	}
 	if len(accepted) > 0 {
 		opts = append(opts, cutover.WithAcceptPreconditions(accepted...))
+	}
+	if f.replaceFirst {
+		opts = append(opts, cutover.WithReplaceFirst())
 	}
 	if f.journalFile != "" {
 		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})

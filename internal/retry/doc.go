@@ -19,6 +19,9 @@
 //
 // Both select on ctx.Done() between attempts and report context.Cause(ctx).
 // Neither logs: the Notify option reports each retry to the caller.
+// [WithWake] lets a caller that learns of a change between two attempts (a
+// watch) end the wait early: the wait is then a series of short waits,
+// each on one timer of the clock, and the wake is asked after each.
 //
 // # Policy
 //

@@ -63,6 +63,10 @@ type Option func(*config)
 type config struct {
 	retryable func(error) bool
 	notify    func(err error, wait time.Duration)
+	// wake, when set, is asked every wakeEvery during a wait between two
+	// attempts; true ends the wait at once.
+	wake      func() bool
+	wakeEvery time.Duration
 }
 
 // WithRetryable replaces the test for retryable errors. The default retries
@@ -73,6 +77,21 @@ func WithRetryable(f func(error) bool) Option { return func(c *config) { c.retry
 // did not hold yet) and the delay before the next attempt.
 func WithNotify(f func(err error, wait time.Duration)) Option {
 	return func(c *config) { c.notify = f }
+}
+
+// WithWake ends a wait between two attempts early, when wake reports
+// true: the next attempt runs at once instead of after the whole delay.
+// wake is asked every every (a positive duration; at most the delay) on
+// the injected clock, so the wait becomes a series of short waits, each a
+// select on its timer and ctx.Done(): a caller that learns of a change
+// between two polls (a watch) reacts within every, not at the next poll.
+// wake must not block. A nil wake or a non-positive every is ignored.
+func WithWake(every time.Duration, wake func() bool) Option {
+	return func(c *config) {
+		if wake != nil && every > 0 {
+			c.wake, c.wakeEvery = wake, every
+		}
+	}
 }
 
 func defaultRetryable(err error) bool { return awserr.IsRetryable(err, false) }
@@ -156,7 +175,7 @@ func run(ctx context.Context, clk clock.Clock, p Policy, cfg config, op func(con
 			}
 			cfg.notify(err, wait)
 		}
-	}, &timer{clk: clk})
+	}, &timer{ctx: ctx, clk: clk, wake: cfg.wake, every: cfg.wakeEvery})
 
 	switch {
 	case err == nil:
@@ -183,15 +202,23 @@ func orFloat(f, def float64) float64 {
 	return def
 }
 
-// timer adapts an injected clock to backoff.Timer.
+// timer adapts an injected clock to backoff.Timer. With wake set, its
+// wait is a series of short waits of at most every, and wake is asked
+// after each: true ends the wait early (see WithWake).
 type timer struct {
-	clk clock.Clock
-	t   clock.Timer
+	ctx   context.Context
+	clk   clock.Clock
+	t     clock.Timer
+	wake  func() bool
+	every time.Duration
+	until time.Time
 }
 
 func (t *timer) Start(d time.Duration) {
-	if t.t != nil {
-		t.t.Stop()
+	t.Stop()
+	if t.wake != nil {
+		t.until = t.clk.Now().Add(d)
+		return
 	}
 	t.t = t.clk.NewTimer(d)
 }
@@ -199,7 +226,33 @@ func (t *timer) Start(d time.Duration) {
 func (t *timer) Stop() {
 	if t.t != nil {
 		t.t.Stop()
+		t.t = nil
 	}
 }
 
-func (t *timer) C() <-chan time.Time { return t.t.C() }
+// C returns the channel backoff/v4 selects on, with ctx.Done(). Without
+// wake it is the clock's timer's. With wake it waits here, one short
+// timer at a time (a virtual clock advances on each), and returns a
+// channel that is ready once the delay has passed or wake said so; when
+// ctx ends first, one that is never ready, so that backoff sees ctx.Done().
+func (t *timer) C() <-chan time.Time {
+	if t.wake == nil {
+		return t.t.C()
+	}
+	ready := make(chan time.Time, 1)
+	for {
+		now := t.clk.Now()
+		left := t.until.Sub(now)
+		if left <= 0 || t.wake() {
+			ready <- now
+			return ready
+		}
+		short := t.clk.NewTimer(min(left, t.every))
+		select {
+		case <-t.ctx.Done():
+			short.Stop()
+			return ready
+		case <-short.C():
+		}
+	}
+}

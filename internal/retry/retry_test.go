@@ -113,3 +113,74 @@ func TestContextCause(t *testing.T) {
 		t.Fatalf("Do() on a done context = %v", err)
 	}
 }
+
+// TestPollWake: a wake that turns true during a wait ends it at the next
+// short wait, not at the end of the delay; without one, or with a wake
+// that stays false, the poll keeps its delay; a cancelled context still
+// ends the wait.
+func TestPollWake(t *testing.T) {
+	tests := []struct {
+		name      string
+		wakeAt    time.Duration // the world event that makes wake true; 0: never
+		every     time.Duration
+		wantAt    []time.Duration // when the condition ran, from the start
+		noWakeOpt bool
+	}{
+		{name: "wake mid-wait ends it at the next short wait", wakeAt: 2300 * time.Millisecond, every: 500 * time.Millisecond,
+			wantAt: []time.Duration{0, 2500 * time.Millisecond, 7500 * time.Millisecond}},
+		{name: "wake never true keeps the delay", every: 500 * time.Millisecond,
+			wantAt: []time.Duration{0, 5 * time.Second, 10 * time.Second}},
+		{name: "without the option the wake is not asked", wakeAt: 2300 * time.Millisecond, every: 500 * time.Millisecond, noWakeOpt: true,
+			wantAt: []time.Duration{0, 5 * time.Second, 10 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := vclock.New(time.Time{})
+			start := clk.Now()
+			woken := false
+			if tt.wakeAt > 0 {
+				clk.At(start.Add(tt.wakeAt), "change", func(time.Time) { woken = true })
+			}
+			wake := func() bool {
+				w := woken
+				woken = false // the caller drains what woke it
+				return w
+			}
+			var at []time.Duration
+			opts := []retry.Option{}
+			if !tt.noWakeOpt {
+				opts = append(opts, retry.WithWake(tt.every, wake))
+			}
+			err := retry.Poll(t.Context(), clk, retry.Policy{Initial: 5 * time.Second, Max: 5 * time.Second, Multiplier: 1}, func(context.Context) (bool, error) {
+				at = append(at, clk.Since(start))
+				return len(at) == len(tt.wantAt), nil
+			}, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(at) != len(tt.wantAt) {
+				t.Fatalf("condition ran at %v, want %v", at, tt.wantAt)
+			}
+			for i := range at {
+				if at[i] != tt.wantAt[i] {
+					t.Errorf("condition ran at %v, want %v", at, tt.wantAt)
+					break
+				}
+			}
+		})
+	}
+	t.Run("cancelled during a sliced wait", func(t *testing.T) {
+		clk := vclock.New(time.Time{})
+		ctx, cancel := context.WithCancelCause(t.Context())
+		stop := errors.New("operator stopped")
+		clk.At(clk.Now().Add(1200*time.Millisecond), "cancel", func(time.Time) { cancel(stop) })
+		err := retry.Poll(ctx, clk, retry.Policy{Initial: time.Minute, Max: time.Minute, Multiplier: 1},
+			func(context.Context) (bool, error) { return false, nil }, retry.WithWake(500*time.Millisecond, func() bool { return false }))
+		if !errors.Is(err, stop) {
+			t.Fatalf("Poll = %v, want the cause %v", err, stop)
+		}
+		if got := clk.Since(vclock.Epoch); got > 2*time.Second {
+			t.Errorf("the wait went on for %v after the cancel at 1.2 s", got)
+		}
+	})
+}
