@@ -118,11 +118,13 @@ func (r *runner) unseen(tgb *v1beta1.TargetGroupBinding, err error) (*tgbind.Web
 
 // retryUnseen runs apply, and runs it again while the controller's
 // webhook denies tgb because it cannot see the plan's new target group
-// yet (unseen), backing off from a second to the poll interval, on the
-// injected clock and ctx, for at most the bind's visibility timeout. Each
-// denial is a journal note (saved), a log line and, the first, a Wait for
-// the Observer; past the bound it returns a *BindDeniedError. Any other
-// error of apply is returned as it is.
+// yet (unseen), for at most the bind's visibility timeout. It backs off
+// from a second (or the poll interval, if shorter) to the poll interval,
+// on the injected clock and ctx: the poll interval stays under half the
+// lease, and each apply renews it. Each denial is a journal note (saved),
+// a log line and, the first, a Wait for the Observer; past the bound it
+// returns a *BindDeniedError. Any other error of apply is returned as it
+// is.
 func (r *runner) retryUnseen(ctx context.Context, step string, tgb *v1beta1.TargetGroupBinding, apply func(context.Context) error) error {
 	bound, from := r.bindVisibility()
 	if bound <= 0 || r.st.CreatedTargetGroupARN.Raw != tgb.Spec.TargetGroupARN {
@@ -134,7 +136,7 @@ func (r *runner) retryUnseen(ctx context.Context, step string, tgb *v1beta1.Targ
 	webhook := ""
 	denied := errors.New("denied") // marks a journaled denial, to retry
 	var last error
-	p := retry.Policy{Initial: time.Second, Max: max(r.o.poll, time.Second), Multiplier: 2, MaxElapsed: bound}
+	p := retry.Policy{Initial: min(time.Second, r.o.poll), Max: r.o.poll, Multiplier: 2, MaxElapsed: bound}
 	err := retry.Do(ctx, r.e.clock, p, func(ctx context.Context) error {
 		err := apply(ctx)
 		wd, ok := r.unseen(tgb, err)
