@@ -357,33 +357,87 @@ func TestBlueGreenForcedOnIPTargetGroup(t *testing.T) {
 	s.checkReleasedDrift(rb)
 }
 
-// TestBlueGreenEventualConsistency: the target group blue/green creates
-// stays invisible to the next calls that name it (TargetGroupNotFound, as
-// ELBv2's eventual consistency does right after a create): they are
-// retried, and the cutover completes.
+// TestBlueGreenEventualConsistency: ELBv2's eventual consistency as every
+// caller meets it (an elbv2sim.Consistency in Config.SUT, which the world
+// shares with the LBC stand-in's client): the target group blue/green
+// creates is invisible to the system under test for a few seconds, and to
+// the controller for longer, its webhooks included. Cutover's own calls
+// that do not see it yet fail with TargetGroupNotFound and are retried;
+// the controller's validating webhook then denies the binding ("unable to
+// get target group IP address type: ... TargetGroupNotFound") although
+// cutover sees the target group, and the bind step applies it again until
+// the webhook sees it too, journaling each denial. The cutover completes
+// on both transports, and no request fails.
 func TestBlueGreenEventualConsistency(t *testing.T) {
 	t.Parallel() // a world of its own
+	for _, tr := range matrixTransports() {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel() // a world of its own
+			blueGreenEventualConsistency(t, tr.wire)
+		})
+	}
+}
+
+// consistencyDelays are the consistency of the eventual-consistency
+// tests: the system under test sees a new target group 3 s after its
+// creation, the controller 20 s after it.
+var consistencyDelays = elbv2sim.ConsistencyOptions{Delay: 3 * time.Second, ClientDelay: map[string]time.Duration{"lbc": 20 * time.Second}}
+
+func blueGreenEventualConsistency(t *testing.T, wire *sim.WireOptions) {
 	cfg := smallWorld(120)
 	cfg.Legacy.TargetType = "instance"
-	cfg.SUT = elbv2sim.Options{InvisibleCalls: 3}
+	cfg.Wire = wire
+	cs, err := elbv2sim.NewConsistency(consistencyDelays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SUT = elbv2sim.Options{Consistency: cs}
 	s := newScenario(t, cfg)
 	p := s.plan(nil)
-	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
+	var waits []cutover.Wait
+	obs := cutover.ObserverFuncs{OnWaiting: func(w cutover.Wait) {
+		if w.Step == cutover.StepBind {
+			waits = append(waits, w)
+		}
+	}}
+	res, err := cutover.Execute(t.Context(), s.env, p, simPods, cutover.WithObserver(obs))
 	if err != nil || !res.Completed {
 		t.Fatalf("%+v %v", res, err)
 	}
-	notFound := 0
-	for _, c := range s.w.ELBv2().Calls() {
-		if c.ErrCode == "TargetGroupNotFound" {
-			notFound++
+	notFound := func(c *elbv2sim.Client) (n int) {
+		for _, call := range c.Calls() {
+			if call.ErrCode == "TargetGroupNotFound" {
+				n++
+			}
+		}
+		return n
+	}
+	if notFound(s.w.ELBv2()) == 0 {
+		t.Error("no call of the system under test saw the new target group missing: the consistency did not apply to it")
+	}
+	// The controller's webhook reads the target group once per admission
+	// of the binding (the validating webhook: every field the mutating
+	// one would fill is set), so each of its failed reads is one denial.
+	denials := notFound(s.w.LBCELBv2())
+	if denials == 0 {
+		t.Fatal("the controller's webhook never failed to see the new target group: the consistency did not apply to it")
+	}
+	var notes []string
+	for _, n := range s.journal(p).Notes {
+		if strings.Contains(n, "vtargetgroupbinding.elbv2.k8s.aws") && strings.Contains(n, "TargetGroupNotFound") {
+			notes = append(notes, n)
 		}
 	}
-	if notFound == 0 {
-		t.Error("no call saw the new target group missing: the fault did not apply")
+	if len(notes) != denials {
+		t.Errorf("the journal notes %d denials by the controller's webhook, the webhook denied %d times: %q", len(notes), denials, notes)
+	}
+	if len(waits) != 1 || !strings.Contains(waits[0].What, "webhook") {
+		t.Errorf("the observer saw the bind wait %+v; want one wait for the controller's webhook", waits)
 	}
 	if st := s.w.Traffic(); st.Failed != 0 {
 		t.Errorf("traffic %s", st.String())
 	}
+	t.Logf("%d calls of the system under test saw the new target group missing; the controller's webhook denied the binding %d times; first note: %q", notFound(s.w.ELBv2()), denials, notes[0])
 }
 
 // TestRollbackUnderSteadyChurn: with Karpenter queueing a node's drift

@@ -52,7 +52,9 @@
 //   - view.go: one observation of a target group (view, observe).
 //   - wait.go: polls and waits; gate.go: what both strategies' steps
 //     share (apply, the gate and its gateRules, early retirement, the
-//     pods' verification).
+//     pods' verification); bindretry.go: the bind's retry of the
+//     controller's webhook denying a target group it cannot see yet
+//     (DefaultBindVisibilityTimeout, BindDeniedError).
 //   - hold.go: the hold of Karpenter's disruption and its release, the
 //     hold step's first act (retiring what cannot serve) and its settle;
 //     forceful.go: Karpenter's forceful disruption (the expiring nodes'
@@ -369,6 +371,26 @@
 //     [TagCreatedBy], [TagSourceTargetGroup] and [TagPlanID].
 //  2. Attach it at weight 0 (a target group no load balancer uses is never
 //     health checked), bind it through tgbind, and gate on its health.
+//     ELBv2 is eventually consistent: cutover's calls that do not see the
+//     new target group yet (TargetGroupNotFound) are retried, and the
+//     controller, whose webhooks read it through its own client on every
+//     create of a binding, may see it later than cutover does and deny the
+//     binding ("unable to get target group IP address type: ...
+//     TargetGroupNotFound"). So when one of the LBC's two webhooks (known
+//     by name: tgbind's *WebhookDeniedError) denies the binding of the
+//     target group this plan created, and every check of tgbind's own
+//     preflight passed (it reads that target group through cutover's
+//     client, and checks from cutover's view what else the webhooks deny),
+//     the bind applies it again, backing off from a second to the poll
+//     interval, for at most [DefaultBindVisibilityTimeout] (2 minutes;
+//     [WithBindVisibilityTimeout]) from the first denial. The message is
+//     never read. Each denial is a journal note (State.Notes: the webhook,
+//     the binding, the target group, the attempt, and the API server's
+//     message) and a log line; the first is an Observer Wait until the
+//     bound. Past the bound the step fails with a *[BindDeniedError]
+//     (ErrTimeout, the last denial inside) and Execute rolls back as for
+//     any failed step. An in-place bind's target group existed before
+//     the plan: its denials are never retried.
 //  3. Shift the listeners' default actions and rules that forward to the
 //     old target group, through ForwardConfig weights, step by step
 //     ([DefaultWeightSteps]: 0, 10, 50, 100). Each weight is gated on the
@@ -606,7 +628,9 @@
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
 // errors.Is or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed
-// step is a [*StepError] wrapping the cause. AWS failures unwrap to the
+// step is a [*StepError] wrapping the cause; a bind the controller's
+// webhook kept denying past its bound is a [*BindDeniedError]
+// ([ErrTimeout]). AWS failures unwrap to the
 // tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
 // internal/awserr, never by message text; tgbind's validation failures to
 // its *ValidationError. Messages begin with "cutover: " and the operation.

@@ -16,16 +16,21 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
-// apply records the binding's name, then applies it.
+// apply records the binding's name, then applies it: throttling and the
+// API server's transient failures are retried, and so, for a bounded
+// time, is the controller's webhook denying a target group the plan
+// created because it cannot see it yet (retryUnseen).
 func (r *runner) apply(ctx context.Context, obj *v1beta1.TargetGroupBinding) error {
 	r.st.Binding.Namespace, r.st.Binding.Name = obj.Namespace, obj.Name
 	if err := r.save(ctx); err != nil {
 		return err
 	}
 	var res *tgbind.ApplyResult
-	err := r.aws.retryTransient(ctx, true, func(ctx context.Context) (err error) {
-		res, err = r.binder.Apply(ctx, obj)
-		return err
+	err := r.retryUnseen(ctx, StepBind, obj, func(ctx context.Context) error {
+		return r.aws.retryTransient(ctx, true, func(ctx context.Context) (err error) {
+			res, err = r.binder.Apply(ctx, obj)
+			return err
+		})
 	})
 	if err != nil {
 		return err

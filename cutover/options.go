@@ -55,6 +55,8 @@ type options struct {
 	reaction time.Duration
 	// replaceFirst: see WithReplaceFirst.
 	replaceFirst bool
+	// bindVisibility: see WithBindVisibilityTimeout.
+	bindVisibility time.Duration
 }
 
 func collect(opts []Option) options {
@@ -225,3 +227,17 @@ func WithAnalysis(f AnalysisFunc) Option { return func(o *options) { o.analysis 
 // WithReason records why a rollback runs, in the journal. Default
 // "requested".
 func WithReason(reason string) Option { return func(o *options) { o.reason = reason } }
+
+// WithBindVisibilityTimeout bounds how long the bind step applies the
+// binding again while the controller's webhook denies it for the target
+// group the plan created (blue/green), which cutover already sees: the
+// controller may see a new target group later than cutover does (ELBv2's
+// eventual consistency). Each denial is journaled (State.Notes) and
+// logged, the first reported to the Observer as a Wait; past the bound
+// the step fails with a *[BindDeniedError]. Zero:
+// [DefaultBindVisibilityTimeout]; negative: no retry (the first denial
+// fails the step). An in-place bind, whose target group the plan did not
+// create, is never retried.
+func WithBindVisibilityTimeout(d time.Duration) Option {
+	return func(o *options) { o.bindVisibility = d }
+}

@@ -134,7 +134,7 @@ func applyError(r refusal, tgb *v1beta1.TargetGroupBinding) error {
 	case refusalWebhookUnavailable:
 		return fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, r.webhookUnavailable(false))
 	case refusalWebhookDenied:
-		return fmt.Errorf("tgbind: apply %s/%s: %w: %w", tgb.Namespace, tgb.Name, ErrWebhookRejected, r.Err)
+		return fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, r.webhookDenied(false))
 	}
 	return fmt.Errorf("tgbind: apply %s/%s: %w", tgb.Namespace, tgb.Name, r.Err)
 }
@@ -187,7 +187,7 @@ func (b *Binder) dryRun(ctx context.Context, c *checker, tgb *v1beta1.TargetGrou
 		c.skip(CheckDryRun, fmt.Sprintf("webhook %q does not support dry runs", r.Webhook.Name))
 		return known, nil
 	case refusalWebhookDenied:
-		c.fail(CheckDryRun, &FieldError{Field: "object", Value: r.Webhook.Name, Kind: ErrWebhookRejected, Detail: r.detail(), Err: err})
+		c.fail(CheckDryRun, &FieldError{Field: "object", Value: r.Webhook.Name, Kind: ErrWebhookRejected, Detail: r.detail(), Err: r.webhookDenied(true)})
 		return known, nil
 	case refusalWebhookUnavailable:
 		return known, r.webhookUnavailable(true)

@@ -135,7 +135,11 @@
 // targetgroupbindings, or one of the LBC's two (mtargetgroupbinding and
 // vtargetgroupbinding.elbv2.k8s.aws), known by name even when the Binder may
 // not list configurations. A webhook's denial is [ErrWebhookRejected],
-// naming it.
+// naming it: a *[WebhookDeniedError] (the webhook, its configuration,
+// whether it is one of the LBC's two, dry run or apply, the API server's
+// message for display), the dry-run check's FieldError's Err when the
+// dry run was denied. Why the webhook denied is not classified: only its
+// message says, and tgbind never reads a message to decide.
 //
 // When the controller's webhook is down (its Service has no ready pod, the
 // call is refused or times out) and its failurePolicy is Fail, the API

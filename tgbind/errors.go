@@ -1,8 +1,8 @@
 package tgbind
 
 // errors.go: the sentinels (one per preflight check), the error types
-// FieldError, ValidationError, ConflictError, WebhookUnavailableError and
-// WaitTimeoutError, and the IsX helpers.
+// FieldError, ValidationError, ConflictError, WebhookDeniedError,
+// WebhookUnavailableError and WaitTimeoutError, and the IsX helpers.
 
 import (
 	"encoding/json"
@@ -221,6 +221,51 @@ func (e *ConflictError) Error() string {
 // Unwrap returns [ErrFieldManagerConflict] and the API error.
 func (e *ConflictError) Unwrap() []error { return []error{ErrFieldManagerConflict, e.Err} }
 
+// WebhookDeniedError says that an admission webhook answered and denied
+// the binding, in the preflight's dry run (then it is the Err of the
+// dry-run check's [*FieldError], inside the *[ValidationError]) or in the
+// apply itself. The webhook is known by the text the API server makes
+// for its name, never by the rest of the message; why it denied is in
+// Message, for the operator, and is not classified.
+type WebhookDeniedError struct {
+	// Webhook is the webhook's name, for example
+	// "vtargetgroupbinding.elbv2.k8s.aws".
+	Webhook string
+	// Configuration is the name of the webhook configuration holding it;
+	// empty when the webhook is one of the LBC's, known by its name only.
+	Configuration string
+	// Mutating is true for a mutating webhook, false for a validating one.
+	Mutating bool
+	// LBC is true when the webhook is one of the AWS Load Balancer
+	// Controller's two for TargetGroupBindings (mtargetgroupbinding and
+	// vtargetgroupbinding.elbv2.k8s.aws, by the names its code gives
+	// them), false for any other webhook (a policy engine's).
+	LBC bool
+	// DryRun is true when the preflight's dry run was denied, false when
+	// the apply itself was.
+	DryRun bool
+	// Message is the API server's message, for display.
+	Message string
+	// Err is the API server's error.
+	Err error
+}
+
+// Error implements error.
+func (e *WebhookDeniedError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("%v: webhook %q", ErrWebhookRejected, e.Webhook)
+	}
+	return fmt.Sprintf("%v: %v", ErrWebhookRejected, e.Err)
+}
+
+// Unwrap returns [ErrWebhookRejected] and the API error.
+func (e *WebhookDeniedError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrWebhookRejected}
+	}
+	return []error{ErrWebhookRejected, e.Err}
+}
+
 // WebhookUnavailableError says that the API server could not call an
 // admission webhook with failurePolicy Fail, and so refused the binding's
 // dry run or apply: nothing was written. It is an operational failure, not
@@ -351,7 +396,8 @@ func IsNotOwned(err error) bool { return errors.Is(err, ErrNotOwned) }
 // IsCRDNotInstalled reports whether err is or wraps [ErrCRDNotInstalled].
 func IsCRDNotInstalled(err error) bool { return errors.Is(err, ErrCRDNotInstalled) }
 
-// IsWebhookRejected reports whether err is or wraps [ErrWebhookRejected].
+// IsWebhookRejected reports whether err is or wraps [ErrWebhookRejected]
+// (a [*WebhookDeniedError] when the API server's refusal was classified).
 func IsWebhookRejected(err error) bool { return errors.Is(err, ErrWebhookRejected) }
 
 // IsWebhookUnavailable reports whether err is or wraps

@@ -358,6 +358,23 @@ func (r refusal) conflictError(tgb *v1beta1.TargetGroupBinding) *ConflictError {
 	return ce
 }
 
+// webhookDenied is the typed error for refusalWebhookDenied.
+func (r refusal) webhookDenied(dryRun bool) *WebhookDeniedError {
+	return &WebhookDeniedError{Webhook: r.Webhook.Name, Configuration: r.Webhook.Configuration, Mutating: r.Webhook.Mutating,
+		LBC: isLBCWebhook(r.Webhook.Name), DryRun: dryRun, Message: r.detail(), Err: r.Err}
+}
+
+// isLBCWebhook reports whether name is one of the LBC's webhooks for
+// TargetGroupBindings (lbcWebhooks).
+func isLBCWebhook(name string) bool {
+	for _, w := range lbcWebhooks {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // webhookUnavailable is the typed error for refusalWebhookUnavailable.
 func (r refusal) webhookUnavailable(dryRun bool) *WebhookUnavailableError {
 	return &WebhookUnavailableError{Webhook: r.Webhook.Name, Configuration: r.Webhook.Configuration, Mutating: r.Webhook.Mutating, DryRun: dryRun, Err: r.Err}

@@ -491,24 +491,64 @@ func TestApplyWebhookUnavailable(t *testing.T) {
 	}
 }
 
-// TestApplyWebhookDeniedAtApply: a denial of the apply itself (the dry run
-// passed) is ErrWebhookRejected, with the API error.
-func TestApplyWebhookDeniedAtApply(t *testing.T) {
-	log := &writeLog{}
-	denial := webhookDeniedWith(lbcValidating, metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: "target group is taken"})
-	u := newUnit(t, withObjects(standardObjects()...), withInterceptor(log.funcs(func(dry bool) error {
-		if dry {
-			return nil
-		}
-		return denial
-	}))).legacy()
-	_, err := u.binder.Apply(t.Context(), mustBuild(t, u))
-	if !IsWebhookRejected(err) || !errors.Is(err, denial) || IsWebhookUnavailable(err) || IsValidationError(err) {
-		t.Fatalf("Apply() = %v, want ErrWebhookRejected wrapping the denial", err)
+// TestApplyWebhookDenied: a webhook's denial, of the dry run or of the
+// apply itself (the dry run passed), is ErrWebhookRejected with the API
+// error, as a *WebhookDeniedError naming the webhook, its configuration
+// when listed, whether it is one of the LBC's two, and which write was
+// denied; nothing is created. A dry run's denial is also the dry-run
+// check's failure in the *ValidationError.
+func TestApplyWebhookDenied(t *testing.T) {
+	const policy = "policy.example.com"
+	forbidden := func(hook, msg string) *apierrors.StatusError {
+		return webhookDeniedWith(hook, metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: msg})
 	}
-	var all v1beta1.TargetGroupBindingList
-	if err := u.raw.List(t.Context(), &all); err != nil || len(all.Items) != 0 {
-		t.Errorf("bindings = %d, %v; want none", len(all.Items), err)
+	tests := []struct {
+		name   string
+		objs   []client.Object
+		denial *apierrors.StatusError
+		atDry  bool
+		want   WebhookDeniedError
+	}{
+		{name: "the LBC's validating webhook denies the dry run",
+			denial: forbidden(lbcValidating, "unable to get target group IP address type: TargetGroupNotFound"), atDry: true,
+			want: WebhookDeniedError{Webhook: lbcValidating, LBC: true, DryRun: true}},
+		{name: "the LBC's mutating webhook, listed, denies the dry run", objs: []client.Object{lbcMutatingConfig()},
+			denial: forbidden(lbcMutating, "couldn't determine TargetType: TargetGroupNotFound"), atDry: true,
+			want: WebhookDeniedError{Webhook: lbcMutating, Configuration: "aws-load-balancer-webhook", Mutating: true, LBC: true, DryRun: true}},
+		{name: "another listed webhook denies the dry run", objs: []client.Object{tgbWebhookConfig("policies", policy)},
+			denial: forbidden(policy, "unable to get target group"), atDry: true,
+			want: WebhookDeniedError{Webhook: policy, Configuration: "policies", DryRun: true}},
+		{name: "the LBC's validating webhook denies the apply",
+			denial: forbidden(lbcValidating, "target group is taken"),
+			want:   WebhookDeniedError{Webhook: lbcValidating, LBC: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &writeLog{}
+			u := newUnit(t, withObjects(append(standardObjects(), tt.objs...)...), withInterceptor(log.funcs(func(dry bool) error {
+				if dry == tt.atDry {
+					return tt.denial
+				}
+				return nil
+			}))).legacy()
+			_, err := u.binder.Apply(t.Context(), mustBuild(t, u))
+			var wd *WebhookDeniedError
+			if !errors.As(err, &wd) || !IsWebhookRejected(err) || !errors.Is(err, tt.denial) || IsWebhookUnavailable(err) {
+				t.Fatalf("Apply() = %v, want a *WebhookDeniedError wrapping the denial", err)
+			}
+			want, got := tt.want, *wd
+			want.Message, got.Err = tt.denial.ErrStatus.Message, nil
+			if diff := cmp.Diff(want, got); diff != "" || wd.Err != error(tt.denial) {
+				t.Errorf("the denial (-want +got):\n%s; its Err %v, want the API server's", diff, wd.Err)
+			}
+			if got := IsValidationError(err); got != tt.atDry {
+				t.Errorf("a *ValidationError: %t, want %t (a dry run's denial is the dry-run check's)", got, tt.atDry)
+			}
+			var all v1beta1.TargetGroupBindingList
+			if err := u.raw.List(t.Context(), &all); err != nil || len(all.Items) != 0 {
+				t.Errorf("bindings = %d, %v; want none", len(all.Items), err)
+			}
+		})
 	}
 }
 

@@ -140,6 +140,10 @@ func TestIntegrationDryRunWebhook(t *testing.T) {
 		if !strings.Contains(ve.Errors[0].Detail, "already bound (test webhook)") {
 			t.Errorf("detail %q lacks the webhook's message", ve.Errors[0].Detail)
 		}
+		var wd *WebhookDeniedError
+		if !errors.As(err, &wd) || wd.Webhook != testWebhookName || !wd.DryRun || wd.LBC || wd.Configuration == "" || !apierrors.IsForbidden(wd.Err) {
+			t.Errorf("the denial %+v: want a *WebhookDeniedError of the dry run by the listed %s (not the LBC's), with the API server's 403", wd, testWebhookName)
+		}
 		if res.Operation != "" {
 			t.Errorf("Operation = %q", res.Operation)
 		}

@@ -133,7 +133,11 @@ type Config struct {
 	// SUT configures the faults and latency of the system under test's
 	// ELBv2 client; its Name is set to "sut". A rate Throttle given here
 	// is shared with the LBC's client, as both spend the same account's
-	// quota.
+	// quota, and so is a Consistency, as both read the same service: a
+	// target group the system under test creates is then invisible to the
+	// LBC stand-in too (its webhooks and its reconciles) until the
+	// Consistency's delay for "lbc" has passed. InvisibleCalls stays the
+	// system under test's alone.
 	SUT elbv2sim.Options
 	// Client is the Kubernetes API the world lives in. Nil: a fake client
 	// (cluster.NewFakeClient). With a real API server (envtest) the

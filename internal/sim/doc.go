@@ -134,7 +134,8 @@
 //     hand) and create it through [World.Client]; the LBC's webhooks admit
 //     it (a dry run is validated too) and the LBC reacts.
 //   - Inject faults: Config.SUT (throttling by rate or probability,
-//     latency, eventual consistency, one-shot errors; more with
+//     latency, eventual consistency shared with the LBC's client,
+//     one-shot errors; more with
 //     World.ELBv2().Inject), Config.KubeFaults (interceptor.Funcs on the
 //     fake client), the controller's: [World.LBCEC2] (EC2 refusing it),
 //     [World.DenyController] (an ELBv2 action taken from its IAM role;
@@ -285,6 +286,20 @@
 //     target's port or a fixed one, thresholds, reasons, draining for the
 //     deregistration delay, fail-open routing, quotas, validation ranges
 //     and error codes; the SDK's signatures and typed errors.
+//   - Eventual consistency, per caller, on the virtual clock: with an
+//     elbv2sim.Consistency in Config.SUT (the world shares it with the LBC
+//     stand-in's client, as a Throttle), a target group any client creates
+//     is invisible to the system under test and to the LBC, its webhooks
+//     and reconciles included, each until its own delay after the
+//     creation (ConsistencyOptions.Delay, ClientDelay["lbc"] for the
+//     controller): calls naming it fail with TargetGroupNotFound, listings
+//     leave it out. A binding applied as soon as the system under test
+//     sees its new target group is then denied by the LBC's webhook while
+//     the controller's delay runs ("unable to get target group IP address
+//     type: ... TargetGroupNotFound", as the real validator denies it;
+//     package lbc; cutover's TestBlueGreenEventualConsistency). Config.SUT's
+//     InvisibleCalls is a count fault of the system under test's client
+//     alone.
 //   - Determinism: every random stream is a PCG seeded from Config.Seed,
 //     maps are iterated in sorted order; the same Config gives the same
 //     event log (TestDeterminism).
@@ -332,16 +347,12 @@
 // From package elbv2sim (S1's list): the optFns arguments (retryers,
 // endpoints, middleware) are ignored; the SDK's own client-side validation
 // and retries do not run (with Config.Wire they do: the real SDK client
-// runs, through package elbv2wire). Eventual consistency (Config.SUT's
-// InvisibleCalls) hides a new target group from the calls of the client
-// that created it only: the LBC stand-in's client, and so its webhooks
-// and reconciles, sees it at once. In AWS any caller may miss it for a
-// while, so a binding applied as soon as the system under test sees its
-// new target group can be denied by the LBC's webhook ("unable to get
-// target group"); the world does not reproduce that race. Hiding it from
-// every client (each with its own count) was tried: cutover's
-// TestBlueGreenEventualConsistency then fails on that denial, so the
-// change waits until cutover's bind step retries such a denial.
+// runs, through package elbv2wire). Of eventual consistency (see What the
+// model reproduces): a caller that saw a new target group missing it
+// again (AWS promises no such monotony), a delay drawn at random rather
+// than set per caller, and the consistency of anything but a new target
+// group (targets, listeners, rules and attributes change at once for
+// every caller).
 //
 // From package traffic (S1's list): a listening app always answers 200,
 // so a pod that is up but not ready never answers with an error; HTTP

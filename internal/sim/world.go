@@ -178,7 +178,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		}
 	}
 	var lbcEC2 lbc.EC2API = w.lbcEC2
-	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle}); err != nil {
+	if w.lbcAWS, err = elbv2sim.New(w.model, elbv2sim.Options{Name: "lbc", Throttle: cfg.SUT.Throttle, Consistency: cfg.SUT.Consistency}); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	var lbcAWS lbc.ELBv2API = w.lbcAWS

@@ -84,11 +84,19 @@ type Options struct {
 	Latency time.Duration
 	// OpLatency overrides Latency for the operations it names.
 	OpLatency map[string]time.Duration
-	// InvisibleCalls models eventual consistency: a target group created
-	// through this client is invisible to the next InvisibleCalls calls
-	// through this client that name it (they fail with
-	// TargetGroupNotFound) or list it (it is left out). Zero: visible at once.
+	// InvisibleCalls is a count fault of this client alone: a target group
+	// created through this client is invisible to the next InvisibleCalls
+	// calls through this client that name it (they fail with
+	// TargetGroupNotFound) or list it (it is left out); other clients see
+	// it at once. Zero: visible at once. For eventual consistency as every
+	// caller meets it, see Consistency.
 	InvisibleCalls int
+	// Consistency models eventual consistency on the virtual clock for
+	// every client that shares it: a target group created through any of
+	// them is invisible to each until its delay has passed. Share one
+	// Consistency between the clients of one account and region. Nil:
+	// none.
+	Consistency *Consistency
 	// Errors are one-shot errors armed from the start, as by [Client.Inject].
 	Errors []InjectedError
 }
@@ -343,6 +351,20 @@ func (c *Client) faultLocked(now time.Time, req request) error {
 			return e.Err
 		}
 	}
+	if cs := c.opts.Consistency; cs != nil {
+		for _, list := range [][]string{req.resources, req.refs} {
+			for _, arn := range list {
+				if cs.hidden(c.opts.Name, arn, now) {
+					return notFound(arn)
+				}
+			}
+		}
+		for _, n := range req.names {
+			if cs.hiddenName(c.opts.Name, n, now) {
+				return notFound(n)
+			}
+		}
+	}
 	if len(c.invisible) == 0 {
 		return nil
 	}
@@ -351,17 +373,23 @@ func (c *Client) faultLocked(now time.Time, req request) error {
 		for _, arn := range list {
 			if named(arn) {
 				c.seenLocked(arn)
-				return &types.TargetGroupNotFoundException{Message: aws.String("One or more target groups not found: " + arn)}
+				return notFound(arn)
 			}
 		}
 	}
 	for _, n := range req.names {
 		if arn, ok := c.names[n]; ok && named(arn) {
 			c.seenLocked(arn)
-			return &types.TargetGroupNotFoundException{Message: aws.String("One or more target groups not found: " + n)}
+			return notFound(n)
 		}
 	}
 	return nil
+}
+
+// notFound is ELBv2's answer to a call naming a target group it does not
+// see (by ARN or by name).
+func notFound(what string) error {
+	return &types.TargetGroupNotFoundException{Message: aws.String("One or more target groups not found: " + what)}
 }
 
 // seenLocked counts one call that did not see an invisible target group.

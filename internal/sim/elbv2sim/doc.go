@@ -9,6 +9,8 @@
 //   - doc.go: this comment.
 //   - client.go: the Client: Options, call counts and log, injected errors,
 //     latency.
+//   - consistency.go: Consistency, eventual consistency shared by every
+//     client of one account and region, on the virtual clock.
 //   - contract.go: gomock matchers of the call contract: EveryTargetHasPort,
 //     AtMostTargets, InTargetGroup.
 //   - ops.go: the ELBv2 operations, with the SDK's signatures.
@@ -46,11 +48,23 @@
 //     the client (the wire endpoint of package elbv2wire) passes
 //     [WithoutLatency] and has its caller spend the latency with
 //     [Client.Wait] instead, so that no HTTP handler waits on the clock.
-//   - Eventual consistency: with Options.InvisibleCalls, a target group
-//     created through the client stays invisible to the next N calls through
-//     the client that name it (TargetGroupNotFound) or list it (left out).
-//     Other clients of the same model see it at once (see package sim's
-//     list of what is not modelled).
+//   - Eventual consistency, as every caller meets it: a [Consistency]
+//     (Options.Consistency), shared like a Throttle by the clients of one
+//     account and region. A target group created through any of them is
+//     invisible to each of them until its delay has passed on the virtual
+//     clock since the create reached the service: ConsistencyOptions.Delay,
+//     or ClientDelay for a named client, so that one caller (the system
+//     under test) may see a new target group while another (the LBC
+//     stand-in) does not yet. Calls that name it, by ARN or by name, fail
+//     with TargetGroupNotFound; listings leave it out; once a client sees
+//     it, it keeps seeing it. An idempotent create hides nothing, and a
+//     deleted target group is forgotten. [Consistency.VisibleAt] says when
+//     a client sees one.
+//   - A count fault of one client: with Options.InvisibleCalls, a target
+//     group created through the client stays invisible to the next N calls
+//     through that client that name it (TargetGroupNotFound) or list it
+//     (left out); other clients see it at once. It is for a test that
+//     wants exactly N misses; Consistency is the model of the service.
 //   - One-shot errors: [Client.Inject] (or Options.Errors) fails the next
 //     call of an operation, optionally only one naming a given ARN.
 //

@@ -4,6 +4,7 @@ package elbv2sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
@@ -33,21 +34,27 @@ func (c *Client) DescribeTargetGroups(ctx context.Context, params *elbv2.Describ
 	}
 	out, err := invoke(ctx, c, req, params, c.model.DescribeTargetGroups, nil)
 	if err == nil && req.lists {
-		c.hideInvisible(out)
+		c.hideInvisible(out, c.clock.Now())
 	}
 	return out, err
 }
 
-// hideInvisible drops the invisible target groups from a listing.
-func (c *Client) hideInvisible(out *elbv2.DescribeTargetGroupsOutput) {
+// hideInvisible drops the invisible target groups from a listing made at
+// now.
+func (c *Client) hideInvisible(out *elbv2.DescribeTargetGroupsOutput, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.invisible) == 0 {
+	cs := c.opts.Consistency
+	if len(c.invisible) == 0 && cs == nil {
 		return
 	}
 	kept := out.TargetGroups[:0]
 	for _, tg := range out.TargetGroups {
-		if arn := aws.ToString(tg.TargetGroupArn); c.invisible[arn] > 0 {
+		arn := aws.ToString(tg.TargetGroupArn)
+		if cs.hidden(c.opts.Name, arn, now) {
+			continue
+		}
+		if c.invisible[arn] > 0 {
 			c.seenLocked(arn)
 			continue
 		}
@@ -130,7 +137,8 @@ func (c *Client) DeregisterTargets(ctx context.Context, params *elbv2.Deregister
 
 // CreateTargetGroup implements the ELBv2 operation. With
 // Options.InvisibleCalls, the target group it creates starts invisible to
-// this client.
+// this client; with Options.Consistency, to every client sharing it, from
+// the instant the create reached the service.
 func (c *Client) CreateTargetGroup(ctx context.Context, params *elbv2.CreateTargetGroupInput, optFns ...func(*elbv2.Options)) (*elbv2.CreateTargetGroupOutput, error) {
 	req := request{op: OpCreateTargetGroup}
 	name := ""
@@ -138,16 +146,23 @@ func (c *Client) CreateTargetGroup(ctx context.Context, params *elbv2.CreateTarg
 		name = *params.Name
 		req.resources = []string{c.model.TargetGroupARNPattern(name)}
 	}
+	hides := c.opts.InvisibleCalls > 0 || c.opts.Consistency != nil
 	existed := false
-	if c.opts.InvisibleCalls > 0 && name != "" {
+	if hides && name != "" {
 		_, err := c.model.DescribeTargetGroups(&elbv2.DescribeTargetGroupsInput{Names: []string{name}})
 		existed = err == nil
 	}
+	var at time.Time
 	out, err := invoke(ctx, c, req, params, c.model.CreateTargetGroup, func(o *elbv2.CreateTargetGroupOutput) []string {
+		at = c.clock.Now()
 		return arnsOf(o.TargetGroups)
 	})
-	if err == nil && !existed && c.opts.InvisibleCalls > 0 && len(out.TargetGroups) == 1 {
-		arn := aws.ToString(out.TargetGroups[0].TargetGroupArn)
+	if err != nil || existed || !hides || len(out.TargetGroups) != 1 {
+		return out, err
+	}
+	arn := aws.ToString(out.TargetGroups[0].TargetGroupArn)
+	c.opts.Consistency.record(arn, name, at)
+	if c.opts.InvisibleCalls > 0 {
 		c.mu.Lock()
 		c.invisible[arn] = c.opts.InvisibleCalls
 		c.names[name] = arn
@@ -188,7 +203,11 @@ func (c *Client) DeleteTargetGroup(ctx context.Context, params *elbv2.DeleteTarg
 	if params != nil {
 		req.resources = str(params.TargetGroupArn)
 	}
-	return invoke(ctx, c, req, params, c.model.DeleteTargetGroup, nil)
+	out, err := invoke(ctx, c, req, params, c.model.DeleteTargetGroup, nil)
+	if err == nil && params != nil {
+		c.opts.Consistency.forget(aws.ToString(params.TargetGroupArn))
+	}
+	return out, err
 }
 
 // AddTags implements the ELBv2 operation.

@@ -106,9 +106,25 @@
 // same target group unless all are multiClusterTargetGroup, nodeSelector in
 // ip mode, a mismatched ipAddressType or vpcID, and changes to immutable
 // fields; it does not compare targetType with the target group's type.
-// Denials look like the API server's ([IsDenied]). It has no side effects,
-// so a dry-run create exercises it. [Controller.InjectReadinessGates] adds
-// the readiness gate to pods created in a namespace labelled
+// Denials look like the API server's ([IsDenied]): the real webhooks
+// answer every refusal with controller-runtime's admission.Denied (a 403
+// Forbidden; pkg/webhook's mutating_handler.go and
+// validating_handler.go), which the API server turns into "admission
+// webhook %q denied the request: " and the message. Both read the target
+// group through the controller's own ELBv2 client, as
+// webhooks/elbv2/targetgroup_helper.go does, and a failed read (a target
+// group the controller does not see yet: ELBv2's eventual consistency,
+// elbv2sim.Consistency) is a denial that carries the SDK's error
+// after the step's words, as in
+// webhooks/elbv2/targetgroupbinding_mutator.go (the name's lookup: the
+// error alone; "couldn't determine TargetType: "; "unable to get target
+// group IP address type: ", read only when a field needs defaulting) and
+// webhooks/elbv2/targetgroupbinding_validator.go (on every create, after
+// the nodeSelector and the other bindings are checked: "unable to get
+// target group IP address type: "). The validating webhook has no side
+// effects, so a dry-run create exercises it.
+// [Controller.InjectReadinessGates] adds the readiness gate to pods
+// created in a namespace labelled
 // elbv2.k8s.aws/pod-readiness-gate-inject=enabled behind a Service an
 // ip-mode binding references. The world runs them as the client's
 // admission (package sim).
@@ -118,6 +134,10 @@
 //   - instance mode (a binding with targetType instance is left alone,
 //     with an event), nodeSelector, the exclude-from-external-load-balancers
 //     label (it only matters to instance mode);
+//   - the mutating webhook's defaulting of vpcID and targetGroupProtocol
+//     (the real one fills them from the target group too, and so reads it
+//     whenever either is omitted), and its second read of a target group
+//     given by name (one read here);
 //   - cross-account role assumption, targetGroupProtocol, IPv6 targets,
 //     targets outside the VPC (AvailabilityZone all), security groups for
 //     pods (the rules of spec.networking go to one group, the nodes'), the

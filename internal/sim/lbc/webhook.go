@@ -40,36 +40,54 @@ func denied(webhook, format string, args ...any) error {
 	}}
 }
 
+// describeTargetGroup is the webhooks' one read of the target group
+// (webhooks/elbv2/targetgroup_helper.go): the SDK's error as it comes (a
+// target group the controller does not see yet is TargetGroupNotFound),
+// or an error when the answer is not exactly one target group.
 func (c *Controller) describeTargetGroup(ctx context.Context, in *elbv2.DescribeTargetGroupsInput) (*elbv2types.TargetGroup, error) {
 	out, err := c.o.ELBv2.DescribeTargetGroups(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	if len(out.TargetGroups) != 1 {
-		return nil, fmt.Errorf("expected one target group, got %d", len(out.TargetGroups))
+		query := strings.Join(append(slices.Clone(in.TargetGroupArns), in.Names...), ",")
+		return nil, fmt.Errorf("expecting a single targetGroup with query [%s] but got %d", query, len(out.TargetGroups))
 	}
 	return &out.TargetGroups[0], nil
 }
 
 // MutateTargetGroupBinding is the LBC's mutating webhook for bindings, on
 // create: it resolves targetGroupName to the ARN and fills targetType and
-// ipAddressType from the target group when they are omitted.
+// ipAddressType from the target group when they are omitted. As the real
+// mutator (webhooks/elbv2/targetgroupbinding_mutator.go), it reads the
+// target group only when a field needs it, and a failed read is a denial
+// whose message is the defaulting step's, then the SDK's error: the
+// name's lookup's error alone, "couldn't determine TargetType: ...", or
+// "unable to get target group IP address type: ...".
 func (c *Controller) MutateTargetGroupBinding(ctx context.Context, tgb *v1beta1.TargetGroupBinding) error {
 	if tgb.Spec.TargetGroupARN == "" && tgb.Spec.TargetGroupName == "" {
 		return denied(WebhookMutateTGB, "must provide either TargetGroupARN or TargetGroupName")
 	}
-	if tgb.Spec.TargetGroupARN != "" && tgb.Spec.TargetType != nil && tgb.Spec.IPAddressType != nil {
+	var tg *elbv2types.TargetGroup
+	if tgb.Spec.TargetGroupARN == "" {
+		var err error
+		if tg, err = c.describeTargetGroup(ctx, &elbv2.DescribeTargetGroupsInput{Names: []string{tgb.Spec.TargetGroupName}}); err != nil {
+			return denied(WebhookMutateTGB, "%v", err)
+		}
+		tgb.Spec.TargetGroupARN = aws.ToString(tg.TargetGroupArn)
+	}
+	if tgb.Spec.TargetType != nil && tgb.Spec.IPAddressType != nil {
 		return nil
 	}
-	in := &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{tgb.Spec.TargetGroupARN}}
-	if tgb.Spec.TargetGroupARN == "" {
-		in = &elbv2.DescribeTargetGroupsInput{Names: []string{tgb.Spec.TargetGroupName}}
+	if tg == nil { // the real mutator reads it again by ARN; one read here
+		var err error
+		if tg, err = c.describeTargetGroup(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{tgb.Spec.TargetGroupARN}}); err != nil {
+			if tgb.Spec.TargetType == nil {
+				return denied(WebhookMutateTGB, "couldn't determine TargetType: %v", err)
+			}
+			return denied(WebhookMutateTGB, "unable to get target group IP address type: %v", err)
+		}
 	}
-	tg, err := c.describeTargetGroup(ctx, in)
-	if err != nil {
-		return denied(WebhookMutateTGB, "unable to get target group: %v", err)
-	}
-	tgb.Spec.TargetGroupARN = aws.ToString(tg.TargetGroupArn)
 	if tgb.Spec.TargetType == nil {
 		switch tg.TargetType {
 		case elbv2types.TargetTypeEnumIp:
@@ -95,7 +113,13 @@ func ptrTo[T any](v T) *T { return &v }
 // ValidateTargetGroupBinding is the LBC's validating webhook for bindings.
 // old is nil on create. It has no side effects, so a dry-run create
 // exercises it. As the real webhook, it does not compare spec.targetType
-// with the target group's type.
+// with the target group's type. On create it checks, in the real
+// validator's order (webhooks/elbv2/targetgroupbinding_validator.go):
+// nodeSelector, the other bindings on the target group, then the target
+// group itself, read through the controller's ELBv2 client on every
+// create: a failed read is the denial "unable to get target group IP
+// address type: " and the SDK's error, so a target group the controller
+// does not see yet (eventual consistency) denies the binding.
 func (c *Controller) ValidateTargetGroupBinding(ctx context.Context, old, tgb *v1beta1.TargetGroupBinding) error {
 	if tgb.Spec.TargetType != nil && *tgb.Spec.TargetType == v1beta1.TargetTypeIP && tgb.Spec.NodeSelector != nil {
 		return denied(WebhookValidateTGB, "TargetGroupBinding cannot set NodeSelector when TargetType is ip")
@@ -119,9 +143,21 @@ func (c *Controller) ValidateTargetGroupBinding(ctx context.Context, old, tgb *v
 		}
 		return nil
 	}
+	var all v1beta1.TargetGroupBindingList
+	if err := c.o.Client.List(ctx, &all); err != nil {
+		return denied(WebhookValidateTGB, "failed to list TargetGroupBindings in the cluster: %v", err)
+	}
+	for _, other := range all.Items {
+		if other.Spec.TargetGroupARN != tgb.Spec.TargetGroupARN || (other.Namespace == tgb.Namespace && other.Name == tgb.Name) {
+			continue
+		}
+		if !other.Spec.MultiClusterTargetGroup || !tgb.Spec.MultiClusterTargetGroup {
+			return denied(WebhookValidateTGB, "TargetGroup %s is already bound to TargetGroupBinding %s/%s", tgb.Spec.TargetGroupARN, other.Namespace, other.Name)
+		}
+	}
 	tg, err := c.describeTargetGroup(ctx, &elbv2.DescribeTargetGroupsInput{TargetGroupArns: []string{tgb.Spec.TargetGroupARN}})
 	if err != nil {
-		return denied(WebhookValidateTGB, "unable to get target group %s: %v", tgb.Spec.TargetGroupARN, err)
+		return denied(WebhookValidateTGB, "unable to get target group IP address type: %v", err)
 	}
 	if tgb.Spec.IPAddressType != nil {
 		want := v1beta1.IPAddressTypeIPv4
@@ -134,18 +170,6 @@ func (c *Controller) ValidateTargetGroupBinding(ctx context.Context, old, tgb *v
 	}
 	if tgb.Spec.VpcID != "" && tgb.Spec.VpcID != aws.ToString(tg.VpcId) {
 		return denied(WebhookValidateTGB, "invalid VpcID %s doesnt match VpcID from TargetGroup %s", tgb.Spec.VpcID, tgb.Spec.TargetGroupARN)
-	}
-	var all v1beta1.TargetGroupBindingList
-	if err := c.o.Client.List(ctx, &all); err != nil {
-		return denied(WebhookValidateTGB, "unable to list TargetGroupBindings: %v", err)
-	}
-	for _, other := range all.Items {
-		if other.Spec.TargetGroupARN != tgb.Spec.TargetGroupARN || (other.Namespace == tgb.Namespace && other.Name == tgb.Name) {
-			continue
-		}
-		if !other.Spec.MultiClusterTargetGroup || !tgb.Spec.MultiClusterTargetGroup {
-			return denied(WebhookValidateTGB, "TargetGroup %s is already bound to TargetGroupBinding %s/%s", tgb.Spec.TargetGroupARN, other.Namespace, other.Name)
-		}
 	}
 	return nil
 }
