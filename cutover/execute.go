@@ -157,6 +157,10 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	}
 	// Before the journal and the lock: a refused plan reads and changes
 	// nothing.
+	if o.replaceFirst && plan.Step(StepHoldDisruption) == nil {
+		return nil, &InputError{Op: "execute", Field: "WithReplaceFirst",
+			Reason: fmt.Sprintf("plan %s has no %s step (Request.NoDisruptionHold), where nodes are replaced first: plan again with the hold, or accept the risk with %s", plan.ID, StepHoldDisruption, PreconditionForcefulDisruption.Option())}
+	}
 	if pcs := plan.unaccepted(o.accepted, o.replaceFirst); len(pcs) > 0 {
 		return nil, &PreconditionError{PlanID: plan.ID, Preconditions: pcs, Now: e.clock.Now()}
 	}
@@ -261,7 +265,14 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		for _, c := range pc.Settings {
 			checks = append(checks, c.brief())
 		}
-		msg := fmt.Sprintf("precondition %s accepted by the caller: %s", pc.Kind, strings.Join(checks, ", "))
+		for _, n := range pc.Nodes {
+			checks = append(checks, "node "+n.brief(now))
+		}
+		how := "accepted by the caller"
+		if pc.Kind == PreconditionForcefulDisruption && r.o.replaceFirst {
+			how = "accepted by replacing those nodes first (WithReplaceFirst)"
+		}
+		msg := fmt.Sprintf("precondition %s %s: %s", pc.Kind, how, strings.Join(checks, ", "))
 		r.res.Warnings = append(r.res.Warnings, msg)
 		if !slices.Contains(st.Notes, msg) {
 			st.Notes = append(st.Notes, msg)

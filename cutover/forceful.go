@@ -111,8 +111,8 @@ func forcefulWindow(p *Plan) time.Duration {
 func forcefulNodes(reports []diagnose.TargetReport, horizon time.Time) []ForcefulNode {
 	byNode := map[string]*ForcefulNode{}
 	for _, r := range reports {
-		if r.Class != diagnose.ClassNode || r.Node == nil || r.Node.ExpiresAt == nil || r.Node.ExpiresAt.After(horizon) {
-			continue
+		if r.Class != diagnose.ClassNode || r.Node == nil || r.Node.ExpiresAt == nil || r.Node.ExpiresAt.After(horizon) || leaving(r) {
+			continue // a node already leaving is a disruption under way: the hold step's settle meets it
 		}
 		n := byNode[r.Node.Name]
 		if n == nil {
@@ -167,7 +167,7 @@ func spotRisk(reports []diagnose.TargetReport, snap *diagnose.Snapshot, podNodes
 	// notice ends.
 	exposure := max(a.Lag()+a.Controller()-SpotInterruptionNotice, 0)
 	return &Risk{Kind: RiskSpotInterruption, Nodes: slices.Sorted(maps.Keys(set)),
-		Detail: fmt.Sprintf("EC2 may interrupt a spot node at any time; Karpenter taints and drains it at the notice and the instance is gone %v later; Execute retires its node targets when it sees the taint (within WithReaction with a watch, else a poll) and the controller deregisters its pod targets; both still take requests for the deregistration lag", SpotInterruptionNotice),
+		Detail:          fmt.Sprintf("EC2 may interrupt a spot node at any time; Karpenter taints and drains it at the notice and the instance is gone %v later; Execute retires its node targets when it sees the taint (within WithReaction with a watch, else a poll) and the controller deregisters its pod targets; both still take requests for the deregistration lag", SpotInterruptionNotice),
 		ExposureSeconds: exposure.Seconds(),
 		From:            fmt.Sprintf("Assumptions.DeregistrationLag %v + ControllerDelay %v - the notice %v; the simulator's envelope measures it (simulate --envelope --churn spot)", a.Lag(), a.Controller(), SpotInterruptionNotice)}
 }
@@ -304,11 +304,12 @@ func (r *runner) retireForReplacement(ctx context.Context, v *view) error {
 
 // deleteReplaced deletes the NodeClaim of each node to replace whose
 // targets have been out of the target group for the deregistration lag,
-// and journals it; it reports how many still wait for their lag.
-func (r *runner) deleteReplaced(ctx context.Context) (int, error) {
+// and journals it; it reports how many still wait for their lag, and how
+// many it deleted now (a wait goes on after a deletion: the next
+// observation sees those nodes leave, and waits for them).
+func (r *runner) deleteReplaced(ctx context.Context) (waiting, deleted int, err error) {
 	lag := r.plan.Request.Assumptions.Lag()
 	now := r.e.clock.Now()
-	waiting := 0
 	for i := range r.st.Replacements {
 		rep := &r.st.Replacements[i]
 		switch {
@@ -323,15 +324,16 @@ func (r *runner) deleteReplaced(ctx context.Context) (int, error) {
 			nc.SetGroupVersionKind(diagnose.NodeClaimGVK)
 			nc.SetName(rep.NodeClaim)
 			if err := r.e.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
-				return waiting, fmt.Errorf("cutover: %s: delete nodeclaim %s of node %s: %w", StepHoldDisruption, rep.NodeClaim, rep.Node, err)
+				return waiting, deleted, fmt.Errorf("cutover: %s: delete nodeclaim %s of node %s: %w", StepHoldDisruption, rep.NodeClaim, rep.Node, err)
 			}
 		}
 		rep.DeletedAt = now
+		deleted++
 		r.st.Notes = append(r.st.Notes, fmt.Sprintf("replaced first: deleted NodeClaim %s of node %s (it expires at %s), %v after its targets were retired", rep.NodeClaim, rep.Node, rep.ExpiresAt.UTC().Format(time.RFC3339), now.Sub(rep.RetiredAt).Round(time.Second)))
 		r.e.log.Info("node replaced first", "node", rep.Node, "nodeClaim", rep.NodeClaim, "expiresAt", rep.ExpiresAt)
 		if err := r.save(ctx); err != nil {
-			return waiting, err
+			return waiting, deleted, err
 		}
 	}
-	return waiting, nil
+	return waiting, deleted, nil
 }

@@ -345,12 +345,7 @@ func (r *runner) holdStep(ctx context.Context) error {
 		return err
 	}
 	if !r.holds() {
-		// Nothing is held, so nothing settles; the nodes to replace
-		// first still wait out their lag before their NodeClaims go.
-		return r.poll(ctx, StepHoldDisruption, "the nodes to replace first", r.o.gateTimeout, func(ctx context.Context) (bool, string, error) {
-			waiting, err := r.deleteReplaced(ctx)
-			return waiting == 0, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag", waiting), err
-		})
+		return nil
 	}
 	return r.settle(ctx)
 }
@@ -393,12 +388,15 @@ func (r *runner) settle(ctx context.Context) error {
 		if err := r.keepHold(ctx, StepHoldDisruption, v); err != nil {
 			return false, "", err
 		}
-		waiting, err := r.deleteReplaced(ctx)
+		waiting, deleted, err := r.deleteReplaced(ctx)
 		if err != nil {
 			return false, "", err
 		}
-		if waiting > 0 {
+		switch {
+		case waiting > 0:
 			return false, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag (%v) since their targets were retired", waiting, lag), nil
+		case deleted > 0:
+			return false, fmt.Sprintf("deleted the NodeClaims of %d nodes to replace first: Karpenter replaces them", deleted), nil
 		}
 		var moving []string
 		for _, name := range r.holdWanted([]*view{v}) {
