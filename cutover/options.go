@@ -51,6 +51,8 @@ type options struct {
 	reason             string
 	allowNonPod        bool
 	accepted           []PreconditionKind
+	// noPermissionCheck: see WithPermissionCheck (preflight.go).
+	noPermissionCheck bool
 }
 
 func collect(opts []Option) options {
