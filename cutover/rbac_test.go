@@ -223,3 +223,49 @@ func TestRBACGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestRBACCoversStepCalls: every Kubernetes call a plan's steps name
+// (Step.Calls, "kubernetes:VERBS RESOURCES"; apply is a patch) is granted
+// by the plan's rules, in-place and blue/green.
+func TestRBACCoversStepCalls(t *testing.T) {
+	for _, name := range []string{"in-place", "blue-green"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "plan-"+name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := ParsePlan(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.ClusterRules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, s := range p.Steps {
+				for _, c := range s.Calls {
+					call, ok := strings.CutPrefix(c, "kubernetes:")
+					if !ok {
+						continue
+					}
+					verbs, resources, _ := strings.Cut(call, " ")
+					for v := range strings.SplitSeq(verbs, ",") {
+						if v == "apply" {
+							v = "patch"
+						}
+						for res := range strings.SplitSeq(resources, ",") {
+							checked++
+							if !slices.ContainsFunc(r.Rules, func(rule RBACRule) bool { return rule.Resource == res && slices.Contains(rule.Verbs, v) }) {
+								t.Errorf("step %s calls %q: no rule grants %s %s", s.ID, c, v, res)
+							}
+						}
+					}
+				}
+			}
+			if checked < 7 {
+				t.Errorf("only %d Kubernetes calls named by the steps", checked)
+			}
+		})
+	}
+}
