@@ -60,9 +60,10 @@ type RBACRule struct {
 	// Resource is the resource, plural and lower case ("configmaps").
 	Resource string `json:"resource"`
 	// ResourceNames narrow the rule to those objects when the code touches
-	// only them. Empty: every object of the resource in the scope (a
-	// create cannot be narrowed: RBAC does not know the name of what is
-	// created).
+	// only them. Empty: every object of the resource in the scope. A
+	// plain create cannot be narrowed (RBAC does not see the name of what
+	// it creates); a server-side apply that creates can: the API server
+	// authorizes it as a create of the name in its URL.
 	ResourceNames []string `json:"resourceNames,omitempty"`
 	// Reason says, in one line, what the code does with it.
 	Reason string `json:"reason"`
@@ -189,6 +190,7 @@ var rbacTable = []rbacNeed{
 	{scope: RBACNamespaced, verbs: []string{"update"}, group: "coordination.k8s.io", resource: "leases", names: leaseObject, part: RBACPartLock, reason: "the lock is renewed before every mutating call"},
 	{scope: RBACNamespaced, verbs: []string{"delete"}, group: "coordination.k8s.io", resource: "leases", names: leaseObject, part: RBACPartLock, reason: "the lock is released at the end of a run"},
 	{scope: RBACNamespaced, verbs: []string{"get"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, names: bindingObject, reason: "the binding is read back (gate, controller watch) and before the rollback deletes it"},
+	{scope: RBACNamespaced, verbs: []string{"create"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, names: bindingObject, reason: "the bind step's server-side apply (and tgbind's dry run of it) creates the binding: the API server authorizes an apply that creates as a create of that name"},
 	{scope: RBACNamespaced, verbs: []string{"patch"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, names: bindingObject, reason: "the bind step applies the binding server-side (after tgbind's server-side dry run); a bounded overlap touches it to wake the controller"},
 	{scope: RBACNamespaced, verbs: []string{"delete"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, names: bindingObject, reason: "the rollback deletes the binding"},
 	{scope: RBACNamespaced, verbs: []string{"get"}, resource: "services", names: serviceObject, reason: "tgbind reads the Service and its port before it applies the binding and at every observation"},
