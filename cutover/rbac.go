@@ -195,7 +195,7 @@ var rbacTable = []rbacNeed{
 	{scope: RBACNamespaced, verbs: []string{"delete"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, names: bindingObject, reason: "the rollback deletes the binding"},
 	{scope: RBACNamespaced, verbs: []string{"get"}, resource: "services", names: serviceObject, reason: "tgbind reads the Service and its port before it applies the binding and at every observation"},
 	{scope: RBACNamespaced, verbs: []string{"list"}, group: "discovery.k8s.io", resource: "endpointslices", reason: "tgbind reads the Service's ready endpoints from its EndpointSlices at every observation"},
-	{scope: RBACNamespaced, verbs: []string{"list"}, resource: "events", reason: "a stalled gate reads the controller's Warning Events on the binding to say why"},
+	{scope: RBACNamespaced, verbs: []string{"list"}, resource: "events", reason: "the gate reads the controller's Warning Events on the binding: why it stalled, or its TooManyTargets refusals under a bounded overlap"},
 	// Cluster-wide (a ClusterRole).
 	{scope: RBACCluster, verbs: []string{"list"}, resource: "nodes", reason: "every observation classifies the targets by node and judges the nodes (Ready, disrupting); the rollback registers the live ones"},
 	{scope: RBACCluster, verbs: []string{"get"}, resource: "nodes", when: holds, reason: "the hold reads a node before it annotates it and before its release"},
