@@ -28,6 +28,10 @@
 //   - plan.go: the Plan and its plain data; plan_json.go: its digest,
 //     validation, JSON and ParsePlan; plan_text.go: Plan.Text;
 //     plan_policy.go: Plan.PolicyInput, IAMPolicy, ControllerPolicy.
+//   - rbac.go: the ordered table of what Execute and Rollback do in the
+//     cluster (each need with its condition on the plan and its reason),
+//     RBACInput, RBACFor, Plan.ClusterRules and the RBAC they give;
+//     rbac_render.go: its Role, ClusterRole, bindings and YAML.
 //   - guards.go: the guards; policy.go: PolicyFor and the IAM Policy;
 //     preconditions.go: the pods' settings a plan checks; network.go: the
 //     security-group check and EC2API; timing.go: the assumptions and the
@@ -47,6 +51,9 @@
 //
 // Execution and rollback:
 //   - execute.go: Execute, Result and the run of the steps in order.
+//   - preflight.go: the permission check of Execute and Rollback
+//     (SelfSubjectAccessReviews of the plan's rules), PermissionError and
+//     WithPermissionCheck.
 //   - runner.go: the runner's lifecycle: lock, journal saves, guards
 //     re-checked, step start and end, hook, a step handed to its strategy.
 //   - view.go: one observation of a target group (view, observe).
@@ -85,6 +92,7 @@
 //	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: arn, Namespace: "shop", Service: "web", Port: intstr.FromString("http")})
 //	fmt.Print(plan.Text())                   // or plan.JSON(); ParsePlan reads it back
 //	policy, err := plan.IAMPolicy()          // least privilege for Execute and Rollback
+//	rules, err := plan.ClusterRules()        // and in the cluster: rules.YAML(subject) to apply
 //	res, err := cutover.Execute(ctx, env, plan, cutover.WithObserver(obs), cutover.WithApproval(ask))
 //	est, err := cutover.EstimateRollback(plan)  // its expected floor and what it assumes, before it starts
 //	rb, err := cutover.Rollback(ctx, env, plan) // from any point, or from the journal's State
@@ -448,8 +456,9 @@
 //
 // # Execute
 //
-// [Execute] validates the plan, loads the journal, takes the lock, runs the
-// guards again, then the steps in order. A step done in the journal is
+// [Execute] validates the plan, checks Env.Client's permissions (see
+// RBAC), loads the journal, takes the lock, runs the guards again, then
+// the steps in order. A step done in the journal is
 // skipped without a call: re-running a finished plan makes no call at all.
 // Each step checks the world before it acts (the health check already
 // aligned, the binding unchanged, the target group already created, the
@@ -537,6 +546,64 @@
 // the simulator recorded is allowed, and every action the policy grants on
 // every resource was called in some scenario.
 //
+// # RBAC
+//
+// [Plan.ClusterRules] is what Execute and Rollback of a plan do in the
+// cluster, as plain data ([RBAC]): one [RBACRule] per thing they do, with
+// its verbs, its resource, the objects it is narrowed to, its scope and a
+// one-line reason. It comes from one ordered table in rbac.go, each entry
+// with its condition on the plan ([RBACInput], from [Plan.RBACInput];
+// [RBACFor] evaluates it), so that a change that makes a new call adds
+// one line. Every verb the code uses is there, and nothing else: an
+// integration test runs Execute and Rollback on a real kube-apiserver as
+// a service account bound to exactly these rules, records every request,
+// and finds none refused and none outside them.
+//
+// In the binding's namespace (a Role): the journal ConfigMap (create; get,
+// update and delete of its name, [JournalConfigMapName]), the lock Lease
+// (create; get, update and delete of [LeaseName]), the controller's
+// ConfigMap aws-lbc-targets-<binding> (get), the binding (get, create,
+// patch and delete of its name: the bind step applies it server-side, and
+// the API server authorizes an apply that creates as a create of that
+// name), the Service (get of its name), EndpointSlices and Events (list).
+// Cluster-wide (a ClusterRole): nodes (list; get and patch for the hold
+// unless Request.NoDisruptionHold; watch), pods and Services (list: every
+// observation classifies the targets), nodeclaims.karpenter.sh (list;
+// watch), targetgroupbindings (list: tgbind's preflight looks for other
+// bindings on the target group in every namespace), validating and
+// mutating webhook configurations (list) and selfsubjectaccessreviews
+// (create). A plain create cannot be narrowed to a name: the rules grant
+// the create of any ConfigMap and any Lease in the namespace. Rules marked
+// Optional are ones a run goes on without: the watches (Execute polls),
+// the webhook configurations (a refusal is reported unattributed) and the
+// reviews (the check is skipped). Rules of Part [RBACPartJournal] and
+// [RBACPartLock] serve the default journal and lock only. PlanCutover's
+// own reads are Plan.Reads.
+//
+// [RBAC.Role], [RBAC.ClusterRole], [RBAC.RoleBinding],
+// [RBAC.ClusterRoleBinding] and [RBAC.Objects] render it as rbacv1 values
+// (rbacv1.PolicyRule, as subnets' MoveClusterRules; rules on the same
+// objects merged), all named [RBACNamePrefix] and the plan's ID and
+// annotated with it; [RBAC.YAML] as multi-document YAML that
+// kubectl apply takes, each rule's reason a comment (tgmigrate plan
+// --rbac).
+//
+// Before anything else, after the preconditions, Execute and Rollback
+// check the rules ([WithPermissionCheck], on by default): one
+// SelfSubjectAccessReview per verb and named object, once per run, which
+// every authenticated user may create (system:basic-user). A required
+// rule refused stops the run with a [*PermissionError] that names every
+// one (verb, resource, namespace, object, reason) and unwraps to
+// [ErrPermission]: nothing was read or changed, no journal, no lease. An
+// optional rule refused is a warning of the result. The default journal's
+// and lock's rules are not asked when [WithJournal] or [WithLock] replace
+// them. A client that cannot answer reviews does not stop the run: the
+// check is skipped, with a log line, when the client's scheme lacks
+// authorization.k8s.io/v1 (the simulator's), when the create of the review
+// is refused (not served, forbidden, or invalid: the controller-runtime
+// fake client wants a name) and when the review of the review's own
+// permission comes back denied (a client that does not evaluate them).
+//
 // # Journal and lock
 //
 // A cutover saves its [State] after every step and every deregistration
@@ -623,7 +690,7 @@
 // [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
 // [ErrController],
 // [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
-// [ErrPrecondition], [ErrQuota],
+// [ErrPrecondition], [ErrQuota], [ErrPermission],
 // and the journal's
 // and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with

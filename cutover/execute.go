@@ -124,7 +124,11 @@ type StepResult struct {
 //
 // A plan with a [Precondition] whose kind WithAcceptPreconditions does not
 // accept is refused with a *PreconditionError first, before the journal
-// and the lock: nothing is read or changed.
+// and the lock: nothing is read or changed. Then the permission check
+// asks the API server whether Env.Client may do what the plan's rules
+// say ([Plan.ClusterRules], [WithPermissionCheck]): a required rule
+// refused is a *PermissionError naming every one, before the journal and
+// the lock.
 //
 // A failed step stops Execute with a *StepError; unless WithAutoRollback
 // (false) is given, Execute then rolls back and reports it in the result.
@@ -135,7 +139,7 @@ type StepResult struct {
 // WithStopAfter, WithAutoRollback, WithRetry, WithHook, WithPollInterval,
 // WithBatchSize, WithGateTimeout, WithControllerPatience, WithDrainTimeout,
 // WithFloorGrace, WithAnalysis, WithAllowNonPodTargets,
-// WithAcceptPreconditions.
+// WithAcceptPreconditions, WithPermissionCheck.
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result, error) {
 	e, err := env.resolve("execute")
 	if err != nil {
@@ -172,7 +176,17 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	if err := r.checkLeaseBudget("execute"); err != nil {
 		return nil, err
 	}
-	return r.execute(ctx)
+	// Before the journal and the lock: a client refused a rule of the
+	// plan's changes nothing (preflight.go).
+	warnings, err := e.checkPermissions(ctx, "execute", plan.RBACInput(), o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.execute(ctx)
+	if res != nil {
+		res.Warnings = append(res.Warnings, warnings...)
+	}
+	return res, err
 }
 
 // restoreInfo copies what a rollback needs out of the plan.

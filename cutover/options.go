@@ -57,6 +57,8 @@ type options struct {
 	replaceFirst bool
 	// bindVisibility: see WithBindVisibilityTimeout.
 	bindVisibility time.Duration
+	// noPermissionCheck: see WithPermissionCheck (preflight.go).
+	noPermissionCheck bool
 }
 
 func collect(opts []Option) options {

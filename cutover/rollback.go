@@ -130,7 +130,10 @@ type Source interface {
 // node targets' registration and checks under the plan's assumptions).
 // Options: WithJournal (required with a *State that did not come from the
 // default ConfigMapJournal), WithLock, WithObserver, WithHook, WithRetry,
-// WithPollInterval, WithBatchSize, WithGateTimeout, WithReason.
+// WithPollInterval, WithBatchSize, WithGateTimeout, WithReason,
+// WithPermissionCheck (the check of Env.Client's permissions runs before
+// the journal is loaded, as Execute's: a *PermissionError names every
+// missing rule).
 func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*RollbackResult, error) {
 	e, err := env.resolve("rollback")
 	if err != nil {
@@ -139,12 +142,16 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 	o := collect(opts)
 	var r *runner
 	var st *State
+	var warnings []string // the permission check's, before the journal is loaded
 	switch s := src.(type) {
 	case *Plan:
 		if _, err := s.validate("rollback"); err != nil {
 			return nil, err
 		}
 		if r, err = newRunner(e, o, s, s.TargetGroup.ARN, s.Binding.Namespace); err != nil {
+			return nil, err
+		}
+		if warnings, err = e.checkPermissions(ctx, "rollback", s.RBACInput(), o); err != nil {
 			return nil, err
 		}
 		st, err = r.j.Load(ctx, s.Ref())
@@ -164,6 +171,9 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 			return nil, &InputError{Op: "rollback", Field: "state", Reason: "it records no target group or no restore information: it was not written by Execute"}
 		}
 		if r, err = newRunner(e, o, nil, s.TargetGroupARN, s.Restore.Namespace); err != nil {
+			return nil, err
+		}
+		if warnings, err = e.checkPermissions(ctx, "rollback", stateRBACInput(s), o); err != nil {
 			return nil, err
 		}
 		// Load it through the journal, so that saves carry its version.
@@ -201,6 +211,9 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		reason = "requested"
 	}
 	res, err := r.rollback(ctx, reason)
+	if res != nil {
+		res.Warnings = append(res.Warnings, warnings...)
+	}
 	if errors.Is(err, ErrInterrupted) {
 		return res, err // a crash: the lease and the journal stay as they are
 	}

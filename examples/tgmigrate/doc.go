@@ -11,6 +11,8 @@
 //   - cloud.go: the AWS accounts and the cluster client, from the flags.
 //   - diagnose.go: diagnose.
 //   - migrate.go: plan, execute and rollback.
+//   - rbac.go: plan --rbac (the plan's Kubernetes rules as YAML to apply)
+//     and the hint of a refused permission check.
 //   - bind.go: bind.
 //   - helm.go: helm check and helm fix.
 //   - simulate.go: simulate: its flags and the world of one run.
@@ -38,7 +40,11 @@
 //     verification stops (exit 3, nothing rolled back) on targets that are
 //     not the Service's pods unless --allow-non-pod-targets; rollback says
 //     as it starts how long it expects to take (cutover.EstimateRollback)
-//     and that an interrupt is safe.
+//     and that an interrupt is safe. plan --iam-policy prints the IAM
+//     policy execute and rollback need, plan --rbac their Kubernetes Role
+//     and ClusterRole (--rbac-subject adds the bindings); execute and
+//     rollback check those rules first and exit 2, changing nothing, when
+//     one is missing.
 //   - bind: a TargetGroupBinding's manifest, or its server-side apply
 //     (package tgbind).
 //   - helm check, helm fix: chart governance (package helmgov); with

@@ -34,6 +34,8 @@ type planFlags struct {
 	out                                   string
 	iamPolicy, controllerPolicy           bool
 	leaveSecurityGroups                   bool
+	rbac                                  bool
+	rbacSubjects                          []string
 }
 
 func (a *app) planCommand() *cobra.Command {
@@ -48,7 +50,8 @@ effect, rollback and API calls, and the estimated duration. It changes
 nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 		Example: `  tgmigrate plan --target-group arn:aws:elasticloadbalancing:...:targetgroup/legacy-web/0123456789abcdef \
       -n shop --service web --port http --out plan.json
-  tgmigrate plan ... --iam-policy > policy.json`,
+  tgmigrate plan ... --iam-policy > policy.json
+  tgmigrate plan ... --rbac --rbac-subject serviceaccount:ops/tgmigrate | kubectl apply -f -`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runPlan(cmd.Context(), f) }),
 	}
@@ -67,6 +70,8 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 	fl.StringVar(&f.out, "out", "", "also write the plan as JSON to this file")
 	fl.BoolVar(&f.iamPolicy, "iam-policy", false, "print the least-privilege IAM policy for the plan instead of the plan")
 	fl.BoolVar(&f.controllerPolicy, "controller-policy", false, "print what the AWS Load Balancer Controller's IAM role needs for the plan's binding instead of the plan (ec2:DescribeVpcs and DescribeSecurityGroups on every reconcile)")
+	fl.BoolVar(&f.rbac, "rbac", false, "print the Kubernetes Role and ClusterRole execute and rollback of the plan need, as YAML to apply (with --format json: the rules and their reasons), instead of the plan")
+	fl.StringSliceVar(&f.rbacSubjects, "rbac-subject", nil, "with --rbac, also print the RoleBinding and ClusterRoleBinding for this subject: serviceaccount:NAMESPACE/NAME, user:NAME or group:NAME (repeatable)")
 	fl.BoolVar(&f.leaveSecurityGroups, "leave-security-groups", false, "when the load balancer's security groups cannot reach the pods' port, record a precondition naming the missing rule instead of having the controller open it (spec.networking)")
 	return cmd
 }
@@ -77,8 +82,10 @@ func (f *planFlags) request() (cutover.Request, error) {
 		return cutover.Request{}, usagef("--target-group is required")
 	case f.namespace == "" || f.service == "":
 		return cutover.Request{}, usagef("--namespace and --service are required")
-	case f.iamPolicy && f.controllerPolicy:
-		return cutover.Request{}, usagef("--iam-policy and --controller-policy: give one")
+	case f.iamPolicy && f.controllerPolicy, f.rbac && (f.iamPolicy || f.controllerPolicy):
+		return cutover.Request{}, usagef("--iam-policy, --controller-policy and --rbac: give one")
+	case len(f.rbacSubjects) > 0 && !f.rbac:
+		return cutover.Request{}, usagef("--rbac-subject goes with --rbac")
 	}
 	tg, err := checkTargetGroup(f.targetGroup)
 	if err != nil {
@@ -142,6 +149,10 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 	if err != nil {
 		return err
 	}
+	subjects, err := parseSubjects(f.rbacSubjects)
+	if err != nil {
+		return err
+	}
 	env, err := a.cutoverEnv(ctx, f.clusterName, f.clusterVPC)
 	if err != nil {
 		return err
@@ -161,6 +172,9 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 		if err := os.WriteFile(f.out, append(data, '\n'), 0o600); err != nil {
 			return usagef("--out: %v", err)
 		}
+	}
+	if f.rbac {
+		return a.printRBAC(plan, subjects)
 	}
 	if f.iamPolicy || f.controllerPolicy {
 		policy := plan.IAMPolicy
@@ -373,7 +387,10 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 		if cutover.IsPrecondition(err) {
 			a.preconditionHint(plan)
 		}
-		if cutover.IsPlanMismatch(err) || cutover.IsLocked(err) || cutover.IsInvalidInput(err) || cutover.IsPrecondition(err) {
+		if cutover.IsPermission(err) {
+			a.permissionHint(plan)
+		}
+		if cutover.IsPlanMismatch(err) || cutover.IsLocked(err) || cutover.IsInvalidInput(err) || cutover.IsPrecondition(err) || cutover.IsPermission(err) {
 			return asUsage(err)
 		}
 		return err
@@ -460,6 +477,10 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	res, err := cutover.Rollback(ctx, env, src, opts...)
 	if err != nil && (ctx.Err() != nil || cutover.IsInterrupted(err)) {
 		fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the rollback's progress.\n  resume: %s\n", rerunCommand(cmd, "rollback", "target-group", "namespace"))
+	}
+	if cutover.IsPermission(err) {
+		a.permissionHint(plan)
+		err = asUsage(err)
 	}
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
