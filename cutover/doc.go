@@ -210,41 +210,28 @@
 //
 // # Forceful disruption
 //
-// The hold blocks Karpenter's graceful disruption; it cannot block the
-// forceful kind: expiry (a NodeClaim's creationTimestamp plus
-// spec.expireAfter), spot interruption, node repair, deletion. Karpenter
-// then drains the node (PodDisruptionBudgets apply; the NodeClaim's
-// terminationGracePeriod caps the drain) and terminates it, and the load
-// balancer may still send its node targets requests for the deregistration
-// lag after they leave the target group: a drain shorter than the lag
-// fails them. Expiry is the one that can be foreseen. PlanCutover reads
-// each recorded node target's NodeClaim and lists every node that expires
-// within the run's window (the estimate, without a bounded overlap's
-// waves, plus the deregistration lag) as a [Precondition] of kind
-// [PreconditionForcefulDisruption] ([ForcefulNode]: the node, its
-// NodeClaim, when, by when it is gone, its targets); those nodes are left
-// out of the floor, since their targets go whatever the cutover does.
-// Execute refuses such a plan unless the caller accepts the risk
-// ([WithAcceptPreconditions]) or replaces those nodes first
-// ([WithReplaceFirst]): in the hold step it deregisters their recorded
-// targets (never below the floor; journaled in State.Replacements), waits
-// out the lag, deletes their NodeClaims so that Karpenter drains and
-// replaces them now, and lets them run out before the cutover starts.
-// Execute checks the window again at its start, before the journal and
-// the lock, from its own clock: nodes that expire within it then are
-// refused or replaced the same way, even when the plan had none (a resume
-// past the deregister step is not checked: its node targets are gone).
-//
-// Spot interruption cannot be foreseen: the plan reports the spot nodes
-// among the serving ones (karpenter.sh/capacity-type) as a [Risk] of kind
-// [RiskSpotInterruption], with its bound under the plan's assumptions (the
-// lag plus the controller's delay, less EC2's two-minute notice), which
-// Execute does not refuse. Execute meets a forceful disruption as it
-// happens: a watch on the nodes and NodeClaims (when Env.Client is a
-// client.WithWatch and RBAC lets it watch) ends the wait in progress
-// within [WithReaction] ([DefaultReaction], 500 ms) of a node that starts
-// to leave, and the steps that do retire that node's targets at once,
-// instead of at the next poll.
+// The hold cannot stop Karpenter's forceful disruption: expiry (a
+// NodeClaim's creationTimestamp plus spec.expireAfter), spot
+// interruption, repair, deletion. Karpenter drains such a node (PDBs
+// apply; the NodeClaim's terminationGracePeriod caps the drain), and the
+// load balancer may still send its retired targets requests for the
+// deregistration lag: a drain shorter than the lag fails them. PlanCutover
+// lists every recorded node target's node that expires within the run's
+// window (the estimate, without a bounded overlap's waves, plus the lag)
+// as a [Precondition] of kind [PreconditionForcefulDisruption]
+// ([ForcefulNode]), and leaves those nodes out of the floor. Execute
+// refuses it unless the caller accepts the risk ([WithAcceptPreconditions])
+// or replaces them first ([WithReplaceFirst]: in the hold step their
+// targets are deregistered, never below the floor, the lag waited out,
+// their NodeClaims deleted so that Karpenter replaces them now, journaled
+// in State.Replacements), and checks the window again from its own start,
+// before the journal and the lock. Spot nodes among the serving ones are a
+// [Risk] ([RiskSpotInterruption]) with its bound under the plan's
+// assumptions (lag plus controller delay, less the two-minute notice);
+// Execute meets an interruption as it happens: a watch on the nodes and
+// NodeClaims (Env.Client a client.WithWatch, RBAC permitting) wakes the
+// wait in progress within [WithReaction] ([DefaultReaction], 500 ms), and
+// the steps that retire leaving targets do so at once.
 //
 // # Security groups
 //
@@ -559,26 +546,16 @@
 // a service account bound to exactly these rules, records every request,
 // and finds none refused and none outside them.
 //
-// In the binding's namespace (a Role): the journal ConfigMap (create; get,
-// update and delete of its name, [JournalConfigMapName]), the lock Lease
-// (create; get, update and delete of [LeaseName]), the controller's
-// ConfigMap aws-lbc-targets-<binding> (get), the binding (get, create,
-// patch and delete of its name: the bind step applies it server-side, and
-// the API server authorizes an apply that creates as a create of that
-// name), the Service (get of its name), EndpointSlices and Events (list).
-// Cluster-wide (a ClusterRole): nodes (list; get and patch for the hold
-// unless Request.NoDisruptionHold; watch), pods and Services (list: every
-// observation classifies the targets), nodeclaims.karpenter.sh (list;
-// watch), targetgroupbindings (list: tgbind's preflight looks for other
-// bindings on the target group in every namespace), validating and
-// mutating webhook configurations (list) and selfsubjectaccessreviews
-// (create). A plain create cannot be narrowed to a name: the rules grant
-// the create of any ConfigMap and any Lease in the namespace. Rules marked
-// Optional are ones a run goes on without: the watches (Execute polls),
-// the webhook configurations (a refusal is reported unattributed) and the
-// reviews (the check is skipped). Rules of Part [RBACPartJournal] and
-// [RBACPartLock] serve the default journal and lock only. PlanCutover's
-// own reads are Plan.Reads.
+// The Role, in the binding's namespace, covers the journal ConfigMap, the
+// lock Lease, the controller's aws-lbc-targets ConfigMap, the binding (a
+// server-side apply that creates is authorized as a create of its name),
+// the Service, EndpointSlices and Events; the ClusterRole the nodes (the
+// hold's get and patch unless Request.NoDisruptionHold), the observations'
+// lists, the NodeClaims (delete only to replace expiring nodes first,
+// [WithReplaceFirst]) and tgbind's preflight. Optional rules (the
+// watches, the webhook configurations, the reviews) are ones a run goes
+// on without; Part [RBACPartJournal] and [RBACPartLock] serve the default
+// journal and lock only. PlanCutover's own reads are Plan.Reads.
 //
 // [RBAC.Role], [RBAC.ClusterRole], [RBAC.RoleBinding],
 // [RBAC.ClusterRoleBinding] and [RBAC.Objects] render it as rbacv1 values

@@ -178,7 +178,9 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	}
 	// Before the journal and the lock: a client refused a rule of the
 	// plan's changes nothing (preflight.go).
-	warnings, err := e.checkPermissions(ctx, "execute", plan.RBACInput(), o)
+	in := plan.RBACInput()
+	in.ReplaceFirst = o.replaceFirst
+	warnings, err := e.checkPermissions(ctx, "execute", in, o)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,12 @@ type RBACInput struct {
 	// NoDisruptionHold drops the hold's rules: the plan does not hold
 	// Karpenter's disruption (Request.NoDisruptionHold).
 	NoDisruptionHold bool
+	// ReplaceFirst adds delete on nodeclaims.karpenter.sh: Execute
+	// replaces the nodes that expire during the run before the cutover
+	// ([WithReplaceFirst]). [Plan.RBACInput] sets it when the plan carries
+	// a [PreconditionForcefulDisruption]; Execute's permission check, when
+	// it is given WithReplaceFirst.
+	ReplaceFirst bool
 }
 
 // The verbs, in the order a rule lists them.
@@ -149,6 +155,9 @@ func lbcTargetsObject(n rbacNames) []string { return []string{n.lbcTargets} }
 
 // holds is the condition of the hold's rules.
 func holds(in RBACInput) bool { return !in.NoDisruptionHold }
+
+// replacesFirst is the condition of the replacement's rule.
+func replacesFirst(in RBACInput) bool { return in.ReplaceFirst && !in.NoDisruptionHold }
 
 // rbacNeed is one entry of the table: a rule with its condition on the
 // plan (nil: always) and the objects it is narrowed to (nil: none).
@@ -205,10 +214,7 @@ var rbacTable = []rbacNeed{
 	{scope: RBACCluster, verbs: []string{"list"}, resource: "services", reason: "every observation finds the Service that selects each pod target"},
 	{scope: RBACCluster, verbs: []string{"list"}, group: karpenterGroup, resource: "nodeclaims", reason: "the rollback's observations tell a drifted node by its NodeClaim (a cluster without the CRD counts as none)"},
 	{scope: RBACCluster, verbs: []string{"watch"}, group: karpenterGroup, resource: "nodeclaims", optional: true, reason: "Execute reacts to a node's disruption as it happens (without: it polls)"},
-	// The forceful-disruption precondition (issue 31) adds delete on
-	// nodeclaims.karpenter.sh here, with its condition: the plan carries a
-	// precondition of kind "forceful-disruption" (RBACInput then carries
-	// the plan's precondition kinds).
+	{scope: RBACCluster, verbs: []string{"delete"}, group: karpenterGroup, resource: "nodeclaims", when: replacesFirst, reason: "WithReplaceFirst deletes the NodeClaims of the nodes that expire during the run, once their targets have been out of rotation for the deregistration lag, so that Karpenter replaces them before the cutover"},
 	{scope: RBACCluster, verbs: []string{"list"}, group: v1beta1.GroupVersion.Group, resource: v1beta1.Resource, reason: "tgbind's preflight finds the other bindings on the target group in every namespace (the controller allows two only in multi-cluster mode)"},
 	{scope: RBACCluster, verbs: []string{"list"}, group: admissionGroup, resource: "validatingwebhookconfigurations", optional: true, reason: "tgbind names the webhook that refuses the binding (without: the refusal is reported unattributed)"},
 	{scope: RBACCluster, verbs: []string{"list"}, group: admissionGroup, resource: "mutatingwebhookconfigurations", optional: true, reason: "tgbind names the webhook that refuses the binding (without: the refusal is reported unattributed)"},
@@ -220,6 +226,7 @@ func (p *Plan) RBACInput() RBACInput {
 	return RBACInput{
 		PlanID: p.ID, TargetGroupARN: p.TargetGroup.ARN, Namespace: p.Binding.Namespace,
 		Binding: p.Binding.Name, Service: p.Service.Name, NoDisruptionHold: p.Request.NoDisruptionHold,
+		ReplaceFirst: p.precondition(PreconditionForcefulDisruption) != nil,
 	}
 }
 

@@ -273,3 +273,36 @@ func TestRBACCoversStepCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestRBACReplaceFirst: replacing the expiring nodes first adds delete on
+// NodeClaims, and only that; a plan without the hold step cannot replace
+// first, so it never gets it. A plan with a forceful-disruption
+// precondition asks for it.
+func TestRBACReplaceFirst(t *testing.T) {
+	base, err := RBACFor(testRBACInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testRBACInput()
+	in.ReplaceFirst = true
+	r, err := RBACFor(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := slices.DeleteFunc(ruleKeys(r.Rules), func(k string) bool { return slices.Contains(ruleKeys(base.Rules), k) })
+	if d := cmp.Diff([]string{"cluster karpenter.sh/nodeclaims delete"}, added); d != "" {
+		t.Errorf("ReplaceFirst adds (-want +got):\n%s", d)
+	}
+	in.NoDisruptionHold = true
+	r, err = RBACFor(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(ruleKeys(r.Rules), "cluster karpenter.sh/nodeclaims delete") {
+		t.Error("a plan without the hold gets delete on NodeClaims")
+	}
+	p := &Plan{ID: "tgm-0123456789ab", Preconditions: []Precondition{{Kind: PreconditionForcefulDisruption}}}
+	if !p.RBACInput().ReplaceFirst {
+		t.Error("a plan with a forceful-disruption precondition does not ask for the replacement's rule")
+	}
+}
