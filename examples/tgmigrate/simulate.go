@@ -84,7 +84,9 @@ an ALB with a hand-made target group of static nodeIP:NodePort targets, the AWS
 Load Balancer Controller, and client traffic, all on a virtual clock. It then
 tells the story: traffic drops under churn, diagnose finds the ghost targets,
 the plan, the cutover with its progress, the verification, and a side-by-side
-table of four strategies on the same seed and the same churn:
+table of four strategies, each in a world of its own built from the same seed
+and churn (a -lead-in before the migration, not the story's -prelude: the
+rows' figures are not the story's):
 
   static        no migration: ghost targets accumulate and requests fail
   naive-tgb     a default-mode TargetGroupBinding: the LBC deregisters every
@@ -95,8 +97,18 @@ table of four strategies on the same seed and the same churn:
   phased-as-is  the same, with the workload's original settings (preStop
                 15 s), the plan's pod-settings precondition accepted
 
-Each row splits its requests into windows: before the migration, the
-cutover, the rollback (-scenario rollback) and after.
+Every plan is made at the product's defaults (cutover.Assumptions: one
+new-target check, a 10 s registration delay, a deregistration lag up to
+120 s, a controller delay up to 10 s), as a user's is: it is not told the
+world's timings, and the output shows both side by side.
+
+Each row splits its requests into windows: before the migration (for
+phased, until Execute's call), settle (phased: Execute's first step, from
+its start until the disruptions under way at its start have run out and the
+deregistration lag the plan assumes has passed), the cutover (to the
+migration's end), the rollback (-scenario rollback) and after. Phased's
+ratio is its cutover's steps against the plan's floor; its whole ratio,
+Execute's whole time against the settle plus the floor.
 
 Every figure depends on AWS timings that AWS does not all document (package
 timing's table): the run prints the ones it used. The -new-target-checks,
@@ -321,15 +333,21 @@ func newEnv(w *sim.World) cutover.Env {
 	}
 }
 
-// request is the cutover request of the seed's case, planned under the
-// world's own timings: so that the plan's floor is the world's, and its
-// pod preconditions too.
+// request is the cutover request of the seed's case, as a user makes it:
+// its Assumptions are left at their zero value, the product's defaults
+// (cutover.Assumptions: one new-target check, a 10 s registration delay,
+// a deregistration lag up to 120 s, a controller delay up to 10 s). The
+// plan is not told the world's timings, which differ (planAssumptions
+// and timings in the report).
 func request(w *sim.World) (cutover.Request, error) {
 	l := w.Legacy()
 	tg, err := parseTargetGroup(l.TargetGroupARN)
-	return cutover.Request{TargetGroupARN: tg, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
-		Assumptions: w.Assumptions()}, err
+	return cutover.Request{TargetGroupARN: tg, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}, err
 }
+
+// planAssumptions are the assumptions every plan of simulate is made
+// under: the product's defaults (see request).
+func planAssumptions() cutover.Assumptions { return cutover.Assumptions{}.WithDefaults() }
 
 // newWorld builds the world of a run and shows it to a.onWorld under name
 // ("story", or a strategy).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
@@ -85,6 +86,7 @@ func TestSimulateJSON(t *testing.T) {
 				t.Errorf("failed in phased's cutover window: phased %d (its window %d), static %d; want phased's own, and static's above 0",
 					p.FailedInPhasedCutover, p.Windows.Cutover.Failed, by[strategyStatic].FailedInPhasedCutover)
 			}
+			checkPhasedMeasure(t, rep, by)
 			// After a rollback the static target group is back, and fails
 			// under churn again: only the windows before it must be clean.
 			lost := p.Failed
@@ -109,6 +111,43 @@ func TestSimulateJSON(t *testing.T) {
 				t.Errorf("phased at the hardest corner lost requests in its cutover or rollback window: %+v", h.Outcome.Windows)
 			}
 		})
+	}
+}
+
+// checkPhasedMeasure checks what the rows measure from Execute's start:
+// the phased rows have a settle window from Execute's call, as long as
+// Execute's hold step (SettleSeconds), and both ratios from the result;
+// static and naive-tgb have neither; every row's failures while phased's
+// Execute ran include those in its cutover window; the plan was made at
+// the product's defaults, not the world's timings.
+func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
+	t.Helper()
+	if d := cmp.Diff(cutover.Assumptions{}.WithDefaults(), rep.PlanAssumptions); d != "" || rep.PlanAssumptions.Lag() == rep.Timings.Lag() {
+		t.Errorf("plan assumptions %v, world's lag %v: want the product's defaults, unlike the world's (-want +got):\n%s", rep.PlanAssumptions, rep.Timings.Lag(), d)
+	}
+	p := by[strategyPhased]
+	for _, name := range strategies {
+		o := by[name]
+		phased := strings.HasPrefix(name, strategyPhased)
+		if (o.Windows.Settle != nil) != phased || (o.Ratio > 0) != phased || (o.RatioWhole > 0) != phased {
+			t.Errorf("%s: settle window %v, ratio %v, whole ratio %v; want them on the phased rows only", name, o.Windows.Settle, o.Ratio, o.RatioWhole)
+		}
+		if o.FailedInPhasedExecute < o.FailedInPhasedCutover {
+			t.Errorf("%s: %d failed while phased's Execute ran, fewer than the %d in its cutover window", name, o.FailedInPhasedExecute, o.FailedInPhasedCutover)
+		}
+		if !phased || o.Windows.Settle == nil {
+			continue
+		}
+		st := o.Windows.Settle
+		if got := st.ToSeconds - st.FromSeconds; got < o.SettleSeconds-1 || got > o.SettleSeconds+1 {
+			t.Errorf("%s: settle window %v s to %v s, Execute's settle %v s", name, st.FromSeconds, st.ToSeconds, o.SettleSeconds)
+		}
+		if want := o.CutoverSeconds / (o.SettleSeconds + o.FloorSeconds); o.RatioWhole != want {
+			t.Errorf("%s: whole ratio %v, want %v / (%v + %v)", name, o.RatioWhole, o.CutoverSeconds, o.SettleSeconds, o.FloorSeconds)
+		}
+	}
+	if want := p.Windows.Settle.Failed + p.Windows.Cutover.Failed; p.FailedInPhasedExecute != want {
+		t.Errorf("phased: %d failed while its Execute ran, its settle and cutover windows have %d", p.FailedInPhasedExecute, want)
 	}
 }
 
@@ -373,7 +412,7 @@ func TestSimulateTextFailedStory(t *testing.T) {
 			t.Errorf("no row of figures for %s:\n%s", s, after)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\s+phased(\s+-){11}\s+failed`).MatchString(after) {
+	if !regexp.MustCompile(`(?m)^\s+phased(\s+-){13}\s+failed`).MatchString(after) {
 		t.Errorf("no failed row for phased in the table:\n%s", after)
 	}
 	if !regexp.MustCompile(`(?m)^  phased\s+error: execute: .*RegisterTargets.*$`).MatchString(after) {
