@@ -60,7 +60,11 @@ type simFlags struct {
 	scenario      string
 	wire          bool
 	envelope      bool
-	timings       timingFlags
+	// seeds is how many seeds -envelope runs, from seed.
+	seeds int
+	// churnSet and seedsSet say -churn and -seeds were given.
+	churnSet, seedsSet bool
+	timings            timingFlags
 }
 
 // timingFlags are the knobs of package timing a run may set; each zero
@@ -160,7 +164,10 @@ status 0.`,
   tgmigrate simulate -format json -seed 7 -scenario controller-faults
   tgmigrate simulate -churn spot -deregistration-lag 2m -new-target-checks threshold`,
 		Args: cobra.NoArgs,
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSimulate(cmd.Context(), f) }),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+			f.churnSet, f.seedsSet = cmd.Flags().Changed("churn"), cmd.Flags().Changed("seeds")
+			return a.runSimulate(cmd.Context(), f)
+		}),
 	}
 	fl := cmd.Flags()
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream: the same seed gives the same run")
@@ -174,7 +181,8 @@ status 0.`,
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
 	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
-	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy over the grid of plausible AWS timings, then one knob at a time; no story")
+	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one -churn names) and -seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
+	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds -envelope runs, from -seed: %d to %d", minSeeds, maxSeeds))
 	tf := &f.timings
 	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: 1 to 10, or threshold (HealthyThresholdCount) (default 1, the ALB user guide's)")
 	fl.DurationVar(&tf.registrationDelay, "registration-delay", 0, "time a new target waits before its first check; negative: none (default 10s)")
@@ -205,6 +213,10 @@ func (f *simFlags) validate() error {
 		return usagef("-lead-in %v: want 0 to 1h", f.leadIn)
 	case f.prelude < 0 || f.prelude > 24*time.Hour:
 		return usagef("-prelude %v: want 0 to 24h", f.prelude)
+	case f.seeds < minSeeds || f.seeds > maxSeeds:
+		return usagef("-seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
+	case f.seedsSet && !f.envelope:
+		return usagef("-seeds %d: only -envelope runs several seeds (-seed picks the one a run uses)", f.seeds)
 	}
 	if _, err := f.timings.parse(); err != nil {
 		return err

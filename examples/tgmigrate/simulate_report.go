@@ -70,7 +70,7 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	// the command before everything is printed. A failed run of phased
 	// makes the exit status 3, once everything is printed.
 	if f.envelope {
-		env, rows, err := a.runEnvelope(ctx, f, timing.Grid(), timing.Sensitivity())
+		env, rows, err := a.runEnvelope(ctx, f, defaultEnvelopeSpec(f))
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func phasedFailure(rep simReport, story error) error {
 		case o.Fault != "":
 			add("phased under controller fault "+o.Fault, o.Error)
 		case rep.Envelope != nil:
-			add("phased at "+rep.Timings.String(), o.Error)
+			add(fmt.Sprintf("phased at churn %s, seed %d, %s", rep.Churn, rep.Seed, rep.Timings), o.Error)
 		default:
 			add("phased", o.Error)
 		}
@@ -205,15 +205,15 @@ func phasedFailure(rep simReport, story error) error {
 		add("phased at the hardest corner", h.Outcome.Error)
 	}
 	if env := rep.Envelope; env != nil {
-		for _, p := range env.Points {
+		for _, p := range slices.Concat(env.Points, env.WorseThanAssumed) {
 			for _, o := range p.Scenarios {
 				if o.Strategy == strategyPhased {
-					add("phased at "+p.Timings.String(), o.Error)
+					add(fmt.Sprintf("phased at churn %s, seed %d, %s", p.Churn, p.Seed, p.Timings), o.Error)
 				}
 			}
 		}
 		for _, r := range env.Sensitivity {
-			add("phased at "+r.Timings.String(), r.Errors[strategyPhased])
+			add(fmt.Sprintf("phased at churn %s, seed %d, %s", r.Churn, r.Seed, r.Timings), r.Errors[strategyPhased])
 		}
 	}
 	if len(runs) == 0 {

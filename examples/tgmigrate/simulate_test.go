@@ -196,56 +196,6 @@ func TestSimulateTimingFlags(t *testing.T) {
 	}
 }
 
-// TestEnvelopeReport runs the envelope's machinery over two points and one
-// knob, in a small world: every point has every strategy's row, the
-// summary spans the points, the sensitivity rows name their knob, and the
-// default point's rows are the report's scenarios.
-func TestEnvelopeReport(t *testing.T) {
-	f := &simFlags{seed: 9, nodes: 4, pods: 8, rps: 10, churnInterval: time.Minute, churn: "steady", duration: 5 * time.Minute,
-		leadIn: time.Minute, scenario: "cutover"}
-	noLag := timing.Timings{DeregistrationLag: -1}.WithDefaults()
-	grid := []timing.Timings{timing.Defaults(), noLag}
-	knobs := []timing.Knob{{Name: "DeregistrationLag", Labels: []string{"0s", "60s"},
-		Values: []timing.Timings{noLag, timing.Timings{DeregistrationLag: time.Minute}.WithDefaults()}}}
-	a := &app{format: "json"}
-	rep, rows, err := a.runEnvelope(t.Context(), f, grid, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Points) != 2 || len(rep.Summary) != len(strategies) || len(rep.Sensitivity) != 2 || len(rows) != len(strategies) {
-		t.Fatalf("%d points, %d summaries, %d sensitivity rows, %d default rows", len(rep.Points), len(rep.Summary), len(rep.Sensitivity), len(rows))
-	}
-	for _, p := range rep.Points {
-		for i, o := range p.Scenarios {
-			if o.Strategy != strategies[i] {
-				t.Errorf("point %s row %d is %q", p.Timings, i, o.Strategy)
-			}
-			checkWindows(t, o)
-		}
-	}
-	if d := cmp.Diff(rep.Points[0].Scenarios, rows, cmp.AllowUnexported(simOutcome{})); d != "" {
-		t.Errorf("the default point's rows are not the report's (-point +rows):\n%s", d)
-	}
-	for i, s := range rep.Summary {
-		a, b := rep.Points[0].Scenarios[i].Failed, rep.Points[1].Scenarios[i].Failed
-		if s.Min != min(a, b) || s.Max != max(a, b) {
-			t.Errorf("%s: min %d max %d, the points gave %d and %d", s.Strategy, s.Min, s.Max, a, b)
-		}
-	}
-	if r := rep.Sensitivity[0]; r.Knob != "DeregistrationLag" || r.Value != "0s" || r.Failed[strategyStatic] != rep.Points[1].Scenarios[0].Failed {
-		t.Errorf("sensitivity row %+v: want the no-lag point's figures", r)
-	}
-	b, err := json.Marshal(simReport{Envelope: rep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{`"envelope":{"points":[{"timings":{`, `"scenarios":[`, `"summary":`, `"sensitivity":`} {
-		if !strings.Contains(string(b), key) {
-			t.Errorf("JSON lacks %s", key)
-		}
-	}
-}
-
 // TestSimulateControllerFaults: -scenario controller-faults prints one
 // phased row per fault of the controller, each with its fault, what
 // Execute and the rollback returned, 0 failed requests, the target group
@@ -493,48 +443,5 @@ func TestSimulateStoryAbridgesTargetLists(t *testing.T) {
 	}
 	if got := abridgeTargetLists(full, n); got != full {
 		t.Errorf("a list no longer than keep was changed:\n%s", cmp.Diff(full, got))
-	}
-}
-
-// TestSimulateEnvelopeFailedRuns: a strategy whose runs fail is a row with its
-// error at every point, left out of its summary's figures and counted
-// there, "error" in the sensitivity rows; the other strategies' rows are
-// complete, and phased did not fail.
-func TestSimulateEnvelopeFailedRuns(t *testing.T) {
-	f := &simFlags{seed: 9, nodes: 4, pods: 8, rps: 10, churnInterval: time.Minute, churn: "steady", duration: 5 * time.Minute,
-		leadIn: time.Minute, scenario: "cutover"}
-	noLag := timing.Timings{DeregistrationLag: -1}.WithDefaults()
-	knobs := []timing.Knob{{Name: "DeregistrationLag", Labels: []string{"0s"}, Values: []timing.Timings{noLag}}}
-	a := &app{format: "json", onWorld: webhookDown(strategyPhasedAsIs)}
-	env, rows, err := a.runEnvelope(t.Context(), f, []timing.Timings{timing.Defaults(), noLag}, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range env.Points {
-		for _, o := range p.Scenarios {
-			if (o.Error != "") != (o.Strategy == strategyPhasedAsIs) || (o.Error == "" && o.Requests == 0) {
-				t.Errorf("point %s, %s: error %q, %d requests", p.Timings, o.Strategy, o.Error, o.Requests)
-			}
-		}
-	}
-	for _, s := range env.Summary {
-		if want := map[bool]int{true: 2}[s.Strategy == strategyPhasedAsIs]; s.Errors != want {
-			t.Errorf("summary of %s: %d errors, want %d", s.Strategy, s.Errors, want)
-		}
-	}
-	r := env.Sensitivity[0]
-	if _, ok := r.Failed[strategyPhasedAsIs]; ok || r.Errors[strategyPhasedAsIs] == "" || len(r.Errors) != 1 {
-		t.Errorf("sensitivity row %+v: want phased-as-is's error instead of its figures", r)
-	}
-	rep := simReport{Envelope: env, Scenarios: rows, Timings: timing.Defaults()}
-	if err := phasedFailure(rep, nil); err != nil {
-		t.Errorf("phasedFailure: %v, want nil: phased did not fail", err)
-	}
-	var b strings.Builder
-	writeEnvelope(&b, rep)
-	for _, want := range []string{"phased-as-is failed at 2 of 2 points, left out of its figures; first at ", "DeregistrationLag 0s: phased-as-is failed: "} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("the envelope's text does not say %q:\n%s", want, b.String())
-		}
 	}
 }
