@@ -392,6 +392,9 @@ func TestSimulateLimits(t *testing.T) {
 		{"no pod", []string{"-pods", "0"}, []string{"-pods 0: want 1 to 1000"}},
 		{"1001 pods", []string{"-pods", "1001"}, []string{"-pods 1001: want 1 to 1000", quota}},
 		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"-pods 2000: want 1 to 1000", quota}},
+		{"no seed", []string{"-envelope", "-seeds", "0"}, []string{"-seeds 0: want 1 to 20"}},
+		{"21 seeds", []string{"-envelope", "-seeds", "21"}, []string{"-seeds 21: want 1 to 20"}},
+		{"seeds without the envelope", []string{"-seeds", "3"}, []string{"-seeds 3: only -envelope runs several seeds"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,7 +410,7 @@ func TestSimulateLimits(t *testing.T) {
 		})
 	}
 	for _, np := range [][2]int{{2, 1}, {500, 1000}} {
-		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover"}
+		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover", seeds: 5}
 		if err := f.validate(); err != nil {
 			t.Errorf("-nodes %d -pods %d: %v, want accepted", np[0], np[1], err)
 		}
