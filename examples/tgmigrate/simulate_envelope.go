@@ -10,7 +10,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +24,13 @@ import (
 
 // The limits of -seeds.
 const minSeeds, maxSeeds = 1, 20
+
+// envelopeGCPercent is the garbage collector's target while the envelope
+// runs, unless GOGC is set: its worlds allocate much and keep little, and
+// at 400 instead of Go's 100 the whole envelope takes about a quarter
+// less time for about twice the peak memory (measured: -churn spot -seeds
+// 1, 38.4 s of CPU and 146 MB at 100, 29.0 s and 247 MB at 400).
+const envelopeGCPercent = 400
 
 // envelopeReport is the envelope: every strategy over the grid of timings,
 // for every churn shape and seed; phased in worlds worse than its plan
@@ -319,6 +328,9 @@ func (r *envelopeRunner) rows(churn string, seed uint64, tm timing.Timings, stra
 // A run that fails is a row with its error; it returns an error only when
 // ctx ends.
 func (a *app) runEnvelope(ctx context.Context, f *simFlags, spec envelopeSpec) (*envelopeReport, []simOutcome, error) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(envelopeGCPercent))
+	}
 	quiet := &app{stdin: a.stdin, stdout: io.Discard, stderr: a.stderr, format: a.format, log: a.log, onWorld: a.onWorld}
 	r := &envelopeRunner{f: f, results: map[runKey]simOutcome{}, groups: map[runKey][]string{},
 		run: func(ctx context.Context, f *simFlags, strategy string, tm timing.Timings) (*simOutcome, error) {
