@@ -44,8 +44,15 @@ type envelopeReport struct {
 	// grid (timing.GridKnobs) that changed some strategy's result in the
 	// sensitivity runs. Knobs says what each knob changed.
 	GridKnobs []string `json:"gridKnobs"`
+	// StrategyKnobs are, per strategy, the grid knobs it runs over: all
+	// of them for phased, whose claim the envelope tests; for every other
+	// strategy those that changed its result in the sensitivity runs (for
+	// some churn shape), the others at their default.
+	StrategyKnobs map[string][]string `json:"strategyKnobs"`
 	// Points are the grid's points for every churn shape and seed, each
-	// with every strategy's run.
+	// with the run of every strategy whose knobs it varies (phased's at
+	// every point; the others' where the knobs that do not change them
+	// are at their default).
 	Points []envelopePoint `json:"points"`
 	// Summary gives, per strategy, the spread of its failed requests over
 	// every point (every churn shape and seed).
@@ -394,6 +401,32 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 	if err != nil {
 		return nil, nil, fmt.Errorf("envelope: %w", err)
 	}
+	// Each strategy's points: a knob that changed nothing of a strategy
+	// does not multiply its runs, phased's aside.
+	rep.StrategyKnobs = map[string][]string{}
+	runsAt := map[string][]timing.Timings{}
+	for _, s := range strategies {
+		knobs := []string{}
+		for _, k := range rep.GridKnobs {
+			i := slices.IndexFunc(rep.Knobs, func(e knobEffect) bool { return e.Knob == k })
+			if s == strategyPhased || i < 0 || changedFor(rep.Knobs[i], s) {
+				knobs = append(knobs, k)
+			}
+		}
+		rep.StrategyKnobs[s] = knobs
+		if runsAt[s], err = timing.GridOf(knobs...); err != nil {
+			return nil, nil, fmt.Errorf("envelope: %w", err)
+		}
+	}
+	at := func(t timing.Timings) []string {
+		var out []string
+		for _, s := range strategies {
+			if slices.Contains(runsAt[s], t) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
 
 	// 2. The grid over the knobs that changed something, every churn
 	// shape and seed; 3. phased in the worlds worse than it assumes.
@@ -405,7 +438,7 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 	for _, c := range spec.Churns {
 		for _, seed := range spec.Seeds {
 			for _, t := range grid {
-				for _, s := range strategies {
+				for _, s := range at(t) {
 					keys = append(keys, runKey{c, seed, t, s})
 				}
 			}
@@ -414,15 +447,15 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 			}
 		}
 	}
-	progress("simulating the grid: %d strategies at %d points, %d churn shapes, %d seeds; phased at %d points worse than its plan assumes; on %d cores...\n",
-		len(strategies), len(grid), len(spec.Churns), len(spec.Seeds), len(worse), runtime.GOMAXPROCS(0))
+	progress("simulating the grid: %d points (%s), %d churn shapes, %d seeds; phased at %d points worse than its plan assumes; on %d cores...\n",
+		len(grid), pointsText(rep.StrategyKnobs), len(spec.Churns), len(spec.Seeds), len(worse), runtime.GOMAXPROCS(0))
 	if err := r.runAll(ctx, keys); err != nil {
 		return nil, nil, err
 	}
 	for _, c := range spec.Churns {
 		for _, seed := range spec.Seeds {
 			for _, t := range grid {
-				rep.Points = append(rep.Points, envelopePoint{Churn: c, Seed: seed, Timings: t, Scenarios: r.rows(c, seed, t, strategies)})
+				rep.Points = append(rep.Points, envelopePoint{Churn: c, Seed: seed, Timings: t, Scenarios: r.rows(c, seed, t, at(t))})
 			}
 			for _, t := range worse {
 				rep.WorseThanAssumed = append(rep.WorseThanAssumed, envelopePoint{Churn: c, Seed: seed, Timings: t, Scenarios: r.rows(c, seed, t, []string{strategyPhased})})
@@ -444,6 +477,37 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 		churn = spec.Churns[0]
 	}
 	return rep, r.rows(churn, first, timing.Defaults(), strategies), nil
+}
+
+// changedFor says whether the knob changed strategy's result for some
+// churn shape.
+func changedFor(e knobEffect, strategy string) bool {
+	for _, ss := range e.Changed {
+		if slices.Contains(ss, strategy) {
+			return true
+		}
+	}
+	return false
+}
+
+// pointsText says how many points each strategy runs at: "phased 16,
+// static 2, ...".
+func pointsText(knobs map[string][]string) string {
+	var parts []string
+	for _, s := range strategies {
+		g, _ := timing.GridOf(knobs[s]...) // the report's own knobs
+		parts = append(parts, fmt.Sprintf("%s at %d", s, len(g)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// row returns the point's row of strategy, if it ran there.
+func (p envelopePoint) row(strategy string) (simOutcome, bool) {
+	i := slices.IndexFunc(p.Scenarios, func(o simOutcome) bool { return o.Strategy == strategy })
+	if i < 0 {
+		return simOutcome{}, false
+	}
+	return p.Scenarios[i], true
 }
 
 // gracefulShape says whether NodePool budgets and
@@ -517,14 +581,17 @@ func (r *envelopeRunner) knobEffects(spec envelopeSpec, seed uint64) ([]knobEffe
 	return effects, rows
 }
 
-// summarize gives each strategy's spread over the points.
+// summarize gives each strategy's spread over the points it ran at.
 func summarize(points []envelopePoint) []envelopeSummary {
 	var out []envelopeSummary
-	for si, s := range strategies {
+	for _, s := range strategies {
 		sum := envelopeSummary{Strategy: s, WindowMax: map[string]int{}}
 		var failed []int
 		for _, p := range points {
-			o := p.Scenarios[si]
+			o, ok := p.row(s)
+			if !ok {
+				continue
+			}
 			if o.Error != "" {
 				sum.Errors++
 				continue
@@ -573,11 +640,10 @@ func phasedWorst(points []envelopePoint) []windowWorst {
 		}
 	}
 	for _, p := range points {
-		i := slices.IndexFunc(p.Scenarios, func(o simOutcome) bool { return o.Strategy == strategyPhased })
-		if i < 0 || p.Scenarios[i].Error != "" {
+		o, ok := p.row(strategyPhased)
+		if !ok || o.Error != "" {
 			continue
 		}
-		o := p.Scenarios[i]
 		for wi, name := range windowNames(o) {
 			add(name, o.Windows.all()[wi].Failed, p)
 		}

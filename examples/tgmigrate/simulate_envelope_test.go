@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -148,12 +147,21 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 		}
 	}
 
+	// phased runs over every grid knob; every other strategy over those
+	// that changed it.
+	wantKnobs := map[string][]string{
+		strategyPhased: rep.GridKnobs, strategyStatic: {"IPReuse"}, strategyNaive: {"NewTargetChecks"}, strategyPhasedAsIs: {"DeregistrationLag"},
+	}
+	if d := cmp.Diff(wantKnobs, rep.StrategyKnobs); d != "" {
+		t.Errorf("strategy knobs (-want +got):\n%s", d)
+	}
 	// Every world ran once: the sensitivity's 7 timings (the defaults and
 	// each knob's other value) x 4 strategies x 3 shapes = 84; the grid's
-	// 16 points x 4 strategies x 3 shapes x 2 seeds = 384, less the 5
-	// points the sensitivity ran already at seed 1 (x 4 x 3 = 60); phased
-	// at 4 points worse than assumed (checks x reuse) x 3 shapes x 2 seeds
-	// = 24.
+	// points a shape and seed, phased 16, static 2 (reuse), naive-tgb 2
+	// (checks), phased-as-is 4 (lag), x 3 shapes x 2 seeds = 144, less
+	// those the sensitivity ran already at seed 1 (phased 5, static 2,
+	// naive-tgb 2, phased-as-is 3, x 3 shapes = 36); phased at 4 points
+	// worse than assumed (checks x reuse) x 3 shapes x 2 seeds = 24.
 	total := 0
 	for k, n := range runs {
 		if n != 1 {
@@ -161,20 +169,31 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 		}
 		total += n
 	}
-	if total != 84+384-60+24 {
-		t.Errorf("%d runs, want %d", total, 84+384-60+24)
+	if want := 84 + 144 - 36 + 24; total != want {
+		t.Errorf("%d runs, want %d", total, want)
 	}
 	if len(rep.Points) != 3*2*16 || len(rep.WorseThanAssumed) != 3*2*4 {
 		t.Fatalf("%d points, %d worse than assumed; want %d and %d", len(rep.Points), len(rep.WorseThanAssumed), 3*2*16, 3*2*4)
 	}
+	d := timing.Defaults()
 	for _, p := range rep.Points {
-		if len(p.Scenarios) != len(strategies) {
-			t.Fatalf("point %s %d %s: %d rows", p.Churn, p.Seed, p.Timings, len(p.Scenarios))
+		want := []string{strategyPhased}
+		if p.Timings.NewTargetChecks == d.NewTargetChecks && p.Timings.Lag() == d.Lag() {
+			want = append(want, strategyStatic)
 		}
-		for i, o := range p.Scenarios {
-			if o.Strategy != strategies[i] {
-				t.Errorf("point %s %d %s: row %d is %s", p.Churn, p.Seed, p.Timings, i, o.Strategy)
-			}
+		if p.Timings.Lag() == d.Lag() && !p.Timings.IPReuse.Enabled {
+			want = append(want, strategyNaive)
+		}
+		if p.Timings.NewTargetChecks == d.NewTargetChecks && !p.Timings.IPReuse.Enabled {
+			want = append(want, strategyPhasedAsIs)
+		}
+		slices.SortFunc(want, func(a, b string) int { return slices.Index(strategies, a) - slices.Index(strategies, b) })
+		var got []string
+		for _, o := range p.Scenarios {
+			got = append(got, o.Strategy)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("point %s %d %s: rows (-want +got):\n%s", p.Churn, p.Seed, p.Timings, diff)
 		}
 		if p.Churn == "wave" && p.Seed == 1 && p.Timings == timing.Defaults() {
 			if d := cmp.Diff(p.Scenarios, rows, cmp.AllowUnexported(simOutcome{})); d != "" {
@@ -233,15 +252,15 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 			t.Errorf("%s: graceful %t", c.Churn, c.Graceful)
 		}
 		s := c.Strategies[0]
-		if s.Min != 80 || s.Max != 200 || s.Runs != 32 || s.MaxAt.IPReuse.Enabled || s.MaxAtChurn != c.Churn {
-			t.Errorf("%s: static %+v, want 80 to 200 over 32 runs, the most without reuse", c.Churn, s)
+		if s.Min != 80 || s.Max != 200 || s.Runs != 4 || s.MaxAt.IPReuse.Enabled || s.MaxAtChurn != c.Churn {
+			t.Errorf("%s: static %+v, want 80 to 200 over 4 runs, the most without reuse", c.Churn, s)
 		}
-		if asIs, want := c.Strategies[3], map[bool]int{true: 8}[c.Churn == "wave"]; asIs.Errors != want || asIs.Runs != 32-want {
+		if asIs, want := c.Strategies[3], map[bool]int{true: 2}[c.Churn == "wave"]; asIs.Errors != want || asIs.Runs != 8-want {
 			t.Errorf("%s: phased-as-is %d errors over %d runs, want %d", c.Churn, asIs.Errors, asIs.Runs, want)
 		}
 	}
-	if s := rep.Summary[1]; s.Min != 10 || s.Max != 30 || s.Runs != 96 {
-		t.Errorf("naive-tgb over every shape and seed %+v, want 10 to 30 over 96 runs", s)
+	if s := rep.Summary[1]; s.Min != 10 || s.Max != 30 || s.Runs != 12 {
+		t.Errorf("naive-tgb over every shape and seed %+v, want 10 to 30 over 12 runs", s)
 	}
 	if err := phasedFailure(simReport{Envelope: rep, Scenarios: rows}, nil); err != nil {
 		t.Errorf("phasedFailure: %v, want nil: only phased-as-is failed", err)
@@ -251,13 +270,14 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 	writeEnvelope(&b, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
 	text := b.String()
 	for _, want := range []string{
-		"The envelope: 3 churn shapes x 2 seeds x 16 points of AWS timings x 4 strategies",
+		"The envelope: 3 churn shapes x 2 seeds x 16 points of AWS timings",
+		"static at 2 (IPReuse); naive-tgb at 2 (NewTargetChecks); phased at 16 (NewTargetChecks, DeregistrationLag, IPReuse); phased-as-is at 4 (DeregistrationLag).",
 		"Left out of the grid, as they changed no strategy's result: ConnectTimeout (502 at once, 504 after 10s).",
 		"Knobs that changed no strategy's result, one at a time at seed 1, for any churn shape: ConnectTimeout, FailOpenInitial.",
 		"-- churn spot (forceful",
 		"phased's worst per window over every point and seed: before 0; settle 2, lost in 8 of 32 runs (the most at seed 2; checks 1, lag 2m0s",
 		"Worse than its plan assumes (deregistration lag 3m0s against the assumed 2m0s; not part of the claim), phased's worst: before 0; settle 52",
-		"phased-as-is failed at 8 of 96 points, left out of its figures; first at churn wave, seed 1, checks 1, lag 1m0s",
+		"phased-as-is failed at 2 of 24 points, left out of its figures; first at churn wave, seed 1, checks 1, lag 1m0s",
 		"Sensitivity, churn steady, seed 1",
 	} {
 		if !strings.Contains(text, want) {
@@ -292,13 +312,20 @@ func TestEnvelopeReport(t *testing.T) {
 		t.Fatalf("%d points (grid knobs %v, the lag changed %v), %d worse, %d sensitivity rows, %d default rows",
 			len(rep.Points), rep.GridKnobs, rep.Knobs, len(rep.WorseThanAssumed), len(rep.Sensitivity), len(rows))
 	}
+	// phased-as-is fails everywhere: the lag changed nothing of it.
+	if k := rep.StrategyKnobs[strategyPhasedAsIs]; len(k) != 0 {
+		t.Errorf("phased-as-is runs over %v, want no knob: its result is the same error everywhere", k)
+	}
 	for _, p := range rep.Points {
 		if p.Churn != "steady" || p.Seed != 9 {
 			t.Errorf("point %s: churn %q seed %d", p.Timings, p.Churn, p.Seed)
 		}
-		for i, o := range p.Scenarios {
-			if o.Strategy != strategies[i] || (o.Error != "") != (o.Strategy == strategyPhasedAsIs) {
-				t.Errorf("point %s row %d: %s, error %q", p.Timings, i, o.Strategy, o.Error)
+		if _, ok := p.row(strategyPhased); !ok {
+			t.Errorf("point %s: no row of phased", p.Timings)
+		}
+		for _, o := range p.Scenarios {
+			if (o.Error != "") != (o.Strategy == strategyPhasedAsIs) {
+				t.Errorf("point %s: %s, error %q", p.Timings, o.Strategy, o.Error)
 			}
 			if o.Error == "" {
 				checkWindows(t, o)
@@ -314,7 +341,7 @@ func TestEnvelopeReport(t *testing.T) {
 		t.Errorf("worse than assumed: %+v", w)
 	}
 	for _, s := range rep.Summary {
-		if want := map[bool]int{true: len(grid)}[s.Strategy == strategyPhasedAsIs]; s.Errors != want {
+		if want := map[bool]int{true: 1}[s.Strategy == strategyPhasedAsIs]; s.Errors != want {
 			t.Errorf("summary of %s: %d errors, want %d", s.Strategy, s.Errors, want)
 		}
 	}
@@ -330,7 +357,7 @@ func TestEnvelopeReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"envelope":{"churns":["steady"],"seeds":[9],"gridKnobs":`, `"points":[{"churn":"steady","seed":9,"timings":{`,
+	for _, key := range []string{`"envelope":{"churns":["steady"],"seeds":[9],"gridKnobs":`, `"strategyKnobs":{`, `"points":[{"churn":"steady","seed":9,"timings":{`,
 		`"summary":`, `"byChurn":[{"churn":"steady","graceful":true,`, `"phasedWorst":`, `"worseThanAssumed":`, `"sensitivity":`, `"knobs":`, `"unchangedKnobs":`, `"compared":`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s", key)
@@ -338,7 +365,7 @@ func TestEnvelopeReport(t *testing.T) {
 	}
 	var text strings.Builder
 	writeEnvelope(&text, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
-	if want := fmt.Sprintf("phased-as-is failed at %d of %d points, left out of its figures; first at churn steady, seed 9, ", len(grid), len(grid)); !strings.Contains(text.String(), want) {
+	if want := "phased-as-is failed at 1 of 1 points, left out of its figures; first at churn steady, seed 9, "; !strings.Contains(text.String(), want) {
 		t.Errorf("the envelope's text does not say %q:\n%s", want, text.String())
 	}
 }

@@ -28,8 +28,8 @@ func writeEnvelope(w io.Writer, rep simReport) {
 	if len(env.Churns) > 0 && len(env.Seeds) > 0 {
 		points = len(env.Points) / (len(env.Churns) * len(env.Seeds))
 	}
-	heading(w, fmt.Sprintf("The envelope: %d churn shapes x %d seeds x %d points of AWS timings x %d strategies (scenario %s)",
-		len(env.Churns), len(env.Seeds), points, len(strategies), rep.Scenario))
+	heading(w, fmt.Sprintf("The envelope: %d churn shapes x %d seeds x %d points of AWS timings (scenario %s)",
+		len(env.Churns), len(env.Seeds), points, rep.Scenario))
 	fmt.Fprintf(w, "Churn shapes: %s; seeds %s. Every plan is made at the product's defaults (%s), not told the worlds' timings.\n",
 		strings.Join(env.Churns, ", "), seedsText(env.Seeds), rep.PlanAssumptions)
 	var grid []string
@@ -47,12 +47,14 @@ func writeEnvelope(w io.Writer, rep simReport) {
 		fmt.Fprintf(w, "Left out of the grid, as they changed no strategy's result: %s.\n", strings.Join(dropped, "; "))
 	}
 	fmt.Fprintf(w, "Knobs that changed no strategy's result, one at a time at seed %d, for any churn shape: %s.\n", firstSeed(env), orNone(strings.Join(env.UnchangedKnobs, ", ")))
+	fmt.Fprintf(w, "Points a strategy runs at: phased at every one (the claim's); every other strategy where the grid knobs that changed nothing of it\n"+
+		"(one at a time, seed %d, every churn shape) are at their default: %s.\n", firstSeed(env), strategyKnobsText(env.StrategyKnobs))
 	fmt.Fprintf(w, "(A run's result, compared with the default point's: %s.)\n", env.Compared)
 	for _, c := range env.ByChurn {
 		writeChurnSummary(w, env, c)
 	}
 	if len(env.Churns) > 1 {
-		fmt.Fprintf(w, "\n-- every churn shape and seed together: %d runs a strategy, failed requests per run\n\n", len(env.Points))
+		fmt.Fprintf(w, "\n-- every churn shape and seed together: failed requests per run\n\n")
 		writeSummaryTable(w, env.Summary)
 	}
 	writeEnvelopeErrors(w, env)
@@ -66,11 +68,7 @@ func writeChurnSummary(w io.Writer, env *envelopeReport, c churnSummary) {
 	if !c.Graceful {
 		kind = "forceful: the hold cannot stop it, phased's figures are the residual"
 	}
-	runs := 0
-	if len(c.Strategies) > 0 {
-		runs = c.Strategies[0].Runs + c.Strategies[0].Errors
-	}
-	fmt.Fprintf(w, "\n-- churn %s (%s): %d runs a strategy, failed requests per run\n\n", c.Churn, kind, runs)
+	fmt.Fprintf(w, "\n-- churn %s (%s): failed requests per run\n\n", c.Churn, kind)
 	writeSummaryTable(w, c.Strategies)
 	fmt.Fprintf(w, "\nphased's worst per window over every point and seed: %s.\n", worstText(c.PhasedWorst))
 	if len(c.WorseThanAssumed) > 0 {
@@ -100,10 +98,10 @@ func worstText(ws []windowWorst) string {
 // writeSummaryTable prints each strategy's spread.
 func writeSummaryTable(w io.Writer, sums []envelopeSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tmin\tmedian\tmax\tmost per window\tmost while phased's Execute ran (its cutover window)\tratio max\twhole ratio max\tmax at")
+	fmt.Fprintln(tw, "strategy\truns\tmin\tmedian\tmax\tmost per window\tmost while phased's Execute ran (its cutover window)\tratio max\twhole ratio max\tmax at")
 	for _, s := range sums {
 		if s.Runs == 0 {
-			fmt.Fprintf(tw, "%s%s\n", s.Strategy, strings.Repeat("\t-", 8))
+			fmt.Fprintf(tw, "%s\t%d%s\n", s.Strategy, s.Errors, strings.Repeat("\t-", 8))
 			continue
 		}
 		var parts []string
@@ -116,7 +114,7 @@ func writeSummaryTable(w io.Writer, sums []envelopeSummary) {
 		if s.MaxAtChurn != "" {
 			at = fmt.Sprintf("%s, seed %d: %s", s.MaxAtChurn, s.MaxAtSeed, at)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d (%d)\t%s\t%s\t%s\n", s.Strategy, s.Min, s.Median, s.Max, strings.Join(parts, ", "),
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%d (%d)\t%s\t%s\t%s\n", s.Strategy, s.Runs+s.Errors, s.Min, s.Median, s.Max, strings.Join(parts, ", "),
 			s.InPhasedExecuteMax, s.InPhasedCutoverMax, ratioText(s.CutoverOverFloorMax), ratioText(s.RatioWholeMax), at)
 	}
 	_ = tw.Flush()
@@ -180,14 +178,14 @@ func changedText(env *envelopeReport, r sensitivityRow) string {
 // writeEnvelopeErrors prints, under the summaries, each strategy whose run
 // failed at some points, with the first such point and its error.
 func writeEnvelopeErrors(w io.Writer, env *envelopeReport) {
-	for si, sum := range env.Summary {
+	for _, sum := range env.Summary {
 		if sum.Errors == 0 {
 			continue
 		}
 		for _, p := range env.Points {
-			if o := p.Scenarios[si]; o.Error != "" {
+			if o, ok := p.row(sum.Strategy); ok && o.Error != "" {
 				fmt.Fprintf(w, "  %s failed at %d of %d points, left out of its figures; first at churn %s, seed %d, %s: %s\n",
-					sum.Strategy, sum.Errors, len(env.Points), p.Churn, p.Seed, p.Timings, o.Error)
+					sum.Strategy, sum.Errors, sum.Errors+sum.Runs, p.Churn, p.Seed, p.Timings, o.Error)
 				break
 			}
 		}
@@ -197,6 +195,18 @@ func writeEnvelopeErrors(w io.Writer, env *envelopeReport) {
 			fmt.Fprintf(w, "  phased failed worse than its plan assumes, at churn %s, seed %d, %s: %s\n", p.Churn, p.Seed, p.Timings, o.Error)
 		}
 	}
+}
+
+// strategyKnobsText says over which grid knobs each strategy runs:
+// "phased at 16 (new-target checks, lag, IP reuse), static at 2 (IP
+// reuse), ...".
+func strategyKnobsText(knobs map[string][]string) string {
+	var parts []string
+	for _, s := range strategies {
+		g, _ := timing.GridOf(knobs[s]...) // the report's own knobs
+		parts = append(parts, fmt.Sprintf("%s at %d (%s)", s, len(g), orNone(strings.Join(knobs[s], ", "))))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // seedsText renders the seeds: "1 to 5", or "7".
