@@ -117,10 +117,16 @@ Execute's whole time against the settle plus the floor.
 Every figure depends on AWS timings that AWS does not all document (package
 timing's table): the run prints the ones it used. The -new-target-checks,
 -registration-delay, -deregistration-lag, -connect-timeout,
--fail-open-initial and -ip-reuse flags set them; -envelope runs every
-strategy over the grid of plausible values (new-target checks 1 and
-HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504 after
-10 s or 502 at once; IP reuse off and on), then one knob at a time.
+-fail-open-initial and -ip-reuse flags set them. -envelope runs every churn
+shape (or the one -churn names) at -seeds seeds (5) from -seed: first one
+knob at a time, every strategy, at the first seed, to see which knobs change
+some strategy's result; then the grid of plausible values (new-target checks
+1 and HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504
+after 10 s or 502 at once; IP reuse off and on) over the knobs that did,
+phased at every point, every other strategy over the knobs that changed it;
+then phased where the world is worse than its plan assumes (a lag of 3
+minutes against the assumed 2), reported apart. It prints, per churn shape,
+every strategy's spread and phased's worst in every window.
 
 -scenario picks the phased variant: cutover (in-place), rollback (cut over,
 then roll back at once), crash-resume (a crash after the binding, then a
