@@ -63,7 +63,11 @@ func TestPhasedClaimAtTheCorners(t *testing.T) {
 	for _, shape := range karpenter.Shapes {
 		for _, seed := range claimSeeds {
 			for _, tm := range claimCorners() {
-				name := fmt.Sprintf("%s/seed=%d/%s", shape, seed, tm)
+				checks := fmt.Sprint(tm.NewTargetChecks)
+				if tm.NewTargetChecks == timing.HealthyThreshold {
+					checks = "HealthyThresholdCount"
+				}
+				name := fmt.Sprintf("%s/seed=%d/checks=%s/lag=%v", shape, seed, checks, tm.Lag())
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					f := &simFlags{seed: seed, nodes: sim.DefaultNodes, pods: sim.DefaultPods, rps: sim.DefaultRPS, churnInterval: time.Minute,
@@ -75,7 +79,7 @@ func TestPhasedClaimAtTheCorners(t *testing.T) {
 					checkWindows(t, *o)
 					settle, cut := settleFailed(*o), o.Windows.Cutover.Failed
 					graceful := gracefulShape(string(shape))
-					line := fmt.Sprintf("  %-40s settle %3d, cutover %3d (%s; settle %.0f s, whole ratio %.2f)", name, settle, cut,
+					line := fmt.Sprintf("  %-55s settle %3d, cutover %3d (%s; settle %.0f s, whole ratio %.2f)", name, settle, cut,
 						map[bool]string{true: "graceful: asserted", false: "forceful: reported"}[graceful], o.SettleSeconds, o.RatioWhole)
 					mu.Lock()
 					lines = append(lines, line)
