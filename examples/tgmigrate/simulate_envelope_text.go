@@ -50,6 +50,8 @@ func writeEnvelope(w io.Writer, rep simReport) {
 	fmt.Fprintf(w, "Points a strategy runs at: phased at every one (the claim's); every other strategy where the grid knobs that changed nothing of it\n"+
 		"(one at a time, seed %d, every churn shape) are at their default: %s.\n", firstSeed(env), strategyKnobsText(env.StrategyKnobs))
 	fmt.Fprintf(w, "(A run's result, compared with the default point's: %s.)\n", env.Compared)
+	fmt.Fprintln(w, "Ratio: phased's cutover steps against the plan's floor; whole ratio: Execute's whole time against its settle (the disruptions under")
+	fmt.Fprintln(w, "way at Execute's start running out, plus the deregistration lag the plan assumes) and the floor together.")
 	for _, c := range env.ByChurn {
 		writeChurnSummary(w, env, c)
 	}
