@@ -19,7 +19,11 @@
 //   - simulate_story.go: the story simulate tells in text.
 //   - simulate_run.go: one strategy's run and what it measures.
 //   - simulate_report.go: the run of simulate, its JSON report and tables.
-//   - simulate_envelope.go: simulate -envelope.
+//   - simulate_envelope.go: simulate -envelope: its runs (the sensitivity
+//     per churn shape, then the grid of the knobs that change something,
+//     every shape and seed, and phased worse than its plan assumes) and
+//     their summaries.
+//   - simulate_envelope_text.go: simulate -envelope in text.
 //   - simulate_faults.go: simulate -scenario controller-faults.
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
@@ -55,8 +59,11 @@
 //     and writes the others (--atomic: all or nothing).
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
-//     naive-tgb and phased strategies on the same seed; -wire sends every
-//     ELBv2 call through the real AWS SDK client.
+//     naive-tgb and phased strategies, each in a world of its own from the
+//     same seed (not the story's world); every plan at the product's
+//     default assumptions; -envelope runs every churn shape and several
+//     seeds over the AWS timings; -wire sends every ELBv2 call through the
+//     real AWS SDK client.
 //
 // # Configuration
 //

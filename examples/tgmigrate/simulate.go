@@ -60,7 +60,11 @@ type simFlags struct {
 	scenario      string
 	wire          bool
 	envelope      bool
-	timings       timingFlags
+	// seeds is how many seeds -envelope runs, from seed.
+	seeds int
+	// churnSet and seedsSet say -churn and -seeds were given.
+	churnSet, seedsSet bool
+	timings            timingFlags
 }
 
 // timingFlags are the knobs of package timing a run may set; each zero
@@ -84,7 +88,9 @@ an ALB with a hand-made target group of static nodeIP:NodePort targets, the AWS
 Load Balancer Controller, and client traffic, all on a virtual clock. It then
 tells the story: traffic drops under churn, diagnose finds the ghost targets,
 the plan, the cutover with its progress, the verification, and a side-by-side
-table of four strategies on the same seed and the same churn:
+table of four strategies, each in a world of its own built from the same seed
+and churn (a -lead-in before the migration, not the story's -prelude: the
+rows' figures are not the story's):
 
   static        no migration: ghost targets accumulate and requests fail
   naive-tgb     a default-mode TargetGroupBinding: the LBC deregisters every
@@ -95,16 +101,32 @@ table of four strategies on the same seed and the same churn:
   phased-as-is  the same, with the workload's original settings (preStop
                 15 s), the plan's pod-settings precondition accepted
 
-Each row splits its requests into windows: before the migration, the
-cutover, the rollback (-scenario rollback) and after.
+Every plan is made at the product's defaults (cutover.Assumptions: one
+new-target check, a 10 s registration delay, a deregistration lag up to
+120 s, a controller delay up to 10 s), as a user's is: it is not told the
+world's timings, and the output shows both side by side.
+
+Each row splits its requests into windows: before the migration (for
+phased, until Execute's call), settle (phased: Execute's first step, from
+its start until the disruptions under way at its start have run out and the
+deregistration lag the plan assumes has passed), the cutover (to the
+migration's end), the rollback (-scenario rollback) and after. Phased's
+ratio is its cutover's steps against the plan's floor; its whole ratio,
+Execute's whole time against the settle plus the floor.
 
 Every figure depends on AWS timings that AWS does not all document (package
 timing's table): the run prints the ones it used. The -new-target-checks,
 -registration-delay, -deregistration-lag, -connect-timeout,
--fail-open-initial and -ip-reuse flags set them; -envelope runs every
-strategy over the grid of plausible values (new-target checks 1 and
-HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504 after
-10 s or 502 at once; IP reuse off and on), then one knob at a time.
+-fail-open-initial and -ip-reuse flags set them. -envelope runs every churn
+shape (or the one -churn names) at -seeds seeds (5) from -seed: first one
+knob at a time, every strategy, at the first seed, to see which knobs change
+some strategy's result; then the grid of plausible values (new-target checks
+1 and HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504
+after 10 s or 502 at once; IP reuse off and on) over the knobs that did,
+phased at every point, every other strategy over the knobs that changed it;
+then phased where the world is worse than its plan assumes (a lag of 3
+minutes against the assumed 2), reported apart. It prints, per churn shape,
+every strategy's spread and phased's worst in every window.
 
 -scenario picks the phased variant: cutover (in-place), rollback (cut over,
 then roll back at once), crash-resume (a crash after the binding, then a
@@ -148,7 +170,10 @@ status 0.`,
   tgmigrate simulate -format json -seed 7 -scenario controller-faults
   tgmigrate simulate -churn spot -deregistration-lag 2m -new-target-checks threshold`,
 		Args: cobra.NoArgs,
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSimulate(cmd.Context(), f) }),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+			f.churnSet, f.seedsSet = cmd.Flags().Changed("churn"), cmd.Flags().Changed("seeds")
+			return a.runSimulate(cmd.Context(), f)
+		}),
 	}
 	fl := cmd.Flags()
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream: the same seed gives the same run")
@@ -162,7 +187,8 @@ status 0.`,
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
 	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
-	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy over the grid of plausible AWS timings, then one knob at a time; no story")
+	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one -churn names) and -seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
+	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds -envelope runs, from -seed: %d to %d", minSeeds, maxSeeds))
 	tf := &f.timings
 	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: 1 to 10, or threshold (HealthyThresholdCount) (default 1, the ALB user guide's)")
 	fl.DurationVar(&tf.registrationDelay, "registration-delay", 0, "time a new target waits before its first check; negative: none (default 10s)")
@@ -193,6 +219,10 @@ func (f *simFlags) validate() error {
 		return usagef("-lead-in %v: want 0 to 1h", f.leadIn)
 	case f.prelude < 0 || f.prelude > 24*time.Hour:
 		return usagef("-prelude %v: want 0 to 24h", f.prelude)
+	case f.seeds < minSeeds || f.seeds > maxSeeds:
+		return usagef("-seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
+	case f.seedsSet && !f.envelope:
+		return usagef("-seeds %d: only -envelope runs several seeds (-seed picks the one a run uses)", f.seeds)
 	}
 	if _, err := f.timings.parse(); err != nil {
 		return err
@@ -321,15 +351,21 @@ func newEnv(w *sim.World) cutover.Env {
 	}
 }
 
-// request is the cutover request of the seed's case, planned under the
-// world's own timings: so that the plan's floor is the world's, and its
-// pod preconditions too.
+// request is the cutover request of the seed's case, as a user makes it:
+// its Assumptions are left at their zero value, the product's defaults
+// (cutover.Assumptions: one new-target check, a 10 s registration delay,
+// a deregistration lag up to 120 s, a controller delay up to 10 s). The
+// plan is not told the world's timings, which differ (planAssumptions
+// and timings in the report).
 func request(w *sim.World) (cutover.Request, error) {
 	l := w.Legacy()
 	tg, err := parseTargetGroup(l.TargetGroupARN)
-	return cutover.Request{TargetGroupARN: tg, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
-		Assumptions: w.Assumptions()}, err
+	return cutover.Request{TargetGroupARN: tg, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName)}, err
 }
+
+// planAssumptions are the assumptions every plan of simulate is made
+// under: the product's defaults (see request).
+func planAssumptions() cutover.Assumptions { return cutover.Assumptions{}.WithDefaults() }
 
 // newWorld builds the world of a run and shows it to a.onWorld under name
 // ("story", or a strategy).

@@ -137,6 +137,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 			holdEnd = w.Clock().Now()
 		}
 	}})
+	execStart := w.Clock().Now()
 	res, execErr := cutover.Execute(ctx, env, plan, obs)
 	cutEnd := w.Clock().Now()
 	rbEnd := cutEnd
@@ -219,16 +220,15 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	out.Outcome = strings.Join(outcome, "/")
 	out.Note = strings.Join(notes, "; ")
 
-	st := w.Traffic()
-	cutStart := start
-	if holdEnd.After(cutStart) {
-		cutStart = holdEnd
-	}
 	if !rbEnd.After(cutEnd) {
 		rbEnd = time.Time{}
 	}
-	out.measure(st, origin, cutStart, cutEnd, rbEnd, end)
+	out.measure(w.Traffic(), runMarks{origin: origin, start: execStart, holdEnd: holdEnd, cutEnd: cutEnd, rbEnd: rbEnd, end: end})
 	out.FailedInPhasedCutover = out.Windows.Cutover.Failed
+	out.FailedInPhasedExecute = out.Windows.Cutover.Failed
+	if out.Windows.Settle != nil {
+		out.FailedInPhasedExecute += out.Windows.Settle.Failed
+	}
 	out.APICalls = diffCounts(w.AWSCounts(), before)
 	out.GhostsLeft, out.ReusedGhostsLeft = liveGhosts(w, w.Legacy().TargetGroupARN)
 	return out, nil

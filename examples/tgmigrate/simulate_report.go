@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
@@ -29,8 +31,12 @@ type simReport struct {
 	Duration      float64 `json:"durationSeconds"`
 	LeadIn        float64 `json:"leadInSeconds"`
 	Wire          bool    `json:"wire"`
-	// Timings are the AWS timings of the scenarios' runs.
+	// Timings are the AWS timings of the scenarios' runs: the worlds'.
 	Timings timing.Timings `json:"timings"`
+	// PlanAssumptions are the timings every plan was made under: the
+	// product's defaults (cutover.Assumptions' zero value), not the
+	// worlds' timings, which the plan is not told.
+	PlanAssumptions cutover.Assumptions `json:"planAssumptions"`
 	// Scenarios are the strategies' runs, on the same seed and churn.
 	Scenarios []simOutcome `json:"scenarios"`
 	// Hardest is phased at the corner of the envelope expected hardest
@@ -58,13 +64,13 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	rep := simReport{
 		SchemaVersion: simSchemaVersion, Seed: f.seed, Scenario: f.scenario, Churn: f.churn, Nodes: f.nodes, Pods: f.pods,
 		ChurnInterval: f.churnInterval.Seconds(), Duration: f.duration.Seconds(), LeadIn: f.leadIn.Seconds(), Wire: f.wire,
-		Timings: tm,
+		Timings: tm, PlanAssumptions: planAssumptions(),
 	}
 	// A run that fails is a row with its error; only an interrupt stops
 	// the command before everything is printed. A failed run of phased
 	// makes the exit status 3, once everything is printed.
 	if f.envelope {
-		env, rows, err := a.runEnvelope(ctx, f, timing.Grid(), timing.Sensitivity())
+		env, rows, err := a.runEnvelope(ctx, f, defaultEnvelopeSpec(f))
 		if err != nil {
 			return err
 		}
@@ -142,9 +148,13 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 		row := failedOutcome(strategyPhased, err)
 		out = &row
 	}
-	rep.Hardest = &hardestRun{Timings: hard, Outcome: *out}
+	hardRow := []simOutcome{*out}
+	comparePhasedWindow(hardRow)
+	rep.Hardest = &hardestRun{Timings: hard, Outcome: hardRow[0]}
 	err = a.printSimReport(rep, func() {
-		heading(a.stdout, "6. Side by side: the same seed, the same churn")
+		heading(a.stdout, fmt.Sprintf("6. Side by side: a world per strategy, seed %d, each with a %v lead-in (not the story's world)", f.seed, f.leadIn))
+		fmt.Fprintf(a.stdout, "Each row runs in a world of its own, built from the same seed and churn as the story's, with a %v lead-in before the migration\n"+
+			"instead of the story's %v prelude and diagnose: its figures are not the story's.\n\n", f.leadIn, f.prelude)
 		writeComparison(a.stdout, rep)
 	})
 	if err != nil {
@@ -186,7 +196,7 @@ func phasedFailure(rep simReport, story error) error {
 		case o.Fault != "":
 			add("phased under controller fault "+o.Fault, o.Error)
 		case rep.Envelope != nil:
-			add("phased at "+rep.Timings.String(), o.Error)
+			add(fmt.Sprintf("phased at churn %s, seed %d, %s", rep.Churn, rep.Seed, rep.Timings), o.Error)
 		default:
 			add("phased", o.Error)
 		}
@@ -195,15 +205,15 @@ func phasedFailure(rep simReport, story error) error {
 		add("phased at the hardest corner", h.Outcome.Error)
 	}
 	if env := rep.Envelope; env != nil {
-		for _, p := range env.Points {
+		for _, p := range slices.Concat(env.Points, env.WorseThanAssumed) {
 			for _, o := range p.Scenarios {
 				if o.Strategy == strategyPhased {
-					add("phased at "+p.Timings.String(), o.Error)
+					add(fmt.Sprintf("phased at churn %s, seed %d, %s", p.Churn, p.Seed, p.Timings), o.Error)
 				}
 			}
 		}
 		for _, r := range env.Sensitivity {
-			add("phased at "+r.Timings.String(), r.Errors[strategyPhased])
+			add(fmt.Sprintf("phased at churn %s, seed %d, %s", r.Churn, r.Seed, r.Timings), r.Errors[strategyPhased])
 		}
 	}
 	if len(runs) == 0 {
@@ -222,7 +232,11 @@ func heading(w io.Writer, title string) {
 
 // windowNames are the windows' names, in time order.
 func windowNames(o simOutcome) []string {
-	names := []string{"before", "cutover"}
+	names := []string{"before"}
+	if o.Windows.Settle != nil {
+		names = append(names, "settle")
+	}
+	names = append(names, "cutover")
 	if o.Windows.Rollback != nil {
 		names = append(names, "rollback")
 	}
@@ -242,19 +256,31 @@ func rowName(o simOutcome) string {
 }
 
 func writeComparison(w io.Writer, rep simReport) {
-	fmt.Fprintf(w, "AWS timings: %s (every other knob at its default: package timing).\n\n", rep.Timings)
+	fmt.Fprintf(w, "AWS timings: %s (every other knob at its default: package timing).\n", rep.Timings)
+	writeAssumptions(w, rep.Timings, rep.PlanAssumptions)
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tsettle s\tcutover s\tfloor s\tnodes replaced\tghosts left\t  API calls (the tool's own)")
+	fmt.Fprintln(tw, "strategy\tpreStop s\trequests\tfailed\tby window\toutage s\tdegraded s\tsettle s\tcutover s\tfloor s\tratio\twhole ratio\tnodes replaced\tghosts left\t  API calls (the tool's own)")
 	for _, s := range rep.Scenarios {
 		if s.Error != "" {
 			// No figure: the error is under the table.
-			fmt.Fprintf(tw, "%s%s\t  failed: the error is under the table\n", rowName(s), strings.Repeat("\t-", 11))
+			fmt.Fprintf(tw, "%s%s\t  failed: the error is under the table\n", rowName(s), strings.Repeat("\t-", 13))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t  %s\n", rowName(s), s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
-			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, s.SettleSeconds, s.CutoverSeconds-s.SettleSeconds, s.FloorSeconds, s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
+		settle := "-"
+		if s.Windows.Settle != nil {
+			settle = fmt.Sprintf("%.0f", s.SettleSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%s\t%.0f\t%.0f\t%s\t%s\t%d\t%d\t  %s\n", rowName(s), s.PodSettings.PreStopSeconds, s.Requests, s.Failed,
+			byWindow(s), s.TotalOutageSeconds, s.DegradedSeconds, settle, s.CutoverSeconds-s.SettleSeconds, s.FloorSeconds,
+			ratioText(s.Ratio), ratioText(s.RatioWhole), s.NodesReplaced, s.GhostsLeft, callSummary(s.APICalls))
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "settle s: phased's first step, from Execute's start: the disruptions under way at its start running out, plus the deregistration")
+	fmt.Fprintln(w, "lag the plan assumes; cutover s: its steps after that. ratio: cutover s against the plan's floor; whole ratio: Execute's whole")
+	fmt.Fprintln(w, "time (settle s + cutover s) against settle s + floor s.")
+	writePhasedExecuteWindow(w, rep.Scenarios)
 	fmt.Fprintln(w)
 	for _, s := range rep.Scenarios {
 		fmt.Fprintf(w, "  %-12s  %s\n", rowName(s), noteOrError(s))
@@ -269,9 +295,55 @@ func writeComparison(w io.Writer, rep simReport) {
 			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate -envelope` runs every corner.\n", h.Timings, o.Error)
 			return
 		}
-		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests in its cutover window and %d in all (%s); `simulate -envelope` runs every corner.\n",
-			h.Timings, o.Windows.Cutover.Failed, o.Failed, byWindow(o))
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window) and %d in all (%s); `simulate -envelope` runs every corner.\n",
+			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.Failed, byWindow(o))
 	}
+}
+
+// ratioText renders a ratio, or "-" when the row has none.
+func ratioText(r float64) string {
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// writePhasedExecuteWindow prints every row's failures while phased's
+// Execute ran (from its start) and, of them, in phased's cutover window:
+// the same stretch of time in each row's world. Nothing when phased has
+// no row or its run failed.
+func writePhasedExecuteWindow(w io.Writer, rows []simOutcome) {
+	i := slices.IndexFunc(rows, func(o simOutcome) bool { return o.Strategy == strategyPhased && o.Fault == "" })
+	if i < 0 || rows[i].Error != "" {
+		return
+	}
+	var parts []string
+	for _, o := range rows {
+		if o.Error == "" && o.Fault == "" {
+			parts = append(parts, fmt.Sprintf("%s %d (%d)", rowName(o), o.FailedInPhasedExecute, o.FailedInPhasedCutover))
+		}
+	}
+	fmt.Fprintf(w, "Failed while phased's Execute ran, from its start (of them, in its cutover window), the same stretch of time in each world: %s.\n", strings.Join(parts, ", "))
+}
+
+// writeAssumptions prints the worlds' timings and the plan's assumptions
+// side by side: the plan is made at the product's defaults, not told the
+// world's timings.
+func writeAssumptions(w io.Writer, tm timing.Timings, a cutover.Assumptions) {
+	tm, a = tm.WithDefaults(), a.WithDefaults()
+	checks := func(n int) string {
+		if n == timing.HealthyThreshold {
+			return "HealthyThresholdCount"
+		}
+		return fmt.Sprint(n)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  \tthe world (package timing)\tthe plan's assumptions (the product's defaults: the plan is not told the world's)")
+	fmt.Fprintf(tw, "  new-target checks\t%s\t%s\n", checks(tm.NewTargetChecks), checks(a.NewTargetChecks))
+	fmt.Fprintf(tw, "  registration delay\t%v\t%v\n", tm.Registration(), a.Registration())
+	fmt.Fprintf(tw, "  deregistration lag\t%v\tup to %v\n", tm.Lag(), a.Lag())
+	fmt.Fprintf(tw, "  controller\treacts in %v\tderegisters a stopping pod within %v\n", tm.Reaction(), a.Controller())
+	_ = tw.Flush()
 }
 
 // noteOrError is the line under a table of a row: its error when it
@@ -283,8 +355,17 @@ func noteOrError(o simOutcome) string {
 	return o.Note
 }
 
-// byWindow renders the failures of each window: "0/0/12" for before,
-// cutover (, rollback) and after.
+// settleFailed is the failures of the row's settle window; zero when it
+// has none.
+func settleFailed(o simOutcome) int {
+	if o.Windows.Settle == nil {
+		return 0
+	}
+	return o.Windows.Settle.Failed
+}
+
+// byWindow renders the failures of each window: "0/3/0/12" for before,
+// (settle,) cutover (, rollback, move) and after.
 func byWindow(o simOutcome) string {
 	var parts []string
 	for _, win := range o.Windows.all() {

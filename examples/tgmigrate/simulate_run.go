@@ -30,13 +30,24 @@ type simOutcome struct {
 	// succeeded; DegradedSeconds those in which some failed.
 	TotalOutageSeconds float64 `json:"totalOutageSeconds"`
 	DegradedSeconds    float64 `json:"degradedSeconds"`
-	CutoverSeconds     float64 `json:"cutoverSeconds"`
-	// SettleSeconds is the part of CutoverSeconds phased spent holding
-	// Karpenter and letting the disruptions under way run out, before it
-	// changed the target group: counted in the window "before".
-	SettleSeconds float64        `json:"settleSeconds,omitempty"`
-	FloorSeconds  float64        `json:"floorSeconds"`
-	APICalls      map[string]int `json:"apiCalls"`
+	// CutoverSeconds is the migration's whole time: for phased, Execute's
+	// (cutover.Result.CutoverSeconds), its settle included.
+	CutoverSeconds float64 `json:"cutoverSeconds"`
+	// SettleSeconds is the part of CutoverSeconds phased spent in its
+	// first step, holding Karpenter and letting the disruptions under way
+	// at Execute's start run out, plus the deregistration lag the plan
+	// assumes, before it changed the target group
+	// (cutover.Result.SettleSeconds): the window "settle".
+	SettleSeconds float64 `json:"settleSeconds,omitempty"`
+	FloorSeconds  float64 `json:"floorSeconds"`
+	// Ratio is the cutover's steps against the plan's floor:
+	// (CutoverSeconds - SettleSeconds) / FloorSeconds, cutover.Result.Ratio.
+	// RatioWhole is Execute's whole time against what it could not do
+	// without: CutoverSeconds / (SettleSeconds + FloorSeconds). Phased
+	// rows only; zero elsewhere.
+	Ratio      float64        `json:"ratio,omitempty"`
+	RatioWhole float64        `json:"ratioWhole,omitempty"`
+	APICalls   map[string]int `json:"apiCalls"`
 	// NodesReplaced counts the nodes Karpenter replaced during the run.
 	NodesReplaced int `json:"nodesReplaced"`
 	// GhostsLeft counts the ghost targets (not draining) left in the
@@ -54,8 +65,12 @@ type simOutcome struct {
 	Windows simWindows `json:"windows"`
 	// FailedInPhasedCutover is the requests that failed while phased's
 	// cutover window was open (the same stretch of time, from the same
-	// start), so that every strategy is compared on it.
+	// start: from the end of phased's settle to the end of its Execute),
+	// so that every strategy is compared on it. FailedInPhasedExecute
+	// is the same over the whole of phased's Execute, from its start, its
+	// settle included.
 	FailedInPhasedCutover int `json:"failedInPhasedCutoverWindow"`
+	FailedInPhasedExecute int `json:"failedInPhasedExecuteWindow"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
 	// Error is why the run failed, on one line: the run stopped there,
@@ -83,33 +98,67 @@ type simOutcome struct {
 	NodesPublic  *int    `json:"nodesPublic,omitempty"`
 
 	// traffic is the run's requests, second by second, from origin, the
-	// run's start; cutoverFrom and cutoverTo bound its cutover window,
-	// from origin.
-	traffic                traffic.Stats
-	origin                 time.Time
-	cutoverFrom, cutoverTo time.Duration
+	// run's start; execFrom, cutoverFrom and cutoverTo bound its settle
+	// and cutover windows, from origin (execFrom is cutoverFrom when the
+	// row has no settle).
+	traffic                          traffic.Stats
+	origin                           time.Time
+	execFrom, cutoverFrom, cutoverTo time.Duration
+}
+
+// runMarks are the instants that bound a run's windows.
+type runMarks struct {
+	// origin is the run's start (its world's warm-up done).
+	origin time.Time
+	// start is when the migration started: Execute's call for phased
+	// (after PlanCutover), the lead-in's end for the others.
+	start time.Time
+	// holdEnd is the end of Execute's hold-disruption step, the settle's
+	// end. Zero: no settle window (static, naive-tgb).
+	holdEnd time.Time
+	// cutEnd is the migration's end (Execute's return); rbEnd the
+	// rollback's (zero: no rollback); end the run's.
+	cutEnd, rbEnd, end time.Time
 }
 
 // measure fills the row's traffic figures and its windows from the run's
-// requests: before (from origin, the run's start, to cutStart), cutover
-// (to cutEnd), rollback (to rbEnd; zero: no rollback) and after (to end).
-func (o *simOutcome) measure(st traffic.Stats, origin, cutStart, cutEnd, rbEnd, end time.Time) {
+// requests: before (from the run's start to the migration's), settle (to
+// the hold step's end; only when there is one), cutover (to its end),
+// rollback (when there is one) and after (to the end).
+func (o *simOutcome) measure(st traffic.Stats, m runMarks) {
+	origin := m.origin
 	o.Requests, o.Failed = st.Total, st.Failed
 	o.traffic, o.origin = st, origin
-	o.cutoverFrom, o.cutoverTo = cutStart.Sub(origin), cutEnd.Sub(origin)
+	cutStart := m.start
+	if !m.holdEnd.IsZero() && !m.holdEnd.Before(m.start) {
+		cutStart = m.holdEnd
+		settle := windowOf(st, origin, m.start, m.holdEnd)
+		o.Windows.Settle = &settle
+	}
+	o.execFrom, o.cutoverFrom, o.cutoverTo = m.start.Sub(origin), cutStart.Sub(origin), m.cutEnd.Sub(origin)
 	o.TotalOutageSeconds, o.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
 	o.OutageSeconds = o.DegradedSeconds
 	// The last request is sent at end itself: the windows reach past it.
-	stop := end.Add(time.Second)
-	o.Windows.Before = windowOf(st, origin, origin, cutStart)
-	o.Windows.Cutover = windowOf(st, origin, cutStart, cutEnd)
-	last := cutEnd
-	if rbEnd.After(cutEnd) {
-		rb := windowOf(st, origin, cutEnd, rbEnd)
+	stop := m.end.Add(time.Second)
+	o.Windows.Before = windowOf(st, origin, origin, m.start)
+	o.Windows.Cutover = windowOf(st, origin, cutStart, m.cutEnd)
+	last := m.cutEnd
+	if m.rbEnd.After(m.cutEnd) {
+		rb := windowOf(st, origin, m.cutEnd, m.rbEnd)
 		o.Windows.Rollback = &rb
-		last = rbEnd
+		last = m.rbEnd
 	}
 	o.Windows.After = windowOf(st, origin, last, stop)
+}
+
+// ratiosOf sets the row's ratios from Execute's result: the cutover's
+// steps against the plan's floor (Result.Ratio), and Execute's whole time
+// against the settle and the floor together.
+func (o *simOutcome) ratiosOf(res *cutover.Result) {
+	o.Ratio = res.Ratio
+	if d := res.SettleSeconds + res.FloorSeconds; d > 0 {
+		o.RatioWhole = res.CutoverSeconds / d
+	}
 }
 
 // failedOutcome is the row of a run of strategy that failed with err: the
@@ -118,34 +167,42 @@ func failedOutcome(strategy string, err error) simOutcome {
 	return simOutcome{Strategy: strategy, Error: oneLine(err.Error())}
 }
 
-// comparePhasedWindow sets every row's FailedInPhasedCutover from the
-// phased row's cutover window. A failed phased run has no window: the
-// figure then stays zero, as it does in a failed row.
+// comparePhasedWindow sets every row's FailedInPhasedCutover and
+// FailedInPhasedExecute from the phased row's cutover window and its
+// whole Execute (settle and cutover). A failed phased run has no window:
+// the figures then stay zero, as they do in a failed row.
 func comparePhasedWindow(rows []simOutcome) {
 	i := slices.IndexFunc(rows, func(o simOutcome) bool { return o.Strategy == strategyPhased })
 	if i < 0 || rows[i].Error != "" {
 		return
 	}
-	from, to := rows[i].cutoverFrom, rows[i].cutoverTo
+	exec, from, to := rows[i].execFrom, rows[i].cutoverFrom, rows[i].cutoverTo
 	for i := range rows {
 		o := &rows[i]
 		if o.Error != "" {
 			continue
 		}
 		o.FailedInPhasedCutover = o.traffic.Span(o.origin.Add(from), o.origin.Add(to)).Failed
+		o.FailedInPhasedExecute = o.traffic.Span(o.origin.Add(exec), o.origin.Add(to)).Failed
 	}
 }
 
 // simWindows are a run's windows: they cover it end to end, one after the
 // other, so their requests and failures add up to the run's.
 type simWindows struct {
-	// Before is the lead-in, before the migration changes the target
-	// group: for phased, until its hold step has held Karpenter and let
-	// the disruptions already under way run out (SettleSeconds).
+	// Before is the lead-in, until the migration starts: for phased,
+	// Execute's call (after PlanCutover); for the others, the lead-in's
+	// end.
 	Before simWindow `json:"before"`
-	// Cutover runs from then to the migration's end (for static, the
-	// plan's floor from the lead-in's end: as long as a cutover would
-	// take).
+	// Settle is phased's Execute from its start to the end of its
+	// hold-disruption step: Karpenter held, the disruptions under way at
+	// Execute's start run out, and the deregistration lag the plan
+	// assumes passed since their targets were retired (SettleSeconds).
+	// Static and naive-tgb have none.
+	Settle *simWindow `json:"settle,omitempty"`
+	// Cutover runs from then (from the migration's start when there is no
+	// settle) to the migration's end (for static, the plan's floor from
+	// the lead-in's end: as long as a cutover would take).
 	Cutover simWindow `json:"cutover"`
 	// Rollback is the rollback's run (scenario rollback).
 	Rollback *simWindow `json:"rollback,omitempty"`
@@ -184,7 +241,11 @@ func windowOf(st traffic.Stats, origin, from, to time.Time) simWindow {
 
 // all returns the windows in time order.
 func (ws simWindows) all() []simWindow {
-	out := []simWindow{ws.Before, ws.Cutover}
+	out := []simWindow{ws.Before}
+	if ws.Settle != nil {
+		out = append(out, *ws.Settle)
+	}
+	out = append(out, ws.Cutover)
 	if ws.Rollback != nil {
 		out = append(out, *ws.Rollback)
 	}
@@ -215,12 +276,13 @@ type simRun struct {
 type phasedRun struct {
 	res *cutover.Result
 	rb  *cutover.RollbackResult
-	// holdEnd is when the hold step ended (Karpenter held, the
-	// disruptions under way run out): the cutover window starts then.
+	// execStart is when the (first) Execute was called: the settle window
+	// starts then. holdEnd is when the hold step ended (Karpenter held,
+	// the disruptions under way run out): the cutover window starts then.
 	// cutoverEnd is when Execute returned (the last one, after a crash);
 	// rollbackStart and rollbackEnd bound the rollback (scenario rollback).
-	holdEnd, cutoverEnd, rollbackStart, rollbackEnd time.Time
-	note                                            string
+	execStart, holdEnd, cutoverEnd, rollbackStart, rollbackEnd time.Time
+	note                                                       string
 }
 
 // outcome runs the strategy and measures it.
@@ -257,18 +319,18 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	ps := settingsOf(r.strategy)
 	out := &simOutcome{Strategy: r.strategy, FloorSeconds: float64(plan.Estimate.FloorSeconds),
 		PodSettings: podSettings{PreStopSeconds: ps.PreStop.Seconds(), TerminationGracePeriodSeconds: ps.TerminationGracePeriod.Seconds()}}
-	cutEnd, cutStart := start, start
-	var rbStart, rbEnd, moveStart, moveEnd time.Time
+	marks := runMarks{origin: origin, start: start, cutEnd: start}
+	var rbStart, moveStart, moveEnd time.Time
 	switch r.strategy {
 	case strategyStatic:
 		out.Note = "nothing maintains the node targets"
-		cutEnd = start.Add(time.Duration(plan.Estimate.FloorSeconds) * time.Second)
+		marks.cutEnd = start.Add(time.Duration(plan.Estimate.FloorSeconds) * time.Second)
 	case strategyNaive:
 		if err := w.Client().Create(ctx, w.NewBinding("naive", false)); err != nil {
 			return nil, fmt.Errorf("create default-mode binding: %w", err)
 		}
 		out.CutoverSeconds = waitPodsOnly(w, plan.Floor, start.Add(r.f.duration)).Seconds()
-		cutEnd = w.Clock().Now()
+		marks.cutEnd = w.Clock().Now()
 		out.Note = "default mode: node targets deregistered before the pods were healthy"
 	default:
 		var opts []cutover.Option
@@ -282,10 +344,9 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 			return nil, err
 		}
 		out.CutoverSeconds, out.SettleSeconds = pr.res.CutoverSeconds, pr.res.SettleSeconds
-		cutEnd, rbStart, rbEnd = pr.cutoverEnd, pr.rollbackStart, pr.rollbackEnd
-		if pr.holdEnd.After(cutStart) {
-			cutStart = pr.holdEnd
-		}
+		out.ratiosOf(pr.res)
+		marks.start, marks.holdEnd = pr.execStart, pr.holdEnd
+		marks.cutEnd, rbStart, marks.rbEnd = pr.cutoverEnd, pr.rollbackStart, pr.rollbackEnd
 		out.Note = pr.note
 		if pr.rb != nil {
 			out.RollbackSeconds, out.RollbackFloorSeconds = pr.rb.Seconds, pr.rb.FloorSeconds
@@ -318,11 +379,12 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	w.StopTraffic()
 
 	if rbStart.IsZero() {
-		rbEnd = time.Time{}
+		marks.rbEnd = time.Time{}
 	}
-	out.measure(w.Traffic(), origin, cutStart, cutEnd, rbEnd, end)
+	marks.end = end
+	out.measure(w.Traffic(), marks)
 	if moveEnd.After(moveStart) {
-		mv := windowOf(w.Traffic(), origin, cutEnd, moveEnd)
+		mv := windowOf(w.Traffic(), origin, marks.cutEnd, moveEnd)
 		out.Windows.Move = &mv
 		out.Windows.After = windowOf(w.Traffic(), origin, moveEnd, end.Add(time.Second))
 	}
@@ -345,7 +407,7 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 // runPhased carries the plan out as the scenario says. obs, when set,
 // reports progress.
 func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer, opts ...cutover.Option) (*phasedRun, error) {
-	pr := &phasedRun{}
+	pr := &phasedRun{execStart: w.Clock().Now()}
 	opts = append(opts, cutover.WithObserver(holdWatch{Observer: obs, done: func() {
 		if pr.holdEnd.IsZero() {
 			pr.holdEnd = w.Clock().Now()

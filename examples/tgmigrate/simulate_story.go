@@ -28,7 +28,7 @@ const storyTargetsShown = 10
 // with nothing printed of the error: the caller prints it there.
 func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings) error {
 	out := a.stdout
-	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d)", f.seed))
+	heading(out, fmt.Sprintf("1. The legacy target group under Karpenter churn (seed %d, a %v prelude)", f.seed, f.prelude))
 	w, err := a.newWorld(ctx, f.config(strategyPhased, tm), "story")
 	if err != nil {
 		return err
@@ -44,7 +44,9 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %d pods.\n",
 		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, f.pods)
 	fmt.Fprintf(out, "Karpenter churn: %s; %d requests/s through the ALB.\n", churnText(f), f.rps)
-	fmt.Fprintf(out, "AWS timings (package timing; flags set them): %s.\n\n", tm)
+	fmt.Fprintf(out, "AWS timings (package timing; flags set them): %s.\n", tm)
+	writeAssumptions(out, tm, planAssumptions())
+	fmt.Fprintln(out)
 	for step := time.Duration(0); step < f.prelude; {
 		d := min(f.prelude/2, f.prelude-step)
 		if d <= 0 {
@@ -118,17 +120,24 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	}
 	res := pr.res
 	during := w.Traffic()
-	fmt.Fprintf(out, "\n%s: cutover %.0f s against a floor of %.0f s (ratio %.2f); %d mutating calls.\n",
-		pr.note, res.CutoverSeconds, res.FloorSeconds, res.Ratio, res.MutatingCalls)
-	if !pr.holdEnd.IsZero() && pr.holdEnd.After(execStart) {
+	var row simOutcome
+	row.ratiosOf(res)
+	fmt.Fprintf(out, "\n%s; %d mutating calls.\n", pr.note, res.MutatingCalls)
+	fmt.Fprintf(out, "Execute took %.0f s: its settle %.0f s (the disruptions under way at its start running out, plus the deregistration lag the plan assumes),\n",
+		res.CutoverSeconds, res.SettleSeconds)
+	fmt.Fprintf(out, "then the cutover's steps %.0f s against the plan's floor of %.0f s (ratio %.2f); whole, %.0f s against settle + floor %.0f s (ratio %.2f).\n",
+		res.CutoverSeconds-res.SettleSeconds, res.FloorSeconds, row.Ratio, res.CutoverSeconds, res.SettleSeconds+res.FloorSeconds, row.RatioWhole)
+	// The windows of the rows: [start, end), whole seconds by their start.
+	stop := pr.cutoverEnd
+	whole := during.Span(execStart, stop)
+	if !pr.holdEnd.IsZero() && !pr.holdEnd.Before(execStart) {
 		settle := during.Span(execStart, pr.holdEnd)
-		cut := during.Span(pr.holdEnd, w.Clock().Now().Add(time.Second))
-		fmt.Fprintf(out, "Requests while Karpenter's disruptions under way ran out (%.0f s, before any change to the target group): %d, failed %d.\n",
-			pr.holdEnd.Sub(execStart).Seconds(), settle.Requests, settle.Failed)
-		fmt.Fprintf(out, "Requests while the cutover changed the target group: %d, failed %d.\n", cut.Requests, cut.Failed)
-	} else {
-		fmt.Fprintf(out, "Requests while migrating: %d, failed %d.\n", during.Total-trafficBefore.Total, during.Failed-trafficBefore.Failed)
+		cut := during.Span(pr.holdEnd, stop)
+		fmt.Fprintf(out, "Requests in the settle (Execute's start to the end of hold-disruption, before any change to the target group): %d, failed %d.\n",
+			settle.Requests, settle.Failed)
+		fmt.Fprintf(out, "Requests in the cutover (to Execute's end, while it changed the target group): %d, failed %d.\n", cut.Requests, cut.Failed)
 	}
+	fmt.Fprintf(out, "Requests from Execute's start to its end: %d, failed %d.\n", whole.Requests, whole.Failed)
 
 	heading(out, "5. verify")
 	w.Run(5 * time.Minute)

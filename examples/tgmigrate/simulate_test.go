@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
@@ -85,6 +86,7 @@ func TestSimulateJSON(t *testing.T) {
 				t.Errorf("failed in phased's cutover window: phased %d (its window %d), static %d; want phased's own, and static's above 0",
 					p.FailedInPhasedCutover, p.Windows.Cutover.Failed, by[strategyStatic].FailedInPhasedCutover)
 			}
+			checkPhasedMeasure(t, rep, by)
 			// After a rollback the static target group is back, and fails
 			// under churn again: only the windows before it must be clean.
 			lost := p.Failed
@@ -109,6 +111,43 @@ func TestSimulateJSON(t *testing.T) {
 				t.Errorf("phased at the hardest corner lost requests in its cutover or rollback window: %+v", h.Outcome.Windows)
 			}
 		})
+	}
+}
+
+// checkPhasedMeasure checks what the rows measure from Execute's start:
+// the phased rows have a settle window from Execute's call, as long as
+// Execute's hold step (SettleSeconds), and both ratios from the result;
+// static and naive-tgb have neither; every row's failures while phased's
+// Execute ran include those in its cutover window; the plan was made at
+// the product's defaults, not the world's timings.
+func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
+	t.Helper()
+	if d := cmp.Diff(cutover.Assumptions{}.WithDefaults(), rep.PlanAssumptions); d != "" || rep.PlanAssumptions.Lag() == rep.Timings.Lag() {
+		t.Errorf("plan assumptions %v, world's lag %v: want the product's defaults, unlike the world's (-want +got):\n%s", rep.PlanAssumptions, rep.Timings.Lag(), d)
+	}
+	p := by[strategyPhased]
+	for _, name := range strategies {
+		o := by[name]
+		phased := strings.HasPrefix(name, strategyPhased)
+		if (o.Windows.Settle != nil) != phased || (o.Ratio > 0) != phased || (o.RatioWhole > 0) != phased {
+			t.Errorf("%s: settle window %v, ratio %v, whole ratio %v; want them on the phased rows only", name, o.Windows.Settle, o.Ratio, o.RatioWhole)
+		}
+		if o.FailedInPhasedExecute < o.FailedInPhasedCutover {
+			t.Errorf("%s: %d failed while phased's Execute ran, fewer than the %d in its cutover window", name, o.FailedInPhasedExecute, o.FailedInPhasedCutover)
+		}
+		if !phased || o.Windows.Settle == nil {
+			continue
+		}
+		st := o.Windows.Settle
+		if got := st.ToSeconds - st.FromSeconds; got < o.SettleSeconds-1 || got > o.SettleSeconds+1 {
+			t.Errorf("%s: settle window %v s to %v s, Execute's settle %v s", name, st.FromSeconds, st.ToSeconds, o.SettleSeconds)
+		}
+		if want := o.CutoverSeconds / (o.SettleSeconds + o.FloorSeconds); o.RatioWhole != want {
+			t.Errorf("%s: whole ratio %v, want %v / (%v + %v)", name, o.RatioWhole, o.CutoverSeconds, o.SettleSeconds, o.FloorSeconds)
+		}
+	}
+	if want := p.Windows.Settle.Failed + p.Windows.Cutover.Failed; p.FailedInPhasedExecute != want {
+		t.Errorf("phased: %d failed while its Execute ran, its settle and cutover windows have %d", p.FailedInPhasedExecute, want)
 	}
 }
 
@@ -153,56 +192,6 @@ func TestSimulateTimingFlags(t *testing.T) {
 			if w.FailedByKind["504"] != 0 {
 				t.Errorf("%s: %d requests answered 504 with no connect timeout", s.Strategy, w.FailedByKind["504"])
 			}
-		}
-	}
-}
-
-// TestEnvelopeReport runs the envelope's machinery over two points and one
-// knob, in a small world: every point has every strategy's row, the
-// summary spans the points, the sensitivity rows name their knob, and the
-// default point's rows are the report's scenarios.
-func TestEnvelopeReport(t *testing.T) {
-	f := &simFlags{seed: 9, nodes: 4, pods: 8, rps: 10, churnInterval: time.Minute, churn: "steady", duration: 5 * time.Minute,
-		leadIn: time.Minute, scenario: "cutover"}
-	noLag := timing.Timings{DeregistrationLag: -1}.WithDefaults()
-	grid := []timing.Timings{timing.Defaults(), noLag}
-	knobs := []timing.Knob{{Name: "DeregistrationLag", Labels: []string{"0s", "60s"},
-		Values: []timing.Timings{noLag, timing.Timings{DeregistrationLag: time.Minute}.WithDefaults()}}}
-	a := &app{format: "json"}
-	rep, rows, err := a.runEnvelope(t.Context(), f, grid, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Points) != 2 || len(rep.Summary) != len(strategies) || len(rep.Sensitivity) != 2 || len(rows) != len(strategies) {
-		t.Fatalf("%d points, %d summaries, %d sensitivity rows, %d default rows", len(rep.Points), len(rep.Summary), len(rep.Sensitivity), len(rows))
-	}
-	for _, p := range rep.Points {
-		for i, o := range p.Scenarios {
-			if o.Strategy != strategies[i] {
-				t.Errorf("point %s row %d is %q", p.Timings, i, o.Strategy)
-			}
-			checkWindows(t, o)
-		}
-	}
-	if d := cmp.Diff(rep.Points[0].Scenarios, rows, cmp.AllowUnexported(simOutcome{})); d != "" {
-		t.Errorf("the default point's rows are not the report's (-point +rows):\n%s", d)
-	}
-	for i, s := range rep.Summary {
-		a, b := rep.Points[0].Scenarios[i].Failed, rep.Points[1].Scenarios[i].Failed
-		if s.Min != min(a, b) || s.Max != max(a, b) {
-			t.Errorf("%s: min %d max %d, the points gave %d and %d", s.Strategy, s.Min, s.Max, a, b)
-		}
-	}
-	if r := rep.Sensitivity[0]; r.Knob != "DeregistrationLag" || r.Value != "0s" || r.Failed[strategyStatic] != rep.Points[1].Scenarios[0].Failed {
-		t.Errorf("sensitivity row %+v: want the no-lag point's figures", r)
-	}
-	b, err := json.Marshal(simReport{Envelope: rep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{`"envelope":{"points":[{"timings":{`, `"scenarios":[`, `"summary":`, `"sensitivity":`} {
-		if !strings.Contains(string(b), key) {
-			t.Errorf("JSON lacks %s", key)
 		}
 	}
 }
@@ -373,7 +362,7 @@ func TestSimulateTextFailedStory(t *testing.T) {
 			t.Errorf("no row of figures for %s:\n%s", s, after)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\s+phased(\s+-){11}\s+failed`).MatchString(after) {
+	if !regexp.MustCompile(`(?m)^\s+phased(\s+-){13}\s+failed`).MatchString(after) {
 		t.Errorf("no failed row for phased in the table:\n%s", after)
 	}
 	if !regexp.MustCompile(`(?m)^  phased\s+error: execute: .*RegisterTargets.*$`).MatchString(after) {
@@ -403,6 +392,9 @@ func TestSimulateLimits(t *testing.T) {
 		{"no pod", []string{"-pods", "0"}, []string{"-pods 0: want 1 to 1000"}},
 		{"1001 pods", []string{"-pods", "1001"}, []string{"-pods 1001: want 1 to 1000", quota}},
 		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"-pods 2000: want 1 to 1000", quota}},
+		{"no seed", []string{"-envelope", "-seeds", "0"}, []string{"-seeds 0: want 1 to 20"}},
+		{"21 seeds", []string{"-envelope", "-seeds", "21"}, []string{"-seeds 21: want 1 to 20"}},
+		{"seeds without the envelope", []string{"-seeds", "3"}, []string{"-seeds 3: only -envelope runs several seeds"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -418,7 +410,7 @@ func TestSimulateLimits(t *testing.T) {
 		})
 	}
 	for _, np := range [][2]int{{2, 1}, {500, 1000}} {
-		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover"}
+		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover", seeds: 5}
 		if err := f.validate(); err != nil {
 			t.Errorf("-nodes %d -pods %d: %v, want accepted", np[0], np[1], err)
 		}
@@ -454,48 +446,5 @@ func TestSimulateStoryAbridgesTargetLists(t *testing.T) {
 	}
 	if got := abridgeTargetLists(full, n); got != full {
 		t.Errorf("a list no longer than keep was changed:\n%s", cmp.Diff(full, got))
-	}
-}
-
-// TestSimulateEnvelopeFailedRuns: a strategy whose runs fail is a row with its
-// error at every point, left out of its summary's figures and counted
-// there, "error" in the sensitivity rows; the other strategies' rows are
-// complete, and phased did not fail.
-func TestSimulateEnvelopeFailedRuns(t *testing.T) {
-	f := &simFlags{seed: 9, nodes: 4, pods: 8, rps: 10, churnInterval: time.Minute, churn: "steady", duration: 5 * time.Minute,
-		leadIn: time.Minute, scenario: "cutover"}
-	noLag := timing.Timings{DeregistrationLag: -1}.WithDefaults()
-	knobs := []timing.Knob{{Name: "DeregistrationLag", Labels: []string{"0s"}, Values: []timing.Timings{noLag}}}
-	a := &app{format: "json", onWorld: webhookDown(strategyPhasedAsIs)}
-	env, rows, err := a.runEnvelope(t.Context(), f, []timing.Timings{timing.Defaults(), noLag}, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range env.Points {
-		for _, o := range p.Scenarios {
-			if (o.Error != "") != (o.Strategy == strategyPhasedAsIs) || (o.Error == "" && o.Requests == 0) {
-				t.Errorf("point %s, %s: error %q, %d requests", p.Timings, o.Strategy, o.Error, o.Requests)
-			}
-		}
-	}
-	for _, s := range env.Summary {
-		if want := map[bool]int{true: 2}[s.Strategy == strategyPhasedAsIs]; s.Errors != want {
-			t.Errorf("summary of %s: %d errors, want %d", s.Strategy, s.Errors, want)
-		}
-	}
-	r := env.Sensitivity[0]
-	if _, ok := r.Failed[strategyPhasedAsIs]; ok || r.Errors[strategyPhasedAsIs] == "" || len(r.Errors) != 1 {
-		t.Errorf("sensitivity row %+v: want phased-as-is's error instead of its figures", r)
-	}
-	rep := simReport{Envelope: env, Scenarios: rows, Timings: timing.Defaults()}
-	if err := phasedFailure(rep, nil); err != nil {
-		t.Errorf("phasedFailure: %v, want nil: phased did not fail", err)
-	}
-	var b strings.Builder
-	writeEnvelope(&b, rep)
-	for _, want := range []string{"phased-as-is failed at 2 of 2 points, left out of its figures; first at ", "DeregistrationLag 0s: phased-as-is failed: "} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("the envelope's text does not say %q:\n%s", want, b.String())
-		}
 	}
 }

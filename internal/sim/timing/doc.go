@@ -1,11 +1,13 @@
 // Package timing holds every AWS timing assumption the simulator makes, in
 // one type, [Timings], and the envelope of plausible values the simulator
-// sweeps ([Grid], [Sensitivity], [Hardest]).
+// sweeps ([Grid], or [GridOf] some of its knobs; [Sensitivity];
+// [Hardest]; [WorseThanAssumed], worlds beyond what a plan assumes).
 //
 // # Files
 //
 //   - doc.go: this comment.
-//   - envelope.go: the envelope: the grid of timings, its hardest points,
+//   - envelope.go: the envelope: the grid of timings (over all its knobs
+//     or some), its hardest points, the worlds worse than a plan assumes,
 //     sensitivity, JSON.
 //   - timing.go: Timings: the knobs, their defaults, validation and derived
 //     values.

@@ -1,15 +1,43 @@
 package timing
 
-// envelope.go: the envelope: the grid of timings, its hardest points,
+// envelope.go: the envelope: the grid of timings (over all its knobs or
+// some), its hardest points, the worlds worse than a plan assumes,
 // sensitivity, JSON.
 
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/envelope"
 )
+
+// GridKnobs are the knobs [Grid] varies, in its nesting order (the
+// [Timings] fields' names, as [Knob].Name gives them).
+var GridKnobs = []string{"NewTargetChecks", "DeregistrationLag", "ConnectTimeout", "IPReuse"}
+
+// gridValues sets, for each of GridKnobs, the values Grid gives it.
+var gridValues = map[string][]func(*Timings){
+	"NewTargetChecks": {
+		func(t *Timings) { t.NewTargetChecks = DefaultNewTargetChecks },
+		func(t *Timings) { t.NewTargetChecks = HealthyThreshold },
+	},
+	"DeregistrationLag": {
+		func(t *Timings) { t.DeregistrationLag = -1 },
+		func(t *Timings) { t.DeregistrationLag = 15 * time.Second },
+		func(t *Timings) { t.DeregistrationLag = 60 * time.Second },
+		func(t *Timings) { t.DeregistrationLag = envelope.MaxDeregistrationLag },
+	},
+	"ConnectTimeout": {
+		func(t *Timings) { t.ConnectTimeout = DefaultConnectTimeout },
+		func(t *Timings) { t.ConnectTimeout = -1 },
+	},
+	"IPReuse": {
+		func(t *Timings) { t.IPReuse = IPReuse{} },
+		func(t *Timings) { t.IPReuse = IPReuse{Enabled: true} },
+	},
+}
 
 // Grid returns the envelope's points: every combination of
 //
@@ -22,17 +50,66 @@ import (
 //
 // 32 points, every other knob at its default, in that nesting order.
 func Grid() []Timings {
-	var out []Timings
-	for _, checks := range []int{DefaultNewTargetChecks, HealthyThreshold} {
-		for _, lag := range []time.Duration{-1, 15 * time.Second, 60 * time.Second, envelope.MaxDeregistrationLag} {
-			for _, timeout := range []time.Duration{DefaultConnectTimeout, -1} {
-				for _, reuse := range []bool{false, true} {
-					out = append(out, Timings{
-						NewTargetChecks: checks, DeregistrationLag: lag, ConnectTimeout: timeout,
-						IPReuse: IPReuse{Enabled: reuse},
-					}.WithDefaults())
-				}
+	g, _ := GridOf(GridKnobs...) // every name is known
+	return g
+}
+
+// GridOf returns the points of the grid over the named knobs only (a
+// subset of [GridKnobs], each with the values [Grid] gives it, nested in
+// GridKnobs' order whatever the order given); every other knob is at its
+// default. No knob: the one point [Defaults]. An unknown or repeated name
+// is an *[InvalidError] naming it.
+func GridOf(knobs ...string) ([]Timings, error) {
+	seen := map[string]bool{}
+	for _, k := range knobs {
+		if _, ok := gridValues[k]; !ok || seen[k] {
+			why := "not one of the grid's knobs " + strings.Join(GridKnobs, ", ")
+			if ok {
+				why = "named twice"
 			}
+			return nil, &InvalidError{Knob: k, Reason: why}
+		}
+		seen[k] = true
+	}
+	out := []Timings{{}}
+	for _, k := range GridKnobs {
+		if !seen[k] {
+			continue
+		}
+		var next []Timings
+		for _, t := range out {
+			for _, set := range gridValues[k] {
+				v := t
+				set(&v)
+				next = append(next, v)
+			}
+		}
+		out = next
+	}
+	for i := range out {
+		out[i] = out[i].WithDefaults()
+	}
+	return out, nil
+}
+
+// WorseThanAssumedLag is the deregistration lag of the worlds worse than
+// a plan assumes: a minute more than the largest reported
+// (envelope.MaxDeregistrationLag), which the product's plan assumes by
+// default. simulate -envelope runs phased there and reports it apart
+// from the claim.
+const WorseThanAssumedLag = envelope.MaxDeregistrationLag + time.Minute
+
+// WorseThanAssumed returns the points with their deregistration lag set to
+// [WorseThanAssumedLag], each once, in their order.
+func WorseThanAssumed(points []Timings) []Timings {
+	var out []Timings
+	seen := map[Timings]bool{}
+	for _, t := range points {
+		t.DeregistrationLag = WorseThanAssumedLag
+		t = t.WithDefaults()
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
 		}
 	}
 	return out

@@ -74,6 +74,77 @@ func TestGrid(t *testing.T) {
 	}
 }
 
+// TestGridOf: the grid over some of its knobs is the product of their
+// values, nested in GridKnobs' order, every other knob at its default;
+// over all of them it is Grid; an unknown or repeated knob is refused.
+func TestGridOf(t *testing.T) {
+	d := timing.Defaults()
+	with := func(set func(*timing.Timings)) timing.Timings {
+		v := timing.Timings{}
+		set(&v)
+		return v.WithDefaults()
+	}
+	tests := []struct {
+		name  string
+		knobs []string
+		want  []timing.Timings
+	}{
+		{"none", nil, []timing.Timings{d}},
+		{"lag", []string{"DeregistrationLag"}, []timing.Timings{
+			with(func(t *timing.Timings) { t.DeregistrationLag = -1 }),
+			with(func(t *timing.Timings) { t.DeregistrationLag = 15 * time.Second }),
+			with(func(t *timing.Timings) { t.DeregistrationLag = time.Minute }),
+			with(func(t *timing.Timings) { t.DeregistrationLag = 2 * time.Minute }),
+		}},
+		{"reuse and checks, given out of order", []string{"IPReuse", "NewTargetChecks"}, []timing.Timings{
+			with(func(t *timing.Timings) { t.NewTargetChecks = 1 }),
+			with(func(t *timing.Timings) { t.NewTargetChecks = 1; t.IPReuse = timing.IPReuse{Enabled: true} }),
+			with(func(t *timing.Timings) { t.NewTargetChecks = timing.HealthyThreshold }),
+			with(func(t *timing.Timings) {
+				t.NewTargetChecks = timing.HealthyThreshold
+				t.IPReuse = timing.IPReuse{Enabled: true}
+			}),
+		}},
+		{"all", timing.GridKnobs, timing.Grid()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := timing.GridOf(tt.knobs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	for _, bad := range [][]string{{"RegistrationDelay"}, {"IPReuse", "IPReuse"}} {
+		var ie *timing.InvalidError
+		if _, err := timing.GridOf(bad...); !errors.As(err, &ie) || ie.Knob != bad[0] {
+			t.Errorf("GridOf(%v): %v, want an InvalidError naming %s", bad, err, bad[0])
+		}
+	}
+}
+
+// TestWorseThanAssumed: every point of the grid at the lag worse than the
+// plan's default assumption, each once.
+func TestWorseThanAssumed(t *testing.T) {
+	g := timing.WorseThanAssumed(timing.Grid())
+	if len(g) != 8 { // the grid's 32 points over its lag's 4 values
+		t.Errorf("%d points, want 8", len(g))
+	}
+	seen := map[timing.Timings]bool{}
+	for _, p := range g {
+		if p.Lag() != timing.WorseThanAssumedLag || p.Lag() <= envelope.MaxDeregistrationLag || seen[p] {
+			t.Errorf("point %s: lag %v, seen before %t; want %v, once", p, p.Lag(), seen[p], timing.WorseThanAssumedLag)
+		}
+		seen[p] = true
+		if err := p.Validate(); err != nil {
+			t.Errorf("point %s: %v", p, err)
+		}
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
 	for _, tm := range append(timing.Grid(), timing.Timings{FailOpenInitial: true, ControllerReaction: 50 * time.Millisecond}.WithDefaults()) {
 		b, err := json.Marshal(tm)
