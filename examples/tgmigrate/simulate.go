@@ -322,6 +322,10 @@ func (f *simFlags) config(strategy string, tm timing.Timings) sim.Config {
 		cfg.NodePool.Budgets = []karpenter.Budget{{Nodes: "20%"}}
 	case karpenter.ShapeConsolidation:
 		cfg.ChurnInterval = 2 * f.churnInterval
+	case karpenter.ShapeExpiry:
+		// One node's NodeClaim expires every three intervals, oldest first
+		// (the NodePool's expireAfter is the nodes times that).
+		cfg.ChurnInterval = 3 * f.churnInterval
 	case karpenter.ShapeSpot:
 		cfg.ChurnInterval = 3 * f.churnInterval
 		cfg.NodePool.CapacityType = "spot"

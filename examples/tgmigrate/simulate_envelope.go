@@ -512,7 +512,7 @@ func (p envelopePoint) row(strategy string) (simOutcome, bool) {
 
 // gracefulShape says whether NodePool budgets and
 // karpenter.sh/do-not-disrupt hold a churn shape's disruptions (steady,
-// wave and consolidation); the others (spot) are forceful.
+// wave and consolidation); the others (expiry, spot) are forceful.
 func gracefulShape(churn string) bool {
 	switch karpenter.Shape(churn) {
 	case karpenter.ShapeSteady, karpenter.ShapeWave, karpenter.ShapeConsolidation:
@@ -620,7 +620,11 @@ func summarize(points []envelopePoint) []envelopeSummary {
 
 // phasedWorst gives phased's most failed requests in each window over the
 // points (those whose run of phased completed), "execute" being its
-// settle and cutover together; in time order.
+// settle and cutover together, and "execute" split in two: "under-way",
+// the requests no call at Execute's start could have saved (to targets of
+// nodes Karpenter had begun to replace before it, within the lag of its
+// start: simOutcome.FailedUnderWayAtStart), and "avoidable", the rest;
+// in time order.
 func phasedWorst(points []envelopePoint) []windowWorst {
 	var out []windowWorst
 	at := map[string]int{}
@@ -647,7 +651,10 @@ func phasedWorst(points []envelopePoint) []windowWorst {
 		for wi, name := range windowNames(o) {
 			add(name, o.Windows.all()[wi].Failed, p)
 		}
-		add("execute", settleFailed(o)+o.Windows.Cutover.Failed, p)
+		execute := settleFailed(o) + o.Windows.Cutover.Failed
+		add("execute", execute, p)
+		add("under-way", o.FailedUnderWayAtStart, p)
+		add("avoidable", max(execute-o.FailedUnderWayAtStart, 0), p)
 	}
 	// "execute" after the windows it spans.
 	slices.SortStableFunc(out, func(a, b windowWorst) int { return windowOrder(a.Window) - windowOrder(b.Window) })
@@ -657,5 +664,5 @@ func phasedWorst(points []envelopePoint) []windowWorst {
 // windowOrder places the windows in time order, "execute" (settle and
 // cutover together) after the cutover.
 func windowOrder(name string) int {
-	return slices.Index([]string{"before", "settle", "cutover", "execute", "rollback", "move", "after"}, name)
+	return slices.Index([]string{"before", "settle", "cutover", "execute", "under-way", "avoidable", "rollback", "move", "after"}, name)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
@@ -66,9 +67,12 @@ func writeEnvelope(w io.Writer, rep simReport) {
 // writeChurnSummary prints one churn shape's spread per strategy, phased's
 // worst in every window, and phased in worlds worse than its plan assumes.
 func writeChurnSummary(w io.Writer, env *envelopeReport, c churnSummary) {
-	kind := "graceful: budgets and karpenter.sh/do-not-disrupt hold it, the claim of zero from Execute's start applies"
-	if !c.Graceful {
-		kind = "forceful: the hold cannot stop it, phased's figures are the residual"
+	kind := "graceful: budgets and karpenter.sh/do-not-disrupt hold it; the claim applies: nothing lost from Execute's start but what was under way at its start"
+	switch {
+	case karpenter.Shape(c.Churn) == karpenter.ShapeExpiry:
+		kind = "forceful but foreseen: the plan names the nodes that expire during the run and Execute replaces them first; the claim applies"
+	case !c.Graceful:
+		kind = "forceful and unforeseen: the hold cannot stop it; phased's figures are the residual"
 	}
 	fmt.Fprintf(w, "\n-- churn %s (%s): failed requests per run\n\n", c.Churn, kind)
 	writeSummaryTable(w, c.Strategies)
@@ -85,8 +89,13 @@ func worstText(ws []windowWorst) string {
 	var parts []string
 	for _, x := range ws {
 		name := x.Window
-		if name == "execute" {
+		switch name {
+		case "execute":
 			name = "from Execute's start (settle and cutover)"
+		case "under-way":
+			name = "of them under way at its start (no call at its start could save them: sent within the lag of its start to targets of nodes Karpenter was already replacing)"
+		case "avoidable":
+			name = "the rest"
 		}
 		if x.Failed == 0 {
 			parts = append(parts, fmt.Sprintf("%s 0", name))

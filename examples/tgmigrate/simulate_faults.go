@@ -138,7 +138,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 		}
 	}})
 	execStart := w.Clock().Now()
-	res, execErr := cutover.Execute(ctx, env, plan, obs)
+	res, execErr := cutover.Execute(ctx, env, plan, obs, cutover.WithReplaceFirst())
 	cutEnd := w.Clock().Now()
 	rbEnd := cutEnd
 	outcome := []string{executeOutcome(execErr)}
@@ -205,7 +205,7 @@ func (a *app) runFault(ctx context.Context, f *simFlags, tm timing.Timings, faul
 	}
 	retry, err := cutover.PlanCutover(ctx, env, req)
 	if err == nil {
-		_, err = cutover.Execute(ctx, env, retry)
+		_, err = cutover.Execute(ctx, env, retry, cutover.WithReplaceFirst())
 	}
 	out.Retry = executeOutcome(err)
 	if err != nil {

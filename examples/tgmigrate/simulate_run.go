@@ -71,6 +71,12 @@ type simOutcome struct {
 	// settle included.
 	FailedInPhasedCutover int `json:"failedInPhasedCutoverWindow"`
 	FailedInPhasedExecute int `json:"failedInPhasedExecuteWindow"`
+	// FailedUnderWayAtStart is, of a phased row's failed requests from
+	// Execute's start, those no call made at its start could have saved
+	// (underWay): sent within the world's deregistration lag of that
+	// start to a target of a node Karpenter had begun to replace before
+	// it. Zero for the other rows.
+	FailedUnderWayAtStart int `json:"failedUnderWayAtStart"`
 	// Note says what happened, in a few words.
 	Note string `json:"note,omitempty"`
 	// Error is why the run failed, on one line: the run stopped there,
@@ -383,6 +389,9 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	}
 	marks.end = end
 	out.measure(w.Traffic(), marks)
+	if !marks.holdEnd.IsZero() {
+		out.FailedUnderWayAtStart = underWay(w, marks.origin, marks.start)
+	}
 	if moveEnd.After(moveStart) {
 		mv := windowOf(w.Traffic(), origin, marks.cutEnd, moveEnd)
 		out.Windows.Move = &mv
@@ -408,7 +417,10 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 // reports progress.
 func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover.Plan, scenario string, obs cutover.Observer, opts ...cutover.Option) (*phasedRun, error) {
 	pr := &phasedRun{execStart: w.Clock().Now()}
-	opts = append(opts, cutover.WithObserver(holdWatch{Observer: obs, done: func() {
+	// The product's answer to nodes that expire during the run: replace
+	// them first (the plan's forceful-disruption precondition, or Execute's
+	// check at its start); a run that meets none is unchanged by it.
+	opts = append(opts, cutover.WithReplaceFirst(), cutover.WithObserver(holdWatch{Observer: obs, done: func() {
 		if pr.holdEnd.IsZero() {
 			pr.holdEnd = w.Clock().Now()
 		}
@@ -466,6 +478,9 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 		}
 		pr.res, pr.cutoverEnd = res, w.Clock().Now()
 		pr.note = fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches)
+	}
+	if n := len(pr.res.Replaced); n > 0 {
+		pr.note += fmt.Sprintf("; %d nodes replaced first (they would have expired during the run): %s", n, strings.Join(pr.res.Replaced, ", "))
 	}
 	return pr, nil
 }

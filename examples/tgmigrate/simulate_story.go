@@ -195,6 +195,8 @@ func churnText(f *simFlags) string {
 		return fmt.Sprintf("a drift wave of half the nodes %v into the migration, then every %v, a NodePool budget of 20%%", f.churnInterval, 10*f.churnInterval)
 	case "consolidation":
 		return fmt.Sprintf("consolidation of the emptiest node at random intervals, %v on average", 2*f.churnInterval)
+	case "expiry":
+		return fmt.Sprintf("a NodeClaim expires every %v, oldest first (forceful: nothing holds it)", 3*f.churnInterval)
 	case "spot":
 		return fmt.Sprintf("spot interruptions (two-minute notice) at random intervals, %v on average", 3*f.churnInterval)
 	}
