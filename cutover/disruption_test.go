@@ -1,6 +1,7 @@
 package cutover_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -307,4 +308,57 @@ func TestRetireFirst(t *testing.T) {
 	if lag := p.Request.Assumptions.Lag(); s.w.Clock().Now().Before(first.Add(lag)) {
 		t.Errorf("the hold step ended %v after the retirement, before the deregistration lag %v", s.w.Clock().Since(first), lag)
 	}
+}
+
+// TestReactToInterruption: a spot interruption during the gate (forceful:
+// the hold cannot stop it) has its node's target retired within a second
+// of Karpenter's taint, as the watch on the nodes reports it, not at the
+// next poll; with the watch off (WithReaction(-1)) it waits for the poll
+// or the gate's next look. The load balancer may send the target
+// requests for the lag after that, and EC2 reclaims the node two minutes
+// after the notice: every second of reaction is a second of exposure.
+func TestReactToInterruption(t *testing.T) {
+	t.Parallel() // worlds of their own
+	react := func(t *testing.T, opts ...cutover.Option) time.Duration {
+		s := newScenario(t, smallWorld(173))
+		p := s.plan(nil)
+		victim := s.original[1]
+		var addr cutover.TargetAddr
+		for _, tg := range s.w.NodeTargets() {
+			if tg.Owner == "node/"+victim {
+				addr = cutover.TargetAddr{IP: tg.IP, Port: tg.Port}
+			}
+		}
+		var at time.Time
+		hook := cutover.WithHook(func(_ context.Context, e cutover.Event) error {
+			if e.Kind == cutover.EventStep && e.Step == cutover.StepBind && at.IsZero() {
+				// 22.3 s into the gate: off any poll's beat.
+				at = s.w.Clock().Now().Add(22300 * time.Millisecond)
+				s.w.Clock().At(at, "test: interrupt "+victim, func(time.Time) {
+					_ = s.w.Karpenter().ReplaceNode(victim, karpenter.ReasonInterrupted)
+				})
+			}
+			return nil
+		})
+		res, err := cutover.Execute(t.Context(), s.env, p, append([]cutover.Option{simPods, hook}, opts...)...)
+		if err != nil || !res.Completed || !slices.Contains(res.Retired, addr) {
+			t.Fatalf("Execute: %+v, %v; want %s retired", res, err, addr)
+		}
+		for _, c := range s.w.ELBv2().Calls() {
+			if c.Client == "sut" && c.Op == "DeregisterTargets" && c.ErrCode == "" && c.At.After(at) {
+				return c.At.Sub(at)
+			}
+		}
+		t.Fatal("no DeregisterTargets after the interruption")
+		return 0
+	}
+	withWatch := react(t)
+	polled := react(t, cutover.WithReaction(-1))
+	if withWatch > time.Second {
+		t.Errorf("the interrupted node's target was retired %v after the taint, with the watch: want within a second", withWatch)
+	}
+	if polled <= withWatch {
+		t.Errorf("without the watch it was retired after %v, with it after %v: the watch made no difference", polled, withWatch)
+	}
+	t.Logf("retired %v after the taint with the watch, %v without", withWatch, polled)
 }

@@ -70,12 +70,8 @@ func (r *runner) pollDue(ctx context.Context, step, what string, timeout time.Du
 			if next.IsZero() || !next.Before(now.Add(r.o.poll)) {
 				break // the regular poll comes first
 			}
-			t := r.e.clock.NewTimer(next.Sub(now))
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return false, context.Cause(ctx)
-			case <-t.C():
+			if err := r.sleepUntil(ctx, next); err != nil {
+				return false, err
 			}
 			ok, err = check(ctx)
 		}
@@ -89,6 +85,32 @@ func (r *runner) pollDue(ctx context.Context, step, what string, timeout time.Du
 		return &TimeoutError{Step: step, What: what, Elapsed: r.e.clock.Since(start), Last: last}
 	}
 	return err
+}
+
+// sleepUntil waits until at, or, with a watch open, until the watch
+// reports a node that started to leave (a series of waits of at most
+// WithReaction, the watch asked after each, as retry.WithWake does for
+// the polls).
+func (r *runner) sleepUntil(ctx context.Context, at time.Time) error {
+	for {
+		left := at.Sub(r.e.clock.Now())
+		if left <= 0 {
+			return nil
+		}
+		if r.watch != nil {
+			left = min(left, r.o.reaction)
+		}
+		t := r.e.clock.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C():
+		}
+		if r.wake(ctx) {
+			return nil
+		}
+	}
 }
 
 // timing is what the executor's waits derive from: the plan's

@@ -130,3 +130,106 @@ func TestREADMESimulateJSONKeys(t *testing.T) {
 		}
 	}
 }
+
+// simulateTourHead is the line the README's simulate tour block starts
+// with: the block is an abridged transcript of `simulate` at its defaults.
+const simulateTourHead = "== 1. The legacy target group under Karpenter churn"
+
+// TestREADMESimulateTour: the README's simulate tour is what a fresh run
+// of `simulate` prints, abridged in two ways only, both explicit: a line
+// "..." stands for lines left out, and " ... " inside a line for text left
+// out of it (each part around it must appear in the output's line, in
+// order). Every other line is the output's, verbatim and in order. The
+// run is deterministic (a virtual clock), so nothing else is normalised.
+func TestREADMESimulateTour(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tour []string
+	for _, b := range fencedBlocks(string(readme)) {
+		if strings.HasPrefix(b, simulateTourHead) {
+			tour = strings.Split(strings.TrimSuffix(b, "\n"), "\n")
+		}
+	}
+	if tour == nil {
+		t.Fatalf("README.md has no fenced block starting with %q", simulateTourHead)
+	}
+	code, stdout, _ := runCLI(t, "simulate")
+	if code != exitOK {
+		t.Fatalf("simulate exited %d", code)
+	}
+	if missing := abridgedOf(tour, strings.Split(stdout, "\n")); len(missing) > 0 {
+		t.Errorf("README.md's simulate tour is not what simulate prints now; from this line on, nothing in the output matches in order:\n%s\n(run go run ./examples/tgmigrate simulate and copy the lines)", strings.Join(missing, "\n"))
+	}
+}
+
+// abridgedOf matches the lines of an abridged transcript against out in
+// order and returns the transcript's lines from the first that matches
+// nothing after the previous match; nil when every line matches.
+func abridgedOf(abridged, out []string) []string {
+	i := 0
+	for k, line := range abridged {
+		if strings.TrimSpace(line) == "..." {
+			continue
+		}
+		for i < len(out) && !lineMatches(line, out[i]) {
+			i++
+		}
+		if i == len(out) {
+			return abridged[k:]
+		}
+		i++
+	}
+	return nil
+}
+
+// lineMatches says whether an abridged line stands for a line of the
+// output: equal, or, with " ... " in it, each part found in order, the
+// first at the start and the last at the end.
+func lineMatches(abridged, line string) bool {
+	parts := strings.Split(abridged, " ... ")
+	if len(parts) == 1 {
+		return abridged == line
+	}
+	if !strings.HasPrefix(line, parts[0]) {
+		return false
+	}
+	rest := line[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		j := strings.Index(rest, p)
+		if j < 0 {
+			return false
+		}
+		rest = rest[j+len(p):]
+	}
+	return strings.HasSuffix(rest, parts[len(parts)-1])
+}
+
+// TestAbridgedOf: the matcher of an abridged transcript.
+func TestAbridgedOf(t *testing.T) {
+	out := []string{"a 1", "b 2 x 3", "c", "d 4"}
+	tests := []struct {
+		name     string
+		abridged []string
+		wantBad  string
+	}{
+		{"every line, in order", []string{"a 1", "b 2 x 3", "c", "d 4"}, ""},
+		{"lines left out", []string{"a 1", "...", "d 4"}, ""},
+		{"text left out of a line", []string{"b 2 ... 3", "d ... 4"}, ""},
+		{"out of order", []string{"c", "a 1"}, "a 1"},
+		{"a line the output lacks", []string{"a 1", "e"}, "e"},
+		{"a changed figure", []string{"b 2 ... 4"}, "b 2 ... 4"},
+		{"a prefix is not a line", []string{"a"}, "a"},
+	}
+	for _, tt := range tests {
+		got := abridgedOf(tt.abridged, out)
+		bad := ""
+		if len(got) > 0 {
+			bad = got[0]
+		}
+		if bad != tt.wantBad {
+			t.Errorf("%s: first unmatched %q, want %q", tt.name, bad, tt.wantBad)
+		}
+	}
+}
