@@ -295,8 +295,8 @@ func writeComparison(w io.Writer, rep simReport) {
 			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate -envelope` runs every corner.\n", h.Timings, o.Error)
 			return
 		}
-		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window) and %d in all (%s); `simulate -envelope` runs every corner.\n",
-			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.Failed, byWindow(o))
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate -envelope` runs every corner.\n",
+			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
 	}
 }
 

@@ -138,6 +138,11 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		fmt.Fprintf(out, "Requests in the cutover (to Execute's end, while it changed the target group): %d, failed %d.\n", cut.Requests, cut.Failed)
 	}
 	fmt.Fprintf(out, "Requests from Execute's start to its end: %d, failed %d.\n", whole.Requests, whole.Failed)
+	if whole.Failed > 0 {
+		n := underWay(w, w.Start(), execStart)
+		fmt.Fprintf(out, "Of those, %d went within the world's deregistration lag (%v) of Execute's start to targets of nodes Karpenter had begun to\nreplace before it (ghosts, or nodes already draining): a target leaves the load balancers' rotation only the lag after its\nderegistration, so no call at Execute's start could have saved them. The rest: %d.\n",
+			n, w.Timings().Lag(), max(whole.Failed-n, 0))
+	}
 
 	heading(out, "5. verify")
 	w.Run(5 * time.Minute)
