@@ -84,6 +84,35 @@
 //     drift-driven replacement wave by wave, journaled, locked and
 //     reversible.
 //
+// # What "zero downtime" means, measured
+//
+// Zero means: from Execute's start, no request fails that a call made at
+// that start could have saved. Two kinds of loss are outside it, and
+// every figure tgmigrate prints tells them apart. Requests under way at
+// Execute's start: sent, within the deregistration lag of that start, to
+// a target whose node Karpenter had begun to replace before it (a ghost,
+// or a node already draining); a load balancer keeps sending a target
+// requests for the lag after its deregistration, so no tool can save
+// them, and cutover's Execute retires such targets as its first act so
+// that nothing more is lost to them. And the residual of forceful
+// disruption nothing foresees: a spot interruption, whose instance goes
+// two minutes after its notice, against a lag of up to two minutes. An
+// expiry is foreseen: the plan names the nodes that expire during the run
+// (a forceful-disruption precondition) and Execute replaces them first.
+//
+// The simulator's envelope measures it (go run ./examples/tgmigrate
+// simulate -envelope: 5 churn shapes x 5 seeds x 16 points of AWS
+// timings, every plan at the product's defaults, not told the world's):
+// under steady, wave and consolidation churn, and under expiry with the
+// nodes replaced first, phased lost nothing else at any of the 320 runs;
+// under steady churn, up to 9 requests were under way at Execute's start
+// (20 of 80 runs, all at a 120 s lag); under spot, up to 3 in the cutover
+// and 135 after it (the pods the controller deregisters when EC2 takes
+// their node). Doing nothing lost 263 to 21,369 requests at every point.
+// In worlds worse than the plan assumes (a 3-minute lag), reported apart,
+// the pods' safe preStop no longer covers the lag. The README's tour and
+// its table of the claim have the figures per shape.
+//
 // To test automation built on these packages,
 // [github.com/qstools/tgmigrate/tgmigratetest] is the test kit: a simulated
 // account and cluster under Karpenter churn, on a virtual clock, whose
