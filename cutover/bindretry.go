@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/retry"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -42,8 +43,9 @@ type BindDeniedError struct {
 	Step string
 	// Binding is the binding's namespace/name.
 	Binding string
-	// TargetGroupARN is the target group the plan created.
-	TargetGroupARN string
+	// TargetGroupARN is the target group the plan created, typed as every
+	// ARN of the package's errors is.
+	TargetGroupARN tgmigrate.ARN
 	// Webhook is the webhook that denied it last, for example
 	// "vtargetgroupbinding.elbv2.k8s.aws".
 	Webhook string
@@ -60,7 +62,7 @@ type BindDeniedError struct {
 // Error implements error.
 func (e *BindDeniedError) Error() string {
 	return fmt.Sprintf("cutover: %s: %v: the controller's webhook %q denied the binding %s of the new target group %s %d times in %v (bound %v): it may not see the target group yet (ELBv2's eventual consistency), or it refuses the binding; last: %v",
-		e.Step, ErrTimeout, e.Webhook, e.Binding, e.TargetGroupARN, e.Attempts, e.Elapsed, e.Bound, e.Err)
+		e.Step, ErrTimeout, e.Webhook, e.Binding, e.TargetGroupARN.Raw, e.Attempts, e.Elapsed, e.Bound, e.Err)
 }
 
 // Unwrap returns [ErrTimeout] and the last denial.
@@ -162,7 +164,7 @@ func (r *runner) retryUnseen(ctx context.Context, step string, tgb *v1beta1.Targ
 	}, retry.WithRetryable(func(err error) bool { return errors.Is(err, denied) }))
 	var gaveUp *retry.GaveUpError
 	if errors.As(err, &gaveUp) {
-		return &BindDeniedError{Step: step, Binding: binding, TargetGroupARN: tgb.Spec.TargetGroupARN, Webhook: webhook,
+		return &BindDeniedError{Step: step, Binding: binding, TargetGroupARN: r.st.CreatedTargetGroupARN, Webhook: webhook,
 			Attempts: attempts, Elapsed: r.e.clock.Since(first), Bound: bound, Err: last}
 	}
 	return err

@@ -25,6 +25,9 @@
 //     their summaries.
 //   - simulate_envelope_text.go: simulate -envelope in text.
 //   - simulate_faults.go: simulate -scenario controller-faults.
+//   - simulate_move.go: simulate -scenario private-subnets (step 4's move).
+//   - simulate_underway.go: which of phased's failures from Execute's
+//     start no call at its start could have saved (failedUnderWayAtStart).
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
 // README's transcripts), one _test.go per subcommand or concern, and
