@@ -245,7 +245,17 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 		for _, w := range c.PhasedWorst {
 			names = append(names, w.Window)
 		}
-		if d := cmp.Diff([]string{"before", "settle", "cutover", "execute", "after"}, names); d != "" {
+		// The fake runs lose nothing under way at Execute's start: all of
+		// "execute" is "avoidable".
+		avoidable := execute
+		avoidable.Window = "avoidable"
+		if d := cmp.Diff(avoidable, got["avoidable"]); d != "" {
+			t.Errorf("%s: phased's worst avoidable (-want +got):\n%s", c.Churn, d)
+		}
+		if w := got["under-way"]; w.Failed != 0 || w.Runs != 0 || w.Of != 32 {
+			t.Errorf("%s: phased's worst under way at Execute's start %+v, want none of 32", c.Churn, w)
+		}
+		if d := cmp.Diff([]string{"before", "settle", "cutover", "execute", "under-way", "avoidable", "after"}, names); d != "" {
 			t.Errorf("%s: phased's windows (-want +got):\n%s", c.Churn, d)
 		}
 		if c.Graceful != (c.Churn != "spot") {
