@@ -179,6 +179,25 @@ func TestRBACForInput(t *testing.T) {
 	}
 }
 
+// goldenPlanRules reads testdata's golden plan of strategy name and
+// returns it with its rules.
+func goldenPlanRules(t *testing.T, name string) (*Plan, *RBAC) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "plan-"+name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePlan(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.ClusterRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
+}
+
 // TestRBACGolden: the rules of the seed case's plans (testdata's golden
 // plans), as the YAML an administrator applies for a service account;
 // every document parses back to the object it renders.
@@ -186,18 +205,7 @@ func TestRBACGolden(t *testing.T) {
 	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: "ops", Name: "tgmigrate"}
 	for _, name := range []string{"in-place", "blue-green"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "plan-"+name+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ParsePlan(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := p.ClusterRules()
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, r := goldenPlanRules(t, name)
 			y, err := r.YAML(subject)
 			if err != nil {
 				t.Fatal(err)
@@ -234,18 +242,7 @@ func TestRBACGolden(t *testing.T) {
 func TestRBACCoversStepCalls(t *testing.T) {
 	for _, name := range []string{"in-place", "blue-green"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "plan-"+name+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ParsePlan(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := p.ClusterRules()
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, r := goldenPlanRules(t, name)
 			checked := 0
 			for _, s := range p.Steps {
 				for _, c := range s.Calls {
