@@ -21,7 +21,9 @@ type Class string
 
 // The classes.
 const (
-	// ClassPod: the IP is a current pod's IP.
+	// ClassPod: the IP is a current pod's IP, and the pod serves the port
+	// there: a Fargate pod on its node's address, or a hostNetwork pod on
+	// its node's, is a pod target (the node beside it in the report).
 	ClassPod Class = "pod"
 	// ClassNode: the IP (or instance ID) is a current node's.
 	ClassNode Class = "node"
@@ -133,6 +135,10 @@ type NodeRef struct {
 	Ready bool `json:"ready"`
 	// Karpenter reports whether Karpenter manages the node.
 	Karpenter bool `json:"karpenter"`
+	// Fargate reports an EKS Fargate node (label
+	// eks.amazonaws.com/compute-type: fargate): the Node of one pod, whose
+	// InternalIP is that pod's IP; it serves no NodePort.
+	Fargate bool `json:"fargate,omitempty"`
 	// NodePool and NodeClaim are Karpenter's, when it manages the node.
 	NodePool  string `json:"nodePool,omitempty"`
 	NodeClaim string `json:"nodeClaim,omitempty"`
@@ -198,6 +204,9 @@ type PodRef struct {
 	ReadinessGates []string `json:"readinessGates,omitempty"`
 	// PortDeclared reports whether a container declares the target's port.
 	PortDeclared bool `json:"portDeclared"`
+	// HostNetwork reports a pod on its node's network: its IP is the
+	// node's, where it serves its ports.
+	HostNetwork bool `json:"hostNetwork,omitempty"`
 }
 
 // Classify says, for each target of one target group, who serves its
@@ -207,13 +216,17 @@ type PodRef struct {
 //
 // A snapshot is a candidate owner when its VPC is unknown, the set's VPC is
 // unknown, or both match. A target inside the VPC is:
-//   - pod or node when exactly one candidate holds the address (node
-//     addresses win over hostNetwork pods; instance IDs match the nodes'
-//     providerIDs) and serves the port: a node its NodePorts and host
-//     ports, a pod its declared container ports and its Services' target
-//     ports. When what the holder serves cannot be known (the Services
-//     were not listed, or a pod declares no port and no Service selects
-//     it), the holder's class stands;
+//   - pod or node when exactly one candidate holds the address (instance
+//     IDs match the nodes' providerIDs) and serves the port: a node its
+//     NodePorts and host ports, a pod its declared container ports and its
+//     Services' target ports. Where a node and a pod share the address,
+//     who serves the port holds it (see compute.go): the pod of a Fargate
+//     node (which serves no NodePort), or a hostNetwork pod that serves
+//     the port at its node's address (unless the port is a NodePort); the
+//     target is then a pod target with the node beside it. When what the
+//     holder serves cannot be known (the Services were not listed, or a
+//     pod declares no port and no Service selects it), the holder's class
+//     stands;
 //   - a ghost with HeldBy when the holder serves no such port: the
 //     address was handed out again;
 //   - foreign ambiguous when several candidates hold it;
@@ -291,15 +304,15 @@ func classifyOne(set TargetSet, t Target, candidates, others []*Snapshot) Target
 	hs := holders(candidates, t, addr, isIP)
 	switch {
 	case len(hs) == 1:
-		h := hs[0]
+		h := hs[0].server(t, isIP)
 		if r.reused(h, t, isIP) {
 			return r
 		}
 		fill(&r, h, t)
-		if r.Node != nil {
-			r.Class = ClassNode
-		} else {
+		if r.Pod != nil {
 			r.Class = ClassPod
+		} else {
+			r.Class = ClassNode
 		}
 		return r
 	case len(hs) > 1:
@@ -356,14 +369,17 @@ func (r *TargetReport) reused(h holding, t Target, isIP bool) bool {
 	var holder Holder
 	var what string
 	switch {
-	case h.node != nil && isIP:
-		serves, known = h.snap.nodeServes(h.node, t.Port)
-		holder = Holder{Kind: "node", Cluster: h.snap.cluster.Name, Name: h.node.Name}
-		what = "none of its NodePorts or host ports"
 	case h.pod != nil:
 		serves, known = h.snap.podServes(h.pod, t.Port)
 		holder = Holder{Kind: "pod", Cluster: h.snap.cluster.Name, Namespace: h.pod.Namespace, Name: h.pod.Name}
 		what = "neither a port its containers declare nor a target port of its Services"
+	case h.node != nil && isIP:
+		serves, known = h.snap.nodeServes(h.node, t.Port)
+		holder = Holder{Kind: "node", Cluster: h.snap.cluster.Name, Name: h.node.Name}
+		what = "none of its NodePorts or host ports"
+		if h.node.Fargate {
+			what = "a Fargate node: no kube-proxy serves NodePorts there"
+		}
 	default:
 		return false
 	}
@@ -387,7 +403,9 @@ func holders(snaps []*Snapshot, t Target, addr netip.Addr, isIP bool) []holding 
 				hs = append(hs, holding{snap: s, node: n})
 			}
 		case s.nodeByIP[addr] != nil:
-			hs = append(hs, holding{snap: s, node: s.nodeByIP[addr]})
+			// A pod that holds the node's address too: a node per pod
+			// (Fargate); server says which of the two serves.
+			hs = append(hs, holding{snap: s, node: s.nodeByIP[addr], pod: s.podByIP[addr]})
 		case s.podByIP[addr] != nil:
 			hs = append(hs, holding{snap: s, pod: s.podByIP[addr]})
 		}
@@ -400,11 +418,14 @@ func fill(r *TargetReport, h holding, t Target) {
 	if h.node != nil {
 		n := h.node.clone()
 		r.Node = &n
-		r.Services = h.snap.nodePorts[t.Port]
-		return
+		if h.pod == nil {
+			r.Services = h.snap.nodePorts[t.Port]
+			return
+		}
+		r.Note = podOnNode(h.node, h.pod, t.Port)
 	}
 	p := h.pod
-	ref := &PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Terminating: p.DeletionTimestamp != nil}
+	ref := &PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Terminating: p.DeletionTimestamp != nil, HostNetwork: p.Spec.HostNetwork}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			ref.Ready = c.Status == corev1.ConditionTrue

@@ -49,17 +49,22 @@ type short struct {
 	Foreign ForeignKind
 	Cluster string
 	Holder  string
+	// HeldBy is a ghost's holder, "kind/name".
+	HeldBy string
 }
 
 func shorten(rs []TargetReport) []short {
 	out := make([]short, len(rs))
 	for i, r := range rs {
 		out[i] = short{Class: r.Class, Foreign: r.Foreign, Cluster: r.Cluster}
+		if r.HeldBy != nil {
+			out[i].HeldBy = r.HeldBy.Kind + "/" + r.HeldBy.Name
+		}
 		switch {
-		case r.Node != nil:
-			out[i].Holder = "node/" + r.Node.Name
 		case r.Pod != nil:
 			out[i].Holder = "pod/" + r.Pod.Namespace + "/" + r.Pod.Name
+		case r.Node != nil:
+			out[i].Holder = "node/" + r.Node.Name
 		}
 	}
 	return out
@@ -70,8 +75,18 @@ func TestClassify(t *testing.T) {
 	prod.Pods = append(prod.Pods,
 		podFix{NS: "kube-system", Name: "agent", Node: "n3", IP: "10.0.3.10", Ports: []portFix{{Port: 9100}}}, // hostNetwork-like: same IP as n3
 		podFix{NS: "shop", Name: "done", IP: "10.0.5.5"},
+		// EKS Fargate: each pod on a Node of its own whose InternalIP is
+		// the pod's; web-f1 serves 8080 there, web-f2's Fargate node
+		// outlives it (the pod has gone, the Node not yet).
+		podFix{NS: "shop", Name: "web-f1", Node: "fargate-ip-10-0-6-1", IP: "10.0.6.1", Labels: map[string]string{"app": "web"}, Ports: []portFix{{Name: "http", Port: 8080}}},
 	)
+	prod.Nodes = append(prod.Nodes, nodeFix{Name: "fargate-ip-10-0-6-1", IP: "10.0.6.1"}, nodeFix{Name: "fargate-ip-10-0-6-2", IP: "10.0.6.2"})
 	snapProd := snapshotOf(t, prod)
+	for i := range snapProd.objs.Nodes {
+		if n := &snapProd.objs.Nodes[i]; n.Name == "fargate-ip-10-0-6-1" || n.Name == "fargate-ip-10-0-6-2" {
+			n.Labels[LabelComputeType] = ComputeTypeFargate
+		}
+	}
 	// A finished pod's IP is released.
 	for i := range snapProd.objs.Pods {
 		if snapProd.objs.Pods[i].Name == "done" {
@@ -108,8 +123,22 @@ func TestClassify(t *testing.T) {
 		}}, []*Snapshot{snapProd}, []short{
 			{Class: ClassNode, Cluster: "prod", Holder: "node/n1"},
 			{Class: ClassPod, Cluster: "prod", Holder: "pod/shop/web-1"},
-			{Class: ClassNode, Cluster: "prod", Holder: "node/n3"},
+			// The hostNetwork agent serves 9100 at n3's address: a pod
+			// target, n3 beside it.
+			{Class: ClassPod, Cluster: "prod", Holder: "pod/kube-system/agent"},
 			{Class: ClassGhost, Cluster: "prod"}, // 8080 is a container port
+		}},
+		{"hostNetwork pod on a NodePort: kube-proxy answers first", TargetSet{VPCID: testVPC, Targets: []Target{
+			{ID: "10.0.3.10", Port: 30080},
+		}}, []*Snapshot{snapProd}, []short{{Class: ClassNode, Cluster: "prod", Holder: "node/n3"}}},
+		{"Fargate: the pod serves its node's address, the node no NodePort", TargetSet{VPCID: testVPC, Targets: []Target{
+			{ID: "10.0.6.1", Port: 8080}, {ID: "10.0.6.1", Port: 30080}, {ID: "10.0.6.2", Port: 30080}, {ID: "10.0.6.2", Port: 8080},
+		}}, []*Snapshot{snapProd}, []short{
+			{Class: ClassPod, Cluster: "prod", Holder: "pod/shop/web-f1"},
+			{Class: ClassGhost, Cluster: "prod", HeldBy: "pod/web-f1"}, // held by the pod, which serves 8080 only
+			// A Fargate node without its pod serves nothing.
+			{Class: ClassGhost, Cluster: "prod", HeldBy: "node/fargate-ip-10-0-6-2"},
+			{Class: ClassGhost, Cluster: "prod", HeldBy: "node/fargate-ip-10-0-6-2"},
 		}},
 		{"ghost by NodePort, unknown otherwise", TargetSet{VPCID: testVPC, Targets: []Target{
 			{ID: "10.0.9.9", Port: 30080}, {ID: "10.0.9.9", Port: 5555},
@@ -237,5 +266,50 @@ func TestTakeSnapshotPaged(t *testing.T) {
 	}
 	if _, err := TakeSnapshot(t.Context(), Cluster{Name: "x"}); !IsInvalidInput(err) {
 		t.Errorf("TakeSnapshot(nil reader) = %v", err)
+	}
+}
+
+// TestClassifySharedAddress: a target on an address a node and a pod
+// share reports the pod that serves it, its Services, and the node beside
+// it (Fargate's node per pod, a hostNetwork pod on its node).
+func TestClassifySharedAddress(t *testing.T) {
+	prod := baseWorld().Clusters[0]
+	prod.Nodes = append(prod.Nodes, nodeFix{Name: "fargate-ip-10-0-6-1", IP: "10.0.6.1"})
+	prod.Pods = append(prod.Pods,
+		podFix{NS: "shop", Name: "web-f1", Node: "fargate-ip-10-0-6-1", IP: "10.0.6.1", Labels: map[string]string{"app": "web"}, Ports: []portFix{{Name: "http", Port: 8080}}},
+		podFix{NS: "shop", Name: "web-h1", Node: "n3", IP: "10.0.3.10", Labels: map[string]string{"app": "web"}, Ports: []portFix{{Name: "http", Port: 8080}}},
+	)
+	snap := snapshotOf(t, prod)
+	for i := range snap.objs.Nodes {
+		if n := &snap.objs.Nodes[i]; n.Name == "fargate-ip-10-0-6-1" {
+			n.Labels[LabelComputeType] = ComputeTypeFargate
+		}
+	}
+	for i := range snap.objs.Pods {
+		if p := &snap.objs.Pods[i]; p.Name == "web-h1" {
+			p.Spec.HostNetwork = true
+		}
+	}
+	snap.index()
+	got := Classify(TargetSet{VPCID: testVPC, Targets: []Target{{ID: "10.0.6.1", Port: 8080}, {ID: "10.0.3.10", Port: 8080}}}, snap)
+	tests := []struct {
+		name             string
+		pod, node        string
+		fargate, hostNet bool
+	}{
+		{"fargate", "web-f1", "fargate-ip-10-0-6-1", true, false},
+		{"hostNetwork", "web-h1", "n3", false, true},
+	}
+	for i, tt := range tests {
+		r := got[i]
+		if r.Class != ClassPod || r.Pod == nil || r.Pod.Name != tt.pod || r.Pod.HostNetwork != tt.hostNet || !r.Pod.PortDeclared {
+			t.Errorf("%s: class %s, pod %+v", tt.name, r.Class, r.Pod)
+		}
+		if r.Node == nil || r.Node.Name != tt.node || r.Node.Fargate != tt.fargate {
+			t.Errorf("%s: node %+v", tt.name, r.Node)
+		}
+		if len(r.Services) != 1 || r.Services[0] != "shop/web" || r.Note == "" {
+			t.Errorf("%s: services %v, note %q", tt.name, r.Services, r.Note)
+		}
 	}
 }

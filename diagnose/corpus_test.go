@@ -318,8 +318,11 @@ func corpusFleets() []cFleet {
 // nodeIP:NodePort is now a pod of another namespace's Service (the
 // readiness gate still blames the Service's namespace); a pinned
 // podIP:port is now a new Karpenter node's, which serves no such port (a
-// ghost, not a static node target); node-exporter's host ports make its
-// node targets real ones. An instance target group names blue-green, and
+// ghost, not a static node target); node-exporter's hostNetwork pod
+// serves its node's address (a pod target: its Service, which the
+// EndpointSlice lists it in, is inferred), and its hostPort pod makes the
+// other node's target a real node target, off any NodePort. An instance
+// target group names blue-green, and
 // manual where a weighted forward shares its traffic.
 func fleetReusedAddresses() cFleet {
 	prod := cProd(false)
@@ -370,9 +373,8 @@ func fleetReusedAddresses() cFleet {
 				codes: codes(kInstTT, kPort, kStatic, kUnmgd), manual: codes(kInstTT, kPort, kStatic, kUnmgd)},
 			{name: "node-exporter", typ: "ip", vpc: cVPC, port: 9100, protocol: "TCP", lbs: []string{"metrics"},
 				targets: cIPs("10.0.1.10", 9100, "10.0.1.11", 9100),
-				owner:   diagnose.OwnerUnmanaged,
-				codes:   codes(kStatic, kUnmgd),
-				missing: map[diagnose.Code][]string{kStatic: {"service"}, kUnmgd: {"service"}}},
+				owner:   diagnose.OwnerUnmanaged, service: "prod/monitoring/exporter:9100/pods",
+				codes: codes(kGate, kPort, kStatic, kUnmgd), namespaces: []string{"prod/monitoring"}},
 		},
 		classes: map[string]diagnose.Class{
 			"legacy-web/10.0.1.10:30080": node, "legacy-web/10.0.1.11:30080": node, "legacy-web/10.0.2.99:30080": ghost,
@@ -381,7 +383,7 @@ func fleetReusedAddresses() cFleet {
 			"legacy-inst/" + cInstance(0xdead) + ":30080": ghost,
 			"inst-shared/" + cInstance(1) + ":30080":      node, "inst-shared/" + cInstance(2) + ":9999": node,
 			"pinned-pods/10.0.2.88:8080":   pod,
-			"node-exporter/10.0.1.10:9100": node, "node-exporter/10.0.1.11:9100": node,
+			"node-exporter/10.0.1.10:9100": pod, "node-exporter/10.0.1.11:9100": node,
 		},
 		heldBy: map[string]string{
 			"legacy-web/10.0.2.99:30080": "pod batch/job-1",

@@ -403,6 +403,8 @@ func heldBy(t TargetReport) string {
 	switch {
 	case t.HeldBy != nil:
 		return "reused by " + t.HeldBy.String()
+	case t.Pod != nil:
+		return "pod " + t.Cluster + "/" + t.Pod.Namespace + "/" + t.Pod.Name
 	case t.Node != nil:
 		s := "node " + t.Cluster + "/" + t.Node.Name
 		if t.Node.Karpenter {
@@ -412,8 +414,6 @@ func heldBy(t TargetReport) string {
 			s += " disrupting"
 		}
 		return s
-	case t.Pod != nil:
-		return "pod " + t.Cluster + "/" + t.Pod.Namespace + "/" + t.Pod.Name
 	}
 	return "-"
 }

@@ -102,6 +102,7 @@ type Snapshot struct {
 	nodePorts      map[int32][]string
 	containerPorts map[int32]bool
 	hostPorts      map[string]map[int32]bool // node name -> ports it serves for hostNetwork pods and hostPorts
+	hostNetPods    map[string][]*corev1.Pod  // node name -> its running hostNetwork pods
 	namespaces     map[string]map[string]string
 	karpenterNodes int
 
@@ -269,6 +270,7 @@ func (s *Snapshot) index() {
 	s.nodePorts = map[int32][]string{}
 	s.containerPorts = map[int32]bool{}
 	s.hostPorts = map[string]map[int32]bool{}
+	s.hostNetPods = map[string][]*corev1.Pod{}
 	s.namespaces = map[string]map[string]string{}
 	s.podServices = map[*corev1.Pod][]string{}
 	s.servicePods = map[*corev1.Service][]*corev1.Pod{}
@@ -342,7 +344,12 @@ func (s *Snapshot) index() {
 			}
 		}
 		if p.Spec.HostNetwork {
-			continue // it shares its node's IP: the node owns it
+			// It shares its node's IP: the node holds it, and the pod
+			// serves its ports there (compute.go).
+			if n := p.Spec.NodeName; n != "" {
+				s.hostNetPods[n] = append(s.hostNetPods[n], p)
+			}
+			continue
 		}
 		ips := []string{p.Status.PodIP}
 		for _, pip := range p.Status.PodIPs {
@@ -404,6 +411,7 @@ func nodeRef(n *corev1.Node) *NodeRef {
 		CapacityType: n.Labels[LabelCapacityType],
 	}
 	ref.Karpenter = ref.NodePool != ""
+	ref.Fargate = n.Labels[LabelComputeType] == ComputeTypeFargate
 	ref.DoNotDisrupt = n.Annotations[AnnotationDoNotDisrupt] == "true"
 	for _, a := range n.Status.Addresses {
 		switch a.Type {
@@ -488,11 +496,12 @@ func instanceID(providerID string) string {
 }
 
 // nodeServes says whether a node serves port: one of the cluster's
-// NodePorts, or a host port of a pod on it (a hostPort, or a container port
-// of a hostNetwork pod). known is false when the Services or the pods
-// could not be listed and the port is not found in what was.
+// NodePorts (not on a Fargate node: no kube-proxy runs there), or a host
+// port of a pod on it (a hostPort, or a container port of a hostNetwork
+// pod). known is false when the Services or the pods could not be listed
+// and the port is not found in what was.
 func (s *Snapshot) nodeServes(n *NodeRef, port int32) (serves, known bool) {
-	if len(s.nodePorts[port]) > 0 || s.hostPorts[n.Name][port] {
+	if (!n.Fargate && len(s.nodePorts[port]) > 0) || s.hostPorts[n.Name][port] {
 		return true, true
 	}
 	return false, s.listed(ListServices) && s.listed(ListPods)
