@@ -24,7 +24,8 @@
 //
 // Planning:
 //   - planner.go: PlanCutover and the planner (the shared reads, the floor,
-//     the hold's steps, the calls the steps name).
+//     the hold's steps, the calls the steps name); endpoints.go: the
+//     Service port's ready endpoints, which a plan never records.
 //   - plan.go: the Plan and its plain data; plan_json.go: its digest,
 //     validation, JSON and ParsePlan; plan_text.go: Plan.Text;
 //     plan_policy.go: Plan.PolicyInput, IAMPolicy, ControllerPolicy.
@@ -139,7 +140,10 @@
 //
 // A plan is plain data: the target group as found, the Service, the binding
 // to create, the health-check change and when it happens, the recorded
-// targets to deregister (node targets and ghosts), the floor, the timing
+// targets to deregister (node targets and ghosts, never one the
+// controller registers: a ready endpoint of the Service's, such as a
+// hostNetwork pod's nodeIP:port or a Fargate pod's address, is left to
+// it), the floor, the timing
 // [Assumptions] it was made under, the guards' outcomes, its
 // [Precondition]s, the Kubernetes verbs planning used (Plan.Reads), and
 // the [Step]s. Each step states its preconditions, its

@@ -93,6 +93,14 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 	healthyNodes, podTargets := 0, 0
 	for _, r := range pl.reports {
 		rt := recorded(r)
+		if pl.servesEndpoint(r) {
+			// The controller registers it: never recorded for
+			// deregistration, whatever the snapshot said of it.
+			rt.Note = "a ready endpoint of the Service: left to the LBC (" + rt.Note + ")"
+			p.Others = append(p.Others, rt)
+			podTargets++
+			continue
+		}
 		switch r.Class {
 		case diagnose.ClassNode, diagnose.ClassGhost:
 			p.Recorded = append(p.Recorded, rt)

@@ -99,6 +99,9 @@ type planner struct {
 	// podIPs are the addresses of the Service's ready pods (the
 	// security-group check's), and podNodes their nodes.
 	podIPs, podNodes []string
+	// endpoints are the Service port's ready endpoints (endpoints.go):
+	// what the controller registers, so never a target to deregister.
+	endpoints map[TargetAddr]bool
 	// snap is the snapshot of the cluster the targets were classified
 	// with.
 	snap *diagnose.Snapshot
@@ -256,6 +259,7 @@ func (pl *planner) readService(ctx context.Context) error {
 		return err
 	}
 	path := readinessPath(pods, sp)
+	pl.endpoints = readyEndpoints(pods, sp)
 	for _, pod := range pods {
 		if pod.Status.PodIP != "" && podReady(pod) {
 			pl.podIPs = append(pl.podIPs, pod.Status.PodIP)

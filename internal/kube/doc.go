@@ -13,7 +13,8 @@
 //     ([TargetGroupBindingWebhooks], [TargetGroupBindingMutatingWebhooks]).
 //   - service.go: the one Service getter and Service port lookup.
 //   - probe.go: [ReadinessProbe], the one choice of the pods' readiness
-//     probe on a Service port, which diagnose recommends and cutover sets.
+//     probe on a Service port, which diagnose recommends and cutover sets;
+//     [TargetPort], a Service port's target port on one pod.
 //
 // Tests: discovery_test.go, service_test.go, probe_test.go.
 package kube

@@ -56,7 +56,7 @@ func ReadinessProbe(pods []*corev1.Pod, sp *corev1.ServicePort) (Probe, bool) {
 		var target int32
 		if sp != nil {
 			var ok bool
-			if target, ok = targetPort(p, sp); !ok {
+			if target, ok = TargetPort(p, sp); !ok {
 				continue
 			}
 		}
@@ -90,10 +90,11 @@ func leaving(p *corev1.Pod) bool {
 	return !p.DeletionTimestamp.IsZero() || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
-// targetPort resolves sp's target port in pod p: a number is itself (zero
-// is sp's port); a name is the first container port of that name among
-// p's containers.
-func targetPort(p *corev1.Pod, sp *corev1.ServicePort) (int32, bool) {
+// TargetPort resolves sp's target port in pod p, as the EndpointSlice
+// controller does for the port it lists the pod's addresses on: a number
+// is itself (zero is sp's port); a name is the first container port of
+// that name among p's containers.
+func TargetPort(p *corev1.Pod, sp *corev1.ServicePort) (int32, bool) {
 	tp := sp.TargetPort
 	switch {
 	case tp.Type == intstr.Int && tp.IntVal == 0:
