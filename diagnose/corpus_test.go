@@ -30,7 +30,11 @@ package diagnose_test
 //     namespace when a pod of another namespace took a ghost's address;
 //     Karpenter's countdown runs from GeneratedAt while the clock moves
 //     during the scan (every fleet: each DescribeTargetHealth advances the
-//     virtual clock); the summary's counts equal the per-target classes.
+//     virtual clock); the summary's counts equal the per-target classes;
+//   - EKS compute types (corpus_compute_test.go): Fargate's node per pod,
+//     hostNetwork pods, and Karpenter, managed node group and Fargate
+//     nodes side by side (fargate, host-network, mixed-compute), where
+//     PlanCutover records no serving target (TestCorpusPlansRecordNoServing).
 
 import (
 	"bytes"
@@ -193,6 +197,11 @@ type cNode struct {
 	name, ip, instance string
 	pool               string // Karpenter node pool; "" for none
 	external           string
+	// group is the EKS managed node group (label eks.amazonaws.com/nodegroup).
+	group string
+	// fargate: an EKS Fargate node, the Node of one pod (label and taint
+	// eks.amazonaws.com/compute-type=fargate, no EC2 instance).
+	fargate bool
 }
 
 type cPod struct {
@@ -311,6 +320,9 @@ func corpusFleets() []cFleet {
 		fleetTwoClusters(),
 		fleetLBCOwned(),
 		fleetTagsDenied(),
+		fleetFargate(),
+		fleetHostNetwork(),
+		fleetMixedCompute(),
 	}
 }
 
@@ -853,6 +865,16 @@ func (c *cCluster) objects(b *cBuilt) []client.Object {
 		}
 		if n.pool != "" {
 			obj.Labels[diagnose.LabelNodePool] = n.pool
+		}
+		if n.group != "" {
+			obj.Labels["eks.amazonaws.com/nodegroup"] = n.group
+		}
+		if n.fargate {
+			// As EKS registers a Fargate pod's node: no instance in its
+			// providerID, the compute-type label and taint.
+			obj.Labels[diagnose.LabelComputeType] = diagnose.ComputeTypeFargate
+			obj.Spec.ProviderID = "aws:///eu-west-1a/0f1e2d3c4b-" + n.ip + "/" + n.name
+			obj.Spec.Taints = []corev1.Taint{{Key: diagnose.LabelComputeType, Value: diagnose.ComputeTypeFargate, Effect: corev1.TaintEffectNoSchedule}}
 		}
 		if n.external != "" {
 			obj.Status.Addresses = append(obj.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: n.external})

@@ -268,6 +268,8 @@ func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock
 	if p.Strategy != cutover.StrategyInPlace {
 		return
 	}
+	// It never records a target the controller registers.
+	checkNoServingRecorded(ctx, t, bc, tg, p, what)
 	// In place, the plan deregisters every ghost of the cluster, a reused
 	// address (HeldBy) like any other: cutover classifies with diagnose.
 	recorded := map[string]bool{}
