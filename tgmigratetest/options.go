@@ -54,6 +54,13 @@ type Options struct {
 	// is: pods created behind an ip-mode binding get the gate, and
 	// cutover's plan has no pod-settings precondition. Zero: not labelled.
 	ReadinessGateInjection bool
+	// Fargate gives the Service's namespace an EKS Fargate profile: each
+	// of its pods runs on a Node of its own (label
+	// eks.amazonaws.com/compute-type: fargate) whose InternalIP is the
+	// pod's address and which serves no NodePort, and an ip target group
+	// pins each such pod by its address besides the Karpenter nodes'
+	// nodeIP:NodePort. Zero: every pod on the Karpenter nodes.
+	Fargate bool
 	// StoppedLBC starts the world with the AWS Load Balancer Controller
 	// stand-in not running: a TargetGroupBinding is admitted by its webhook
 	// but never reconciled, until [World.StartLBC]. Zero: running.
@@ -143,6 +150,7 @@ func (o Options) config() sim.Config {
 		ChurnShare:             o.Churn.Share,
 		ChurnDelay:             o.Churn.Delay,
 		ReadinessGateInjection: o.ReadinessGateInjection,
+		Fargate:                o.Fargate,
 		// tgbind applies TargetGroupBindings server-side.
 		ServerSideApply: true,
 	}

@@ -95,6 +95,17 @@ type Config struct {
 	RPS int
 	// PublicSubnets puts the nodes in public subnets, with ExternalIPs.
 	PublicSubnets bool
+	// Fargate gives the Service's namespace ([DefaultNamespace]) an EKS
+	// Fargate profile (cluster.Options.FargateNamespace): each of its pods
+	// runs on a Node of its own whose InternalIP is the pod's address and
+	// which serves no NodePort, beside the Karpenter nodes, which serve
+	// the NodePort (kube-proxy forwards to the Fargate pods). The
+	// hand-made ip target group then pins each of the Service's Fargate
+	// pods by its address too (podIP:containerPort, the only way to reach
+	// a Fargate pod) besides every Karpenter node's nodeIP:NodePort; an
+	// instance target group pins the nodes' instances only. Zero: no
+	// Fargate profile.
+	Fargate bool
 	// ChurnInterval starts scheduled churn: every interval the oldest node
 	// is queued for disruption (see ChurnShape for the other shapes). Zero:
 	// no scheduled churn (use [World.ReplaceAllNodes] or [World.Karpenter]).

@@ -54,7 +54,8 @@ func (w *World) seedNetwork() error {
 
 // interfaces are the network interfaces of the world: one per node that
 // is not terminated, its address primary and its pods' secondary (the VPC
-// CNI's), in the nodes' security group.
+// CNI's), in the nodes' security group; a Fargate node's is its pod's
+// own, with the one address they share.
 func (w *World) interfaces() []ec2sim.Interface {
 	byNode := map[string][]string{}
 	for _, p := range w.cl.Pods() {
@@ -65,6 +66,16 @@ func (w *World) interfaces() []ec2sim.Interface {
 	var out []ec2sim.Interface
 	for _, n := range w.cl.Nodes() {
 		if n.Phase == "Terminated" || n.InternalIP == "" {
+			continue
+		}
+		if n.Fargate {
+			// A Fargate pod's own interface: its one address is the
+			// pod's and its node's, no instance behind it.
+			out = append(out, ec2sim.Interface{
+				ID: "eni-0fa" + strings.ReplaceAll(n.InternalIP, ".", ""), VpcID: w.cl.VPCID(), SubnetID: n.SubnetID, AvailabilityZone: n.Zone,
+				PrivateIPs: []string{n.InternalIP}, GroupIDs: []string{w.nodeSG},
+				Description: "the Fargate interface of " + n.Name,
+			})
 			continue
 		}
 		out = append(out, ec2sim.Interface{

@@ -146,11 +146,17 @@ func (w *World) seedALB() error {
 	}
 	var targets []elbv2types.TargetDescription
 	for _, n := range w.cl.Nodes() {
+		if n.Fargate {
+			continue // no kube-proxy there: pinned by its pod's address below
+		}
 		id := n.InternalIP
 		if l.TargetType == string(elbv2types.TargetTypeEnumInstance) {
 			id = n.InstanceID
 		}
 		targets = append(targets, elbv2types.TargetDescription{Id: aws.String(id), Port: aws.Int32(w.legacy.NodePort)})
+	}
+	if l.TargetType != string(elbv2types.TargetTypeEnumInstance) {
+		targets = append(targets, w.pinnedFargatePods()...)
 	}
 	if _, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(tgARN), Targets: targets}); err != nil {
 		return fmt.Errorf("sim: new: register node targets: %w", err)
@@ -181,4 +187,30 @@ func (w *World) warmUp(ctx context.Context) error {
 		}
 		w.clock.Advance(time.Second)
 	}
+}
+
+// fargateNamespace is the namespace Config.Fargate puts on a Fargate
+// profile, or "".
+func fargateNamespace(cfg Config) string {
+	if cfg.Fargate {
+		return DefaultNamespace
+	}
+	return ""
+}
+
+// pinnedFargatePods are the Service's pods on Fargate as a hand-made fleet
+// pins them: podIP:containerPort, the one address a Fargate pod is reached
+// at (its Fargate node serves no NodePort).
+func (w *World) pinnedFargatePods() []elbv2types.TargetDescription {
+	fargate := map[string]bool{}
+	for _, n := range w.cl.Nodes() {
+		fargate[n.Name] = n.Fargate
+	}
+	var out []elbv2types.TargetDescription
+	for _, p := range w.cl.Pods() {
+		if p.Namespace == w.legacy.Namespace && p.Workload == w.legacy.Service && fargate[p.Node] && p.IP != "" {
+			out = append(out, elbv2types.TargetDescription{Id: aws.String(p.IP), Port: aws.Int32(w.legacy.ContainerPort)})
+		}
+	}
+	return out
 }

@@ -131,8 +131,8 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	w.cl, err = cluster.New(cluster.Options{
 		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
 		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay, IPReuse: tm.IPReuse,
-		ServerEnforcesPDBs: cfg.Client != nil,
-		OnEvent:            w.logger("cluster"),
+		ServerEnforcesPDBs: cfg.Client != nil, FargateNamespace: fargateNamespace(cfg),
+		OnEvent: w.logger("cluster"),
 		// EC2 tells ELB when an instance is gone: its instance targets
 		// stop taking requests (IP targets do not: the seed's ghosts).
 		OnInstanceTerminated: func(id string) {

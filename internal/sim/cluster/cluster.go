@@ -54,6 +54,7 @@ type Cluster struct {
 	private, public map[string]*subnet // by zone
 	publicIPs       *publicPool
 	zoneTurn        int
+	fargateTurn     int
 
 	nodes     map[string]*node
 	nodeSeq   int

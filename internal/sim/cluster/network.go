@@ -95,7 +95,7 @@ func (cl *Cluster) InVPC(vpcID, ip string) bool {
 // InstanceIP returns the private address of a running instance.
 func (cl *Cluster) InstanceIP(instanceID string) (string, bool) {
 	for _, n := range cl.sortedNodes() {
-		if n.instanceID == instanceID && n.phase != nodeTerminated {
+		if n.instanceID != "" && n.instanceID == instanceID && n.phase != nodeTerminated {
 			return n.internalIP, true
 		}
 	}

@@ -172,6 +172,9 @@ func (cl *Cluster) nodeStatus(n *node) corev1.NodeStatus {
 		corev1.ResourceMemory: resource.MustParse("7910Mi"),
 		corev1.ResourcePods:   *resource.NewQuantity(int64(cl.o.MaxPodsPerNode), resource.DecimalSI),
 	}
+	if n.fargate {
+		capacity[corev1.ResourcePods] = *resource.NewQuantity(1, resource.DecimalSI)
+	}
 	return corev1.NodeStatus{
 		Capacity:    capacity,
 		Allocatable: capacity,
@@ -289,6 +292,17 @@ func (cl *Cluster) TerminateInstance(ctx context.Context, name string) error {
 		return nil
 	}
 	ctx = WithOrigin(ctx, Origin)
+	if n.fargate {
+		// No instance: stopping a Fargate pod's microVM ends its pod,
+		// and the Node goes with it.
+		for _, p := range cl.sortedPods() {
+			if p.node == n {
+				cl.kill(ctx, p, "NodeTerminated")
+			}
+		}
+		cl.retireFargateNode(ctx, n)
+		return nil
+	}
 	wasRegistered := n.phase == nodeReady
 	n.phase = nodeTerminated
 	n.goneAt = cl.now()

@@ -73,6 +73,14 @@ type Options struct {
 	// node or a new pod of the same subnet. Zero: off, every address is
 	// handed out once. See package timing.
 	IPReuse timing.IPReuse
+	// FargateNamespace is the namespace a Fargate profile selects: each of
+	// its pods runs on a Node of its own (label and NoSchedule taint
+	// eks.amazonaws.com/compute-type=fargate, no EC2 instance) whose
+	// InternalIP is the pod's address, in a private subnet (the zones in
+	// turn); no kube-proxy runs there, so that address serves the pod's
+	// port and no NodePort, and the Node goes with its pod. Zero: no
+	// Fargate profile, every pod on the EC2 nodes.
+	FargateNamespace string
 	// OnInstanceTerminated is called, as a world event, with the instance
 	// ID of each node whose EC2 instance is terminated, after its addresses
 	// stopped answering: the world tells the ELBv2 model, as EC2 tells ELB.

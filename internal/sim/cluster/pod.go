@@ -71,8 +71,15 @@ func (cl *Cluster) pickNode() *node {
 	return best
 }
 
-// schedule places p on a node now, or holds it until a node is Ready.
+// schedule places p on a node now, or holds it until a node is Ready. A
+// pod the Fargate profile selects gets a Fargate node of its own.
 func (cl *Cluster) schedule(p *pod) {
+	if cl.onFargate(p) {
+		if err := cl.placeFargate(cl.ctx(), p, false); err != nil {
+			cl.placeFailed(p, err)
+		}
+		return
+	}
 	n := cl.pickNode()
 	if n == nil {
 		if !slices.Contains(cl.pending, p) {
@@ -83,10 +90,16 @@ func (cl *Cluster) schedule(p *pod) {
 	}
 	cl.pending = slices.DeleteFunc(cl.pending, func(q *pod) bool { return q == p })
 	if err := cl.place(cl.ctx(), p, n, false); err != nil {
-		cl.event("Error", "pod/"+p.key.String(), "%v", err)
-		cl.forget(p)
-		cl.clock.AfterEvent(time.Second, "replenish "+p.w.spec.Name, func(time.Time) { cl.replenish(p.w) })
+		cl.placeFailed(p, err)
 	}
+}
+
+// placeFailed forgets a pod that could not be placed and has its
+// ReplicaSet try again a second later.
+func (cl *Cluster) placeFailed(p *pod, err error) {
+	cl.event("Error", "pod/"+p.key.String(), "%v", err)
+	cl.forget(p)
+	cl.clock.AfterEvent(time.Second, "replenish "+p.w.spec.Name, func(time.Time) { cl.replenish(p.w) })
 }
 
 func (cl *Cluster) schedulePending() {
@@ -97,6 +110,13 @@ func (cl *Cluster) schedulePending() {
 
 // placeWarm places a pod that was already running when the scenario began.
 func (cl *Cluster) placeWarm(p *pod) {
+	if cl.onFargate(p) {
+		if err := cl.placeFargate(cl.ctx(), p, true); err != nil {
+			cl.event("Error", "pod/"+p.key.String(), "%v", err)
+			cl.forget(p)
+		}
+		return
+	}
 	n := cl.pickNode()
 	if n == nil {
 		cl.schedule(p)
@@ -116,6 +136,11 @@ func (cl *Cluster) place(ctx context.Context, p *pod, n *node, warm bool) error 
 	if err != nil {
 		return fmt.Errorf("cluster: place pod %s: %w", p.key, err)
 	}
+	return cl.placeAt(ctx, p, n, ip, warm)
+}
+
+// placeAt binds p to n with the address ip.
+func (cl *Cluster) placeAt(ctx context.Context, p *pod, n *node, ip string, warm bool) error {
 	p.node, p.ip, p.createdAt = n, ip, cl.now()
 	obj := cl.podObject(p)
 	// Admission (the hub's webhooks) may add readiness gates.
@@ -417,6 +442,7 @@ func (cl *Cluster) kill(ctx context.Context, p *pod, reason string) {
 	}
 	cl.removeFinalizer(ctx, p)
 	cl.event("PodDeleted", "pod/"+p.key.String(), "%s; %s released", reason, p.ip)
+	cl.retireFargateNode(ctx, p.node)
 	if !wasTerminating {
 		cl.replenish(p.w)
 	}

@@ -121,6 +121,9 @@ type node struct {
 	labels                       map[string]string
 	unschedulable                bool
 	seq                          int
+	// fargate: a Fargate pod's Node (fargate.go): its address is its one
+	// pod's, and no instance backs it.
+	fargate bool
 }
 
 func (n *node) schedulable() bool {

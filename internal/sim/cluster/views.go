@@ -35,6 +35,9 @@ type NodeView struct {
 	Annotations   map[string]string
 	Taints        []corev1.Taint
 	Unschedulable bool
+	// Fargate: an EKS Fargate pod's Node (Options.FargateNamespace): no
+	// instance (InstanceID is empty), its InternalIP is its pod's.
+	Fargate bool
 }
 
 // PodView is a read-only snapshot of a pod.
@@ -72,7 +75,7 @@ func (n *node) view() NodeView {
 		InternalIP: n.internalIP, ExternalIP: n.externalIP, Phase: phase,
 		LaunchedAt: n.launchedAt, ReadyAt: n.readyAt, TerminatedAt: n.goneAt,
 		Labels: maps.Clone(n.labels), Annotations: maps.Clone(n.spec.Annotations),
-		Taints: slices.Clone(n.taints), Unschedulable: n.unschedulable,
+		Taints: slices.Clone(n.taints), Unschedulable: n.unschedulable, Fargate: n.fargate,
 	}
 }
 
