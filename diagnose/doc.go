@@ -14,7 +14,8 @@
 //     each call through internal/read (rate-limited, retried, counted).
 //     ec2.go: the subnet checks. nilcheck.go: the typed-nil check.
 //   - snapshot.go: [Snapshot], one cluster listed once. classify.go:
-//     [Classify], who serves each target.
+//     [Classify], who serves each target. compute.go: who serves an
+//     address a node and a pod share (EKS Fargate, hostNetwork pods).
 //   - analyze.go: the analysis of one target group: counts, unknowns,
 //     owner. service.go: the Service it serves, and its ports.
 //   - quota.go: ELBv2's quotas on targets ([ReadTargetQuotas]) and
@@ -116,6 +117,70 @@
 // [TakeSnapshot] and [Classify] for the one target group it migrates, so
 // the two packages share one definition of a ghost, and PlanCutover
 // deregisters a ghost on a reused address like any other.
+//
+// # Compute types
+//
+// Holding an address is not serving it, and on EKS a node and a pod can
+// share one. Where they do, the one that serves the target's port holds
+// it (compute.go), and the target is then a pod target with the node
+// beside it ([TargetReport].Pod and .Node):
+//   - EKS Fargate runs each pod on a Node of its own, labelled (and
+//     tainted) eks.amazonaws.com/compute-type=fargate ([LabelComputeType],
+//     [NodeRef].Fargate), named fargate-ip-..., whose one address, its
+//     InternalIP, is its pod's IP, and which no EC2 instance backs. No
+//     kube-proxy runs there, so the address serves the pod's ports and no
+//     NodePort. An ip:port on a Fargate node's address is the pod's target
+//     when the pod serves the port; otherwise a ghost the pod holds (a
+//     NodePort there reaches nothing); a Fargate node whose pod has gone
+//     serves nothing. Live Fargate pods are never ghosts and never node
+//     targets: no GhostTarget rests on them, their Services are inferred,
+//     and MissingReadinessGate applies to them as to any pod target.
+//   - A hostNetwork pod's IP is its node's ([PodRef].HostNetwork). A
+//     target nodeIP:port where such a pod on that node serves the port (a
+//     container port it declares, which for hostNetwork is its host port
+//     too, or a Service's target port) is that pod's target: the Service
+//     that selects the pod lists exactly nodeIP:targetPort in its
+//     EndpointSlice, so that Service is inferred, the next call has it,
+//     and the LBC, in ip mode, registers that very target. On a port that
+//     is also a NodePort, kube-proxy answers first: a node target. A pod's
+//     hostPort without hostNetwork makes its node serve the port, but its
+//     endpoint is podIP:containerPort: a node target, as before.
+//   - Karpenter's nodes, managed node groups' nodes and Fargate nodes side
+//     by side are each judged by these rules; the corpus's mixed-compute
+//     fleet holds all three.
+//
+// What these rules rest on, and where it was read:
+//   - The AWS Load Balancer Controller (kubernetes-sigs/
+//     aws-load-balancer-controller, main at 225f445): in ip mode it
+//     registers each EndpointSlice endpoint whose targetRef is a Pod, at
+//     the endpoint's first address and the slice's port
+//     (pkg/backend/endpoint_resolver.go); its default instance-mode node
+//     selector leaves out nodes labelled eks.amazonaws.com/compute-type in
+//     (fargate) (pkg/backend/endpoint_utils.go, and
+//     docs/guide/targetgroupbinding/targetgroupbinding.md); it resolves a
+//     Fargate pod's network interface by the pod's IP among the VPC's
+//     interfaces, since "Fargate based nodes are not EC2 instances"
+//     (pkg/networking/pod_eni_info_resolver.go).
+//   - The EKS user guide, "Simplify compute management with AWS Fargate",
+//     its considerations: each Fargate pod has its own isolation boundary
+//     and network interface; ALBs and NLBs reach Fargate pods with ip
+//     targets only, and Services on Fargate run in ip target mode only;
+//     DaemonSets (kube-proxy is one on EKS) are not supported; a pod on
+//     Fargate cannot use hostPort or hostNetwork.
+//   - A real Fargate node as kubectl describe shows it (the public
+//     walkthrough ruzickap/k8s-fargate-eks): name
+//     fargate-ip-192-168-105-82.eu-central-1.compute.internal, label and
+//     taint eks.amazonaws.com/compute-type=fargate(:NoSchedule), one
+//     InternalIP 192.168.105.82, capacity one pod, a providerID
+//     aws:///<zone>/<id>/fargate-ip-..., its one pod; kubectl get pods
+//     elsewhere shows a Fargate pod's IP equal to its node name's address.
+//   - Kubernetes (kubernetes/kubernetes): the kubelet gives a hostNetwork
+//     pod its node's IPs as its PodIPs (pkg/kubelet/kubelet_pods.go,
+//     generateAPIPodStatus: "HostNetwork Pods inherit the node IPs as
+//     PodIPs"), and the EndpointSlice controller lists a pod's PodIPs on
+//     the Service's target port resolved on the pod (getEndpointAddresses
+//     and the port lookup in the endpointslice utilities): a hostNetwork
+//     pod's endpoint is nodeIP:targetPort.
 //
 // # Owners and Services
 //

@@ -75,10 +75,15 @@
 // every node's nodeIP:NodePort, as the API Gateway VPC Link path would hit
 // it (with Config.Legacy.TargetType "instance", an instance target group
 // of every node's instance on the NodePort instead, the case a blue/green
-// cutover handles). It warms up until every target is healthy; the
-// scenario starts then ([World.Start]), with Config.RPS requests per second
-// through the listener and, with Config.ChurnInterval, Karpenter replacing
-// the oldest node every interval (or another Config.ChurnShape).
+// cutover handles). With Config.Fargate the namespace has an EKS Fargate
+// profile (package cluster's Fargate): each pod runs on a Fargate node of
+// its own, and the ip target group pins each of them by its address
+// (podIP:8080) besides the Karpenter nodes' nodeIP:NodePort, as a fleet
+// that could reach a Fargate pod no other way did. It warms up until
+// every target is healthy; the scenario starts then ([World.Start]), with
+// Config.RPS requests per second through the listener and, with
+// Config.ChurnInterval, Karpenter replacing the oldest node every interval
+// (or another Config.ChurnShape).
 //
 // # Running a system under test
 //

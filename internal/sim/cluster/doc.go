@@ -14,6 +14,8 @@
 //     table.
 //   - errors.go: ErrInvalidConfig, ConfigError, EvictionError, WatchError
 //     and the IsX helpers.
+//   - fargate.go: EKS Fargate: the profile's pods, each on a Node of its
+//     own whose InternalIP is the pod's address, and that Node's end.
 //   - ipam.go: address management: subnets, freed addresses and their reuse,
 //     the public IP pool.
 //   - network.go: the network the ALB meets (elbv2model.Network): health
@@ -103,6 +105,21 @@
 // [PodFinalizer], keeps it visible as Terminating meanwhile, on the fake
 // client as on an API server without kubelets).
 //
+// # Fargate
+//
+// [Options].FargateNamespace gives one namespace an EKS Fargate profile.
+// Each of its pods runs on a Node of its own, registered Ready at once, as
+// EKS registers a Fargate pod's node: named fargate-ip-<address>..., label
+// and NoSchedule taint eks.amazonaws.com/compute-type=fargate (no other
+// pod lands there), a providerID with no EC2 instance, capacity one pod,
+// and one address, its InternalIP, which is the pod's IP (a private
+// subnet, the zones in turn). No kube-proxy runs there: that address
+// serves the pod's port, never a NodePort, while the EC2 nodes' kube-proxy
+// forwards the NodePort to the Fargate pods like any other endpoints. The
+// Node goes when its pod does (its replacement gets a Node of its own);
+// [Cluster.TerminateInstance] on it ends the pod. [NodeView].Fargate tells
+// those nodes.
+//
 // # Endpoints and the network
 //
 // The EndpointSlice controller writes each Service's slices from its pods,
@@ -123,7 +140,13 @@
 //     client lacks).
 //   - Resources other than a pod count per node; affinity, topology
 //     spread, tolerations (the simulated pods tolerate no taint);
-//     DaemonSets (kube-proxy is implicit on every Ready node).
+//     DaemonSets (kube-proxy is implicit on every Ready EC2 node, never on
+//     a Fargate node).
+//   - Fargate: a profile's label selectors (the whole namespace is
+//     selected), the pod's start-up delay of a microVM, Fargate's own
+//     pod execution role and security groups (the pods share the nodes'
+//     group here), hostNetwork pods (Fargate refuses them; the EC2 nodes'
+//     simulated pods use none either).
 //   - Containers that ignore SIGTERM: an app stops as its preStop ends.
 //     Probe failures after readiness, restarts, OOM.
 //   - externalTrafficPolicy Local, LoadBalancer Services, ClusterIP
