@@ -14,6 +14,8 @@ package cutover
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -318,7 +320,7 @@ func (r *runner) drainWatch(ctx context.Context) bool {
 			r.stopWatch()
 			return woke
 		}
-		if w.pods == nil {
+		if w.pods == nil && w.podSel != nil {
 			w.podsRefused = true // past the reopens: the observations list the pods
 		}
 		if w.claims == nil {
@@ -408,5 +410,6 @@ func (w *nodeWatch) cachedClaims() ([]unstructured.Unstructured, bool) {
 	for _, nc := range w.claimCache {
 		out = append(out, *nc)
 	}
+	slices.SortFunc(out, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
 	return out, true
 }
