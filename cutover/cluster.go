@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/kube"
-	"github.com/qstools/tgmigrate/internal/read"
 )
 
 // lbcTrackedPrefix and lbcTrackedKey name the ConfigMap in which the LBC
@@ -97,27 +95,6 @@ func lbcTracked(ctx context.Context, r client.Reader, namespace, binding string)
 	return out, nil
 }
 
-// podsReadySince maps the IP of each Ready pod of namespace to when it
-// turned Ready (its Ready condition's lastTransitionTime).
-func podsReadySince(ctx context.Context, r client.Reader, namespace string) (map[string]time.Time, error) {
-	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
-		return nil, fmt.Errorf("list pods in %s: %w", namespace, err)
-	}
-	out := map[string]time.Time{}
-	for _, p := range pods.Items {
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.Status.PodIP != "" {
-				for _, ip := range p.Status.PodIPs {
-					out[ip.IP] = c.LastTransitionTime.Time
-				}
-				out[p.Status.PodIP] = c.LastTransitionTime.Time
-			}
-		}
-	}
-	return out, nil
-}
-
 // snapshot lists the cluster once, as diagnose does.
 func (e *env) snapshot(ctx context.Context) (*diagnose.Snapshot, error) {
 	s, err := diagnose.TakeSnapshot(ctx, e.cluster())
@@ -131,28 +108,17 @@ func (e *env) cluster() diagnose.Cluster {
 	return diagnose.Cluster{Name: e.clusterName(), Reader: e.reader, VPCID: e.ClusterVPCID, CIDRs: e.ClusterCIDRs}
 }
 
-// lightSnapshot is the snapshot the executor observes with, every poll:
-// the nodes, pods and Services that diagnose.Classify needs, and the
-// Karpenter NodeClaims only when claims is set (they tell a drifted node).
-// Namespaces and bindings, which classification does not read, are not
-// listed. It lists through the one read path (internal/read) with the
-// Require policy: a kind that cannot be listed fails the observation,
-// except NodeClaims the cluster does not serve or the reader does not
-// register, which count as absent.
-func (e *env) lightSnapshot(ctx context.Context, claims bool) (*diagnose.Snapshot, *diagnose.Objects, error) {
-	kinds := []read.ListKind{read.ListNodes, read.ListPods, read.ListServices}
-	if claims {
-		kinds = append(kinds, read.ListNodeClaims)
-	}
-	objs, err := read.ListCluster(ctx, e.reader, read.ClusterOptions{Kinds: kinds, Policy: read.Require})
+// observation is the snapshot an observation of Execute or Rollback
+// classifies targets with: the target group's part of the cluster
+// (runner.clusterObjects), the NodeClaims only when claims is set (they
+// tell a drifted node).
+func (r *runner) observation(ctx context.Context, targets []diagnose.Target, claims bool) (*diagnose.Snapshot, *diagnose.Objects, error) {
+	objs, err := r.clusterObjects(ctx, targets, claims)
 	if err != nil {
 		return nil, nil, fmt.Errorf("snapshot of the cluster: %w", err)
 	}
-	if !claims {
-		objs.NoNodeClaimCRD = true
-	}
-	snap, err := diagnose.NewSnapshot(e.cluster(), objs)
-	return snap, &objs, err
+	snap, err := diagnose.NewSnapshot(r.e.cluster(), *objs)
+	return snap, objs, err
 }
 
 // liveNode is a node that can take node targets now.
@@ -171,24 +137,20 @@ type nodeSet struct {
 	unsettled []string
 }
 
-// nodes lists the nodes once and judges them with snap, a snapshot of the
-// cluster (its NodeClaims tell drift); nil builds one of the nodes alone.
-func nodes(ctx context.Context, r client.Reader, snap *diagnose.Snapshot) (nodeSet, error) {
-	var list corev1.NodeList
-	if err := r.List(ctx, &list); err != nil {
-		return nodeSet{}, fmt.Errorf("list nodes: %w", err)
-	}
+// judgeNodes judges the nodes with snap, a snapshot of the cluster (its
+// NodeClaims tell drift); nil builds one of the nodes alone.
+func judgeNodes(items []corev1.Node, snap *diagnose.Snapshot) (nodeSet, error) {
 	if snap == nil {
 		var err error
-		if snap, err = diagnose.NewSnapshot(diagnose.Cluster{Name: "nodes"}, diagnose.Objects{Nodes: list.Items}); err != nil {
+		if snap, err = diagnose.NewSnapshot(diagnose.Cluster{Name: "nodes"}, diagnose.Objects{Nodes: items}); err != nil {
 			return nodeSet{}, err
 		}
 	}
 	var ns nodeSet
-	for _, n := range list.Items {
+	for _, n := range items {
 		ref, ok := snap.Node(n.Name)
 		if !ok {
-			continue // listed after the snapshot: next time
+			continue // read after the snapshot: next time
 		}
 		if ref.Disrupting || ref.Drifted {
 			ns.unsettled = append(ns.unsettled, n.Name)

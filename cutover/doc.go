@@ -57,7 +57,8 @@
 //     WithPermissionCheck.
 //   - runner.go: the runner's lifecycle: lock, journal saves, guards
 //     re-checked, step start and end, hook, a step handed to its strategy.
-//   - view.go: one observation of a target group (view, observe).
+//   - view.go: one observation of a target group (view, observe);
+//     scope.go: what it reads of the cluster (see Execute).
 //   - wait.go: polls and waits; gate.go: what both strategies' steps
 //     share (apply, the gate and its gateRules, early retirement, the
 //     pods' verification); bindretry.go: the bind's retry of the
@@ -67,7 +68,7 @@
 //     hold step's first act (retiring what cannot serve) and its settle;
 //     forceful.go: Karpenter's forceful disruption (the expiring nodes'
 //     precondition, WithReplaceFirst, the spot Risk); watch.go: the watch
-//     on nodes and NodeClaims that wakes the waits (WithReaction);
+//     (nodes, NodeClaims, the pods) that wakes the waits and caches them;
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
 //   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
@@ -466,6 +467,11 @@
 // clock; Forbidden, NotFound and Invalid fail at once. Waits poll at
 // a short fixed interval ([WithPollInterval], [DefaultPollInterval]) so
 // that the cutover ends within seconds of when it could.
+//
+// Execute and Rollback read only the target group's part of the cluster
+// (scope.go says what and why): its Service, EndpointSlices and pods, the
+// nodes from a watch's cache, pods by address, every Service once; never
+// every pod. PlanCutover alone reads the whole cluster, once.
 //
 // Before every destructive call the invariants are checked on a fresh read
 // of DescribeTargetHealth and of the cluster: every target of the batch is a

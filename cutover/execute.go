@@ -235,7 +235,9 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	log := r.e.log
 
 	// Read-only, before the journal is written and the lock taken: the
-	// nodes that expire within the window from now.
+	// watch (its caches serve every observation, this check's first) and
+	// the nodes that expire within the window from now.
+	r.startWatch(ctx)
 	if err := r.checkForceful(ctx); err != nil {
 		return r.finish(), err
 	}
@@ -265,7 +267,6 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
 	r.held, r.renewedAt = true, r.e.clock.Now()
-	r.startWatch(ctx)
 	if err := r.recheckGuards(ctx); err != nil {
 		return r.release(ctx, err)
 	}

@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/internal/read"
 )
 
 // ForcefulNode is a node that holds recorded node targets and that
@@ -187,8 +186,8 @@ func WithReplaceFirst() Option { return func(o *options) { o.replaceFirst = true
 
 // liveForceful reads, at Execute's start, which nodes of the plan's
 // recorded node targets expire within the window from now. It reads the
-// nodes and the NodeClaims once; a cluster without Karpenter's CRDs has
-// none.
+// target group's part of the cluster (scope.go) with the NodeClaims; a
+// cluster without Karpenter's CRDs has none.
 func (r *runner) liveForceful(ctx context.Context) ([]ForcefulNode, error) {
 	p := r.plan
 	var targets []diagnose.Target
@@ -200,11 +199,7 @@ func (r *runner) liveForceful(ctx context.Context) ([]ForcefulNode, error) {
 	if len(targets) == 0 {
 		return nil, nil
 	}
-	objs, err := read.ListCluster(ctx, r.e.Client, read.ClusterOptions{Kinds: []read.ListKind{read.ListNodes, read.ListPods, read.ListServices, read.ListNodeClaims}, Policy: read.Require})
-	if err != nil {
-		return nil, fmt.Errorf("cutover: execute: the nodes' expiry: %w", err)
-	}
-	snap, err := diagnose.NewSnapshot(r.e.cluster(), objs)
+	snap, _, err := r.observation(ctx, targets, true)
 	if err != nil {
 		return nil, fmt.Errorf("cutover: execute: the nodes' expiry: %w", err)
 	}

@@ -301,10 +301,7 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 		if err != nil {
 			return false, "", err
 		}
-		readySince, err := podsReadySince(ctx, r.e.Client, r.ns)
-		if err != nil {
-			return false, "", err
-		}
+		readySince := r.podsReadySince()
 		healthy, settling, notYet, unhealthy := 0, 0, 0, 0
 		for e := range v.endpoints {
 			vt, reg := v.targets[e]

@@ -406,7 +406,7 @@ func (r *runner) drain(ctx context.Context) error {
 		if r.holdActive() {
 			// The nodes that joined meanwhile and run the Service's pods
 			// are held too (the draining targets' nodes are already).
-			_, objs, err := r.e.lightSnapshot(ctx, false)
+			objs, err := r.holdObjects(ctx)
 			if err != nil {
 				return false, "", err
 			}

@@ -216,7 +216,7 @@ func TestPermissionCheckRefuses(t *testing.T) {
 				{"delete", "targetgroupbindings", "shop", "web-http-legacy-web", "the rollback deletes the binding"},
 			}},
 		{name: "the journal and the lock replaced", deny: deny("update configmaps", "create leases", "list pods"), own: true,
-			want: []missing{{"list", "pods", "", "", "every observation tells the Service's pod targets from node targets and other pods at a reused address; the verification reads when pods turned Ready"}}},
+			want: []missing{{"list", "pods", "", "", "the observations read the Service's pods (its namespace and selector), the pods at a target's address that none of those holds (field selector status.podIP: a reused address) and on a node target's node when its port is no NodePort (spec.nodeName: host ports); the verification reads when pods turned Ready"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

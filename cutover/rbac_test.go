@@ -97,7 +97,7 @@ func TestRBACConditions(t *testing.T) {
 		// gone are the verbs the condition drops.
 		gone []string
 	}{
-		{"the hold", func(in *RBACInput) { in.NoDisruptionHold = true }, []string{"cluster /nodes get", "cluster /nodes patch"}},
+		{"the hold", func(in *RBACInput) { in.NoDisruptionHold = true }, []string{"cluster /nodes patch"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestRBACConditions(t *testing.T) {
 		"namespace elbv2.k8s.aws/targetgroupbindings/web-http-legacy-web get", "namespace elbv2.k8s.aws/targetgroupbindings/web-http-legacy-web create",
 		"namespace elbv2.k8s.aws/targetgroupbindings/web-http-legacy-web patch",
 		"namespace elbv2.k8s.aws/targetgroupbindings/web-http-legacy-web delete",
-		"namespace /services/web get", "namespace discovery.k8s.io/endpointslices list", "namespace /events list",
+		"namespace /services/web get", "namespace discovery.k8s.io/endpointslices list", "namespace /pods watch", "namespace /events list",
 		"cluster /nodes list", "cluster /nodes get", "cluster /nodes patch", "cluster /nodes watch",
 		"cluster /pods list", "cluster /services list", "cluster karpenter.sh/nodeclaims list", "cluster karpenter.sh/nodeclaims watch",
 		"cluster elbv2.k8s.aws/targetgroupbindings list",
@@ -142,7 +142,7 @@ func TestRBACConditions(t *testing.T) {
 			optional = append(optional, r.What(base.Namespace))
 		}
 	}
-	wantOptional := []string{"watch nodes (cluster-wide)", "watch nodeclaims.karpenter.sh (cluster-wide)",
+	wantOptional := []string{"watch pods in shop", "watch nodes (cluster-wide)", "watch nodeclaims.karpenter.sh (cluster-wide)",
 		"list validatingwebhookconfigurations.admissionregistration.k8s.io (cluster-wide)", "list mutatingwebhookconfigurations.admissionregistration.k8s.io (cluster-wide)",
 		"create selfsubjectaccessreviews.authorization.k8s.io (cluster-wide)"}
 	if d := cmp.Diff(wantOptional, optional); d != "" {

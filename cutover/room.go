@@ -364,7 +364,7 @@ func (rb *rollbackRun) registerRest(ctx context.Context) error {
 	left, first := 0, len(rb.res.Registered)
 	defer func() { rb.restRegistered += len(rb.res.Registered) - first }()
 	err = rb.poll(ctx, RollbackRegisterRest, "room for the node targets that did not fit, and their checks", wait, func(ctx context.Context) (bool, string, error) {
-		ns, err := nodes(ctx, rb.e.Client, nil)
+		ns, err := rb.liveNodes(ctx, nil)
 		if err != nil {
 			return false, "", err
 		}

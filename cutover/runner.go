@@ -56,9 +56,13 @@ type runner struct {
 	// deregistration delay that action waited for (deregSeconds).
 	restRegistered int
 	restDereg      int32
-	// watch follows the nodes and NodeClaims while the run holds the
-	// lock (watch.go); nil: the waits poll.
+	// watch follows the nodes, the NodeClaims and the Service's pods,
+	// and caches them, from the run's start (watch.go); nil: the waits
+	// poll and the observations read the cluster by targeted calls.
 	watch *nodeWatch
+	// scope is what the observations of the cluster keep between them
+	// (scope.go).
+	scope scope
 	// replace are the nodes Execute replaces first (WithReplaceFirst), as
 	// its start found them or the journal recorded them.
 	replace []Replacement

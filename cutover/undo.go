@@ -31,7 +31,7 @@ func (rb *rollbackRun) nodeTarget(n liveNode) TargetAddr {
 // registerNodes registers every live node that has no target (or only a
 // draining one) in the old target group, in batches, with Port.
 func (rb *rollbackRun) registerNodes(ctx context.Context) error {
-	ns, err := nodes(ctx, rb.e.Client, nil)
+	ns, err := rb.liveNodes(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		if err := rb.keepHold(ctx, RollbackWaitNodes, v); err != nil {
 			return false, "", err
 		}
-		ns, err := nodes(ctx, rb.e.Client, v.snap)
+		ns, err := rb.liveNodes(ctx, v.snap)
 		if err != nil {
 			return false, "", err
 		}

@@ -55,8 +55,8 @@ func (v *view) summary() string {
 
 // observe reads a target group once: its targets' health (one
 // DescribeTargetHealth), the ready endpoints when tgb is given (through
-// tgbind, which makes that one call), and a snapshot of the cluster to
-// classify every target with diagnose.
+// tgbind, which makes that one call), and the target group's part of the
+// cluster (scope.go) to classify every target with diagnose.
 func (r *runner) observe(ctx context.Context, tgARN string, tgb *v1beta1.TargetGroupBinding, targetType, vpcID string) (*view, error) {
 	return r.observeWith(ctx, tgARN, tgb, targetType, vpcID, nil)
 }
@@ -95,7 +95,7 @@ func (r *runner) observeWith(ctx context.Context, tgARN string, tgb *v1beta1.Tar
 	if snap == nil {
 		var err error
 		var objs *diagnose.Objects
-		if snap, objs, err = r.e.lightSnapshot(ctx, r.st != nil && r.st.Rollback != nil); err != nil {
+		if snap, objs, err = r.observation(ctx, targets, r.st != nil && r.st.Rollback != nil); err != nil {
 			return nil, err
 		}
 		r.objs = objs

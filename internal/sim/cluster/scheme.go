@@ -76,7 +76,8 @@ type FakeOptions struct {
 // controller-runtime fake client on [NewScheme] in which, as on a real API
 // server, Pod, Node, Service, PodDisruptionBudget and TargetGroupBinding
 // have a status subresource (an Update does not change status; a
-// Status().Update changes only status).
+// Status().Update changes only status), and pods can be listed by the
+// field selectors status.podIP and spec.nodeName.
 func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 	s, err := NewScheme()
 	if err != nil {
@@ -99,7 +100,11 @@ func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 	b := fake.NewClientBuilder().
 		WithScheme(s).
 		WithStatusSubresource(&v1beta1.TargetGroupBinding{}).
-		WithObjectTracker(tracker)
+		WithObjectTracker(tracker).
+		// The field selectors of pods that an API server serves and
+		// tgmigrate uses: a pod at an address, the pods on a node.
+		WithIndex(&corev1.Pod{}, "status.podIP", func(o client.Object) []string { return []string{o.(*corev1.Pod).Status.PodIP} }).
+		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
 	if opts.Faults != nil {
 		b = b.WithInterceptorFuncs(*opts.Faults)
 	}
