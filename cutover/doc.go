@@ -119,41 +119,38 @@
 //
 // # From diagnose's handoff
 //
-// A finding whose next call is PlanCutover with nothing missing carries
-// that call's argument, a [tgmigrate.Handoff] (diagnose's
-// NextCall.Handoff). [RequestFrom] turns it into the [Request]: target
-// group, namespace, Service, port, strategy, account and Region, with
-// Request.From set to the handoff; set any other field on the result.
-// Request.From, rather than a second entry point, because the handoff
-// changes nothing of what is planned: a request from a handoff plans
-// exactly as the same request written by hand, digest and all (From is
-// left out of the plan and its JSON). It adds one check, right after
-// DescribeTargetGroups and before anything else is read: a live target
-// type or VPC other than diagnose saw is an [*InputError] naming the
-// field of From ("From.TargetType", "From.VPCID") that unwraps to
-// [ErrStaleHandoff]; an Env.ClusterName other than the handoff's is one
-// on "From.ClusterName"; a malformed handoff, or one of another target
-// group, account or Region, is refused before any call. Target counts
-// (by class, healthy) other than diagnose saw are a plan warning naming
-// both figures and the handoff's time. PlanCutover still reads the live
-// state, handoff or not: a plan made on what diagnose saw would be
-// unsafe, since targets come and go between the two calls.
+// A finding whose next call is PlanCutover with nothing missing carries that
+// call's argument, a [tgmigrate.Handoff] (diagnose's NextCall.Handoff).
+// [RequestFrom] turns it into the [Request]: target group, namespace, Service,
+// port, strategy, account and Region, with Request.From set to the handoff;
+// set any other field on the result. Request.From, rather than a second entry
+// point, because the handoff changes nothing of what is planned: a request
+// from a handoff plans exactly as the same request written by hand, digest and
+// all (From is left out of the plan and its JSON). It adds one check, right
+// after DescribeTargetGroups and before anything else is read: a live target
+// type or VPC other than diagnose saw is an [*InputError] naming the field of
+// From ("From.TargetType", "From.VPCID") that unwraps to [ErrStaleHandoff]; an
+// Env.ClusterName other than the handoff's is one on "From.ClusterName"; a
+// malformed handoff, or one of another target group, account or Region, is
+// refused before any call. Target counts (by class, healthy) other than
+// diagnose saw are a plan warning naming both figures and the handoff's time.
+// PlanCutover still reads the live state, handoff or not: a plan made on what
+// diagnose saw would be unsafe, since targets come and go between the two
+// calls.
 //
-// A plan is plain data: the target group as found, the Service, the binding
-// to create, the health-check change and when it happens, the recorded
-// targets to deregister (node targets and ghosts, never one the
-// controller registers: a ready endpoint of the Service's, such as a
-// hostNetwork pod's nodeIP:port or a Fargate pod's address, is left to
-// it), the floor, the timing
-// [Assumptions] it was made under, the guards' outcomes, its
-// [Precondition]s, the Kubernetes verbs planning used (Plan.Reads), and
-// the [Step]s. Each step states its preconditions, its
-// effect, its rollback, and the API calls it may make (IAM actions and
-// Kubernetes verbs). [Plan.Text] renders it for an operator; [Plan.JSON]
-// writes versioned JSON (schemaVersion [PlanSchemaVersion]) with a digest
-// of its content, and [ParsePlan] refuses an unknown version, an unknown
-// field, a malformed ARN (parsed as the JSON is read) or an edited plan. The ID is deterministic from the request; the
-// digest from the content.
+// A plan is plain data: the target group as found, the Service, the binding to
+// create, the health-check change and when it happens, the recorded targets to
+// deregister (node targets and ghosts, never one the controller registers: a
+// ready endpoint of the Service's, such as a hostNetwork pod's nodeIP:port or
+// a Fargate pod's address, is left to it), the floor, the timing [Assumptions]
+// it was made under, the guards' outcomes, its [Precondition]s, the Kubernetes
+// verbs planning used (Plan.Reads), and the [Step]s. Each step states its
+// preconditions, its effect, its rollback, and the API calls it may make (IAM
+// actions and Kubernetes verbs). [Plan.Text] renders it for an operator;
+// [Plan.JSON] writes versioned JSON (schemaVersion [PlanSchemaVersion]) with a
+// digest of its content, and [ParsePlan] refuses an unknown version, an
+// unknown field, a malformed ARN (parsed as the JSON is read) or an edited
+// plan. The ID is deterministic from the request; the digest from the content.
 //
 // The floor is the fewest healthy targets the target group may hold at any
 // point of the cutover: by default the healthy node targets at plan time,
@@ -165,98 +162,93 @@
 // # Timing assumptions
 //
 // AWS does not pin down every timing a zero-downtime cutover rests on: how
-// many passing checks a new target needs (the user guide says one, the
-// API reason Elb.InitialHealthChecking "the minimum number"), the
-// registration delay, how long load balancer nodes keep sending new
-// requests to a deregistered target (reports range up to about two
-// minutes), and the LBC's delay to deregister a terminating pod.
-// Request.Assumptions ([Assumptions]) says what the plan assumes; every
-// zero field is the documented value or the worst reported one, and the
-// plan records them with the defaults applied (one line of [Plan.Text]).
-// An assumption out of its range is an [*InputError] naming the field,
-// before any call.
+// many passing checks a new target needs (the user guide says one, the API
+// reason Elb.InitialHealthChecking "the minimum number"), the registration
+// delay, how long load balancer nodes keep sending new requests to a
+// deregistered target (reports range up to about two minutes), and the LBC's
+// delay to deregister a terminating pod. Request.Assumptions ([Assumptions])
+// says what the plan assumes; every zero field is the documented value or the
+// worst reported one, and the plan records them with the defaults applied (one
+// line of [Plan.Text]). An assumption out of its range is an [*InputError]
+// naming the field, before any call.
 //
 // The plan's [Estimate] derives from them and from the target group's
-// settings. A new pod target is expected healthy after the registration
-// delay plus the passing checks it needs at the health check's interval.
-// After an early health-check alignment the gate confirms, for
-// UnhealthyThresholdCount intervals of the new check, that the node
-// targets still pass it: a target already healthy turns unhealthy only
-// after that many failed checks, the first within one interval of the
-// change. FloorSeconds, the least any safe cutover takes, is in-place the
-// longer of the two, then the deregistration delay; blue/green, the new
-// pod targets' health and the weight holds. Estimate.Waits lists each
-// wait ([PlannedWait]) with its reason and what it derives from
-// ("UnhealthyThresholdCount 2 × interval 30 s",
+// settings. A new pod target is expected healthy after the registration delay
+// plus the passing checks it needs at the health check's interval. After an
+// early health-check alignment the gate confirms, for UnhealthyThresholdCount
+// intervals of the new check, that the node targets still pass it: a target
+// already healthy turns unhealthy only after that many failed checks, the
+// first within one interval of the change. FloorSeconds, the least any safe
+// cutover takes, is in-place the longer of the two, then the deregistration
+// delay; blue/green, the new pod targets' health and the weight holds.
+// Estimate.Waits lists each wait ([PlannedWait]) with its reason and what it
+// derives from ("UnhealthyThresholdCount 2 × interval 30 s",
 // "deregistration_delay.timeout_seconds 300"). Execute's fixed waits (the
 // gate's confirmation, the floor grace, the drain, the weight holds) and
-// Rollback's come from the same place and are reported with their reason
-// and basis to the [Observer] ([Wait]) and the log. [Result] reports the
-// cutover's time against the floor.
+// Rollback's come from the same place and are reported with their reason and
+// basis to the [Observer] ([Wait]) and the log. [Result] reports the cutover's
+// time against the floor.
 //
 // # Preconditions
 //
-// Once the LBC manages a Service's pod targets, its safety rests on its
-// pods: a preStop sleep of at least Assumptions.SafePreStop (the
-// controller's delay plus the deregistration lag, 130 s by default) in
-// each container serving the target port, a terminationGracePeriodSeconds
-// of at least Assumptions.SafeTerminationGracePeriod (160 s by default),
-// the LBC's readiness gate (the namespace labelled
-// elbv2.k8s.aws/pod-readiness-gate-inject=enabled) and a
-// PodDisruptionBudget that selects the pods. PlanCutover reads them from
-// the Service's pods (a preStop is a sleep action or an exec of sleep N,
-// /bin/sleep N or sh -c "sleep N"; another hook's length is unknown, and
-// reported as such) and puts what is unsafe into the plan as a
-// [Precondition] of kind [PreconditionPodSettings], each [SettingCheck]
-// with what it saw and what it needs. Execute refuses a plan with a
-// precondition, with a [*PreconditionError] before it reads the journal or
-// takes the lock, unless the caller accepts its kind with
-// [WithAcceptPreconditions].
+// Once the LBC manages a Service's pod targets, its safety rests on its pods:
+// a preStop sleep of at least Assumptions.SafePreStop (the controller's delay
+// plus the deregistration lag, 130 s by default) in each container serving the
+// target port, a terminationGracePeriodSeconds of at least
+// Assumptions.SafeTerminationGracePeriod (160 s by default), the LBC's
+// readiness gate (the namespace labelled
+// elbv2.k8s.aws/pod-readiness-gate-inject=enabled) and a PodDisruptionBudget
+// that selects the pods. PlanCutover reads them from the Service's pods (a
+// preStop is a sleep action or an exec of sleep N, /bin/sleep N or sh -c
+// "sleep N"; another hook's length is unknown, and reported as such) and puts
+// what is unsafe into the plan as a [Precondition] of kind
+// [PreconditionPodSettings], each [SettingCheck] with what it saw and what it
+// needs. Execute refuses a plan with a precondition, with a
+// [*PreconditionError] before it reads the journal or takes the lock, unless
+// the caller accepts its kind with [WithAcceptPreconditions].
 //
 // # Forceful disruption
 //
-// The hold cannot stop Karpenter's forceful disruption: expiry (a
-// NodeClaim's creationTimestamp plus spec.expireAfter), spot
-// interruption, repair, deletion. Karpenter drains such a node (PDBs
-// apply; the NodeClaim's terminationGracePeriod caps the drain), and the
-// load balancer may still send its retired targets requests for the
-// deregistration lag: a drain shorter than the lag fails them. PlanCutover
-// lists every recorded node target's node that expires within the run's
-// window (the estimate, without a bounded overlap's waves, plus the lag)
-// as a [Precondition] of kind [PreconditionForcefulDisruption]
-// ([ForcefulNode]), and leaves those nodes out of the floor. Execute
-// refuses it unless the caller accepts the risk ([WithAcceptPreconditions])
-// or replaces them first ([WithReplaceFirst]: in the hold step their
-// targets are deregistered, never below the floor, the lag waited out,
-// their NodeClaims deleted so that Karpenter replaces them now, journaled
-// in State.Replacements), and checks the window again from its own start,
-// before the journal and the lock. Spot nodes among the serving ones are a
-// [Risk] ([RiskSpotInterruption]) with its bound under the plan's
-// assumptions (lag plus controller delay, less the two-minute notice);
-// Execute meets an interruption as it happens: a watch on the nodes and
-// NodeClaims (Env.Client a client.WithWatch, RBAC permitting) wakes the
-// wait in progress within [WithReaction] ([DefaultReaction], 500 ms), and
-// the steps that retire leaving targets do so at once.
+// The hold cannot stop Karpenter's forceful disruption: expiry (a NodeClaim's
+// creationTimestamp plus spec.expireAfter), spot interruption, repair,
+// deletion. Karpenter drains such a node (PDBs apply; the NodeClaim's
+// terminationGracePeriod caps the drain), and the load balancer may still send
+// its retired targets requests for the deregistration lag: a drain shorter
+// than the lag fails them. PlanCutover lists every recorded node target's node
+// that expires within the run's window (the estimate, without a bounded
+// overlap's waves, plus the lag) as a [Precondition] of kind
+// [PreconditionForcefulDisruption] ([ForcefulNode]), and leaves those nodes
+// out of the floor. Execute refuses it unless the caller accepts the risk
+// ([WithAcceptPreconditions]) or replaces them first ([WithReplaceFirst]: in
+// the hold step their targets are deregistered, never below the floor, the lag
+// waited out, their NodeClaims deleted so that Karpenter replaces them now,
+// journaled in State.Replacements), and checks the window again from its own
+// start, before the journal and the lock. Spot nodes among the serving ones
+// are a [Risk] ([RiskSpotInterruption]) with its bound under the plan's
+// assumptions (lag plus controller delay, less the two-minute notice); Execute
+// meets an interruption as it happens: a watch on the nodes and NodeClaims
+// (Env.Client a client.WithWatch, RBAC permitting) wakes the wait in progress
+// within [WithReaction] ([DefaultReaction], 500 ms), and the steps that retire
+// leaving targets do so at once.
 //
 // # Security groups
 //
-// Pod targets are reached on the pods' port, not on the NodePort, and
-// security groups that let the load balancer reach the NodePort range
-// often do not let it reach the pods: their targets would never turn
-// healthy. Given Env.EC2 ([EC2API]), PlanCutover reads the security groups
-// of the load balancers that forward to the target group
-// (DescribeLoadBalancers), those of the pods' network interfaces
-// (DescribeNetworkInterfaces by address: their nodes' under the VPC CNI,
-// their own with security groups for pods) and the latter's rules
+// Pod targets are reached on the pods' port, not on the NodePort, and security
+// groups that let the load balancer reach the NodePort range often do not let
+// it reach the pods: their targets would never turn healthy. Given Env.EC2
+// ([EC2API]), PlanCutover reads the security groups of the load balancers that
+// forward to the target group (DescribeLoadBalancers), those of the pods'
+// network interfaces (DescribeNetworkInterfaces by address: their nodes' under
+// the VPC CNI, their own with security groups for pods) and the latter's rules
 // (DescribeSecurityGroups), and checks the pods' port ([NetworkPlan]).
-// Blocked, the plan sets the binding's spec.networking (ingress from the
-// load balancer's groups on the pods' port), so that the controller
-// authorizes the rule, and [Plan.ControllerPolicy] then names
+// Blocked, the plan sets the binding's spec.networking (ingress from the load
+// balancer's groups on the pods' port), so that the controller authorizes the
+// rule, and [Plan.ControllerPolicy] then names
 // ec2:AuthorizeSecurityGroupIngress; with Request.LeaveSecurityGroups it
-// records a [PreconditionSecurityGroup] whose [MissingRule] names the rule
-// to add instead, which Execute refuses unless accepted. Without Env.EC2,
-// or when EC2 refuses the reads, the check is skipped and the plan says
-// so; the gate would then time out on targets that stay unhealthy.
+// records a [PreconditionSecurityGroup] whose [MissingRule] names the rule to
+// add instead, which Execute refuses unless accepted. Without Env.EC2, or when
+// EC2 refuses the reads, the check is skipped and the plan says so; the gate
+// would then time out on targets that stay unhealthy.
 //
 // [Plan.ControllerPolicy] is what the controller's own IAM role needs for
 // the binding: besides the target writes, ec2:DescribeVpcs and
@@ -279,43 +271,40 @@
 // Rollback holds during its own run (unless the hold still stands) and
 // releases everything the journal says the hold added.
 //
-// The annotation blocks graceful disruption (consolidation, drift) only:
-// one that had started goes on, and forceful disruption (spot
-// interruption, expiry, node repair, deletion of the Node or NodeClaim)
-// cannot be held. Those are why the early deregistration of a recorded
-// target whose node Karpenter marks for disruption stays. The hold step's
-// first act, before its writes to the nodes and before any wait, takes
-// out of rotation what cannot serve: the recorded targets that are ghosts
-// or whose node Karpenter is already removing, under the deregistration's
-// invariants (recorded, not a ready pod endpoint, not the LBC's, never
-// the last serving target), journaled like a batch; a rollback registers
-// only the nodes alive then. Every second counts there: a target retired
-// at Execute's start still takes requests for the lag, and a node whose
-// drain began before Execute may go before the lag has passed, which no
-// call can prevent. The hold step
-// also waits for the disruptions already under way when it began: it
-// deregisters their nodes' targets at once and goes on when none of those
-// nodes is left and the deregistration lag (Assumptions.DeregistrationLag)
-// has passed since, at most the gate's timeout (then with a warning). With
-// a lag, a node that goes less than the lag after its target's
-// deregistration still gets requests it cannot serve: changing the target
-// group before those have run out would mix their failures with the
-// cutover's. [Result].SettleSeconds reports that wait, which the plan's
-// floor cannot include: Result.Ratio is the cutover's steps against the
-// floor, and Result.RatioWhole Execute's whole time against the settle
+// The annotation blocks graceful disruption (consolidation, drift) only: one
+// that had started goes on, and forceful disruption (spot interruption,
+// expiry, node repair, deletion of the Node or NodeClaim) cannot be held.
+// Those are why the early deregistration of a recorded target whose node
+// Karpenter marks for disruption stays. The hold step's first act, before its
+// writes to the nodes and before any wait, takes out of rotation what cannot
+// serve: the recorded targets that are ghosts or whose node Karpenter is
+// already removing, under the deregistration's invariants (recorded, not a
+// ready pod endpoint, not the LBC's, never the last serving target), journaled
+// like a batch; a rollback registers only the nodes alive then. Every second
+// counts there: a target retired at Execute's start still takes requests for
+// the lag, and a node whose drain began before Execute may go before the lag
+// has passed, which no call can prevent. The hold step also waits for the
+// disruptions already under way when it began: it deregisters their nodes'
+// targets at once and goes on when none of those nodes is left and the
+// deregistration lag (Assumptions.DeregistrationLag) has passed since, at most
+// the gate's timeout (then with a warning). With a lag, a node that goes less
+// than the lag after its target's deregistration still gets requests it cannot
+// serve: changing the target group before those have run out would mix their
+// failures with the cutover's. [Result].SettleSeconds reports that wait, which
+// the plan's floor cannot include: Result.Ratio is the cutover's steps against
+// the floor, and Result.RatioWhole Execute's whole time against the settle
 // plus the floor.
 //
 // # Strategies
 //
-// Each strategy is a type behind one unexported interface (strategy.go),
-// as Karpenter's disruption methods are: it owns its plan steps, their
-// execution and their undo (its rollback actions), in files of its own.
-// One ordered table maps a Strategy value to its implementation. The
-// planner keeps the reads every plan makes, the guards and the hold
-// around the steps; the runner keeps the lifecycle: the lock, the
-// journal, the invariants and the observer. The steps both strategies
-// have (the gate, the room made under a quota) are shared code that asks
-// the strategy for its part (gate.go's gateRules).
+// Each strategy is a type behind one unexported interface (strategy.go), as
+// Karpenter's disruption methods are: it owns its plan steps, their execution
+// and their undo (its rollback actions), in files of its own. One ordered
+// table maps a Strategy value to its implementation. The planner keeps the
+// reads every plan makes, the guards and the hold around the steps; the runner
+// keeps the lifecycle: the lock, the journal, the invariants and the observer.
+// The steps both strategies have (the gate, the room made under a quota) are
+// shared code that asks the strategy for its part (gate.go's gateRules).
 //
 // In-place, for target groups of type ip (the seed's case), steps
 // [StepHoldDisruption], [StepAlignHealthCheck], ([StepMakeRoom] when the
@@ -427,35 +416,33 @@
 // refuses, so room for less than a batch registers nothing.
 //
 // When the peak would pass a quota the plan bounds the overlap
-// (QuotaPlan.Bounded, QuotaPlan.Waves). In-place, [StepMakeRoom] (before
-// the binding) deregisters the recorded targets that do not serve, then
-// healthy node targets down to the floor, and waits until the room is
-// free; the gate then expects the controller's TooManyTargets refusals
-// while the room is full, deregisters more node targets as pod targets
-// turn healthy (never below the floor), and touches the binding
-// ([AnnotationNudge]) when room is free and the controller waits out its
-// backoff. Blue/green shares the floor by weight: a target group that
-// takes w% of the traffic keeps w% of the floor healthy, so each shift
-// lets the old target group give its share up, and the detach frees the
-// rest. When no order of the steps fits (the end state passes a quota, or
-// the floor leaves no room for one batch), PlanCutover refuses with a
-// [*QuotaError] that names the quota, its code, the value to request and
-// how; Execute stops with one at once when the controller's refusals come
-// with no room left to make. QuotaPlan.Rollback says whether a rollback
-// has room to register the node targets beside the pod targets: a
-// rollback registers only what fits (and stops before any change when
-// that is below the floor), then the rest once the binding is gone.
+// (QuotaPlan.Bounded, QuotaPlan.Waves). In-place, [StepMakeRoom] (before the
+// binding) deregisters the recorded targets that do not serve, then healthy
+// node targets down to the floor, and waits until the room is free; the gate
+// then expects the controller's TooManyTargets refusals while the room is
+// full, deregisters more node targets as pod targets turn healthy (never below
+// the floor), and touches the binding ([AnnotationNudge]) when room is free
+// and the controller waits out its backoff. Blue/green shares the floor by
+// weight: a target group that takes w% of the traffic keeps w% of the floor
+// healthy, so each shift lets the old target group give its share up, and the
+// detach frees the rest. When no order of the steps fits (the end state passes
+// a quota, or the floor leaves no room for one batch), PlanCutover refuses
+// with a [*QuotaError] that names the quota, its code, the value to request
+// and how; Execute stops with one at once when the controller's refusals come
+// with no room left to make. QuotaPlan.Rollback says whether a rollback has
+// room to register the node targets beside the pod targets: a rollback
+// registers only what fits (and stops before any change when that is below the
+// floor), then the rest once the binding is gone.
 //
 // # Execute
 //
-// [Execute] validates the plan, checks Env.Client's permissions (see
-// RBAC), loads the journal, takes the lock, runs the guards again, then
-// the steps in order. A step done in the journal is
-// skipped without a call: re-running a finished plan makes no call at all.
-// Each step checks the world before it acts (the health check already
-// aligned, the binding unchanged, the target group already created, the
-// weights already set), so a step re-run after a crash does not repeat a
-// change.
+// [Execute] validates the plan, checks Env.Client's permissions (see RBAC),
+// loads the journal, takes the lock, runs the guards again, then the steps in
+// order. A step done in the journal is skipped without a call: re-running a
+// finished plan makes no call at all. Each step checks the world before it
+// acts (the health check already aligned, the binding unchanged, the target
+// group already created, the weights already set), so a step re-run after a
+// crash does not repeat a change.
 //
 // AWS calls are classified by internal/awserr and retried with
 // cenkalti/backoff/v4 on the injected clock ([WithRetry], [DefaultRetry]),
@@ -486,22 +473,21 @@
 // before the call and, unless [WithAutoRollback](false), rolls back.
 //
 // The gate also watches the AWS Load Balancer Controller do its part. A
-// controller that is not running, crash-loops, or whose reconciles fail
-// (EC2 refusing DescribeVpcs or DescribeSecurityGroups, which it calls on
-// every reconcile; RegisterTargets refused) leaves the binding stuck, not
-// slow: when ready endpoints stay unregistered with no registration at all
-// for [WithControllerPatience] ([DefaultControllerPatience], 2 minutes,
-// well above the controller's reaction of tens of milliseconds and its
-// 15 s requeue), Execute stops with a [*ControllerError] and rolls back,
-// without waiting for the gate's timeout. Its cause comes from what the
-// controller wrote on the binding (the reasons of its Warning Events since
-// the gate began: FailedReconcile, FailedNetworkReconcile, ...), never
-// from a message's text; no Event at all is [ControllerNotReconciling].
-// Execute reads the Events of the binding's namespace for it. Nothing in
-// Execute counts the controller's reconciles or waits on one: it waits on
-// targets and their health. The controller's webhook down makes the bind
-// step fail with tgbind's *WebhookUnavailableError, naming the webhook;
-// nothing is created.
+// controller that is not running, crash-loops, or whose reconciles fail (EC2
+// refusing DescribeVpcs or DescribeSecurityGroups, which it calls on every
+// reconcile; RegisterTargets refused) leaves the binding stuck, not slow: when
+// ready endpoints stay unregistered with no registration at all for
+// [WithControllerPatience] ([DefaultControllerPatience], 2 minutes, well above
+// the controller's reaction of tens of milliseconds and its 15 s requeue),
+// Execute stops with a [*ControllerError] and rolls back, without waiting for
+// the gate's timeout. Its cause comes from what the controller wrote on the
+// binding (the reasons of its Warning Events since the gate began:
+// FailedReconcile, FailedNetworkReconcile, ...), never from a message's text;
+// no Event at all is [ControllerNotReconciling]. Execute reads the Events of
+// the binding's namespace for it. Nothing in Execute counts the controller's
+// reconciles or waits on one: it waits on targets and their health. The
+// controller's webhook down makes the bind step fail with tgbind's
+// *WebhookUnavailableError, naming the webhook; nothing is created.
 //
 // [WithStopAfter] stops after a named step (one the plan lacks is an
 // [*InputError] before anything is read; one already done stops the run
@@ -511,37 +497,35 @@
 //
 // # Guards
 //
-// PlanCutover refuses a target group, with a [*GuardError], when its tags
-// say another LBC stack (ingress.k8s.aws/stack, service.k8s.aws/stack) or
-// another cluster (elbv2.k8s.aws/cluster other than Env.ClusterName) owns
-// it ([ErrForeignOwner]); when its VPC is not Env.ClusterVPCID
+// PlanCutover refuses a target group, with a [*GuardError], when its tags say
+// another LBC stack (ingress.k8s.aws/stack, service.k8s.aws/stack) or another
+// cluster (elbv2.k8s.aws/cluster other than Env.ClusterName) owns it
+// ([ErrForeignOwner]); when its VPC is not Env.ClusterVPCID
 // ([ErrVPCMismatch]); when its account or Region is not
-// Request.AccountID/Region ([ErrAccountMismatch], checked before any
-// call). Each yields only to its named [Force] in Request.Force, and the
-// plan records the outcome of each ([GuardCheck]: passed, forced, or
-// skipped when there is nothing to compare with). Execute runs them again
-// before its first mutation.
+// Request.AccountID/Region ([ErrAccountMismatch], checked before any call).
+// Each yields only to its named [Force] in Request.Force, and the plan records
+// the outcome of each ([GuardCheck]: passed, forced, or skipped when there is
+// nothing to compare with). Execute runs them again before its first mutation.
 //
 // # IAM policy
 //
 // [Plan.IAMPolicy] is the least-privilege policy of a plan: [PolicyFor] of
-// [Plan.PolicyInput], which says what the plan's steps and its rollback
-// call. [PolicyFor] turns that and the plan's ARNs ([PolicyInput]) into
-// the IAM [Policy]: ELBv2 Describe* on "*" (those actions have no
-// resource-level permissions); DeregisterTargets and RegisterTargets (the
-// rollback's) on the target group; ModifyTargetGroup on it only when the
-// plan aligns its health check; for blue/green, CreateTargetGroup, AddTags
-// (the tags of a CreateTargetGroup are authorized as AddTags) and
-// DeleteTargetGroup on the new target group's name pattern only,
-// ModifyTargetGroupAttributes there only when the attributes copied from
-// the old one differ from a new target group's defaults, and
-// ModifyListener and ModifyRule on the listeners and rules the plan
-// shifts. [NewPolicy] builds one from any list of [PolicyNeed]s.
+// [Plan.PolicyInput], which says what the plan's steps and its rollback call.
+// [PolicyFor] turns that and the plan's ARNs ([PolicyInput]) into the IAM
+// [Policy]: ELBv2 Describe* on "*" (those actions have no resource-level
+// permissions); DeregisterTargets and RegisterTargets (the rollback's) on the
+// target group; ModifyTargetGroup on it only when the plan aligns its health
+// check; for blue/green, CreateTargetGroup, AddTags (the tags of a
+// CreateTargetGroup are authorized as AddTags) and DeleteTargetGroup on the
+// new target group's name pattern only, ModifyTargetGroupAttributes there only
+// when the attributes copied from the old one differ from a new target group's
+// defaults, and ModifyListener and ModifyRule on the listeners and rules the
+// plan shifts. [NewPolicy] builds one from any list of [PolicyNeed]s.
 // [Policy.Allows] evaluates an action and a resource with IAM's wildcard
 // rules, and [Policy.JSON] prints what IAM takes. The scenario tests check
-// both ways that the policy is what Execute and Rollback call: every call
-// the simulator recorded is allowed, and every action the policy grants on
-// every resource was called in some scenario.
+// both ways that the policy is what Execute and Rollback call: every call the
+// simulator recorded is allowed, and every action the policy grants on every
+// resource was called in some scenario.
 //
 // # RBAC
 //
@@ -569,11 +553,10 @@
 //
 // [RBAC.Role], [RBAC.ClusterRole], [RBAC.RoleBinding],
 // [RBAC.ClusterRoleBinding] and [RBAC.Objects] render it as rbacv1 values
-// (rbacv1.PolicyRule, as subnets' MoveClusterRules; rules on the same
-// objects merged), all named [RBACNamePrefix] and the plan's ID and
-// annotated with it; [RBAC.YAML] as multi-document YAML that
-// kubectl apply takes, each rule's reason a comment (tgmigrate plan
-// --rbac).
+// (rbacv1.PolicyRule, as subnets' MoveClusterRules; rules on the same objects
+// merged), all named [RBACNamePrefix] and the plan's ID and annotated with it;
+// [RBAC.YAML] as multi-document YAML that kubectl apply takes, each rule's
+// reason a comment (tgmigrate plan --rbac).
 //
 // Before anything else, after the preconditions, Execute and Rollback
 // check the rules ([WithPermissionCheck], on by default): one
@@ -593,17 +576,16 @@
 //
 // # Journal and lock
 //
-// A cutover saves its [State] after every step and every deregistration
-// batch through a [Journal], so that Execute resumes after a crash and
-// Rollback knows what to undo, even without the plan ([RestoreInfo]). State
-// is plain data with a schemaVersion: the plan it belongs to (a [PlanRef]:
-// ID and digest), the strategy, a [StepRecord] per step (pending, running,
-// done, failed, rolled-back), the deregistration progress, the skipped
-// targets, the health-check and binding steps, the target group created,
-// the weights applied, the disruption hold (a [DisruptionHold]: each
-// [HeldNode] with what it carried before and what the release did), the
-// rollback's progress, notes, UpdatedAt and a Revision that grows by one
-// per save.
+// A cutover saves its [State] after every step and every deregistration batch
+// through a [Journal], so that Execute resumes after a crash and Rollback
+// knows what to undo, even without the plan ([RestoreInfo]). State is plain
+// data with a schemaVersion: the plan it belongs to (a [PlanRef]: ID and
+// digest), the strategy, a [StepRecord] per step (pending, running, done,
+// failed, rolled-back), the deregistration progress, the skipped targets, the
+// health-check and binding steps, the target group created, the weights
+// applied, the disruption hold (a [DisruptionHold]: each [HeldNode] with what
+// it carried before and what the release did), the rollback's progress, notes,
+// UpdatedAt and a Revision that grows by one per save.
 //
 // Two journals implement it, both in the subpackage journal, which also
 // holds the one Load and Inspect they share:
@@ -643,51 +625,47 @@
 //
 // # Rollback
 //
-// [Rollback] starts from a *Plan (its journal is loaded) or from a *State
-// (for example [ConfigMapJournal.Inspect] when the plan is gone), and
-// returns to a working pre-migration state from any point, completion
-// included. It holds Karpenter's graceful disruption as Execute does
-// (unless the hold still stands, or the plan skips it), registers, on the
-// NodePort, the nodes alive now (not the recorded IPs: those nodes may be
-// gone), waits until they are healthy, retiring the targets of nodes whose
-// disruption was under way, then deletes the binding (in multi-cluster mode
-// the LBC deregisters only its own targets), restores the health check, and
-// releases everything the journal says the hold added. Without the hold
-// (Request.NoDisruptionHold) it also waits, before it deletes the binding,
-// until Karpenter replaces no node, for at most the gate timeout: static
-// node targets are what breaks under churn. With it, it does not wait for
-// Karpenter, and its release lets the disruptions the hold kept back go on:
-// the static node targets are then exposed to them as before the cutover,
-// and the result warns, naming the nodes. For blue/green, the old target
-// group is attached again if it was detached, its nodes registered and
-// healthy, and the weights go back to it before the binding and the
-// created target group (only when its tags say tgmigrate created it) are
-// deleted. [RollbackResult] reports its time against its own floor: the
-// registration and the passing checks of the node targets it registered,
-// under the plan's assumptions. Each action checks the world first, so
-// Rollback is idempotent; it is journaled, resumes after a crash, and
-// leaves the plan's steps rolled-back: Execute then refuses the plan with
+// [Rollback] starts from a *Plan (its journal is loaded) or from a *State (for
+// example [ConfigMapJournal.Inspect] when the plan is gone), and returns to a
+// working pre-migration state from any point, completion included. It holds
+// Karpenter's graceful disruption as Execute does (unless the hold still
+// stands, or the plan skips it), registers, on the NodePort, the nodes alive
+// now (not the recorded IPs: those nodes may be gone), waits until they are
+// healthy, retiring the targets of nodes whose disruption was under way, then
+// deletes the binding (in multi-cluster mode the LBC deregisters only its own
+// targets), restores the health check, and releases everything the journal
+// says the hold added. Without the hold (Request.NoDisruptionHold) it also
+// waits, before it deletes the binding, until Karpenter replaces no node, for
+// at most the gate timeout: static node targets are what breaks under churn.
+// With it, it does not wait for Karpenter, and its release lets the
+// disruptions the hold kept back go on: the static node targets are then
+// exposed to them as before the cutover, and the result warns, naming the
+// nodes. For blue/green, the old target group is attached again if it was
+// detached, its nodes registered and healthy, and the weights go back to it
+// before the binding and the created target group (only when its tags say
+// tgmigrate created it) are deleted. [RollbackResult] reports its time against
+// its own floor: the registration and the passing checks of the node targets
+// it registered, under the plan's assumptions. Each action checks the world
+// first, so Rollback is idempotent; it is journaled, resumes after a crash,
+// and leaves the plan's steps rolled-back: Execute then refuses the plan with
 // [ErrRolledBack].
 //
 // # Errors
 //
 // Every error unwraps to at most one of the package's sentinels:
-// [ErrInvalidInput] (a missing or malformed argument; nothing was
-// changed), [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or
-// [ErrAccountMismatch], [ErrStrategy], [ErrInvariant], [ErrTimeout],
-// [ErrController],
+// [ErrInvalidInput] (a missing or malformed argument; nothing was changed),
+// [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or [ErrAccountMismatch],
+// [ErrStrategy], [ErrInvariant], [ErrTimeout], [ErrController],
 // [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
-// [ErrPrecondition], [ErrQuota], [ErrPermission],
-// and the journal's
-// and the lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
-// [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with
-// errors.Is or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed
-// step is a [*StepError] wrapping the cause; a bind the controller's
-// webhook kept denying past its bound is a [*BindDeniedError]
-// ([ErrTimeout]). AWS failures unwrap to the
-// tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
-// internal/awserr, never by message text; tgbind's validation failures to
-// its *ValidationError. Messages begin with "cutover: " and the operation.
+// [ErrPrecondition], [ErrQuota], [ErrPermission], and the journal's and the
+// lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
+// [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with errors.Is
+// or the IsX helpers ([IsInvariant], [IsGuard], ...). A failed step is a
+// [*StepError] wrapping the cause; a bind the controller's webhook kept
+// denying past its bound is a [*BindDeniedError] ([ErrTimeout]). AWS failures
+// unwrap to the tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
+// internal/awserr, never by message text; tgbind's validation failures to its
+// *ValidationError. Messages begin with "cutover: " and the operation.
 //
 // # Observability
 //
