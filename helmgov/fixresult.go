@@ -34,6 +34,11 @@ type AppliedFix struct {
 	Why string `json:"why"`
 	// Round is the 1-based round of fix and re-render that applied it.
 	Round int `json:"round"`
+	// OverriddenBy, when set, names the user's --set (or --set-string)
+	// overrides that set the same key: the fix is written into File, and
+	// proven by a render without them, but the render with them still
+	// shows the old value, so the finding stays in [FixResult.After].
+	OverriddenBy string `json:"overriddenBy,omitempty"`
 }
 
 // SkippedFix is a finding Fix left alone, and why.
@@ -91,6 +96,11 @@ type FixResult struct {
 	// re-render or did not hold (never with [WithAtomic], which fails
 	// instead).
 	Dropped []DroppedFix `json:"dropped"`
+	// Renders counts the renders Fix made after the first check: probes,
+	// and the re-render of each fix tried. ProbeRenders counts the probes
+	// among them.
+	Renders      int `json:"renders"`
+	ProbeRenders int `json:"probeRenders"`
 	// Files are the changed files, ordered by path.
 	Files []FileChange `json:"files"`
 	// Diff is the unified diff of Files.
