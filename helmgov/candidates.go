@@ -303,7 +303,10 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			if len(p) > 0 {
 				add(&cs.maps, &candidate{path: p, kind: probeMap, exists: true})
 			}
-			if len(p) == 0 || readUnder(p) {
+			// New keys go under the maps the templates read, but not under
+			// one named like a field (annotations, lifecycle): its own
+			// probe already shows where its entries go.
+			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] {
 				for _, k := range slices.Sorted(maps.Keys(mapKeys)) {
 					if _, ok := x[k]; !ok {
 						add(&cs.maps, &candidate{path: appendPath(p, k), kind: probeMap})
