@@ -305,8 +305,10 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			}
 			// New keys go under the maps the templates read, but not under
 			// one named like a field (annotations, lifecycle): its own
-			// probe already shows where its entries go.
-			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] {
+			// probe already shows where its entries go; nor under a map of
+			// maps (apps, services), where a new key is a new entry of the
+			// collection, not a field.
+			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] && !mapOfMaps(x) {
 				for _, k := range slices.Sorted(maps.Keys(mapKeys)) {
 					if _, ok := x[k]; !ok {
 						add(&cs.maps, &candidate{path: appendPath(p, k), kind: probeMap})
@@ -357,6 +359,16 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 		add(&cs.maps, &candidate{path: p, kind: probeMap})
 	}
 	return cs
+}
+
+// mapOfMaps reports whether every entry of a (non-empty) map is a map.
+func mapOfMaps(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(map[string]any); !ok {
+			return false
+		}
+	}
+	return len(m) > 0
 }
 
 // underMaps reports whether every part of p that the values set is a
