@@ -2,7 +2,8 @@ package helmgov
 
 // This file decides where a fix goes. For each finding it lists the
 // plans, one per file that could carry the fix, in the order of the
-// routes: the user's values file, the chart's values.yaml, the template.
+// routes: the user's values file, the chart's values.yaml (at the values
+// paths the probes found, provenance.go), the template.
 // Fix tries them in that order and keeps the first that holds. It also
 // holds the routes themselves: [FixRoute] and [ParseFixRoute].
 
@@ -345,12 +346,12 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 //   - [RouteUserValues]: the user's values file, when values files are
 //     given ([WithValuesFiles]): the last one, or the one that already
 //     sets the key. It survives an upgrade of the chart.
-//   - [RouteChartValues]: the chart's values.yaml, when the template reads
-//     the field from values (range, toYaml, with, tpl, a reference), or the
-//     chart has its own switch for it (a PodDisruptionBudget's pdb.enabled).
+//   - [RouteChartValues]: the chart's values.yaml, at a values path the
+//     renderer's probes show carries the field, or the chart's own switch
+//     for it (a PodDisruptionBudget's pdb.enabled).
 //   - [RouteTemplate]: the template itself, or a new template for a
-//     PodDisruptionBudget: the last resort, and never where the same key
-//     can also come from values.
+//     PodDisruptionBudget: the last resort, when no values path carries
+//     the field; never a packaged subchart's.
 type FixRoute string
 
 // The routes, in the order Fix tries them.
