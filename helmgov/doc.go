@@ -98,7 +98,9 @@
 // "Behind ip targets" means selected by a Service that is a LoadBalancer
 // Service of the LBC, is bound by a TargetGroupBinding, or is a backend of
 // an ALB Ingress, in the same namespace: the pods are, or will be after the
-// migration, the load balancer's targets. The findings of TGM-H007 to
+// migration, the load balancer's targets. Helm hooks (objects with the
+// helm.sh/hook annotation: a test Pod, a migration Job) never are, whatever
+// their labels: TGM-H008 to TGM-H010 skip them, and Fix never edits one. The findings of TGM-H007 to
 // TGM-H010 word the targets as the manifests have them today: "ip
 // targets", "instance targets (ip after the migration)" (an NLB Service
 // without nlb-target-type ip, an ALB Ingress in instance mode, a binding of

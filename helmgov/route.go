@@ -66,6 +66,9 @@ func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
 	if obj == nil {
 		return nil, unfixablef("the object is not in the rendered chart")
 	}
+	if isHook(obj) {
+		return nil, unfixablef("%s %s is a Helm hook (%s: %s), which helmgov never edits", obj.Kind, obj.Name, hookAnnotation, obj.Annotations()[hookAnnotation])
+	}
 	info, rel, ok := st.r.chartOf(obj.Source.Template)
 	if !ok || info.dir == "" {
 		return nil, unfixablef("template %s is not in an unpacked chart directory", obj.Source.Template)
