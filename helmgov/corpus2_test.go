@@ -93,7 +93,9 @@ func (f truthFinding) skipWords() (string, bool) {
 	return strings.TrimSpace(w), ok
 }
 
-func findingKey2(f helmgov.Finding) string { return string(f.Rule) + " " + f.Object.String() + " " + f.Path }
+func findingKey2(f helmgov.Finding) string {
+	return string(f.Rule) + " " + f.Object.String() + " " + f.Path
+}
 
 // corpus2Chart is one chart of the second corpus.
 type corpus2Chart struct {
