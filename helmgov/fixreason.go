@@ -43,7 +43,7 @@ const yamlPhrases = `mapping values are not allowed[^;]*|did not find expected[^
 // parserPrefixes are the prefixes the parsers put before their messages:
 // "yaml: " (not a file's extension: "a.yaml: " stays), sigs.k8s.io/yaml's
 // "error converting YAML to JSON: " and "unmarshal errors:".
-var parserPrefixes = regexp.MustCompile(`(^|[^.\w])yaml: |error converting YAML to JSON: |unmarshal errors:\s*`)
+var parserPrefixes = regexp.MustCompile(`error converting YAML to JSON: (?:yaml: )?|unmarshal errors:\s*|(^|[^.\w])yaml: `)
 
 // plainWords rewrite the parser's messages, once their prefixes are gone;
 // each names the line when the message does.
@@ -59,6 +59,11 @@ var plainWords = []struct {
 	re:   regexp.MustCompile(`(?:line (\d+): )?(?:mapping )?key ("[^"]*") (?:already defined at line \d+|is repeated)`),
 	with: func(line string, m []string) string { return "the key " + m[2] + " would be written twice" + line },
 }, {
+	re: regexp.MustCompile(`values don't meet the specifications of the schema\(s\) in the following chart\(s\):\s*([\w.-]+):\s*- at '/([^']*)': ([^\n;]*)\s*`),
+	with: func(_ string, m []string) string {
+		return "the values break chart " + m[1] + "'s values.schema.json at " + strings.ReplaceAll(m[2], "/", ".") + " (" + m[3] + ")"
+	},
+}, {
 	re:   regexp.MustCompile(`(?:line (\d+): )?cannot unmarshal [^;]*`),
 	with: func(line string, _ []string) string { return "a value has the wrong type" + line },
 }, {
@@ -72,7 +77,7 @@ var plainWords = []struct {
 // template actions build the YAML there, so it cannot be edited safely".
 func plainReason(reason string) string {
 	reason = parserPrefixes.ReplaceAllStringFunc(reason, func(s string) string {
-		if strings.HasSuffix(s, "yaml: ") {
+		if !strings.HasPrefix(s, "error converting") && !strings.HasPrefix(s, "unmarshal errors") {
 			return strings.TrimSuffix(s, "yaml: ")
 		}
 		return ""
