@@ -27,7 +27,7 @@ import (
 // budget may be added); the chart's directory is byte-identical unless
 // the truth routes a fix to a template, and then only that template
 // changes; the check of the fixed chart has exactly the findings the
-// truth skips, none on a hook object; the summary's counts add up; the
+// truth skips or sees overridden by a --set, none on a hook object; the summary's counts add up; the
 // exit code is the truth's.
 func TestCorpus(t *testing.T) {
 	checker := newCorpusChecker(t)
@@ -131,7 +131,7 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			for _, tf := range c.truth.Findings {
-				if _, skip := tf.skipWords(); skip {
+				if tf.stays() {
 					wantLeft = append(wantLeft, tf.key())
 				}
 			}
@@ -145,6 +145,11 @@ func TestCorpus(t *testing.T) {
 
 			// The report and the exit code.
 			assertSummary(t, res, report)
+			for _, tf := range c.truth.Findings {
+				if tf.Overridden != "" && !strings.Contains(report, "overridden: "+tf.Overridden) {
+					t.Errorf("%s: the report does not name the --set %q that overrides the fix", tf.key(), tf.Overridden)
+				}
+			}
 			if got := res.ExitCode(helmgov.SeverityWarning); got != c.truth.Exit {
 				t.Errorf("exit code %d, want %d; remaining: %v", got, c.truth.Exit, res.Remaining(helmgov.SeverityWarning))
 			}
@@ -199,6 +204,12 @@ func routeError(tf truthFinding, applied map[string]helmgov.AppliedFix, notFixed
 			case cmp.Equal(plain(was), want):
 				errs = append(errs, fmt.Sprintf("%v already was %v: the fix wrote elsewhere", s.Path, want))
 			}
+		}
+		if tf.Overridden != "" && !strings.Contains(a.OverriddenBy, tf.Overridden) {
+			errs = append(errs, fmt.Sprintf("the fix does not name the --set %q that overrides it (overridden by %q)", tf.Overridden, a.OverriddenBy))
+		}
+		if tf.Overridden == "" && a.OverriddenBy != "" {
+			errs = append(errs, "overridden by "+a.OverriddenBy+", which the run does not pass")
 		}
 		if len(errs) > 0 {
 			return strings.Join(errs, "; ") + "; why: " + a.Why

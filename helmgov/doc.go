@@ -30,7 +30,19 @@
 //   - fixoptions.go: [FixOption] and the With* options of Fix.
 //   - fixresult.go: [FixResult], [AppliedFix], [SkippedFix], [DroppedFix],
 //     [FileChange], [FixHow].
-//   - route.go: where a fix goes ([FixRoute]): the plans of a finding.
+//   - route.go: where a fix goes ([FixRoute]): the plans of a finding, the
+//     probed values paths first, the template as the last resort.
+//   - candidates.go: the values paths a probe tries: every map and leaf of
+//     the chart's, the subcharts' (packaged or not, under their name or
+//     alias), global and the user's values; what the templates read.
+//   - probe.go: the probes: sentinels at many values paths in one render,
+//     split on trouble, and where each sentinel lands in the objects.
+//   - provenance.go: which probed path carries a finding's fix, and the
+//     order of those that do.
+//   - renderer.go: the scratch chart loaded once and rendered many times,
+//     with probe values on top; the count of renders.
+//   - rerender.go: the proof of a fix by a full re-render diff; the --set
+//     that overrides a fix.
 //   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
 //     template and its wrapper.
 //   - tplscan.go: the chart's templates read as Go templates: the values

@@ -44,6 +44,16 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			return nil, usagef("fix: unknown rule %q", id)
 		}
 	}
+	if fc.intoFile != "" {
+		if strings.TrimSpace(fc.intoFile) == "-" || strings.Contains(fc.intoFile, "://") {
+			return nil, usagef("fix: into file %q: only local files are supported", fc.intoFile)
+		}
+		if !slices.ContainsFunc(valuesFilesOf(fc.render), func(f string) bool { return samePath(f, fc.intoFile) }) {
+			if _, err := os.Stat(fc.intoFile); err == nil {
+				fc.render = append(slices.Clone(fc.render), WithValuesFiles(fc.intoFile))
+			}
+		}
+	}
 	rc, err := newRenderConfig(fc.render)
 	if err != nil {
 		return nil, err
@@ -57,7 +67,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			return nil, usagef("fix: unknown route %q: want %s, %s or %s", r, RouteUserValues, RouteChartValues, RouteTemplate)
 		}
 	}
-	if len(rc.valueFiles) == 0 && fc.routes != nil && !slices.ContainsFunc(routes, func(r FixRoute) bool { return r != RouteUserValues }) {
+	if len(rc.valueFiles) == 0 && fc.intoFile == "" && fc.routes != nil && !slices.ContainsFunc(routes, func(r FixRoute) bool { return r != RouteUserValues }) {
 		return nil, usagef("fix: route %s needs a values file (WithValuesFiles, -f)", RouteUserValues)
 	}
 	before, rendered, err := c.CheckChart(ctx, dir, fc.render...)
@@ -72,6 +82,9 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	}
 	defer func() { _ = os.RemoveAll(scratch) }()
 	fx, err := newFixer(c, dir, scratch, fc, rc.valueFiles, routes)
+	if err == nil && fc.intoFile != "" {
+		err = fx.setInto(fc.intoFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("helmgov: fix %s: copy to scratch: %w", dir, err)
 	}
@@ -85,6 +98,12 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	held := map[string]bool{} // findings fixed, by key
 	for round := 1; round <= fc.maxRounds; round++ {
 		progress := false
+		if err := fx.probeRound(ctx, st, st.res.Findings); err != nil {
+			if cerr := context.Cause(ctx); cerr != nil {
+				return nil, fmt.Errorf("helmgov: fix %s: %w", dir, cerr)
+			}
+			return nil, &FixError{Chart: dir, Err: err}
+		}
 		for _, f0 := range slices.Clone(st.res.Findings) {
 			key := findingKey(f0)
 			if done[key] || f0.Suppressed || (fc.rules != nil && !fc.rules[f0.Rule]) {
@@ -108,6 +127,9 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 				return nil, err
 			}
 			switch {
+			case out.applied != nil && out.overridden:
+				out.applied.Round = round
+				res.Applied = append(res.Applied, *out.applied)
 			case out.applied != nil:
 				out.applied.Round = round
 				res.Applied = append(res.Applied, *out.applied)
@@ -137,6 +159,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 		}
 	}
 	res.After = remapResult(st.res, fx.work, dir)
+	res.Renders, res.ProbeRenders = fx.rd.renders, fx.rd.probes
 	files, err := fx.changes()
 	if err != nil {
 		return nil, &FixError{Chart: dir, Err: err}
@@ -210,9 +233,11 @@ func remapResult(r *Result, work, dir string) *Result {
 // diff of the last attempt) or skipped (with the reason).
 type fixOutcome struct {
 	applied *AppliedFix
-	dropped *DroppedFix
-	diff    string
-	skipped string
+	// overridden: applied, but the user's --set still overrides it.
+	overridden bool
+	dropped    *DroppedFix
+	diff       string
+	skipped    string
 }
 
 // fixOne tries the finding's plans in order, each written into the scratch
@@ -241,6 +266,15 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 			continue
 		}
 		next, nr, err := fx.verify(ctx, f, st, held, p)
+		if err != nil && nr != nil && p.route == RouteUserValues {
+			out, ok, oerr := fx.overridden(ctx, f, st, p, snap, next, nr, tried)
+			if oerr != nil {
+				return fixOutcome{}, oerr
+			}
+			if ok {
+				return out, nil
+			}
+		}
 		if err == nil {
 			why := p.why
 			if len(tried) > 0 {
@@ -275,9 +309,12 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 // check fails. The render is returned
 // even when the check fails, for the plan to learn from.
 func (fx *fixer) verify(ctx context.Context, f Finding, st *fixState, held map[string]bool, p *fixPlan) (*Result, *Rendered, error) {
-	next, nr, err := fx.c.CheckChart(ctx, fx.work, fx.render...)
+	next, nr, err := fx.check(ctx, fx.rd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the fixed chart does not render: %w", err)
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, nil, cerr
+		}
+		return nil, nil, fmt.Errorf("the fixed chart does not render: %s", renderReason(err))
 	}
 	keys := map[string]Finding{}
 	for _, g := range next.Findings {
@@ -310,7 +347,19 @@ func (fx *fixer) verify(ctx context.Context, f Finding, st *fixState, held map[s
 			return next, nr, err
 		}
 	}
+	if err := proveDiff(st.r, nr, f, p.twins); err != nil {
+		return next, nr, err
+	}
 	return next, nr, nil
+}
+
+// check renders the scratch copy with rd and checks it.
+func (fx *fixer) check(ctx context.Context, rd *renderer) (*Result, *Rendered, error) {
+	r, err := rd.render(ctx, fx.gen, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fx.c.withNamespace(r.Namespace).Check(r.Objects), r, nil
 }
 
 func findObject(objs []Object, f Finding) *Object {
@@ -321,4 +370,59 @@ func findObject(objs []Object, f Finding) *Object {
 		}
 	}
 	return nil
+}
+
+// valuesFilesOf returns the values files the render options name.
+func valuesFilesOf(opts []RenderOption) []string {
+	var rc renderConfig
+	for _, o := range opts {
+		o(&rc)
+	}
+	return rc.valueFiles
+}
+
+// samePath reports whether two paths name the same file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// overridden checks a values fix that did not show in the re-render: when
+// the user's --set sets the same key, the fix is kept in the values file
+// if the render without those overrides proves it (the finding is gone,
+// only the intended fields changed), and reported with the overrides that
+// hide it. ok is false, and nothing changed, otherwise.
+func (fx *fixer) overridden(ctx context.Context, f Finding, st *fixState, p *fixPlan, snap map[string]fileState,
+	next *Result, nr *Rendered, tried []string) (fixOutcome, bool, error) {
+	drop := overridingSet(fx.rd.cfg, p.sets)
+	if len(drop) == 0 || proveDiff(st.r, nr, f, p.twins) != nil {
+		return fixOutcome{}, false, nil
+	}
+	bare := &renderer{dir: fx.work, cfg: withoutSets(fx.rd.cfg, drop)}
+	after, ar, err := fx.check(ctx, bare)
+	if err != nil {
+		return fixOutcome{}, false, context.Cause(ctx)
+	}
+	for _, g := range after.Findings {
+		if findingKey(g) == findingKey(f) {
+			return fixOutcome{}, false, nil
+		}
+	}
+	fixed := fx.snapshot()
+	fx.revert(snap)
+	_, br, err := fx.check(ctx, bare)
+	fx.revert(fixed)
+	fx.rd.renders += bare.renders
+	if err != nil || proveDiff(br, ar, f, p.twins) != nil {
+		return fixOutcome{}, false, context.Cause(ctx)
+	}
+	st.res, st.r, st.overlaps = next, nr, overlappingPDBs(nr)
+	why := p.why
+	if len(tried) > 0 {
+		why += "; tried first: " + strings.Join(tried, "; ")
+	}
+	why += fmt.Sprintf("; but %s sets the same key, so the render with it still shows the old value: drop it or change it", strings.Join(drop, " and "))
+	return fixOutcome{overridden: true, applied: &AppliedFix{Finding: f, How: p.how, Route: p.route, File: p.file, Why: why,
+		OverriddenBy: strings.Join(drop, ", ")}}, true, nil
 }

@@ -34,6 +34,11 @@ type AppliedFix struct {
 	Why string `json:"why"`
 	// Round is the 1-based round of fix and re-render that applied it.
 	Round int `json:"round"`
+	// OverriddenBy, when set, names the user's --set (or --set-string)
+	// overrides that set the same key: the fix is written into File, and
+	// proven by a render without them, but the render with them still
+	// shows the old value, so the finding stays in [FixResult.After].
+	OverriddenBy string `json:"overriddenBy,omitempty"`
 }
 
 // SkippedFix is a finding Fix left alone, and why.
@@ -91,6 +96,11 @@ type FixResult struct {
 	// re-render or did not hold (never with [WithAtomic], which fails
 	// instead).
 	Dropped []DroppedFix `json:"dropped"`
+	// Renders counts the renders Fix made after the first check: probes,
+	// and the re-render of each fix tried. ProbeRenders counts the probes
+	// among them.
+	Renders      int `json:"renders"`
+	ProbeRenders int `json:"probeRenders"`
 	// Files are the changed files, ordered by path.
 	Files []FileChange `json:"files"`
 	// Diff is the unified diff of Files.
@@ -116,12 +126,21 @@ type FixCounts struct {
 	NotFixable int `json:"notFixable"`
 	// Dropped is len([FixResult.Dropped]): a fix was tried and did not hold.
 	Dropped int `json:"dropped"`
+	// Overridden counts the fixes among Fixed that are written but that a
+	// --set of the user's overrides ([AppliedFix.OverriddenBy]): their
+	// findings stay while the --set does.
+	Overridden int `json:"overridden,omitempty"`
 }
 
 // Counts returns the findings the fix lists, by what became of them.
 func (r *FixResult) Counts() FixCounts {
 	c := FixCounts{Fixed: len(r.Applied), NotFixable: len(r.Skipped), Dropped: len(r.Dropped)}
 	c.Findings = c.Fixed + c.NotFixable + c.Dropped
+	for _, a := range r.Applied {
+		if a.OverriddenBy != "" {
+			c.Overridden++
+		}
+	}
 	return c
 }
 
@@ -136,8 +155,9 @@ type RemainingFinding struct {
 
 // Remaining lists the findings of the fixed chart ([FixResult.After]) at
 // or above the threshold that are not suppressed, each with why it was not
-// fixed: the reason of its skipped or dropped fix. With [WithDryRun] they
-// are the findings the chart would keep.
+// fixed: the reason of its skipped or dropped fix, or the --set that
+// overrides its fix. With [WithDryRun] they are the findings the chart
+// would keep.
 func (r *FixResult) Remaining(threshold Severity) []RemainingFinding {
 	if r.After == nil {
 		return nil
@@ -148,6 +168,12 @@ func (r *FixResult) Remaining(threshold Severity) []RemainingFinding {
 	}
 	for _, d := range r.Dropped {
 		why[remainingKey(d.Finding)] = "a fix was tried and did not hold: " + d.Reason
+	}
+	for _, a := range r.Applied {
+		if a.OverriddenBy != "" {
+			why[remainingKey(a.Finding)] = "the fix is written into " + a.File + ", but " + a.OverriddenBy +
+				" sets the same key and wins: drop or change it"
+		}
 	}
 	var out []RemainingFinding
 	for _, f := range r.After.Findings {

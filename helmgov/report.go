@@ -404,6 +404,9 @@ func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", a.Why)
 		}
+		if a.OverriddenBy != "" {
+			fmt.Fprintf(&b, "  overridden: %s sets the same key, so the finding stays until it is dropped or changed\n", a.OverriddenBy)
+		}
 	}
 	for _, d := range r.Dropped {
 		fmt.Fprintf(&b, "dropped %s %s (%s): %s\n", d.Finding.Rule, d.Finding.Object, d.Finding.Fix, d.Reason)
@@ -426,6 +429,9 @@ func (r *FixResult) summaryLine() string {
 	fixed := fmt.Sprintf("%d fixed", c.Fixed)
 	if c.Fixed > 0 {
 		fixed += " in " + plural(r.Rounds, "round")
+	}
+	if c.Overridden > 0 {
+		fixed += fmt.Sprintf(" (%d overridden by --set)", c.Overridden)
 	}
 	line := fmt.Sprintf("%s: %s, %d not fixable, %d dropped", plural(c.Findings, "finding"), fixed, c.NotFixable, c.Dropped)
 	switch {

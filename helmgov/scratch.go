@@ -29,6 +29,13 @@ type fixer struct {
 	gen    int                 // bumped on every change of the scratch copy
 	ix     *tplIndex
 	ixGen  int
+	// rd renders the scratch copy; prov is what the probes of the round
+	// found.
+	rd    *renderer
+	prov  *provenance
+	rules map[RuleID]bool
+	// into is the user's values file fixes go into (WithIntoFile), if any.
+	into *userValues
 }
 
 // userValues is one of the user's values files.
@@ -90,7 +97,41 @@ func newFixer(c *Checker, dir, scratch string, fc *fixConfig, valueFiles []strin
 		mapped = append(mapped, u.scratch)
 	}
 	fx.render = append(slices.Clone(fc.render), func(rc *renderConfig) { rc.valueFiles = mapped })
+	if fx.rd, err = newRenderer(work, fx.render); err != nil {
+		return nil, err
+	}
+	fx.rules = fc.rules
 	return fx, nil
+}
+
+// setInto makes path the user's values file that fixes go into. A file
+// that does not exist yet is rendered as an empty last values file, and
+// written only if a fix goes there.
+func (fx *fixer) setInto(path string) error {
+	for _, u := range fx.user {
+		if samePath(u.real, path) {
+			fx.into = u
+			return nil
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("into file %s is not among the values files", path)
+	}
+	u := &userValues{real: path, display: filepath.ToSlash(filepath.Clean(path)),
+		scratch: filepath.Join(filepath.Dir(fx.work), "values", fmt.Sprintf("into-%s", filepath.Base(path)))}
+	if err := os.MkdirAll(filepath.Dir(u.scratch), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(u.scratch, nil, 0o644); err != nil {
+		return err
+	}
+	fx.files[u.scratch] = &fixFile{scratch: u.scratch, real: u.real, display: u.display, user: true}
+	fx.user = append(fx.user, u)
+	fx.into = u
+	fx.render = append(fx.render, WithValuesFiles(u.scratch))
+	var err error
+	fx.rd, err = newRenderer(fx.work, fx.render)
+	return err
 }
 
 // unscratch names the chart as given where a message names its scratch
@@ -189,7 +230,7 @@ func (fx *fixer) changes() ([]FileChange, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		if exists == ff.existed && bytes.Equal(after, ff.orig) {
+		if exists == ff.existed && bytes.Equal(after, ff.orig) || !ff.existed && len(after) == 0 {
 			continue
 		}
 		out = append(out, FileChange{Path: ff.display, UserValues: ff.user, Before: string(ff.orig), After: string(after)})
@@ -216,7 +257,7 @@ func (fx *fixer) writeBack() error {
 			}
 			return err
 		}
-		if ff.existed && bytes.Equal(after, ff.orig) {
+		if ff.existed && bytes.Equal(after, ff.orig) || !ff.existed && len(after) == 0 {
 			continue
 		}
 		ws = append(ws, fileWrite{path: ff.real, orig: ff.orig, existed: ff.existed, after: after})

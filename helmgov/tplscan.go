@@ -291,42 +291,6 @@ func (ix *tplIndex) reachable(t *parse.Tree) []*tplDefine {
 	return out
 }
 
-// valuesUse is a .Values path a template reads, and where.
-type valuesUse struct {
-	path  []string
-	where string // the template file, or `helper "x" (file)`
-}
-
-// refsEnding returns the .Values paths whose last key is key, read by the
-// template at tplPath or by the helpers it includes: the file's own first,
-// in order, then the helpers'. Nil when the file does not parse.
-func (ix *tplIndex) refsEnding(tplPath, key string) []valuesUse {
-	f := ix.file(tplPath)
-	if f == nil {
-		return nil
-	}
-	var out []valuesUse
-	seen := map[string]bool{}
-	add := func(refs [][]string, where string) {
-		for _, r := range refs {
-			if len(r) == 0 || r[len(r)-1] != key {
-				continue
-			}
-			k := strings.Join(r, ".")
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, valuesUse{path: r, where: where})
-		}
-	}
-	add(nodeRefs(f.root.Root, dotCtx{root: true}), f.rel)
-	for _, d := range ix.reachable(f.root) {
-		add(nodeRefs(d.tree.Root, dotCtx{root: true}), "helper \""+d.name+"\" ("+d.file.rel+")")
-	}
-	return out
-}
-
 // pdbSite is a PodDisruptionBudget the chart's templates can render: a
 // document of a template file, or of a helper the chart's templates
 // include.

@@ -100,7 +100,7 @@ func TestHelmFixExitCode(t *testing.T) {
 }
 
 // summaryRE is the text report's first line.
-var summaryRE = regexp.MustCompile(`^(?:dry run: )?(\d+) findings?: (\d+) fixed(?: in \d+ rounds?)?, (\d+) not fixable, (\d+) dropped; `)
+var summaryRE = regexp.MustCompile(`^(?:dry run: )?(\d+) findings?: (\d+) fixed(?: in \d+ rounds?)?(?: \(\d+ overridden by --set\))?, (\d+) not fixable, (\d+) dropped; `)
 
 // TestHelmFixTextReport: the text report's first line counts the findings
 // it lists (fixed + not fixable + dropped), each listed on a line of its
