@@ -29,7 +29,11 @@
 //   - fix.go: [Checker.Fix]: the fix-and-prove loop.
 //   - fixoptions.go: [FixOption] and the With* options of Fix.
 //   - fixresult.go: [FixResult], [AppliedFix], [SkippedFix], [DroppedFix],
-//     [FileChange], [FixHow].
+//     [FileChange], [FixHow]; [FixCounts], [RemainingFinding], and the exit
+//     code of a fix ([FixResult.ExitCode]).
+//   - fixreason.go: why a finding was not fixed, in a chart user's words:
+//     the reason of a rule without a fix, the YAML parser's and the values
+//     schema's messages turned into plain words.
 //   - route.go: where a fix goes ([FixRoute]): the plans of a finding, the
 //     probed values paths first, the template as the last resort.
 //   - candidates.go: the values paths a probe tries: every map and leaf of
@@ -56,7 +60,8 @@
 //   - yamlencode.go: new fragments encoded as YAML.
 //
 // Output:
-//   - report.go: text, JSON and SARIF output; exit codes.
+//   - report.go: text, JSON and SARIF output (a fix's text report opens
+//     with counts that add up); exit codes.
 //   - errors.go: sentinels and typed errors.
 //
 // The manifest reader and the source editor are fuzzed:
@@ -298,4 +303,18 @@
 // [*ManifestError]), a chart that fails to render ([ErrRender],
 // [*RenderError]) or a fix that did not hold with [WithAtomic]
 // ([ErrFixNotHeld], [*FixError]).
+//
+// A [FixResult] prints as text ([FixResult.WriteText]) and JSON
+// ([FixResult.WriteJSON]), both with [FixResult.Counts]: fixed, not fixable
+// and dropped add up to the findings listed; a fix that a --set of the
+// user's overrides ([AppliedFix.OverriddenBy]) counts as fixed, and is
+// named. [FixResult.ExitCode] gives 1 while the fixed chart (for a dry run:
+// the chart as the fix would leave it) keeps a finding at or above the
+// threshold, 0 otherwise; [FixResult.Remaining] lists those findings, each
+// with why it was not fixed, in words that name no parser internals.
+//
+// The corpus (testdata/corpus2, TestCorpus and TestCorpusTruth) holds
+// charts of the project's own in the idioms of widely used public charts,
+// each with a legacy values file and its ground truth: every finding, and
+// the values path, template or reason its fix must take.
 package helmgov

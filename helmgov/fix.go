@@ -122,11 +122,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			}
 			f = remapResult(&Result{Findings: []Finding{f}}, fx.work, dir).Findings[0]
 			if f.Fix == nil {
-				reason := f.NoFix
-				if reason == "" {
-					reason = "the rule has no safe fix for this finding"
-				}
-				res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: reason})
+				res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: noFixReason(f)})
 				continue
 			}
 			out, err := fx.fixOne(ctx, f, st, held)
@@ -156,7 +152,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			break
 		}
 		res.Rounds = round
-		c.opts.Logger.Info("fix round done", "chart", dir, "round", round, "applied", len(res.Applied))
+		c.opts.Logger.V(1).Info("fix round done", "chart", dir, "round", round)
 	}
 	// Fixable findings that the rounds did not reach.
 	var remaining []Finding
@@ -181,14 +177,16 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: fmt.Sprintf("still found after %d rounds of fixes", fc.maxRounds)})
 		}
 	}
+	res.plainReasons()
 	if fc.dryRun || len(res.Files) == 0 {
+		c.opts.Logger.Info("fix done, nothing written", "chart", dir, "fixed", len(res.Applied), "notFixable", len(res.Skipped), "dropped", len(res.Dropped))
 		return res, nil
 	}
 	if err := fx.writeBack(); err != nil {
 		return nil, &FixError{Chart: dir, Err: err}
 	}
 	res.Written = true
-	c.opts.Logger.Info("fix written", "chart", dir, "files", len(res.Files), "applied", len(res.Applied))
+	c.opts.Logger.Info("fix written", "chart", dir, "files", len(res.Files), "fixed", len(res.Applied), "notFixable", len(res.Skipped), "dropped", len(res.Dropped))
 	return res, nil
 }
 

@@ -132,7 +132,7 @@ func TestFixSkips(t *testing.T) {
 		"TGM-H006 Service default/legacy: cannot edit the source safely: no value of the chart sets " +
 			`metadata.annotations["alb.ingress.kubernetes.io/healthcheck-port"] of Service legacy alone, and templates/legacy.yaml cannot take it: ` +
 			"templates/legacy.yaml:5: cannot set alb.ingress.kubernetes.io/healthcheck-port inside a flow mapping",
-		"TGM-H004 TargetGroupBinding default/t: the rule has no safe fix for this finding",
+		"TGM-H004 TargetGroupBinding default/t: spec.targetType is immutable, it cannot change on a binding that exists: recreate the binding with tgbind and cutover",
 	}
 	if diff := cmp.Diff(want, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
