@@ -78,11 +78,11 @@ func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
 	site := &fixSite{f: f, obj: obj, st: st}
 	if info, rel, ok := st.r.chartOf(obj.Source.Template); ok && info.dir != "" {
 		site.info, site.tplPath = info, filepath.Join(info.dir, filepath.FromSlash(rel))
+	} else if info, ok := fx.chartOf(obj.Source.Template); ok {
+		site.info = info // a packaged subchart: its values only
 	}
 	var all []fixPlan
 	switch {
-	case f.Fix.Op == OpAddPDB && site.tplPath == "":
-		return nil, unfixablef("%s; helmgov cannot find a PodDisruptionBudget switch in its values", packagedWhy(obj))
 	case f.Fix.Op == OpAddPDB:
 		all, err = fx.pdbPlans(site)
 	default:
@@ -335,9 +335,21 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 		return v, true
 	}
 	if len(info.values) > 0 && (len(p) == 0 || p[0] != "global") {
-		return lookupValue(readValues(filepath.Join(info.dir, "values.yaml")), p)
+		return lookupValue(fx.chartValues(info), p)
 	}
 	return nil, false
+}
+
+// chartValues are the defaults of a chart of the tree (its values.yaml),
+// packaged or not; the root chart's as the scratch copy holds them.
+func (fx *fixer) chartValues(info chartInfo) map[string]any {
+	if len(info.values) == 0 {
+		return readValues(filepath.Join(fx.work, "values.yaml"))
+	}
+	if n := fx.chartNode(info.fullPath); n != nil {
+		return n.chart.Values
+	}
+	return nil
 }
 
 // FixRoute is where a fix is written. [Checker.Fix] tries the routes in
