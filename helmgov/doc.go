@@ -257,15 +257,18 @@
 //
 // The chart's own switches come first. For TGM-H010, Fix looks for the
 // chart's own PodDisruptionBudget, in its templates and in the helpers they
-// include, whatever the values (text/template's parser reads the
-// conditions): one behind a condition on values (pdb.enabled,
-// podDisruptionBudget.create, an empty podDisruptionBudget map) is turned
-// on in the values, with maxUnavailable: 1 when the budget would otherwise
-// say neither number; without a template to read (a packaged library
-// chart), a values switch of such a name is tried. A feature's own switch
-// (autoscaling.enabled) is never turned on. Only when the chart has no
-// budget of its own that could select the same pods does Fix write a new
-// template beside the workload's: it copies the workload's name,
+// include (a packaged subchart's too, read from the loaded chart), whatever
+// the values (text/template's parser reads the conditions): one behind a
+// condition on values (pdb.enabled, podDisruptionBudget.create, an empty
+// podDisruptionBudget map) is turned on in the values, under the
+// subchart's name or alias for a subchart, with maxUnavailable: 1 when the
+// budget would otherwise say neither number or only minAvailable 0;
+// without a template to read (a budget in a library chart's helper), a
+// values switch of such a name is tried. A feature's own switch
+// (autoscaling.enabled) is never turned on. Only when the chart (never a
+// packaged subchart) has no budget of its own that could select the same
+// pods does Fix write a new template beside the workload's: it copies the
+// workload's name,
 // namespace and selector, and the blocks (if, with, range) and variables
 // in force around it, rewritten to trim only on their left and closed with
 // {{- end }}, so that a wrapper such as {{- if eq .Values.kind "Deployment" -}}

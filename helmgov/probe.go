@@ -439,7 +439,7 @@ func renderReason(err error) string {
 }
 
 var (
-	yamlErrOn   = regexp.MustCompile(`YAML parse error on ([^:\s]+)`)
+	yamlErrOn   = regexp.MustCompile(`(?:YAML parse error on|\) from) ([^:\s]+)`)
 	repeatedKey = regexp.MustCompile(`(?:mapping key|key) "([^"]+)" (?:already defined|is repeated)`)
 	execErr     = regexp.MustCompile(`execution error at \(([^:)]+)[^)]*\): (.*)`)
 )
