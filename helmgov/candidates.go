@@ -15,7 +15,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"text/template/parse"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 )
@@ -170,46 +169,10 @@ type tplRefs struct {
 	byName map[string]map[string]bool // Helm's template name -> joined paths
 }
 
-// readRefs parses the templates of every chart of the tree (text/template
-// syntax, functions unchecked). A template that does not parse reads
-// nothing.
-func readRefs(tree []chartTreeNode) *tplRefs {
-	type file struct {
-		name string
-		vals []string
-		tree *parse.Tree
-	}
-	var files []file
-	defines := map[string]*parse.Tree{}
-	seen := map[*chartv2.Chart]bool{}
-	for _, n := range tree {
-		for _, t := range n.chart.Templates {
-			if t == nil || !strings.HasPrefix(t.Name, "templates/") {
-				continue
-			}
-			name := path.Join(n.fullPath, t.Name)
-			trees := map[string]*parse.Tree{}
-			p := parse.New(name)
-			p.Mode = parse.SkipFuncCheck
-			tr, err := p.Parse(string(t.Data), "", "", trees)
-			if err != nil {
-				continue
-			}
-			files = append(files, file{name: name, vals: n.values, tree: tr})
-			if !seen[n.chart] {
-				for dn, dt := range trees {
-					if dn != name {
-						defines[dn] = dt
-					}
-				}
-			}
-		}
-		seen[n.chart] = true
-	}
-	ix := &tplIndex{defines: map[string]*tplDefine{}}
-	for dn, dt := range defines {
-		ix.defines[dn] = &tplDefine{name: dn, tree: dt}
-	}
+// readRefs lists what the parsed templates of a tree read from values, in
+// root coordinates: each file, itself and through the helpers it
+// includes, in the values of its chart.
+func readRefs(ix *tplIndex) *tplRefs {
 	out := &tplRefs{all: map[string][]string{}, byName: map[string]map[string]bool{}}
 	add := func(name string, vals []string, refs [][]string) {
 		for _, r := range refs {
@@ -222,10 +185,10 @@ func readRefs(tree []chartTreeNode) *tplRefs {
 			out.byName[name][k] = true
 		}
 	}
-	for _, f := range files {
-		add(f.name, f.vals, nodeRefs(f.tree.Root, dotCtx{root: true}))
-		for _, d := range ix.reachable(f.tree) {
-			add(f.name, f.vals, nodeRefs(d.tree.Root, dotCtx{root: true}))
+	for _, f := range ix.files {
+		add(f.name, f.chart.values, nodeRefs(f.root.Root, dotCtx{root: true}))
+		for _, d := range ix.reachable(f.root) {
+			add(f.name, f.chart.values, nodeRefs(d.tree.Root, dotCtx{root: true}))
 		}
 	}
 	return out
@@ -303,7 +266,12 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			if len(p) > 0 {
 				add(&cs.maps, &candidate{path: p, kind: probeMap, exists: true})
 			}
-			if len(p) == 0 || readUnder(p) {
+			// New keys go under the maps the templates read, but not under
+			// one named like a field (annotations, lifecycle): its own
+			// probe already shows where its entries go; nor under a map of
+			// maps (apps, services), where a new key is a new entry of the
+			// collection, not a field.
+			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] && !mapOfMaps(x) {
 				for _, k := range slices.Sorted(maps.Keys(mapKeys)) {
 					if _, ok := x[k]; !ok {
 						add(&cs.maps, &candidate{path: appendPath(p, k), kind: probeMap})
@@ -332,7 +300,7 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			if _, isBool := x.(bool); isBool && !named {
 				return // a switch: a sentinel there only changes what renders
 			}
-			if same || (named && falsy(x)) {
+			if same || named {
 				kind := probeString
 				if isNumber(x) {
 					kind = probeInt
@@ -354,6 +322,16 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 		add(&cs.maps, &candidate{path: p, kind: probeMap})
 	}
 	return cs
+}
+
+// mapOfMaps reports whether every entry of a (non-empty) map is a map.
+func mapOfMaps(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(map[string]any); !ok {
+			return false
+		}
+	}
+	return len(m) > 0
 }
 
 // underMaps reports whether every part of p that the values set is a
@@ -399,20 +377,6 @@ func isNumber(v any) bool {
 		return true
 	}
 	return false
-}
-
-// falsy reports whether a scalar is Go templates' false: a `default` or
-// `if` may stand between it and the field.
-func falsy(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return x == ""
-	case bool:
-		return !x
-	case nil:
-		return true
-	}
-	return isNumber(v) && fmt.Sprint(v) == "0"
 }
 
 // looseList is a list with its items printed, so that 30 and "30" match.

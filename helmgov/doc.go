@@ -192,31 +192,68 @@
 //
 // # Fixing
 //
-// [Checker.Fix] writes each finding's [Change] where it belongs. For each
-// finding it lists the files that could carry the fix, by [FixRoute], in
-// this order, and keeps the first that holds:
+// [Checker.Fix] writes each finding's [Change] where it belongs. The
+// renderer decides where that is, not a reading of the template text: real
+// charts render a field through toYaml at any column, a library chart's
+// helper given (dict "value" .Values.x "context" $), a named pod helper, a
+// range over a map of services, a variable holding .Values.global, tpl.
+//
+// Probes. At the start of each round, Fix renders the chart with a
+// sentinel at every candidate values path, many at once: every map and
+// leaf of the values the chart renders with (its values.yaml, each
+// subchart's under its name or alias, packaged in charts/*.tgz or not,
+// global, and the user's -f files), every .Values path its templates read
+// (parsed from the loaded chart, packaged subcharts and library charts
+// included), and new keys named after the fields to fix (annotations,
+// lifecycle, terminationGracePeriodSeconds) under the maps the templates
+// read. A map gets an entry whose key is its sentinel; a leaf whose value
+// shows at a field to fix (or is empty) gets a string or int sentinel; a
+// list, a list of one. The sentinels found in the rendered objects say
+// which path feeds which field. A render that fails (a type the template
+// cannot take, a `required`, a `fail`), or whose objects lose a field or
+// change in number, is split in halves down to single probes, and those
+// are set aside. A path qualifies for a finding when its probe puts a
+// value exactly at the finding's field of the finding's object (an entry
+// of a map at or above the field, the field's scalar or list) and nowhere
+// else but at the same field of objects with the same finding. Of those,
+// Fix prefers the path the user's file already sets (no key is written
+// twice), then one the object's template or its helpers read (the template
+// reader's hint), one the values set, the deepest landing. A chart of 50
+// objects needs a dozen probe renders (BenchmarkFix).
+//
+// Routes. Each qualifying path (up to three) is tried by [FixRoute], in
+// this order, and the first that holds is kept:
 //
 //  1. [RouteUserValues]: the user's values file, when values files are
 //     given ([WithRenderOptions] with [WithValuesFiles], the CLI's -f): the
-//     one that already sets the longest part of the key's path, else the
-//     last one. The fix survives an upgrade of the chart.
-//  2. [RouteChartValues]: the root chart's values.yaml (under the
-//     subchart's name or alias for a subchart's template, global.* as it
-//     is). Both values routes are taken when the template reads the field
-//     from values: `range $k, $v := .Values.x` or `toYaml .Values.x | nindent N`
-//     (also next to literal keys), `with .Values.x` with toYaml, tpl or a
-//     helper given its value, `{{ .Values.x }}`; or when the template cannot
-//     be read as YAML, or does not spell the key out, and it or a helper it
-//     includes reads a value named after the field (.Values.lifecycle,
-//     .Values.terminationGracePeriodSeconds, .Values.service.annotations).
-//  3. [RouteTemplate]: the template itself, only as the last resort and
-//     never where the same key can also come from values: a key next to a
-//     range or toYaml of values goes into the values, and entries that
-//     actions write are never joined by a literal one.
+//     file of [WithIntoFile], else the one that already sets the longest
+//     part of the key's path, else the last one. The fix survives an
+//     upgrade of the chart; a packaged subchart is configured there under
+//     its name or alias.
+//  2. [RouteChartValues]: the root chart's values.yaml, at the same path.
+//  3. [RouteTemplate]: only when no values path qualifies, and only the
+//     template of an unpacked chart: never a packaged subchart's, and never
+//     where the template reads the field from values (then the finding is
+//     skipped, with the reason). A path whose probe broke the render but
+//     that the template reads for the field is tried as a values route:
+//     the proof decides, and a render error drops it with the chart's own
+//     message.
 //
 // [WithInto] changes the order or leaves routes out (the CLI's --into
 // values|chart|templates). [AppliedFix] says, for each fix, the file, the
-// route, the kind of edit ([FixHow]) and why.
+// route, the kind of edit ([FixHow]) and why: what the renderer showed.
+//
+// Proof. A fix is written into a scratch copy and the chart rendered
+// again, in full: it holds when the chart renders, its finding is gone, no
+// finding fixed before is back, no object became invalid, no pod is
+// selected by two budgets more than before, and the diff of every object
+// against the render before the fix shows only the intended field of the
+// intended objects (for TGM-H010, only budgets added or changed). A render
+// error, a repeated key or any other change drops it, with a reason in the
+// chart user's words. A --set or --set-string of the user's ([WithSet])
+// that sets the same key hides a values fix: the fix is written, proven by
+// the render without that override, and [AppliedFix.OverriddenBy] names
+// it; the finding stays. Helm hooks are never edited.
 //
 // The chart's own switches come first. For TGM-H010, Fix looks for the
 // chart's own PodDisruptionBudget, in its templates and in the helpers they
@@ -240,17 +277,14 @@
 // (template actions masked with same-length placeholders) to find where the
 // change belongs, the fragment is built as nodes and encoded, and it is
 // spliced into the original bytes. Comments, key order, blank lines, quoting
-// and template actions stay as they were. Where that cannot be done safely
-// (a flow mapping, a multi-line scalar, a value computed by an include, a
-// packaged subchart) and no values route is found, the finding is skipped,
-// with the reason.
+// and template actions stay as they were. Where a template cannot be edited
+// safely (a flow mapping, a multi-line scalar, a value computed by an
+// include) and no values path qualifies, the finding is skipped, with the
+// reason.
 //
-// Fix works on a scratch copy of the chart and of the user's values files.
-// Each fix is written, then the chart is re-rendered and re-checked: the
-// fix holds when the chart renders, its finding is gone, no finding fixed
-// before is back, no object became invalid and no pod is selected by two
-// budgets more than before. A fix that does not hold is taken back and the
-// next route tried; one that no route can make hold is dropped
+// Fix works on a scratch copy of the chart and of the user's values files,
+// and proves each fix as above. A fix that does not hold is taken back and
+// the next route tried; one that no route can make hold is dropped
 // ([FixResult.Dropped], with the reason of each route tried) and the
 // others are written. [WithAtomic] restores all or nothing: such a fix is
 // an [ErrFixNotHeld] error and nothing is written. Rounds repeat until no

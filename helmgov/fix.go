@@ -18,15 +18,18 @@ const defaultFixRounds = 4
 
 // Fix writes the fixes of the chart's findings into its sources, by the
 // first [FixRoute] that holds: the user's values file (when values files
-// are given), the chart's values.yaml where the template reads the field
-// from values or the chart has its own switch for it, and the template
-// (or a new template, for a PodDisruptionBudget) as the last resort.
+// are given), the chart's values.yaml, at the values path that the
+// renderer shows carries the field (probes: a sentinel at each candidate
+// path, many per render) or the chart's own switch, and the template (or
+// a new template, for a PodDisruptionBudget) as the last resort, when no
+// values path can carry it.
 //
 // It works on a scratch copy of the chart and of the user's values files.
 // Each fix is written, then the chart is re-rendered and re-checked: a fix
 // that breaks the render, leaves its finding, undoes another fix, makes an
-// object invalid or makes two PodDisruptionBudgets select the same pods is
-// taken back, and the next route is tried. A fix no route can make hold is
+// object invalid, makes two PodDisruptionBudgets select the same pods, or
+// changes any other field of any object is taken back, and the next route
+// is tried. A fix no route can make hold is
 // dropped ([FixResult.Dropped]) and the others are written; with
 // [WithAtomic] it is a [*FixError] that unwraps to [ErrFixNotHeld], and
 // nothing is written. Rounds repeat until no fixable finding is left (a

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -163,45 +164,72 @@ func (pr *prober) run(ctx context.Context, cands []*candidate) error {
 	for i := range cands {
 		ids[i] = i
 	}
-	return pr.batch(ctx, ids)
+	// Probes whose values conflict (a path under another's scalar) go
+	// into batches of their own.
+	for len(ids) > 0 {
+		_, later := pr.overlay(ids)
+		now := slices.DeleteFunc(slices.Clone(ids), func(i int) bool { return slices.Contains(later, i) })
+		if err := pr.batch(ctx, now, false); err != nil {
+			return err
+		}
+		ids = later
+	}
+	return nil
 }
 
-// batch renders the probes of ids at once, splitting on trouble.
-func (pr *prober) batch(ctx context.Context, ids []int) error {
+// batch renders the probes of ids at once. On trouble (the render fails,
+// or its objects do not pair with the baseline's) it looks for the
+// probes that cause it by halves: the first half is rendered; when it
+// renders, the trouble is in the second, which is then split without
+// being rendered whole. A single probe in trouble is marked broken. known
+// says that ids are known to be in trouble.
+func (pr *prober) batch(ctx context.Context, ids []int, known bool) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	overlay, later := pr.overlay(ids)
-	if len(later) > 0 {
-		if err := pr.batch(ctx, later); err != nil {
+	if !known || len(ids) == 1 {
+		trouble, err := pr.try(ctx, ids)
+		if err != nil || trouble == "" {
 			return err
 		}
-		ids = slices.DeleteFunc(ids, func(i int) bool { return slices.Contains(later, i) })
-	}
-	r, err := pr.rd.render(ctx, pr.gen, overlay)
-	trouble := ""
-	var match []int
-	switch {
-	case err != nil && context.Cause(ctx) != nil:
-		return fmt.Errorf("helmgov: probe: %w", context.Cause(ctx))
-	case err != nil:
-		trouble = "it breaks the render: " + renderReason(err)
-	default:
-		match, trouble = pr.match(r)
-	}
-	if trouble != "" {
 		if len(ids) == 1 {
 			pr.cands[ids[0]].broken = trouble
 			return nil
 		}
-		mid := len(ids) / 2
-		if err := pr.batch(ctx, ids[:mid]); err != nil {
+	}
+	mid := len(ids) / 2
+	trouble, err := pr.try(ctx, ids[:mid])
+	if err != nil {
+		return err
+	}
+	if trouble != "" {
+		if mid == 1 {
+			pr.cands[ids[0]].broken = trouble
+		} else if err := pr.batch(ctx, ids[:mid], true); err != nil {
 			return err
 		}
-		return pr.batch(ctx, ids[mid:])
+		return pr.batch(ctx, ids[mid:], false)
 	}
-	pr.record(r, match)
-	return nil
+	return pr.batch(ctx, ids[mid:], true)
+}
+
+// try renders the probes of ids at once and records their landings; it
+// says what went wrong instead when the render fails or its objects do
+// not pair with the baseline's.
+func (pr *prober) try(ctx context.Context, ids []int) (string, error) {
+	overlay, _ := pr.overlay(ids)
+	r, err := pr.rd.render(ctx, pr.gen, overlay)
+	switch {
+	case err != nil && context.Cause(ctx) != nil:
+		return "", fmt.Errorf("helmgov: probe: %w", context.Cause(ctx))
+	case err != nil:
+		return "it breaks the render: " + renderReason(err), nil
+	}
+	match, trouble := pr.match(r)
+	if trouble == "" {
+		pr.record(r, match)
+	}
+	return trouble, nil
 }
 
 // overlay builds the values of a batch of probes. Probes whose path
@@ -270,8 +298,8 @@ func (pr *prober) match(r *Rendered) ([]int, string) {
 	for i := range match {
 		match[i] = -1
 	}
-	for k, base := range pr.groups {
-		got := groups[k]
+	for _, k := range slices.Sorted(maps.Keys(pr.groups)) {
+		base, got := pr.groups[k], groups[k]
 		if len(got) != len(base) {
 			tpl, kind, _ := strings.Cut(k, "|")
 			return nil, fmt.Sprintf("it changes how many %s objects %s renders", kind, tpl)

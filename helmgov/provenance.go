@@ -54,7 +54,7 @@ func (fx *fixer) probeRound(ctx context.Context, st *fixState, findings []Findin
 		return err
 	}
 	pv.tree = loadedTree(c)
-	pv.refs = readRefs(pv.tree)
+	pv.refs = readRefs(fx.index())
 	vals := defaultValues(pv.tree)
 	user, err := fx.rd.cfg.userValues()
 	if err != nil {

@@ -2,7 +2,8 @@ package helmgov
 
 // This file decides where a fix goes. For each finding it lists the
 // plans, one per file that could carry the fix, in the order of the
-// routes: the user's values file, the chart's values.yaml, the template.
+// routes: the user's values file, the chart's values.yaml (at the values
+// paths the probes found, provenance.go), the template.
 // Fix tries them in that order and keeps the first that holds. It also
 // holds the routes themselves: [FixRoute] and [ParseFixRoute].
 
@@ -77,11 +78,11 @@ func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
 	site := &fixSite{f: f, obj: obj, st: st}
 	if info, rel, ok := st.r.chartOf(obj.Source.Template); ok && info.dir != "" {
 		site.info, site.tplPath = info, filepath.Join(info.dir, filepath.FromSlash(rel))
+	} else if info, ok := fx.chartOf(obj.Source.Template); ok {
+		site.info = info // a packaged subchart: its values only
 	}
 	var all []fixPlan
 	switch {
-	case f.Fix.Op == OpAddPDB && site.tplPath == "":
-		return nil, unfixablef("%s; helmgov cannot find a PodDisruptionBudget switch in its values", packagedWhy(obj))
 	case f.Fix.Op == OpAddPDB:
 		all, err = fx.pdbPlans(site)
 	default:
@@ -334,9 +335,21 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 		return v, true
 	}
 	if len(info.values) > 0 && (len(p) == 0 || p[0] != "global") {
-		return lookupValue(readValues(filepath.Join(info.dir, "values.yaml")), p)
+		return lookupValue(fx.chartValues(info), p)
 	}
 	return nil, false
+}
+
+// chartValues are the defaults of a chart of the tree (its values.yaml),
+// packaged or not; the root chart's as the scratch copy holds them.
+func (fx *fixer) chartValues(info chartInfo) map[string]any {
+	if len(info.values) == 0 {
+		return readValues(filepath.Join(fx.work, "values.yaml"))
+	}
+	if n := fx.chartNode(info.fullPath); n != nil {
+		return n.chart.Values
+	}
+	return nil
 }
 
 // FixRoute is where a fix is written. [Checker.Fix] tries the routes in
@@ -345,12 +358,12 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 //   - [RouteUserValues]: the user's values file, when values files are
 //     given ([WithValuesFiles]): the last one, or the one that already
 //     sets the key. It survives an upgrade of the chart.
-//   - [RouteChartValues]: the chart's values.yaml, when the template reads
-//     the field from values (range, toYaml, with, tpl, a reference), or the
-//     chart has its own switch for it (a PodDisruptionBudget's pdb.enabled).
+//   - [RouteChartValues]: the chart's values.yaml, at a values path the
+//     renderer's probes show carries the field, or the chart's own switch
+//     for it (a PodDisruptionBudget's pdb.enabled).
 //   - [RouteTemplate]: the template itself, or a new template for a
-//     PodDisruptionBudget: the last resort, and never where the same key
-//     can also come from values.
+//     PodDisruptionBudget: the last resort, when no values path carries
+//     the field; never a packaged subchart's.
 type FixRoute string
 
 // The routes, in the order Fix tries them.

@@ -29,6 +29,7 @@ type fixer struct {
 	gen    int                 // bumped on every change of the scratch copy
 	ix     *tplIndex
 	ixGen  int
+	tree   []chartTreeNode // the loaded chart's tree, as of ixGen
 	// rd renders the scratch copy; prov is what the probes of the round
 	// found.
 	rd    *renderer
@@ -138,13 +139,45 @@ func (fx *fixer) setInto(path string) error {
 // copy.
 func (fx *fixer) unscratch(msg string) string { return strings.ReplaceAll(msg, fx.work, fx.dir) }
 
-// index returns the parsed templates of the scratch chart as they are now.
+// index returns the parsed templates of the scratch chart as they are now,
+// packaged subcharts included. A chart that does not load has none.
 func (fx *fixer) index() *tplIndex {
 	if fx.ix == nil || fx.ixGen != fx.gen {
-		charts, _ := chartTree(fx.work)
-		fx.ix, fx.ixGen = indexTemplates(charts), fx.gen
+		fx.ix, fx.ixGen = &tplIndex{defines: map[string]*tplDefine{}}, fx.gen
+		if c, err := fx.rd.load(fx.gen); err == nil {
+			disk, _ := chartTree(fx.work)
+			fx.tree = loadedTree(c)
+			fx.ix = indexTemplates(fx.tree, disk)
+		}
 	}
 	return fx.ix
+}
+
+// chartNode returns the chart of the loaded tree at Helm's full path.
+func (fx *fixer) chartNode(fullPath string) *chartTreeNode {
+	fx.index()
+	for i := range fx.tree {
+		if fx.tree[i].fullPath == fullPath {
+			return &fx.tree[i]
+		}
+	}
+	return nil
+}
+
+// chartOf finds the chart of the loaded tree, packaged or not, that holds
+// a template (Helm's name).
+func (fx *fixer) chartOf(tpl string) (chartInfo, bool) {
+	fx.index()
+	best := -1
+	for i, n := range fx.tree {
+		if strings.HasPrefix(tpl, n.fullPath+"/templates/") && (best < 0 || len(n.fullPath) > len(fx.tree[best].fullPath)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return chartInfo{}, false
+	}
+	return chartInfo{fullPath: fx.tree[best].fullPath, values: fx.tree[best].values}, true
 }
 
 // display names a scratch file as reports do.
