@@ -22,8 +22,10 @@ package helmgov_test
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -306,7 +308,13 @@ func TestCorpusTruth(t *testing.T) {
 			var allApplied []helmgov.AppliedFix
 			for i, tf := range c.truth.Findings {
 				f, ok := byKey[tf.key()]
-				if !ok || tf.Route != "values" {
+				if !ok {
+					continue
+				}
+				if tf.Route != "values" {
+					if f.Fix != nil {
+						proveTraps(t, checker, c, dir, i, user, rendered.Objects, f, tf, plain(f.Fix.Value))
+					}
 					continue
 				}
 				one := plainMap(user)
@@ -338,13 +346,7 @@ func TestCorpusTruth(t *testing.T) {
 				if errs := proveValues(t, checker, c, oneFile, rendered.Objects, f, applied); len(errs) > 0 {
 					t.Errorf("%s: the truth's values %v do not hold:\n%s", tf.key(), tf.Set, strings.Join(errs, "\n"))
 				}
-				for j, trap := range tf.Traps {
-					wrong := plainMap(user)
-					setValue(wrong, trap.Path, tf.Set[0].wanted(f))
-					if errs := proveValues(t, checker, c, writeValues(t, dir, fmt.Sprintf("trap-%d-%d.yaml", i, j), wrong), rendered.Objects, f, applied); len(errs) == 0 {
-						t.Errorf("%s: trap %v (%s) is a right route after all", tf.key(), trap.Path, trap.Why)
-					}
-				}
+				proveTraps(t, checker, c, dir, i, user, rendered.Objects, f, tf, tf.Set[0].wanted(f))
 			}
 			res2, r2, err := checker.CheckChart(t.Context(), chart, c.renderOpts(writeValues(t, dir, "all.yaml", all))...)
 			if err != nil {
@@ -363,6 +365,21 @@ func TestCorpusTruth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// proveTraps: each of the finding's traps, the wanted value written there,
+// leaves the finding or changes something else.
+func proveTraps(t *testing.T, checker *helmgov.Checker, c corpus2Chart, dir string, i int, user map[string]any,
+	before []helmgov.Object, f helmgov.Finding, tf truthFinding, want any) {
+	t.Helper()
+	for j, trap := range tf.Traps {
+		wrong := plainMap(user)
+		setValue(wrong, trap.Path, want)
+		file := writeValues(t, dir, fmt.Sprintf("trap-%d-%d.yaml", i, j), wrong)
+		if errs := proveValues(t, checker, c, file, before, f, []helmgov.AppliedFix{{Finding: f}}); len(errs) == 0 {
+			t.Errorf("%s: trap %v (%s) is a right route after all", tf.key(), trap.Path, trap.Why)
+		}
 	}
 }
 
@@ -415,6 +432,72 @@ func assertHooks(t *testing.T, c corpus2Chart, objs []helmgov.Object, res *helmg
 	for _, f := range res.Findings {
 		if hooks[f.Object.String()] {
 			t.Errorf("%s on a hook object: hooks are not workloads behind the load balancer", findingKey2(f))
+		}
+	}
+}
+
+// TestCorpusIdioms: the second corpus holds at least 12 charts and every
+// idiom issue 32 names, each in at least one chart (found in the charts'
+// files, packaged subcharts' sources included), and each chart's truth
+// lists the idioms it reproduces.
+func TestCorpusIdioms(t *testing.T) {
+	charts := loadCorpus2(t)
+	if len(charts) < 12 {
+		t.Errorf("%d charts, want at least 12", len(charts))
+	}
+	idioms := []struct{ what, file, re string }{
+		{"a library chart's helper", "Chart.yaml", `(?m)^type: library`},
+		{"common.tplvalues.render", "templates", `include "common\.tplvalues\.render"`},
+		{"a named pod helper the workload includes", "templates", `(?m)^  template:\n    \{\{- include "[\w.-]+\.pod(Template)?" \. \| nindent 4 \}\}`},
+		{"toYaml at column 0", "templates", `(?m)^\{\{ toYaml \.Values\.[\w.]+ \| indent \d+ \}\}`},
+		{"with + range over an annotations map beside a labels block", "templates", `(?s)labels:.{0,300}\{\{- with \.Values\.[\w.]*labels \}\}.{0,100}\{\{- end \}\}\s*\{\{- with \.Values\.[\w.]*annotations \}\}\s*annotations:\s*\{\{- range \$key, \$value := \. \}\}`},
+		{"a map of services", "templates", `(?s)\{\{- range \$\w+, \$\w+ := \.Values\.\w+ \}\}\s*---\s*apiVersion: v1\s*kind: Service`},
+		{"a packaged subchart", "charts", `\.tgz$`},
+		{"a subchart under an alias", "Chart.yaml", `(?m)^\s+alias: \w+`},
+		{"global values", "templates", `\.Values\.global\.`},
+		{"a hook test Pod", "templates", `(?s)kind: Pod.*"?helm\.sh/hook"?: test`},
+		{"tpl values", "templates", `\btpl \(?(toYaml )?(\.Values|\$value|\.)`},
+		{"a literal annotations block the user's values extend", "templates", `(?m)^    kubernetes\.io/ingress\.class: alb\n(.*\n){1,3}\s*\{\{- with \.Values\.ingress\.annotations \}\}`},
+	}
+	for _, c := range charts {
+		if len(c.truth.Idioms) == 0 {
+			t.Errorf("%s: the truth lists no idioms", c.name)
+		}
+	}
+	for _, id := range idioms {
+		re := regexp.MustCompile(id.re)
+		var in []string
+		for _, c := range charts {
+			found := false
+			_ = filepath.WalkDir(filepath.Join(corpus2Root, c.name), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || found {
+					return err
+				}
+				slash := filepath.ToSlash(p)
+				switch id.file {
+				case "charts":
+					found = re.MatchString(slash) && strings.Contains(slash, "/chart/charts/")
+					return nil
+				case "Chart.yaml":
+					if d.Name() != "Chart.yaml" {
+						return nil
+					}
+				case "templates":
+					if !strings.Contains(slash, "/templates/") {
+						return nil
+					}
+				}
+				b, err := os.ReadFile(p)
+				found = err == nil && re.Match(b)
+				return err
+			})
+			if found {
+				in = append(in, c.name)
+			}
+		}
+		t.Logf("%s: %v", id.what, in)
+		if len(in) == 0 {
+			t.Errorf("%s: in no chart", id.what)
 		}
 	}
 }
