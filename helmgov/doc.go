@@ -55,6 +55,9 @@
 //   - scratch.go: the scratch copy Fix edits, snapshots and reverts.
 //   - writeback.go: the changed files written back atomically; the diff.
 //   - yamledit.go: the source editor: where a change goes, spliced in.
+//   - tplhelper.go: a field inside a named helper (a pod template in
+//     _pod.tpl) that the object's template includes: the helper's body
+//     edited as a template.
 //   - yamlsource.go: a source masked, parsed, and its lines' layout.
 //   - yamlbind.go: the template actions around a key: the values they bind.
 //   - yamlencode.go: new fragments encoded as YAML.
@@ -234,7 +237,11 @@
 //  3. [RouteTemplate]: only when no values path qualifies, and only the
 //     template of an unpacked chart: never a packaged subchart's, and never
 //     where the template reads the field from values (then the finding is
-//     skipped, with the reason). A path whose probe broke the render but
+//     skipped, with the reason). Where the template writes the part of the
+//     object that holds the field with one include (a pod template in
+//     _pod.tpl), the helper's body is the template edited; a list item
+//     whose name an action writes ({{ .Chart.Name }}-reload) is told by
+//     the literal part of its name. A path whose probe broke the render but
 //     that the template reads for the field is tried as a values route:
 //     the proof decides, and a render error drops it with the chart's own
 //     message.

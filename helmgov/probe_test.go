@@ -98,7 +98,8 @@ var probeCases = []struct {
 	},
 	{
 		// kit.render(dict "value" .Values.lifecycleHooks "context" $), in a
-		// container whose name a helper writes, beside a sidecar.
+		// container whose name a helper writes, beside a sidecar whose name
+		// a value writes.
 		name: "a library chart's render helper", dir: "library-helper", chart: ".",
 		want: []probeExpect{{rule: RuleWorkloadPreStop, object: "Deployment release-name-catalog",
 			reader: `none: templates/deployment.yaml:17: cannot tell which list item is "catalog"`,
