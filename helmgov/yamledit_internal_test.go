@@ -35,9 +35,9 @@ func TestSourceSet(t *testing.T) {
 		{
 			name:     "template: a list item whose name an action writes, told by the literal part of its name",
 			template: true,
-			src: "containers:\n  - name: {{ .Chart.Name }}-reload\n    image: r\n  - name: {{ .Chart.Name }}\n    image: a\n",
-			path:  FieldPath{{Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}},
-			value: map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": 130}}},
+			src:      "containers:\n  - name: {{ .Chart.Name }}-reload\n    image: r\n  - name: {{ .Chart.Name }}\n    image: a\n",
+			path:     FieldPath{{Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}},
+			value:    map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": 130}}},
 			want: "containers:\n  - name: {{ .Chart.Name }}-reload\n    image: r\n  - name: {{ .Chart.Name }}\n    image: a\n" +
 				"    lifecycle:\n      preStop:\n        sleep:\n          seconds: 130\n",
 		},
