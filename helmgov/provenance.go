@@ -305,8 +305,11 @@ func (r valuesRoute) describe(t *probeTarget, base *Rendered) string {
 		slices.Sort(tw)
 		what += " (and of " + strings.Join(tw, ", ") + ", which have the same finding)"
 	}
-	if !r.cand.exists {
-		what += ", which the templates read and the values do not set yet"
+	switch {
+	case !r.cand.exists && r.cand.read:
+		what += ", which the templates read and no values set yet"
+	case !r.cand.exists:
+		what += ", a key no values set yet"
 	}
 	return what
 }
