@@ -89,6 +89,31 @@ func TestCheckRules(t *testing.T) {
 	}{
 		{name: "a compliant set", in: docs(lbSvc, goodDeploy, goodPDB)},
 		{
+			// A test Pod and a pre-upgrade Deployment whose labels match the
+			// Service's selector: hooks are not behind the load balancer,
+			// so no preStop, grace period or budget finding; the same Pod
+			// without the hook annotation has them.
+			name: "Helm hooks are not workloads behind the load balancer",
+			in: docs(lbSvc, goodDeploy, goodPDB,
+				"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-test\n  labels: {app: web}\n  annotations: {helm.sh/hook: test}\n"+
+					"spec:\n  containers: [{name: probe, image: busybox, ports: [{containerPort: 8080}]}]\n",
+				"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-migrate\n  annotations: {helm.sh/hook: pre-upgrade}\n"+
+					"spec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"+
+					"    spec: {containers: [{name: migrate, image: busybox}]}\n"),
+		},
+		{
+			name: "the same Pod without the hook annotation serves",
+			in: docs(lbSvc, goodDeploy, goodPDB,
+				"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-test\n  labels: {app: web}\n"+
+					"spec:\n  containers: [{name: probe, image: busybox, ports: [{containerPort: 8080}]}]\n"),
+			want: []brief{
+				{Rule: helmgov.RuleWorkloadPreStop, Severity: helmgov.SeverityWarning, Object: "Pod default/web-test",
+					Path: "spec.containers[name=probe].lifecycle.preStop", Fix: "set spec.containers[name=probe].lifecycle.preStop = {\"sleep\":{\"seconds\":130}}"},
+				{Rule: helmgov.RuleWorkloadGracePeriod, Severity: helmgov.SeverityWarning, Object: "Pod default/web-test",
+					Path: "spec.terminationGracePeriodSeconds", Fix: "set spec.terminationGracePeriodSeconds = 160"},
+			},
+		},
+		{
 			name: "LoadBalancer Service without LBC annotations",
 			in:   "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {type: LoadBalancer}\n",
 			want: []brief{

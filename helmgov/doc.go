@@ -29,8 +29,24 @@
 //   - fix.go: [Checker.Fix]: the fix-and-prove loop.
 //   - fixoptions.go: [FixOption] and the With* options of Fix.
 //   - fixresult.go: [FixResult], [AppliedFix], [SkippedFix], [DroppedFix],
-//     [FileChange], [FixHow].
-//   - route.go: where a fix goes ([FixRoute]): the plans of a finding.
+//     [FileChange], [FixHow]; [FixCounts], [RemainingFinding], and the exit
+//     code of a fix ([FixResult.ExitCode]).
+//   - fixreason.go: why a finding was not fixed, in a chart user's words:
+//     the reason of a rule without a fix, the YAML parser's and the values
+//     schema's messages turned into plain words.
+//   - route.go: where a fix goes ([FixRoute]): the plans of a finding, the
+//     probed values paths first, the template as the last resort.
+//   - candidates.go: the values paths a probe tries: every map and leaf of
+//     the chart's, the subcharts' (packaged or not, under their name or
+//     alias), global and the user's values; what the templates read.
+//   - probe.go: the probes: sentinels at many values paths in one render,
+//     split on trouble, and where each sentinel lands in the objects.
+//   - provenance.go: which probed path carries a finding's fix, and the
+//     order of those that do.
+//   - renderer.go: the scratch chart loaded once and rendered many times,
+//     with probe values on top; the count of renders.
+//   - rerender.go: the proof of a fix by a full re-render diff; the --set
+//     that overrides a fix.
 //   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
 //     template and its wrapper.
 //   - tplscan.go: the chart's templates read as Go templates: the values
@@ -39,12 +55,16 @@
 //   - scratch.go: the scratch copy Fix edits, snapshots and reverts.
 //   - writeback.go: the changed files written back atomically; the diff.
 //   - yamledit.go: the source editor: where a change goes, spliced in.
+//   - tplhelper.go: a field inside a named helper (a pod template in
+//     _pod.tpl) that the object's template includes: the helper's body
+//     edited as a template.
 //   - yamlsource.go: a source masked, parsed, and its lines' layout.
 //   - yamlbind.go: the template actions around a key: the values they bind.
 //   - yamlencode.go: new fragments encoded as YAML.
 //
 // Output:
-//   - report.go: text, JSON and SARIF output; exit codes.
+//   - report.go: text, JSON and SARIF output (a fix's text report opens
+//     with counts that add up); exit codes.
 //   - errors.go: sentinels and typed errors.
 //
 // The manifest reader and the source editor are fuzzed:
@@ -98,7 +118,9 @@
 // "Behind ip targets" means selected by a Service that is a LoadBalancer
 // Service of the LBC, is bound by a TargetGroupBinding, or is a backend of
 // an ALB Ingress, in the same namespace: the pods are, or will be after the
-// migration, the load balancer's targets. The findings of TGM-H007 to
+// migration, the load balancer's targets. Helm hooks (objects with the
+// helm.sh/hook annotation: a test Pod, a migration Job) never are, whatever
+// their labels: TGM-H008 to TGM-H010 skip them, and Fix never edits one. The findings of TGM-H007 to
 // TGM-H010 word the targets as the manifests have them today: "ip
 // targets", "instance targets (ip after the migration)" (an NLB Service
 // without nlb-target-type ip, an ALB Ingress in instance mode, a binding of
@@ -173,43 +195,87 @@
 //
 // # Fixing
 //
-// [Checker.Fix] writes each finding's [Change] where it belongs. For each
-// finding it lists the files that could carry the fix, by [FixRoute], in
-// this order, and keeps the first that holds:
+// [Checker.Fix] writes each finding's [Change] where it belongs. The
+// renderer decides where that is, not a reading of the template text: real
+// charts render a field through toYaml at any column, a library chart's
+// helper given (dict "value" .Values.x "context" $), a named pod helper, a
+// range over a map of services, a variable holding .Values.global, tpl.
+//
+// Probes. At the start of each round, Fix renders the chart with a
+// sentinel at every candidate values path, many at once: every map and
+// leaf of the values the chart renders with (its values.yaml, each
+// subchart's under its name or alias, packaged in charts/*.tgz or not,
+// global, and the user's -f files), every .Values path its templates read
+// (parsed from the loaded chart, packaged subcharts and library charts
+// included), and new keys named after the fields to fix (annotations,
+// lifecycle, terminationGracePeriodSeconds) under the maps the templates
+// read. A map gets an entry whose key is its sentinel; a leaf whose value
+// shows at a field to fix (or is empty) gets a string or int sentinel; a
+// list, a list of one. The sentinels found in the rendered objects say
+// which path feeds which field. A render that fails (a type the template
+// cannot take, a `required`, a `fail`), or whose objects lose a field or
+// change in number, is split in halves down to single probes, and those
+// are set aside. A path qualifies for a finding when its probe puts a
+// value exactly at the finding's field of the finding's object (an entry
+// of a map at or above the field, the field's scalar or list) and nowhere
+// else but at the same field of objects with the same finding. Of those,
+// Fix prefers the path the user's file already sets (no key is written
+// twice), then one the object's template or its helpers read (the template
+// reader's hint), one the values set, the deepest landing. A chart of 50
+// objects needs a dozen probe renders (BenchmarkFix).
+//
+// Routes. Each qualifying path (up to three) is tried by [FixRoute], in
+// this order, and the first that holds is kept:
 //
 //  1. [RouteUserValues]: the user's values file, when values files are
 //     given ([WithRenderOptions] with [WithValuesFiles], the CLI's -f): the
-//     one that already sets the longest part of the key's path, else the
-//     last one. The fix survives an upgrade of the chart.
-//  2. [RouteChartValues]: the root chart's values.yaml (under the
-//     subchart's name or alias for a subchart's template, global.* as it
-//     is). Both values routes are taken when the template reads the field
-//     from values: `range $k, $v := .Values.x` or `toYaml .Values.x | nindent N`
-//     (also next to literal keys), `with .Values.x` with toYaml, tpl or a
-//     helper given its value, `{{ .Values.x }}`; or when the template cannot
-//     be read as YAML, or does not spell the key out, and it or a helper it
-//     includes reads a value named after the field (.Values.lifecycle,
-//     .Values.terminationGracePeriodSeconds, .Values.service.annotations).
-//  3. [RouteTemplate]: the template itself, only as the last resort and
-//     never where the same key can also come from values: a key next to a
-//     range or toYaml of values goes into the values, and entries that
-//     actions write are never joined by a literal one.
+//     file of [WithIntoFile], else the one that already sets the longest
+//     part of the key's path, else the last one. The fix survives an
+//     upgrade of the chart; a packaged subchart is configured there under
+//     its name or alias.
+//  2. [RouteChartValues]: the root chart's values.yaml, at the same path.
+//  3. [RouteTemplate]: only when no values path qualifies, and only the
+//     template of an unpacked chart: never a packaged subchart's, and never
+//     where the template reads the field from values (then the finding is
+//     skipped, with the reason). Where the template writes the part of the
+//     object that holds the field with one include (a pod template in
+//     _pod.tpl), the helper's body is the template edited; a list item
+//     whose name an action writes ({{ .Chart.Name }}-reload) is told by
+//     the literal part of its name. A path whose probe broke the render but
+//     that the template reads for the field is tried as a values route:
+//     the proof decides, and a render error drops it with the chart's own
+//     message.
 //
 // [WithInto] changes the order or leaves routes out (the CLI's --into
 // values|chart|templates). [AppliedFix] says, for each fix, the file, the
-// route, the kind of edit ([FixHow]) and why.
+// route, the kind of edit ([FixHow]) and why: what the renderer showed.
+//
+// Proof. A fix is written into a scratch copy and the chart rendered
+// again, in full: it holds when the chart renders, its finding is gone, no
+// finding fixed before is back, no object became invalid, no pod is
+// selected by two budgets more than before, and the diff of every object
+// against the render before the fix shows only the intended field of the
+// intended objects (for TGM-H010, only budgets added or changed). A render
+// error, a repeated key or any other change drops it, with a reason in the
+// chart user's words. A --set or --set-string of the user's ([WithSet])
+// that sets the same key hides a values fix: the fix is written, proven by
+// the render without that override, and [AppliedFix.OverriddenBy] names
+// it; the finding stays. Helm hooks are never edited.
 //
 // The chart's own switches come first. For TGM-H010, Fix looks for the
 // chart's own PodDisruptionBudget, in its templates and in the helpers they
-// include, whatever the values (text/template's parser reads the
-// conditions): one behind a condition on values (pdb.enabled,
-// podDisruptionBudget.create, an empty podDisruptionBudget map) is turned
-// on in the values, with maxUnavailable: 1 when the budget would otherwise
-// say neither number; without a template to read (a packaged library
-// chart), a values switch of such a name is tried. A feature's own switch
-// (autoscaling.enabled) is never turned on. Only when the chart has no
-// budget of its own that could select the same pods does Fix write a new
-// template beside the workload's: it copies the workload's name,
+// include (a packaged subchart's too, read from the loaded chart), whatever
+// the values (text/template's parser reads the conditions): one behind a
+// condition on values (pdb.enabled, podDisruptionBudget.create, an empty
+// podDisruptionBudget map) is turned on in the values, under the
+// subchart's name or alias for a subchart, with maxUnavailable: 1 when the
+// budget would otherwise say neither number or only minAvailable 0;
+// without a template to read (a budget in a library chart's helper), a
+// values switch of such a name is tried. A feature's own switch
+// (autoscaling.enabled) is never turned on. Only when the chart (never a
+// packaged subchart) has no budget of its own that could select the same
+// pods does Fix write a new template beside the workload's: it copies the
+// workload's name,
 // namespace and selector, and the blocks (if, with, range) and variables
 // in force around it, rewritten to trim only on their left and closed with
 // {{- end }}, so that a wrapper such as {{- if eq .Values.kind "Deployment" -}}
@@ -221,17 +287,14 @@
 // (template actions masked with same-length placeholders) to find where the
 // change belongs, the fragment is built as nodes and encoded, and it is
 // spliced into the original bytes. Comments, key order, blank lines, quoting
-// and template actions stay as they were. Where that cannot be done safely
-// (a flow mapping, a multi-line scalar, a value computed by an include, a
-// packaged subchart) and no values route is found, the finding is skipped,
-// with the reason.
+// and template actions stay as they were. Where a template cannot be edited
+// safely (a flow mapping, a multi-line scalar, a value computed by an
+// include) and no values path qualifies, the finding is skipped, with the
+// reason.
 //
-// Fix works on a scratch copy of the chart and of the user's values files.
-// Each fix is written, then the chart is re-rendered and re-checked: the
-// fix holds when the chart renders, its finding is gone, no finding fixed
-// before is back, no object became invalid and no pod is selected by two
-// budgets more than before. A fix that does not hold is taken back and the
-// next route tried; one that no route can make hold is dropped
+// Fix works on a scratch copy of the chart and of the user's values files,
+// and proves each fix as above. A fix that does not hold is taken back and
+// the next route tried; one that no route can make hold is dropped
 // ([FixResult.Dropped], with the reason of each route tried) and the
 // others are written. [WithAtomic] restores all or nothing: such a fix is
 // an [ErrFixNotHeld] error and nothing is written. Rounds repeat until no
@@ -250,4 +313,18 @@
 // [*ManifestError]), a chart that fails to render ([ErrRender],
 // [*RenderError]) or a fix that did not hold with [WithAtomic]
 // ([ErrFixNotHeld], [*FixError]).
+//
+// A [FixResult] prints as text ([FixResult.WriteText]) and JSON
+// ([FixResult.WriteJSON]), both with [FixResult.Counts]: fixed, not fixable
+// and dropped add up to the findings listed; a fix that a --set of the
+// user's overrides ([AppliedFix.OverriddenBy]) counts as fixed, and is
+// named. [FixResult.ExitCode] gives 1 while the fixed chart (for a dry run:
+// the chart as the fix would leave it) keeps a finding at or above the
+// threshold, 0 otherwise; [FixResult.Remaining] lists those findings, each
+// with why it was not fixed, in words that name no parser internals.
+//
+// The corpus (testdata/corpus2, TestCorpus and TestCorpusTruth) holds
+// charts of the project's own in the idioms of widely used public charts,
+// each with a legacy values file and its ground truth: every finding, and
+// the values path, template or reason its fix must take.
 package helmgov

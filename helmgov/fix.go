@@ -18,15 +18,18 @@ const defaultFixRounds = 4
 
 // Fix writes the fixes of the chart's findings into its sources, by the
 // first [FixRoute] that holds: the user's values file (when values files
-// are given), the chart's values.yaml where the template reads the field
-// from values or the chart has its own switch for it, and the template
-// (or a new template, for a PodDisruptionBudget) as the last resort.
+// are given), the chart's values.yaml, at the values path that the
+// renderer shows carries the field (probes: a sentinel at each candidate
+// path, many per render) or the chart's own switch, and the template (or
+// a new template, for a PodDisruptionBudget) as the last resort, when no
+// values path can carry it.
 //
 // It works on a scratch copy of the chart and of the user's values files.
 // Each fix is written, then the chart is re-rendered and re-checked: a fix
 // that breaks the render, leaves its finding, undoes another fix, makes an
-// object invalid or makes two PodDisruptionBudgets select the same pods is
-// taken back, and the next route is tried. A fix no route can make hold is
+// object invalid, makes two PodDisruptionBudgets select the same pods, or
+// changes any other field of any object is taken back, and the next route
+// is tried. A fix no route can make hold is
 // dropped ([FixResult.Dropped]) and the others are written; with
 // [WithAtomic] it is a [*FixError] that unwraps to [ErrFixNotHeld], and
 // nothing is written. Rounds repeat until no fixable finding is left (a
@@ -44,6 +47,16 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			return nil, usagef("fix: unknown rule %q", id)
 		}
 	}
+	if fc.intoFile != "" {
+		if strings.TrimSpace(fc.intoFile) == "-" || strings.Contains(fc.intoFile, "://") {
+			return nil, usagef("fix: into file %q: only local files are supported", fc.intoFile)
+		}
+		if !slices.ContainsFunc(valuesFilesOf(fc.render), func(f string) bool { return samePath(f, fc.intoFile) }) {
+			if _, err := os.Stat(fc.intoFile); err == nil {
+				fc.render = append(slices.Clone(fc.render), WithValuesFiles(fc.intoFile))
+			}
+		}
+	}
 	rc, err := newRenderConfig(fc.render)
 	if err != nil {
 		return nil, err
@@ -57,7 +70,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			return nil, usagef("fix: unknown route %q: want %s, %s or %s", r, RouteUserValues, RouteChartValues, RouteTemplate)
 		}
 	}
-	if len(rc.valueFiles) == 0 && fc.routes != nil && !slices.ContainsFunc(routes, func(r FixRoute) bool { return r != RouteUserValues }) {
+	if len(rc.valueFiles) == 0 && fc.intoFile == "" && fc.routes != nil && !slices.ContainsFunc(routes, func(r FixRoute) bool { return r != RouteUserValues }) {
 		return nil, usagef("fix: route %s needs a values file (WithValuesFiles, -f)", RouteUserValues)
 	}
 	before, rendered, err := c.CheckChart(ctx, dir, fc.render...)
@@ -72,6 +85,9 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	}
 	defer func() { _ = os.RemoveAll(scratch) }()
 	fx, err := newFixer(c, dir, scratch, fc, rc.valueFiles, routes)
+	if err == nil && fc.intoFile != "" {
+		err = fx.setInto(fc.intoFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("helmgov: fix %s: copy to scratch: %w", dir, err)
 	}
@@ -85,6 +101,12 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	held := map[string]bool{} // findings fixed, by key
 	for round := 1; round <= fc.maxRounds; round++ {
 		progress := false
+		if err := fx.probeRound(ctx, st, st.res.Findings); err != nil {
+			if cerr := context.Cause(ctx); cerr != nil {
+				return nil, fmt.Errorf("helmgov: fix %s: %w", dir, cerr)
+			}
+			return nil, &FixError{Chart: dir, Err: err}
+		}
 		for _, f0 := range slices.Clone(st.res.Findings) {
 			key := findingKey(f0)
 			if done[key] || f0.Suppressed || (fc.rules != nil && !fc.rules[f0.Rule]) {
@@ -100,11 +122,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			}
 			f = remapResult(&Result{Findings: []Finding{f}}, fx.work, dir).Findings[0]
 			if f.Fix == nil {
-				reason := f.NoFix
-				if reason == "" {
-					reason = "the rule has no safe fix for this finding"
-				}
-				res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: reason})
+				res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: noFixReason(f)})
 				continue
 			}
 			out, err := fx.fixOne(ctx, f, st, held)
@@ -112,6 +130,9 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 				return nil, err
 			}
 			switch {
+			case out.applied != nil && out.overridden:
+				out.applied.Round = round
+				res.Applied = append(res.Applied, *out.applied)
 			case out.applied != nil:
 				out.applied.Round = round
 				res.Applied = append(res.Applied, *out.applied)
@@ -131,7 +152,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			break
 		}
 		res.Rounds = round
-		c.opts.Logger.Info("fix round done", "chart", dir, "round", round, "applied", len(res.Applied))
+		c.opts.Logger.V(1).Info("fix round done", "chart", dir, "round", round)
 	}
 	// Fixable findings that the rounds did not reach.
 	var remaining []Finding
@@ -141,6 +162,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 		}
 	}
 	res.After = remapResult(st.res, fx.work, dir)
+	res.Renders, res.ProbeRenders = fx.rd.renders, fx.rd.probes
 	files, err := fx.changes()
 	if err != nil {
 		return nil, &FixError{Chart: dir, Err: err}
@@ -155,14 +177,16 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 			res.Skipped = append(res.Skipped, SkippedFix{Finding: f, Reason: fmt.Sprintf("still found after %d rounds of fixes", fc.maxRounds)})
 		}
 	}
+	res.plainReasons()
 	if fc.dryRun || len(res.Files) == 0 {
+		c.opts.Logger.Info("fix done, nothing written", "chart", dir, "fixed", len(res.Applied), "notFixable", len(res.Skipped), "dropped", len(res.Dropped))
 		return res, nil
 	}
 	if err := fx.writeBack(); err != nil {
 		return nil, &FixError{Chart: dir, Err: err}
 	}
 	res.Written = true
-	c.opts.Logger.Info("fix written", "chart", dir, "files", len(res.Files), "applied", len(res.Applied))
+	c.opts.Logger.Info("fix written", "chart", dir, "files", len(res.Files), "fixed", len(res.Applied), "notFixable", len(res.Skipped), "dropped", len(res.Dropped))
 	return res, nil
 }
 
@@ -212,9 +236,11 @@ func remapResult(r *Result, work, dir string) *Result {
 // diff of the last attempt) or skipped (with the reason).
 type fixOutcome struct {
 	applied *AppliedFix
-	dropped *DroppedFix
-	diff    string
-	skipped string
+	// overridden: applied, but the user's --set still overrides it.
+	overridden bool
+	dropped    *DroppedFix
+	diff       string
+	skipped    string
 }
 
 // fixOne tries the finding's plans in order, each written into the scratch
@@ -243,6 +269,15 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 			continue
 		}
 		next, nr, err := fx.verify(ctx, f, st, held, p)
+		if err != nil && nr != nil && p.route == RouteUserValues {
+			out, ok, oerr := fx.overridden(ctx, f, st, p, snap, next, nr, tried)
+			if oerr != nil {
+				return fixOutcome{}, oerr
+			}
+			if ok {
+				return out, nil
+			}
+		}
 		if err == nil {
 			why := p.why
 			if len(tried) > 0 {
@@ -277,9 +312,12 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 // check fails. The render is returned
 // even when the check fails, for the plan to learn from.
 func (fx *fixer) verify(ctx context.Context, f Finding, st *fixState, held map[string]bool, p *fixPlan) (*Result, *Rendered, error) {
-	next, nr, err := fx.c.CheckChart(ctx, fx.work, fx.render...)
+	next, nr, err := fx.check(ctx, fx.rd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the fixed chart does not render: %w", err)
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, nil, cerr
+		}
+		return nil, nil, fmt.Errorf("the fixed chart does not render: %s", renderReason(err))
 	}
 	keys := map[string]Finding{}
 	for _, g := range next.Findings {
@@ -312,7 +350,19 @@ func (fx *fixer) verify(ctx context.Context, f Finding, st *fixState, held map[s
 			return next, nr, err
 		}
 	}
+	if err := proveDiff(st.r, nr, f, p.twins); err != nil {
+		return next, nr, err
+	}
 	return next, nr, nil
+}
+
+// check renders the scratch copy with rd and checks it.
+func (fx *fixer) check(ctx context.Context, rd *renderer) (*Result, *Rendered, error) {
+	r, err := rd.render(ctx, fx.gen, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fx.c.withNamespace(r.Namespace).Check(r.Objects), r, nil
 }
 
 func findObject(objs []Object, f Finding) *Object {
@@ -323,4 +373,59 @@ func findObject(objs []Object, f Finding) *Object {
 		}
 	}
 	return nil
+}
+
+// valuesFilesOf returns the values files the render options name.
+func valuesFilesOf(opts []RenderOption) []string {
+	var rc renderConfig
+	for _, o := range opts {
+		o(&rc)
+	}
+	return rc.valueFiles
+}
+
+// samePath reports whether two paths name the same file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// overridden checks a values fix that did not show in the re-render: when
+// the user's --set sets the same key, the fix is kept in the values file
+// if the render without those overrides proves it (the finding is gone,
+// only the intended fields changed), and reported with the overrides that
+// hide it. ok is false, and nothing changed, otherwise.
+func (fx *fixer) overridden(ctx context.Context, f Finding, st *fixState, p *fixPlan, snap map[string]fileState,
+	next *Result, nr *Rendered, tried []string) (fixOutcome, bool, error) {
+	drop := overridingSet(fx.rd.cfg, p.sets)
+	if len(drop) == 0 || proveDiff(st.r, nr, f, p.twins) != nil {
+		return fixOutcome{}, false, nil
+	}
+	bare := &renderer{dir: fx.work, cfg: withoutSets(fx.rd.cfg, drop)}
+	after, ar, err := fx.check(ctx, bare)
+	if err != nil {
+		return fixOutcome{}, false, context.Cause(ctx)
+	}
+	for _, g := range after.Findings {
+		if findingKey(g) == findingKey(f) {
+			return fixOutcome{}, false, nil
+		}
+	}
+	fixed := fx.snapshot()
+	fx.revert(snap)
+	_, br, err := fx.check(ctx, bare)
+	fx.revert(fixed)
+	fx.rd.renders += bare.renders
+	if err != nil || proveDiff(br, ar, f, p.twins) != nil {
+		return fixOutcome{}, false, context.Cause(ctx)
+	}
+	st.res, st.r, st.overlaps = next, nr, overlappingPDBs(nr)
+	why := p.why
+	if len(tried) > 0 {
+		why += "; tried first: " + strings.Join(tried, "; ")
+	}
+	why += fmt.Sprintf("; but %s sets the same key, so the render with it still shows the old value: drop it or change it", strings.Join(drop, " and "))
+	return fixOutcome{overridden: true, applied: &AppliedFix{Finding: f, How: p.how, Route: p.route, File: p.file, Why: why,
+		OverriddenBy: strings.Join(drop, ", ")}}, true, nil
 }

@@ -129,8 +129,10 @@ func TestFixSkips(t *testing.T) {
 		skipped = append(skipped, string(s.Finding.Rule)+" "+s.Finding.Object.String()+": "+s.Reason)
 	}
 	want := []string{
-		"TGM-H006 Service default/legacy: cannot edit the source safely: templates/legacy.yaml:5: cannot set alb.ingress.kubernetes.io/healthcheck-port inside a flow mapping",
-		"TGM-H004 TargetGroupBinding default/t: the rule has no safe fix for this finding",
+		"TGM-H006 Service default/legacy: cannot edit the source safely: no value of the chart sets " +
+			`metadata.annotations["alb.ingress.kubernetes.io/healthcheck-port"] of Service legacy alone, and templates/legacy.yaml cannot take it: ` +
+			"templates/legacy.yaml:5: cannot set alb.ingress.kubernetes.io/healthcheck-port inside a flow mapping",
+		"TGM-H004 TargetGroupBinding default/t: spec.targetType is immutable, it cannot change on a binding that exists: recreate the binding with tgbind and cutover",
 	}
 	if diff := cmp.Diff(want, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
@@ -151,8 +153,10 @@ func TestFixSkips(t *testing.T) {
 	}
 }
 
-// TestFixPackagedSubchart: a template inside a packaged subchart cannot be
-// edited; a finding there is skipped, with the reason.
+// TestFixPackagedSubchart: the templates of a packaged subchart are never
+// edited: fields its values carry are fixed under the subchart's key in
+// the root chart's values.yaml, and fields only its templates write are
+// skipped, with the reason; the archive is left as it was.
 func TestFixPackagedSubchart(t *testing.T) {
 	src := filepath.Join("testdata", "charts", "umbrella")
 	dir := copyChart(t, src)
@@ -161,22 +165,43 @@ func TestFixPackagedSubchart(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTgz(t, filepath.Join(src, "charts", "api"), filepath.Join(dir, "charts", "api-0.4.0.tgz"))
-	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir, helmgov.WithDryRun())
+	archive := treeHash(t, filepath.Join(dir, "charts"))
+	res, err := newChecker(t, helmgov.Options{}).Fix(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reasons []string
+	var got []string
+	for _, a := range res.Applied {
+		got = append(got, string(a.Finding.Rule)+": "+a.File+" ["+string(a.Route)+"]")
+	}
 	for _, s := range res.Skipped {
-		reasons = append(reasons, string(s.Finding.Rule)+": "+s.Reason)
+		got = append(got, string(s.Finding.Rule)+": "+s.Reason)
 	}
+	packaged := "comes from the packaged subchart api (an archive in charts/), whose templates helmgov never edits"
 	want := []string{
-		"TGM-H008: cannot edit the source safely: template platform/charts/api/templates/deployment.yaml is not in an unpacked chart directory",
-		"TGM-H009: cannot edit the source safely: template platform/charts/api/templates/deployment.yaml is not in an unpacked chart directory",
-		"TGM-H001: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
-		"TGM-H002: cannot edit the source safely: template platform/charts/api/templates/service.yaml is not in an unpacked chart directory",
+		"TGM-H001: values.yaml [chart-values]",
+		"TGM-H002: values.yaml [chart-values]",
+		"TGM-H005: templates/targetgroupbinding.yaml [template]",
+		"TGM-H008: cannot edit the source safely: no value of the chart sets spec.template.spec.containers[name=api].lifecycle.preStop.sleep.seconds " +
+			"of Deployment release-name-api alone, and Deployment release-name-api " + packaged,
+		"TGM-H009: cannot edit the source safely: no value of the chart sets spec.template.spec.terminationGracePeriodSeconds " +
+			"of Deployment release-name-api alone, and Deployment release-name-api " + packaged,
 	}
-	if diff := cmp.Diff(want, reasons); diff != "" {
-		t.Errorf("skipped (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fixes (-want +got):\n%s", diff)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValues := "# Values for the platform umbrella chart.\n\nglobal:\n  team: core\n\n# The api subchart.\napi:\n  replicas: 2\n" +
+		"  service:\n    annotations:\n      service.beta.kubernetes.io/aws-load-balancer-type: external\n" +
+		"      service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip\n"
+	if diff := cmp.Diff(wantValues, string(values)); diff != "" {
+		t.Errorf("values.yaml (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(archive, treeHash(t, filepath.Join(dir, "charts"))); diff != "" {
+		t.Errorf("charts/ changed:\n%s", diff)
 	}
 }
 

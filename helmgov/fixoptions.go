@@ -13,6 +13,7 @@ type fixConfig struct {
 	rules     map[RuleID]bool
 	routes    []FixRoute
 	atomic    bool
+	intoFile  string
 }
 
 // WithDryRun computes the fix, re-renders and re-checks it in a scratch
@@ -54,3 +55,10 @@ func WithInto(routes ...FixRoute) FixOption {
 // default that fix is dropped, reported in [FixResult.Dropped], and the
 // others are written.
 func WithAtomic() FixOption { return func(c *fixConfig) { c.atomic = true } }
+
+// WithIntoFile names the user's values file that fixes by the
+// [RouteUserValues] route go into, instead of the last values file or the
+// one that already sets the key. When it is not one of the files of
+// [WithValuesFiles] it is rendered after them, as a last -f, and created
+// if it does not exist (written only when a fix goes there).
+func WithIntoFile(path string) FixOption { return func(c *fixConfig) { c.intoFile = path } }

@@ -34,6 +34,11 @@ type AppliedFix struct {
 	Why string `json:"why"`
 	// Round is the 1-based round of fix and re-render that applied it.
 	Round int `json:"round"`
+	// OverriddenBy, when set, names the user's --set (or --set-string)
+	// overrides that set the same key: the fix is written into File, and
+	// proven by a render without them, but the render with them still
+	// shows the old value, so the finding stays in [FixResult.After].
+	OverriddenBy string `json:"overriddenBy,omitempty"`
 }
 
 // SkippedFix is a finding Fix left alone, and why.
@@ -91,6 +96,11 @@ type FixResult struct {
 	// re-render or did not hold (never with [WithAtomic], which fails
 	// instead).
 	Dropped []DroppedFix `json:"dropped"`
+	// Renders counts the renders Fix made after the first check: probes,
+	// and the re-render of each fix tried. ProbeRenders counts the probes
+	// among them.
+	Renders      int `json:"renders"`
+	ProbeRenders int `json:"probeRenders"`
 	// Files are the changed files, ordered by path.
 	Files []FileChange `json:"files"`
 	// Diff is the unified diff of Files.
@@ -101,4 +111,95 @@ type FixResult struct {
 	// After is the check of the fixed chart, re-rendered; its sources name
 	// files of the original chart too.
 	After *Result `json:"after"`
+}
+
+// FixCounts are the findings a fix lists, by what became of them:
+// Fixed + NotFixable + Dropped = Findings.
+type FixCounts struct {
+	// Findings is the number of findings the fix lists: applied, skipped
+	// and dropped.
+	Findings int `json:"findings"`
+	// Fixed is len([FixResult.Applied]).
+	Fixed int `json:"fixed"`
+	// NotFixable is len([FixResult.Skipped]): no safe fix, or no source
+	// that could carry it.
+	NotFixable int `json:"notFixable"`
+	// Dropped is len([FixResult.Dropped]): a fix was tried and did not hold.
+	Dropped int `json:"dropped"`
+	// Overridden counts the fixes among Fixed that are written but that a
+	// --set of the user's overrides ([AppliedFix.OverriddenBy]): their
+	// findings stay while the --set does.
+	Overridden int `json:"overridden,omitempty"`
+}
+
+// Counts returns the findings the fix lists, by what became of them.
+func (r *FixResult) Counts() FixCounts {
+	c := FixCounts{Fixed: len(r.Applied), NotFixable: len(r.Skipped), Dropped: len(r.Dropped)}
+	c.Findings = c.Fixed + c.NotFixable + c.Dropped
+	for _, a := range r.Applied {
+		if a.OverriddenBy != "" {
+			c.Overridden++
+		}
+	}
+	return c
+}
+
+// RemainingFinding is a finding the fixed chart still has, and why it was
+// not fixed.
+type RemainingFinding struct {
+	// Finding is the finding, as the re-check of the fixed chart has it.
+	Finding Finding `json:"finding"`
+	// Why says, in a chart user's words, why it was not fixed.
+	Why string `json:"why"`
+}
+
+// Remaining lists the findings of the fixed chart ([FixResult.After]) at
+// or above the threshold that are not suppressed, each with why it was not
+// fixed: the reason of its skipped or dropped fix, or the --set that
+// overrides its fix. With [WithDryRun] they are the findings the chart
+// would keep.
+func (r *FixResult) Remaining(threshold Severity) []RemainingFinding {
+	if r.After == nil {
+		return nil
+	}
+	why := map[string]string{}
+	for _, s := range r.Skipped {
+		why[remainingKey(s.Finding)] = s.Reason
+	}
+	for _, d := range r.Dropped {
+		why[remainingKey(d.Finding)] = "a fix was tried and did not hold: " + d.Reason
+	}
+	for _, a := range r.Applied {
+		if a.OverriddenBy != "" {
+			why[remainingKey(a.Finding)] = "the fix is written into " + a.File + ", but " + a.OverriddenBy +
+				" sets the same key and wins: drop or change it"
+		}
+	}
+	var out []RemainingFinding
+	for _, f := range r.After.Findings {
+		if f.Suppressed || f.Severity < threshold {
+			continue
+		}
+		w, ok := why[remainingKey(f)]
+		if !ok {
+			w = "helmgov did not try to fix it: the fix was limited to other rules"
+		}
+		out = append(out, RemainingFinding{Finding: f, Why: w})
+	}
+	return out
+}
+
+func remainingKey(f Finding) string { return string(f.Rule) + "|" + f.Object.String() + "|" + f.Path }
+
+// ExitCode is the CLI's exit code after a fix: [ExitFindings] when the
+// fixed chart still has a finding at or above the threshold that is not
+// suppressed (see [FixResult.Remaining]), [ExitClean] otherwise. With
+// [WithDryRun] it speaks of the chart as the fix would leave it. A result
+// without its re-check, or a threshold that is not a severity, is
+// [ExitError].
+func (r *FixResult) ExitCode(threshold Severity) int {
+	if r == nil {
+		return ExitError
+	}
+	return ExitCode(r.After, threshold)
 }

@@ -45,7 +45,7 @@ type pdbCandidate struct {
 func (fx *fixer) pdbPlans(s *fixSite) ([]fixPlan, error) {
 	var plans []fixPlan
 	var pending []*pdbCandidate
-	sites := fx.index().pdbSites(s.info.dir)
+	sites := fx.index().pdbSites(s.info.fullPath)
 	for _, site := range sites {
 		if siteRendered(site, sites, s.st.r) {
 			continue // it renders, and selects other pods
@@ -86,6 +86,13 @@ func (fx *fixer) pdbPlans(s *fixSite) ([]fixPlan, error) {
 		for _, t := range fx.pdbToggles(s) {
 			plans = append(plans, fx.valuesSetPlans(s.info, t.sets, t.why)...)
 		}
+	}
+	if s.tplPath == "" {
+		// A packaged subchart: its values only, never a new template.
+		if len(plans) == 0 {
+			return nil, unfixablef("%s, and its values have no PodDisruptionBudget switch that helmgov can turn on", packagedWhy(s.obj))
+		}
+		return plans, nil
 	}
 	plans = append(plans, fx.newPDBPlan(s, pending))
 	return plans, nil
@@ -210,8 +217,8 @@ func keyPath(keys []string) []PathStep {
 }
 
 // budgetHasNumbers checks that a budget selecting the workload's pods says
-// minAvailable or maxUnavailable: one that says neither protects nothing
-// the chart meant.
+// minAvailable or maxUnavailable: one that says neither, or only
+// minAvailable 0, protects nothing.
 func budgetHasNumbers(r *Rendered, w *Object) error {
 	podLabels := labels.Set(stringMap(w.Fields, "spec", "template", "metadata", "labels"))
 	for _, o := range r.Objects {
@@ -221,8 +228,12 @@ func budgetHasNumbers(r *Rendered, w *Object) error {
 		if sel := objPDBSelector(o); sel == nil || !sel.Matches(podLabels) {
 			continue
 		}
-		if nested(o.Fields, "spec", "minAvailable") == nil && nested(o.Fields, "spec", "maxUnavailable") == nil {
+		minA, maxU := nested(o.Fields, "spec", "minAvailable"), nested(o.Fields, "spec", "maxUnavailable")
+		switch m := fmt.Sprint(minA); {
+		case minA == nil && maxU == nil:
 			return fmt.Errorf("PodDisruptionBudget %s says neither minAvailable nor maxUnavailable", o.Name)
+		case maxU == nil && (m == "0" || m == "0%"):
+			return fmt.Errorf("PodDisruptionBudget %s says minAvailable %s, which lets every pod be evicted at once", o.Name, m)
 		}
 	}
 	return nil
@@ -311,12 +322,7 @@ type pdbToggle struct {
 // podDisruptionBudget.create, ...) when no template shows one: those whose
 // map the workload's template reads come first. At most three.
 func (fx *fixer) pdbToggles(s *fixSite) []pdbToggle {
-	var vals map[string]any
-	if len(s.info.values) == 0 {
-		vals = readValues(filepath.Join(fx.work, "values.yaml"))
-	} else {
-		vals = readValues(filepath.Join(s.info.dir, "values.yaml"))
-	}
+	vals := fx.chartValues(s.info)
 	var found [][]string
 	var walk func(m map[string]any, at []string)
 	walk = func(m map[string]any, at []string) {
@@ -349,7 +355,7 @@ func (fx *fixer) pdbToggles(s *fixSite) []pdbToggle {
 	}
 	// The workload's template reads which maps?
 	read := map[string]bool{}
-	if f := fx.index().file(s.tplPath); f != nil {
+	if f := fx.index().byName(s.obj.Source.Template); f != nil {
 		for _, r := range nodeRefs(f.root.Root, dotCtx{root: true}) {
 			for i := 1; i <= len(r); i++ {
 				read[strings.Join(r[:i], ".")] = true

@@ -154,6 +154,28 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("helmgov: render %s: %w", dir, err)
 	}
+	chrt, err := loadChart(dir)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := cfg.userValues()
+	if err != nil {
+		return nil, err
+	}
+	out, err := renderChart(ctx, dir, chrt, vals, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.locate(); err != nil {
+		return nil, &RenderError{Chart: dir, Err: err}
+	}
+	return out, nil
+}
+
+// loadChart loads a chart directory with the Helm SDK's loader (packaged
+// subcharts are read from their archives in memory) and checks that its
+// dependencies are present, as `helm template` does.
+func loadChart(dir string) (*chartv2.Chart, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		// The *PathError repeats the path; keep its cause ("no such file
@@ -179,12 +201,26 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	if err := checkDependencies(chrt); err != nil {
 		return nil, &RenderError{Chart: dir, Err: err}
 	}
+	return chrt, nil
+}
+
+// userValues merges the values files and overrides, as `helm template`
+// does before it coalesces them with the chart's defaults.
+func (cfg *renderConfig) userValues() (map[string]any, error) {
 	vopts := values.Options{ValueFiles: cfg.valueFiles, Values: cfg.set, StringValues: cfg.setString}
 	vals, err := vopts.MergeValues(getter.Providers{})
 	if err != nil {
 		return nil, usagef("render: values: %w", err)
 	}
+	return vals, nil
+}
 
+// renderChart renders a loaded chart with these values, in-process with
+// the install action in client-only dry-run mode. The chart is changed by
+// the render (Helm drops disabled dependencies and renames aliased ones):
+// give it a copy ([cloneChart]) to render it again. The objects' template
+// files are left for [Rendered.locate].
+func renderChart(ctx context.Context, dir string, chrt *chartv2.Chart, vals map[string]any, cfg *renderConfig) (*Rendered, error) {
 	var handler slog.Handler = slog.DiscardHandler
 	if cfg.logger.GetSink() != nil {
 		handler = logr.ToSlogHandler(cfg.logger.WithValues("chart", dir))
@@ -217,10 +253,6 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 	}
 
 	out := &Rendered{Chart: dir, Namespace: cfg.namespace}
-	out.charts, err = chartTree(dir)
-	if err != nil {
-		return nil, &RenderError{Chart: dir, Err: err}
-	}
 	var b strings.Builder
 	b.WriteString(r.Manifest)
 	for _, h := range r.Hooks {
@@ -235,16 +267,26 @@ func Render(ctx context.Context, dir string, opts ...RenderOption) (*Rendered, e
 		}
 		return nil, &RenderError{Chart: dir, Err: err}
 	}
+	out.Objects = objs
+	return out, nil
+}
+
+// locate maps the chart's tree onto the disk and gives each object its
+// template file and the line of its document there.
+func (r *Rendered) locate() error {
+	var err error
+	if r.charts, err = chartTree(r.Chart); err != nil {
+		return err
+	}
 	lines := templateLines{}
-	for i := range objs {
-		o := &objs[i]
-		o.Source.File, o.Source.Line = dir, 0
-		if f, ok := out.templateFile(o.Source.Template); ok {
+	for i := range r.Objects {
+		o := &r.Objects[i]
+		o.Source.File, o.Source.Line = r.Chart, 0
+		if f, ok := r.templateFile(o.Source.Template); ok {
 			o.Source.File, o.Source.Line = f, lines.lineOf(f, o.Kind, o.Name)
 		}
 	}
-	out.Objects = objs
-	return out, nil
+	return nil
 }
 
 // checkDependencies fails, as `helm template` does, when Chart.yaml lists a

@@ -382,28 +382,19 @@ func uriOf(p string) string {
 	return b.String()
 }
 
-// WriteText prints what a fix did: each applied fix with its file, route
-// and why; the dropped and skipped fixes with their reasons; then the
-// diff.
+// WriteText prints what a fix did: a summary line whose counts add up
+// (fixed + not fixable + dropped = the findings listed), each applied fix
+// with its file, route and why, the dropped and the not fixed findings
+// with why, in a chart user's words, then the diff.
 //
+//	7 findings: 5 fixed in 2 rounds, 1 not fixable, 1 dropped; 1 file written
 //	fixed TGM-H001 Service default/web (set ...) in prod.yaml [user-values]
 //	  why: templates/service.yaml takes metadata.annotations from .Values.service.annotations (range); ...
-//	dropped TGM-H010 Deployment default/web: <reason>
+//	dropped TGM-H010 Deployment default/web (add a PodDisruptionBudget): <reason>
 //	not fixed TGM-H004 TargetGroupBinding default/t: <reason>
 func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 	var b strings.Builder
-	dropped := ""
-	if len(r.Dropped) > 0 {
-		dropped = fmt.Sprintf(", %d dropped", len(r.Dropped))
-	}
-	switch {
-	case len(r.Applied) == 0:
-		fmt.Fprintf(&b, "nothing to fix%s\n", dropped)
-	case r.DryRun:
-		fmt.Fprintf(&b, "dry run: %d fixes in %s%s, nothing written\n", len(r.Applied), plural(r.Rounds, "round"), dropped)
-	default:
-		fmt.Fprintf(&b, "%d fixes in %s%s, %s written\n", len(r.Applied), plural(r.Rounds, "round"), dropped, plural(len(r.Files), "file"))
-	}
+	b.WriteString(r.summaryLine() + "\n")
 	for _, a := range r.Applied {
 		route := string(a.Route)
 		if a.How == FixNewTemplate {
@@ -412,6 +403,9 @@ func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 		fmt.Fprintf(&b, "fixed %s %s (%s) in %s [%s]\n", a.Finding.Rule, a.Finding.Object, a.Finding.Fix, a.File, route)
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", a.Why)
+		}
+		if a.OverriddenBy != "" {
+			fmt.Fprintf(&b, "  overridden: %s sets the same key, so the finding stays until it is dropped or changed\n", a.OverriddenBy)
 		}
 	}
 	for _, d := range r.Dropped {
@@ -425,18 +419,43 @@ func (r *FixResult) WriteText(w io.Writer, o ReportOptions) error {
 	return err
 }
 
+// summaryLine is the first line of the text report: the findings listed,
+// what became of them, and what was written.
+func (r *FixResult) summaryLine() string {
+	c := r.Counts()
+	if c.Findings == 0 {
+		return "no findings to fix; nothing written"
+	}
+	fixed := fmt.Sprintf("%d fixed", c.Fixed)
+	if c.Fixed > 0 {
+		fixed += " in " + plural(r.Rounds, "round")
+	}
+	if c.Overridden > 0 {
+		fixed += fmt.Sprintf(" (%d overridden by --set)", c.Overridden)
+	}
+	line := fmt.Sprintf("%s: %s, %d not fixable, %d dropped", plural(c.Findings, "finding"), fixed, c.NotFixable, c.Dropped)
+	switch {
+	case r.DryRun && len(r.Files) > 0:
+		return "dry run: " + line + "; " + plural(len(r.Files), "file") + " would change, nothing written"
+	case r.Written:
+		return line + "; " + plural(len(r.Files), "file") + " written"
+	}
+	return line + "; nothing written"
+}
+
 // WriteJSON prints the fix result as versioned JSON, kind FixReport.
 func (r *FixResult) WriteJSON(w io.Writer, o ReportOptions) error {
 	cp := *r
 	cp.Chart = o.path(r.Chart)
 	type report struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
+		APIVersion string    `json:"apiVersion"`
+		Kind       string    `json:"kind"`
+		Summary    FixCounts `json:"summary"`
 		*FixResult
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(report{APIVersion: ReportAPIVersion, Kind: "FixReport", FixResult: &cp}); err != nil {
+	if err := enc.Encode(report{APIVersion: ReportAPIVersion, Kind: "FixReport", Summary: r.Counts(), FixResult: &cp}); err != nil {
 		return errors.Join(errors.New("helmgov: write fix report"), err)
 	}
 	return nil

@@ -2,7 +2,8 @@ package helmgov
 
 // This file decides where a fix goes. For each finding it lists the
 // plans, one per file that could carry the fix, in the order of the
-// routes: the user's values file, the chart's values.yaml, the template.
+// routes: the user's values file, the chart's values.yaml (at the values
+// paths the probes found, provenance.go), the template.
 // Fix tries them in that order and keeps the first that holds. It also
 // holds the routes themselves: [FixRoute] and [ParseFixRoute].
 
@@ -29,6 +30,11 @@ type fixPlan struct {
 	after func(r *Rendered)
 	// check, when set, is one more proof the re-render must pass.
 	check func(r *Rendered) error
+	// sets are the values the plan writes, when it writes values.
+	sets []valueSet
+	// twins are findings on other objects that the same write fixes:
+	// their fields may change too.
+	twins []Finding
 }
 
 // label names the plan in reasons: "values.yaml [chart-values]".
@@ -50,7 +56,7 @@ type fixSite struct {
 	f       Finding
 	obj     *Object
 	info    chartInfo // the chart whose templates/ renders the object
-	tplPath string    // the template on disk, in the scratch copy
+	tplPath string    // the template on disk, in the scratch copy; empty for a packaged subchart
 	st      *fixState
 }
 
@@ -66,15 +72,20 @@ func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
 	if obj == nil {
 		return nil, unfixablef("the object is not in the rendered chart")
 	}
-	info, rel, ok := st.r.chartOf(obj.Source.Template)
-	if !ok || info.dir == "" {
-		return nil, unfixablef("template %s is not in an unpacked chart directory", obj.Source.Template)
+	if isHook(obj) {
+		return nil, unfixablef("%s %s is a Helm hook (%s: %s), which helmgov never edits", obj.Kind, obj.Name, hookAnnotation, obj.Annotations()[hookAnnotation])
 	}
-	site := &fixSite{f: f, obj: obj, info: info, tplPath: filepath.Join(info.dir, filepath.FromSlash(rel)), st: st}
+	site := &fixSite{f: f, obj: obj, st: st}
+	if info, rel, ok := st.r.chartOf(obj.Source.Template); ok && info.dir != "" {
+		site.info, site.tplPath = info, filepath.Join(info.dir, filepath.FromSlash(rel))
+	} else if info, ok := fx.chartOf(obj.Source.Template); ok {
+		site.info = info // a packaged subchart: its values only
+	}
 	var all []fixPlan
-	if f.Fix.Op == OpAddPDB {
+	switch {
+	case f.Fix.Op == OpAddPDB:
 		all, err = fx.pdbPlans(site)
-	} else {
+	default:
 		all, err = fx.setPlans(site)
 	}
 	if err != nil {
@@ -98,108 +109,121 @@ func (fx *fixer) plans(f Finding, st *fixState) (plans []fixPlan, err error) {
 	return plans, nil
 }
 
-// valuesBind is a .Values path that carries a field, and why helmgov
-// thinks so.
-type valuesBind struct {
-	path []string // below .Values of the object's chart
-	rest []string // the keys below it that the fix sets
-	why  string
+// packagedWhy says that an object comes from a packaged subchart, whose
+// templates helmgov never edits.
+func packagedWhy(obj *Object) string {
+	name := obj.Source.Template
+	if i := strings.LastIndex(name, "/charts/"); i >= 0 {
+		name, _, _ = strings.Cut(name[i+len("/charts/"):], "/")
+	}
+	return fmt.Sprintf("%s %s comes from the packaged subchart %s (an archive in charts/), whose templates helmgov never edits", obj.Kind, obj.Name, name)
+}
+
+// setPlans lists the plans of a set. The values paths the probes found
+// come first, in the user's values file and the chart's values.yaml;
+// only when no values path can carry the field is the template edited
+// (never a packaged subchart's).
+func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
+	f := s.f
+	none := fmt.Sprintf("the field %s is not in the rendered %s %s", f.Fix.Path, s.obj.Kind, s.obj.Name)
+	t := fx.prov.target(f)
+	if t != nil {
+		routes, why := fx.prov.routes(t)
+		if len(routes) > 0 {
+			var plans []fixPlan
+			for _, r := range routes {
+				plans = append(plans, fx.probedPlans(t, r, r.describe(t, fx.prov.base))...)
+			}
+			return plans, nil
+		}
+		none = why
+	}
+	// No values path qualifies. Read the template: the key it spells
+	// out, or the value it reads.
+	var tf *srcFile
+	var sr setResult
+	var docRoot *yaml.Node
+	tplRel := ""
+	err := unfixablef("%s", packagedWhy(s.obj))
+	if s.tplPath != "" {
+		data, rerr := os.ReadFile(s.tplPath)
+		if rerr != nil {
+			return nil, fmt.Errorf("read %s: %w", s.tplPath, rerr)
+		}
+		tplRel = fx.display(s.tplPath)
+		if tf, err = parseSource(tplRel, data, true); err == nil {
+			var doc int
+			if doc, err = tf.findDoc(s.obj.Kind, s.obj.Name); err == nil {
+				docRoot = tf.root(doc)
+				sr, err = tf.set(docRoot, f.Fix.Path, f.Fix.Value, s.obj.Fields)
+			}
+		}
+		if err != nil && !errors.Is(err, errUnfixable) {
+			return nil, err
+		}
+	}
+	if t != nil {
+		var bound []string
+		if err == nil && sr.edit == nil {
+			bound = append(slices.Clone(rootValuesPath(s.info, sr.values)), sr.rest...)
+		}
+		if routes := fx.prov.brokenRoutes(t, bound); len(routes) > 0 {
+			var plans []fixPlan
+			for _, r := range routes {
+				why := fmt.Sprintf("the template reads .Values.%s for it, though a probe there breaks the render (%s)", strings.Join(r.cand.path, "."), r.cand.broken)
+				plans = append(plans, fx.probedPlans(t, r, why)...)
+			}
+			return plans, nil
+		}
+	}
+	if docRoot != nil && (err != nil || sr.edit == nil) {
+		// A helper the template includes may write the field.
+		he, herr := fx.helperFor(tf, docRoot, f.Fix.Path, f.Fix.Value, s.obj.Fields, 0)
+		switch {
+		case herr != nil && !errors.Is(herr, errUnfixable):
+			return nil, herr
+		case herr != nil:
+			err = herr
+		case he != nil:
+			why := fmt.Sprintf("%s, so it goes into %s, which %s includes for it, the last resort", none, he.where, tplRel)
+			return []fixPlan{{route: RouteTemplate, how: FixTemplate, file: fx.display(he.path), why: why,
+				write: func() error { return fx.writeFile(he.path, he.data) }}}, nil
+		}
+	}
+	switch {
+	case s.tplPath == "":
+		return nil, unfixablef("%s, and %s", none, packagedWhy(s.obj))
+	case err != nil:
+		return nil, unfixablef("%s, and %s cannot take it: %s", none, tplRel, strings.TrimPrefix(err.Error(), errUnfixable.Error()+": "))
+	case sr.edit == nil:
+		return nil, unfixablef("%s, and %s takes %s from .Values.%s, so helmgov does not write it into the template", none, tplRel, f.Fix.Path, strings.Join(sr.values, "."))
+	}
+	edit := *sr.edit
+	why := tplRel + " writes " + f.Fix.Path.String() + " itself"
+	if sr.appended {
+		why = fmt.Sprintf("%s, so it goes into %s, the last resort", none, tplRel)
+	}
+	return []fixPlan{{route: RouteTemplate, how: FixTemplate, file: tplRel, why: why,
+		write: func() error { return fx.writeFile(s.tplPath, tf.apply(edit)) }}}, nil
+}
+
+// probedPlans are the plans that write a values route the probes found:
+// into the user's values file and into the chart's values.yaml.
+func (fx *fixer) probedPlans(t *probeTarget, r valuesRoute, why string) []fixPlan {
+	var twins []Finding
+	for _, u := range r.twins {
+		twins = append(twins, u.f)
+	}
+	plans := fx.valuesSetPlans(chartInfo{}, r.sets, why)
+	for i := range plans {
+		plans[i].sets, plans[i].twins = r.sets, twins
+	}
+	return plans
 }
 
 // broadKeys are keys too general for a value of the same name to be the
 // field's own: .Values.spec is not a pod's spec.
 var broadKeys = map[string]bool{"spec": true, "metadata": true, "template": true, "containers": true}
-
-// setPlans lists the plans of a set: values files where the template reads
-// the field from values (or the chart has its own value for it), the
-// template otherwise.
-func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
-	f := s.f
-	data, err := os.ReadFile(s.tplPath)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", s.tplPath, err)
-	}
-	tplRel := fx.display(s.tplPath)
-	var sr setResult
-	tf, tplErr := parseSource(tplRel, data, true)
-	if tplErr == nil {
-		var doc int
-		if doc, tplErr = tf.findDoc(s.obj.Kind, s.obj.Name); tplErr == nil {
-			sr, tplErr = tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value, s.obj.Fields)
-		}
-	}
-	if tplErr != nil && !errors.Is(tplErr, errUnfixable) {
-		return nil, tplErr
-	}
-	var binds []valuesBind
-	switch {
-	case tplErr == nil && sr.edit == nil:
-		field := f.Fix.Path[:len(f.Fix.Path)-len(sr.rest)]
-		binds = []valuesBind{{path: sr.values, rest: sr.rest,
-			why: fmt.Sprintf("%s takes %s from .Values.%s (%s)", tplRel, field, strings.Join(sr.values, "."), sr.via)}}
-	case tplErr != nil || sr.appended:
-		// The template cannot be read, or does not spell the key out: look
-		// for the chart's own value for the field, in the template and the
-		// helpers it includes.
-		binds = fx.ownValues(s)
-	}
-	var plans []fixPlan
-	for _, b := range binds {
-		plans = append(plans, fx.valuesPlans(s.info, b, f.Fix.Value)...)
-	}
-	if tplErr == nil && sr.edit != nil && (!sr.appended || len(binds) == 0) {
-		edit := *sr.edit
-		why := tplRel + " writes " + f.Fix.Path.String() + " itself"
-		if sr.appended {
-			why = fmt.Sprintf("no value of the chart carries %s, so it goes into %s, the last resort", f.Fix.Path, tplRel)
-		}
-		plans = append(plans, fixPlan{route: RouteTemplate, how: FixTemplate, file: tplRel, why: why,
-			write: func() error { return fx.writeFile(s.tplPath, tf.apply(edit)) }})
-	}
-	if len(plans) == 0 {
-		if tplErr != nil {
-			return nil, tplErr
-		}
-		return nil, unfixablef("%s: no route can carry %s", tplRel, f.Fix.Path)
-	}
-	return plans, nil
-}
-
-// ownValues finds the chart's own values for a field the template does
-// not spell out: .Values paths, read by the template or the helpers it
-// includes, that end with a key of the field's path (the deepest that has
-// any): .Values.lifecycle for ...containers[name=web].lifecycle.preStop,
-// .Values.service.annotations for metadata.annotations[...]. Each is a
-// guess the re-render proves or refutes.
-func (fx *fixer) ownValues(s *fixSite) []valuesBind {
-	path := s.f.Fix.Path
-	for i := len(path) - 1; i >= 0; i-- {
-		step := path[i]
-		if step.Item != "" || broadKeys[step.Key] {
-			break
-		}
-		uses := fx.index().refsEnding(s.tplPath, step.Key)
-		var out []valuesBind
-		for _, u := range uses {
-			if len(out) == 3 {
-				break
-			}
-			out = append(out, valuesBind{path: u.path, rest: keys(path[i+1:]),
-				why: fmt.Sprintf("%s reads .Values.%s, the chart's own value for %s", u.where, strings.Join(u.path, "."), step.Key)})
-		}
-		if len(out) > 0 {
-			return out
-		}
-	}
-	return nil
-}
-
-// valuesPlans are the plans that set a values path: in the user's values
-// file, and in the chart's values.yaml.
-func (fx *fixer) valuesPlans(info chartInfo, b valuesBind, value any) []fixPlan {
-	full := rootValuesPath(info, append(slices.Clone(b.path), b.rest...))
-	return fx.valuesSetPlans(info, []valueSet{{path: full, value: value}}, b.why)
-}
 
 // valueSet is a key path of the root chart's values and the value it gets.
 type valueSet struct {
@@ -250,6 +274,9 @@ func rootValuesPath(info chartInfo, p []string) []string {
 // already sets the longest part of its path, the last one given among
 // equals; and says why.
 func (fx *fixer) pickUserValues(path []string) (*userValues, string) {
+	if fx.into != nil {
+		return fx.into, fx.into.display + " is the file named for the fixes"
+	}
 	best, depth := fx.user[len(fx.user)-1], 0
 	for _, u := range fx.user {
 		if d := setDepth(readValues(u.scratch), path); d > 0 && d >= depth {
@@ -324,9 +351,21 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 		return v, true
 	}
 	if len(info.values) > 0 && (len(p) == 0 || p[0] != "global") {
-		return lookupValue(readValues(filepath.Join(info.dir, "values.yaml")), p)
+		return lookupValue(fx.chartValues(info), p)
 	}
 	return nil, false
+}
+
+// chartValues are the defaults of a chart of the tree (its values.yaml),
+// packaged or not; the root chart's as the scratch copy holds them.
+func (fx *fixer) chartValues(info chartInfo) map[string]any {
+	if len(info.values) == 0 {
+		return readValues(filepath.Join(fx.work, "values.yaml"))
+	}
+	if n := fx.chartNode(info.fullPath); n != nil {
+		return n.chart.Values
+	}
+	return nil
 }
 
 // FixRoute is where a fix is written. [Checker.Fix] tries the routes in
@@ -335,12 +374,12 @@ func (fx *fixer) valueAt(info chartInfo, p []string) (any, bool) {
 //   - [RouteUserValues]: the user's values file, when values files are
 //     given ([WithValuesFiles]): the last one, or the one that already
 //     sets the key. It survives an upgrade of the chart.
-//   - [RouteChartValues]: the chart's values.yaml, when the template reads
-//     the field from values (range, toYaml, with, tpl, a reference), or the
-//     chart has its own switch for it (a PodDisruptionBudget's pdb.enabled).
+//   - [RouteChartValues]: the chart's values.yaml, at a values path the
+//     renderer's probes show carries the field, or the chart's own switch
+//     for it (a PodDisruptionBudget's pdb.enabled).
 //   - [RouteTemplate]: the template itself, or a new template for a
-//     PodDisruptionBudget: the last resort, and never where the same key
-//     can also come from values.
+//     PodDisruptionBudget: the last resort, when no values path carries
+//     the field; never a packaged subchart's.
 type FixRoute string
 
 // The routes, in the order Fix tries them.

@@ -105,7 +105,7 @@ func TestFixRoutes(t *testing.T) {
 		{
 			name: "the user's file that already sets the key", values: []string{"prod.yaml"},
 			want:    []string{"applied TGM-H001 prod.yaml [user-values]", "applied TGM-H002 prod.yaml [user-values]"},
-			wantWhy: `templates/service.yaml takes metadata.annotations from .Values.service.annotations (range); prod.yaml already sets service.annotations["` + annLBType + `"]`,
+			wantWhy: `the renderer puts .Values.service.annotations at metadata.annotations of Service web; prod.yaml already sets service.annotations["` + annLBType + `"]`,
 			files: map[string]string{"prod.yaml": "# Production.\nservice:\n  annotations:\n    " + annLBType + ": external\n" +
 				"    " + annTargetType + ": ip\n"},
 		},
@@ -252,7 +252,7 @@ func TestFixDropsOne(t *testing.T) {
 		t.Errorf("fixes (-want +got):\n%s", diff)
 	}
 	for _, d := range res.Dropped {
-		if !strings.Contains(d.Reason, "the fixed chart does not render") || !strings.Contains(d.Reason, "annotations need allowAnnotations") {
+		if !strings.Contains(d.Reason, "the fixed chart does not render: templates/validate.yaml stops the render: annotations need allowAnnotations") {
 			t.Errorf("dropped %s: %s", d.Finding.Rule, d.Reason)
 		}
 	}
@@ -271,7 +271,7 @@ func TestFixDropsOne(t *testing.T) {
 	if err := res.WriteJSON(&js, helmgov.ReportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"route": "template"`, `"why": "no value of the chart carries`, `"dropped": [`, `"reason": "values.yaml [chart-values]: the fixed chart does not render`} {
+	for _, want := range []string{`"route": "template"`, `"why": "no value of the chart sets`, `"dropped": [`, `"reason": "values.yaml [chart-values]: the fixed chart does not render`} {
 		if !strings.Contains(js.String(), want) {
 			t.Errorf("the JSON report has no %s", want)
 		}
@@ -689,7 +689,7 @@ func TestFixOwnValues(t *testing.T) {
 	if diff := cmp.Diff(want, fixLines(res)); diff != "" {
 		t.Errorf("fixes (-want +got):\n%s", diff)
 	}
-	if len(res.Applied) > 0 && !strings.Contains(res.Applied[0].Why, `helper "c.pod" (templates/_pod.tpl) reads .Values.lifecycle`) {
+	if len(res.Applied) > 0 && !strings.Contains(res.Applied[0].Why, `the renderer puts .Values.lifecycle at spec.template.spec.containers[name=web].lifecycle of Deployment web`) {
 		t.Errorf("why = %q", res.Applied[0].Why)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "values.yaml"))

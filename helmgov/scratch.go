@@ -29,6 +29,14 @@ type fixer struct {
 	gen    int                 // bumped on every change of the scratch copy
 	ix     *tplIndex
 	ixGen  int
+	tree   []chartTreeNode // the loaded chart's tree, as of ixGen
+	// rd renders the scratch copy; prov is what the probes of the round
+	// found.
+	rd    *renderer
+	prov  *provenance
+	rules map[RuleID]bool
+	// into is the user's values file fixes go into (WithIntoFile), if any.
+	into *userValues
 }
 
 // userValues is one of the user's values files.
@@ -90,20 +98,93 @@ func newFixer(c *Checker, dir, scratch string, fc *fixConfig, valueFiles []strin
 		mapped = append(mapped, u.scratch)
 	}
 	fx.render = append(slices.Clone(fc.render), func(rc *renderConfig) { rc.valueFiles = mapped })
+	if fx.rd, err = fx.newRenderer(); err != nil {
+		return nil, err
+	}
+	fx.rules = fc.rules
 	return fx, nil
+}
+
+// setInto makes path the user's values file that fixes go into. A file
+// that does not exist yet is rendered as an empty last values file, and
+// written only if a fix goes there.
+func (fx *fixer) setInto(path string) error {
+	for _, u := range fx.user {
+		if samePath(u.real, path) {
+			fx.into = u
+			return nil
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("into file %s is not among the values files", path)
+	}
+	u := &userValues{real: path, display: filepath.ToSlash(filepath.Clean(path)),
+		scratch: filepath.Join(filepath.Dir(fx.work), "values", fmt.Sprintf("into-%s", filepath.Base(path)))}
+	if err := os.MkdirAll(filepath.Dir(u.scratch), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(u.scratch, nil, 0o644); err != nil {
+		return err
+	}
+	fx.files[u.scratch] = &fixFile{scratch: u.scratch, real: u.real, display: u.display, user: true}
+	fx.user = append(fx.user, u)
+	fx.into = u
+	fx.render = append(fx.render, WithValuesFiles(u.scratch))
+	var err error
+	fx.rd, err = fx.newRenderer()
+	return err
+}
+
+// newRenderer renders the scratch copy with the fixer's options; Helm's
+// log goes to the checker's logger at V(1), as in [Checker.CheckChart].
+func (fx *fixer) newRenderer() (*renderer, error) {
+	log := WithLogger(fx.c.opts.Logger.WithValues("chart", fx.dir).V(1))
+	return newRenderer(fx.work, append([]RenderOption{log}, fx.render...))
 }
 
 // unscratch names the chart as given where a message names its scratch
 // copy.
 func (fx *fixer) unscratch(msg string) string { return strings.ReplaceAll(msg, fx.work, fx.dir) }
 
-// index returns the parsed templates of the scratch chart as they are now.
+// index returns the parsed templates of the scratch chart as they are now,
+// packaged subcharts included. A chart that does not load has none.
 func (fx *fixer) index() *tplIndex {
 	if fx.ix == nil || fx.ixGen != fx.gen {
-		charts, _ := chartTree(fx.work)
-		fx.ix, fx.ixGen = indexTemplates(charts), fx.gen
+		fx.ix, fx.ixGen = &tplIndex{defines: map[string]*tplDefine{}}, fx.gen
+		if c, err := fx.rd.load(fx.gen); err == nil {
+			disk, _ := chartTree(fx.work)
+			fx.tree = loadedTree(c)
+			fx.ix = indexTemplates(fx.tree, disk)
+		}
 	}
 	return fx.ix
+}
+
+// chartNode returns the chart of the loaded tree at Helm's full path.
+func (fx *fixer) chartNode(fullPath string) *chartTreeNode {
+	fx.index()
+	for i := range fx.tree {
+		if fx.tree[i].fullPath == fullPath {
+			return &fx.tree[i]
+		}
+	}
+	return nil
+}
+
+// chartOf finds the chart of the loaded tree, packaged or not, that holds
+// a template (Helm's name).
+func (fx *fixer) chartOf(tpl string) (chartInfo, bool) {
+	fx.index()
+	best := -1
+	for i, n := range fx.tree {
+		if strings.HasPrefix(tpl, n.fullPath+"/templates/") && (best < 0 || len(n.fullPath) > len(fx.tree[best].fullPath)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return chartInfo{}, false
+	}
+	return chartInfo{fullPath: fx.tree[best].fullPath, values: fx.tree[best].values}, true
 }
 
 // display names a scratch file as reports do.
@@ -189,7 +270,7 @@ func (fx *fixer) changes() ([]FileChange, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		if exists == ff.existed && bytes.Equal(after, ff.orig) {
+		if exists == ff.existed && bytes.Equal(after, ff.orig) || !ff.existed && len(after) == 0 {
 			continue
 		}
 		out = append(out, FileChange{Path: ff.display, UserValues: ff.user, Before: string(ff.orig), After: string(after)})
@@ -216,7 +297,7 @@ func (fx *fixer) writeBack() error {
 			}
 			return err
 		}
-		if ff.existed && bytes.Equal(after, ff.orig) {
+		if ff.existed && bytes.Equal(after, ff.orig) || !ff.existed && len(after) == 0 {
 			continue
 		}
 		ws = append(ws, fileWrite{path: ff.real, orig: ff.orig, existed: ff.existed, after: after})

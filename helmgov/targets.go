@@ -75,12 +75,14 @@ type backedWorkload struct {
 }
 
 // backedWorkloads lists the workloads and Pods behind LBC targets, in
-// object order.
+// object order. Helm hooks (a test Pod, a migration Job) are never among
+// them: they run beside a release, and are not targets of its load
+// balancer even when their labels match a Service's selector.
 func (s *checkState) backedWorkloads() []backedWorkload {
 	var out []backedWorkload
 	svcs := s.ipServicesByNamespace()
 	for _, it := range s.items {
-		if it.template == nil {
+		if it.template == nil || isHook(it.obj) {
 			continue
 		}
 		b := backingOf(it, svcs[it.ns])
@@ -96,6 +98,16 @@ func (s *checkState) backedWorkloads() []backedWorkload {
 			serving: servingContainers(spec, b.ports)})
 	}
 	return out
+}
+
+// hookAnnotation marks a Helm hook: a resource Helm creates at a point of
+// the release's life (pre-install, test), outside the release's manifest.
+const hookAnnotation = "helm.sh/hook"
+
+// isHook reports whether the object is a Helm hook.
+func isHook(o *Object) bool {
+	_, ok := o.Annotations()[hookAnnotation]
+	return ok
 }
 
 // back records that the Service key is behind the LBC's targets. The last

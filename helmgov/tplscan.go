@@ -6,13 +6,14 @@ package helmgov
 // chart keeps its own PodDisruptionBudget and behind which conditions.
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template/parse"
+
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 )
 
 // tplIndex holds the parsed templates of a chart tree.
@@ -23,7 +24,7 @@ type tplIndex struct {
 
 // tplFile is one file of a chart's templates/ directory.
 type tplFile struct {
-	path  string // on disk
+	path  string // on disk; empty for a packaged subchart
 	chart chartInfo
 	name  string // Helm's name: "web/templates/pdb.yaml"
 	rel   string // relative to the root chart: "charts/api/templates/pdb.yaml"
@@ -37,62 +38,56 @@ type tplDefine struct {
 	file *tplFile
 }
 
-// indexTemplates parses the templates of every unpacked chart of the tree.
-// A file that does not parse is left out.
-func indexTemplates(charts []chartInfo) *tplIndex {
+// indexTemplates parses the templates of every chart of a loaded tree,
+// packaged subcharts included: from the loaded chart, not the disk. disk
+// maps the unpacked charts (by Helm's full path) onto their directories,
+// so that a template of an unpacked chart knows its file. A file that
+// does not parse is left out.
+func indexTemplates(tree []chartTreeNode, disk []chartInfo) *tplIndex {
 	ix := &tplIndex{defines: map[string]*tplDefine{}}
-	seen := map[string]bool{}
-	rootDir := ""
-	if len(charts) > 0 {
-		rootDir = charts[0].dir
+	dirs := map[string]string{}
+	for _, c := range disk {
+		dirs[c.fullPath] = c.dir
 	}
-	for _, c := range charts {
-		if c.dir == "" {
-			continue
-		}
-		root := filepath.Join(c.dir, "templates")
-		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
+	seen := map[*chartv2.Chart]bool{}
+	for _, n := range tree {
+		info := chartInfo{fullPath: n.fullPath, dir: dirs[n.fullPath], values: n.values}
+		rel := strings.TrimPrefix(strings.TrimPrefix(n.fullPath, tree[0].fullPath), "/")
+		for _, t := range n.chart.Templates {
+			if t == nil || !strings.HasPrefix(t.Name, "templates/") {
+				continue
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
+			f := &tplFile{chart: info, name: path.Join(n.fullPath, t.Name), rel: path.Join(rel, t.Name)}
+			if info.dir != "" {
+				f.path = filepath.Join(info.dir, filepath.FromSlash(t.Name))
 			}
-			inChart, _ := filepath.Rel(c.dir, p)
-			rel, err := filepath.Rel(rootDir, p)
-			if err != nil {
-				rel = inChart
-			}
-			f := &tplFile{path: p, chart: c, name: path.Join(c.fullPath, filepath.ToSlash(inChart)), rel: filepath.ToSlash(rel)}
 			trees := map[string]*parse.Tree{}
-			t := parse.New(f.name)
-			t.Mode = parse.SkipFuncCheck
-			tree, err := t.Parse(string(data), "", "", trees)
+			pt := parse.New(f.name)
+			pt.Mode = parse.SkipFuncCheck
+			tr, err := pt.Parse(string(t.Data), "", "", trees)
 			if err != nil {
-				return nil
+				continue
 			}
-			f.root = tree
+			f.root = tr
 			ix.files = append(ix.files, f)
-			if seen[p] {
-				return nil // a subchart under a second alias: its defines are known
+			if seen[n.chart] {
+				continue // a subchart under a second alias: its defines are known
 			}
-			seen[p] = true
 			for name, dt := range trees {
 				if name != f.name {
 					ix.defines[name] = &tplDefine{name: name, tree: dt, file: f}
 				}
 			}
-			return nil
-		})
+		}
+		seen[n.chart] = true
 	}
 	return ix
 }
 
-// file returns the parsed template at a path on disk.
-func (ix *tplIndex) file(p string) *tplFile {
+// byName returns the parsed template of Helm's name.
+func (ix *tplIndex) byName(name string) *tplFile {
 	for _, f := range ix.files {
-		if f.path == p {
+		if f.name == name {
 			return f
 		}
 	}
@@ -291,42 +286,6 @@ func (ix *tplIndex) reachable(t *parse.Tree) []*tplDefine {
 	return out
 }
 
-// valuesUse is a .Values path a template reads, and where.
-type valuesUse struct {
-	path  []string
-	where string // the template file, or `helper "x" (file)`
-}
-
-// refsEnding returns the .Values paths whose last key is key, read by the
-// template at tplPath or by the helpers it includes: the file's own first,
-// in order, then the helpers'. Nil when the file does not parse.
-func (ix *tplIndex) refsEnding(tplPath, key string) []valuesUse {
-	f := ix.file(tplPath)
-	if f == nil {
-		return nil
-	}
-	var out []valuesUse
-	seen := map[string]bool{}
-	add := func(refs [][]string, where string) {
-		for _, r := range refs {
-			if len(r) == 0 || r[len(r)-1] != key {
-				continue
-			}
-			k := strings.Join(r, ".")
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, valuesUse{path: r, where: where})
-		}
-	}
-	add(nodeRefs(f.root.Root, dotCtx{root: true}), f.rel)
-	for _, d := range ix.reachable(f.root) {
-		add(nodeRefs(d.tree.Root, dotCtx{root: true}), "helper \""+d.name+"\" ("+d.file.rel+")")
-	}
-	return out
-}
-
 // pdbSite is a PodDisruptionBudget the chart's templates can render: a
 // document of a template file, or of a helper the chart's templates
 // include.
@@ -362,10 +321,10 @@ func (s pdbSite) condition() string {
 
 var pdbKind = regexp.MustCompile(`(?m)^\s*kind:\s*["']?PodDisruptionBudget["']?\s*$`)
 
-// pdbSites returns the PodDisruptionBudgets the templates of the chart in
-// dir can render, whatever the values: in its template files, and in the
+// pdbSites returns the PodDisruptionBudgets the templates of the chart of
+// that full path ("web/charts/api") can render, whatever the values: in its template files, and in the
 // helpers those files include.
-func (ix *tplIndex) pdbSites(dir string) []pdbSite {
+func (ix *tplIndex) pdbSites(fullPath string) []pdbSite {
 	var out []pdbSite
 	scan := func(t *parse.Tree, file *tplFile, define string) {
 		walkTpl(t.Root, nil, dotCtx{root: true}, func(n parse.Node, gates []tplGate, dot dotCtx) {
@@ -383,7 +342,7 @@ func (ix *tplIndex) pdbSites(dir string) []pdbSite {
 		})
 	}
 	for _, f := range ix.files {
-		if f.chart.dir != dir || strings.HasPrefix(path.Base(f.rel), "_") {
+		if f.chart.fullPath != fullPath || strings.HasPrefix(path.Base(f.rel), "_") {
 			continue
 		}
 		scan(f.root, f, "")

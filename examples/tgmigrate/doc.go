@@ -59,7 +59,9 @@
 //     TGM-H012); without it they touch no cluster. helm fix writes into
 //     the -f values file first, then the chart's values.yaml, then its
 //     templates (--into changes the order), drops a fix that does not hold
-//     and writes the others (--atomic: all or nothing).
+//     and writes the others (--atomic: all or nothing); its report counts
+//     fixed, not fixable and dropped, says why each finding was not fixed,
+//     and it exits 1 while a finding at or above --fail-on remains.
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies, each in a world of its own from the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ func (f *helmFlags) renderFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.set, "set", nil, "set a value, KEY=VALUE as helm --set (repeatable)")
 	fl.StringArrayVar(&f.setString, "set-string", nil, "set a string value, as helm --set-string (repeatable)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "release namespace")
-	fl.StringVar(&f.release, "release", "", "release name (default: the chart's name)")
+	fl.StringVar(&f.release, "release", "", "release name (default: release-name, as helm template)")
 	fl.StringVar(&f.config, "config", "", "helmgov rule configuration file (YAML or JSON)")
 	fl.BoolVar(&f.cluster, "cluster", false, "ask the cluster of --kubeconfig and --context which kinds it serves, and report a kind it does not serve, such as a TargetGroupBinding without the LBC's CRDs (TGM-H012); without it nothing contacts a cluster")
 }
@@ -229,7 +230,13 @@ routes out. The report names, for each fix, the file, the route and why.
 
 A fix that cannot be made, or breaks the re-render, is dropped with its reason
 and the others are written; with --atomic any such fix writes nothing and
-exits 2. Without --yes nothing is written: the diff is printed.`,
+exits 2. Without --yes nothing is written: the diff is printed.
+
+The report's first line counts the findings: fixed, not fixable and dropped
+add up to the findings listed, each with why it was not fixed. Exit 0 when
+the fixed chart (for a dry run: the chart as the fix would leave it) has no
+finding at or above --fail-on, 1 when one remains, 2 on a usage or render
+error or a fix --atomic refused.`,
 		Example: `  tgmigrate helm fix ./charts/web -f values-prod.yaml           # the diff; fixes go into values-prod.yaml
   tgmigrate helm fix ./charts/web -f values-prod.yaml --yes     # write it
   tgmigrate helm fix ./charts/web --into chart,templates --atomic --yes`,
@@ -241,12 +248,17 @@ exits 2. Without --yes nothing is written: the diff is printed.`,
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "write the changes (default: dry run, print the diff)")
 	cmd.Flags().StringSliceVar(&f.into, "into", nil, "where fixes may go, in this order: values (your -f file), chart (its values.yaml), templates (default: values,chart,templates)")
 	cmd.Flags().BoolVar(&f.atomic, "atomic", false, "all or nothing: when a fix cannot be made to hold, write nothing and exit 2 (default: drop that fix, write the others)")
+	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains after the fix (error, warning, info)")
 	return cmd
 }
 
 func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: helm fix prints text or json", a.format)
+	}
+	threshold, err := helmgov.ParseSeverity(f.failOn)
+	if err != nil {
+		return usagef("--fail-on: %v", err)
 	}
 	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
@@ -276,13 +288,30 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	}
 	o := helmgov.ReportOptions{ToolVersion: version}
 	if a.format == "json" {
-		return res.WriteJSON(a.stdout, o)
+		err = res.WriteJSON(a.stdout, o)
+	} else {
+		err = res.WriteText(a.stdout, o)
 	}
-	if err := res.WriteText(a.stdout, o); err != nil {
+	if err != nil {
 		return err
 	}
-	if !f.yes && len(res.Files) > 0 {
+	if a.format == "text" && !f.yes && len(res.Files) > 0 {
 		fmt.Fprintln(a.stderr, "dry run: nothing was written; pass --yes to write these changes")
 	}
-	return nil
+	return fixOutcome(res, threshold, f.failOn)
+}
+
+// fixOutcome is helm fix's exit: nil when the fixed chart has no finding at
+// or above the threshold, else exit 1 with a summary naming them.
+func fixOutcome(res *helmgov.FixResult, threshold helmgov.Severity, failOn string) error {
+	if res.ExitCode(threshold) == helmgov.ExitClean {
+		return nil
+	}
+	left := res.Remaining(threshold)
+	names := make([]string, 0, len(left))
+	for _, r := range left {
+		names = append(names, string(r.Finding.Rule)+" "+r.Finding.Object.String())
+	}
+	return &findingsError{summary: fmt.Sprintf("%d findings at or above %s remain after the fix (%s); the report says why each was not fixed",
+		len(left), failOn, strings.Join(names, ", "))}
 }

@@ -148,8 +148,8 @@ func TestHelmCluster(t *testing.T) {
 			wantCode: exitFindings},
 		{name: "check without --cluster", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "check", chart},
 			wantCode: exitFindings},
-		{name: "fix, CRD missing: not fixable, reported", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "fix", "--cluster", chart},
-			wantCode: exitOK, wantH012: true},
+		{name: "fix, CRD missing: not fixable, reported, exit 1", args: []string{"--kubeconfig", kubeconfigFor(t, withoutLBC), "helm", "fix", "--cluster", chart},
+			wantCode: exitFindings, wantH012: true},
 		{name: "no kubeconfig", args: []string{"helm", "check", "--cluster", chart},
 			wantCode: exitUsage, wantErr: "kube: no kubeconfig: set --kubeconfig or $KUBECONFIG"},
 		{name: "a group that fails discovery", args: []string{"--kubeconfig", kubeconfigFor(t, brokenAPI), "helm", "check", "--cluster", chart},
@@ -232,9 +232,12 @@ func TestHelmFixRoutes(t *testing.T) {
 			wantRoutes: []string{"user-values", "user-values", "user-values", "user-values", "user-values"},
 		},
 		{
-			// prod.yaml sets the load balancer type to nlb, over values.yaml.
-			name:        "--into chart: the fix prod.yaml overrides is dropped",
+			// prod.yaml sets the load balancer type to nlb, over values.yaml:
+			// the error stays, exit 1, named on stderr.
+			name:        "--into chart: the fix prod.yaml overrides is dropped, exit 1",
 			args:        func(chart, prod string) []string { return []string{chart, "-f", prod, "--into", "chart", "--yes"} },
+			wantCode:    exitFindings,
+			wantStderr:  "1 findings at or above warning remain after the fix (TGM-H001 Service default/release-name-routed-web)",
 			wantRoutes:  []string{"chart-values", "chart-values", "chart-values", "chart-values"},
 			wantDropped: 1,
 		},
@@ -264,10 +267,10 @@ func TestHelmFixRoutes(t *testing.T) {
 			if code != tt.wantCode {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
 			}
-			if tt.wantCode != exitOK {
-				if !strings.Contains(stderr, tt.wantStderr) {
-					t.Errorf("stderr %q, want %q", stderr, tt.wantStderr)
-				}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q, want %q", stderr, tt.wantStderr)
+			}
+			if tt.wantCode == exitUsage {
 				for p, b := range before {
 					if now, _ := os.ReadFile(p); string(now) != string(b) {
 						t.Errorf("%s changed", p)

@@ -1,0 +1,352 @@
+package helmgov
+
+// This file decides, from the probes (probe.go), which values path carries
+// a finding's fix: a path qualifies when its probe puts a value exactly at
+// the finding's field (an entry of a map above the field, the field's
+// scalar, the field's list) of the finding's object, and nowhere else but
+// at the same field of objects with the same finding. Those paths are
+// ordered (the user's file already sets it, the object's template reads
+// it, the values set it, the deepest landing) and become the values plans
+// of the finding; the template reader is only that ordering's hint.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// provenance is what the probes of one round of fixes found.
+type provenance struct {
+	targets map[string]*probeTarget // by finding key
+	cands   []*candidate
+	refs    *tplRefs
+	tree    []chartTreeNode
+	user    map[string]any // the user's values files, merged
+	base    *Rendered
+}
+
+// maxValuesRoutes bounds the values paths tried for one finding.
+const maxValuesRoutes = 3
+
+// probeRound probes the chart for the fixes of findings, in one go: the
+// chart as the scratch copy holds it, and its render st.r.
+func (fx *fixer) probeRound(ctx context.Context, st *fixState, findings []Finding) error {
+	pv := &provenance{targets: map[string]*probeTarget{}, base: st.r}
+	fx.prov = pv
+	var targets []*probeTarget
+	for _, f := range findings {
+		if f.Fix == nil || f.Fix.Op != OpSet || f.Suppressed || (fx.rules != nil && !fx.rules[f.Rule]) {
+			continue
+		}
+		if t := newProbeTarget(st.r, f); t != nil {
+			pv.targets[findingKey(f)] = t
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	c, err := fx.rd.load(fx.gen)
+	if err != nil {
+		return err
+	}
+	pv.tree = loadedTree(c)
+	pv.refs = readRefs(fx.index())
+	vals := defaultValues(pv.tree)
+	user, err := fx.rd.cfg.userValues()
+	if err != nil {
+		return err
+	}
+	mergeValues(vals, user)
+	pv.user = map[string]any{}
+	for _, u := range fx.user {
+		mergeValues(pv.user, readValues(u.scratch))
+	}
+	cs := candidates(targets, vals, pv.refs)
+	for _, class := range [][]*candidate{cs.maps, cs.scalars} {
+		if err := newProber(fx.rd, fx.gen, st.r).run(ctx, class); err != nil {
+			return err
+		}
+		pv.cands = append(pv.cands, class...)
+	}
+	return nil
+}
+
+// target returns the probed target of a finding; nil when it was not
+// probed.
+func (pv *provenance) target(f Finding) *probeTarget {
+	if pv == nil {
+		return nil
+	}
+	return pv.targets[findingKey(f)]
+}
+
+// newProbeTarget reads a finding's object and field in the render; nil
+// when the object or a list item of the field is not there.
+func newProbeTarget(r *Rendered, f Finding) *probeTarget {
+	obj := -1
+	for i := range r.Objects {
+		o := &r.Objects[i]
+		if o.Source.Template == f.Source.Template && o.Source.Doc == f.Source.Doc && o.Kind == f.Object.Kind && o.Name == f.Object.Name {
+			obj = i
+		}
+	}
+	if obj < 0 {
+		return nil
+	}
+	field, ok := indexPath(r.Objects[obj].Fields, f.Fix.Path)
+	if !ok {
+		return nil
+	}
+	t := &probeTarget{f: f, obj: obj, field: field, value: f.Fix.Value}
+	t.cur, t.has = valueAtOpath(r.Objects[obj].Fields, field)
+	t.tail = len(field)
+	for i, s := range field {
+		if s.idx >= 0 {
+			t.tail = len(field) - i - 1
+		}
+	}
+	for i, s := range f.Fix.Path[len(field)-t.tail:] {
+		if !plainKey.MatchString(s.Key) || broadKeys[s.Key] {
+			continue
+		}
+		if i == t.tail-1 && !isCollection(t.value) {
+			t.scalarKey = s.Key
+		} else {
+			t.mapKeys = append(t.mapKeys, s.Key)
+		}
+	}
+	return t
+}
+
+// valueAtOpath returns the value at p, and whether it is there.
+func valueAtOpath(v any, p opath) (any, bool) {
+	for _, s := range p {
+		if s.idx >= 0 {
+			l, ok := v.([]any)
+			if !ok || s.idx >= len(l) {
+				return nil, false
+			}
+			v = l[s.idx]
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[s.key]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// valuesRoute is a values path that carries a finding's fix.
+type valuesRoute struct {
+	cand  *candidate
+	sets  []valueSet // what the fix writes, in root coordinates
+	depth int        // the landing's depth in the object
+	twins []*probeTarget
+}
+
+// setsFor says what to write at the candidate's path so that the field
+// of t gets its value, from the candidate's landings on t's object alone;
+// ok is false when they do not put a value exactly there.
+func setsFor(c *candidate, t *probeTarget, ls []landing) (sets []valueSet, depth int, ok bool) {
+	if len(ls) != 1 {
+		return nil, 0, false
+	}
+	l := ls[0]
+	switch {
+	case l.how == landKey && len(l.path) < len(t.field) && t.field.hasPrefix(l.path) && len(l.path) >= len(t.field)-t.tail:
+		var rest []string
+		for _, s := range t.field[len(l.path):] {
+			rest = append(rest, s.key)
+		}
+		return []valueSet{{path: append(slices.Clone(c.path), rest...), value: t.value}}, len(l.path), true
+	case l.how == landKey && slices.Equal(l.path, t.field):
+		m, isMap := t.value.(map[string]any)
+		if !isMap {
+			return nil, 0, false
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			sets = append(sets, valueSet{path: appendPath(c.path, k), value: m[k]})
+		}
+		return sets, len(l.path), len(sets) > 0
+	case l.how == landExact && slices.Equal(l.path, t.field) && !isCollection(t.value):
+		return []valueSet{{path: slices.Clone(c.path), value: t.value}}, len(l.path), true
+	case l.how == landList && slices.Equal(l.path, t.field):
+		if _, isList := t.value.([]any); isList {
+			return []valueSet{{path: slices.Clone(c.path), value: t.value}}, len(l.path), true
+		}
+	}
+	return nil, 0, false
+}
+
+// routes lists the values paths that carry t's fix, best first, and, when
+// there is none, why.
+func (pv *provenance) routes(t *probeTarget) ([]valuesRoute, string) {
+	var out []valuesRoute
+	for _, c := range pv.cands {
+		if c.broken != "" || len(c.landings) == 0 {
+			continue
+		}
+		byObj := map[int][]landing{}
+		for _, l := range c.landings {
+			byObj[l.obj] = append(byObj[l.obj], l)
+		}
+		sets, depth, ok := setsFor(c, t, byObj[t.obj])
+		if !ok {
+			continue
+		}
+		r := valuesRoute{cand: c, sets: sets, depth: depth}
+		for obj, ls := range byObj {
+			if obj == t.obj {
+				continue
+			}
+			twin := pv.twin(t, obj)
+			if twin == nil {
+				ok = false
+				break
+			}
+			ts, _, tok := setsFor(c, twin, ls)
+			if !tok || !reflect.DeepEqual(ts, sets) {
+				ok = false
+				break
+			}
+			r.twins = append(r.twins, twin)
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	tpl := t.f.Source.Template
+	score := func(r valuesRoute) []int {
+		read := 0
+		if pv.refs.byName[tpl][strings.Join(r.cand.path, "\x1f")] {
+			read = 1
+		}
+		exists := 0
+		if r.cand.exists {
+			exists = 1
+		}
+		return []int{setDepth(pv.user, r.sets[0].path), read, exists, r.depth, -len(r.sets[0].path)}
+	}
+	slices.SortStableFunc(out, func(a, b valuesRoute) int { return -slices.Compare(score(a), score(b)) })
+	// The same write, from two probes (a map and its entry), is one route.
+	seen := map[string]bool{}
+	out = slices.DeleteFunc(out, func(r valuesRoute) bool {
+		k := fmt.Sprint(r.sets)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
+	if len(out) > maxValuesRoutes {
+		out = out[:maxValuesRoutes]
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	return nil, pv.noRoute(t)
+}
+
+// twin is the target on object obj with the same rule and change as t:
+// one values path may fix both.
+func (pv *provenance) twin(t *probeTarget, obj int) *probeTarget {
+	for _, u := range pv.targets {
+		if u.obj == obj && u.f.Rule == t.f.Rule && u.f.Fix.Path.String() == t.f.Fix.Path.String() && reflect.DeepEqual(u.value, t.value) {
+			return u
+		}
+	}
+	return nil
+}
+
+// noRoute says why no values path carries t's fix: the paths whose probe
+// reached the field, and what else they changed.
+func (pv *provenance) noRoute(t *probeTarget) string {
+	o := pv.base.Objects[t.obj]
+	var near []string
+	for _, c := range pv.cands {
+		for _, l := range c.landings {
+			if l.obj == t.obj && (t.field.hasPrefix(l.path) || l.path.hasPrefix(t.field)) {
+				near = append(near, ".Values."+strings.Join(c.path, "."))
+				break
+			}
+		}
+	}
+	slices.Sort(near)
+	near = slices.Compact(near)
+	why := fmt.Sprintf("no value of the chart sets %s of %s %s alone", t.f.Fix.Path, o.Kind, o.Name)
+	if len(near) > 0 {
+		if len(near) > 3 {
+			near = append(near[:3], "...")
+		}
+		why += fmt.Sprintf(" (%s reach it, but change more than that field)", strings.Join(near, ", "))
+	}
+	return why
+}
+
+// describe says, for a report, what the probe of a route showed.
+func (r valuesRoute) describe(t *probeTarget, base *Rendered) string {
+	o := base.Objects[t.obj]
+	at := t.f.Fix.Path[:r.depth]
+	what := fmt.Sprintf("the renderer puts .Values.%s at %s of %s %s", strings.Join(r.cand.path, "."), at, o.Kind, o.Name)
+	if len(r.twins) > 0 {
+		var tw []string
+		for _, u := range r.twins {
+			ob := base.Objects[u.obj]
+			tw = append(tw, ob.Kind+" "+ob.Name)
+		}
+		slices.Sort(tw)
+		what += " (and of " + strings.Join(tw, ", ") + ", which have the same finding)"
+	}
+	switch {
+	case !r.cand.exists && r.cand.read:
+		what += ", which the templates read and no values set yet"
+	case !r.cand.exists:
+		what += ", a key no values set yet"
+	}
+	return what
+}
+
+// brokenRoutes are the values paths whose probe broke the render (a
+// `fail`, a `required`, a type the template cannot take) but that the
+// template reads for the field: the reader's binding (bound, with the
+// keys below it), or a path the object's template or its helpers read
+// whose last key is a key of the field. The probes cannot tell where they
+// land; the proof of the fix decides, and a render error drops the fix
+// with the chart's own message.
+func (pv *provenance) brokenRoutes(t *probeTarget, bound []string) []valuesRoute {
+	var out []valuesRoute
+	fieldKeys := map[string]bool{}
+	for _, k := range append(slices.Clone(t.mapKeys), t.scalarKey) {
+		fieldKeys[k] = true
+	}
+	for _, c := range pv.cands {
+		if c.broken == "" {
+			continue
+		}
+		var rest []string
+		switch {
+		case bound != nil && len(bound) >= len(c.path) && slices.Equal(bound[:len(c.path)], c.path) && c.kind == probeMap:
+			rest = bound[len(c.path):]
+		case pv.refs.byName[t.f.Source.Template][strings.Join(c.path, "\x1f")] && fieldKeys[c.path[len(c.path)-1]]:
+			i := slices.IndexFunc(t.f.Fix.Path, func(s PathStep) bool { return s.Key == c.path[len(c.path)-1] })
+			if c.kind == probeMap {
+				rest = keys(t.f.Fix.Path[i+1:])
+			}
+		default:
+			continue
+		}
+		out = append(out, valuesRoute{cand: c, sets: []valueSet{{path: append(slices.Clone(c.path), rest...), value: t.value}}})
+	}
+	if len(out) > maxValuesRoutes {
+		out = out[:maxValuesRoutes]
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+{{/* billing.selector: what the Services select. */}}
+{{- define "billing.selector" -}}
+app.kubernetes.io/name: billing
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
