@@ -1,6 +1,6 @@
 package helmgov_test
 
-// Benchmarks of Fix (issue 32, point 6): per chart of the corpus and of
+// Benchmarks of Fix (issue 32, point 6): per chart of the corpora and of
 // testdata/probe, and on a generated chart of 50 objects; each reports the
 // renders Fix made (renders/op, probes/op) and the process's peak RSS so
 // far (peak-RSS-MB, from /proc/self/status; 0 where there is none).
@@ -15,16 +15,36 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/qstools/tgmigrate/helmgov"
 )
 
 // fixBench is a chart to fix and the user's values file, if any.
 type fixBench struct {
 	name, chart, values, namespace string
+	set                            []string
 }
 
-func fixBenches() []fixBench {
+func fixBenches(b *testing.B) []fixBench {
 	var out []fixBench
+	entries, err := os.ReadDir(corpus2Root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		dir := filepath.Join(corpus2Root, e.Name())
+		data, err := os.ReadFile(filepath.Join(dir, "truth.yaml"))
+		if err != nil {
+			continue
+		}
+		var truth corpusTruth
+		if err := yaml.Unmarshal(data, &truth); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, fixBench{name: "corpus2/" + e.Name(), chart: filepath.Join(dir, "chart"),
+			values: filepath.Join(dir, "user-values.yaml"), namespace: truth.Namespace, set: truth.Set})
+	}
 	for _, c := range corpus {
 		if c.missingDependency != "" {
 			continue
@@ -57,7 +77,7 @@ func BenchmarkFix(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benches := append(fixBenches(), fixBench{name: "generated-50-objects", chart: writeFiftyObjectChart(b)})
+	benches := append(fixBenches(b), fixBench{name: "generated-50-objects", chart: writeFiftyObjectChart(b)})
 	for _, fb := range benches {
 		b.Run(fb.name, func(b *testing.B) {
 			var ro []helmgov.RenderOption
@@ -66,6 +86,9 @@ func BenchmarkFix(b *testing.B) {
 			}
 			if fb.namespace != "" {
 				ro = append(ro, helmgov.WithNamespace(fb.namespace))
+			}
+			if len(fb.set) > 0 {
+				ro = append(ro, helmgov.WithSet(fb.set...))
 			}
 			renders, probes := 0, 0
 			b.ReportAllocs()

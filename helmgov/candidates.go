@@ -13,6 +13,7 @@ import (
 	"maps"
 	"path"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ const (
 	// probeString, probeInt: the value at the path becomes a sentinel.
 	probeString
 	probeInt
-	// probeList: the value becomes a list of one sentinel string.
+	// probeList: the first item of the list becomes a sentinel string.
 	probeList
 )
 
@@ -48,6 +49,8 @@ type candidate struct {
 	broken string
 	// landings are where its sentinel showed in the probe render.
 	landings []landing
+	// list is the list a list probe replaces: the probe keeps its length.
+	list []any
 }
 
 func (c *candidate) key() string { return fmt.Sprint(int(c.kind)) + "|" + strings.Join(c.path, "\x1f") }
@@ -270,8 +273,9 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			// one named like a field (annotations, lifecycle): its own
 			// probe already shows where its entries go; nor under a map of
 			// maps (apps, services), where a new key is a new entry of the
-			// collection, not a field.
-			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] && !mapOfMaps(x) {
+			// collection, not a field; nor under a map of annotations or
+			// labels (commonAnnotations), whose entries are not fields.
+			if len(p) == 0 || readUnder(p) && !mapKeys[p[len(p)-1]] && !mapOfMaps(x) && !entriesMap.MatchString(p[len(p)-1]) {
 				for _, k := range slices.Sorted(maps.Keys(mapKeys)) {
 					if _, ok := x[k]; !ok {
 						add(&cs.maps, &candidate{path: appendPath(p, k), kind: probeMap})
@@ -288,7 +292,7 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 			}
 		case []any:
 			if slices.ContainsFunc(listVals, func(l any) bool { return reflect.DeepEqual(looseList(l), looseList(x)) }) {
-				add(&cs.scalars, &candidate{path: p, kind: probeList, exists: true})
+				add(&cs.scalars, &candidate{path: p, kind: probeList, exists: true, list: x})
 			}
 		case nil:
 			add(&cs.maps, &candidate{path: p, kind: probeMap, exists: true})
@@ -323,6 +327,9 @@ func candidates(targets []*probeTarget, vals map[string]any, refs *tplRefs) *can
 	}
 	return cs
 }
+
+// entriesMap matches the names of maps of annotations or labels.
+var entriesMap = regexp.MustCompile(`(?i)(annotations|labels)$`)
 
 // mapOfMaps reports whether every entry of a (non-empty) map is a map.
 func mapOfMaps(m map[string]any) bool {

@@ -55,6 +55,9 @@
 //   - scratch.go: the scratch copy Fix edits, snapshots and reverts.
 //   - writeback.go: the changed files written back atomically; the diff.
 //   - yamledit.go: the source editor: where a change goes, spliced in.
+//   - tplhelper.go: a field inside a named helper (a pod template in
+//     _pod.tpl) that the object's template includes: the helper's body
+//     edited as a template.
 //   - yamlsource.go: a source masked, parsed, and its lines' layout.
 //   - yamlbind.go: the template actions around a key: the values they bind.
 //   - yamlencode.go: new fragments encoded as YAML.
@@ -234,7 +237,11 @@
 //  3. [RouteTemplate]: only when no values path qualifies, and only the
 //     template of an unpacked chart: never a packaged subchart's, and never
 //     where the template reads the field from values (then the finding is
-//     skipped, with the reason). A path whose probe broke the render but
+//     skipped, with the reason). Where the template writes the part of the
+//     object that holds the field with one include (a pod template in
+//     _pod.tpl), the helper's body is the template edited; a list item
+//     whose name an action writes ({{ .Chart.Name }}-reload) is told by
+//     the literal part of its name. A path whose probe broke the render but
 //     that the template reads for the field is tried as a values route:
 //     the proof decides, and a render error drops it with the chart's own
 //     message.
@@ -257,15 +264,18 @@
 //
 // The chart's own switches come first. For TGM-H010, Fix looks for the
 // chart's own PodDisruptionBudget, in its templates and in the helpers they
-// include, whatever the values (text/template's parser reads the
-// conditions): one behind a condition on values (pdb.enabled,
-// podDisruptionBudget.create, an empty podDisruptionBudget map) is turned
-// on in the values, with maxUnavailable: 1 when the budget would otherwise
-// say neither number; without a template to read (a packaged library
-// chart), a values switch of such a name is tried. A feature's own switch
-// (autoscaling.enabled) is never turned on. Only when the chart has no
-// budget of its own that could select the same pods does Fix write a new
-// template beside the workload's: it copies the workload's name,
+// include (a packaged subchart's too, read from the loaded chart), whatever
+// the values (text/template's parser reads the conditions): one behind a
+// condition on values (pdb.enabled, podDisruptionBudget.create, an empty
+// podDisruptionBudget map) is turned on in the values, under the
+// subchart's name or alias for a subchart, with maxUnavailable: 1 when the
+// budget would otherwise say neither number or only minAvailable 0;
+// without a template to read (a budget in a library chart's helper), a
+// values switch of such a name is tried. A feature's own switch
+// (autoscaling.enabled) is never turned on. Only when the chart (never a
+// packaged subchart) has no budget of its own that could select the same
+// pods does Fix write a new template beside the workload's: it copies the
+// workload's name,
 // namespace and selector, and the blocks (if, with, range) and variables
 // in force around it, rewritten to trim only on their left and closed with
 // {{- end }}, so that a wrapper such as {{- if eq .Values.kind "Deployment" -}}

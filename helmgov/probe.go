@@ -85,7 +85,7 @@ const (
 	landKey landHow = iota
 	// landExact: the value at the path is the sentinel.
 	landExact
-	// landList: the list at the path is the one-sentinel list.
+	// landList: the list at the path is the probe's: the sentinel first.
 	landList
 	// landPartial: the sentinel is part of a key or a string at the path.
 	landPartial
@@ -251,7 +251,9 @@ func (pr *prober) overlay(ids []int) (map[string]any, []int) {
 		case probeInt:
 			v = sentinelIntBase + id
 		case probeList:
-			v = []any{sentinelString(id)}
+			// The list keeps its length: a shorter one would lose fields.
+			l := append([]any{sentinelString(id)}, cloneValue(c.list).([]any)...)
+			v = l[:max(1, len(c.list))]
 		}
 		if !placeValue(out, p, v) {
 			later = append(later, id)
@@ -362,7 +364,7 @@ func (pr *prober) record(r *Rendered, match []int) {
 					walk(p.with(ostep{key: k, idx: -1}), e)
 				}
 			case []any:
-				if len(x) == 1 {
+				if len(x) > 0 {
 					if s, ok := x[0].(string); ok {
 						if id, ok := byString(s); ok && pr.cands[id].kind == probeList {
 							add(id, landing{obj: obj, path: p, how: landList})
@@ -437,7 +439,7 @@ func renderReason(err error) string {
 }
 
 var (
-	yamlErrOn   = regexp.MustCompile(`YAML parse error on ([^:\s]+)`)
+	yamlErrOn   = regexp.MustCompile(`(?:YAML parse error on|\) from) ([^:\s]+)`)
 	repeatedKey = regexp.MustCompile(`(?:mapping key|key) "([^"]+)" (?:already defined|is repeated)`)
 	execErr     = regexp.MustCompile(`execution error at \(([^:)]+)[^)]*\): (.*)`)
 )

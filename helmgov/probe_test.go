@@ -98,7 +98,8 @@ var probeCases = []struct {
 	},
 	{
 		// kit.render(dict "value" .Values.lifecycleHooks "context" $), in a
-		// container whose name a helper writes, beside a sidecar.
+		// container whose name a helper writes, beside a sidecar whose name
+		// a value writes.
 		name: "a library chart's render helper", dir: "library-helper", chart: ".",
 		want: []probeExpect{{rule: RuleWorkloadPreStop, object: "Deployment release-name-catalog",
 			reader: `none: templates/deployment.yaml:17: cannot tell which list item is "catalog"`,
@@ -428,5 +429,67 @@ func TestFixHooksNotWorkloads(t *testing.T) {
 	}
 	if hooks != 1 {
 		t.Errorf("%d hook Pods rendered, want the test Pod", hooks)
+	}
+}
+
+// TestRenderReason: render errors in the chart user's words, from Helm's
+// own messages: a key written twice, a template that no longer renders
+// YAML, a `fail` or `required`, a values.schema.json refusal.
+func TestRenderReason(t *testing.T) {
+	const svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations:\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		set   []string
+		want  string
+	}{
+		{
+			name:  "a key written twice",
+			files: map[string]string{"templates/svc.yaml": svc + "    a: x\n    {{- toYaml .Values.extra | nindent 4 }}\n", "values.yaml": "extra:\n  a: y\n"},
+			want:  `templates/svc.yaml would write the key "a" twice`,
+		},
+		{
+			name:  "not YAML any more",
+			files: map[string]string{"templates/svc.yaml": svc + "    a: {{ .Values.a }}\n", "values.yaml": "a: \"x: y\"\n"},
+			want:  "templates/svc.yaml would no longer render valid YAML",
+		},
+		{
+			name:  "fail",
+			files: map[string]string{"templates/svc.yaml": svc + "{{- if .Values.a }}{{ fail \"a needs b\" }}{{ end }}\n", "values.yaml": "a: false\n"},
+			set:   []string{"a=true"},
+			want:  "templates/svc.yaml stops the render: a needs b",
+		},
+		{
+			name: "the schema",
+			files: map[string]string{"templates/svc.yaml": svc + "    a: x\n", "values.yaml": "grace: 30\n",
+				"values.schema.json": `{"type": "object", "properties": {"grace": {"type": "integer", "maximum": 120}}}`},
+			set:  []string{"grace=160"},
+			want: "the chart's values.schema.json refuses the values: at '/grace': maximum: got 160, want 120",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "web")
+			files := map[string]string{"Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n"}
+			for k, v := range tt.files {
+				files[k] = v
+			}
+			for name, body := range files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Render(t.Context(), dir, WithSet(tt.set...))
+			if err == nil {
+				t.Fatal("the chart renders")
+			}
+			if got := renderReason(err); got != tt.want {
+				t.Errorf("renderReason = %q, want %q (Helm: %v)", got, tt.want, err)
+			}
+		})
 	}
 }

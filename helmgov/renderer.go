@@ -8,6 +8,8 @@ package helmgov
 import (
 	"context"
 
+	"github.com/go-logr/logr"
+
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 )
 
@@ -65,6 +67,7 @@ func (rd *renderer) render(ctx context.Context, gen int, overlay map[string]any)
 		mergeValues(vals, overlay)
 		cp := *rd.cfg
 		cp.skipValidate = true
+		cp.logger = logr.Discard() // a probe's warnings are its own
 		cfg = &cp
 		rd.probes++
 	}

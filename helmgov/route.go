@@ -142,6 +142,7 @@ func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
 	// out, or the value it reads.
 	var tf *srcFile
 	var sr setResult
+	var docRoot *yaml.Node
 	tplRel := ""
 	err := unfixablef("%s", packagedWhy(s.obj))
 	if s.tplPath != "" {
@@ -153,7 +154,8 @@ func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
 		if tf, err = parseSource(tplRel, data, true); err == nil {
 			var doc int
 			if doc, err = tf.findDoc(s.obj.Kind, s.obj.Name); err == nil {
-				sr, err = tf.set(tf.root(doc), f.Fix.Path, f.Fix.Value, s.obj.Fields)
+				docRoot = tf.root(doc)
+				sr, err = tf.set(docRoot, f.Fix.Path, f.Fix.Value, s.obj.Fields)
 			}
 		}
 		if err != nil && !errors.Is(err, errUnfixable) {
@@ -172,6 +174,20 @@ func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
 				plans = append(plans, fx.probedPlans(t, r, why)...)
 			}
 			return plans, nil
+		}
+	}
+	if docRoot != nil && (err != nil || sr.edit == nil) {
+		// A helper the template includes may write the field.
+		he, herr := fx.helperFor(tf, docRoot, f.Fix.Path, f.Fix.Value, s.obj.Fields, 0)
+		switch {
+		case herr != nil && !errors.Is(herr, errUnfixable):
+			return nil, herr
+		case herr != nil:
+			err = herr
+		case he != nil:
+			why := fmt.Sprintf("%s, so it goes into %s, which %s includes for it, the last resort", none, he.where, tplRel)
+			return []fixPlan{{route: RouteTemplate, how: FixTemplate, file: fx.display(he.path), why: why,
+				write: func() error { return fx.writeFile(he.path, he.data) }}}, nil
 		}
 	}
 	switch {

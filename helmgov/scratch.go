@@ -98,7 +98,7 @@ func newFixer(c *Checker, dir, scratch string, fc *fixConfig, valueFiles []strin
 		mapped = append(mapped, u.scratch)
 	}
 	fx.render = append(slices.Clone(fc.render), func(rc *renderConfig) { rc.valueFiles = mapped })
-	if fx.rd, err = newRenderer(work, fx.render); err != nil {
+	if fx.rd, err = fx.newRenderer(); err != nil {
 		return nil, err
 	}
 	fx.rules = fc.rules
@@ -131,8 +131,15 @@ func (fx *fixer) setInto(path string) error {
 	fx.into = u
 	fx.render = append(fx.render, WithValuesFiles(u.scratch))
 	var err error
-	fx.rd, err = newRenderer(fx.work, fx.render)
+	fx.rd, err = fx.newRenderer()
 	return err
+}
+
+// newRenderer renders the scratch copy with the fixer's options; Helm's
+// log goes to the checker's logger at V(1), as in [Checker.CheckChart].
+func (fx *fixer) newRenderer() (*renderer, error) {
+	log := WithLogger(fx.c.opts.Logger.WithValues("chart", fx.dir).V(1))
+	return newRenderer(fx.work, append([]RenderOption{log}, fx.render...))
 }
 
 // unscratch names the chart as given where a message names its scratch

@@ -21,6 +21,7 @@ package helmgov
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -89,6 +90,9 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 			}
 			if len(match) == 0 && len(cur.Content) == 1 && cur.Content[0].Kind == yaml.MappingNode {
 				match = cur.Content // a single item, whose name is templated
+			}
+			if len(match) == 0 {
+				match = templatedItem(cur, step.Item)
 			}
 			if len(match) != 1 {
 				return setResult{}, unfixablef("%s:%d: cannot tell which list item is %q", f.name, cur.Line, step.Item)
@@ -177,6 +181,46 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 		}
 	}
 	return setResult{}, unfixablef("%s: empty path", f.name)
+}
+
+// templatedItem finds the item of a list whose name, written partly by
+// template actions (masked: "_____-reload"), can render as name: the one
+// whose literal text fits, the most literal of them when several do (a
+// name of only an action fits any). None when that is not one item.
+func templatedItem(list *yaml.Node, name string) []*yaml.Node {
+	best, bestLit, tie := (*yaml.Node)(nil), -1, false
+	for _, it := range list.Content {
+		n := mapGet(it, "name")
+		if n == nil || n.Kind != yaml.ScalarNode || !strings.Contains(n.Value, "_") {
+			continue
+		}
+		var parts []string
+		lit := 0
+		for _, p := range strings.FieldsFunc(n.Value, func(r rune) bool { return r == '_' }) {
+			parts = append(parts, regexp.QuoteMeta(p))
+			lit += len(p)
+		}
+		re := "^" + strings.Join(parts, ".*") + "$"
+		if strings.HasPrefix(n.Value, "_") {
+			re = "^.*" + re[1:]
+		}
+		if strings.HasSuffix(n.Value, "_") && len(parts) > 0 {
+			re = re[:len(re)-1] + ".*$"
+		}
+		if ok, err := regexp.MatchString(re, name); err != nil || !ok {
+			continue
+		}
+		switch {
+		case lit > bestLit:
+			best, bestLit, tie = it, lit, false
+		case lit == bestLit:
+			tie = true
+		}
+	}
+	if best == nil || tie {
+		return nil
+	}
+	return []*yaml.Node{best}
 }
 
 // templatedValue reports whether a value is made by template actions rather

@@ -33,6 +33,23 @@ func TestSourceSet(t *testing.T) {
 			wantValues: []string{"extra", "x.io/t"},
 		},
 		{
+			name:     "template: a list item whose name an action writes, told by the literal part of its name",
+			template: true,
+			src:      "containers:\n  - name: {{ .Chart.Name }}-reload\n    image: r\n  - name: {{ .Chart.Name }}\n    image: a\n",
+			path:     FieldPath{{Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}},
+			value:    map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": 130}}},
+			want: "containers:\n  - name: {{ .Chart.Name }}-reload\n    image: r\n  - name: {{ .Chart.Name }}\n    image: a\n" +
+				"    lifecycle:\n      preStop:\n        sleep:\n          seconds: 130\n",
+		},
+		{
+			name:      "template: two items whose names are only actions cannot be told apart",
+			template:  true,
+			src:       "containers:\n  - name: {{ .Chart.Name }}\n    image: a\n  - name: {{ .Values.sidecar }}\n    image: s\n",
+			path:      FieldPath{{Key: "containers"}, {Item: "web"}, {Key: "lifecycle"}},
+			value:     map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": 130}}},
+			unfixable: `cannot tell which list item is "web"`,
+		},
+		{
 			name:      "template: a key that an include writes is left alone",
 			template:  true,
 			src:       "metadata:\n  labels:\n    a: b\n    {{- include \"x.labels\" . | nindent 4 }}\n",
