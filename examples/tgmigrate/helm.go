@@ -312,6 +312,9 @@ func fixOutcome(res *helmgov.FixResult, threshold helmgov.Severity, failOn strin
 	for _, r := range left {
 		names = append(names, string(r.Finding.Rule)+" "+r.Finding.Object.String())
 	}
-	return &findingsError{summary: fmt.Sprintf("%d findings at or above %s remain after the fix (%s); the report says why each was not fixed",
-		len(left), failOn, strings.Join(names, ", "))}
+	what := fmt.Sprintf("%d findings at or above %s remain", len(left), failOn)
+	if len(left) == 1 {
+		what = "1 finding at or above " + failOn + " remains"
+	}
+	return &findingsError{summary: fmt.Sprintf("%s after the fix (%s); the report says why each was not fixed", what, strings.Join(names, ", "))}
 }

@@ -237,7 +237,7 @@ func TestHelmFixRoutes(t *testing.T) {
 			name:        "--into chart: the fix prod.yaml overrides is dropped, exit 1",
 			args:        func(chart, prod string) []string { return []string{chart, "-f", prod, "--into", "chart", "--yes"} },
 			wantCode:    exitFindings,
-			wantStderr:  "1 findings at or above warning remain after the fix (TGM-H001 Service default/release-name-routed-web)",
+			wantStderr:  "1 finding at or above warning remains after the fix (TGM-H001 Service default/release-name-routed-web)",
 			wantRoutes:  []string{"chart-values", "chart-values", "chart-values", "chart-values"},
 			wantDropped: 1,
 		},
