@@ -55,6 +55,9 @@ type bigCluster struct {
 	services               []corev1.Service
 	namespaces             []corev1.Namespace
 	bindings               []v1beta1.TargetGroupBinding
+	// varied turns on the corners every few objects (see vary*): what a
+	// test of the projection needs, and the benchmark does not.
+	varied bool
 }
 
 const (
@@ -62,8 +65,9 @@ const (
 	bigWebNodePort = 30080
 )
 
-func bigNodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", i/250, i%250+1) }
-func bigPodIP(j int) string  { return fmt.Sprintf("10.%d.%d.%d", 64+j/62500, j/250%250, j%250+1) }
+func bigNodeIP(i int) string   { return fmt.Sprintf("10.0.%d.%d", i/250, i%250+1) }
+func bigPodIP(j int) string    { return fmt.Sprintf("10.%d.%d.%d", 64+j/62500, j/250%250, j%250+1) }
+func bigSecondIP(j int) string { return fmt.Sprintf("10.98.%d.%d", j/250%250, j%250+1) }
 func bigNodeName(i int) string {
 	return fmt.Sprintf("ip-10-0-%d-%d.eu-west-1.compute.internal", i/250, i%250+1)
 }
@@ -131,6 +135,43 @@ func (c *bigCluster) pod(j int, dst *corev1.Pod) {
 	dst.Spec.NodeName = c.podNode[j]
 	dst.Status.PodIP, dst.Status.PodIPs[0].IP = c.podIP[j], c.podIP[j]
 	dst.Status.HostIP, dst.Status.HostIPs[0].IP = c.nodeIP[j%c.sz.Nodes], c.nodeIP[j%c.sz.Nodes]
+	if c.varied {
+		varyPod(j, dst)
+	}
+}
+
+// varyPod gives pod j one of the corners diagnose judges: terminating,
+// finished, hostNetwork with host ports, waiting on the controller's
+// readiness gate, not Ready, a numbered or scheme-less probe, no ports,
+// two addresses; and the web pods probe over HTTPS.
+func varyPod(j int, p *corev1.Pod) {
+	at := metav1.NewTime(vclock.Epoch)
+	app := &p.Spec.Containers[0]
+	if p.Labels["app"] == "web" {
+		app.ReadinessProbe.HTTPGet.Scheme = corev1.URISchemeHTTPS
+	}
+	switch j % 9 {
+	case 1:
+		p.DeletionTimestamp = &at
+	case 2:
+		p.Status.Phase = corev1.PodSucceeded
+	case 3:
+		p.Spec.HostNetwork = true
+		app.Ports[0].HostPort = 8080
+		p.Spec.Containers[1].Ports[0].HostPort = 19901
+	case 4:
+		p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: diagnose.ReadinessGatePrefix + "web"}, {ConditionType: "example.com/other"}}
+		p.Status.Conditions[2].Status = corev1.ConditionFalse // Ready false, ContainersReady true
+	case 5:
+		p.Status.Conditions[2].Status, p.Status.Conditions[3].Status = corev1.ConditionFalse, corev1.ConditionFalse
+	case 6:
+		app.ReadinessProbe.HTTPGet.Port, app.ReadinessProbe.HTTPGet.Scheme, app.ReadinessProbe.HTTPGet.Path = intstr.FromInt32(8080), "", ""
+	case 7:
+		app.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}}}
+		p.Spec.Containers[1].Ports = nil
+	case 8:
+		p.Status.PodIPs = append(p.Status.PodIPs, corev1.PodIP{IP: bigSecondIP(j)})
+	}
 }
 
 func (c *bigCluster) node(i int, dst *corev1.Node) {
@@ -144,6 +185,35 @@ func (c *bigCluster) node(i int, dst *corev1.Node) {
 		delete(dst.Labels, diagnose.LabelNodePool)
 		delete(dst.Labels, diagnose.LabelCapacityType)
 	}
+	if c.varied {
+		varyNode(i, dst)
+	}
+}
+
+// varyNode gives node i one of the corners of a node that is leaving or
+// public: Karpenter's disruption taint, the exclusion label, cordoned,
+// deleted, an ExternalIP, do-not-disrupt, spot, not Ready, pod CIDRs.
+func varyNode(i int, n *corev1.Node) {
+	at := metav1.NewTime(vclock.Epoch)
+	switch i % 10 {
+	case 1:
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: diagnose.TaintDisrupted, Effect: corev1.TaintEffectNoSchedule})
+	case 2:
+		n.Labels[diagnose.LabelExcludeFromLB] = ""
+	case 3:
+		n.Spec.Unschedulable = true
+	case 4:
+		n.DeletionTimestamp = &at
+	case 6:
+		n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "203.0.113." + strconv.Itoa(i%250+1)})
+	case 7:
+		n.Annotations[diagnose.AnnotationDoNotDisrupt] = "true"
+		n.Labels[diagnose.LabelCapacityType] = "spot"
+	case 8:
+		n.Status.Conditions[3].Status = corev1.ConditionFalse
+	case 9:
+		n.Spec.PodCIDR, n.Spec.PodCIDRs = "10.200."+strconv.Itoa(i%250)+".0/24", []string{"10.99." + strconv.Itoa(i%250) + ".0/24"}
+	}
 }
 
 func (c *bigCluster) claim(k int, dst *unstructured.Unstructured) {
@@ -153,6 +223,15 @@ func (c *bigCluster) claim(k int, dst *unstructured.Unstructured) {
 	dst.SetCreationTimestamp(metav1.NewTime(vclock.Epoch.Add(-time.Duration(i%700) * time.Hour)))
 	_ = unstructured.SetNestedField(dst.Object, c.nodeName[i], "status", "nodeName")
 	_ = unstructured.SetNestedField(dst.Object, fmt.Sprintf("aws:///eu-west-1a/i-%017x", i), "status", "providerID")
+	if c.varied && k%3 == 0 { // drifted, or consolidatable; no expiry
+		conds, _, _ := unstructured.NestedSlice(dst.Object, "status", "conditions")
+		conds[3].(map[string]any)["status"] = "True"
+		if k%2 == 0 {
+			conds[3].(map[string]any)["type"] = "Consolidatable"
+			unstructured.RemoveNestedField(dst.Object, "spec", "expireAfter")
+		}
+		_ = unstructured.SetNestedSlice(dst.Object, conds, "status", "conditions")
+	}
 }
 
 // pagedCluster serves a bigCluster as the API server does: each List

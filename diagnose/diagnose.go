@@ -390,7 +390,7 @@ func scopeARNs(arns []awserr.ARN) []awserr.ARN {
 // not read at all (ctx ended) gives an unread snapshot, which makes no
 // target a ghost.
 func (r *run) readCluster(ctx context.Context, c Cluster) *Snapshot {
-	objs, err := listCluster(ctx, c, r.cfg.pageSize)
+	objs, err := listCluster(ctx, c, r.cfg)
 	if err == nil {
 		var s *Snapshot
 		if s, err = NewSnapshot(c, objs); err == nil {

@@ -42,6 +42,7 @@ type config struct {
 	burst       int
 	maxAttempts int
 	pageSize    int64
+	project     read.Projection // what a listing keeps of each object: projection, or whole in tests
 	progress    func(Progress)
 	err         error
 }
@@ -54,6 +55,7 @@ func defaults() config {
 		rps:         DefaultRateLimit,
 		burst:       DefaultBurst,
 		maxAttempts: DefaultMaxAttempts,
+		project:     projection,
 	}
 }
 

@@ -367,3 +367,90 @@ func TestCategory(t *testing.T) {
 		}
 	}
 }
+
+// TestListClusterProjects: a Projection makes each object's slim copy as
+// its page arrives, before the next page is asked for; a nil function
+// keeps its kind whole; a paged listing that fails keeps nothing.
+func TestListClusterProjects(t *testing.T) {
+	var objs []client.Object
+	for i := range 7 {
+		objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), Labels: map[string]string{"app": "web"},
+			Annotations: map[string]string{"note": "not read"}}})
+	}
+	objs = append(objs, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{"note": "not read"}}})
+	tests := []struct {
+		name     string
+		pageSize int64
+		failPage int // the pods' page that fails (1-based); 0: none
+		want     []string
+		wantSeen []string // each pod projected, with the pods' List calls made by then
+		failed   bool
+	}{
+		{name: "one call", want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
+			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@1", "p4@1", "p5@1", "p6@1"}},
+		{name: "pages of 3", pageSize: 3, want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
+			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "the second page fails", pageSize: 3, failPage: 2, wantSeen: []string{"p0@1", "p1@1", "p2@1"}, failed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := fake.NewClientBuilder().WithScheme(scheme(t, true)).WithObjects(objs...).Build()
+			calls := 0
+			r := interceptor.NewClient(raw, interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+				pods, ok := l.(*corev1.PodList)
+				if !ok {
+					return c.List(ctx, l, opts...)
+				}
+				calls++
+				if calls == tt.failPage {
+					return errors.New("connection reset")
+				}
+				lo := (&client.ListOptions{}).ApplyOptions(opts)
+				var all corev1.PodList
+				if err := c.List(ctx, &all); err != nil {
+					return err
+				}
+				from, to := 0, len(all.Items)
+				if lo.Continue != "" {
+					from, _ = strconv.Atoi(lo.Continue)
+				}
+				if lo.Limit > 0 {
+					to = min(from+int(lo.Limit), len(all.Items))
+				}
+				pods.Items = all.Items[from:to]
+				if to < len(all.Items) {
+					pods.Continue = strconv.Itoa(to)
+				}
+				return nil
+			}})
+			var seen []string
+			got, err := read.ListCluster(t.Context(), r, read.ClusterOptions{Kinds: []read.ListKind{read.ListPods, read.ListServices}, PageSize: tt.pageSize,
+				Project: read.Projection{Pod: func(p *corev1.Pod) corev1.Pod {
+					seen = append(seen, fmt.Sprintf("%s@%d", p.Name, calls))
+					return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Labels: p.Labels}}
+				}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got.Pods {
+				if p.Annotations != nil || p.Namespace != "" || p.Labels["app"] != "web" {
+					t.Errorf("pod %+v: want the projection's copy (name and labels)", p.ObjectMeta)
+				}
+				names = append(names, p.Name)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("pods (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSeen, seen); diff != "" {
+				t.Errorf("projected (-want +got):\n%s", diff)
+			}
+			if failed := len(got.Failures) == 1 && got.Failures[0].Kind == read.ListPods; failed != tt.failed {
+				t.Errorf("failures = %+v, want the pods' %t", got.Failures, tt.failed)
+			}
+			if len(got.Services) != 1 || got.Services[0].Annotations["note"] == "" {
+				t.Errorf("services = %+v, want the one Service whole (no projection given)", got.Services)
+			}
+		})
+	}
+}
