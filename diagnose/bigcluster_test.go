@@ -236,8 +236,9 @@ func (c *bigCluster) claim(k int, dst *unstructured.Unstructured) {
 
 // pagedCluster serves a bigCluster as the API server does: each List
 // returns fresh objects (a page of at most Limit, from the offset its
-// Continue token names), so a caller holds what it keeps and nothing
-// more. It samples peak at every call.
+// Continue token names, with remainingItemCount on a page that is not
+// the last), so a caller holds what it keeps and nothing more. It
+// samples peak at every call.
 type pagedCluster struct {
 	c    *bigCluster
 	peak *heapPeak
@@ -270,16 +271,24 @@ func window(total int, opts []client.ListOption) (start, end int, next string, e
 	return start, end, next, nil
 }
 
-func fillPage[T any](total int, opts []client.ListOption, fill func(int, *T)) ([]T, string, error) {
+// fillPage makes the page opts ask for, and sets list's continue token
+// and, on a page that is not the last, how many items remain, as the API
+// server does.
+func fillPage[T any](list client.ObjectList, total int, opts []client.ListOption, fill func(int, *T)) ([]T, error) {
 	start, end, next, err := window(total, opts)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	items := make([]T, end-start)
 	for i := range items {
 		fill(start+i, &items[i])
 	}
-	return items, next, nil
+	list.SetContinue(next)
+	if next != "" {
+		rest := int64(total - end)
+		list.SetRemainingItemCount(&rest)
+	}
+	return items, nil
 }
 
 func (p *pagedCluster) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
@@ -296,24 +305,22 @@ func (p *pagedCluster) List(_ context.Context, list client.ObjectList, opts ...c
 	switch l := list.(type) {
 	case *corev1.NodeList:
 		kind = "nodes"
-		l.Items, l.Continue, err = fillPage(c.sz.Nodes, opts, c.node)
+		l.Items, err = fillPage(l, c.sz.Nodes, opts, c.node)
 	case *corev1.PodList:
 		kind = "pods"
-		l.Items, l.Continue, err = fillPage(c.sz.Pods, opts, c.pod)
+		l.Items, err = fillPage(l, c.sz.Pods, opts, c.pod)
 	case *corev1.ServiceList:
 		kind = "services"
-		l.Items, l.Continue, err = fillPage(len(c.services), opts, func(i int, dst *corev1.Service) { c.services[i].DeepCopyInto(dst) })
+		l.Items, err = fillPage(l, len(c.services), opts, func(i int, dst *corev1.Service) { c.services[i].DeepCopyInto(dst) })
 	case *corev1.NamespaceList:
 		kind = "namespaces"
-		l.Items, l.Continue, err = fillPage(len(c.namespaces), opts, func(i int, dst *corev1.Namespace) { c.namespaces[i].DeepCopyInto(dst) })
+		l.Items, err = fillPage(l, len(c.namespaces), opts, func(i int, dst *corev1.Namespace) { c.namespaces[i].DeepCopyInto(dst) })
 	case *v1beta1.TargetGroupBindingList:
 		kind = "targetgroupbindings"
-		l.Items, l.Continue, err = fillPage(len(c.bindings), opts, func(i int, dst *v1beta1.TargetGroupBinding) { c.bindings[i].DeepCopyInto(dst) })
+		l.Items, err = fillPage(l, len(c.bindings), opts, func(i int, dst *v1beta1.TargetGroupBinding) { c.bindings[i].DeepCopyInto(dst) })
 	case *unstructured.UnstructuredList:
 		kind = "nodeclaims"
-		var next string
-		l.Items, next, err = fillPage(c.claims(), opts, c.claim)
-		l.SetContinue(next)
+		l.Items, err = fillPage(l, c.claims(), opts, c.claim)
 	default:
 		return fmt.Errorf("pagedCluster: %T not served", list)
 	}

@@ -249,18 +249,40 @@ type kindList struct {
 	keep func()
 }
 
+// maxHint bounds the capacity a listing reserves on the API server's word
+// (remainingItemCount): above it, the pages are joined at the end instead.
+const maxHint = 1 << 20
+
 // listOf is the kindList of one kind whose pages are L and items T:
 // items reads a page's items, project (nil: none) slims one, and dst is
-// where they go. Each page's items (or their slim copies) are kept as
-// one chunk, and the chunks joined once at the end: an exact allocation,
-// where appending page after page would copy the growing list again and
-// again.
+// where they go. When the first page says how many items remain
+// (remainingItemCount, which the API server gives a paged list), the
+// list is allocated once at that size and each page copied into it;
+// otherwise, or past that size, each page (or its slim copies) is kept as
+// one chunk and the chunks joined once at the end. Either way the list is
+// not copied again and again as it grows.
 func listOf[T any, L client.ObjectList](newPage func() L, items func(L) []T, project func(*T) T, dst *[]T) kindList {
+	var got []T // the list, when the first page gave its size
 	var chunks [][]T
 	return kindList{
 		page: func() client.ObjectList { return newPage() },
 		take: func(l client.ObjectList) {
 			page := items(l.(L))
+			if got == nil && chunks == nil {
+				if rc := l.GetRemainingItemCount(); rc != nil && *rc > 0 && *rc <= maxHint {
+					got = make([]T, 0, len(page)+int(*rc))
+				}
+			}
+			if cap(got)-len(got) >= len(page) {
+				for i := range page {
+					if project != nil {
+						got = append(got, project(&page[i]))
+					} else {
+						got = append(got, page[i])
+					}
+				}
+				return
+			}
 			if project != nil {
 				slim := make([]T, len(page))
 				for i := range page {
@@ -268,19 +290,22 @@ func listOf[T any, L client.ObjectList](newPage func() L, items func(L) []T, pro
 				}
 				page = slim
 			}
+			if got != nil {
+				chunks, got = append(chunks, got), nil
+			}
 			chunks = append(chunks, page)
 		},
-		drop: func() { chunks = nil },
+		drop: func() { got, chunks = nil, nil },
 		keep: func() {
-			switch len(chunks) {
-			case 0:
-				*dst = nil
-			case 1:
+			switch {
+			case len(chunks) == 0:
+				*dst = got
+			case len(chunks) == 1:
 				*dst = chunks[0] // one call, or one page: no copy
 			default:
 				*dst = slices.Concat(chunks...)
 			}
-			chunks = nil
+			got, chunks = nil, nil
 		},
 	}
 }

@@ -385,12 +385,23 @@ func TestListClusterProjects(t *testing.T) {
 		want     []string
 		wantSeen []string // each pod projected, with the pods' List calls made by then
 		failed   bool
+		// remaining is the remainingItemCount a page that is not the
+		// last says, from the true count (nil: none said).
+		remaining func(rest int) int64
 	}{
 		{name: "one call", want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
 			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@1", "p4@1", "p5@1", "p6@1"}},
 		{name: "pages of 3", pageSize: 3, want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
 			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
 		{name: "the second page fails", pageSize: 3, failPage: 2, wantSeen: []string{"p0@1", "p1@1", "p2@1"}, failed: true},
+		{name: "pages of 3, the remaining count said", pageSize: 3, remaining: func(rest int) int64 { return int64(rest) },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "pages of 2, too few said to remain", pageSize: 2, remaining: func(rest int) int64 { return int64(rest - 2) },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@2", "p3@2", "p4@3", "p5@3", "p6@4"}},
+		{name: "pages of 3, an absurd count said", pageSize: 3, remaining: func(int) int64 { return 1 << 40 },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "pages of 3, the second page fails after the count", pageSize: 3, failPage: 2, remaining: func(rest int) int64 { return int64(rest) },
+			wantSeen: []string{"p0@1", "p1@1", "p2@1"}, failed: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -420,6 +431,10 @@ func TestListClusterProjects(t *testing.T) {
 				pods.Items = all.Items[from:to]
 				if to < len(all.Items) {
 					pods.Continue = strconv.Itoa(to)
+					if tt.remaining != nil {
+						rc := tt.remaining(len(all.Items) - to)
+						pods.RemainingItemCount = &rc
+					}
 				}
 				return nil
 			}})
