@@ -259,15 +259,15 @@ func contains(list []string, s string) bool {
 // subnets, a Service's two pods bound to an ip target group behind an ALB
 // that enables both zones, the nodes' security group open to the ALB's.
 type world struct {
-	ec2     *fakeEC2
-	elb     *elbData
-	objs    []client.Object
-	noKarp  bool // the cluster does not serve Karpenter's kinds
-	lists   int            // the cluster's lists, counted
-	byKind  map[string]int // and by the kind of list (NodeList, PodList, NodePoolList...)
+	ec2    *fakeEC2
+	elb    *elbData
+	objs   []client.Object
+	noKarp bool           // the cluster does not serve Karpenter's kinds
+	lists  int            // the cluster's lists, counted
+	byKind map[string]int // and by the kind of list (NodeList, PodList, NodePoolList...)
 	// failList makes the lists of these kinds (as listKind names them) fail.
 	failList map[string]error
-	listMux sync.Mutex
+	listMux  sync.Mutex
 }
 
 func tags(kv ...string) []ec2types.Tag {

@@ -162,6 +162,10 @@ type ClusterOptions struct {
 	// Project keeps what the caller reads of each object, page by page.
 	// Zero: every object whole.
 	Project Projection
+	// ListOptions are given to every List call, before the paging's
+	// Limit and Continue: a label or field selector, a namespace, which
+	// scope every kind listed. Zero: none (the whole cluster).
+	ListOptions []client.ListOption
 }
 
 // ListCluster lists the chosen kinds of the cluster r reads, each in one
@@ -226,7 +230,7 @@ func ListCluster(ctx context.Context, r client.Reader, o ClusterOptions) (Object
 // CRD kind keeps nothing.
 func list(ctx context.Context, r client.Reader, kind ListKind, objs *Objects, o ClusterOptions) error {
 	k := newList(kind, objs, o.Project)
-	err := pages(ctx, r, k.page, o.PageSize, k.take)
+	err := pages(ctx, r, k.page, o.PageSize, o.ListOptions, k.take)
 	if err != nil {
 		if _, crd := notServed[kind]; crd {
 			return err
@@ -351,20 +355,21 @@ func setNotServed(objs *Objects, kind ListKind) {
 	}
 }
 
-// pages lists in one pass, one call or pages of pageSize, and hands each
-// page to take as it arrives; nothing else holds a page after take. A
-// single call's list is handed over even when the call fails.
-func pages(ctx context.Context, r client.Reader, newPage func() client.ObjectList, pageSize int64, take func(client.ObjectList)) error {
+// pages lists in one pass, one call or pages of pageSize, each call with
+// opts, and hands each page to take as it arrives; nothing else holds a
+// page after take. A single call's list is handed over even when the
+// call fails.
+func pages(ctx context.Context, r client.Reader, newPage func() client.ObjectList, pageSize int64, opts []client.ListOption, take func(client.ObjectList)) error {
 	if pageSize <= 0 {
 		l := newPage()
-		err := r.List(ctx, l)
+		err := r.List(ctx, l, opts...)
 		take(l)
 		return err
 	}
 	cont := ""
 	for {
 		page := newPage()
-		if err := r.List(ctx, page, client.Limit(pageSize), client.Continue(cont)); err != nil {
+		if err := r.List(ctx, page, append(slices.Clip(opts), client.Limit(pageSize), client.Continue(cont))...); err != nil {
 			return err
 		}
 		take(page)

@@ -469,3 +469,39 @@ func TestListClusterProjects(t *testing.T) {
 		})
 	}
 }
+
+// TestListClusterListOptions: ListOptions scope every call of the
+// listing, paged or not.
+func TestListClusterListOptions(t *testing.T) {
+	var objs []client.Object
+	for i := range 5 {
+		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"pool": []string{"a", "b"}[i%2]}}})
+	}
+	for _, pageSize := range []int64{0, 2} {
+		t.Run(fmt.Sprintf("pages of %d", pageSize), func(t *testing.T) {
+			raw := fake.NewClientBuilder().WithScheme(scheme(t, true)).WithObjects(objs...).Build()
+			var calls []string
+			r := interceptor.NewClient(raw, interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+				lo := (&client.ListOptions{}).ApplyOptions(opts)
+				calls = append(calls, fmt.Sprintf("selector=%s limit=%d", lo.LabelSelector, lo.Limit))
+				lo.Limit, lo.Continue = 0, "" // the fake does not page: one page
+				return c.List(ctx, l, lo)
+			}})
+			got, err := read.ListCluster(t.Context(), r, read.ClusterOptions{Kinds: []read.ListKind{read.ListNodes}, PageSize: pageSize,
+				ListOptions: []client.ListOption{client.MatchingLabels{"pool": "a"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, n := range got.Nodes {
+				names = append(names, n.Name)
+			}
+			if d := cmp.Diff([]string{"n0", "n2", "n4"}, names); d != "" {
+				t.Errorf("nodes (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff([]string{fmt.Sprintf("selector=pool=a limit=%d", pageSize)}, calls); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+		})
+	}
+}

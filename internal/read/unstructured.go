@@ -20,7 +20,7 @@ import (
 // not serve (NoMatch, NotFound) is not an error: served is false and the
 // list empty. Any other failure is "list <Kind>: <cause>".
 func ListUnstructured(ctx context.Context, r client.Reader, gvk schema.GroupVersionKind, pageSize int64) (items []unstructured.Unstructured, served bool, err error) {
-	err = pages(ctx, r, func() client.ObjectList { return unstructuredList(gvk) }, pageSize, func(l client.ObjectList) {
+	err = pages(ctx, r, func() client.ObjectList { return unstructuredList(gvk) }, pageSize, nil, func(l client.ObjectList) {
 		items = append(items, l.(*unstructured.UnstructuredList).Items...)
 	})
 	switch {
