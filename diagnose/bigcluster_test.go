@@ -418,7 +418,7 @@ func bigFleet(sz bigSize) (*fakeELBv2, diagnose.Scope, int) {
 func managedFields(manager string, op metav1.ManagedFieldsOperationType, sub, fields string) metav1.ManagedFieldsEntry {
 	at := metav1.NewTime(vclock.Epoch)
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: "v1", Time: &at, FieldsType: "FieldsV1",
-		Subresource: sub, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		Subresource: sub, FieldsV1: metav1.NewFieldsV1(fields)}
 }
 
 const podSpecFields = `{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/restartedAt":{},"f:prometheus.io/port":{},"f:prometheus.io/scrape":{}},"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{},"f:team":{},"f:version":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"5b1a3c2d-7e8f-4a6b-9c0d-1e2f3a4b5c6d\"}":{}}},"f:spec":{"f:affinity":{".":{},"f:podAntiAffinity":{".":{},"f:preferredDuringSchedulingIgnoredDuringExecution":{}}},"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"DB_HOST\"}":{".":{},"f:name":{},"f:value":{}},"k:{\"name\":\"DB_PORT\"}":{".":{},"f:name":{},"f:value":{}},"k:{\"name\":\"LOG_LEVEL\"}":{".":{},"f:name":{},"f:value":{}},"k:{\"name\":\"POD_IP\"}":{".":{},"f:name":{},"f:valueFrom":{".":{},"f:fieldRef":{}}}},"f:image":{},"f:imagePullPolicy":{},"f:livenessProbe":{".":{},"f:failureThreshold":{},"f:httpGet":{".":{},"f:path":{},"f:port":{},"f:scheme":{}},"f:periodSeconds":{}},"f:name":{},"f:ports":{".":{},"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{},"f:name":{},"f:protocol":{}}},"f:readinessProbe":{".":{},"f:httpGet":{".":{},"f:path":{},"f:port":{},"f:scheme":{}}},"f:resources":{".":{},"f:limits":{".":{},"f:memory":{}},"f:requests":{".":{},"f:cpu":{},"f:memory":{}}},"f:volumeMounts":{".":{},"k:{\"mountPath\":\"/etc/app\"}":{".":{},"f:mountPath":{},"f:name":{}}}},"k:{\"name\":\"envoy\"}":{".":{},"f:image":{},"f:name":{},"f:ports":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{},"f:volumes":{".":{},"k:{\"name\":\"config\"}":{".":{},"f:configMap":{".":{},"f:defaultMode":{},"f:name":{}},"f:name":{}},"k:{\"name\":\"tmp\"}":{".":{},"f:emptyDir":{},"f:name":{}}}}}`
@@ -572,7 +572,7 @@ func realisticNode() *corev1.Node {
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 			NodeInfo: corev1.NodeSystemInfo{MachineID: "ec2d7c3e0b1a4f5e8d9c0b1a2f3e4d5c", SystemUUID: "ec2d7c3e-0b1a-4f5e-8d9c-0b1a2f3e4d5c", BootID: "b0a1c2d3-e4f5-a6b7-c8d9-e0f1a2b3c4d5",
 				KernelVersion: "6.1.94-99.176.amzn2023.x86_64", OSImage: "Amazon Linux 2023.5.20240624", ContainerRuntimeVersion: "containerd://1.7.11",
-				KubeletVersion: "v1.30.0-eks-036c24b", KubeProxyVersion: "v1.30.0-eks-036c24b", OperatingSystem: "linux", Architecture: "amd64"},
+				KubeletVersion: "v1.30.0-eks-036c24b", OperatingSystem: "linux", Architecture: "amd64"},
 			Images: images,
 		},
 	}
