@@ -3,6 +3,8 @@ package diagnose_test
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -313,4 +315,83 @@ func BenchmarkClassify(b *testing.B) {
 			diagnose.Classify(set, snap)
 		}
 	}
+}
+
+// BenchmarkDiagnoseBigCluster diagnoses one target group (300 node
+// targets pinned on a NodePort, one in ten a ghost) against a big
+// cluster: 5,000 nodes (4,000 Karpenter's, with NodeClaims), 150,000
+// realistic pods (bigcluster_test.go: env, volumes, probes, managedFields,
+// five conditions) behind 1,500 Services in 50 namespaces, listed in
+// pages of 500 (WithListPageSize) from a reader that makes each page's
+// objects fresh, as a client decoding the API server's answer does.
+// Building the cluster's templates is setup, outside the timer.
+//
+// Besides ns/op, B/op and allocs/op it reports the heap's high-water
+// mark during the runs (heapPeak: sampled at every page and every
+// millisecond): peak-heap-MB (/memory/classes/heap/objects:bytes, what
+// the process holds, garbage not yet swept included) and peak-live-MB
+// (/gc/heap/live:bytes, what a GC found live), and setup-MB, the live
+// heap before the first run (the templates, the fake ELBv2), which both
+// include. Each run starts after a GC, outside the timer, so that one
+// run's garbage does not count in the next one's peak (that GC's CPU is
+// in cpu-ms/op). cpu-ms/op is the process's CPU time (getrusage: user and
+// system, the GC's workers included) per run: on a machine shared with
+// other work it moves far less than ns/op, which counts the waits for a
+// core.
+func BenchmarkDiagnoseBigCluster(b *testing.B) {
+	sz := bigSize{Nodes: 5000, Pods: 150_000, Services: 1500, Namespaces: 50, Targets: 300}
+	cl := newBigCluster(sz)
+	elb, scope, ghosts := bigFleet(sz)
+	peak := newHeapPeak()
+	reader := newPagedCluster(cl, peak)
+	src := diagnose.Sources{
+		Accounts: []diagnose.Account{{ID: benchAccount, Region: benchRegion, ELBv2: elb}},
+		Clusters: []diagnose.Cluster{{Name: "prod", Reader: reader, VPCID: benchVPC}},
+	}
+	opts := []diagnose.Option{diagnose.WithClock(vclock.New(vclock.Epoch)), diagnose.WithRateLimit(rate.Inf, 0), diagnose.WithListPageSize(500)}
+	goruntime.GC()
+	var setup runtimeMem
+	setup.read()
+	b.ReportAllocs()
+	b.ResetTimer()
+	peak.start()
+	cpu0, cpuOK := cpuTime()
+	runs := 0
+	var rep *diagnose.Report
+	for b.Loop() {
+		runs++
+		b.StopTimer()
+		goruntime.GC() // each run starts from the setup's heap, as one Diagnose in a process does
+		b.StartTimer()
+		var err error
+		if rep, err = diagnose.Diagnose(b.Context(), src, scope, opts...); err != nil {
+			b.Fatal(err)
+		}
+		peak.sample()
+	}
+	b.StopTimer()
+	cpu1, _ := cpuTime()
+	peak.halt()
+	if got := rep.Summary; got.TargetGroups != 1 || got.Targets != sz.Targets || got.ByClass[diagnose.ClassGhost] != ghosts || got.Errors != 0 {
+		b.Fatalf("summary = %+v, want 1 target group, %d targets, %d ghosts, no error", got, sz.Targets, ghosts)
+	}
+	if c := rep.Clusters[0]; c.Nodes != sz.Nodes || c.Pods != sz.Pods || c.Services != sz.Services || c.NodeClaims != cl.claims() {
+		b.Fatalf("cluster = %+v, want %d nodes, %d pods, %d Services, %d NodeClaims", c, sz.Nodes, sz.Pods, sz.Services, cl.claims())
+	}
+	const mb = 1 << 20
+	b.ReportMetric(float64(peak.heap)/mb, "peak-heap-MB")
+	b.ReportMetric(float64(peak.live)/mb, "peak-live-MB")
+	b.ReportMetric(float64(setup.live)/mb, "setup-MB")
+	if cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/float64(runs), "cpu-ms/op")
+	}
+}
+
+// runtimeMem is the live heap now, from runtime/metrics.
+type runtimeMem struct{ live uint64 }
+
+func (m *runtimeMem) read() {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	m.live = s[0].Value.Uint64()
 }

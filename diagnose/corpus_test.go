@@ -1100,7 +1100,7 @@ type cRun struct {
 	clk   *vclock.Clock
 }
 
-func (b *cBuilt) diagnose(tb testing.TB, scope diagnose.Scope, forbidEndpointSlices bool) cRun {
+func (b *cBuilt) diagnose(tb testing.TB, scope diagnose.Scope, forbidEndpointSlices bool, opts ...diagnose.Option) cRun {
 	tb.Helper()
 	clk := vclock.New(time.Time{})
 	run := cRun{lists: map[string]*listCounter{}, clk: clk}
@@ -1112,7 +1112,7 @@ func (b *cBuilt) diagnose(tb testing.TB, scope diagnose.Scope, forbidEndpointSli
 	}
 	b.elb.Reset()
 	run.rep, run.err = diagnose.Diagnose(context.Background(), src, scope,
-		diagnose.WithClock(clk), diagnose.WithRateLimit(rate.Inf, 0), diagnose.WithConcurrency(4))
+		append([]diagnose.Option{diagnose.WithClock(clk), diagnose.WithRateLimit(rate.Inf, 0), diagnose.WithConcurrency(4)}, opts...)...)
 	return run
 }
 

@@ -40,6 +40,26 @@ import (
 // report) or when not one target group in scope could be scanned
 // ([ErrNothingScanned] joined with the resource errors).
 func Diagnose(ctx context.Context, src Sources, scope Scope, opts ...Option) (*Report, error) {
+	cfg, err := configure(src, scope, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, src: src, scope: scope, start: cfg.clock.Now()}
+	return r.diagnose(ctx)
+}
+
+// Validate checks src, scope and opts as [Diagnose] does before any call:
+// it returns the [*InputError] Diagnose would return, or nil when
+// Diagnose would run. It makes no call. A caller that must read something
+// else before it calls Diagnose (a cluster for [WithSnapshot]) checks its
+// inputs first with it.
+func Validate(src Sources, scope Scope, opts ...Option) error {
+	_, err := configure(src, scope, opts)
+	return err
+}
+
+// configure applies opts over the defaults and validates everything.
+func configure(src Sources, scope Scope, opts []Option) (*config, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		o(&cfg)
@@ -50,8 +70,10 @@ func Diagnose(ctx context.Context, src Sources, scope Scope, opts ...Option) (*R
 	if err := validate(src, scope); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: &cfg, src: src, scope: scope, start: cfg.clock.Now()}
-	return r.diagnose(ctx)
+	if err := validateSnapshots(src, cfg.snapshots); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
 }
 
 // run is the state of one Diagnose call.
@@ -203,6 +225,10 @@ func (r *run) diagnose(ctx context.Context) (*Report, error) {
 		items = append(items, item{kind: KindAccount, resource: a.acct.ID, op: "GetServiceQuota", acct: a, run: a.readQuotas})
 	}
 	for j, c := range r.src.Clusters {
+		if s := r.cfg.snapshots[c.Name]; s != nil {
+			r.snaps[j] = r.listed(c, s) // listed by the caller (WithSnapshot)
+			continue
+		}
 		items = append(items, item{kind: KindCluster, resource: c.Name, op: "list",
 			run:     func(ctx context.Context) { r.snaps[j] = r.readCluster(ctx, c) },
 			onPanic: func(re *ResourceError) { re.Cluster = c.Name; r.snaps[j] = r.unreadCluster(c, re) }})
@@ -390,23 +416,30 @@ func scopeARNs(arns []awserr.ARN) []awserr.ARN {
 // not read at all (ctx ended) gives an unread snapshot, which makes no
 // target a ghost.
 func (r *run) readCluster(ctx context.Context, c Cluster) *Snapshot {
-	objs, err := listCluster(ctx, c, r.cfg.pageSize)
+	objs, err := listCluster(ctx, c, r.cfg)
 	if err == nil {
 		var s *Snapshot
 		if s, err = NewSnapshot(c, objs); err == nil {
-			for _, f := range objs.Failures {
-				re := listError(c, f)
-				r.cfg.log.V(1).Info("cluster list failed", "cluster", c.Name, "op", re.Op, "category", re.Category)
-				if f.Kind == ListNodes || f.Kind == ListPods || f.Kind == ListServices {
-					r.addErr(*re)
-				}
-			}
-			return s
+			return r.listed(c, s)
 		}
 	}
 	re := newResourceError(KindCluster, c.Name, "list", err)
 	re.Cluster = c.Name
 	return r.unreadCluster(c, re)
+}
+
+// listed records, of cluster c listed into s, the kinds that could not be
+// listed: each is logged, and nodes, pods and Services are resource
+// errors too. It returns s.
+func (r *run) listed(c Cluster, s *Snapshot) *Snapshot {
+	for _, f := range s.objs.Failures {
+		re := listError(c, f)
+		r.cfg.log.V(1).Info("cluster list failed", "cluster", c.Name, "op", re.Op, "category", re.Category)
+		if f.Kind == ListNodes || f.Kind == ListPods || f.Kind == ListServices {
+			r.addErr(*re)
+		}
+	}
+	return s
 }
 
 // unreadCluster records why cluster c could not be read at all, and returns

@@ -42,6 +42,8 @@ type config struct {
 	burst       int
 	maxAttempts int
 	pageSize    int64
+	project     read.Projection // what a listing keeps of each object: projection, or whole in tests
+	snapshots   map[string]*Snapshot
 	progress    func(Progress)
 	err         error
 }
@@ -54,6 +56,7 @@ func defaults() config {
 		rps:         DefaultRateLimit,
 		burst:       DefaultBurst,
 		maxAttempts: DefaultMaxAttempts,
+		project:     projection,
 	}
 }
 
@@ -131,6 +134,29 @@ func WithListPageSize(n int64) Option {
 			return
 		}
 		cfg.pageSize = n
+	}
+}
+
+// WithSnapshot makes Diagnose use s, a cluster already listed (by
+// [TakeSnapshot], or [NewSnapshot] over the objects the caller listed),
+// for the cluster of Sources.Clusters that has s's name, instead of
+// listing that cluster again: a caller that reads the cluster for its own
+// checks (step 4's readiness, package subnets) shares one listing with
+// Diagnose. s must name one of Sources.Clusters and have its VPCID and
+// CIDRs, else Diagnose returns an [*InputError]; the kinds s could not
+// list ([Snapshot.Failures]) count as those of Diagnose's own listing
+// would. [WithListPageSize] does not apply to s. Given twice for one
+// cluster, the last one counts. A nil s is an [*InputError].
+func WithSnapshot(s *Snapshot) Option {
+	return func(cfg *config) {
+		if s == nil {
+			cfg.fail("WithSnapshot", "snapshot is nil")
+			return
+		}
+		if cfg.snapshots == nil {
+			cfg.snapshots = map[string]*Snapshot{}
+		}
+		cfg.snapshots[s.Name()] = s
 	}
 }
 

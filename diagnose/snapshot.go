@@ -165,7 +165,9 @@ func emptySnapshot(c Cluster) (*Snapshot, error) {
 // as an error naming the cluster and the kind. Namespaces, bindings and
 // NodeClaims are optional: a cluster that does not serve a CRD, or a reader
 // not allowed to list it, gives a note in [Snapshot.Notes] and a
-// [ListFailure]. Of the options, only [WithListPageSize] applies.
+// [ListFailure]. Of the options, only [WithListPageSize] applies. Each
+// object is kept as diagnose reads it: the fields its classification and
+// rules use, copied page by page as the listing arrives, the rest let go.
 func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -180,7 +182,7 @@ func TakeSnapshot(ctx context.Context, c Cluster, opts ...Option) (*Snapshot, er
 	if _, err := emptySnapshot(c); err != nil {
 		return nil, err
 	}
-	objs, err := listCluster(ctx, c, cfg.pageSize)
+	objs, err := listCluster(ctx, c, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -204,12 +206,14 @@ func listError(c Cluster, f ListFailure) *ResourceError {
 }
 
 // listCluster lists every kind once, through the one read path
-// (internal/read, with its Record policy and diagnose's categories). A kind
-// that cannot be listed is a [ListFailure] in the Objects, never a reason
-// to stop: what could be listed is still used. Only the end of ctx stops
-// it, with ctx's error.
-func listCluster(ctx context.Context, c Cluster, pageSize int64) (Objects, error) {
-	objs, err := read.ListCluster(ctx, c.Reader, read.ClusterOptions{Policy: read.Record, PageSize: pageSize, Category: category})
+// (internal/read, with its Record policy and diagnose's categories), in
+// pages of cfg's page size, each page projected as it arrives
+// (projection.go: only what diagnose reads is kept). A kind that cannot
+// be listed is a [ListFailure] in the Objects, never a reason to stop:
+// what could be listed is still used. Only the end of ctx stops it, with
+// ctx's error.
+func listCluster(ctx context.Context, c Cluster, cfg *config) (Objects, error) {
+	objs, err := read.ListCluster(ctx, c.Reader, read.ClusterOptions{Policy: read.Record, PageSize: cfg.pageSize, Category: category, Project: cfg.project})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Objects{}, ctxErr(ctx)

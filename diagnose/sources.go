@@ -1,11 +1,14 @@
 package diagnose
 
 // This file holds what Diagnose reads (Sources, Account, Cluster) and
-// which target groups (Scope), and their validation.
+// which target groups (Scope), and their validation, with that of the
+// snapshots a caller gives (WithSnapshot).
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
@@ -138,6 +141,27 @@ func validate(src Sources, scope Scope) error {
 	for k := range scope.Tags {
 		if k == "" {
 			return &InputError{Field: "Scope.Tags", Reason: "has an empty key"}
+		}
+	}
+	return nil
+}
+
+// validateSnapshots checks that each snapshot given with WithSnapshot is
+// one of src's clusters, with its VPC and CIDRs.
+func validateSnapshots(src Sources, snaps map[string]*Snapshot) error {
+	for _, name := range slices.Sorted(maps.Keys(snaps)) {
+		s := snaps[name]
+		i := slices.IndexFunc(src.Clusters, func(c Cluster) bool { return c.Name == name })
+		bad := func(format string, args ...any) error {
+			return &InputError{Field: "WithSnapshot", Reason: fmt.Sprintf("snapshot of cluster %q: ", name) + fmt.Sprintf(format, args...)}
+		}
+		switch {
+		case i < 0:
+			return bad("no cluster of Sources.Clusters has that name")
+		case s.cluster.VPCID != src.Clusters[i].VPCID:
+			return bad("its VPC is %q, Sources.Clusters[%d]'s %q", s.cluster.VPCID, i, src.Clusters[i].VPCID)
+		case !slices.Equal(s.cluster.CIDRs, src.Clusters[i].CIDRs):
+			return bad("its CIDRs are %v, Sources.Clusters[%d]'s %v", s.cluster.CIDRs, i, src.Clusters[i].CIDRs)
 		}
 	}
 	return nil

@@ -35,22 +35,48 @@ var pinnedRules = []diagnose.Rule{
 		Remediation: "fix what kept diagnose from scanning (the finding's reason), then check again"},
 }
 
-// checkPinned runs diagnose over the cluster's account and Input.Accounts
-// (scope All) and turns each StaticNodeTarget finding into a
-// NodeIPsPinned one, whose next call is diagnose's (PlanCutover, with its
-// handoff). diagnose's input errors become subnets' (no call made).
-func (r *run) checkPinned(ctx context.Context) error {
+// cluster is the cluster as diagnose reads it.
+func (r *run) cluster() diagnose.Cluster {
+	return diagnose.Cluster{Name: r.in.Cluster, Reader: r.in.Reader, VPCID: r.in.VPCID}
+}
+
+// gateSources are what the gate's diagnose reads: the cluster's account
+// and Input.Accounts, and the cluster.
+func (r *run) gateSources() diagnose.Sources {
 	accounts := append([]diagnose.Account{{ID: r.in.AccountID, Region: r.in.Region, ELBv2: r.in.ELBv2}}, r.in.Accounts...)
-	src := diagnose.Sources{Accounts: accounts, Clusters: []diagnose.Cluster{{Name: r.in.Cluster, Reader: r.in.Reader, VPCID: r.in.VPCID}}}
-	rep, err := diagnose.Diagnose(ctx, src, diagnose.Scope{All: true}, r.cfg.diagnoseOptions()...)
+	return diagnose.Sources{Accounts: accounts, Clusters: []diagnose.Cluster{r.cluster()}}
+}
+
+// validateGate checks the gate's inputs as diagnose does, before any
+// call: diagnose's input errors become subnets'.
+func (r *run) validateGate() error {
+	return gateInputError(diagnose.Validate(r.gateSources(), diagnose.Scope{All: true}, r.cfg.diagnoseOptions()...))
+}
+
+// gateInputError is diagnose's *InputError as subnets' (an account's
+// index renumbered as Input.Accounts'); any other err is itself.
+func gateInputError(err error) error {
+	var ie *diagnose.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	field := ie.Field
+	if rest, ok := strings.CutPrefix(field, "Sources.Accounts["); ok {
+		field = "Input.Accounts[" + shiftIndex(rest)
+	}
+	return &InputError{Op: "CheckReadiness", Field: field, Reason: ie.Reason}
+}
+
+// checkPinned runs diagnose over the cluster's account and Input.Accounts
+// (scope All), on the cluster's one listing (r.snap, WithSnapshot), and
+// turns each StaticNodeTarget finding into a NodeIPsPinned one, whose
+// next call is diagnose's (PlanCutover, with its handoff).
+func (r *run) checkPinned(ctx context.Context) error {
+	rep, err := diagnose.Diagnose(ctx, r.gateSources(), diagnose.Scope{All: true}, append(r.cfg.diagnoseOptions(), diagnose.WithSnapshot(r.snap))...)
 	var ie *diagnose.InputError
 	switch {
 	case errors.As(err, &ie):
-		field := ie.Field
-		if rest, ok := strings.CutPrefix(field, "Sources.Accounts["); ok {
-			field = "Input.Accounts[" + shiftIndex(rest)
-		}
-		return &InputError{Op: "CheckReadiness", Field: field, Reason: ie.Reason}
+		return gateInputError(err)
 	case ctx.Err() != nil:
 		return read.ContextError(ctx)
 	case err != nil || rep == nil:

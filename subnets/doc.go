@@ -8,9 +8,11 @@
 //   - api.go: the read-only clients [CheckReadiness] takes: [EC2API] and
 //     [ELBv2API] (the root's ELBv2ReadAPI).
 //   - readiness.go: [Input], [CheckReadiness] and its run: validation
-//     before any call, the reads (the cluster through internal/read's
-//     ListCluster and ListUnstructured; EC2 and ELBv2 through its Caller
-//     and the SDK's paginators), the checks in order, the verdict.
+//     before any call (diagnose.Validate for the gate's), the reads (the
+//     cluster listed once through internal/read's ListCluster, for the
+//     gate and the checks alike, and ListUnstructured; EC2 and ELBv2
+//     through its Caller and the SDK's paginators), the checks in order,
+//     the verdict.
 //   - readiness_types.go: the report: [Readiness], [Subnet],
 //     [ZoneReport], [NodeClassReport], [NodePoolReport],
 //     [NodeGroupReport], [BoundTargetGroup], [Estimate].
@@ -39,7 +41,8 @@
 //   - move.go: Execute, Env, MoveOption, Observer, Result, the runner
 //     (lock, journal, steps) and the guarded writes.
 //   - watch.go: the watch of the replacement, wave by wave, with the
-//     invariants, and the verification that every node is private.
+//     invariants (it lists only the moved classes' and pools' nodes, by
+//     label selector), and the verification that every node is private.
 //   - rollback.go: Rollback.
 //   - journal.go: MoveState, StepState, the Journal interface and
 //     ConfigMapJournal.
@@ -54,7 +57,12 @@
 //
 // [CheckReadiness] reads one cluster and its account, changes nothing (its
 // clients hold no write: [EC2API], [ELBv2API] and a client.Reader), and
-// returns a [Readiness]: one report per cluster. Each failed check is a
+// returns a [Readiness]: one report per cluster. The cluster is listed
+// once: nodes, pods, Services, namespaces, TargetGroupBindings and
+// NodeClaims, one list each, serve both the gate (diagnose is given the
+// listing as a snapshot, diagnose.WithSnapshot, and lists nothing) and
+// the checks; then EC2NodeClasses, NodePools and PodDisruptionBudgets,
+// one list each. Each failed check is a
 // diagnose.Finding with one of this package's codes ([Rules]), its
 // evidence, its remediation and its next call (diagnose.OpManual with the
 // AWS-side fix in its Reason, or, for a pinned target group, diagnose's
@@ -150,7 +158,12 @@
 //     node of a class whose associatePublicIPAddress changes, else those
 //     public or outside the new selection); the watch polls on the
 //     injected clock (WithPollInterval) until all have left, within
-//     WithTimeout. A wave is a round of departures. At every poll each
+//     WithTimeout. Each poll lists only the nodes of the plan's node
+//     classes and pools (two disjoint label selectors: the plan's
+//     NodePools, and the moved classes' nodes outside them), never the
+//     whole cluster's nodes and never a pod: a node departs when its Node
+//     object is gone, and the invariants rest on the target groups'
+//     health. A wave is a round of departures. At every poll each
 //     watched target group must keep its healthy targets at or above its
 //     Floor (a dip shorter than WithFloorGrace is tolerated) and have no
 //     target unused (Target.NotInUse) or in a zone its load balancers do
@@ -158,7 +171,7 @@
 //     with the violations, and an *InvariantError says where.
 //  4. verify-private: no node of the cluster has an ExternalIP, and every
 //     InternalIP is in one of the plan's private subnets (a *VerifyError
-//     names the nodes). Managed node groups are not automated: their
+//     names the nodes); this step lists every node of the cluster, once. Managed node groups are not automated: their
 //     manual steps are the plan's notes, and this step fails until their
 //     nodes are private too.
 //  5. restore-budgets: each NodePool's budgets back as read.

@@ -7,7 +7,9 @@ package subnets_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -257,12 +259,15 @@ func contains(list []string, s string) bool {
 // subnets, a Service's two pods bound to an ip target group behind an ALB
 // that enables both zones, the nodes' security group open to the ALB's.
 type world struct {
-	ec2     *fakeEC2
-	elb     *elbData
-	objs    []client.Object
-	noKarp  bool // the cluster does not serve Karpenter's kinds
-	lists   int  // the cluster's lists, counted
-	listMux sync.Mutex
+	ec2    *fakeEC2
+	elb    *elbData
+	objs   []client.Object
+	noKarp bool           // the cluster does not serve Karpenter's kinds
+	lists  int            // the cluster's lists, counted
+	byKind map[string]int // and by the kind of list (NodeList, PodList, NodePoolList...)
+	// failList makes the lists of these kinds (as listKind names them) fail.
+	failList map[string]error
+	listMux  sync.Mutex
 }
 
 func tags(kv ...string) []ec2types.Tag {
@@ -430,7 +435,14 @@ func (w *world) input(t *testing.T) subnets.Input {
 	funcs := interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
 		w.listMux.Lock()
 		w.lists++
+		if w.byKind == nil {
+			w.byKind = map[string]int{}
+		}
+		w.byKind[listKind(l)]++
 		w.listMux.Unlock()
+		if err := w.failList[listKind(l)]; err != nil {
+			return err
+		}
 		if u, ok := l.(*unstructured.UnstructuredList); ok && w.noKarp {
 			// As an API server without Karpenter's CRDs answers.
 			gvk := u.GroupVersionKind()
@@ -440,4 +452,13 @@ func (w *world) input(t *testing.T) subnets.Input {
 	}}
 	return subnets.Input{Cluster: cluster, AccountID: account, Region: region, VPCID: vpc,
 		Reader: interceptor.NewClient(c, funcs), EC2: w.ec2, ELBv2: mockELB(t, w.elb)}
+}
+
+// listKind names a list by its kind: NodeList, PodList, or an
+// unstructured list's kind (NodePoolList, PodDisruptionBudgetList...).
+func listKind(l client.ObjectList) string {
+	if u, ok := l.(*unstructured.UnstructuredList); ok {
+		return u.GetKind()
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", l), "*")
 }

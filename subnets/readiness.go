@@ -1,9 +1,9 @@
 package subnets
 
 // readiness.go: Input, CheckReadiness and its run: the validation before
-// any call, the reads (the cluster through internal/read, EC2 and ELBv2
-// through its Caller and the SDK's paginators), the checks in order, and
-// the verdict.
+// any call, the reads (the cluster listed once through internal/read, for
+// the gate and the checks alike; EC2 and ELBv2 through its Caller and the
+// SDK's paginators), the checks in order, and the verdict.
 
 import (
 	"cmp"
@@ -166,6 +166,9 @@ type run struct {
 	rep *Readiness
 
 	objs read.Objects
+	// snap is the same listing as the gate's diagnose sees it: Diagnose
+	// is given it (WithSnapshot) and lists the cluster no more.
+	snap *diagnose.Snapshot
 	// nodeClasses and nodePools are Karpenter's objects (nil when not
 	// served or not listed).
 	nodeClasses, nodePools []unstructured.Unstructured
@@ -208,11 +211,15 @@ func newRun(in Input, cfg config) *run {
 }
 
 func (r *run) run(ctx context.Context) error {
-	// The gate first: diagnose validates the extra accounts before any call.
-	if err := r.checkPinned(ctx); err != nil {
+	// diagnose validates the extra accounts before any call; then one
+	// listing of the cluster serves the gate and the checks.
+	if err := r.validateGate(); err != nil {
 		return err
 	}
 	if err := r.readCluster(ctx); err != nil {
+		return err
+	}
+	if err := r.checkPinned(ctx); err != nil {
 		return err
 	}
 	if err := r.readVPC(ctx); err != nil {
@@ -227,16 +234,35 @@ func (r *run) run(ctx context.Context) error {
 	return nil
 }
 
-// readCluster lists the cluster's nodes, pods, Services and bindings
-// (an error stops the check), and Karpenter's kinds (a kind not served, or
-// not listed, is a note).
+// readCluster lists the cluster once for the gate and the checks: every
+// kind diagnose reads (nodes, pods, Services, namespaces, bindings,
+// NodeClaims), as diagnose lists them (a kind that fails is recorded, and
+// diagnose judges without it), into one snapshot for the gate. The checks
+// need nodes, pods, Services and bindings: a failure to list one of them
+// stops the check, as before. Then Karpenter's kinds (a kind not served,
+// or not listed, is a note) and the PodDisruptionBudgets.
 func (r *run) readCluster(ctx context.Context) error {
-	objs, err := read.ListCluster(ctx, r.in.Reader, read.ClusterOptions{
-		Kinds:  []read.ListKind{read.ListNodes, read.ListPods, read.ListServices, read.ListBindings},
-		Policy: read.Require,
-	})
-	if err != nil {
+	objs, err := read.ListCluster(ctx, r.in.Reader, read.ClusterOptions{Policy: read.Record})
+	switch {
+	case ctx.Err() != nil:
+		return read.ContextError(ctx)
+	case err != nil:
 		return fmt.Errorf("subnets: cluster %s: %w", r.in.Cluster, err)
+	}
+	snap, err := diagnose.NewSnapshot(r.cluster(), objs)
+	if err != nil {
+		return err // the cluster's VPC ID was validated
+	}
+	r.snap = snap
+	for _, kind := range []read.ListKind{read.ListNodes, read.ListPods, read.ListServices, read.ListBindings} {
+		i := slices.IndexFunc(objs.Failures, func(f read.ListFailure) bool { return f.Kind == kind })
+		switch {
+		case i < 0:
+		case kind == read.ListBindings && runtime.IsNotRegisteredError(objs.Failures[i].Err):
+			objs.NoBindingCRD = true // as a cluster without the CRD: the checks see no binding
+		default:
+			return fmt.Errorf("subnets: cluster %s: list %s: %w", r.in.Cluster, kind, objs.Failures[i].Err)
+		}
 	}
 	r.objs = objs
 	if objs.NoBindingCRD {

@@ -4,8 +4,15 @@ package subnets_test
 // finding code, the estimate, partial permissions, kinds not served.
 
 import (
+	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -13,6 +20,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/subnets"
+	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 var epoch = time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
@@ -94,5 +102,68 @@ func TestReady(t *testing.T) {
 	}
 	if !rep.CheckedAt.Equal(epoch) {
 		t.Errorf("CheckedAt = %v, want the injected clock's %v", rep.CheckedAt, epoch)
+	}
+}
+
+// TestCheckReadinessListsEachKindOnce: the gate (diagnose) and the checks
+// share one listing of the cluster: each kind is listed once per
+// CheckReadiness, in one call on this small world.
+func TestCheckReadinessListsEachKindOnce(t *testing.T) {
+	w := newWorld()
+	check(t, w, nil)
+	want := map[string]int{
+		"v1.NodeList": 1, "v1.PodList": 1, "v1.ServiceList": 1, "v1.NamespaceList": 1,
+		"v1beta1.TargetGroupBindingList": 1, "NodeClaimList": 1,
+		"EC2NodeClassList": 1, "NodePoolList": 1, "PodDisruptionBudgetList": 1,
+	}
+	if d := cmp.Diff(want, w.byKind); d != "" {
+		t.Errorf("lists by kind (-want +got):\n%s", d)
+	}
+}
+
+// TestCheckReadinessListFailures: of the one listing, a failure of a kind
+// the checks need (nodes, pods, Services, bindings) stops the check; one
+// only diagnose reads (namespaces, NodeClaims) leaves the gate to judge
+// without it; a reader whose scheme lacks TargetGroupBinding reads as a
+// cluster without the CRD.
+func TestCheckReadinessListFailures(t *testing.T) {
+	forbid := func(resource string) error {
+		return apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", errors.New("RBAC"))
+	}
+	tests := []struct {
+		name    string
+		fail    map[string]error
+		wantErr string // "" for a report
+		note    string // a note the report has
+	}{
+		{name: "pods forbidden", fail: map[string]error{"v1.PodList": forbid("pods")},
+			wantErr: "subnets: cluster " + cluster + ": list pods: " + forbid("pods").Error()},
+		{name: "bindings failed", fail: map[string]error{"v1beta1.TargetGroupBindingList": errors.New("connection reset")},
+			wantErr: "subnets: cluster " + cluster + ": list targetgroupbindings: connection reset"},
+		{name: "namespaces forbidden", fail: map[string]error{"v1.NamespaceList": forbid("namespaces")}},
+		{name: "bindings not registered", fail: map[string]error{"v1beta1.TargetGroupBindingList": runtime.NewNotRegisteredErrForKind("test", v1beta1.GroupVersion.WithKind("TargetGroupBindingList"))},
+			note: "the TargetGroupBinding CRD is not served"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			w.failList = tt.fail
+			rep, err := subnets.CheckReadiness(t.Context(), w.input(t), subnets.WithClock(vclock.New(epoch)))
+			switch {
+			case tt.wantErr != "":
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %s", err, tt.wantErr)
+				}
+				return
+			case err != nil:
+				t.Fatalf("err = %v, want a report", err)
+			}
+			if tt.note != "" && !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, tt.note) }) {
+				t.Errorf("notes %q: want one starting %q", rep.Notes, tt.note)
+			}
+			if w.byKind["v1.NodeList"] != 1 || w.byKind["v1.PodList"] != 1 {
+				t.Errorf("lists by kind %v: want nodes and pods once", w.byKind)
+			}
+		})
 	}
 }

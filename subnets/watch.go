@@ -2,9 +2,10 @@ package subnets
 
 // watch.go: the watch of a drift-driven replacement, wave by wave, with
 // the invariants between waves (each target group at or above its floor,
-// no target in a zone its load balancers do not enable), the nodes that
-// depart in a move and in a rollback, and the verification that every
-// node is private.
+// no target in a zone its load balancers do not enable), the nodes it
+// lists (the moved classes' and pools', by label selector), the nodes
+// that depart in a move and in a rollback, and the verification that
+// every node is private.
 
 import (
 	"context"
@@ -16,6 +17,9 @@ import (
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/read"
@@ -25,13 +29,76 @@ import (
 // balancer does not enable.
 const reasonNotInUse = "Target.NotInUse"
 
-// listNodes lists the cluster's nodes through internal/read.
-func (r *runner) listNodes(ctx context.Context) ([]corev1.Node, error) {
-	objs, err := read.ListCluster(ctx, r.env.Client, read.ClusterOptions{Kinds: []read.ListKind{read.ListNodes}, Policy: read.Require, PageSize: 500})
+// listNodes lists the cluster's nodes through internal/read, each list
+// with opts (nil: every node).
+func (r *runner) listNodes(ctx context.Context, opts ...client.ListOption) ([]corev1.Node, error) {
+	objs, err := read.ListCluster(ctx, r.env.Client, read.ClusterOptions{Kinds: []read.ListKind{read.ListNodes}, Policy: read.Require, PageSize: 500, ListOptions: opts})
 	if err != nil {
 		return nil, fmt.Errorf("subnets: %w", err)
 	}
 	return objs.Nodes, nil
+}
+
+// movedNodes lists the nodes the watch judges (those classOf knows): the
+// nodes of the plan's node classes and pools, by label selector, so that
+// a poll reads the moved pools' nodes and not the whole cluster's. A name
+// that cannot be a label value (it then labels no node) makes no
+// selector: every node is listed instead. No pod is read: a node departs
+// when its Node object is gone, and the invariants rest on the target
+// groups' health.
+func (r *runner) movedNodes(ctx context.Context) ([]corev1.Node, error) {
+	sels, err := movedSelectors(r.plan)
+	if err != nil {
+		r.env.log.V(1).Info("the moved nodes cannot be selected by label: listing every node", "error", err)
+		return r.listNodes(ctx)
+	}
+	var out []corev1.Node
+	for _, sel := range sels {
+		nodes, err := r.listNodes(ctx, client.MatchingLabelsSelector{Selector: sel})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+	}
+	return out, nil
+}
+
+// movedSelectors select the nodes of p's moves, in two disjoint lists:
+// the nodes of its NodePools, and the nodes of its EC2NodeClasses
+// outside those pools (whose pool is not the plan's, or who have none:
+// classOf goes by the class label first).
+func movedSelectors(p *Plan) ([]labels.Selector, error) {
+	var classes, pools []string
+	for _, c := range p.NodeClasses {
+		classes = append(classes, c.Name)
+	}
+	for _, np := range p.NodePools {
+		pools = append(pools, np.Name)
+	}
+	var sels []labels.Selector
+	if len(pools) > 0 {
+		in, err := labels.NewRequirement(karpenterapi.LabelNodePool, selection.In, pools)
+		if err != nil {
+			return nil, err
+		}
+		sels = append(sels, labels.NewSelector().Add(*in))
+	}
+	if len(classes) > 0 {
+		in, err := labels.NewRequirement(karpenterapi.LabelNodeClass, selection.In, classes)
+		if err != nil {
+			return nil, err
+		}
+		sel := labels.NewSelector().Add(*in)
+		if len(pools) > 0 {
+			notIn, err := labels.NewRequirement(karpenterapi.LabelNodePool, selection.NotIn, pools)
+			if err != nil {
+				return nil, err
+			}
+			sel = sel.Add(*notIn)
+		}
+		sels = append(sels, sel)
+	}
+	return sels, nil
 }
 
 // classOf returns the plan's change of the node class n belongs to: by its
@@ -167,7 +234,7 @@ func samePtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || 
 // must leave too: they join the departing nodes.
 func (r *runner) watch(ctx context.Context, rec *StepState, departs, late func(*corev1.Node) bool) error {
 	if rec.Departing == nil {
-		nodes, err := r.listNodes(ctx)
+		nodes, err := r.movedNodes(ctx)
 		if err != nil {
 			return err
 		}
@@ -195,7 +262,7 @@ func (r *runner) watch(ctx context.Context, rec *StepState, departs, late func(*
 	below := map[string]time.Time{} // target group → since when below its floor
 	inWave := false
 	for {
-		nodes, err := r.listNodes(ctx)
+		nodes, err := r.movedNodes(ctx)
 		if err != nil {
 			return err
 		}

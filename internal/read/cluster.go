@@ -1,12 +1,14 @@
 package read
 
 // cluster.go: the listing of a cluster: Objects, ListKind and its kinds,
-// ListFailure, NodeClaimGVK, Policy, ClusterOptions, ListCluster (each kind
-// in one pass, paged by Limit/Continue), Category and Effect.
+// ListFailure, NodeClaimGVK, Policy, Projection, ClusterOptions,
+// ListCluster (each kind in one pass, paged by Limit/Continue, each page
+// projected as it arrives), Category and Effect.
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -124,6 +126,24 @@ const (
 	Require
 )
 
+// Projection keeps, of each object a listing returns, what its caller
+// reads: each function makes a slim copy of one object, and [ListCluster]
+// applies it to every page as the page arrives, so that the page's whole
+// objects can go before the next page is read, and the listing holds the
+// slim copies only. A nil function keeps its kind's objects whole. The
+// functions must not keep a reference into the object they are given
+// that they do not mean to hold (its strings, which are immutable, may be
+// shared). TargetGroupBindings are always kept whole.
+type Projection struct {
+	// Node, Pod, Service and Namespace project the core kinds.
+	Node      func(*corev1.Node) corev1.Node
+	Pod       func(*corev1.Pod) corev1.Pod
+	Service   func(*corev1.Service) corev1.Service
+	Namespace func(*corev1.Namespace) corev1.Namespace
+	// NodeClaim projects Karpenter's NodeClaims.
+	NodeClaim func(*unstructured.Unstructured) unstructured.Unstructured
+}
+
 // ClusterOptions configure [ListCluster]. Every zero value means what its
 // comment says.
 type ClusterOptions struct {
@@ -139,6 +159,13 @@ type ClusterOptions struct {
 	// [Category]. A reader's scheme that does not register a kind is
 	// always "not-registered".
 	Category func(error) string
+	// Project keeps what the caller reads of each object, page by page.
+	// Zero: every object whole.
+	Project Projection
+	// ListOptions are given to every List call, before the paging's
+	// Limit and Continue: a label or field selector, a namespace, which
+	// scope every kind listed. Zero: none (the whole cluster).
+	ListOptions []client.ListOption
 }
 
 // ListCluster lists the chosen kinds of the cluster r reads, each in one
@@ -165,7 +192,7 @@ func ListCluster(ctx context.Context, r client.Reader, o ClusterOptions) (Object
 	}
 	var objs Objects
 	for _, kind := range kinds {
-		err := list(ctx, r, kind, &objs, o.PageSize)
+		err := list(ctx, r, kind, &objs, o)
 		if err == nil {
 			continue
 		}
@@ -197,40 +224,125 @@ func ListCluster(ctx context.Context, r client.Reader, o ClusterOptions) (Object
 	return objs, nil
 }
 
-// list lists one kind into objs. A core kind keeps what the reader gave
-// even when it fails; a CRD kind keeps nothing.
-func list(ctx context.Context, r client.Reader, kind ListKind, objs *Objects, pageSize int64) error {
-	l, keep := newList(kind, objs)
-	err := listAll(ctx, r, l, pageSize)
-	if _, crd := notServed[kind]; crd && err != nil {
-		return err
+// list lists one kind into objs, page by page, each page projected as it
+// arrives. A core kind keeps what the reader gave even when it fails (in
+// one call: that call's list; paged: nothing, as no page is partial); a
+// CRD kind keeps nothing.
+func list(ctx context.Context, r client.Reader, kind ListKind, objs *Objects, o ClusterOptions) error {
+	k := newList(kind, objs, o.Project)
+	err := pages(ctx, r, k.page, o.PageSize, o.ListOptions, k.take)
+	if err != nil {
+		if _, crd := notServed[kind]; crd {
+			return err
+		}
+		if o.PageSize > 0 {
+			k.drop()
+		}
 	}
-	keep()
+	k.keep()
 	return err
 }
 
-// newList returns an empty list of kind, and what puts its items in objs.
-func newList(kind ListKind, objs *Objects) (client.ObjectList, func()) {
+// kindList is the listing of one kind: a new empty page, what takes a
+// page's items (projected) as it arrives, what drops what was taken, and
+// what puts it in the Objects.
+type kindList struct {
+	page func() client.ObjectList
+	take func(client.ObjectList)
+	drop func()
+	keep func()
+}
+
+// maxHint bounds the capacity a listing reserves on the API server's word
+// (remainingItemCount): above it, the pages are joined at the end instead.
+const maxHint = 1 << 20
+
+// listOf is the kindList of one kind whose pages are L and items T:
+// items reads a page's items, project (nil: none) slims one, and dst is
+// where they go. When the first page says how many items remain
+// (remainingItemCount, which the API server gives a paged list), the
+// list is allocated once at that size and each page copied into it;
+// otherwise, or past that size, each page (or its slim copies) is kept as
+// one chunk and the chunks joined once at the end. Either way the list is
+// not copied again and again as it grows.
+func listOf[T any, L client.ObjectList](newPage func() L, items func(L) []T, project func(*T) T, dst *[]T) kindList {
+	var got []T // the list, when the first page gave its size
+	var chunks [][]T
+	return kindList{
+		page: func() client.ObjectList { return newPage() },
+		take: func(l client.ObjectList) {
+			page := items(l.(L))
+			if got == nil && chunks == nil {
+				if rc := l.GetRemainingItemCount(); rc != nil && *rc > 0 && *rc <= maxHint {
+					got = make([]T, 0, len(page)+int(*rc))
+				}
+			}
+			if cap(got)-len(got) >= len(page) {
+				for i := range page {
+					if project != nil {
+						got = append(got, project(&page[i]))
+					} else {
+						got = append(got, page[i])
+					}
+				}
+				return
+			}
+			if project != nil {
+				slim := make([]T, len(page))
+				for i := range page {
+					slim[i] = project(&page[i])
+				}
+				page = slim
+			}
+			if got != nil {
+				chunks, got = append(chunks, got), nil
+			}
+			chunks = append(chunks, page)
+		},
+		drop: func() { got, chunks = nil, nil },
+		keep: func() {
+			switch {
+			case len(chunks) == 0:
+				*dst = got
+			case len(chunks) == 1:
+				*dst = chunks[0] // one call, or one page: no copy
+			default:
+				*dst = slices.Concat(chunks...)
+			}
+			got, chunks = nil, nil
+		},
+	}
+}
+
+// newList returns the listing of kind into objs.
+func newList(kind ListKind, objs *Objects, p Projection) kindList {
 	switch kind {
 	case ListNodes:
-		l := &corev1.NodeList{}
-		return l, func() { objs.Nodes = l.Items }
+		return listOf(func() *corev1.NodeList { return &corev1.NodeList{} },
+			func(l *corev1.NodeList) []corev1.Node { return l.Items }, p.Node, &objs.Nodes)
 	case ListPods:
-		l := &corev1.PodList{}
-		return l, func() { objs.Pods = l.Items }
+		return listOf(func() *corev1.PodList { return &corev1.PodList{} },
+			func(l *corev1.PodList) []corev1.Pod { return l.Items }, p.Pod, &objs.Pods)
 	case ListServices:
-		l := &corev1.ServiceList{}
-		return l, func() { objs.Services = l.Items }
+		return listOf(func() *corev1.ServiceList { return &corev1.ServiceList{} },
+			func(l *corev1.ServiceList) []corev1.Service { return l.Items }, p.Service, &objs.Services)
 	case ListNamespaces:
-		l := &corev1.NamespaceList{}
-		return l, func() { objs.Namespaces = l.Items }
+		return listOf(func() *corev1.NamespaceList { return &corev1.NamespaceList{} },
+			func(l *corev1.NamespaceList) []corev1.Namespace { return l.Items }, p.Namespace, &objs.Namespaces)
 	case ListBindings:
-		l := &v1beta1.TargetGroupBindingList{}
-		return l, func() { objs.Bindings = l.Items }
+		return listOf(func() *v1beta1.TargetGroupBindingList { return &v1beta1.TargetGroupBindingList{} },
+			func(l *v1beta1.TargetGroupBindingList) []v1beta1.TargetGroupBinding { return l.Items }, nil, &objs.Bindings)
 	}
-	l := &unstructured.UnstructuredList{} // ListNodeClaims: ListCluster checked the kinds
-	l.SetGroupVersionKind(NodeClaimGVK.GroupVersion().WithKind(NodeClaimGVK.Kind + "List"))
-	return l, func() { objs.NodeClaims = l.Items }
+	// ListNodeClaims: ListCluster checked the kinds.
+	return listOf(func() *unstructured.UnstructuredList { return unstructuredList(NodeClaimGVK) },
+		func(l *unstructured.UnstructuredList) []unstructured.Unstructured { return l.Items }, p.NodeClaim, &objs.NodeClaims)
+}
+
+// unstructuredList is an empty list of gvk's objects.
+func unstructuredList(gvk schema.GroupVersionKind) *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return l
 }
 
 // setNotServed sets the flag of a CRD kind the cluster does not serve.
@@ -243,26 +355,26 @@ func setNotServed(objs *Objects, kind ListKind) {
 	}
 }
 
-// listAll lists into l in one pass: one call, or pages of pageSize.
-func listAll(ctx context.Context, r client.Reader, l client.ObjectList, pageSize int64) error {
+// pages lists in one pass, one call or pages of pageSize, each call with
+// opts, and hands each page to take as it arrives; nothing else holds a
+// page after take. A single call's list is handed over even when the
+// call fails.
+func pages(ctx context.Context, r client.Reader, newPage func() client.ObjectList, pageSize int64, opts []client.ListOption, take func(client.ObjectList)) error {
 	if pageSize <= 0 {
-		return r.List(ctx, l)
+		l := newPage()
+		err := r.List(ctx, l, opts...)
+		take(l)
+		return err
 	}
-	var items []runtime.Object
 	cont := ""
 	for {
-		page := l.DeepCopyObject().(client.ObjectList)
-		if err := r.List(ctx, page, client.Limit(pageSize), client.Continue(cont)); err != nil {
+		page := newPage()
+		if err := r.List(ctx, page, append(slices.Clip(opts), client.Limit(pageSize), client.Continue(cont))...); err != nil {
 			return err
 		}
-		got, err := apimeta.ExtractList(page)
-		if err != nil {
-			return err
-		}
-		items = append(items, got...)
-		cont = page.GetContinue()
-		if cont == "" {
-			return apimeta.SetList(l, items)
+		take(page)
+		if cont = page.GetContinue(); cont == "" {
+			return nil
 		}
 	}
 }

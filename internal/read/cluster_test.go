@@ -367,3 +367,141 @@ func TestCategory(t *testing.T) {
 		}
 	}
 }
+
+// TestListClusterProjects: a Projection makes each object's slim copy as
+// its page arrives, before the next page is asked for; a nil function
+// keeps its kind whole; a paged listing that fails keeps nothing.
+func TestListClusterProjects(t *testing.T) {
+	var objs []client.Object
+	for i := range 7 {
+		objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), Labels: map[string]string{"app": "web"},
+			Annotations: map[string]string{"note": "not read"}}})
+	}
+	objs = append(objs, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{"note": "not read"}}})
+	tests := []struct {
+		name     string
+		pageSize int64
+		failPage int // the pods' page that fails (1-based); 0: none
+		want     []string
+		wantSeen []string // each pod projected, with the pods' List calls made by then
+		failed   bool
+		// remaining is the remainingItemCount a page that is not the
+		// last says, from the true count (nil: none said).
+		remaining func(rest int) int64
+	}{
+		{name: "one call", want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
+			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@1", "p4@1", "p5@1", "p6@1"}},
+		{name: "pages of 3", pageSize: 3, want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"},
+			wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "the second page fails", pageSize: 3, failPage: 2, wantSeen: []string{"p0@1", "p1@1", "p2@1"}, failed: true},
+		{name: "pages of 3, the remaining count said", pageSize: 3, remaining: func(rest int) int64 { return int64(rest) },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "pages of 2, too few said to remain", pageSize: 2, remaining: func(rest int) int64 { return int64(rest - 2) },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@2", "p3@2", "p4@3", "p5@3", "p6@4"}},
+		{name: "pages of 3, an absurd count said", pageSize: 3, remaining: func(int) int64 { return 1 << 40 },
+			want: []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}, wantSeen: []string{"p0@1", "p1@1", "p2@1", "p3@2", "p4@2", "p5@2", "p6@3"}},
+		{name: "pages of 3, the second page fails after the count", pageSize: 3, failPage: 2, remaining: func(rest int) int64 { return int64(rest) },
+			wantSeen: []string{"p0@1", "p1@1", "p2@1"}, failed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := fake.NewClientBuilder().WithScheme(scheme(t, true)).WithObjects(objs...).Build()
+			calls := 0
+			r := interceptor.NewClient(raw, interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+				pods, ok := l.(*corev1.PodList)
+				if !ok {
+					return c.List(ctx, l, opts...)
+				}
+				calls++
+				if calls == tt.failPage {
+					return errors.New("connection reset")
+				}
+				lo := (&client.ListOptions{}).ApplyOptions(opts)
+				var all corev1.PodList
+				if err := c.List(ctx, &all); err != nil {
+					return err
+				}
+				from, to := 0, len(all.Items)
+				if lo.Continue != "" {
+					from, _ = strconv.Atoi(lo.Continue)
+				}
+				if lo.Limit > 0 {
+					to = min(from+int(lo.Limit), len(all.Items))
+				}
+				pods.Items = all.Items[from:to]
+				if to < len(all.Items) {
+					pods.Continue = strconv.Itoa(to)
+					if tt.remaining != nil {
+						rc := tt.remaining(len(all.Items) - to)
+						pods.RemainingItemCount = &rc
+					}
+				}
+				return nil
+			}})
+			var seen []string
+			got, err := read.ListCluster(t.Context(), r, read.ClusterOptions{Kinds: []read.ListKind{read.ListPods, read.ListServices}, PageSize: tt.pageSize,
+				Project: read.Projection{Pod: func(p *corev1.Pod) corev1.Pod {
+					seen = append(seen, fmt.Sprintf("%s@%d", p.Name, calls))
+					return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Labels: p.Labels}}
+				}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got.Pods {
+				if p.Annotations != nil || p.Namespace != "" || p.Labels["app"] != "web" {
+					t.Errorf("pod %+v: want the projection's copy (name and labels)", p.ObjectMeta)
+				}
+				names = append(names, p.Name)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("pods (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSeen, seen); diff != "" {
+				t.Errorf("projected (-want +got):\n%s", diff)
+			}
+			if failed := len(got.Failures) == 1 && got.Failures[0].Kind == read.ListPods; failed != tt.failed {
+				t.Errorf("failures = %+v, want the pods' %t", got.Failures, tt.failed)
+			}
+			if len(got.Services) != 1 || got.Services[0].Annotations["note"] == "" {
+				t.Errorf("services = %+v, want the one Service whole (no projection given)", got.Services)
+			}
+		})
+	}
+}
+
+// TestListClusterListOptions: ListOptions scope every call of the
+// listing, paged or not.
+func TestListClusterListOptions(t *testing.T) {
+	var objs []client.Object
+	for i := range 5 {
+		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"pool": []string{"a", "b"}[i%2]}}})
+	}
+	for _, pageSize := range []int64{0, 2} {
+		t.Run(fmt.Sprintf("pages of %d", pageSize), func(t *testing.T) {
+			raw := fake.NewClientBuilder().WithScheme(scheme(t, true)).WithObjects(objs...).Build()
+			var calls []string
+			r := interceptor.NewClient(raw, interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+				lo := (&client.ListOptions{}).ApplyOptions(opts)
+				calls = append(calls, fmt.Sprintf("selector=%s limit=%d", lo.LabelSelector, lo.Limit))
+				lo.Limit, lo.Continue = 0, "" // the fake does not page: one page
+				return c.List(ctx, l, lo)
+			}})
+			got, err := read.ListCluster(t.Context(), r, read.ClusterOptions{Kinds: []read.ListKind{read.ListNodes}, PageSize: pageSize,
+				ListOptions: []client.ListOption{client.MatchingLabels{"pool": "a"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, n := range got.Nodes {
+				names = append(names, n.Name)
+			}
+			if d := cmp.Diff([]string{"n0", "n2", "n4"}, names); d != "" {
+				t.Errorf("nodes (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff([]string{fmt.Sprintf("selector=pool=a limit=%d", pageSize)}, calls); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -22,9 +22,12 @@
 //     and Markers, the repeated-marker guard.
 //   - cluster.go: the listing of a cluster: [ListCluster] lists a chosen
 //     set of kinds ([ListKind]) into [Objects], paged by Limit/Continue,
-//     with a [Policy]: [Record] (diagnose's: a [ListFailure] and a note
-//     per kind not listed) or [Require] (cutover's observation: an error);
-//     [Category] and [Effect] name a failure and what it takes away.
+//     scoped by ListOptions (a selector, a namespace), each page projected
+//     as it arrives ([Projection]: the caller's slim copy of each object,
+//     the page then let go), with a [Policy]: [Record] (diagnose's: a
+//     [ListFailure] and a note per kind not listed) or [Require]
+//     (cutover's observation: an error); [Category] and [Effect] name a
+//     failure and what it takes away.
 //   - unstructured.go: [ListUnstructured], one CRD kind the cluster may
 //     not serve (Karpenter's EC2NodeClasses and NodePools), paged the same
 //     way.
@@ -43,5 +46,5 @@
 // throttling retried and given up on a virtual clock, halving on NotFound
 // for target groups and tags, the beforeAttempt hook, the limiter's pace);
 // cluster_test.go (the fake client, failures injected with
-// interceptor.Funcs).
+// interceptor.Funcs; the projection page by page, the list options).
 package read

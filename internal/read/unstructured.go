@@ -20,12 +20,12 @@ import (
 // not serve (NoMatch, NotFound) is not an error: served is false and the
 // list empty. Any other failure is "list <Kind>: <cause>".
 func ListUnstructured(ctx context.Context, r client.Reader, gvk schema.GroupVersionKind, pageSize int64) (items []unstructured.Unstructured, served bool, err error) {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	err = listAll(ctx, r, l, pageSize)
+	err = pages(ctx, r, func() client.ObjectList { return unstructuredList(gvk) }, pageSize, nil, func(l client.ObjectList) {
+		items = append(items, l.(*unstructured.UnstructuredList).Items...)
+	})
 	switch {
 	case err == nil:
-		return l.Items, true, nil
+		return items, true, nil
 	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 		return nil, false, nil
 	}
