@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -96,6 +95,9 @@ type Karpenter struct {
 	churn     vclock.Handle
 	churnTurn int
 	kicked    bool
+	// validating is the consolidation command waiting for its validation
+	// (consolidation.go); the loop starts no graceful disruption meanwhile.
+	validating *command
 }
 
 type claimState int
@@ -112,14 +114,21 @@ type claim struct {
 	name, node string
 	seq        int
 	state      claimState
-	createdAt  time.Time
-	expireAt   time.Time
-	expiry     vclock.Handle
+	// instanceType is the instance's type, which prices it.
+	instanceType string
+	createdAt    time.Time
+	expireAt     time.Time
+	expiry       vclock.Handle
 	// deleted: someone else deleted the NodeClaim object (deletion.go).
 	deleted       bool
 	disruption    *Disruption
 	waitingFor    *claim // the replacement a graceful disruption waits for
 	drainDeadline time.Time
+	// graceDeadline is Karpenter's node termination time (the drain's
+	// start plus the NodePool's terminationGracePeriod; zero: none), by
+	// which every pod must be gone: a pod is deleted at graceDeadline
+	// minus its own grace period.
+	graceDeadline time.Time
 	retry         vclock.Handle
 	deadline      vclock.Handle
 	at            *placement // where the EC2NodeClass put it; nil: no class followed
@@ -189,6 +198,24 @@ func New(opts Options) (*Karpenter, error) {
 	if pool.InstanceType == "" {
 		pool.InstanceType = "m5.large"
 	}
+	if pool.InstanceTypes == nil {
+		pool.InstanceTypes = []string{pool.InstanceType}
+	}
+	for i, t := range append([]string{pool.InstanceType}, pool.InstanceTypes...) {
+		if _, ok := InstancePrice(t, pool.CapacityType); !ok {
+			field := "NodePool.InstanceType"
+			if i > 0 {
+				field = fmt.Sprintf("NodePool.InstanceTypes[%d]", i-1)
+			}
+			return bad(field, fmt.Sprintf("%q has no known price (want one of %v)", t, InstanceTypes()))
+		}
+	}
+	if pool.ConsolidationPolicy == "" {
+		pool.ConsolidationPolicy = ConsolidateWhenEmptyOrUnderutilized
+	}
+	if !pool.ConsolidationPolicy.valid() {
+		return bad("NodePool.ConsolidationPolicy", fmt.Sprintf("%q is not WhenEmpty or WhenEmptyOrUnderutilized", pool.ConsolidationPolicy))
+	}
 	if pool.Budgets == nil {
 		pool.Budgets = []Budget{{Nodes: "10%"}}
 	}
@@ -200,15 +227,9 @@ func New(opts Options) (*Karpenter, error) {
 		claims:   map[string]*claim{},
 	}
 	for i, b := range pool.Budgets {
-		if _, err := b.parse(); err != nil {
+		kb, err := apiBudget(b)
+		if err != nil {
 			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
-		}
-		kb := karpenterapi.Budget{Nodes: strings.TrimSpace(b.Nodes)}
-		if err := karpenterapi.ValidBudgetNodes(kb.Nodes); err != nil {
-			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
-		}
-		for _, r := range b.Reasons {
-			kb.Reasons = append(kb.Reasons, string(r))
 		}
 		k.budgets = append(k.budgets, kb)
 	}
@@ -243,7 +264,7 @@ func (k *Karpenter) Start(ctx context.Context) error {
 		k.cl.Hub().Serve(NodePoolGVK, NodeClaimGVK, EC2NodeClassGVK)
 	}
 	k.cl.Hub().Subscribe(k.observe)
-	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt() })
+	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt(true) })
 	return nil
 }
 
@@ -251,6 +272,10 @@ func (k *Karpenter) Start(ctx context.Context) error {
 func (k *Karpenter) Stop() {
 	k.loop.Cancel()
 	k.churn.Cancel()
+	if k.validating != nil {
+		k.validating.timer.Cancel()
+		k.validating = nil
+	}
 }
 
 func (k *Karpenter) ctx() context.Context { return cluster.WithOrigin(context.Background(), Origin) }
@@ -278,7 +303,7 @@ func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
 	}
 	var names []string
 	for range n {
-		c, err := k.launch(ctx, 0)
+		c, err := k.launchType(ctx, 0, k.pool.InstanceType)
 		if err != nil {
 			return names, err
 		}
@@ -287,8 +312,14 @@ func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
 	return names, nil
 }
 
-// launch creates a NodeClaim and launches its instance.
+// launch creates a NodeClaim and launches its instance, of the pool's
+// cheapest type.
 func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, error) {
+	return k.launchType(ctx, delay, k.cheapest())
+}
+
+// launchType creates a NodeClaim and launches an instance of type it.
+func (k *Karpenter) launchType(ctx context.Context, delay time.Duration, it string) (*claim, error) {
 	ctx = cluster.WithOrigin(ctx, Origin)
 	name := k.pool.Name + "-" + k.suffix()
 	var at *placement
@@ -298,7 +329,7 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 	}
 	spec := cluster.NodeSpec{
 		Public:       k.pool.Public,
-		InstanceType: k.pool.InstanceType,
+		InstanceType: it,
 		Labels: map[string]string{
 			LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType,
 			LabelRegistered: "true", LabelInitialized: "true",
@@ -317,7 +348,7 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 	if err != nil {
 		return nil, fmt.Errorf("karpenter: launch %s: %w", name, err)
 	}
-	c := &claim{name: name, node: node, seq: k.seq, createdAt: k.clock.Now(), at: at}
+	c := &claim{name: name, node: node, seq: k.seq, instanceType: it, createdAt: k.clock.Now(), at: at}
 	k.seq++
 	k.claims[node] = c
 	if delay == 0 {
@@ -563,7 +594,7 @@ func (k *Karpenter) kick() {
 	k.kicked = true
 	k.clock.AfterEvent(0, "karpenter disruption", func(time.Time) {
 		k.kicked = false
-		k.disrupt()
+		k.disrupt(false)
 	})
 }
 
