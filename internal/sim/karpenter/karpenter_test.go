@@ -30,6 +30,7 @@ type setup struct {
 	pdb             *cluster.PDBSpec
 	doNotDisrupt    bool
 	publish         bool
+	maxPods         int // the cluster's MaxPodsPerNode; zero: its default
 }
 
 func newFixture(t *testing.T, s setup) *fixture {
@@ -42,7 +43,7 @@ func newFixture(t *testing.T, s setup) *fixture {
 	log := func(src string) func(string, string, string) {
 		return func(r, o, m string) { f.events = append(f.events, src+" "+r+" "+o+" "+m) }
 	}
-	if f.cl, err = cluster.New(cluster.Options{Client: fc, Clock: f.clock, Seed: 1, OnEvent: log("cluster")}); err != nil {
+	if f.cl, err = cluster.New(cluster.Options{Client: fc, Clock: f.clock, Seed: 1, MaxPodsPerNode: s.maxPods, OnEvent: log("cluster")}); err != nil {
 		t.Fatal(err)
 	}
 	if f.k, err = karpenter.New(karpenter.Options{Cluster: f.cl, Seed: 1, NodePool: s.pool, PublishObjects: s.publish, OnEvent: log("karpenter")}); err != nil {
