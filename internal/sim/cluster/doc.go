@@ -14,6 +14,9 @@
 //     table.
 //   - errors.go: ErrInvalidConfig, ConfigError, EvictionError, WatchError
 //     and the IsX helpers.
+//   - generation.go: metadata.generation of TargetGroupBindings on the
+//     fake client, as a kube-apiserver keeps it (1 on create, bumped by a
+//     change outside metadata and status).
 //   - ipam.go: address management: subnets, freed addresses and their reuse,
 //     the public IP pool.
 //   - network.go: the network the ALB meets (elbv2model.Network): health

@@ -365,9 +365,11 @@ func (k *Karpenter) launchType(ctx context.Context, delay time.Duration, it stri
 }
 
 // ReplaceNode queues the disruption of a node for reason; the disruption
-// loop starts it when budgets and do-not-disrupt allow (graceful reasons)
-// or at once (forceful ones). The node is replaced by a new one, with new
-// addresses.
+// loop starts it at its next poll when the candidate checks and budgets
+// allow (graceful reasons) or at once (forceful ones). Underutilized and
+// Empty mark the node Consolidatable: consolidation then decides whether
+// it is deleted, replaced by a cheaper node, or left alone. A replacement
+// is a new node, with new addresses.
 func (k *Karpenter) ReplaceNode(name string, reason Reason) error {
 	if !reason.valid() {
 		return &ConfigError{Op: "replace node", Field: "reason", Reason: fmt.Sprintf("%q is not a disruption reason", reason)}
@@ -432,11 +434,16 @@ const (
 	ShapeSteady Shape = "steady"
 	// ShapeWave: every Interval, Share of the live nodes (oldest first) are
 	// marked Drifted at once, as a new AMI or a changed NodeClass does; the
-	// NodePool's budget paces their replacement.
+	// NodePool's budget paces their replacement, and a node with pods
+	// waits while a replacement is still launching.
 	ShapeWave Shape = "wave"
 	// ShapeConsolidation: at random intervals (exponential, mean Interval,
-	// from the seed), Karpenter consolidates the node with the fewest pods
-	// (the oldest of equals): Underutilized, replaced by one new node.
+	// from the seed), the node with the fewest pods (the oldest of equals)
+	// becomes Consolidatable, and Karpenter decides as it does
+	// (consolidation.go): an empty node is deleted (Empty), a node whose
+	// pods fit on the others is deleted (Underutilized), one whose pods do
+	// not is replaced only by a cheaper instance type of the pool; no
+	// replacement otherwise. The pool shrinks while it has room.
 	ShapeConsolidation Shape = "consolidation"
 	// ShapeExpiry: one node expires every Interval, oldest first, as the
 	// NodeClaims' spec.expireAfter says: the NodePool's expireAfter is set
