@@ -78,7 +78,7 @@ func (k *Karpenter) disruptGraceful(ctx context.Context) bool {
 // the order they drifted, empty nodes first (disruption/drift.go): one
 // candidate per command. An empty node is deleted without a replacement
 // (the scheduling simulation needs no new node for it); any other is
-// replaced.
+// replaced by a node of the pool's cheapest instance type.
 func (k *Karpenter) drift(ctx context.Context) bool {
 	var drifted []*request
 	for _, r := range k.queue {
@@ -96,7 +96,7 @@ func (k *Karpenter) drift(ctx context.Context) bool {
 		}
 		var it *instanceType
 		if len(k.activePods(ctx, c.node)) > 0 {
-			it = &instanceType{name: c.instanceType}
+			it = &instanceType{name: k.cheapest()} // the provisioner's choice
 		}
 		if err := k.start(ctx, c, r, it); err != nil {
 			k.event("Error", "node/"+c.node, "%v", err)
