@@ -64,9 +64,9 @@ func acceptanceInPlace(t *testing.T, wire *sim.WireOptions) {
 }
 
 // TestAcceptanceInPlaceNoHold: the same world and churn, the plan made
-// with Request.NoDisruptionHold: Karpenter replaces every node of the
-// start while the cutover runs (20 nodes, a budget of 25%), and still no
-// request fails, the cutover is within 1.2x its floor, and the target
+// with Request.NoDisruptionHold: Karpenter replaces nodes of the start
+// while the cutover runs (20 nodes, a budget of 25%, one launch at a
+// time), and still no request fails, the cutover is within 1.2x its floor, and the target
 // group ends with the pods' targets only. The plan warns that nothing
 // holds the disruption, and nothing annotates a node.
 func TestAcceptanceInPlaceNoHold(t *testing.T) {

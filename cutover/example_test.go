@@ -256,6 +256,7 @@ func ExampleExecute() {
 	var before corev1.NodeList
 	_ = w.Client().List(ctx, &before)
 	_ = w.ReplaceAllNodes(0)
+	w.Run(10 * time.Second) // Karpenter's disruption loop acts at its next poll
 	done := 0
 	res, err := cutover.Execute(ctx, env, p,
 		cutover.WithAcceptPreconditions(cutover.PreconditionPodSettings),

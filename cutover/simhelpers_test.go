@@ -179,14 +179,15 @@ func (s *scenario) figures() figures {
 }
 
 // checkDuringExecute checks the figures taken when Execute returned, for a
-// plan that does not hold Karpenter's disruption (Request.NoDisruptionHold):
-// Karpenter replaced every node of the start during the cutover itself,
-// and at least 10,000 requests passed, none failed. With the hold, see
-// checkHeld.
+// run without the hold: Karpenter replaced nodes of the start meanwhile
+// (at least a quarter: a node with pods waits while the last replacement
+// is not initialized, about a minute a node, so not all 20 in a cutover of
+// six minutes), at least 10,000 requests passed, and none failed. With
+// the hold, see checkHeld.
 func (s *scenario) checkDuringExecute(f figures) {
 	s.t.Helper()
-	if f.Replaced != f.Original {
-		s.t.Errorf("when Execute returned, %d of the %d nodes of the start were replaced; want every one", f.Replaced, f.Original)
+	if f.Replaced < f.Original/4 {
+		s.t.Errorf("when Execute returned, %d of the %d nodes of the start were replaced; want at least a quarter", f.Replaced, f.Original)
 	}
 	if f.Requests < 10000 {
 		s.t.Errorf("when Execute returned, %d requests had passed; want at least 10,000", f.Requests)
@@ -269,15 +270,17 @@ func (s *scenario) plan(mod func(*cutover.Request)) *cutover.Plan {
 }
 
 // churn has Karpenter drift every node at once, paced by the NodePool's
-// budget (10% unless the config says otherwise), and lets the world take
-// the first step.
+// budget (10% unless the config says otherwise), and lets the world run
+// until Karpenter's disruption loop has polled (every 10 s: a drift starts
+// at its next poll, as the real loop's does), so that the first
+// disruptions are under way.
 func (s *scenario) churn() {
 	s.t.Helper()
 	s.churnedAt = s.w.Clock().Now()
 	if err := s.w.ReplaceAllNodes(0); err != nil {
 		s.t.Fatal(err)
 	}
-	s.w.Run(time.Second)
+	s.w.Run(karpenter.DefaultPollInterval)
 }
 
 // settle runs the world until every original node is terminated, no node

@@ -17,7 +17,10 @@ import (
 // TestExpiryChurn: Config.ChurnShape expiry expires one node every
 // ChurnInterval from the first one, oldest first, each where its
 // NodeClaim's creationTimestamp plus spec.expireAfter says, whatever the
-// budgets and the pods' do-not-disrupt (expiry is forceful).
+// budgets and the pods' do-not-disrupt (expiry is forceful; the drain
+// then waits for the do-not-disrupt pods, which the terminator never
+// evicts). A replacement is launched by the provisioner after its
+// batching window, and expires expireAfter after that.
 func TestExpiryChurn(t *testing.T) {
 	const interval = 90 * time.Second
 	w := newWorld(t, sim.Config{Seed: 5, Nodes: 4, Pods: 8, ChurnInterval: interval, ChurnShape: karpenter.ShapeExpiry,
@@ -48,13 +51,16 @@ func TestExpiryChurn(t *testing.T) {
 			t.Errorf("node %d %s expires at %v, want %v", i, n, expiry[n].Sub(w.Start()), want.Sub(w.Start()))
 		}
 	}
-	w.Run(7 * interval)
+	w.Run(7*interval + karpenter.ProvisionerBatchIdle)
 	ds := w.Karpenter().Disruptions()
 	if len(ds) != 7 {
 		t.Fatalf("%d disruptions in 7 intervals, want 7", len(ds))
 	}
 	for i, d := range ds {
 		want := first.Add(time.Duration(i) * interval)
+		if i >= 4 {
+			want = want.Add(karpenter.ProvisionerBatchIdle)
+		}
 		if d.Reason != karpenter.ReasonExpired || !d.StartedAt.Equal(want) || (i < 4 && d.Node != initial[i]) {
 			t.Errorf("disruption %d: %s %s at %v, want Expired at %v", i, d.Node, d.Reason, d.StartedAt.Sub(w.Start()), want.Sub(w.Start()))
 		}
@@ -68,9 +74,12 @@ func TestExpiryChurn(t *testing.T) {
 // NodeClaim of a node annotated do-not-disrupt, whose pods are too,
 // through World.Client(); Karpenter taints the node in the same instant,
 // drains it, terminates it, and the NodeClaim and the Node go, as
-// Karpenter's termination controllers finalize a deletion.
+// Karpenter's termination controllers finalize a deletion. The
+// do-not-disrupt pods are never evicted: the NodePool's
+// terminationGracePeriod has them deleted before its deadline.
 func TestDeleteNodeClaimThroughClient(t *testing.T) {
-	w := newWorld(t, sim.Config{Seed: 8, Nodes: 3, Pods: 6, Workload: sim.Workload{DoNotDisrupt: true}}, nil)
+	w := newWorld(t, sim.Config{Seed: 8, Nodes: 3, Pods: 6, Workload: sim.Workload{DoNotDisrupt: true},
+		NodePool: karpenter.NodePool{TerminationGracePeriod: 2 * time.Minute}}, nil)
 	ctx := t.Context()
 	node := w.Cluster().Nodes()[0].Name
 	n := &corev1.Node{}

@@ -16,6 +16,9 @@
 //     and the IsX helpers.
 //   - fargate.go: EKS Fargate: the profile's pods, each on a Node of its
 //     own whose InternalIP is the pod's address, and that Node's end.
+//   - generation.go: metadata.generation of TargetGroupBindings on the
+//     fake client, as a kube-apiserver keeps it (1 on create, bumped by a
+//     change outside metadata and status).
 //   - ipam.go: address management: subnets, freed addresses and their reuse,
 //     the public IP pool.
 //   - network.go: the network the ALB meets (elbv2model.Network): health

@@ -97,6 +97,7 @@ func NewFakeClient(opts FakeOptions) (client.WithWatch, error) {
 	if opts.Clock != nil {
 		tracker = clockTracker{ObjectTracker: tracker, clock: opts.Clock}
 	}
+	tracker = generationTracker{ObjectTracker: tracker, scheme: s, managed: opts.ServerSideApply}
 	b := fake.NewClientBuilder().
 		WithScheme(s).
 		WithStatusSubresource(&v1beta1.TargetGroupBinding{}).

@@ -6,131 +6,79 @@ package karpenter
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/sim/cluster"
 )
 
-// allowed returns how many more nodes may be disrupted now for reason:
-// the smallest budget that applies, scaled to the pool's Ready nodes
-// (rounded up), minus the nodes being disrupted, as Karpenter computes it.
-func (k *Karpenter) allowed(reason Reason) int {
-	var total, disrupting int
-	for _, c := range k.live() {
-		switch c.state {
-		case claimReady:
-			total++
-		case claimDisrupting, claimDraining:
-			total++
-			disrupting++
-		}
-	}
-	if !slices.ContainsFunc(k.budgets, func(b karpenterapi.Budget) bool { return b.AppliesTo(string(reason)) }) {
-		return total
-	}
-	limit, err := karpenterapi.AllowedDisruptions(k.budgets, string(reason), total)
-	if err != nil { // budgets are checked when they are set: never reached
-		return 0
-	}
-	return limit - disrupting
-}
-
-// disrupt is the disruption loop: it starts the queued disruptions, in
-// order, that may start now.
-func (k *Karpenter) disrupt() {
-	ctx := k.ctx()
-	var keep []*request
-	for _, r := range k.queue {
-		c := k.claims[r.node]
-		if c == nil || c.state == claimTerminated || c.disruption != nil {
-			continue
-		}
-		if c.state == claimLaunching {
-			keep = append(keep, r)
-			continue
-		}
-		if r.reason.Graceful() {
-			if why := k.blocked(ctx, c); why != "" {
-				if r.blocked != why {
-					r.blocked = why
-					k.event("DisruptionBlocked", "node/"+c.node, "%s: %s", r.reason, why)
-				}
-				keep = append(keep, r)
-				continue
-			}
-			if k.allowed(r.reason) <= 0 {
-				why := "the NodePool's disruption budget allows no more"
-				if r.blocked != why {
-					r.blocked = why
-					k.event("DisruptionBlocked", "node/"+c.node, "%s: %s", r.reason, why)
-				}
-				keep = append(keep, r)
-				continue
-			}
-		}
-		if err := k.start(ctx, c, r); err != nil {
-			k.event("Error", "node/"+c.node, "%v", err)
-			keep = append(keep, r)
-		}
-	}
-	k.queue = keep
-}
-
-// blocked says why a graceful disruption of c may not start, or "".
-func (k *Karpenter) blocked(ctx context.Context, c *claim) string {
-	if nodeDoNotDisrupt(ctx, k.c, c.node) {
-		return "the node is annotated " + AnnotationDoNotDisrupt
-	}
-	for _, p := range k.cl.PodsOnNode(c.node) {
-		if p.Phase == "Terminating" {
-			continue
-		}
-		if p.DoNotDisrupt || k.podDoNotDisrupt(ctx, p) {
-			return "pod " + p.Namespace + "/" + p.Name + " is annotated " + AnnotationDoNotDisrupt
-		}
-	}
-	return ""
-}
-
-func (k *Karpenter) podDoNotDisrupt(ctx context.Context, p cluster.PodView) bool {
-	obj := &corev1.Pod{}
-	if err := k.c.Get(ctx, p.Key(), obj); err != nil {
-		return false
-	}
-	return obj.Annotations[AnnotationDoNotDisrupt] == "true"
-}
-
-// start begins a disruption: taint the node karpenter.sh/disrupted and
-// launch its replacement. A graceful disruption drains once the
-// replacement is Ready; a forceful one drains at once.
-func (k *Karpenter) start(ctx context.Context, c *claim, r *request) error {
+// start begins a disruption: taint the node karpenter.sh/disrupted and,
+// for a graceful reason with a replacement of type repl, launch it; the
+// node drains once the replacement is Ready. A graceful disruption without
+// a replacement (an empty node, or one whose pods fit elsewhere) drains at
+// once. A forceful one drains at once and launches nothing first: the
+// provisioner launches a node for the deleting node's pods after its
+// batching window (ProvisionerBatchIdle), in parallel with the drain
+// (provisioning/provisioner.go; nodeclaim/expiration/controller.go only
+// deletes the NodeClaim).
+func (k *Karpenter) start(ctx context.Context, c *claim, r *request, repl *instanceType) error {
 	d := &Disruption{Node: c.node, NodeClaim: c.name, Reason: r.reason, QueuedAt: r.queuedAt, StartedAt: k.clock.Now()}
 	if err := k.cl.TaintNode(ctx, c.node, corev1.Taint{Key: TaintDisrupted, Effect: corev1.TaintEffectNoSchedule}); err != nil {
 		return fmt.Errorf("karpenter: taint %s: %w", c.node, err)
 	}
-	repl, err := k.launch(ctx, k.o.LaunchDelay)
-	if err != nil {
-		return err
+	var replacement *claim
+	if r.reason.Graceful() && repl != nil {
+		var err error
+		if replacement, err = k.launchType(ctx, k.o.LaunchDelay, repl.name); err != nil {
+			return err
+		}
+		d.Replacement = replacement.node
 	}
-	d.Replacement = repl.node
 	c.disruption = d
 	c.state = claimDisrupting
 	k.history = append(k.history, d)
-	k.event("Disrupting", "node/"+c.node, "reason %s; replacement %s", r.reason, repl.node)
+	k.event("Disrupting", "node/"+c.node, "reason %s; replacement %s", r.reason, orNone(d.Replacement))
 	if k.o.PublishObjects && !r.reason.Graceful() {
 		k.setClaimCondition(ctx, c, conditionForReason(r.reason), "True", string(r.reason))
 	}
-	if r.reason.Graceful() {
-		c.waitingFor = repl
+	if replacement != nil {
+		c.waitingFor = replacement
 		k.waitForReplacement(c)
 		return nil
 	}
+	hadPods := len(k.cl.PodsOnNode(c.node)) > 0
 	k.beginDrain(ctx, c)
+	if !r.reason.Graceful() && hadPods {
+		k.clock.AfterEvent(ProvisionerBatchIdle, "karpenter provision for "+c.node, func(time.Time) { k.provisionFor(c) })
+	}
 	return nil
+}
+
+// ProvisionerBatchIdle is the provisioner's batching window before it
+// launches for pods that need a node (Karpenter's BATCH_IDLE_DURATION
+// default, pkg/operator/options).
+const ProvisionerBatchIdle = time.Second
+
+// provisionFor launches the node the provisioner starts for the pods of a
+// node a forceful disruption drains (one node of the pool's cheapest
+// type: the simulator does not bin-pack).
+func (k *Karpenter) provisionFor(c *claim) {
+	repl, err := k.launch(k.ctx(), k.o.LaunchDelay)
+	if err != nil {
+		k.event("Error", "node/"+c.node, "%v", err)
+		return
+	}
+	c.disruption.Replacement = repl.node
+	k.event("Provisioned", "nodeclaim/"+repl.name, "node %s for the pods of %s", repl.node, c.node)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func conditionForReason(r Reason) string {
@@ -159,7 +107,7 @@ func (k *Karpenter) waitForReplacement(c *claim) {
 	if c.waitingFor.state == claimTerminated {
 		// The replacement was deleted before it registered
 		// (deletion.go): launch another.
-		repl, err := k.launch(k.ctx(), k.o.LaunchDelay)
+		repl, err := k.launchType(k.ctx(), k.o.LaunchDelay, c.waitingFor.instanceType)
 		if err != nil {
 			k.event("Error", "node/"+c.node, "%v", err)
 		} else {
@@ -173,18 +121,23 @@ func (k *Karpenter) waitForReplacement(c *claim) {
 
 // beginDrain is the termination controller's start: the NodeClaim is
 // deleted (unless someone else deleted it), the node labelled
-// exclude-from-external-load-balancers, and its pods evicted.
+// exclude-from-external-load-balancers: karpenter
+// (node/termination/terminator/terminator.go Taint), and its pods
+// drained.
 func (k *Karpenter) beginDrain(ctx context.Context, c *claim) {
 	c.state = claimDraining
 	c.retry.Cancel()
 	c.disruption.DrainStartedAt = k.clock.Now()
-	if err := k.cl.LabelNode(ctx, c.node, LabelExcludeFromLB, "true"); err != nil {
+	if err := k.cl.LabelNode(ctx, c.node, LabelExcludeFromLB, ExcludeFromLBValue); err != nil {
 		k.event("Error", "node/"+c.node, "label: %v", err)
 	}
 	if k.o.PublishObjects && !c.deleted {
 		k.deleteClaim(ctx, c)
 	}
 	limit := k.pool.TerminationGracePeriod
+	if limit > 0 {
+		c.graceDeadline = k.clock.Now().Add(limit)
+	}
 	if c.disruption.Reason == ReasonInterrupted && (limit == 0 || limit > SpotInterruptionNotice) {
 		limit = SpotInterruptionNotice
 	}
@@ -196,20 +149,42 @@ func (k *Karpenter) beginDrain(ctx context.Context, c *claim) {
 	k.drainStep(c)
 }
 
-// drainStep evicts the node's pods that are not terminating yet; refused
-// evictions are retried after EvictionRetry.
+// drainStep is one pass of the terminator (terminator.go Drain,
+// eviction.go): a pod whose own grace period would run past the node's
+// termination time is deleted (graceful, its preStop runs, PDBs and
+// do-not-disrupt bypassed); a do-not-disrupt pod is left alone (the drain
+// waits for it); every other pod is evicted through the Eviction API,
+// refusals retried after EvictionRetry.
 func (k *Karpenter) drainStep(c *claim) {
 	if c.state != claimDraining {
 		return
 	}
 	ctx := k.ctx()
-	refused := 0
-	for _, p := range k.cl.PodsOnNode(c.node) {
-		if p.Phase == "Terminating" {
+	now := k.clock.Now()
+	refused, held := 0, 0
+	var next time.Time
+	for _, p := range k.activePods(ctx, c.node) {
+		if g, ok := podGrace(p); ok && !c.graceDeadline.IsZero() {
+			at := c.graceDeadline.Add(-g)
+			if !now.Before(at) {
+				if err := k.c.Delete(ctx, p); err == nil {
+					c.disruption.ForceDeleted++
+					k.event("PodDeleted", "pod/"+p.Namespace+"/"+p.Name, "its grace period would outlast the node's termination time %s", c.graceDeadline.UTC().Format(time.RFC3339))
+				} else {
+					k.event("Error", "pod/"+p.Namespace+"/"+p.Name, "delete: %v", err)
+				}
+				continue
+			}
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
+		}
+		if doNotDisrupt(p) {
+			held++
 			continue
 		}
 		c.disruption.Evictions++
-		if err := k.cl.Evict(ctx, p.Key()); err != nil {
+		if err := k.cl.Evict(ctx, client.ObjectKeyFromObject(p)); err != nil {
 			refused++
 			if cluster.IsEvictionBlocked(err) {
 				c.disruption.BlockedEvictions++
@@ -227,8 +202,12 @@ func (k *Karpenter) drainStep(c *claim) {
 	c.retry.Cancel()
 	wait := k.o.EvictionRetry
 	if refused == 0 {
-		// Only terminating pods are left: check again when they go.
+		// Only terminating or do-not-disrupt pods are left: check again
+		// when they go, or the annotation does.
 		wait = k.o.PollInterval
+	}
+	if !next.IsZero() && next.Sub(now) < wait {
+		wait = next.Sub(now)
 	}
 	c.retry = k.clock.AfterEvent(wait, "karpenter drain "+c.node, func(time.Time) { k.drainStep(c) })
 }

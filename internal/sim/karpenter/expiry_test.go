@@ -101,12 +101,18 @@ func TestExpiryShape(t *testing.T) {
 				i, d.Node, d.Reason, d.QueuedAt, d.StartedAt, d.DrainStartedAt, initial[i], want[initial[i]])
 		}
 	}
+	// Expiry launches nothing first: the provisioner launches a node for
+	// the deleting node's pods after its batching window.
 	repl := ds[0].Replacement
-	_, read := f.nodeClaim(t, repl)
-	if at, _ := f.k.ExpiresAt(repl); !at.Equal(want[initial[0]].Add(10*time.Minute)) || !read.Equal(at) {
-		t.Errorf("replacement %s expires at %v (simulator), %v (its NodeClaim); want its launch %v + 10m", repl, at, read, want[initial[0]])
+	launched := want[initial[0]].Add(karpenter.ProvisionerBatchIdle)
+	if v, _ := f.cl.Node(repl); !v.LaunchedAt.Equal(launched) {
+		t.Errorf("replacement %s launched at %v, want the expiry %v + the batching window", repl, v.LaunchedAt, want[initial[0]])
 	}
-	f.clock.RunUntil(want[initial[0]].Add(10*time.Minute + time.Second))
+	_, read := f.nodeClaim(t, repl)
+	if at, _ := f.k.ExpiresAt(repl); !at.Equal(launched.Add(10*time.Minute)) || !read.Equal(at) {
+		t.Errorf("replacement %s expires at %v (simulator), %v (its NodeClaim); want its launch %v + 10m", repl, at, read, launched)
+	}
+	f.clock.RunUntil(launched.Add(10*time.Minute + time.Second))
 	ds = f.k.Disruptions()
 	if len(ds) != 6 || ds[5].Node != repl || ds[5].Reason != karpenter.ReasonExpired {
 		t.Errorf("disruptions %d, the sixth %+v; want the first replacement %s expired", len(ds), ds[len(ds)-1], repl)
@@ -114,11 +120,14 @@ func TestExpiryShape(t *testing.T) {
 }
 
 // TestExpiryTerminationGracePeriod: the NodePool's terminationGracePeriod
-// is published on the NodeClaims (spec.terminationGracePeriod) and caps
+// is published on the NodeClaims (spec.terminationGracePeriod) and bounds
 // the drain of an expired node whose PodDisruptionBudget allows no
-// eviction: at the deadline the pods left are deleted and the instance
-// terminated (node/termination: the drain's deadline is the NodeClaim's
-// deletion plus its terminationGracePeriod).
+// eviction: each pod is deleted (gracefully) at the node's termination
+// time minus its own terminationGracePeriodSeconds, so that it is gone by
+// then, and the instance is terminated once they are
+// (node/termination/terminator/eviction.go needsForceDelete: the node's
+// termination time is the NodeClaim's deletion plus its
+// terminationGracePeriod).
 func TestExpiryTerminationGracePeriod(t *testing.T) {
 	f := newFixture(t, setup{nodes: 3, replicas: 3, publish: true,
 		pdb:  &cluster.PDBSpec{MaxUnavailable: ptr.To(intstr.FromInt32(0))},
@@ -137,8 +146,10 @@ func TestExpiryTerminationGracePeriod(t *testing.T) {
 		t.Fatalf("%d disruptions, want the oldest node's expiry", len(ds))
 	}
 	d := ds[0]
-	if d.Reason != karpenter.ReasonExpired || d.BlockedEvictions == 0 || d.ForceDeleted == 0 || !d.TerminatedAt.Equal(d.DrainStartedAt.Add(45*time.Second)) {
-		t.Errorf("%+v: want Expired, evictions refused, pods deleted and the instance terminated 45s into the drain", d)
+	// The pods' grace period is 30 s, their preStop 15 s: deleted 15 s
+	// into the drain, gone 30 s into it, before the 45 s deadline.
+	if d.Reason != karpenter.ReasonExpired || d.BlockedEvictions == 0 || d.ForceDeleted == 0 || !d.TerminatedAt.Equal(d.DrainStartedAt.Add(30*time.Second)) {
+		t.Errorf("%+v: want Expired, evictions refused, pods deleted 15s into the drain and the instance terminated 30s into it", d)
 	}
 }
 
@@ -260,7 +271,7 @@ func TestDeletionOfUnregisteredNodeClaim(t *testing.T) {
 	if err := f.k.ReplaceNode(old, karpenter.ReasonDrifted); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Advance(time.Second)
+	f.clock.Advance(karpenter.DefaultPollInterval)
 	ds := f.k.Disruptions()
 	if len(ds) != 1 {
 		t.Fatalf("disruptions %+v", ds)

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -96,6 +95,9 @@ type Karpenter struct {
 	churn     vclock.Handle
 	churnTurn int
 	kicked    bool
+	// validating is the consolidation command waiting for its validation
+	// (consolidation.go); the loop starts no graceful disruption meanwhile.
+	validating *command
 }
 
 type claimState int
@@ -112,14 +114,21 @@ type claim struct {
 	name, node string
 	seq        int
 	state      claimState
-	createdAt  time.Time
-	expireAt   time.Time
-	expiry     vclock.Handle
+	// instanceType is the instance's type, which prices it.
+	instanceType string
+	createdAt    time.Time
+	expireAt     time.Time
+	expiry       vclock.Handle
 	// deleted: someone else deleted the NodeClaim object (deletion.go).
 	deleted       bool
 	disruption    *Disruption
 	waitingFor    *claim // the replacement a graceful disruption waits for
 	drainDeadline time.Time
+	// graceDeadline is Karpenter's node termination time (the drain's
+	// start plus the NodePool's terminationGracePeriod; zero: none), by
+	// which every pod must be gone: a pod is deleted at graceDeadline
+	// minus its own grace period.
+	graceDeadline time.Time
 	retry         vclock.Handle
 	deadline      vclock.Handle
 	at            *placement // where the EC2NodeClass put it; nil: no class followed
@@ -189,6 +198,24 @@ func New(opts Options) (*Karpenter, error) {
 	if pool.InstanceType == "" {
 		pool.InstanceType = "m5.large"
 	}
+	if pool.InstanceTypes == nil {
+		pool.InstanceTypes = []string{pool.InstanceType}
+	}
+	for i, t := range append([]string{pool.InstanceType}, pool.InstanceTypes...) {
+		if _, ok := InstancePrice(t, pool.CapacityType); !ok {
+			field := "NodePool.InstanceType"
+			if i > 0 {
+				field = fmt.Sprintf("NodePool.InstanceTypes[%d]", i-1)
+			}
+			return bad(field, fmt.Sprintf("%q has no known price (want one of %v)", t, InstanceTypes()))
+		}
+	}
+	if pool.ConsolidationPolicy == "" {
+		pool.ConsolidationPolicy = ConsolidateWhenEmptyOrUnderutilized
+	}
+	if !pool.ConsolidationPolicy.valid() {
+		return bad("NodePool.ConsolidationPolicy", fmt.Sprintf("%q is not WhenEmpty or WhenEmptyOrUnderutilized", pool.ConsolidationPolicy))
+	}
 	if pool.Budgets == nil {
 		pool.Budgets = []Budget{{Nodes: "10%"}}
 	}
@@ -200,15 +227,9 @@ func New(opts Options) (*Karpenter, error) {
 		claims:   map[string]*claim{},
 	}
 	for i, b := range pool.Budgets {
-		if _, err := b.parse(); err != nil {
+		kb, err := apiBudget(b)
+		if err != nil {
 			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
-		}
-		kb := karpenterapi.Budget{Nodes: strings.TrimSpace(b.Nodes)}
-		if err := karpenterapi.ValidBudgetNodes(kb.Nodes); err != nil {
-			return bad(fmt.Sprintf("NodePool.Budgets[%d]", i), err.Error())
-		}
-		for _, r := range b.Reasons {
-			kb.Reasons = append(kb.Reasons, string(r))
 		}
 		k.budgets = append(k.budgets, kb)
 	}
@@ -243,7 +264,7 @@ func (k *Karpenter) Start(ctx context.Context) error {
 		k.cl.Hub().Serve(NodePoolGVK, NodeClaimGVK, EC2NodeClassGVK)
 	}
 	k.cl.Hub().Subscribe(k.observe)
-	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt() })
+	k.loop = k.clock.Every(k.clock.Now().Add(k.o.PollInterval), k.o.PollInterval, "karpenter disruption", func(time.Time) { k.disrupt(true) })
 	return nil
 }
 
@@ -251,6 +272,10 @@ func (k *Karpenter) Start(ctx context.Context) error {
 func (k *Karpenter) Stop() {
 	k.loop.Cancel()
 	k.churn.Cancel()
+	if k.validating != nil {
+		k.validating.timer.Cancel()
+		k.validating = nil
+	}
 }
 
 func (k *Karpenter) ctx() context.Context { return cluster.WithOrigin(context.Background(), Origin) }
@@ -278,7 +303,7 @@ func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
 	}
 	var names []string
 	for range n {
-		c, err := k.launch(ctx, 0)
+		c, err := k.launchType(ctx, 0, k.pool.InstanceType)
 		if err != nil {
 			return names, err
 		}
@@ -287,8 +312,14 @@ func (k *Karpenter) Provision(ctx context.Context, n int) ([]string, error) {
 	return names, nil
 }
 
-// launch creates a NodeClaim and launches its instance.
+// launch creates a NodeClaim and launches its instance, of the pool's
+// cheapest type.
 func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, error) {
+	return k.launchType(ctx, delay, k.cheapest())
+}
+
+// launchType creates a NodeClaim and launches an instance of type it.
+func (k *Karpenter) launchType(ctx context.Context, delay time.Duration, it string) (*claim, error) {
 	ctx = cluster.WithOrigin(ctx, Origin)
 	name := k.pool.Name + "-" + k.suffix()
 	var at *placement
@@ -298,7 +329,7 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 	}
 	spec := cluster.NodeSpec{
 		Public:       k.pool.Public,
-		InstanceType: k.pool.InstanceType,
+		InstanceType: it,
 		Labels: map[string]string{
 			LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType,
 			LabelRegistered: "true", LabelInitialized: "true",
@@ -317,7 +348,7 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 	if err != nil {
 		return nil, fmt.Errorf("karpenter: launch %s: %w", name, err)
 	}
-	c := &claim{name: name, node: node, seq: k.seq, createdAt: k.clock.Now(), at: at}
+	c := &claim{name: name, node: node, seq: k.seq, instanceType: it, createdAt: k.clock.Now(), at: at}
 	k.seq++
 	k.claims[node] = c
 	if delay == 0 {
@@ -334,9 +365,11 @@ func (k *Karpenter) launch(ctx context.Context, delay time.Duration) (*claim, er
 }
 
 // ReplaceNode queues the disruption of a node for reason; the disruption
-// loop starts it when budgets and do-not-disrupt allow (graceful reasons)
-// or at once (forceful ones). The node is replaced by a new one, with new
-// addresses.
+// loop starts it at its next poll when the candidate checks and budgets
+// allow (graceful reasons) or at once (forceful ones). Underutilized and
+// Empty mark the node Consolidatable: consolidation then decides whether
+// it is deleted, replaced by a cheaper node, or left alone. A replacement
+// is a new node, with new addresses.
 func (k *Karpenter) ReplaceNode(name string, reason Reason) error {
 	if !reason.valid() {
 		return &ConfigError{Op: "replace node", Field: "reason", Reason: fmt.Sprintf("%q is not a disruption reason", reason)}
@@ -401,11 +434,16 @@ const (
 	ShapeSteady Shape = "steady"
 	// ShapeWave: every Interval, Share of the live nodes (oldest first) are
 	// marked Drifted at once, as a new AMI or a changed NodeClass does; the
-	// NodePool's budget paces their replacement.
+	// NodePool's budget paces their replacement, and a node with pods
+	// waits while a replacement is still launching.
 	ShapeWave Shape = "wave"
 	// ShapeConsolidation: at random intervals (exponential, mean Interval,
-	// from the seed), Karpenter consolidates the node with the fewest pods
-	// (the oldest of equals): Underutilized, replaced by one new node.
+	// from the seed), the node with the fewest pods (the oldest of equals)
+	// becomes Consolidatable, and Karpenter decides as it does
+	// (consolidation.go): an empty node is deleted (Empty), a node whose
+	// pods fit on the others is deleted (Underutilized), one whose pods do
+	// not is replaced only by a cheaper instance type of the pool; no
+	// replacement otherwise. The pool shrinks while it has room.
 	ShapeConsolidation Shape = "consolidation"
 	// ShapeExpiry: one node expires every Interval, oldest first, as the
 	// NodeClaims' spec.expireAfter says: the NodePool's expireAfter is set
@@ -563,7 +601,7 @@ func (k *Karpenter) kick() {
 	k.kicked = true
 	k.clock.AfterEvent(0, "karpenter disruption", func(time.Time) {
 		k.kicked = false
-		k.disrupt()
+		k.disrupt(false)
 	})
 }
 

@@ -48,6 +48,9 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 	budgets := []any{}
 	for _, b := range k.pool.Budgets {
 		m := map[string]any{"nodes": b.Nodes}
+		if b.Schedule != "" {
+			m["schedule"], m["duration"] = b.Schedule, duration(b.Duration)
+		}
 		if len(b.Reasons) > 0 {
 			rs := []any{}
 			for _, r := range b.Reasons {
@@ -62,7 +65,7 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 		"nodeClassRef": nodeClassRef(),
 		"requirements": []any{
 			map[string]any{"key": LabelCapacityType, "operator": "In", "values": []any{k.pool.CapacityType}},
-			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": []any{k.pool.InstanceType}},
+			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": stringsAny(k.pool.InstanceTypes)},
 		},
 	}
 	if k.pool.TerminationGracePeriod > 0 {
@@ -72,7 +75,7 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 		"metadata": map[string]any{"name": k.pool.Name},
 		"spec": map[string]any{
 			"template":   map[string]any{"spec": tmpl},
-			"disruption": map[string]any{"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s", "budgets": budgets},
+			"disruption": map[string]any{"consolidationPolicy": string(k.pool.ConsolidationPolicy), "consolidateAfter": "0s", "budgets": budgets},
 		},
 	}}
 	u.SetGroupVersionKind(NodePoolGVK)
@@ -84,6 +87,14 @@ func (k *Karpenter) publishNodePool(ctx context.Context) error {
 
 // nodeClassRef is the NodePool's and the NodeClaims' reference to the
 // EC2NodeClass.
+func stringsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
 func nodeClassRef() map[string]any {
 	return map[string]any{"group": karpenterapi.EC2NodeClassGVK.Group, "kind": karpenterapi.EC2NodeClassGVK.Kind, "name": NodeClassName}
 }
@@ -95,7 +106,7 @@ func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 		"nodeClassRef": nodeClassRef(),
 		"requirements": []any{
 			map[string]any{"key": LabelNodePool, "operator": "In", "values": []any{k.pool.Name}},
-			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": []any{k.pool.InstanceType}},
+			map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": []any{c.instanceType}},
 		},
 	}
 	if k.pool.TerminationGracePeriod > 0 {
@@ -113,7 +124,7 @@ func (k *Karpenter) claimObject(c *claim) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"metadata": map[string]any{
 			"name":       c.name,
-			"labels":     map[string]any{LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType, "node.kubernetes.io/instance-type": k.pool.InstanceType},
+			"labels":     map[string]any{LabelNodePool: k.pool.Name, LabelCapacityType: k.pool.CapacityType, "node.kubernetes.io/instance-type": c.instanceType},
 			"finalizers": []any{FinalizerTermination},
 		},
 		"spec": spec,

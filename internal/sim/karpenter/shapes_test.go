@@ -21,10 +21,13 @@ func TestChurnShapes(t *testing.T) {
 	}
 	t.Run("steady: one node per interval", func(t *testing.T) {
 		f := newFixture(t, setup{nodes: 5, replicas: 5})
-		if err := f.k.StartChurn(karpenter.Churn{Interval: time.Minute}); err != nil {
+		// Each starts at the disruption loop's next poll; with the budget
+		// of 1 (10% of 5) a node's disruption takes about a minute (its
+		// replacement's launch, its drain), so the interval is longer.
+		if err := f.k.StartChurn(karpenter.Churn{Interval: 2 * time.Minute}); err != nil {
 			t.Fatal(err)
 		}
-		f.clock.Advance(3*time.Minute + time.Second)
+		f.clock.Advance(6*time.Minute + karpenter.DefaultPollInterval)
 		if got := len(f.k.Disruptions()); got != 3 {
 			t.Errorf("%d disruptions after 3 intervals, want 3", got)
 		}
@@ -49,7 +52,7 @@ func TestChurnShapes(t *testing.T) {
 			t.Errorf("%d disruptions at once, want at most 3 (20%% of at most 12 nodes)", c)
 		}
 	})
-	t.Run("consolidation: the emptiest node, underutilized", func(t *testing.T) {
+	t.Run("consolidation: the emptiest node, empty: deleted, not replaced", func(t *testing.T) {
 		f := newFixture(t, setup{nodes: 4, replicas: 3}) // one node has no pod
 		empty := ""
 		for _, n := range f.cl.Nodes() {
@@ -63,10 +66,13 @@ func TestChurnShapes(t *testing.T) {
 		if err := f.k.StartChurn(karpenter.Churn{Shape: karpenter.ShapeConsolidation, Interval: 10 * time.Minute, Start: f.clock.Now().Add(time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
-		f.clock.Advance(time.Minute + time.Second)
+		f.clock.Advance(time.Minute + karpenter.DefaultPollInterval + karpenter.ValidationDelay)
 		ds := f.k.Disruptions()
-		if len(ds) != 1 || ds[0].Node != empty || ds[0].Reason != karpenter.ReasonUnderutilized {
-			t.Errorf("disruptions %+v: want %s, underutilized", ds, empty)
+		if len(ds) != 1 || ds[0].Node != empty || ds[0].Reason != karpenter.ReasonEmpty || ds[0].Replacement != "" {
+			t.Errorf("disruptions %+v: want %s, empty, no replacement", ds, empty)
+		}
+		if n := len(f.cl.Nodes()); n != 3 {
+			t.Errorf("%d nodes, want 3", n)
 		}
 	})
 	t.Run("spot: interruptions ignore do-not-disrupt and budgets", func(t *testing.T) {

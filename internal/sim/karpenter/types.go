@@ -25,6 +25,9 @@ const (
 	// LabelExcludeFromLB is put on a node when its drain starts; it helps
 	// only the LBC's instance-mode targets.
 	LabelExcludeFromLB = "node.kubernetes.io/exclude-from-external-load-balancers"
+	// ExcludeFromLBValue is the value Karpenter gives that label
+	// (node/termination/terminator/terminator.go).
+	ExcludeFromLBValue = "karpenter"
 	// FinalizerTermination is on every NodeClaim until its instance is gone.
 	FinalizerTermination = "karpenter.sh/termination"
 )
@@ -63,14 +66,21 @@ func (r Reason) valid() bool {
 }
 
 // Budget is a NodePool disruption budget: at most Nodes nodes of the pool
-// may be disrupted at once, for the given graceful reasons. Schedules
-// (schedule plus duration) are not modelled: every budget is always active.
+// may be disrupted at once, for the given graceful reasons, while the
+// budget is active (always, or in the window Schedule and Duration say).
 type Budget struct {
 	// Nodes is a count ("1") or a percentage of the pool's nodes ("10%",
 	// rounded up). Required.
 	Nodes string
 	// Reasons are the graceful reasons the budget limits. Nil: all of them.
 	Reasons []Reason
+	// Schedule is a cron schedule in UTC (five fields, or a descriptor
+	// such as @daily) at which the budget's window opens; Duration is the
+	// window's length, in whole minutes. Both or neither: without them the
+	// budget is always active; with them, only while the last hit of the
+	// schedule is at most Duration ago, on the virtual clock.
+	Schedule string
+	Duration time.Duration
 }
 
 func (b Budget) parse() (intstr.IntOrString, error) {
@@ -106,8 +116,19 @@ type NodePool struct {
 	TerminationGracePeriod time.Duration
 	// CapacityType labels the nodes. Zero: "on-demand".
 	CapacityType string
-	// InstanceType of the nodes. Zero: "m5.large".
+	// InstanceType of the nodes the scenario starts with. Zero:
+	// "m5.large". Its price must be known ([InstancePrice]).
 	InstanceType string
+	// InstanceTypes the pool may launch (the NodePool's instance-type
+	// requirement); replacements are the cheapest of them, and
+	// consolidation replaces a node only by a cheaper one. Nil:
+	// InstanceType alone. Every price must be known.
+	InstanceTypes []string
+	// ConsolidationPolicy says which Consolidatable nodes consolidation may
+	// disrupt. Zero: WhenEmptyOrUnderutilized, as Karpenter defaults.
+	// Nodes are Consolidatable when the consolidation churn or a caller
+	// says so ([Karpenter.ReplaceNode] with Underutilized or Empty).
+	ConsolidationPolicy ConsolidationPolicy
 	// Public puts the nodes in public subnets, with ExternalIPs.
 	Public bool
 }

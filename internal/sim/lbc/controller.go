@@ -76,6 +76,11 @@ const (
 	DefaultRequeueAfter = 15 * time.Second
 	DefaultSyncPeriod   = 10 * time.Hour
 	DefaultBatchSize    = 200
+	// DefaultStartupDelay is the time from the process's start to its
+	// first reconcile: about 2.3 s on the real controller (issue 34's
+	// observation: the manager's start, the webhook server, the informers'
+	// sync), not a figure of its source.
+	DefaultStartupDelay = 2300 * time.Millisecond
 	// DefaultDeferredDelay and DefaultDeferredJitter: a skipped binding's
 	// checkpoint is reset after DefaultDeferredDelay plus up to
 	// DefaultDeferredJitter (defaultDelayedReconcileTime and
@@ -140,6 +145,13 @@ type Options struct {
 	// BatchSize caps the targets of one RegisterTargets or
 	// DeregisterTargets call. Zero: [DefaultBatchSize], the LBC's 200.
 	BatchSize int
+	// StartupDelay is the time from a restart ([Controller.Start] after
+	// Stop or Crash, and the crash loop's restarts) to its first
+	// reconcile: no reconcile runs sooner, and what changed meanwhile is
+	// reconciled then. The first Start stands for a controller already
+	// running when the world began, and has none. Zero:
+	// [DefaultStartupDelay]. Negative: none.
+	StartupDelay time.Duration
 	// OnEvent receives the controller's world events (reason, object,
 	// message), the Kubernetes Events it records included. Nil: dropped.
 	OnEvent func(reason, object, message string)
@@ -192,9 +204,14 @@ type Controller struct {
 	// down: the controller is not running (Stop, Crash); it sees no
 	// change and reconciles nothing until Start.
 	down, started bool
-	sync          vclock.Handle
-	stats         Stats
-	events        int
+	// readyAt is when the process restarted last plus StartupDelay: no
+	// reconcile runs before it. restarts counts the starts (the first
+	// stands for a controller already running when the world began).
+	readyAt  time.Time
+	restarts int
+	sync     vclock.Handle
+	stats    Stats
+	events   int
 }
 
 type pendingReconcile struct {
@@ -244,6 +261,12 @@ func New(opts Options) (*Controller, error) {
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = DefaultBatchSize
+	}
+	switch {
+	case opts.StartupDelay == 0:
+		opts.StartupDelay = DefaultStartupDelay
+	case opts.StartupDelay < 0:
+		opts.StartupDelay = 0
 	}
 	switch {
 	case opts.TargetsCacheTTL == 0:
@@ -307,6 +330,10 @@ func (c *Controller) Start(ctx context.Context) error {
 		return nil
 	}
 	c.started, c.down = true, false
+	if c.restarts > 0 {
+		c.readyAt = c.o.Clock.Now().Add(c.o.StartupDelay)
+	}
+	c.restarts++
 	if err := c.resync(ctx); err != nil {
 		return err
 	}
@@ -478,6 +505,9 @@ func (c *Controller) Enqueue(key types.NamespacedName, d time.Duration) {
 		return
 	}
 	at := c.o.Clock.Now().Add(d)
+	if at.Before(c.readyAt) {
+		at = c.readyAt
+	}
 	if p, ok := c.pending[key]; ok {
 		if !p.at.After(at) {
 			return
