@@ -110,7 +110,7 @@ func (e *ControllerError) Hint() string {
 	for _, r := range e.Reasons {
 		switch r {
 		case EventFailedNetworkReconcile:
-			hints = append(hints, "the controller's IAM role needs ec2:DescribeSecurityGroups and ec2:DescribeVpcs on every reconcile (and ec2:AuthorizeSecurityGroupIngress with spec.networking)")
+			hints = append(hints, "the controller's IAM role needs ec2:DescribeSecurityGroups and ec2:DescribeVpcs (it reads them until they first succeed; and ec2:AuthorizeSecurityGroupIngress with spec.networking)")
 		case EventFailedReconcile:
 			hints = append(hints, "read the event: AWS refused a call (elasticloadbalancing:RegisterTargets, ec2:DescribeVpcs) or the API server refused a write")
 		case EventBackendNotFound:

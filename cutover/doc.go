@@ -252,7 +252,9 @@
 //
 // [Plan.ControllerPolicy] is what the controller's own IAM role needs for
 // the binding: besides the target writes, ec2:DescribeVpcs and
-// ec2:DescribeSecurityGroups, which it calls on every reconcile.
+// ec2:DescribeSecurityGroups (it reads the security groups on each
+// reconcile until the read first succeeds in its process, the VPC before
+// it registers).
 //
 // # Holding Karpenter's disruption
 //

@@ -69,7 +69,7 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, for the VPC guard")
 	fl.StringVar(&f.out, "out", "", "also write the plan as JSON to this file")
 	fl.BoolVar(&f.iamPolicy, "iam-policy", false, "print the least-privilege IAM policy for the plan instead of the plan")
-	fl.BoolVar(&f.controllerPolicy, "controller-policy", false, "print what the AWS Load Balancer Controller's IAM role needs for the plan's binding instead of the plan (ec2:DescribeVpcs and DescribeSecurityGroups on every reconcile)")
+	fl.BoolVar(&f.controllerPolicy, "controller-policy", false, "print what the AWS Load Balancer Controller's IAM role needs for the plan's binding instead of the plan (ec2:DescribeVpcs and DescribeSecurityGroups, which it reads before it registers)")
 	fl.BoolVar(&f.rbac, "rbac", false, "print the Kubernetes Role and ClusterRole execute and rollback of the plan need, as YAML to apply (with --format json: the rules and their reasons), instead of the plan")
 	fl.StringSliceVar(&f.rbacSubjects, "rbac-subject", nil, "with --rbac, also print the RoleBinding and ClusterRoleBinding for this subject: serviceaccount:NAMESPACE/NAME, user:NAME or group:NAME (repeatable)")
 	fl.BoolVar(&f.leaveSecurityGroups, "leave-security-groups", false, "when the load balancer's security groups cannot reach the pods' port, record a precondition naming the missing rule instead of having the controller open it (spec.networking)")

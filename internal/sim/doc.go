@@ -267,8 +267,9 @@
 //     restarted controller's skip, the endpoints it registers (Pod
 //     targetRefs only, the binding's address family, fail-open on nodes
 //     whose readiness is Unknown), the unsorted multi-cluster ConfigMap
-//     written before RegisterTargets, EC2 on every reconcile (through
-//     [World.LBCEC2]: DescribeSecurityGroups, DescribeVpcs before
+//     written before RegisterTargets, its EC2 reads (through
+//     [World.LBCEC2]: DescribeSecurityGroups on each reconcile until it
+//     first succeeds in a process, DescribeVpcs (cached 10 minutes) before
 //     registering; spec.networking's rules on the nodes' security group),
 //     the readiness-gate condition from target health, the 15 s requeue,
 //     the periodic resync (every Config.LBCSyncPeriod from [World.Start],
