@@ -40,6 +40,9 @@ type fixPlan struct {
 // label names the plan in reasons: "values.yaml [chart-values]".
 func (p *fixPlan) label() string { return p.file + " [" + string(p.route) + "]" }
 
+// key tells plans apart: the file, the route and what it writes.
+func (p *fixPlan) key() string { return p.label() + fmt.Sprint(p.sets) }
+
 // safeWrite runs the plan's write. A failure of the editor on an odd
 // source makes the plan unfixable rather than taking the whole fix down.
 func (fx *fixer) safeWrite(p *fixPlan) (err error) {
