@@ -417,6 +417,63 @@ func (r valuesRoute) describe(t *probeTarget, base *Rendered) string {
 	return what
 }
 
+// confirmer asks the probes whether a values path (root coordinates), or
+// one under it, writes the part of t's object that holds the field but its
+// last rest keys: a landing there, or above it. It says what the renderer
+// showed. The template reader's binding of a field to values is followed
+// only when the renderer confirms it.
+func (pv *provenance) confirmer(t *probeTarget) func(root []string, rest int) (string, bool) {
+	return func(root []string, rest int) (string, bool) {
+		m := t.field[:max(0, len(t.field)-rest)]
+		for _, c := range pv.cands {
+			if len(c.path) < len(root) || !slices.Equal(c.path[:len(root)], root) {
+				continue
+			}
+			for _, l := range c.landings {
+				if l.obj == t.obj && (l.path.hasPrefix(m) || m.hasPrefix(l.path)) {
+					o := pv.base.Objects[t.obj]
+					return fmt.Sprintf("the renderer puts .Values.%s at %s of %s %s", strings.Join(c.path, "."), fieldPathOf(o.Fields, l.path), o.Kind, o.Name), true
+				}
+			}
+		}
+		return "", false
+	}
+}
+
+// fieldPathOf words a path of an object: list items by name where they
+// have one, else by index.
+func fieldPathOf(obj map[string]any, p opath) string {
+	var b strings.Builder
+	var cur any = obj
+	for _, s := range p {
+		if s.idx < 0 {
+			if b.Len() > 0 {
+				b.WriteString(".")
+			}
+			b.WriteString(s.key)
+			m, _ := cur.(map[string]any)
+			cur = m[s.key]
+			continue
+		}
+		l, _ := cur.([]any)
+		cur = nil
+		if s.idx < len(l) {
+			cur = l[s.idx]
+		}
+		if m, ok := cur.(map[string]any); ok {
+			if n, ok := m["name"].(string); ok && n != "" {
+				fmt.Fprintf(&b, "[name=%s]", n)
+				continue
+			}
+		}
+		fmt.Fprintf(&b, "[%d]", s.idx)
+	}
+	if b.Len() == 0 {
+		return "the object's top"
+	}
+	return b.String()
+}
+
 // brokenRoutes are the values paths whose probe broke the render (a
 // `fail`, a `required`, a type the template cannot take) but that the
 // template reads for the field: the reader's binding (bound, with the
