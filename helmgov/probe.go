@@ -125,6 +125,65 @@ type prober struct {
 	// tree and refs, when set, tell which probes a trouble points at.
 	tree []chartTreeNode
 	refs *tplRefs
+	// prior are the candidates probed before, in the same round.
+	prior []*candidate
+	// engine: 0 until tried, 1 when probes render by Helm's engine alone
+	// (its render of the baseline is the install action's), -1 when they
+	// render by the install action. baseDocs are the baseline's
+	// documents, by template and index: their text and object.
+	engine   int
+	baseDocs map[docKey]baseDoc
+}
+
+// docKey is a template's k-th document.
+type docKey struct {
+	tpl string
+	k   int
+}
+
+// baseDoc is a document of the baseline and the index of its object.
+type baseDoc struct {
+	text string
+	obj  int
+}
+
+// useEngine reports whether probes render by Helm's engine alone: once,
+// it renders the baseline that way and compares it with the install
+// action's, object by object: the same objects, with the same fields (a
+// value may differ: a chart may render a random salt or a time).
+func (pr *prober) useEngine(ctx context.Context) bool {
+	if pr.engine != 0 {
+		return pr.engine > 0
+	}
+	pr.engine = -1
+	r, _, src, err := pr.rd.renderEngine(ctx, pr.gen, map[string]any{}, func(string, int, string) *Object { return nil })
+	if err != nil || len(r.Objects) != len(pr.base.Objects) {
+		return false
+	}
+	match, tr := pr.match(r, nil)
+	if tr != nil {
+		return false
+	}
+	docs := map[docKey]baseDoc{}
+	for i, bi := range match {
+		if bi < 0 {
+			return false
+		}
+		if _, ok := missingPath(r.Objects[i].Fields, pr.base.Objects[bi].Fields); !ok {
+			return false
+		}
+		docs[docKey{src[i].tpl, src[i].k}] = baseDoc{text: src[i].text, obj: bi}
+	}
+	pr.engine, pr.baseDocs = 1, docs
+	return true
+}
+
+// known is the baseline's object of a document with the baseline's text.
+func (pr *prober) known(tpl string, k int, doc string) *Object {
+	if d, ok := pr.baseDocs[docKey{tpl, k}]; ok && d.text == doc {
+		return &pr.base.Objects[d.obj]
+	}
+	return nil
 }
 
 func newProber(rd *renderer, gen int, base *Rendered) *prober {
@@ -142,10 +201,47 @@ func groupKey(o Object) string { return o.Source.Template + "|" + o.Kind }
 // landings, or the reason it is broken.
 func (pr *prober) run(ctx context.Context, cands []*candidate) error {
 	pr.cands = cands
-	ids := make([]int, len(cands))
-	for i := range cands {
-		ids[i] = i
+	// A new key under a map is an entry added to that map: it is probed
+	// after the map's own probe, and not at all when that one broke the
+	// render or the objects (an entry of any kind makes the map
+	// non-empty).
+	mapsByPath := map[string]*candidate{}
+	for _, c := range slices.Concat(pr.prior, cands) {
+		if c.kind == probeMap {
+			mapsByPath[strings.Join(c.path, "\x1f")] = c
+		}
 	}
+	parent := func(c *candidate) *candidate {
+		if c.exists || len(c.path) < 2 {
+			return nil
+		}
+		return mapsByPath[strings.Join(c.path[:len(c.path)-1], "\x1f")]
+	}
+	var first, second []int
+	for i, c := range cands {
+		if parent(c) != nil {
+			second = append(second, i)
+		} else {
+			first = append(first, i)
+		}
+	}
+	if err := pr.runIDs(ctx, first); err != nil {
+		return err
+	}
+	second = slices.DeleteFunc(second, func(i int) bool {
+		c := cands[i]
+		p := parent(c)
+		if p.broken == "" {
+			return false
+		}
+		c.broken = fmt.Sprintf("it adds an entry to .Values.%s, whose own probe did that: %s", strings.Join(p.path, "."), p.broken)
+		return true
+	})
+	return pr.runIDs(ctx, second)
+}
+
+// runIDs probes the candidates of ids.
+func (pr *prober) runIDs(ctx context.Context, ids []int) error {
 	// Probes whose values conflict (a path under another's scalar) go
 	// into batches of their own.
 	for len(ids) > 0 {
@@ -299,16 +395,23 @@ func (pr *prober) scope(tpl string) ([]string, bool) {
 // not pair with the baseline's.
 func (pr *prober) try(ctx context.Context, ids []int) (*trouble, error) {
 	overlay, _ := pr.overlay(ids)
-	r, err := pr.rd.render(ctx, pr.gen, overlay)
+	var r *Rendered
+	var same []bool
+	var err error
+	if pr.useEngine(ctx) {
+		r, same, _, err = pr.rd.renderEngine(ctx, pr.gen, overlay, pr.known)
+	} else {
+		r, err = pr.rd.render(ctx, pr.gen, overlay)
+	}
 	switch {
 	case err != nil && context.Cause(ctx) != nil:
 		return nil, fmt.Errorf("helmgov: probe: %w", context.Cause(ctx))
 	case err != nil:
 		return pr.renderTrouble(err), nil
 	}
-	match, tr := pr.match(r)
+	match, tr := pr.match(r, same)
 	if tr == nil {
-		pr.record(r, match)
+		pr.record(r, match, same)
 	}
 	return tr, nil
 }
@@ -417,8 +520,9 @@ func placeValue(m map[string]any, p []string, v any) bool {
 
 // match pairs the probe render's objects with the baseline's, by template
 // and kind in order, and says what went wrong when they do not pair: an
-// object more or less, or a field of the baseline missing.
-func (pr *prober) match(r *Rendered) ([]int, *trouble) {
+// object more or less, or a field of the baseline missing. same, when
+// set, marks the objects known to be the baseline's.
+func (pr *prober) match(r *Rendered, same []bool) ([]int, *trouble) {
 	groups := map[string][]int{}
 	for i, o := range r.Objects {
 		k := groupKey(o)
@@ -440,6 +544,9 @@ func (pr *prober) match(r *Rendered) ([]int, *trouble) {
 		}
 		for j, bi := range base {
 			match[got[j]] = bi
+			if same != nil && same[got[j]] {
+				continue
+			}
 			if p, ok := missingPath(pr.base.Objects[bi].Fields, r.Objects[got[j]].Fields); !ok {
 				o := pr.base.Objects[bi]
 				// The sentinels in the part of the object that lost the field.
@@ -490,8 +597,9 @@ func missingPath(base, got any) (p opath, ok bool) {
 	return nil, true
 }
 
-// record notes where each sentinel of the render showed.
-func (pr *prober) record(r *Rendered, match []int) {
+// record notes where each sentinel of the render showed; an object known
+// to be the baseline's (same) has none.
+func (pr *prober) record(r *Rendered, match []int, same []bool) {
 	n := len(pr.cands)
 	byString := func(s string) (int, bool) {
 		m := sentinelStr.FindStringSubmatch(s)
@@ -517,6 +625,9 @@ func (pr *prober) record(r *Rendered, match []int) {
 	}
 	add := func(id int, l landing) { pr.cands[id].landings = append(pr.cands[id].landings, l) }
 	for i, o := range r.Objects {
+		if same != nil && same[i] {
+			continue
+		}
 		obj := match[i]
 		var walk func(p opath, v any)
 		walk = func(p opath, v any) {

@@ -30,6 +30,10 @@ type provenance struct {
 	// the scratch copy as the round found it, where they are probed.
 	later *candidateSet
 	start map[string]fileState
+	// engine and baseDocs are the probers' check of Helm's engine
+	// against the round's baseline (prober.useEngine), made once.
+	engine   int
+	baseDocs map[docKey]baseDoc
 }
 
 // maxValuesRoutes bounds the values paths tried for one finding.
@@ -99,17 +103,20 @@ func (fx *fixer) probe(ctx context.Context, cs *candidateSet) error {
 		}
 		renders := fx.rd.renders
 		pr := newProber(fx.rd, fx.gen, pv.base)
-		pr.tree, pr.refs = pv.tree, pv.refs
+		pr.tree, pr.refs, pr.prior = pv.tree, pv.refs, pv.cands
+		pr.engine, pr.baseDocs = pv.engine, pv.baseDocs
 		if err := pr.run(ctx, class); err != nil {
 			return err
 		}
+		pv.engine, pv.baseDocs = pr.engine, pr.baseDocs
 		broken := 0
 		for _, c := range class {
 			if c.broken != "" {
 				broken++
 			}
 		}
-		fx.c.opts.Logger.V(1).Info("probed", "chart", fx.dir, "candidates", len(class), "broken", broken, "renders", fx.rd.renders-renders)
+		fx.c.opts.Logger.V(1).Info("probed", "chart", fx.dir, "candidates", len(class), "broken", broken, "renders", fx.rd.renders-renders,
+			"engineOnly", pr.engine > 0)
 		pv.cands = append(pv.cands, class...)
 	}
 	return nil
