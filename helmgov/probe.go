@@ -127,6 +127,8 @@ type prober struct {
 	refs *tplRefs
 	// prior are the candidates probed before, in the same round.
 	prior []*candidate
+	// onePhase: new keys under a map are probed with the others.
+	onePhase bool
 	// engine: 0 until tried, 1 when probes render by Helm's engine alone
 	// (its render of the baseline is the install action's), -1 when they
 	// render by the install action. baseDocs are the baseline's
@@ -212,7 +214,7 @@ func (pr *prober) run(ctx context.Context, cands []*candidate) error {
 		}
 	}
 	parent := func(c *candidate) *candidate {
-		if c.exists || len(c.path) < 2 {
+		if pr.onePhase || c.exists || len(c.path) < 2 {
 			return nil
 		}
 		return mapsByPath[strings.Join(c.path[:len(c.path)-1], "\x1f")]

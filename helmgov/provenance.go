@@ -39,10 +39,16 @@ type provenance struct {
 // maxValuesRoutes bounds the values paths tried for one finding.
 const maxValuesRoutes = 3
 
+// smallProbeSet is the number of candidates up to which a round probes
+// them all at once, in one tier and one phase: a few renders, whatever
+// breaks.
+const smallProbeSet = 64
+
 // probeRound probes the chart for the fixes of findings, in one go: the
 // chart as the scratch copy holds it, and its render st.r.
 //
-// The candidates are probed in two tiers. The first holds the paths that
+// The candidates are probed in two tiers (when there are more than
+// smallProbeSet; else all at once). The first holds the paths that
 // can rank first for a finding (see routes): those under a key the user's
 // files set, and those a finding's template reads. A finding whose best
 // path is one of them, set by the user's files or read by its template,
@@ -81,7 +87,11 @@ func (fx *fixer) probeRound(ctx context.Context, st *fixState, findings []Findin
 	for _, u := range fx.user {
 		mergeValues(pv.user, readValues(u.scratch))
 	}
-	first, later := pv.tiers(candidates(targets, vals, pv.refs), targets)
+	cs := candidates(targets, vals, pv.refs)
+	first, later := cs, &candidateSet{}
+	if len(cs.maps)+len(cs.scalars) > smallProbeSet {
+		first, later = pv.tiers(cs, targets)
+	}
 	if err := fx.probe(ctx, first); err != nil {
 		return err
 	}
@@ -104,6 +114,7 @@ func (fx *fixer) probe(ctx context.Context, cs *candidateSet) error {
 		renders := fx.rd.renders
 		pr := newProber(fx.rd, fx.gen, pv.base)
 		pr.tree, pr.refs, pr.prior = pv.tree, pv.refs, pv.cands
+		pr.onePhase = len(cs.maps)+len(cs.scalars) <= smallProbeSet
 		pr.engine, pr.baseDocs = pv.engine, pv.baseDocs
 		if err := pr.run(ctx, class); err != nil {
 			return err
