@@ -79,6 +79,11 @@ func TestCorpus(t *testing.T) {
 				if err := routeError(tf, applied, notFixed, dir, userBefore, userAfter); err != "" {
 					t.Errorf("%s: want %s: %s", tf.key(), tf.Route, err)
 				}
+				for _, w := range tf.Unsaid {
+					if said := applied[tf.key()].Why + notFixed[tf.key()]; strings.Contains(said, w) {
+						t.Errorf("%s: the report says %q, which the renderer does not show there: %s", tf.key(), w, said)
+					}
+				}
 			}
 			listed := slices.Concat(slices.Collect(maps.Keys(applied)), slices.Collect(maps.Keys(notFixed)))
 			for _, k := range listed {

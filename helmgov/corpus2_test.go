@@ -77,6 +77,10 @@ type truthFinding struct {
 	// does not put the wanted value at the field, or changes something
 	// else too. TestCorpusTruth proves it.
 	Traps []truthTrap `json:"traps,omitempty"`
+	// Unsaid are words the fix's why or reason must not say: a values
+	// path that a reading of the template text binds to the field and
+	// the renderer does not show there.
+	Unsaid []string `json:"unsaid,omitempty"`
 }
 
 // truthSet is a values path and its value; no value means the finding's

@@ -40,11 +40,15 @@
 //     the chart's, the subcharts' (packaged or not, under their name or
 //     alias), global and the user's values; what the templates read.
 //   - probe.go: the probes: sentinels at many values paths in one render,
-//     split on trouble, and where each sentinel lands in the objects.
-//   - provenance.go: which probed path carries a finding's fix, and the
-//     order of those that do.
+//     and where each sentinel lands in the objects.
+//   - probetrouble.go: the probes that break a render or the objects,
+//     found by the trouble's clues, then by halves.
+//   - provenance.go: the probes of a round, in two tiers; which probed
+//     path carries a finding's fix, and the order of those that do; the
+//     renderer's confirmation of the template reader's binding.
 //   - renderer.go: the scratch chart loaded once and rendered many times,
-//     with probe values on top; the count of renders.
+//     with probe values on top, by the install action or, for probes, by
+//     Helm's engine alone; the count of renders.
 //   - rerender.go: the proof of a fix by a full re-render diff; the --set
 //     that overrides a fix.
 //   - pdbfix.go: a PodDisruptionBudget, the chart's own way first; the new
@@ -214,15 +218,33 @@
 // list, a list of one. The sentinels found in the rendered objects say
 // which path feeds which field. A render that fails (a type the template
 // cannot take, a `required`, a `fail`), or whose objects lose a field or
-// change in number, is split in halves down to single probes, and those
-// are set aside. A path qualifies for a finding when its probe puts a
+// change in number, is searched down to single probes, and those are set
+// aside: first the probes the trouble points at (their sentinel in the
+// error or in the part of the object that changed, a values path the
+// error names, a path the failing template reads, the failing subchart's
+// values), all the others rendered at once; then by halves. A new key
+// under a map is probed after the map, and not when the map's own probe
+// broke the render (an entry of any kind makes the map non-empty). A path qualifies for a finding when its probe puts a
 // value exactly at the finding's field of the finding's object (an entry
 // of a map at or above the field, the field's scalar or list) and nowhere
 // else but at the same field of objects with the same finding. Of those,
 // Fix prefers the path the user's file already sets (no key is written
 // twice), then one the object's template or its helpers read (the template
-// reader's hint), one the values set, the deepest landing. A chart of 50
-// objects needs a dozen probe renders (BenchmarkFix).
+// reader's hint), one the values set, the deepest landing.
+//
+// Since every render costs (a tenth of a second on a chart of 60 objects
+// with large CRDs), a round of more than a few dozen candidates probes
+// them in two tiers: first the paths that can rank first (under a key
+// the user's files set, or read by a finding's template); the others
+// only when a finding has no such path, or when its best one does not
+// hold (then they are probed on the chart as the round found it, and the
+// finding's next plans are listed again). Probes render by Helm's engine
+// alone, without the install action's sorting of the manifests, once its
+// render of the baseline has the same objects and fields as the install
+// action's; a document whose text is the baseline's is not parsed again.
+// Rounds after the first probe only for the findings not handled yet.
+// BenchmarkFix measures each chart: a chart of 50 objects needs 6 probe
+// renders.
 //
 // Routes. Each qualifying path (up to three) is tried by [FixRoute], in
 // this order, and the first that holds is kept:
@@ -290,7 +312,11 @@
 // and template actions stay as they were. Where a template cannot be edited
 // safely (a flow mapping, a multi-line scalar, a value computed by an
 // include) and no values path qualifies, the finding is skipped, with the
-// reason.
+// reason. The template reader's binding of a field to a value (the
+// actions around the key) is followed only when the probes show that
+// value at the field's part of the object; otherwise the key is written
+// into the template and the re-render proves it. A reason names a value
+// only as the renderer showed it.
 //
 // Fix works on a scratch copy of the chart and of the user's values files,
 // and proves each fix as above. A fix that does not hold is taken back and

@@ -101,7 +101,7 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	held := map[string]bool{} // findings fixed, by key
 	for round := 1; round <= fc.maxRounds; round++ {
 		progress := false
-		if err := fx.probeRound(ctx, st, st.res.Findings); err != nil {
+		if err := fx.probeRound(ctx, st, pending(st.res.Findings, done)); err != nil {
 			if cerr := context.Cause(ctx); cerr != nil {
 				return nil, fmt.Errorf("helmgov: fix %s: %w", dir, cerr)
 			}
@@ -190,6 +190,25 @@ func (c *Checker) Fix(ctx context.Context, dir string, opts ...FixOption) (*FixR
 	return res, nil
 }
 
+// pending are the findings a round probes for: those not handled yet, and
+// those that share a rule and a field with one of them (a values path
+// that fixes both is one route).
+func pending(findings []Finding, done map[string]bool) []Finding {
+	todo := map[string]bool{}
+	for _, f := range findings {
+		if !done[findingKey(f)] && f.Fix != nil {
+			todo[string(f.Rule)+"|"+f.Fix.Path.String()] = true
+		}
+	}
+	var out []Finding
+	for _, f := range findings {
+		if f.Fix != nil && todo[string(f.Rule)+"|"+f.Fix.Path.String()] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // fixState is the chart as the fixes so far left it: its check and render.
 type fixState struct {
 	res *Result
@@ -257,8 +276,20 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 	var last *fixPlan
 	verified := false
 	diff := ""
-	for i := range plans {
+	attempted := map[string]bool{}
+	for i := 0; i < len(plans); i++ {
+		if i > 0 && fx.prov.partial() && fx.prov.target(f) != nil {
+			// The best values path did not hold: the others may rank
+			// anywhere, so probe the rest of the candidates first.
+			if plans, err = fx.replan(ctx, f, st, plans[:i], attempted); err != nil {
+				return fixOutcome{}, err
+			}
+			if i >= len(plans) {
+				break
+			}
+		}
 		p := &plans[i]
+		attempted[p.key()] = true
 		snap := fx.snapshot()
 		if err := fx.safeWrite(p); err != nil {
 			fx.revert(snap)
@@ -303,6 +334,28 @@ func (fx *fixer) fixOne(ctx context.Context, f Finding, st *fixState, held map[s
 	}
 	d := remapResult(&Result{Findings: []Finding{f}}, fx.work, fx.dir).Findings[0]
 	return fixOutcome{dropped: &DroppedFix{Finding: d, Route: last.route, File: last.file, Reason: reason}, diff: diff}, nil
+}
+
+// replan probes the round's remaining candidates and lists f's plans
+// again: the plans done first, then those not attempted yet, in order.
+func (fx *fixer) replan(ctx context.Context, f Finding, st *fixState, done []fixPlan, attempted map[string]bool) ([]fixPlan, error) {
+	if err := fx.completeProbes(ctx); err != nil {
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, fmt.Errorf("helmgov: fix %s: %w", fx.dir, cerr)
+		}
+		return nil, &FixError{Chart: fx.dir, Err: err}
+	}
+	more, err := fx.plans(f, st)
+	if err != nil && !errors.Is(err, errUnfixable) {
+		return nil, &FixError{Chart: fx.dir, Err: err}
+	}
+	out := slices.Clone(done)
+	for _, p := range more {
+		if !attempted[p.key()] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // verify re-renders and re-checks the scratch chart after a fix of f. It

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -46,7 +47,13 @@ func (fx *fixer) pdbPlans(s *fixSite) ([]fixPlan, error) {
 	var plans []fixPlan
 	var pending []*pdbCandidate
 	sites := fx.index().pdbSites(s.info.fullPath)
-	for _, site := range sites {
+	// The budgets nearest the workload's template first (the same
+	// directory: argocd-server/pdb.yaml for argocd-server/deployment.yaml):
+	// each switch tried costs a render of the chart.
+	near := func(site pdbSite) int { return commonDirs(site.file.name, s.obj.Source.Template) }
+	order := slices.Clone(sites)
+	slices.SortStableFunc(order, func(a, b pdbSite) int { return near(b) - near(a) })
+	for _, site := range order {
 		if siteRendered(site, sites, s.st.r) {
 			continue // it renders, and selects other pods
 		}
@@ -96,6 +103,17 @@ func (fx *fixer) pdbPlans(s *fixSite) ([]fixPlan, error) {
 	}
 	plans = append(plans, fx.newPDBPlan(s, pending))
 	return plans, nil
+}
+
+// commonDirs counts the directories two template names share, from the
+// top.
+func commonDirs(a, b string) int {
+	da, db := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
+	n := 0
+	for n < len(da) && n < len(db) && da[n] == db[n] {
+		n++
+	}
+	return n
 }
 
 // siteRendered reports whether a site renders a PodDisruptionBudget today:

@@ -6,9 +6,9 @@ package helmgov
 // an int sentinel, or a list of one), many at once in one render; the
 // sentinels found in the objects say which path feeds which field. A
 // render that fails, or whose objects lost a field or changed in number,
-// is split in two and each half rendered again, down to single probes:
-// a probe that alone breaks the render (a type change, a `required`, a
-// `fail`) or the objects' shape is marked broken.
+// is searched for the probes that cause it, down to single probes
+// (probetrouble.go): a probe that alone breaks the render (a type change,
+// a `required`, a `fail`) or the objects' shape is marked broken.
 
 import (
 	"context"
@@ -117,10 +117,72 @@ type prober struct {
 	base *Rendered
 	// groups are the baseline's objects by template and kind, in order.
 	groups map[string][]int
-	// paths are the baseline objects' field paths.
-	paths []map[string]bool
 	// cands are the candidates of the current run, by sentinel id.
 	cands []*candidate
+	// tree and refs, when set, tell which probes a trouble points at.
+	tree []chartTreeNode
+	refs *tplRefs
+	// prior are the candidates probed before, in the same round.
+	prior []*candidate
+	// onePhase: new keys under a map are probed with the others.
+	onePhase bool
+	// engine: 0 until tried, 1 when probes render by Helm's engine alone
+	// (its render of the baseline is the install action's), -1 when they
+	// render by the install action. baseDocs are the baseline's
+	// documents, by template and index: their text and object.
+	engine   int
+	baseDocs map[docKey]baseDoc
+}
+
+// docKey is a template's k-th document.
+type docKey struct {
+	tpl string
+	k   int
+}
+
+// baseDoc is a document of the baseline and the index of its object.
+type baseDoc struct {
+	text string
+	obj  int
+}
+
+// useEngine reports whether probes render by Helm's engine alone: once,
+// it renders the baseline that way and compares it with the install
+// action's, object by object: the same objects, with the same fields (a
+// value may differ: a chart may render a random salt or a time).
+func (pr *prober) useEngine(ctx context.Context) bool {
+	if pr.engine != 0 {
+		return pr.engine > 0
+	}
+	pr.engine = -1
+	r, _, src, err := pr.rd.renderEngine(ctx, pr.gen, map[string]any{}, func(string, int, string) *Object { return nil })
+	if err != nil || len(r.Objects) != len(pr.base.Objects) {
+		return false
+	}
+	match, tr := pr.match(r, nil)
+	if tr != nil {
+		return false
+	}
+	docs := map[docKey]baseDoc{}
+	for i, bi := range match {
+		if bi < 0 {
+			return false
+		}
+		if _, ok := missingPath(r.Objects[i].Fields, pr.base.Objects[bi].Fields); !ok {
+			return false
+		}
+		docs[docKey{src[i].tpl, src[i].k}] = baseDoc{text: src[i].text, obj: bi}
+	}
+	pr.engine, pr.baseDocs = 1, docs
+	return true
+}
+
+// known is the baseline's object of a document with the baseline's text.
+func (pr *prober) known(tpl string, k int, doc string) *Object {
+	if d, ok := pr.baseDocs[docKey{tpl, k}]; ok && d.text == doc {
+		return &pr.base.Objects[d.obj]
+	}
+	return nil
 }
 
 func newProber(rd *renderer, gen int, base *Rendered) *prober {
@@ -128,48 +190,63 @@ func newProber(rd *renderer, gen int, base *Rendered) *prober {
 	for i, o := range base.Objects {
 		k := groupKey(o)
 		pr.groups[k] = append(pr.groups[k], i)
-		pr.paths = append(pr.paths, fieldPaths(o.Fields))
 	}
 	return pr
 }
 
 func groupKey(o Object) string { return o.Source.Template + "|" + o.Kind }
 
-// fieldPaths lists every path of an object, maps and lists included.
-func fieldPaths(obj map[string]any) map[string]bool {
-	out := map[string]bool{}
-	var walk func(p opath, v any)
-	walk = func(p opath, v any) {
-		out[p.String()] = true
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				walk(p.with(ostep{key: k, idx: -1}), e)
-			}
-		case []any:
-			for i, e := range x {
-				walk(p.with(ostep{idx: i}), e)
-			}
-		}
-	}
-	walk(nil, obj)
-	return out
-}
-
 // run probes the candidates, in as few renders as it can: each gets its
 // landings, or the reason it is broken.
 func (pr *prober) run(ctx context.Context, cands []*candidate) error {
 	pr.cands = cands
-	ids := make([]int, len(cands))
-	for i := range cands {
-		ids[i] = i
+	// A new key under a map is an entry added to that map: it is probed
+	// after the map's own probe, and not at all when that one broke the
+	// render or the objects (an entry of any kind makes the map
+	// non-empty).
+	mapsByPath := map[string]*candidate{}
+	for _, c := range slices.Concat(pr.prior, cands) {
+		if c.kind == probeMap {
+			mapsByPath[strings.Join(c.path, "\x1f")] = c
+		}
 	}
+	parent := func(c *candidate) *candidate {
+		if pr.onePhase || c.exists || len(c.path) < 2 {
+			return nil
+		}
+		return mapsByPath[strings.Join(c.path[:len(c.path)-1], "\x1f")]
+	}
+	var first, second []int
+	for i, c := range cands {
+		if parent(c) != nil {
+			second = append(second, i)
+		} else {
+			first = append(first, i)
+		}
+	}
+	if err := pr.runIDs(ctx, first); err != nil {
+		return err
+	}
+	second = slices.DeleteFunc(second, func(i int) bool {
+		c := cands[i]
+		p := parent(c)
+		if p.broken == "" {
+			return false
+		}
+		c.broken = fmt.Sprintf("it adds an entry to .Values.%s, whose own probe did that: %s", strings.Join(p.path, "."), p.broken)
+		return true
+	})
+	return pr.runIDs(ctx, second)
+}
+
+// runIDs probes the candidates of ids.
+func (pr *prober) runIDs(ctx context.Context, ids []int) error {
 	// Probes whose values conflict (a path under another's scalar) go
 	// into batches of their own.
 	for len(ids) > 0 {
 		_, later := pr.overlay(ids)
 		now := slices.DeleteFunc(slices.Clone(ids), func(i int) bool { return slices.Contains(later, i) })
-		if err := pr.batch(ctx, now, false); err != nil {
+		if err := pr.batch(ctx, now, nil); err != nil {
 			return err
 		}
 		ids = later
@@ -177,59 +254,30 @@ func (pr *prober) run(ctx context.Context, cands []*candidate) error {
 	return nil
 }
 
-// batch renders the probes of ids at once. On trouble (the render fails,
-// or its objects do not pair with the baseline's) it looks for the
-// probes that cause it by halves: the first half is rendered; when it
-// renders, the trouble is in the second, which is then split without
-// being rendered whole. A single probe in trouble is marked broken. known
-// says that ids are known to be in trouble.
-func (pr *prober) batch(ctx context.Context, ids []int, known bool) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	if !known || len(ids) == 1 {
-		trouble, err := pr.try(ctx, ids)
-		if err != nil || trouble == "" {
-			return err
-		}
-		if len(ids) == 1 {
-			pr.cands[ids[0]].broken = trouble
-			return nil
-		}
-	}
-	mid := len(ids) / 2
-	trouble, err := pr.try(ctx, ids[:mid])
-	if err != nil {
-		return err
-	}
-	if trouble != "" {
-		if mid == 1 {
-			pr.cands[ids[0]].broken = trouble
-		} else if err := pr.batch(ctx, ids[:mid], true); err != nil {
-			return err
-		}
-		return pr.batch(ctx, ids[mid:], false)
-	}
-	return pr.batch(ctx, ids[mid:], true)
-}
-
 // try renders the probes of ids at once and records their landings; it
 // says what went wrong instead when the render fails or its objects do
 // not pair with the baseline's.
-func (pr *prober) try(ctx context.Context, ids []int) (string, error) {
+func (pr *prober) try(ctx context.Context, ids []int) (*trouble, error) {
 	overlay, _ := pr.overlay(ids)
-	r, err := pr.rd.render(ctx, pr.gen, overlay)
+	var r *Rendered
+	var same []bool
+	var err error
+	if pr.useEngine(ctx) {
+		r, same, _, err = pr.rd.renderEngine(ctx, pr.gen, overlay, pr.known)
+	} else {
+		r, err = pr.rd.render(ctx, pr.gen, overlay)
+	}
 	switch {
 	case err != nil && context.Cause(ctx) != nil:
-		return "", fmt.Errorf("helmgov: probe: %w", context.Cause(ctx))
+		return nil, fmt.Errorf("helmgov: probe: %w", context.Cause(ctx))
 	case err != nil:
-		return "it breaks the render: " + renderReason(err), nil
+		return pr.renderTrouble(err), nil
 	}
-	match, trouble := pr.match(r)
-	if trouble == "" {
-		pr.record(r, match)
+	match, tr := pr.match(r, same)
+	if tr == nil {
+		pr.record(r, match, same)
 	}
-	return trouble, nil
+	return tr, nil
 }
 
 // overlay builds the values of a batch of probes. Probes whose path
@@ -289,8 +337,9 @@ func placeValue(m map[string]any, p []string, v any) bool {
 
 // match pairs the probe render's objects with the baseline's, by template
 // and kind in order, and says what went wrong when they do not pair: an
-// object more or less, or a field of the baseline missing.
-func (pr *prober) match(r *Rendered) ([]int, string) {
+// object more or less, or a field of the baseline missing. same, when
+// set, marks the objects known to be the baseline's.
+func (pr *prober) match(r *Rendered, same []bool) ([]int, *trouble) {
 	groups := map[string][]int{}
 	for i, o := range r.Objects {
 		k := groupKey(o)
@@ -304,24 +353,32 @@ func (pr *prober) match(r *Rendered) ([]int, string) {
 		base, got := pr.groups[k], groups[k]
 		if len(got) != len(base) {
 			tpl, kind, _ := strings.Cut(k, "|")
-			return nil, fmt.Sprintf("it changes how many %s objects %s renders", kind, tpl)
+			tr := &trouble{reason: fmt.Sprintf("it changes how many %s objects %s renders", kind, tpl), sentinels: map[int]bool{}, tpls: []string{tpl}}
+			for _, i := range got {
+				maps.Copy(tr.sentinels, pr.sentinelsIn(fmt.Sprint(r.Objects[i].Fields)))
+			}
+			return nil, tr
 		}
 		for j, bi := range base {
 			match[got[j]] = bi
-			have := fieldPaths(r.Objects[got[j]].Fields)
-			for p := range pr.paths[bi] {
-				if !have[p] {
-					o := pr.base.Objects[bi]
-					return nil, fmt.Sprintf("it changes the fields of %s %s", o.Kind, o.Name)
-				}
+			if same != nil && same[got[j]] {
+				continue
+			}
+			if p, ok := missingPath(pr.base.Objects[bi].Fields, r.Objects[got[j]].Fields); !ok {
+				o := pr.base.Objects[bi]
+				// The sentinels in the part of the object that lost the field.
+				near, _ := valueAtOpath(r.Objects[got[j]].Fields, p)
+				return nil, &trouble{reason: fmt.Sprintf("it changes the fields of %s %s", o.Kind, o.Name),
+					sentinels: pr.sentinelsIn(fmt.Sprint(near)), tpls: []string{o.Source.Template}}
 			}
 		}
 	}
-	return match, ""
+	return match, nil
 }
 
-// record notes where each sentinel of the render showed.
-func (pr *prober) record(r *Rendered, match []int) {
+// record notes where each sentinel of the render showed; an object known
+// to be the baseline's (same) has none.
+func (pr *prober) record(r *Rendered, match []int, same []bool) {
 	n := len(pr.cands)
 	byString := func(s string) (int, bool) {
 		m := sentinelStr.FindStringSubmatch(s)
@@ -347,6 +404,9 @@ func (pr *prober) record(r *Rendered, match []int) {
 	}
 	add := func(id int, l landing) { pr.cands[id].landings = append(pr.cands[id].landings, l) }
 	for i, o := range r.Objects {
+		if same != nil && same[i] {
+			continue
+		}
 		obj := match[i]
 		var walk func(p opath, v any)
 		walk = func(p opath, v any) {

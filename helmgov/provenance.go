@@ -26,13 +26,35 @@ type provenance struct {
 	tree    []chartTreeNode
 	user    map[string]any // the user's values files, merged
 	base    *Rendered
+	// later are the candidates not probed yet (see probeRound); start is
+	// the scratch copy as the round found it, where they are probed.
+	later *candidateSet
+	start map[string]fileState
+	// engine and baseDocs are the probers' check of Helm's engine
+	// against the round's baseline (prober.useEngine), made once.
+	engine   int
+	baseDocs map[docKey]baseDoc
 }
 
 // maxValuesRoutes bounds the values paths tried for one finding.
 const maxValuesRoutes = 3
 
+// smallProbeSet is the number of candidates up to which a round probes
+// them all at once, in one tier and one phase: a few renders, whatever
+// breaks.
+const smallProbeSet = 64
+
 // probeRound probes the chart for the fixes of findings, in one go: the
 // chart as the scratch copy holds it, and its render st.r.
+//
+// The candidates are probed in two tiers (when there are more than
+// smallProbeSet; else all at once). The first holds the paths that
+// can rank first for a finding (see routes): those under a key the user's
+// files set, and those a finding's template reads. A finding whose best
+// path is one of them, set by the user's files or read by its template,
+// ranks above every path of the second tier, which is then probed only
+// when a finding has no such path, or when the best one does not hold
+// (complete).
 func (fx *fixer) probeRound(ctx context.Context, st *fixState, findings []Finding) error {
 	pv := &provenance{targets: map[string]*probeTarget{}, base: st.r}
 	fx.prov = pv
@@ -66,13 +88,103 @@ func (fx *fixer) probeRound(ctx context.Context, st *fixState, findings []Findin
 		mergeValues(pv.user, readValues(u.scratch))
 	}
 	cs := candidates(targets, vals, pv.refs)
+	first, later := cs, &candidateSet{}
+	if len(cs.maps)+len(cs.scalars) > smallProbeSet {
+		first, later = pv.tiers(cs, targets)
+	}
+	if err := fx.probe(ctx, first); err != nil {
+		return err
+	}
+	pv.later = later
+	if slices.ContainsFunc(targets, func(t *probeTarget) bool { return !pv.settled(t) }) {
+		return fx.completeProbes(ctx)
+	}
+	pv.start = fx.snapshot()
+	return nil
+}
+
+// probe probes a set of candidates of the round, maps apart from
+// scalars, against the round's baseline render.
+func (fx *fixer) probe(ctx context.Context, cs *candidateSet) error {
+	pv := fx.prov
 	for _, class := range [][]*candidate{cs.maps, cs.scalars} {
-		if err := newProber(fx.rd, fx.gen, st.r).run(ctx, class); err != nil {
+		if len(class) == 0 {
+			continue
+		}
+		renders := fx.rd.renders
+		pr := newProber(fx.rd, fx.gen, pv.base)
+		pr.tree, pr.refs, pr.prior = pv.tree, pv.refs, pv.cands
+		pr.onePhase = len(cs.maps)+len(cs.scalars) <= smallProbeSet
+		pr.engine, pr.baseDocs = pv.engine, pv.baseDocs
+		if err := pr.run(ctx, class); err != nil {
 			return err
 		}
+		pv.engine, pv.baseDocs = pr.engine, pr.baseDocs
+		broken := 0
+		for _, c := range class {
+			if c.broken != "" {
+				broken++
+			}
+		}
+		fx.c.opts.Logger.V(1).Info("probed", "chart", fx.dir, "candidates", len(class), "broken", broken, "renders", fx.rd.renders-renders,
+			"engineOnly", pr.engine > 0)
 		pv.cands = append(pv.cands, class...)
 	}
 	return nil
+}
+
+// tiers splits the candidates: first those that can rank first for a
+// target (under a key the user's files set, or read by a target's
+// template), then the others.
+func (pv *provenance) tiers(cs *candidateSet, targets []*probeTarget) (first, later *candidateSet) {
+	first, later = &candidateSet{}, &candidateSet{}
+	hinted := func(c *candidate) bool {
+		if setDepth(pv.user, c.path) > 0 {
+			return true
+		}
+		k := strings.Join(c.path, "\x1f")
+		return slices.ContainsFunc(targets, func(t *probeTarget) bool { return pv.refs.byName[t.f.Source.Template][k] })
+	}
+	for _, c := range cs.maps {
+		if hinted(c) {
+			first.maps = append(first.maps, c)
+		} else {
+			later.maps = append(later.maps, c)
+		}
+	}
+	for _, c := range cs.scalars {
+		if hinted(c) {
+			first.scalars = append(first.scalars, c)
+		} else {
+			later.scalars = append(later.scalars, c)
+		}
+	}
+	return first, later
+}
+
+// settled reports whether t's best route is known without the second
+// tier: its path is set by the user's files or read by t's template, so
+// that no path of the second tier can rank above it.
+func (pv *provenance) settled(t *probeTarget) bool {
+	rs := pv.ranked(t)
+	return len(rs) > 0 && (rs[0].score[0] > 0 || rs[0].score[1] > 0)
+}
+
+// partial reports whether candidates of the round are not probed yet.
+func (pv *provenance) partial() bool {
+	return pv != nil && pv.later != nil && (len(pv.later.maps) > 0 || len(pv.later.scalars) > 0)
+}
+
+// completeProbes probes the second tier of the round's candidates, on
+// the scratch copy as the round found it; the fixes made since stay.
+func (fx *fixer) completeProbes(ctx context.Context) error {
+	pv := fx.prov
+	later := pv.later
+	pv.later = nil
+	if pv.start == nil {
+		return fx.probe(ctx, later)
+	}
+	return fx.atState(pv.start, func() error { return fx.probe(ctx, later) })
 }
 
 // target returns the probed target of a finding; nil when it was not
@@ -150,6 +262,7 @@ type valuesRoute struct {
 	sets  []valueSet // what the fix writes, in root coordinates
 	depth int        // the landing's depth in the object
 	twins []*probeTarget
+	score []int // its rank (see ranked), highest first
 }
 
 // setsFor says what to write at the candidate's path so that the field
@@ -189,6 +302,20 @@ func setsFor(c *candidate, t *probeTarget, ls []landing) (sets []valueSet, depth
 // routes lists the values paths that carry t's fix, best first, and, when
 // there is none, why.
 func (pv *provenance) routes(t *probeTarget) ([]valuesRoute, string) {
+	out := pv.ranked(t)
+	if len(out) > maxValuesRoutes {
+		out = out[:maxValuesRoutes]
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	return nil, pv.noRoute(t)
+}
+
+// ranked lists every values path probed that carries t's fix, best first:
+// the user's files set more of it, t's template reads it, the values set
+// it, its landing is deeper, its path shorter.
+func (pv *provenance) ranked(t *probeTarget) []valuesRoute {
 	var out []valuesRoute
 	for _, c := range pv.cands {
 		if c.broken != "" || len(c.landings) == 0 {
@@ -224,7 +351,8 @@ func (pv *provenance) routes(t *probeTarget) ([]valuesRoute, string) {
 		}
 	}
 	tpl := t.f.Source.Template
-	score := func(r valuesRoute) []int {
+	for i := range out {
+		r := &out[i]
 		read := 0
 		if pv.refs.byName[tpl][strings.Join(r.cand.path, "\x1f")] {
 			read = 1
@@ -233,12 +361,12 @@ func (pv *provenance) routes(t *probeTarget) ([]valuesRoute, string) {
 		if r.cand.exists {
 			exists = 1
 		}
-		return []int{setDepth(pv.user, r.sets[0].path), read, exists, r.depth, -len(r.sets[0].path)}
+		r.score = []int{setDepth(pv.user, r.sets[0].path), read, exists, r.depth, -len(r.sets[0].path)}
 	}
-	slices.SortStableFunc(out, func(a, b valuesRoute) int { return -slices.Compare(score(a), score(b)) })
+	slices.SortStableFunc(out, func(a, b valuesRoute) int { return -slices.Compare(a.score, b.score) })
 	// The same write, from two probes (a map and its entry), is one route.
 	seen := map[string]bool{}
-	out = slices.DeleteFunc(out, func(r valuesRoute) bool {
+	return slices.DeleteFunc(out, func(r valuesRoute) bool {
 		k := fmt.Sprint(r.sets)
 		if seen[k] {
 			return true
@@ -246,13 +374,6 @@ func (pv *provenance) routes(t *probeTarget) ([]valuesRoute, string) {
 		seen[k] = true
 		return false
 	})
-	if len(out) > maxValuesRoutes {
-		out = out[:maxValuesRoutes]
-	}
-	if len(out) > 0 {
-		return out, ""
-	}
-	return nil, pv.noRoute(t)
 }
 
 // twin is the target on object obj with the same rule and change as t:
@@ -312,6 +433,63 @@ func (r valuesRoute) describe(t *probeTarget, base *Rendered) string {
 		what += ", a key no values set yet"
 	}
 	return what
+}
+
+// confirmer asks the probes whether a values path (root coordinates), or
+// one under it, writes the part of t's object that holds the field but its
+// last rest keys: a landing there, or above it. It says what the renderer
+// showed. The template reader's binding of a field to values is followed
+// only when the renderer confirms it.
+func (pv *provenance) confirmer(t *probeTarget) func(root []string, rest int) (string, bool) {
+	return func(root []string, rest int) (string, bool) {
+		m := t.field[:max(0, len(t.field)-rest)]
+		for _, c := range pv.cands {
+			if len(c.path) < len(root) || !slices.Equal(c.path[:len(root)], root) {
+				continue
+			}
+			for _, l := range c.landings {
+				if l.obj == t.obj && (l.path.hasPrefix(m) || m.hasPrefix(l.path)) {
+					o := pv.base.Objects[t.obj]
+					return fmt.Sprintf("the renderer puts .Values.%s at %s of %s %s", strings.Join(c.path, "."), fieldPathOf(o.Fields, l.path), o.Kind, o.Name), true
+				}
+			}
+		}
+		return "", false
+	}
+}
+
+// fieldPathOf words a path of an object: list items by name where they
+// have one, else by index.
+func fieldPathOf(obj map[string]any, p opath) string {
+	var b strings.Builder
+	var cur any = obj
+	for _, s := range p {
+		if s.idx < 0 {
+			if b.Len() > 0 {
+				b.WriteString(".")
+			}
+			b.WriteString(s.key)
+			m, _ := cur.(map[string]any)
+			cur = m[s.key]
+			continue
+		}
+		l, _ := cur.([]any)
+		cur = nil
+		if s.idx < len(l) {
+			cur = l[s.idx]
+		}
+		if m, ok := cur.(map[string]any); ok {
+			if n, ok := m["name"].(string); ok && n != "" {
+				fmt.Fprintf(&b, "[name=%s]", n)
+				continue
+			}
+		}
+		fmt.Fprintf(&b, "[%d]", s.idx)
+	}
+	if b.Len() == 0 {
+		return "the object's top"
+	}
+	return b.String()
 }
 
 // brokenRoutes are the values paths whose probe broke the render (a

@@ -3,14 +3,25 @@ package helmgov
 // This file holds the renderer Fix uses: the scratch chart loaded once per
 // state of the scratch copy (a copy of it per render, since Helm's install
 // changes the chart it renders), the user's values merged per render, an
-// optional overlay of probe values on top, and the count of renders.
+// optional overlay of probe values on top, and the count of renders. A
+// probe may render by Helm's engine alone (renderEngine): the templates'
+// output split into documents, a document the same as the baseline's
+// taken as it is, without Helm's manifest sorting or a YAML parse.
 
 import (
 	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
 )
 
 // renderer renders the scratch copy of a chart again and again.
@@ -82,6 +93,133 @@ func (rd *renderer) render(ctx context.Context, gen int, overlay map[string]any)
 		}
 	}
 	return r, nil
+}
+
+// knownDoc returns the object a template's k-th document renders when the
+// document's text is the baseline's, else nil.
+type knownDoc func(tpl string, k int, doc string) *Object
+
+// docRef is the document an object of an engine render comes from: the
+// template, its index among the template's documents, and its text.
+type docRef struct {
+	tpl  string
+	k    int
+	text string
+}
+
+// renderEngine renders the chart at generation gen with the user's values
+// and overlay on top, as the install action of a client-only dry run
+// renders it (dependencies processed, the release's values and
+// capabilities, crds/ first), by Helm's engine alone: each template's
+// output is split into documents, in order, each an object. A document
+// known returns an object for is not parsed; same says which objects
+// those are, src where each comes from. A document that is not YAML
+// fails the render as the install action's does.
+func (rd *renderer) renderEngine(ctx context.Context, gen int, overlay map[string]any, known knownDoc) (r *Rendered, same []bool, src []docRef, err error) {
+	c, err := rd.load(gen)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	vals, err := rd.cfg.userValues()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mergeValues(vals, overlay)
+	rd.renders++
+	rd.probes++
+	chrt := cloneChart(c)
+	fail := func(err error) (*Rendered, []bool, []docRef, error) {
+		return nil, nil, nil, &RenderError{Chart: rd.dir, Err: err}
+	}
+	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
+		return fail(fmt.Errorf("chart dependencies processing failed: %w", err))
+	}
+	caps := common.DefaultCapabilities.Copy()
+	if rd.cfg.kubeVersion != "" {
+		kv, err := common.ParseKubeVersion(rd.cfg.kubeVersion)
+		if err != nil {
+			return nil, nil, nil, usagef("render: kube version %q: %w", rd.cfg.kubeVersion, err)
+		}
+		caps.KubeVersion = *kv
+	}
+	caps.APIVersions = append(caps.APIVersions, common.VersionSet(rd.cfg.apiVersions)...)
+	opts := common.ReleaseOptions{Name: rd.cfg.releaseName, Namespace: rd.cfg.namespace, Revision: 1, IsInstall: true}
+	rv, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, opts, caps, true)
+	if err != nil {
+		return fail(err)
+	}
+	var e engine.Engine
+	files, err := e.RenderWithContext(ctx, chrt, rv)
+	if err != nil {
+		return fail(err)
+	}
+	r = &Rendered{Chart: rd.dir, Namespace: rd.cfg.namespace}
+	add := func(tpl, text string) error {
+		k := 0
+		for _, doc := range splitDocs(text) {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			ref := docRef{tpl: tpl, k: k, text: doc}
+			k++
+			if o := known(tpl, ref.k, doc); o != nil {
+				r.Objects = append(r.Objects, *o)
+				same, src = append(same, true), append(src, ref)
+				continue
+			}
+			objs, err := readManifests([]byte(doc), "rendered manifests", tpl)
+			if err != nil {
+				return fmt.Errorf("YAML parse error on %s: %w", tpl, err)
+			}
+			for _, o := range objs {
+				r.Objects = append(r.Objects, o)
+				same, src = append(same, false), append(src, ref)
+			}
+		}
+		return nil
+	}
+	if !rd.cfg.skipCRDs {
+		for _, crd := range chrt.CRDObjects() {
+			if err := add(crd.Filename, string(crd.File.Data)); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if !strings.HasSuffix(name, "NOTES.txt") && !strings.HasPrefix(path.Base(name), "_") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := add(name, files[name]); err != nil {
+			return fail(err)
+		}
+	}
+	return r, same, src, nil
+}
+
+// splitDocs splits a template's output into YAML documents at the lines
+// that are a document separator (---, alone or before a comment).
+func splitDocs(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); {
+		end := strings.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += i
+		}
+		line := strings.TrimRight(text[i:end], " \t\r")
+		if rest, ok := strings.CutPrefix(line, "---"); ok && (rest == "" || strings.HasPrefix(strings.TrimSpace(rest), "#")) {
+			out = append(out, text[start:i])
+			start = min(end+1, len(text))
+		}
+		i = end + 1
+	}
+	return append(out, text[start:])
 }
 
 // cloneChart copies what rendering a chart changes: its metadata's

@@ -40,6 +40,9 @@ type fixPlan struct {
 // label names the plan in reasons: "values.yaml [chart-values]".
 func (p *fixPlan) label() string { return p.file + " [" + string(p.route) + "]" }
 
+// key tells plans apart: the file, the route and what it writes.
+func (p *fixPlan) key() string { return p.label() + fmt.Sprint(p.sets) }
+
 // safeWrite runs the plan's write. A failure of the editor on an odd
 // source makes the plan unfixable rather than taking the whole fix down.
 func (fx *fixer) safeWrite(p *fixPlan) (err error) {
@@ -152,6 +155,9 @@ func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
 		}
 		tplRel = fx.display(s.tplPath)
 		if tf, err = parseSource(tplRel, data, true); err == nil {
+			if t != nil {
+				tf.confirm, tf.vals = fx.prov.confirmer(t), s.info.values
+			}
 			var doc int
 			if doc, err = tf.findDoc(s.obj.Kind, s.obj.Name); err == nil {
 				docRoot = tf.root(doc)
@@ -195,6 +201,8 @@ func (fx *fixer) setPlans(s *fixSite) ([]fixPlan, error) {
 		return nil, unfixablef("%s, and %s", none, packagedWhy(s.obj))
 	case err != nil:
 		return nil, unfixablef("%s, and %s cannot take it: %s", none, tplRel, strings.TrimPrefix(err.Error(), errUnfixable.Error()+": "))
+	case sr.edit == nil && sr.shown != "":
+		return nil, unfixablef("%s, and %s, from where %s renders it, so helmgov does not write it into the template", none, sr.shown, tplRel)
 	case sr.edit == nil:
 		return nil, unfixablef("%s, and %s takes %s from .Values.%s, so helmgov does not write it into the template", none, tplRel, f.Fix.Path, strings.Join(sr.values, "."))
 	}

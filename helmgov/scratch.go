@@ -261,6 +261,33 @@ func (fx *fixer) revert(snap map[string]fileState) {
 	}
 }
 
+// atState puts the scratch copy as it was at the snapshot, runs fn, and
+// puts it back as it is now.
+func (fx *fixer) atState(snap map[string]fileState, fn func() error) error {
+	now := fx.snapshot()
+	put := func(p string, st fileState) {
+		if st.exists {
+			_ = os.WriteFile(p, st.data, 0o644)
+		} else {
+			_ = os.Remove(p)
+		}
+	}
+	fx.gen++
+	for p, ff := range fx.files {
+		st, ok := snap[p]
+		if !ok {
+			st = fileState{data: ff.orig, exists: ff.existed}
+		}
+		put(p, st)
+	}
+	err := fn()
+	fx.gen++
+	for p, st := range now {
+		put(p, st)
+	}
+	return err
+}
+
 // changes lists the files that differ from what they held first.
 func (fx *fixer) changes() ([]FileChange, error) {
 	var out []FileChange

@@ -94,14 +94,15 @@ func (fx *fixer) helperFor(tf *srcFile, root *yaml.Node, path FieldPath, value a
 		for n := range names {
 			name = n
 		}
-		return fx.editHelper(name, path[i+1:], value, subMap, depth)
+		return fx.editHelper(name, path[i+1:], value, subMap, depth, tf.confirm)
 	}
 	return nil, nil
 }
 
 // editHelper plans setting path to value in the body of helper name,
 // which renders the part of the object rendered.
-func (fx *fixer) editHelper(name string, path FieldPath, value any, rendered map[string]any, depth int) (*helperEdit, error) {
+func (fx *fixer) editHelper(name string, path FieldPath, value any, rendered map[string]any, depth int,
+	confirm func(root []string, rest int) (string, bool)) (*helperEdit, error) {
 	d := fx.index().defines[name]
 	if d == nil || d.file == nil {
 		return nil, nil
@@ -127,6 +128,7 @@ func (fx *fixer) editHelper(name string, path FieldPath, value any, rendered map
 	if err != nil {
 		return nil, err
 	}
+	bf.confirm, bf.vals = confirm, d.file.chart.values
 	if len(bf.docs) != 1 || bf.root(0) == nil || bf.root(0).Kind != yaml.MappingNode {
 		return nil, unfixablef("%s: the helper %q does not write a mapping", file, name)
 	}
@@ -137,7 +139,10 @@ func (fx *fixer) editHelper(name string, path FieldPath, value any, rendered map
 	if err != nil {
 		return nil, err
 	}
-	if sr.edit == nil {
+	switch {
+	case sr.edit == nil && sr.shown != "":
+		return nil, unfixablef("%s: %s, which the helper %q renders", file, sr.shown, name)
+	case sr.edit == nil:
 		return nil, unfixablef("%s: the helper %q takes %s from .Values.%s", file, name, path, strings.Join(sr.values, "."))
 	}
 	newBody := strings.TrimSuffix(string(bf.apply(*sr.edit)), "\n")

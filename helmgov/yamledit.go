@@ -67,6 +67,9 @@ type setResult struct {
 	// via says how the template reads values: "toYaml", "range", "with
 	// and toYaml", "tpl", "a reference".
 	via string
+	// shown says what the renderer showed of the binding, when it was
+	// asked (srcFile.confirm).
+	shown string
 }
 
 // set plans setting path (keys and named items) to value under mapping m.
@@ -114,8 +117,8 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 			// action writes it. Follow the action to values, if it reads them.
 			if parentKey != nil && !slices.ContainsFunc(rest, func(s PathStep) bool { return s.Item != "" }) {
 				pInd := f.byteCol(parentKey.Line, parentKey.Column)
-				if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), -1); b != nil {
-					return setResult{values: b, rest: keys(rest), via: via}, nil
+				if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), -1); f.follow(b, len(rest)) {
+					return setResult{values: b, rest: keys(rest), via: via, shown: f.shown}, nil
 				}
 			}
 			return setResult{}, unfixablef("%s:%d: %s is written by a template action that does not read .Values", f.name, cur.Line, path[:i+1])
@@ -127,8 +130,8 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 			// where a value with the same key would repeat it.
 			pInd := f.byteCol(parentKey.Line, parentKey.Column)
 			childInd := f.byteCol(cur.Content[0].Line, cur.Content[0].Column)
-			if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), childInd); b != nil {
-				return setResult{values: b, rest: keys(rest), via: via}, nil
+			if b, via := f.valuesBinding(parentKey.Line, f.blockEnd(parentKey.Line, pInd, true), childInd); f.follow(b, len(rest)) {
+				return setResult{values: b, rest: keys(rest), via: via, shown: f.shown}, nil
 			}
 		}
 		if k == nil {
@@ -145,13 +148,16 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 		end := f.blockEnd(k.Line, keyInd, true)
 		if len(f.actions) > 0 {
 			if v.Kind == yaml.ScalarNode && v.Line == k.Line && f.actionAfter(v.Line, f.byteCol(v.Line, v.Column)) {
-				if b := f.scalarBinding(v.Line); b != nil {
-					return setResult{values: b, rest: keys(rest[1:]), via: "a reference"}, nil
+				if b := f.scalarBinding(v.Line); f.follow(b, len(rest)-1) {
+					return setResult{values: b, rest: keys(rest[1:]), via: "a reference", shown: f.shown}, nil
 				}
 				return setResult{}, unfixablef("%s:%d: %s is computed by a template action", f.name, k.Line, step.Key)
 			}
 			if f.templatedValue(v) {
 				b, via := f.valuesBinding(k.Line, end, -1)
+				if !f.follow(b, len(rest)-1) {
+					b = nil
+				}
 				if b == nil && len(f.actionsOn(k.Line, end)) > 0 {
 					// Writing entries beside the actions would repeat a key
 					// they write.
@@ -161,7 +167,7 @@ func (f *srcFile) set(m *yaml.Node, path FieldPath, value any, rendered map[stri
 					if slices.ContainsFunc(rest[1:], func(s PathStep) bool { return s.Item != "" }) {
 						return setResult{}, unfixablef("%s:%d: %s comes from .Values.%s, and the change selects a list item", f.name, k.Line, step.Key, strings.Join(b, "."))
 					}
-					return setResult{values: b, rest: keys(rest[1:]), via: via}, nil
+					return setResult{values: b, rest: keys(rest[1:]), via: via, shown: f.shown}, nil
 				}
 			}
 		}

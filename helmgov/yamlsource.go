@@ -26,6 +26,27 @@ type srcFile struct {
 	actionOnly []bool   // the line holds only template actions
 	actions    []span   // template actions, by byte offsets in orig
 	docs       []*yaml.Node
+	// confirm, when set, asks the renderer whether a values path (in the
+	// root chart's values) writes the part of the object that holds the
+	// change but its last rest keys; set follows the template reader's
+	// binding to values only when it does. vals is the values path of the
+	// file's chart.
+	// shown is what the renderer showed of the last binding followed.
+	confirm func(root []string, rest int) (shown string, ok bool)
+	vals    []string
+	shown   string
+}
+
+// follow reports whether set follows a binding of the change to values
+// (nil: none): the renderer confirms it, or there is no renderer to ask.
+func (f *srcFile) follow(b []string, rest int) bool {
+	f.shown = ""
+	if b == nil || f.confirm == nil {
+		return b != nil
+	}
+	shown, ok := f.confirm(rootValuesPath(chartInfo{values: f.vals}, b), rest)
+	f.shown = shown
+	return ok
 }
 
 type span struct{ start, end int }
