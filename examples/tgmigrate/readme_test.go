@@ -27,6 +27,7 @@ var tour = []struct {
 	{"tour-helm-check.txt", []string{"helm", "check", "helmgov/testdata/charts/legacy-nodeport"}, exitFindings},
 	{"tour-helm-fix.txt", []string{"helm", "fix", "helmgov/testdata/charts/legacy-nodeport"}, exitOK},
 	{"tour-helm-fix-values.txt", []string{"helm", "fix", "helmgov/testdata/charts/values-routed", "-f", "helmgov/testdata/values/values-routed-prod.yaml"}, exitOK},
+	{"tour-helm-fix-subchart.txt", []string{"helm", "fix", "helmgov/testdata/corpus2/observability/chart", "-f", "helmgov/testdata/corpus2/observability/user-values.yaml"}, exitFindings},
 }
 
 // TestREADMETour: the README shows the real output of helm check and helm
