@@ -253,6 +253,12 @@ func (t *timer) C() <-chan time.Time {
 			short.Stop()
 			return ready
 		case <-short.C():
+			// A virtual clock may fire the short timer in the same step
+			// as the event that ended ctx: both channels are then ready
+			// and select picks either, so ctx is asked again here.
+			if t.ctx.Err() != nil {
+				return ready
+			}
 		}
 	}
 }
