@@ -132,18 +132,21 @@ func (k *Karpenter) emptiness(ctx context.Context) bool {
 // it stays, Unconsolidatable. The command waits ValidationDelay.
 func (k *Karpenter) consolidate(ctx context.Context) {
 	var cands []*request
+	// ratio: the price per pod of each candidate's node, its pods read
+	// once, not at every comparison: nothing changes while the loop sorts.
+	ratio := map[*request]float64{}
 	for _, r := range k.queue {
 		c := k.claims[r.node]
-		if consolidating(r) && c.state == claimReady && len(k.activePods(ctx, c.node)) > 0 {
+		if !consolidating(r) || c.state != claimReady {
+			continue
+		}
+		if n := len(k.activePods(ctx, c.node)); n > 0 {
 			cands = append(cands, r)
+			ratio[r] = k.price(c.instanceType) / float64(1+n)
 		}
 	}
-	ratio := func(r *request) float64 {
-		c := k.claims[r.node]
-		return k.price(c.instanceType) / float64(1+len(k.activePods(ctx, c.node)))
-	}
 	slices.SortStableFunc(cands, func(a, b *request) int {
-		ra, rb := ratio(a), ratio(b)
+		ra, rb := ratio[a], ratio[b]
 		switch {
 		case ra > rb:
 			return -1

@@ -86,16 +86,24 @@ func (k *Karpenter) drift(ctx context.Context) bool {
 			drifted = append(drifted, r)
 		}
 	}
+	// Each node's pods are read once, for the order and the checks, not at
+	// every comparison: no pod changes until a disruption starts (a start
+	// that fails taints at most its own node), and the loop returns when
+	// one does.
+	pods := make(map[string][]*corev1.Pod, len(drifted))
+	for _, r := range drifted {
+		pods[r.node] = k.activePods(ctx, r.node)
+	}
 	slices.SortStableFunc(drifted, func(a, b *request) int {
-		return boolInt(len(k.activePods(ctx, a.node)) > 0) - boolInt(len(k.activePods(ctx, b.node)) > 0)
+		return boolInt(len(pods[a.node]) > 0) - boolInt(len(pods[b.node]) > 0)
 	})
 	for _, r := range drifted {
 		c := k.claims[r.node]
-		if why := k.candidateBlocked(ctx, c, ReasonDrifted); k.markBlocked(r, why) {
+		if why := k.blocked(ctx, c, ReasonDrifted, pods[c.node]); k.markBlocked(r, why) {
 			continue
 		}
 		var it *instanceType
-		if len(k.activePods(ctx, c.node)) > 0 {
+		if len(pods[c.node]) > 0 {
 			it = &instanceType{name: k.cheapest()} // the provisioner's choice
 		}
 		if err := k.start(ctx, c, r, it); err != nil {
@@ -141,10 +149,15 @@ func boolInt(b bool) int {
 // that would schedule against an uninitialized node make the candidate
 // wait).
 func (k *Karpenter) candidateBlocked(ctx context.Context, c *claim, reason Reason) string {
+	return k.blocked(ctx, c, reason, k.activePods(ctx, c.node))
+}
+
+// blocked is candidateBlocked with the node's active pods already read
+// (activePods).
+func (k *Karpenter) blocked(ctx context.Context, c *claim, reason Reason, pods []*corev1.Pod) string {
 	if nodeDoNotDisrupt(ctx, k.c, c.node) {
 		return "the node is annotated " + AnnotationDoNotDisrupt
 	}
-	pods := k.activePods(ctx, c.node)
 	if !(reason == ReasonDrifted && k.pool.TerminationGracePeriod > 0) {
 		for _, p := range pods {
 			if doNotDisrupt(p) {
