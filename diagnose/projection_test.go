@@ -53,18 +53,7 @@ func TestProjectionKeepsReports(t *testing.T) {
 	t.Run("scenarios", func(t *testing.T) {
 		for _, sc := range scenarios {
 			t.Run(string(sc.code)+"/"+sc.name, func(t *testing.T) {
-				cfg := sc.cfg
-				g := &iamGate{}
-				if sc.gate {
-					g.denied.Store(true)
-					cfg.WrapLBCELBv2 = g.wrap
-				}
-				w := newSimWorld(t, onFacade, cfg)
-				arn := sc.setup(t, w, g)
-				src := worldSources(w)
-				if sc.quotas != nil {
-					src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
-				}
+				w, _, arn, src := sc.build(t, onFacade)
 				scope := diagnose.Scope{TargetGroupARNs: arntest.TGs(arn)}
 				slim := diagnoseSources(t, w, src, scope)
 				whole := diagnoseSources(t, w, src, scope, diagnose.WithoutProjection())

@@ -545,6 +545,27 @@ func wantNext(t *testing.T, f *diagnose.Finding, kind, node string) {
 
 // scenarios are, for each target-group finding code, worlds that produce it
 // and near misses that must not.
+// build makes the scenario's world on via (its LBC's client behind an
+// iamGate, denied from the start, when sc.gate), runs its setup, and
+// returns the world, the gate, the target group's ARN and the sources a
+// scan of it takes (with the scenario's quotas when it sets them).
+func (sc scenario) build(t *testing.T, via transport) (*sim.World, *iamGate, string, diagnose.Sources) {
+	t.Helper()
+	cfg := sc.cfg
+	g := &iamGate{}
+	if sc.gate {
+		g.denied.Store(true)
+		cfg.WrapLBCELBv2 = g.wrap
+	}
+	w := newSimWorld(t, via, cfg)
+	arn := sc.setup(t, w, g)
+	src := worldSources(w)
+	if sc.quotas != nil {
+		src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
+	}
+	return w, g, arn, src
+}
+
 var scenarios = []scenario{
 	// GhostTarget
 	{name: "every node replaced", code: diagnose.CodeGhostTarget, want: true, cfg: smallWorld(21),
@@ -1031,20 +1052,9 @@ func TestScenarioFindings(t *testing.T) {
 func testScenarioFindings(t *testing.T, via transport) {
 	for _, sc := range scenarios {
 		t.Run(string(sc.code)+"/"+sc.name, func(t *testing.T) {
-			cfg := sc.cfg
-			g := &iamGate{}
-			if sc.gate {
-				g.denied.Store(true)
-				cfg.WrapLBCELBv2 = g.wrap
-			}
-			w := newSimWorld(t, via, cfg)
-			arn := sc.setup(t, w, g)
+			w, g, arn, src := sc.build(t, via)
 			before := w.Clock().Now()
 			resetCounts(w)
-			src := worldSources(w)
-			if sc.quotas != nil {
-				src.Accounts[0].ServiceQuotas = appliedQuotas(sc.quotas)
-			}
 			rep := diagnoseSources(t, w, src, diagnose.Scope{TargetGroupARNs: arntest.TGs(arn)})
 			if !w.Clock().Now().Equal(before) || !rep.GeneratedAt.Equal(before) {
 				t.Fatalf("the scan ran from %v to %v, report generated at %v: want one virtual instant", before, w.Clock().Now(), rep.GeneratedAt)

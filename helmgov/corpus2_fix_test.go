@@ -199,8 +199,8 @@ func routeError(tf truthFinding, applied map[string]helmgov.AppliedFix, notFixed
 		var errs []string
 		for _, s := range tf.Set {
 			want := s.wanted(a.Finding)
-			got, ok := valueAt(after, s.Path)
-			was, _ := valueAt(before, s.Path)
+			got, ok := helmgov.LookupValue(after, s.Path)
+			was, _ := helmgov.LookupValue(before, s.Path)
 			switch {
 			case !ok:
 				errs = append(errs, fmt.Sprintf("%v is not set", s.Path))

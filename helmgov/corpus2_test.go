@@ -195,21 +195,6 @@ func readValues(t *testing.T, path string) map[string]any {
 	return m
 }
 
-// valueAt returns the value at path, and whether it is there.
-func valueAt(m map[string]any, path []string) (any, bool) {
-	var cur any = m
-	for _, k := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = mm[k]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
 // setValue sets the value at path, creating maps on the way.
 func setValue(m map[string]any, path []string, v any) {
 	for _, k := range path[:len(path)-1] {

@@ -4,3 +4,7 @@ package helmgov
 
 // PlainReason is plainReason, for TestPlainReason.
 var PlainReason = plainReason
+
+// LookupValue is lookupValue, for the corpus tests' reading of a values
+// file at a path.
+var LookupValue = lookupValue
