@@ -108,7 +108,7 @@
 // under steady churn, up to 9 requests were under way at Execute's start
 // (20 of 80 runs, all at a 120 s lag); under spot, up to 3 in the cutover
 // and 135 after it (the pods the controller deregisters when EC2 takes
-// their node). Doing nothing lost 263 to 21,369 requests at every point.
+// their node). Doing nothing lost 297 to 16,415 requests at every point.
 // In worlds worse than the plan assumes (a 3-minute lag), reported apart,
 // the pods' safe preStop no longer covers the lag. The README's tour and
 // its table of the claim have the figures per shape.
