@@ -394,6 +394,31 @@ func TestFixIntoFile(t *testing.T) {
 	}
 }
 
+// TestFixIntoFileRefused: an into file that is not a local file (standard
+// input, a URL) is a usage error that names it, before anything is
+// rendered or written: the tree is as it was.
+func TestFixIntoFileRefused(t *testing.T) {
+	c, err := NewChecker(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "packaged-alias")
+	if err := copyTree(filepath.Join("testdata", "probe", "packaged-alias"), root); err != nil {
+		t.Fatal(err)
+	}
+	chart, user := filepath.Join(root, "chart"), filepath.Join(root, userValuesYml)
+	before := hashTree(t, root)
+	for _, into := range []string{"-", "s3://bucket/values.yaml"} {
+		res, err := c.Fix(t.Context(), chart, WithRenderOptions(WithValuesFiles(user)), WithIntoFile(into))
+		if !IsUsage(err) || res != nil || !strings.Contains(err.Error(), into) {
+			t.Errorf("WithIntoFile(%q): Fix = %v, %v; want a usage error naming it, no result", into, res, err)
+		}
+	}
+	if d := cmp.Diff(before, hashTree(t, root)); d != "" {
+		t.Errorf("the tree changed (-before +after):\n%s", d)
+	}
+}
+
 // TestFixHooksNotWorkloads: the web chart's test Pod (helm.sh/hook: test)
 // matches the Service's selector and declares its port, yet gets no
 // finding, and Fix leaves it alone.
