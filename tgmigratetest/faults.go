@@ -1,8 +1,9 @@
 package tgmigratetest
 
 // faults.go: the faults a test injects: throttling and AccessDenied on
-// named ELBv2 operations (Fault, World.Inject), and a crash of a cutover
-// after its Nth event (CrashAfter, ErrCrash).
+// named ELBv2, EC2 and Service Quotas operations (Fault, World.Inject),
+// as each service answers them, and a crash of a cutover after its Nth
+// event (CrashAfter, ErrCrash).
 
 import (
 	"context"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
 )
@@ -21,60 +23,119 @@ type FaultCode string
 
 // The fault codes.
 const (
-	// Throttling: "Rate exceeded", which the SDK packages retry with
-	// backoff on the injected clock.
+	// Throttling: the service's throttling error (ELBv2's Throttling,
+	// EC2's RequestLimitExceeded, Service Quotas' TooManyRequestsException),
+	// which the SDK packages retry with backoff on the injected clock.
 	Throttling FaultCode = "Throttling"
-	// AccessDenied: IAM's refusal of the action, which they do not retry.
+	// AccessDenied: IAM's refusal of the action (ELBv2's AccessDenied,
+	// EC2's UnauthorizedOperation, Service Quotas'
+	// AccessDeniedException), which they do not retry.
 	AccessDenied FaultCode = "AccessDenied"
 )
 
-// Fault makes the next calls of one ELBv2 operation of the code under test
-// fail, as AWS fails them: with the SDK's error wrapping, and no effect on
-// the world.
+// Fault makes the next calls of one AWS operation of the code under test
+// fail, as AWS fails them: with the service's own error code, and no
+// effect on the world. The operation is ELBv2's ([World.ELBv2]), EC2's
+// ([World.EC2]) or Service Quotas' ([World.ServiceQuotas]); with
+// Options.Wire the fault fires behind the endpoint, and the real SDK
+// client reads it back off the wire (and its retryer retries a
+// throttling).
 type Fault struct {
-	// Op is the ELBv2 operation, as the SDK names it: "DescribeTargetHealth",
-	// "DeregisterTargets", "ModifyTargetGroup"... Required.
+	// Op is the operation, as the SDK names it: ELBv2's
+	// "DescribeTargetHealth", "DeregisterTargets", "ModifyTargetGroup"...,
+	// EC2's "DescribeSecurityGroups", "DescribeNetworkInterfaces",
+	// "DescribeVpcs", "DescribeSubnets", "DescribeRouteTables",
+	// "DescribeVpcEndpoints", or Service Quotas' "GetServiceQuota",
+	// "GetAWSDefaultServiceQuota". Required.
 	Op string
 	// Code is the error. Required.
 	Code FaultCode
-	// TargetGroup, when set, limits the fault to calls that name this
-	// target group. Zero: any call of Op.
+	// TargetGroup, when set, limits the fault to the ELBv2 calls that name
+	// this target group. Zero: any call of Op. Only for an ELBv2 Op.
 	TargetGroup tgmigrate.ARN
 	// Times is how many calls fail, one after the other. Zero: one.
 	Times int
 }
 
+// faultService says which service's operation op is: "ELBv2", "EC2",
+// "Service Quotas", or "" for none.
+func faultService(op string) string {
+	switch {
+	case slices.Contains(elbv2sim.Ops, op):
+		return "ELBv2"
+	case slices.Contains(ec2Ops, op):
+		return "EC2"
+	case slices.Contains(quotaOps, op):
+		return "Service Quotas"
+	}
+	return ""
+}
+
+// faultError is the error AWS answers f with, as service answers it:
+//
+//	          Throttling                              AccessDenied
+//	ELBv2     Throttling "Rate exceeded"              AccessDenied (elasticloadbalancing:Op)
+//	EC2       RequestLimitExceeded                    UnauthorizedOperation (ec2:Op)
+//	SQ        TooManyRequestsException                AccessDeniedException (servicequotas:Op)
+func faultError(service string, f Fault) error {
+	throttled := f.Code == Throttling
+	switch service {
+	case "EC2":
+		if throttled {
+			return ec2sim.ErrThrottled()
+		}
+		return ec2sim.ErrUnauthorized(f.Op)
+	case "Service Quotas":
+		if throttled {
+			return quotaThrottled()
+		}
+		return quotaDenied(f.Op)
+	}
+	if throttled {
+		return elbv2model.ThrottlingError()
+	}
+	target := "*"
+	if !f.TargetGroup.IsZero() {
+		target = f.TargetGroup.String()
+	}
+	return sim.AccessDenied("tgmigrate/operator", f.Op, target)
+}
+
 // Inject arms f: the next f.Times calls of f.Op fail with f.Code. Faults
-// fire in the order they were armed. A bad fault gives an
-// [*OptionsError] naming its field ("Fault.Op"), and nothing is armed.
+// of one operation fire in the order they were armed. A bad fault gives
+// an [*OptionsError] naming its field ("Fault.Op"), and nothing is armed.
 func (w *World) Inject(f Fault) error {
 	bad := func(field, reason string) error { return optionsError("inject", "Fault."+field, reason) }
-	if !slices.Contains(elbv2sim.Ops, f.Op) {
-		return bad("Op", fmt.Sprintf("%q is not an ELBv2 operation of tgmigrate (%v)", f.Op, elbv2sim.Ops))
-	}
-	if f.Times < 0 {
+	service := faultService(f.Op)
+	switch {
+	case service == "":
+		return bad("Op", fmt.Sprintf("%q is not an operation of tgmigrate: ELBv2 %v, EC2 %v, Service Quotas %v", f.Op, elbv2sim.Ops, ec2Ops, quotaOps))
+	case f.Times < 0:
 		return bad("Times", "is negative")
-	}
-	var resource string
-	if !f.TargetGroup.IsZero() {
-		resource = f.TargetGroup.String()
-	}
-	var err error
-	switch f.Code {
-	case Throttling:
-		err = elbv2model.ThrottlingError()
-	case AccessDenied:
-		target := resource
-		if target == "" {
-			target = "*"
-		}
-		err = sim.AccessDenied("tgmigrate/operator", f.Op, target)
-	default:
+	case f.Code != Throttling && f.Code != AccessDenied:
 		return bad("Code", fmt.Sprintf("%q is neither %s nor %s", f.Code, Throttling, AccessDenied))
+	case service != "ELBv2" && !f.TargetGroup.IsZero():
+		return bad("TargetGroup", fmt.Sprintf("limits ELBv2 calls only, and %s is an operation of %s", f.Op, service))
 	}
-	for range max(f.Times, 1) {
-		if ierr := w.w.ELBv2().Inject(elbv2sim.InjectedError{Op: f.Op, ARN: resource, Err: err}); ierr != nil {
+	err, times := faultError(service, f), max(f.Times, 1)
+	switch service {
+	case "EC2":
+		if ierr := w.w.SUTEC2().FailNext(f.Op, times, err); ierr != nil {
 			return fmt.Errorf("tgmigratetest: inject: %w", ierr)
+		}
+	case "Service Quotas":
+		for range times {
+			w.sq.arm(f.Op, err)
+		}
+	default:
+		var resource string
+		if !f.TargetGroup.IsZero() {
+			resource = f.TargetGroup.String()
+		}
+		for range times {
+			if ierr := w.w.ELBv2().Inject(elbv2sim.InjectedError{Op: f.Op, ARN: resource, Err: err}); ierr != nil {
+				return fmt.Errorf("tgmigratetest: inject: %w", ierr)
+			}
 		}
 	}
 	return nil

@@ -73,6 +73,15 @@ type Options struct {
 	// latency only for code that calls from one goroutine (cutover,
 	// tgbind), or run Diagnose with diagnose.WithConcurrency(1).
 	Timings Timings
+	// Move builds the world of step 4, the move to private subnets: the
+	// nodes in public subnets, private ones beside them, EC2's subnets,
+	// route tables and endpoints, Karpenter's EC2NodeClass (see [Move]).
+	// Nil: none, the world of steps 1 to 3.
+	Move *Move
+	// Wire serves the world's AWS over HTTP on 127.0.0.1 and gives the
+	// code under test the real aws-sdk-go-v2 clients of it (see [Wire]).
+	// Nil: the clients are Go values, with no HTTP.
+	Wire *Wire
 }
 
 // Timings are the AWS timing assumptions of a world: how many passing
@@ -166,6 +175,8 @@ func (o Options) config() sim.Config {
 	if o.Churn.Shape == ChurnSpot {
 		cfg.NodePool.CapacityType = "spot"
 	}
+	o.Move.apply(&cfg)
+	cfg.Wire = o.Wire.config()
 	return cfg
 }
 
@@ -173,6 +184,12 @@ func (o Options) config() sim.Config {
 // shape, share or budget given without an interval schedules nothing, and
 // a churn the simulator only checks once it starts.
 func (o Options) check() error {
+	if err := o.Move.check(); err != nil {
+		return err
+	}
+	if err := o.Wire.check(); err != nil {
+		return err
+	}
 	c := o.Churn
 	switch {
 	case c.Interval < 0:
@@ -194,6 +211,7 @@ var simFields = map[string]string{
 	"ChurnInterval":                   "Churn.Interval",
 	"ChurnDelay":                      "Churn.Delay",
 	"Legacy.TargetType":               "TargetType",
+	"Move.PrivateEgress":              "Move.Egress",
 	"karpenter.Shape":                 "Churn.Shape",
 	"karpenter.Share":                 "Churn.Share",
 	"karpenter.Interval":              "Churn.Interval",

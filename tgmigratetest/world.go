@@ -32,6 +32,11 @@ import (
 type World struct {
 	w      *sim.World
 	legacy Legacy
+	// sq is the world's Service Quotas; with Options.Wire, sqWire serves
+	// it and sqSDK is the SDK's client of it (quotas.go, wire.go).
+	sq     *quotaService
+	sqWire *quotaEndpoint
+	sqSDK  ServiceQuotasAPI
 }
 
 // Legacy is the seed's case: the hand-made target group and the Service
@@ -73,13 +78,16 @@ func NewWorld(ctx context.Context, opts Options) (*World, error) {
 	l := w.Legacy()
 	tg, err := tgmigrate.ParseTargetGroupARN(l.TargetGroupARN)
 	if err != nil {
+		w.Close()
 		return nil, newWorldError(err)
 	}
-	return &World{w: w, legacy: Legacy{
+	world := &World{w: w, sq: newQuotaService(), legacy: Legacy{
 		TargetGroupARN: tg, TargetGroupName: l.TargetGroupName, TargetType: tgmigrate.TargetType(l.TargetType),
 		LoadBalancerARN: l.LoadBalancerARN, ListenerARN: l.ListenerARN,
 		Namespace: l.Namespace, Service: l.Service, PortName: l.PortName,
-	}}, nil
+	}}
+	world.startWire(opts)
+	return world, nil
 }
 
 // ELBv2 returns the ELBv2 client of the code under test, read-write: give
@@ -154,10 +162,18 @@ func (w *World) Requests() Requests {
 	return Requests{Total: st.Total, Served: st.Served, Failed: st.Failed, LongestOutage: st.Longest.Duration()}
 }
 
-// Calls returns the code under test's ELBv2 calls so far by operation
-// ("DescribeTargetHealth", "DeregisterTargets"), failed and throttled
-// ones included; the controller stand-in's are not among them.
-func (w *World) Calls() map[string]int { return w.w.AWSCounts() }
+// Calls returns the code under test's AWS calls so far by operation
+// ("DescribeTargetHealth", "DeregisterTargets", "DescribeSecurityGroups",
+// "GetServiceQuota"), of ELBv2, EC2 and Service Quotas, failed and
+// throttled ones included; the controller stand-in's are not among them.
+// With Options.Wire each HTTP request counts, the SDK's retries included.
+func (w *World) Calls() map[string]int {
+	out := w.w.AWSCounts()
+	for op, n := range w.sq.Counts() {
+		out[op] += n
+	}
+	return out
+}
 
 // NodeTargets returns how many targets of the world's target groups are a
 // node's address (nodeIP:NodePort), live or ghost: zero once a migration

@@ -1,0 +1,102 @@
+package tgmigratetest
+
+// move.go: the world of step 4, the move to private subnets: Options.Move
+// (Move, Egress), its translation into the simulator's, and what a test
+// of package subnets reads (World.PublicNodes, World.Zones).
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/qstools/tgmigrate/internal/sim"
+)
+
+// Move builds the world of step 4 (Options.Move): its nodes start in
+// public subnets, with public addresses, and the VPC has a private subnet
+// in each of its zones beside the public one. EC2 ([World.EC2]) then
+// serves the subnets (tagged kubernetes.io/role/elb or
+// kubernetes.io/role/internal-elb, and karpenter.sh/discovery:
+// [ClusterName]), their route tables (the public ones to an internet
+// gateway, the private ones as Egress says) and the VPC endpoints;
+// Karpenter's EC2NodeClass "default" selects the public subnets with
+// associatePublicIPAddress true, which subnets' move rewrites, and its
+// NodePool "default" drifts and replaces the nodes when it does; and the
+// load balancer enables LoadBalancerZones. subnets.CheckReadiness finds
+// such a world Ready once no target group pins the nodes' addresses (after
+// a cutover), and subnets.Execute moves it.
+type Move struct {
+	// Egress is how the private subnets reach AWS's APIs. Zero:
+	// [EgressNAT].
+	Egress Egress
+	// LoadBalancerZones are the zones the load balancer enables, of
+	// [World.Zones]: ip targets in another zone are unused. Nil: every
+	// zone. When set, at least two (an ALB's rule).
+	LoadBalancerZones []string
+}
+
+// Egress is how a step-4 world's private subnets reach AWS's APIs.
+type Egress string
+
+// The egresses of a step-4 world.
+const (
+	// EgressNAT: a NAT gateway per zone, each private route table's
+	// default route.
+	EgressNAT Egress = sim.EgressNAT
+	// EgressEndpoints: no NAT, VPC endpoints of ECR (api and dkr), S3
+	// (gateway), STS and EC2 in the private subnets.
+	EgressEndpoints Egress = sim.EgressEndpoints
+	// EgressNone: neither, a broken world: readiness finds NoEgress.
+	EgressNone Egress = sim.EgressNone
+)
+
+// check refuses a bad Move; nil is none.
+func (m *Move) check() error {
+	if m == nil {
+		return nil
+	}
+	bad := func(field, reason string) error { return optionsError("new world", "Move."+field, reason) }
+	switch m.Egress {
+	case "", EgressNAT, EgressEndpoints, EgressNone:
+	default:
+		return bad("Egress", fmt.Sprintf("%q is not %s, %s or %s", m.Egress, EgressNAT, EgressEndpoints, EgressNone))
+	}
+	if m.LoadBalancerZones != nil {
+		if len(m.LoadBalancerZones) < 2 {
+			return bad("LoadBalancerZones", fmt.Sprintf("%d zones: an ALB enables at least two", len(m.LoadBalancerZones)))
+		}
+		seen := map[string]bool{}
+		for _, z := range m.LoadBalancerZones {
+			if seen[z] {
+				return bad("LoadBalancerZones", fmt.Sprintf("%q is given twice", z))
+			}
+			seen[z] = true
+		}
+	}
+	return nil
+}
+
+// apply sets the simulator's configuration of a step-4 world.
+func (m *Move) apply(cfg *sim.Config) {
+	if m == nil {
+		return
+	}
+	cfg.PublicSubnets = true
+	cfg.Move = sim.MoveWorld{Enabled: true, PrivateEgress: string(m.Egress), LoadBalancerZones: slices.Clone(m.LoadBalancerZones)}
+}
+
+// PublicNodes returns how many of the world's nodes are in a public
+// subnet or have a public address: all of a step-4 world's at its start,
+// none once subnets' move is done.
+func (w *World) PublicNodes() int {
+	n := 0
+	for _, node := range w.w.Cluster().Nodes() {
+		if node.Public || node.ExternalIP != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Zones returns the Availability Zones of the world's cluster, each with
+// a private and a public subnet: what Move.LoadBalancerZones names.
+func (w *World) Zones() []string { return w.w.Cluster().Zones() }
