@@ -172,9 +172,10 @@ func (a *awsReader) retryTransient(ctx context.Context, mutating bool, fn func(c
 }
 
 // transient reports whether err passes by itself: AWS throttling, and the
-// API server's throttling, timeouts and unavailability.
+// API server's throttling, timeouts and unavailability. An AWS error not
+// yet classified (the raw error of an EC2 read) is told by its code.
 func transient(err error) bool {
-	return awserr.IsRetryable(err, false) || apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
+	return awserr.IsRetryable(awserr.Classify("", "", err), false) || apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
 		apierrors.IsTimeout(err) || apierrors.IsServiceUnavailable(err)
 }
 
