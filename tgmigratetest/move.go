@@ -2,11 +2,12 @@ package tgmigratetest
 
 // move.go: the world of step 4, the move to private subnets: Options.Move
 // (Move, Egress), its translation into the simulator's, and what a test
-// of package subnets reads (World.PublicNodes, World.Zones).
+// of package subnets reads and does (World.PublicNodes, World.Zones,
+// World.EnableZones).
 
 import (
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/qstools/tgmigrate/internal/sim"
 )
@@ -21,17 +22,14 @@ import (
 // Karpenter's EC2NodeClass "default" selects the public subnets with
 // associatePublicIPAddress true, which subnets' move rewrites, and its
 // NodePool "default" drifts and replaces the nodes when it does; and the
-// load balancer enables LoadBalancerZones. subnets.CheckReadiness finds
-// such a world Ready once no target group pins the nodes' addresses (after
-// a cutover), and subnets.Execute moves it.
+// load balancer enables every zone, each on its public subnet
+// ([World.EnableZones] changes that). subnets.CheckReadiness finds such a
+// world Ready once no target group pins the nodes' addresses (after a
+// cutover), and subnets.Execute moves it.
 type Move struct {
 	// Egress is how the private subnets reach AWS's APIs. Zero:
 	// [EgressNAT].
 	Egress Egress
-	// LoadBalancerZones are the zones the load balancer enables, of
-	// [World.Zones]: ip targets in another zone are unused. Nil: every
-	// zone. When set, at least two (an ALB's rule).
-	LoadBalancerZones []string
 }
 
 // Egress is how a step-4 world's private subnets reach AWS's APIs.
@@ -60,18 +58,6 @@ func (m *Move) check() error {
 	default:
 		return bad("Egress", fmt.Sprintf("%q is not %s, %s or %s", m.Egress, EgressNAT, EgressEndpoints, EgressNone))
 	}
-	if m.LoadBalancerZones != nil {
-		if len(m.LoadBalancerZones) < 2 {
-			return bad("LoadBalancerZones", fmt.Sprintf("%d zones: an ALB enables at least two", len(m.LoadBalancerZones)))
-		}
-		seen := map[string]bool{}
-		for _, z := range m.LoadBalancerZones {
-			if seen[z] {
-				return bad("LoadBalancerZones", fmt.Sprintf("%q is given twice", z))
-			}
-			seen[z] = true
-		}
-	}
 	return nil
 }
 
@@ -81,7 +67,7 @@ func (m *Move) apply(cfg *sim.Config) {
 		return
 	}
 	cfg.PublicSubnets = true
-	cfg.Move = sim.MoveWorld{Enabled: true, PrivateEgress: string(m.Egress), LoadBalancerZones: slices.Clone(m.LoadBalancerZones)}
+	cfg.Move = sim.MoveWorld{Enabled: true, PrivateEgress: string(m.Egress)}
 }
 
 // PublicNodes returns how many of the world's nodes are in a public
@@ -98,5 +84,46 @@ func (w *World) PublicNodes() int {
 }
 
 // Zones returns the Availability Zones of the world's cluster, each with
-// a private and a public subnet: what Move.LoadBalancerZones names.
+// a private and a public subnet, in order.
 func (w *World) Zones() []string { return w.w.Cluster().Zones() }
+
+// EnableZones sets the zones the load balancer enables, each on its
+// public subnet, as a change of its subnets in AWS would: ip targets in
+// another zone become unused at once (Target.NotInUse) and take no more
+// requests, and subnets' readiness finds ZoneNotEnabled. No zones: every
+// zone again. It needs a step-4 world (Options.Move), and at least two
+// zones of [World.Zones], none twice (an ALB's rule); otherwise an
+// [*OptionsError] naming "zones", and nothing changes.
+func (w *World) EnableZones(zones ...string) error {
+	bad := func(field, reason string) error { return optionsError("enable zones", field, reason) }
+	if !w.move {
+		return bad("Move", "is nil: only a step-4 world knows its targets' zones")
+	}
+	if len(zones) == 0 {
+		zones = w.Zones()
+	}
+	if len(zones) < 2 {
+		return bad("zones", fmt.Sprintf("%d zones: an ALB enables at least two", len(zones)))
+	}
+	public := map[string]string{}
+	for _, s := range w.w.Cluster().Subnets() {
+		if s.Public {
+			public[s.Zone] = s.ID
+		}
+	}
+	enabled := map[string]string{}
+	for _, z := range zones {
+		id, ok := public[z]
+		switch {
+		case !ok:
+			return bad("zones", fmt.Sprintf("%q is not a zone of the cluster (%s)", z, strings.Join(w.Zones(), ", ")))
+		case enabled[z] != "":
+			return bad("zones", fmt.Sprintf("%q is given twice", z))
+		}
+		enabled[z] = id
+	}
+	if err := w.w.Model().SetLoadBalancerZones(w.legacy.LoadBalancerARN, enabled); err != nil {
+		return fmt.Errorf("tgmigratetest: enable zones: %w", err)
+	}
+	return nil
+}

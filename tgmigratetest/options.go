@@ -211,7 +211,6 @@ var simFields = map[string]string{
 	"ChurnInterval":                   "Churn.Interval",
 	"ChurnDelay":                      "Churn.Delay",
 	"Legacy.TargetType":               "TargetType",
-	"Move.PrivateEgress":              "Move.Egress",
 	"karpenter.Shape":                 "Churn.Shape",
 	"karpenter.Share":                 "Churn.Share",
 	"karpenter.Interval":              "Churn.Interval",

@@ -37,6 +37,8 @@ type World struct {
 	sq     *quotaService
 	sqWire *quotaEndpoint
 	sqSDK  ServiceQuotasAPI
+	// move: a step-4 world (Options.Move; move.go).
+	move bool
 }
 
 // Legacy is the seed's case: the hand-made target group and the Service
@@ -81,7 +83,7 @@ func NewWorld(ctx context.Context, opts Options) (*World, error) {
 		w.Close()
 		return nil, newWorldError(err)
 	}
-	world := &World{w: w, sq: newQuotaService(), legacy: Legacy{
+	world := &World{w: w, sq: newQuotaService(), move: opts.Move != nil, legacy: Legacy{
 		TargetGroupARN: tg, TargetGroupName: l.TargetGroupName, TargetType: tgmigrate.TargetType(l.TargetType),
 		LoadBalancerARN: l.LoadBalancerARN, ListenerARN: l.ListenerARN,
 		Namespace: l.Namespace, Service: l.Service, PortName: l.PortName,
