@@ -16,14 +16,31 @@
 //
 //   - doc.go: this comment.
 //   - options.go: Options, Churn and its shapes, Timings, and the one
-//     error a bad option gives (ErrInvalidOptions, OptionsError).
+//     error a bad option gives (ErrInvalidOptions, OptionsError); Move and
+//     Wire have files of their own.
 //   - world.go: the World: NewWorld, the clients the code under test takes
 //     (ELBv2, ELBv2Read, Client, Clock, Cluster), the seed's case (Legacy),
 //     and what a test reads and does (Run, Requests, Calls, NodeTargets,
 //     Ghosts, ReplaceAllNodes, StopLBC and StartLBC).
+//   - ec2.go: EC2API and World.EC2: the world's network, read-only
+//     (security groups, network interfaces, subnets, route tables, VPC
+//     endpoints).
+//   - quotas.go: ServiceQuotasAPI and World.ServiceQuotas: a simulated
+//     Service Quotas answering ELBv2's quotas on targets, and its
+//     endpoint for Options.Wire.
+//   - move.go: Options.Move (Move, Egress), the world of step 4, and
+//     World.PublicNodes, World.Zones and World.EnableZones.
+//   - wire.go: Options.Wire (Wire), the world's AWS over HTTP on
+//     127.0.0.1 for the real SDK clients, and World.Close.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
-//     named ELBv2 operations), CrashAfter and ErrCrash (a cutover crashed
-//     after its Nth event).
+//     named ELBv2, EC2 and Service Quotas operations, each as its service
+//     answers them), CrashAfter and ErrCrash (a cutover crashed after its
+//     Nth event).
+//
+// Examples: example_test.go (the world and each of its parts);
+// steps_example_test.go (one per step: diagnose, tgbind, cutover,
+// subnets, and a cutover over the wire). Each copies alone into another
+// module.
 //
 // # The world
 //
@@ -44,18 +61,53 @@
 // to them:
 //
 //   - diagnose: diagnose.Sources{Accounts: []diagnose.Account{{ID:
-//     [AccountID], Region: [Region], ELBv2: w.ELBv2Read()}}, Clusters:
-//     []diagnose.Cluster{w.Cluster()}}, with diagnose.WithClock(w.Clock()).
-//   - cutover: cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock:
-//     w.Clock(), ClusterName: [ClusterName], ClusterVPCID: w.VPCID()}, and
+//     [AccountID], Region: [Region], ELBv2: w.ELBv2Read(), ServiceQuotas:
+//     w.ServiceQuotas()}}, Clusters: []diagnose.Cluster{w.Cluster()}},
+//     with diagnose.WithClock(w.Clock()). Give Account.EC2 nothing: it
+//     reads DescribeInstances, which the world does not serve.
+//   - cutover: cutover.Env{ELBv2: w.ELBv2(), EC2: w.EC2(), ServiceQuotas:
+//     w.ServiceQuotas(), Client: w.Client(), Clock: w.Clock(),
+//     ClusterName: [ClusterName], ClusterVPCID: w.VPCID()}, and
 //     Request.Assumptions: w.Assumptions() so that the plan assumes the
-//     world's timings. PlanCutover also takes a cutover.ReadEnv with
-//     w.ELBv2Read().
+//     world's timings. With EC2 the plan checks that the load balancer's
+//     security groups let it reach the pods' port (Plan.Network), with
+//     ServiceQuotas it counts the overlap against the quotas it reads.
+//     PlanCutover also takes a cutover.ReadEnv with w.ELBv2Read().
 //   - tgbind: tgbind.Options{ELBv2: w.ELBv2Read(), Reader: w.Client(),
 //     Writer: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}.
+//   - subnets (step 4, in a world of Options.Move): subnets.Input{Cluster:
+//     [ClusterName], AccountID: [AccountID], Region: [Region], VPCID:
+//     w.VPCID(), Reader: w.Client(), EC2: w.EC2(), ELBv2: w.ELBv2Read()},
+//     and subnets.Env{Client: w.Client(), ELBv2: w.ELBv2Read(), Namespace:
+//     w.Legacy().Namespace, Clock: w.Clock()}.
 //
-// [World.ELBv2] is a [tgmigrate.ELBv2API] and [World.ELBv2Read] a
-// [tgmigrate.ELBv2ReadAPI] with no write method behind it.
+// [World.ELBv2] is a [tgmigrate.ELBv2API]; [World.ELBv2Read] a
+// [tgmigrate.ELBv2ReadAPI] and [World.EC2] an [EC2API] with no write
+// method behind them; [World.ServiceQuotas] a [ServiceQuotasAPI]. Each
+// satisfies the capability packages' interfaces of the same role.
+//
+// # Step 4
+//
+// Options.Move ([Move]) builds the world of the move to private subnets:
+// the nodes start in public subnets with public addresses
+// ([World.PublicNodes]), each zone ([World.Zones]) has a private subnet
+// beside its public one, EC2 serves the subnets, route tables and
+// endpoints (Move.Egress: a NAT gateway per zone, VPC endpoints, or
+// neither), and Karpenter's EC2NodeClass selects the public subnets.
+// Once a cutover has unpinned the nodes' addresses, subnets finds it
+// Ready and its move replaces every node in the private subnets, on the
+// world's clock. [World.EnableZones] leaves zones out of the load
+// balancer, as a broken world does.
+//
+// # The wire
+//
+// Options.Wire ([Wire]) serves the world's ELBv2, EC2 and Service Quotas
+// over HTTP on 127.0.0.1, and the clients above are then the real
+// aws-sdk-go-v2 ones pointed at it: the SDK's serialisation, error
+// decoding and retryer run with the code under test. Everything else is
+// the same world: its counts ([World.Calls], each HTTP request), its
+// faults (fired behind the endpoint), its clock. Close the world when
+// done ([World.Close]).
 //
 // # Time
 //
@@ -69,8 +121,11 @@
 //
 // # Faults
 //
-//   - [World.Inject]: the next calls of a named ELBv2 operation fail with
-//     [Throttling] or [AccessDenied], as AWS fails them.
+//   - [World.Inject]: the next calls of a named ELBv2, EC2 or Service
+//     Quotas operation fail with [Throttling] or [AccessDenied], as each
+//     service fails them (EC2: RequestLimitExceeded and
+//     UnauthorizedOperation; Service Quotas: TooManyRequestsException and
+//     AccessDeniedException).
 //   - [CrashAfter]: a hook for cutover.WithHook that stops Execute or
 //     Rollback after its Nth event as a crash would ([ErrCrash]); run the
 //     world on, then Execute again: it resumes from the journal.

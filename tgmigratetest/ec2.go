@@ -18,7 +18,7 @@ import (
 //
 // Diagnose's optional EC2 client (diagnose.EC2API) reads
 // DescribeInstances, which the world does not serve: give diagnose none,
-// and it skips its public-subnet check with a note.
+// and it skips its public-subnet check (AccountReport.EC2 is false).
 type EC2API interface {
 	// DescribeSecurityGroups is the SDK call behind IAM action ec2:DescribeSecurityGroups.
 	DescribeSecurityGroups(ctx context.Context, params *ec2.DescribeSecurityGroupsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error)
