@@ -38,11 +38,14 @@ func TestFlowUnderChurn(t *testing.T) {
 		t.Fatalf("no PlanCutover handoff for %v in %+v (%v; %+v)", tg, rep.AllFindings(), err, rep.Errors)
 	}
 	req.Assumptions = w.Assumptions()
-	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(),
+	env := cutover.Env{ELBv2: w.ELBv2(), EC2: w.EC2(), ServiceQuotas: w.ServiceQuotas(), Client: w.Client(), Clock: w.Clock(),
 		ClusterName: tgmigratetest.ClusterName, ClusterVPCID: w.VPCID()}
 	plan, err := cutover.PlanCutover(ctx, env, req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := plan.Network; n == nil || !n.Checked || !n.Allowed {
+		t.Errorf("security-group check %+v, want checked and open to the pods", n)
 	}
 	if _, err := cutover.Execute(ctx, env, plan); err != nil {
 		t.Fatal(err)
