@@ -156,12 +156,14 @@ func (s *quotaService) GetAWSDefaultServiceQuota(_ context.Context, in *serviceq
 	return &servicequotas.GetAWSDefaultServiceQuotaOutput{Quota: q}, nil
 }
 
-// throttled and denied are the errors Service Quotas answers a throttled
-// and a refused call with.
+// quotaThrottled is the error Service Quotas answers a throttled call
+// with.
 func quotaThrottled() error {
 	return &sqtypes.TooManyRequestsException{Message: aws.String("Rate exceeded")}
 }
 
+// quotaDenied is the error Service Quotas answers a call of op that IAM
+// refuses with.
 func quotaDenied(op string) error {
 	return &sqtypes.AccessDeniedException{Message: aws.String(fmt.Sprintf(
 		"User: arn:aws:sts::%s:assumed-role/tgmigrate/operator is not authorized to perform: servicequotas:%s because no identity-based policy allows the servicequotas:%s action",
