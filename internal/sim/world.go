@@ -276,6 +276,9 @@ func (w *World) Close() {
 	}
 }
 
+// Config returns the world's configuration, defaults applied.
+func (w *World) Config() Config { return w.cfg }
+
 // Timings returns the world's timing assumptions, defaults applied.
 func (w *World) Timings() timing.Timings { return w.cfg.Timings }
 
