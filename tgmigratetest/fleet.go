@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -47,12 +48,17 @@ type ClusterOptions struct {
 // [Fleet.Clock] (every world's Clock is it), or the test runs the fleet
 // with [Fleet.Run]; each world counts its own requests and calls.
 //
-// The clock serialises the goroutines that wait on it: code under test
-// may run in one goroutine per world (cutover's Execute in two clusters
-// at once), but their waits add up rather than overlap, so the fleet's
-// elapsed time is an upper bound of such a run's, not its wall time.
+// Code under test may run in one goroutine per world (cutover's Execute
+// in two clusters at once): the clock takes their waits one at a time, a
+// goroutine that waits while another's wait runs the worlds blocking
+// until it is over. A Sleep moves the time by its whole length whatever
+// the others did meanwhile, while a timer waits only until its deadline,
+// which another goroutine's waits may have passed already: the fleet's
+// elapsed time is an upper bound of the parallel run's, not its wall
+// time. Set no Timings latency in a fleet run from several goroutines:
+// the simulated latencies wait on the clock outside that lock.
 type Fleet struct {
-	clock  *vclock.Clock
+	clock  fleetClock
 	worlds []*World
 	names  map[string]*World
 }
@@ -65,14 +71,15 @@ func NewFleet(ctx context.Context, opts FleetOptions) (*Fleet, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	f := &Fleet{clock: vclock.New(time.Time{}), names: map[string]*World{}}
+	f := &Fleet{clock: fleetClock{c: vclock.New(time.Time{}), mu: new(sync.Mutex)}, names: map[string]*World{}}
 	for _, c := range opts.Clusters {
 		o := c.Options
-		o.fleet = fleetPlace{clock: f.clock, account: c.AccountID, cluster: c.Name}
+		o.fleet = fleetPlace{clock: f.clock.c, account: c.AccountID, cluster: c.Name}
 		w, err := NewWorld(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("tgmigratetest: new fleet: cluster %s: %w", c.Name, err)
 		}
+		w.fleet = &f.clock
 		f.worlds = append(f.worlds, w)
 		f.names[c.Name] = w
 	}
@@ -132,4 +139,4 @@ func (f *Fleet) Clock() clock.WithTicker { return f.clock }
 
 // Run runs every world for d of virtual time. It must not be called
 // while code under test waits on the clock.
-func (f *Fleet) Run(d time.Duration) { f.clock.Advance(d) }
+func (f *Fleet) Run(d time.Duration) { f.clock.Sleep(d) }

@@ -32,6 +32,8 @@ import (
 type World struct {
 	w      *sim.World
 	legacy Legacy
+	// fleet is the clock of the world's Fleet; nil for a world of its own.
+	fleet *fleetClock
 }
 
 // Legacy is the seed's case: the hand-made target group and the Service
@@ -117,12 +119,17 @@ func (w *World) VPCID() string { return w.w.Legacy().VPCID }
 // Clock returns the world's virtual clock: give it to diagnose.WithClock,
 // cutover.Env.Clock and tgbind.Options.Clock. Nothing sleeps for real: a
 // wait on it runs the world until the wait is over.
-func (w *World) Clock() clock.WithTicker { return w.w.Clock() }
+func (w *World) Clock() clock.WithTicker {
+	if w.fleet != nil {
+		return *w.fleet
+	}
+	return w.w.Clock()
+}
 
 // Run runs the world for d of virtual time: traffic, health checks,
 // Karpenter, the controller. It must not be called while the code under
 // test waits.
-func (w *World) Run(d time.Duration) { w.w.Run(d) }
+func (w *World) Run(d time.Duration) { w.Clock().Sleep(d) }
 
 // Elapsed returns the virtual time since the world's start.
 func (w *World) Elapsed() time.Duration { return w.w.Elapsed() }
