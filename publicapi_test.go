@@ -7,6 +7,7 @@ package tgmigrate_test
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -148,13 +149,26 @@ func G(ok.Fine) {}
 // (file)", sorted.
 func internalNames(dir string) ([]string, error) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, pkg := range pkgs {
-		for path, f := range pkg.Files {
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		// The files of the default build, as go doc reads them.
+		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		{ // the file's imports of internal packages, then its declarations
 			internal := map[string]string{} // local name -> import path
 			for _, im := range f.Imports {
 				p, _ := strconv.Unquote(im.Path.Value)
