@@ -33,13 +33,20 @@
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),
 //     and the one stack-tag ownership rule, [LBCStacksIn].
+//   - assumptions.go: [Assumptions], the AWS timings a plan is made under
+//     (cutover.Request's, the test kit's World.Assumptions), their bounds
+//     and defaults ([HealthyThreshold], [MaxDeregistrationLag] and the
+//     others, [DefaultAssumptions]), their validation ([AssumptionError],
+//     [ErrInvalidAssumption]), the safe pod settings and the JSON form;
+//     internal/envelope aliases them.
 //   - handoff.go: [Handoff], the typed handoff from diagnose to cutover
 //     and tgbind (what the next call needs and what diagnose saw), its
 //     parts [HandoffService] and [HandoffObservation], [Handoff.Validate],
 //     [HandoffError] and [ErrInvalidHandoff].
 //
 // Tests: arn_example_test.go (the examples), errors_test.go,
-// handoff_test.go. Every example file of a public package copies alone into
+// handoff_test.go, publicapi_test.go (no exported declaration of a public
+// package names an internal package). Every example file of a public package copies alone into
 // another module and passes there (hack/examplecopy proves it).
 //
 // ARCHITECTURE.md, at the repository root, is the map of the house: what

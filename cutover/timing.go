@@ -10,7 +10,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/qstools/tgmigrate/internal/envelope"
+	"github.com/qstools/tgmigrate"
 )
 
 // Assumptions are the AWS timings a plan is made under: how many passing
@@ -23,13 +23,13 @@ import (
 // (a lag of 120 s). [Request].Assumptions sets them; the plan records them
 // with the defaults applied, and its floor, its waits and its pod
 // preconditions derive from them.
-type Assumptions = envelope.Assumptions
+type Assumptions = tgmigrate.Assumptions
 
 // HealthyThreshold, as Assumptions.NewTargetChecks, says that a new target
 // needs the target group's HealthyThresholdCount passing checks before it
 // is healthy (the reading of the API reason Elb.InitialHealthChecking)
 // rather than one (the ALB user guide's).
-const HealthyThreshold = envelope.HealthyThreshold
+const HealthyThreshold = tgmigrate.HealthyThreshold
 
 // PlannedWait is one wait of a plan: the step that waits, why, how long at
 // least, and the assumption or setting the length derives from.

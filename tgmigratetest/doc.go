@@ -5,23 +5,30 @@
 // the caller's own. A user testing automation built on tgmigrate writes:
 //
 //	w, err := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{
-//		Seed: 1, Nodes: 4, Pods: 8,
+//		Seed: 1, Nodes: 4, Pods: 8, ReadinessGateInjection: true,
 //		Churn: tgmigratetest.Churn{Shape: tgmigratetest.ChurnSteady, Interval: time.Minute},
 //	})
 //	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID()}
-//	// ... PlanCutover, Execute, on the world's clock ...
+//	// ... PlanCutover (Assumptions: w.Assumptions()), Execute, on the world's clock ...
 //	if r := w.Requests(); r.Failed != 0 { t.Errorf("%d requests failed", r.Failed) }
+//
+// readme_test.go is that test whole, as the README shows it.
 //
 // # Files
 //
 //   - doc.go: this comment.
-//   - options.go: Options, Churn and its shapes, Timings, and the one
-//     error a bad option gives (ErrInvalidOptions, OptionsError); Move and
-//     Wire have files of their own.
+//   - options.go: Options, Churn and its shapes (ChurnShape), Timings and
+//     IPReuse (the kit's own types, converted to the simulator's), and the
+//     one error a bad option gives (ErrInvalidOptions, OptionsError); Move
+//     and Wire have files of their own.
+//   - bounds.go: the range of every option (MaxNodes, MaxPods, MaxRPS,
+//     MinChurnInterval, MaxChurnInterval), checked before anything is
+//     built.
 //   - world.go: the World: NewWorld, the clients the code under test takes
 //     (ELBv2, ELBv2Read, Client, Clock, Cluster), the seed's case (Legacy),
 //     and what a test reads and does (Run, Requests, Calls, NodeTargets,
-//     Ghosts, ReplaceAllNodes, StopLBC and StartLBC).
+//     Ghosts, Draining, ReplaceAllNodes, StopLBC and StartLBC), its
+//     AccountID and ClusterName.
 //   - ec2.go: EC2API and World.EC2: the world's network, read-only
 //     (security groups, network interfaces, subnets, route tables, VPC
 //     endpoints).
@@ -32,6 +39,10 @@
 //     World.PublicNodes, World.Zones and World.EnableZones.
 //   - wire.go: Options.Wire (Wire), the world's AWS over HTTP on
 //     127.0.0.1 for the real SDK clients, and World.Close.
+//   - fleet.go: Fleet (Worlds, World, Clock, Run, Close), NewFleet, FleetOptions and ClusterOptions: several
+//     clusters, each in an account of its own, on one virtual clock.
+//   - fleetclock.go: the fleet's clock, which takes the waits of several
+//     goroutines one at a time.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
 //     named ELBv2, EC2 and Service Quotas operations, each as its service
 //     answers them), CrashAfter and ErrCrash (a cutover crashed after its
@@ -119,6 +130,16 @@
 // reads never wait on the clock, the world's API calls take no virtual
 // time unless Options.Timings gives them a latency.
 //
+// # Fleets
+//
+// [NewFleet] builds several worlds, one per [ClusterOptions], each a
+// cluster in an AWS account of its own (its own ELBv2 API, account ID,
+// cluster name, traffic and counters), on one virtual clock: a migration
+// in one cluster runs while the others' churn and traffic go on, and
+// cutovers may run in one goroutine per world. The simulator's ELBv2
+// service serves one cluster's network, so two clusters cannot share an
+// account yet.
+//
 // # Faults
 //
 //   - [World.Inject]: the next calls of a named ELBv2, EC2 or Service
@@ -136,6 +157,7 @@
 //
 // The kit is covered by the README's stability rules as the capability
 // packages are. The simulator behind it stays internal: the kit is its
-// façade, and its [Timings] alias the simulator's timing knobs, whose set
-// only grows.
+// façade: every type in the kit's signatures is the kit's own or a public
+// package's ([Timings] are converted to the simulator's knobs, whose set
+// only grows), as the root package's publicapi_test.go checks.
 package tgmigratetest

@@ -9,11 +9,11 @@ import (
 	"context"
 	"time"
 
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate"
-	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
@@ -39,6 +39,8 @@ type World struct {
 	sqSDK  ServiceQuotasAPI
 	// move: a step-4 world (Options.Move; move.go).
 	move bool
+	// fleet is the clock of the world's Fleet; nil for a world of its own.
+	fleet *fleetClock
 }
 
 // Legacy is the seed's case: the hand-made target group and the Service
@@ -114,10 +116,10 @@ type readOnly struct{ tgmigrate.ELBv2ReadAPI }
 func (w *World) Client() client.Client { return w.w.Client() }
 
 // Cluster returns the world's cluster as diagnose reads it: its name
-// ([ClusterName]), [World.Client] as its reader, its VPC and its address
+// ([World.ClusterName]), [World.Client] as its reader, its VPC and its address
 // range. It is a diagnose.Cluster.
 func (w *World) Cluster() tgmigrate.Cluster {
-	return tgmigrate.Cluster{Name: ClusterName, Reader: w.w.Client(), VPCID: w.VPCID(), CIDRs: []string{w.w.Cluster().VPCCIDR()}}
+	return tgmigrate.Cluster{Name: w.ClusterName(), Reader: w.w.Client(), VPCID: w.VPCID(), CIDRs: []string{w.w.Cluster().VPCCIDR()}}
 }
 
 // VPCID returns the VPC of the cluster and of the target group: give it
@@ -127,12 +129,17 @@ func (w *World) VPCID() string { return w.w.Legacy().VPCID }
 // Clock returns the world's virtual clock: give it to diagnose.WithClock,
 // cutover.Env.Clock and tgbind.Options.Clock. Nothing sleeps for real: a
 // wait on it runs the world until the wait is over.
-func (w *World) Clock() clock.WithTicker { return w.w.Clock() }
+func (w *World) Clock() clock.WithTicker {
+	if w.fleet != nil {
+		return *w.fleet
+	}
+	return w.w.Clock()
+}
 
 // Run runs the world for d of virtual time: traffic, health checks,
 // Karpenter, the controller. It must not be called while the code under
 // test waits.
-func (w *World) Run(d time.Duration) { w.w.Run(d) }
+func (w *World) Run(d time.Duration) { w.Clock().Sleep(d) }
 
 // Elapsed returns the virtual time since the world's start.
 func (w *World) Elapsed() time.Duration { return w.w.Elapsed() }
@@ -145,7 +152,17 @@ func (w *World) Legacy() Legacy { return w.legacy }
 // should use (cutover.Request.Assumptions, the same type): the world's
 // new-target checks, registration delay and deregistration lag, so that
 // the plan's floor and its pod preconditions are the world's.
-func (w *World) Assumptions() envelope.Assumptions { return w.w.Assumptions() }
+func (w *World) Assumptions() tgmigrate.Assumptions { return w.w.Assumptions() }
+
+// AccountID returns the world's AWS account: [AccountID], or in a
+// [Fleet] the one its [ClusterOptions] give. Give it to
+// diagnose.Account.ID.
+func (w *World) AccountID() string { return w.w.Config().AccountID }
+
+// ClusterName returns the world's cluster name: [ClusterName], or in a
+// [Fleet] the one its [ClusterOptions] give. Give it to
+// cutover.Env.ClusterName.
+func (w *World) ClusterName() string { return w.w.Config().ClusterName }
 
 // Requests counts the client requests sent through the load balancer's
 // listener since the world's start.
@@ -182,10 +199,38 @@ func (w *World) Calls() map[string]int {
 // has moved the target group to the pods.
 func (w *World) NodeTargets() int { return len(w.w.NodeTargets()) }
 
-// Ghosts returns how many registered targets no node or pod holds the
-// address of any more: the ground truth diagnose's GhostTargets finding
-// is compared with.
-func (w *World) Ghosts() int { return len(w.w.Ghosts()) }
+// Ghosts returns how many registered targets, not draining, no node or
+// pod holds the address of any more (or whose address came back to
+// something that does not serve the Service): the targets that take
+// requests and fail them, which diagnose's GhostTargets finding reports
+// and the CLI's ghostsLeft counts. A draining target is not among them,
+// even when its pod is gone: see [World.Draining].
+func (w *World) Ghosts() int {
+	n := 0
+	for _, t := range w.w.Ghosts() {
+		if t.State != elbv2types.TargetHealthStateEnumDraining {
+			n++
+		}
+	}
+	return n
+}
+
+// Draining returns how many registered targets are draining, in any of
+// the world's target groups: deregistered, and removed once the target
+// group's deregistration delay has passed. Under churn after a migration,
+// the controller deregisters each evicted pod: those targets drain, and
+// are not ghosts.
+func (w *World) Draining() int {
+	n := 0
+	for _, arn := range w.w.Model().TargetGroupARNs() {
+		for _, t := range w.w.Targets(arn) {
+			if t.State == elbv2types.TargetHealthStateEnumDraining {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // ReplaceAllNodes has Karpenter replace every node (drift), spread over
 // within of virtual time; the NodePool's budget and the pods' disruption

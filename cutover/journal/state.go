@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/qstools/tgmigrate"
-	"github.com/qstools/tgmigrate/internal/envelope"
 )
 
 // PlanRef identifies a plan: its ID and the digest of its content. A journal
@@ -266,7 +265,7 @@ type RestoreInfo struct {
 	NewTargetGroupName string `json:"newTargetGroupName,omitempty"`
 	// Assumptions are the plan's timing assumptions, defaults applied; a
 	// rollback's waits and its floor derive from them.
-	Assumptions envelope.Assumptions `json:"assumptions,omitzero"`
+	Assumptions tgmigrate.Assumptions `json:"assumptions,omitzero"`
 	// HealthCheck is the plan's target group's health check as it was (the
 	// one a rollback restores): its interval and thresholds time the node
 	// targets a rollback registers. Nil: ELBv2's defaults.

@@ -17,9 +17,12 @@
 // # Files
 //
 //   - doc.go: this comment.
-//   - envelope.go: [Assumptions], their bounds and defaults ([Default],
-//     [Assumptions.WithDefaults]), [Assumptions.Validate] and [InvalidError],
-//     the safe pod settings and the JSON form.
+//   - envelope.go: [Assumptions], their bounds and defaults ([Default]) and
+//     [InvalidError], under the names the internal packages use: aliases of
+//     the public definitions in package tgmigrate (assumptions.go, with
+//     Assumptions' methods: WithDefaults, Validate, the safe pod settings
+//     and the JSON form), so that a user reads in go doc the type cutover's
+//     Request and the test kit take.
 //
 // Tests: envelope_test.go.
 package envelope

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/envelope"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2sim"
@@ -20,6 +21,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
+	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
 // Defaults of [Config].
@@ -196,6 +198,21 @@ type Config struct {
 	// WarmUp bounds the warm-up New runs until every legacy target is
 	// healthy. Zero: [DefaultWarmUp].
 	WarmUp time.Duration
+	// Clock is the world's virtual clock. Nil: a clock of its own, at
+	// vclock.Epoch. Worlds given the same clock share one time line (a
+	// fleet): each world's events run as any of them, or the code under
+	// test in any of them, waits on it; each world's scenario starts when
+	// its own warm-up ends ([World.Start]). The clock serialises the
+	// goroutines that move it: waits of code running in several goroutines
+	// add up rather than overlap.
+	Clock *vclock.Clock
+	// AccountID is the world's AWS account: its ARNs', its security
+	// groups' and its IAM refusals'. Zero: [DefaultAccountID].
+	AccountID string
+	// ClusterName is the world's cluster: the LBC stand-in's
+	// --cluster-name, the tags of the nodes' security group and subnets.
+	// Zero: [ClusterName].
+	ClusterName string
 	// Wire routes ELBv2 traffic through the real aws-sdk-go-v2 client and
 	// an ELBv2 Query-protocol endpoint on loopback (package elbv2wire): the
 	// system under test's ([World.AWS]) and, unless Wire.FacadeLBC, the LBC
@@ -288,6 +305,8 @@ func (cfg *Config) defaults() error {
 		return bad("Neighbours", "is negative")
 	case cfg.ChurnDelay < 0:
 		return bad("ChurnDelay", "is negative")
+	case cfg.AccountID != "" && !awserr.ValidAccountID(cfg.AccountID):
+		return bad("AccountID", fmt.Sprintf("%q is not 12 digits", cfg.AccountID))
 	case cfg.RPS > traffic.MaxRPS:
 		return bad("RPS", fmt.Sprintf("%d is above %d", cfg.RPS, traffic.MaxRPS))
 	}
@@ -320,6 +339,12 @@ func (cfg *Config) defaults() error {
 		case wo.Client.Timeout < 0:
 			return bad("Wire.Client.Timeout", "is negative")
 		}
+	}
+	if cfg.AccountID == "" {
+		cfg.AccountID = DefaultAccountID
+	}
+	if cfg.ClusterName == "" {
+		cfg.ClusterName = ClusterName
 	}
 	if cfg.Nodes == 0 {
 		cfg.Nodes = DefaultNodes

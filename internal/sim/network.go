@@ -19,7 +19,7 @@ import (
 // VPC CNI), which lets the load balancer reach the NodePort range and the
 // pods' port; and the controller's EC2 client.
 func (w *World) seedNetwork() error {
-	m, err := ec2sim.New(ec2sim.Options{AccountID: DefaultAccountID, Region: DefaultRegion})
+	m, err := ec2sim.New(ec2sim.Options{AccountID: w.cfg.AccountID, Region: DefaultRegion})
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (w *World) seedNetwork() error {
 		return err
 	}
 	if w.nodeSG, err = m.AddSecurityGroup(ec2sim.SecurityGroupSpec{ID: NodeSecurityGroup, Name: "nodes", VpcID: vpc,
-		Tags: map[string]string{"kubernetes.io/cluster/" + ClusterName: "owned"}}); err != nil {
+		Tags: map[string]string{"kubernetes.io/cluster/" + w.cfg.ClusterName: "owned"}}); err != nil {
 		return err
 	}
 	from := []ec2types.UserIdGroupPair{{GroupId: aws.String(w.lbSG), Description: aws.String("the ALB to the NodePorts")}}

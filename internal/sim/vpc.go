@@ -25,20 +25,21 @@ var EndpointServices = []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}
 // default route.
 const InternetGateway = "igw-sim"
 
-// subnetTags are the tags of a simulated subnet of tier public or private.
-func subnetTags(public bool) map[string]string {
+// subnetTags are the tags of a simulated subnet of tier public or private
+// in the cluster named cluster.
+func subnetTags(cluster string, public bool) map[string]string {
 	tier, role := "private", "kubernetes.io/role/internal-elb"
 	if public {
 		tier, role = "public", "kubernetes.io/role/elb"
 	}
-	return map[string]string{role: "1", "karpenter.sh/discovery": ClusterName, TagTier: tier}
+	return map[string]string{role: "1", "karpenter.sh/discovery": cluster, TagTier: tier}
 }
 
 // karpenterSubnets is Karpenter's view of the cluster's subnets.
 func (w *World) karpenterSubnets() []karpenter.Subnet {
 	var out []karpenter.Subnet
 	for _, s := range w.cl.Subnets() {
-		out = append(out, karpenter.Subnet{ID: s.ID, Zone: s.Zone, Public: s.Public, Tags: subnetTags(s.Public)})
+		out = append(out, karpenter.Subnet{ID: s.ID, Zone: s.Zone, Public: s.Public, Tags: subnetTags(w.cfg.ClusterName, s.Public)})
 	}
 	return out
 }
@@ -77,7 +78,7 @@ func (w *World) seedVPC() error {
 	var public, private []cluster.SubnetView
 	for _, s := range subnets {
 		if err := w.ec2.AddSubnet(ec2sim.SubnetSpec{ID: s.ID, VpcID: vpc, Zone: s.Zone, CIDR: s.CIDR.String(),
-			MapPublicIPOnLaunch: s.Public, Tags: subnetTags(s.Public), Available: free(s.ID)}); err != nil {
+			MapPublicIPOnLaunch: s.Public, Tags: subnetTags(w.cfg.ClusterName, s.Public), Available: free(s.ID)}); err != nil {
 			return fmt.Errorf("seed subnet %s: %w", s.ID, err)
 		}
 		if s.Public {

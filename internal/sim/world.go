@@ -112,7 +112,10 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	w := &World{cfg: cfg, clock: vclock.New(time.Time{})}
+	w := &World{cfg: cfg, clock: cfg.Clock}
+	if w.clock == nil {
+		w.clock = vclock.New(time.Time{})
+	}
 	defer func() {
 		if err != nil {
 			w.Close()
@@ -145,7 +148,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	w.model, err = elbv2model.New(elbv2model.Options{
-		AccountID: DefaultAccountID, Region: DefaultRegion,
+		AccountID: cfg.AccountID, Region: DefaultRegion,
 		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
 		Clock: w.clock, Network: firewall{w},
 		OnTransition:      w.transition,
@@ -197,7 +200,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	w.lbc, err = lbc.New(lbc.Options{
 		Client: w.cl.Client(), ELBv2: lbcAWS, Clock: w.clock, WithOrigin: cluster.WithOrigin,
-		EC2: lbcEC2, VPCID: w.cl.VPCID(), ClusterName: ClusterName, PodSecurityGroup: w.nodeSG, Seed: int64(cfg.Seed),
+		EC2: lbcEC2, VPCID: w.cl.VPCID(), ClusterName: cfg.ClusterName, PodSecurityGroup: w.nodeSG, Seed: int64(cfg.Seed),
 		// The reconcile's writes land after the controller's reaction and
 		// the reads it makes first (a Kubernetes read, DescribeTargetHealth):
 		// package timing's ControllerReaction, KubeLatency, ELBv2Latency.
@@ -272,6 +275,9 @@ func (w *World) Close() {
 		w.lbcWire.Close()
 	}
 }
+
+// Config returns the world's configuration, defaults applied.
+func (w *World) Config() Config { return w.cfg }
 
 // Timings returns the world's timing assumptions, defaults applied.
 func (w *World) Timings() timing.Timings { return w.cfg.Timings }

@@ -1,0 +1,151 @@
+package tgmigratetest
+
+// fleet.go: Fleet, NewFleet, FleetOptions and ClusterOptions: several
+// worlds, each a cluster in an account of its own, on one virtual clock.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/vclock"
+)
+
+// MaxFleetClusters bounds FleetOptions.Clusters.
+const MaxFleetClusters = 16
+
+// FleetOptions configure a [Fleet].
+type FleetOptions struct {
+	// Clusters are the fleet's clusters, one [World] each, 1 to
+	// [MaxFleetClusters]. Required.
+	Clusters []ClusterOptions
+}
+
+// ClusterOptions configure one cluster of a [Fleet] and the AWS account
+// its load balancer and target groups live in.
+type ClusterOptions struct {
+	// Name is the cluster's name ([World.ClusterName]), unique in the
+	// fleet. Required.
+	Name string
+	// AccountID is the AWS account of the cluster's load balancer, target
+	// groups and security groups ([World.AccountID]): 12 digits, unique
+	// in the fleet. The simulator's ELBv2 service serves one cluster's
+	// network: two clusters cannot share an account yet. Required.
+	AccountID string
+	// Options configure the world as [NewWorld]'s do.
+	Options Options
+}
+
+// Fleet is several worlds on one virtual clock: each cluster of
+// [FleetOptions] with its own account, ELBv2 API, Kubernetes client,
+// traffic, Karpenter and controller stand-in, and one time line. Every
+// world's events run whenever the code under test in any of them waits on
+// [Fleet.Clock] (every world's Clock is it), or the test runs the fleet
+// with [Fleet.Run]; each world counts its own requests and calls.
+//
+// Code under test may run in one goroutine per world (cutover's Execute
+// in two clusters at once): the clock takes their waits one at a time, a
+// goroutine that waits while another's wait runs the worlds blocking
+// until it is over. A Sleep moves the time by its whole length whatever
+// the others did meanwhile, while a timer waits only until its deadline,
+// which another goroutine's waits may have passed already: the fleet's
+// elapsed time is an upper bound of the parallel run's, not its wall
+// time. Set no Timings latency in a fleet run from several goroutines:
+// the simulated latencies wait on the clock outside that lock.
+type Fleet struct {
+	clock  fleetClock
+	worlds []*World
+	names  map[string]*World
+}
+
+// NewFleet builds the worlds of opts, in order, on one clock; each warms
+// up as [NewWorld]'s does, while the worlds built before it run on. A bad
+// option gives an [*OptionsError] naming it ("Clusters[1].AccountID",
+// "Clusters[0].Options.Nodes"), and nothing is built.
+func NewFleet(ctx context.Context, opts FleetOptions) (*Fleet, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	f := &Fleet{clock: fleetClock{c: vclock.New(time.Time{}), mu: new(sync.Mutex)}, names: map[string]*World{}}
+	for _, c := range opts.Clusters {
+		o := c.Options
+		o.fleet = fleetPlace{clock: f.clock.c, account: c.AccountID, cluster: c.Name}
+		w, err := NewWorld(ctx, o)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("tgmigratetest: new fleet: cluster %s: %w", c.Name, err)
+		}
+		w.fleet = &f.clock
+		f.worlds = append(f.worlds, w)
+		f.names[c.Name] = w
+	}
+	return f, nil
+}
+
+// Close closes every world of the fleet ([World.Close]): their endpoints,
+// with Options.Wire. Calling it again does nothing.
+func (f *Fleet) Close() {
+	for _, w := range f.worlds {
+		w.Close()
+	}
+}
+
+// check refuses a bad fleet before anything is built, every cluster's
+// Options included.
+func (o FleetOptions) check() error {
+	bad := func(field, format string, args ...any) error {
+		return optionsError("new fleet", field, fmt.Sprintf(format, args...))
+	}
+	if n := len(o.Clusters); n == 0 || n > MaxFleetClusters {
+		return bad("Clusters", "%d clusters: want 1 to %d", n, MaxFleetClusters)
+	}
+	names, accounts := map[string]int{}, map[string]int{}
+	for i, c := range o.Clusters {
+		field := fmt.Sprintf("Clusters[%d].", i)
+		switch j, dup := names[c.Name]; {
+		case c.Name == "":
+			return bad(field+"Name", "is required")
+		case dup:
+			return bad(field+"Name", "%q is Clusters[%d]'s too", c.Name, j)
+		}
+		switch j, dup := accounts[c.AccountID]; {
+		case !awserr.ValidAccountID(c.AccountID):
+			return bad(field+"AccountID", "%q is not 12 digits", c.AccountID)
+		case dup:
+			return bad(field+"AccountID", "%s is Clusters[%d]'s too: one cluster per account", c.AccountID, j)
+		}
+		names[c.Name], accounts[c.AccountID] = i, i
+		if err := c.Options.check(); err != nil {
+			var oe *OptionsError
+			if errors.As(err, &oe) {
+				return bad(field+"Options."+oe.Field, "%s", oe.Reason)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// fleetPlace is a world's place in a fleet (Options.fleet).
+type fleetPlace struct {
+	clock            *vclock.Clock
+	account, cluster string
+}
+
+// Worlds returns the fleet's worlds, in the order of FleetOptions.Clusters.
+func (f *Fleet) Worlds() []*World { return append([]*World(nil), f.worlds...) }
+
+// World returns the world of the cluster named name, nil if none is.
+func (f *Fleet) World(name string) *World { return f.names[name] }
+
+// Clock returns the fleet's clock, every world's.
+func (f *Fleet) Clock() clock.WithTicker { return f.clock }
+
+// Run runs every world for d of virtual time. It must not be called
+// while code under test waits on the clock.
+func (f *Fleet) Run(d time.Duration) { f.clock.Sleep(d) }
