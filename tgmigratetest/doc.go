@@ -39,8 +39,9 @@
 //     World.PublicNodes, World.Zones and World.EnableZones.
 //   - wire.go: Options.Wire (Wire), the world's AWS over HTTP on
 //     127.0.0.1 for the real SDK clients, and World.Close.
-//   - fleet.go: Fleet (Worlds, World, Clock, Run, Close), NewFleet, FleetOptions and ClusterOptions: several
-//     clusters, each in an account of its own, on one virtual clock.
+//   - fleet.go: Fleet (Worlds, World, Clock, Run, Close), NewFleet,
+//     FleetOptions and ClusterOptions: several clusters, each in an
+//     account of its own, on one virtual clock.
 //   - fleetclock.go: the fleet's clock, which takes the waits of several
 //     goroutines one at a time.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
