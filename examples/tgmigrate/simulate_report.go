@@ -43,7 +43,7 @@ type simReport struct {
 	// for it, run there and then (not with -envelope, which runs them
 	// all).
 	Hardest *hardestRun `json:"hardest,omitempty"`
-	// Envelope is every strategy over the grid of timings (-envelope).
+	// Envelope is every strategy over the grid of timings (--envelope).
 	Envelope *envelopeReport `json:"envelope,omitempty"`
 }
 
