@@ -152,7 +152,7 @@ func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
 }
 
 // TestSimulateTextNamesTheHardestCorner: the plain run's last line names
-// -envelope, the hardest corner's timings and phased's figure there.
+// --envelope, the hardest corner's timings and phased's figure there.
 func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "simulate", "-seed", "5", "-nodes", "6", "-pods", "18", "-duration", "10m", "-prelude", "2m")
 	if code != exitOK {
@@ -160,7 +160,7 @@ func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	last := lines[len(lines)-1]
-	for _, want := range []string{"simulate -envelope", timing.Hardest().String(), "phased lost "} {
+	for _, want := range []string{"simulate --envelope", timing.Hardest().String(), "phased lost "} {
 		if !strings.Contains(last, want) {
 			t.Errorf("last line %q does not say %q", last, want)
 		}
