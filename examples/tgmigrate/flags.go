@@ -48,7 +48,7 @@ func (a *app) addAWSFlags(cmd *cobra.Command) {
 // addServiceQuotasFlag adds --no-service-quotas to a command that reads
 // ELBv2's target quotas through Service Quotas.
 func (a *app) addServiceQuotasFlag(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&a.noServiceQuotas, "no-service-quotas", false, "do not read ELBv2's target quotas through Service Quotas (servicequotas:GetServiceQuota): count the cutover's overlap against AWS's documented defaults")
+	cmd.Flags().BoolVar(&a.noServiceQuotas, "no-service-quotas", false, "do not read ELBv2's target quotas through Service Quotas (servicequotas:GetServiceQuota): count targets (diagnose's quota findings, the cutover's overlap) against AWS's documented defaults")
 }
 
 // addClusterFlags adds the cluster flags (--kubeconfig, --context) to a
