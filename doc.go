@@ -108,7 +108,7 @@
 // (a forceful-disruption precondition) and Execute replaces them first.
 //
 // The simulator's envelope measures it (go run ./examples/tgmigrate
-// simulate -envelope: 5 churn shapes x 5 seeds x 16 points of AWS
+// simulate --envelope: 5 churn shapes x 5 seeds x 16 points of AWS
 // timings, every plan at the product's defaults, not told the world's):
 // under steady, wave and consolidation churn, and under expiry with the
 // nodes replaced first, phased lost nothing else at any of the 320 runs;

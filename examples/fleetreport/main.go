@@ -1,12 +1,14 @@
 package main
 
-// main.go: main: the flags, an ELBv2 client per assumed role, and the
-// cluster's client. The work is run's (report.go).
+// main.go: main and cli: the flags (pflag, written --name) and their
+// checks, an ELBv2 client per assumed role, and the cluster's client. The
+// work is run's (report.go).
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,32 +29,119 @@ import (
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
-// roles is the repeatable -role flag.
-type roles []string
+// options are fleetreport's flags.
+type options struct {
+	region, cluster string
+	roles           []string
+	// failOn is --fail-on's threshold on diagnose's scale, "" for none.
+	failOn diagnose.Severity
+}
 
-func (r *roles) String() string     { return strings.Join(*r, ",") }
-func (r *roles) Set(s string) error { *r = append(*r, s); return nil }
+// The usage errors' prefix and the help's first line.
+const usageLine = "usage: fleetreport --region REGION --cluster NAME --role ROLE_ARN [--role ROLE_ARN ...] [--fail-on SEVERITY]"
+
+// parseFlags reads fleetreport's command line. --help prints the flags to
+// help and returns pflag.ErrHelp; any other error is a usage error, one
+// line naming the flag as --name. Nothing is read from AWS or the cluster.
+func parseFlags(args []string, help io.Writer) (options, error) {
+	var o options
+	var failOn string
+	fs := pflag.NewFlagSet("fleetreport", pflag.ContinueOnError)
+	fs.SetOutput(help)
+	fs.StringVar(&o.region, "region", os.Getenv("AWS_REGION"), "the AWS Region of every account (default: $AWS_REGION)")
+	fs.StringVar(&o.cluster, "cluster", "", "the cluster's name (the LBC's elbv2.k8s.aws/cluster tag)")
+	fs.StringArrayVar(&o.roles, "role", nil, "an IAM role ARN to assume, one per account (repeat the flag)")
+	fs.StringVar(&failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: critical, high, medium, low, info or none (helm's error and warning: high and low)")
+	fs.Usage = func() { fmt.Fprintf(help, "%s\n\n%s", usageLine, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return o, err
+		}
+		return o, flagError(fs, err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q (%s)", fs.Arg(0), usageLine)
+	case len(o.roles) == 0 || o.region == "" || o.cluster == "":
+		return o, fmt.Errorf("--region, --cluster and at least one --role are required (%s)", usageLine)
+	}
+	for _, role := range o.roles {
+		if _, err := parseRole(role); err != nil {
+			return o, err
+		}
+	}
+	var err error
+	o.failOn, err = parseFailOn(failOn)
+	return o, err
+}
+
+// flagError says what pflag refused, naming the flag as --name or the
+// single-dash word as typed.
+func flagError(fs *pflag.FlagSet, err error) error {
+	var notExist *pflag.NotExistError
+	if errors.As(err, &notExist) {
+		if s := notExist.GetSpecifiedShortnames(); s != "" {
+			if fs.Lookup(s) != nil {
+				return fmt.Errorf("unknown flag \"-%s\": write --%s", s, s)
+			}
+			return fmt.Errorf("unknown flag \"-%s\" (%s)", s, usageLine)
+		}
+		return fmt.Errorf("unknown flag \"--%s\" (%s)", notExist.GetSpecifiedName(), usageLine)
+	}
+	return err
+}
+
+// parseFailOn reads --fail-on on tgmigrate's one scale (its doc.go, #
+// Severities): diagnose's severities, helm's error (high) and warning
+// (low), or none ("").
+func parseFailOn(s string) (diagnose.Severity, error) {
+	switch sev := diagnose.Severity(s); sev {
+	case "none":
+		return "", nil
+	case diagnose.SeverityCritical, diagnose.SeverityHigh, diagnose.SeverityMedium, diagnose.SeverityLow, diagnose.SeverityInfo:
+		return sev, nil
+	case "error":
+		return diagnose.SeverityHigh, nil
+	case "warning":
+		return diagnose.SeverityLow, nil
+	}
+	return "", fmt.Errorf("--fail-on %q: want critical, high, medium, low, info or none (or helm's error, warning)", s)
+}
+
+// parseRole accepts an IAM role ARN.
+func parseRole(role string) (awsarn.ARN, error) {
+	parsed, err := awsarn.Parse(role)
+	if err != nil || parsed.Service != "iam" || !strings.HasPrefix(parsed.Resource, "role/") {
+		return parsed, fmt.Errorf("--role %q: not an IAM role ARN (want arn:aws:iam::ACCOUNT_ID:role/NAME)", role)
+	}
+	return parsed, nil
+}
 
 func main() {
-	var rs roles
-	region := flag.String("region", os.Getenv("AWS_REGION"), "the AWS Region of every account")
-	clusterName := flag.String("cluster", "", "the cluster's name (the LBC's elbv2.k8s.aws/cluster tag)")
-	flag.Var(&rs, "role", "an IAM role ARN to assume, one per account (repeat the flag)")
-	flag.Parse()
-	if len(rs) == 0 || *region == "" || *clusterName == "" {
-		fmt.Fprintln(os.Stderr, "fleetreport: -region, -cluster and at least one -role are required")
-		os.Exit(64)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	accounts, err := wire(ctx, *region, *clusterName, rs)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fleetreport:", err)
-		stop()
-		os.Exit(64)
-	}
-	code := run(ctx, accounts, os.Stdout)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// cli runs fleetreport's command line and returns the exit code: the flags
+// (a usage error exits 2 with one line on stderr), the clients (a
+// configuration error exits 2 too), then run.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stdout)
+	if errors.Is(err, pflag.ErrHelp) {
+		return exitClean
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "fleetreport:", err)
+		return exitUsage
+	}
+	accounts, err := wire(ctx, o.region, o.cluster, o.roles)
+	if err != nil {
+		fmt.Fprintln(stderr, "fleetreport:", err)
+		return exitUsage
+	}
+	return run(ctx, accounts, o.failOn, stdout)
 }
 
 // wire builds, for each role, the account's Sources: an ELBv2 client on
@@ -79,9 +169,9 @@ func wire(ctx context.Context, region, clusterName string, rs []string) ([]accou
 	cluster := diagnose.Cluster{Name: clusterName, Reader: kube}
 	var out []account
 	for _, role := range rs {
-		parsed, err := awsarn.Parse(role)
-		if err != nil || parsed.Service != "iam" || !strings.HasPrefix(parsed.Resource, "role/") {
-			return nil, fmt.Errorf("-role %q: not an IAM role ARN", role)
+		parsed, err := parseRole(role)
+		if err != nil {
+			return nil, err
 		}
 		cfg := base.Copy()
 		cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(base), role,

@@ -1,7 +1,8 @@
 package main
 
 // report.go: run, the work of fleetreport: Diagnose per account, the
-// Markdown, and the exit code by severity.
+// Markdown, and the exit code: findings at or above --fail-on, or an
+// account not scanned.
 
 import (
 	"context"
@@ -12,11 +13,11 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 )
 
-// The exit codes (see the package comment).
+// The exit codes, tgmigrate's (see the package comment).
 const (
 	exitClean    = 0
-	exitWarnings = 1
-	exitSevere   = 2
+	exitFindings = 1
+	exitUsage    = 2
 	exitScan     = 3
 )
 
@@ -29,9 +30,11 @@ type account struct {
 }
 
 // run diagnoses every target group of each account, writes the fleet's
-// Markdown to out and returns the exit code. An account that fails does
-// not stop the others.
-func run(ctx context.Context, accounts []account, out io.Writer) int {
+// Markdown to out and returns the exit code: exitFindings when a finding
+// is at or above failOn ("": none is), exitScan when an account was not
+// scanned, in part or at all. An account that fails does not stop the
+// others.
+func run(ctx context.Context, accounts []account, failOn diagnose.Severity, out io.Writer) int {
 	var b strings.Builder
 	code := exitClean
 	b.WriteString("# Fleet report: hand-made target groups\n")
@@ -54,7 +57,7 @@ func run(ctx context.Context, accounts []account, out io.Writer) int {
 			code = exitScan
 		}
 		if worst, ok := rep.Worst(); ok && code != exitScan {
-			code = max(code, exitCode(worst))
+			code = max(code, exitCode(worst, failOn))
 		}
 	}
 	if _, err := io.WriteString(out, b.String()); err != nil {
@@ -63,16 +66,13 @@ func run(ctx context.Context, accounts []account, out io.Writer) int {
 	return code
 }
 
-// exitCode maps a report's worst severity to the exit code.
-func exitCode(worst diagnose.Severity) int {
-	switch worst {
-	case diagnose.SeverityCritical, diagnose.SeverityHigh:
-		return exitSevere
-	case diagnose.SeverityMedium, diagnose.SeverityLow:
-		return exitWarnings
-	default:
-		return exitClean
+// exitCode maps a report's worst severity to the exit code: exitFindings
+// at or above failOn ("": never).
+func exitCode(worst, failOn diagnose.Severity) int {
+	if failOn != "" && worst.Rank() <= failOn.Rank() {
+		return exitFindings
 	}
+	return exitClean
 }
 
 // oneLine keeps a message on its Markdown list item.

@@ -3,6 +3,7 @@ package main
 // report_test.go: run on tgmigratetest's worlds, one world per account.
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +32,11 @@ func TestRunFleet(t *testing.T) {
 	payments, _ := world(t, "payments", tgmigratetest.Options{Seed: 1, Nodes: 3, Pods: 6, Churn: churn})
 	search, _ := world(t, "search", tgmigratetest.Options{Seed: 2, Nodes: 3, Pods: 6, ReadinessGateInjection: true})
 	var out strings.Builder
-	if code := run(t.Context(), []account{payments, search}, &out); code != exitSevere {
-		t.Errorf("exit code %d, want %d (high findings)", code, exitSevere)
+	if code := run(t.Context(), []account{payments, search}, diagnose.SeverityHigh, &out); code != exitFindings {
+		t.Errorf("exit code %d, want %d (high findings, --fail-on high)", code, exitFindings)
+	}
+	if code := run(t.Context(), []account{payments, search}, "", io.Discard); code != exitClean {
+		t.Errorf("exit code %d, want %d (high findings, --fail-on none)", code, exitClean)
 	}
 	md := out.String()
 	pay, sea, ok := strings.Cut(md, "## Account search")
@@ -57,7 +61,7 @@ func TestRunAccountNotScanned(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if code := run(t.Context(), []account{ok, denied}, &out); code != exitScan {
+	if code := run(t.Context(), []account{ok, denied}, diagnose.SeverityHigh, &out); code != exitScan {
 		t.Errorf("exit code %d, want %d (an account not scanned)", code, exitScan)
 	}
 	okPart, deniedPart, _ := strings.Cut(out.String(), "## Account denied")
@@ -69,18 +73,21 @@ func TestRunAccountNotScanned(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	tests := []struct {
-		worst diagnose.Severity
-		want  int
+		worst, failOn diagnose.Severity
+		want          int
 	}{
-		{diagnose.SeverityCritical, exitSevere},
-		{diagnose.SeverityHigh, exitSevere},
-		{diagnose.SeverityMedium, exitWarnings},
-		{diagnose.SeverityLow, exitWarnings},
-		{diagnose.SeverityInfo, exitClean},
+		{diagnose.SeverityCritical, diagnose.SeverityHigh, exitFindings},
+		{diagnose.SeverityHigh, diagnose.SeverityHigh, exitFindings},
+		{diagnose.SeverityMedium, diagnose.SeverityHigh, exitClean},
+		{diagnose.SeverityMedium, diagnose.SeverityLow, exitFindings},
+		{diagnose.SeverityLow, diagnose.SeverityLow, exitFindings},
+		{diagnose.SeverityInfo, diagnose.SeverityLow, exitClean},
+		{diagnose.SeverityInfo, diagnose.SeverityInfo, exitFindings},
+		{diagnose.SeverityCritical, "", exitClean},
 	}
 	for _, tt := range tests {
-		if got := exitCode(tt.worst); got != tt.want {
-			t.Errorf("exitCode(%s) = %d, want %d", tt.worst, got, tt.want)
+		if got := exitCode(tt.worst, tt.failOn); got != tt.want {
+			t.Errorf("exitCode(%s, --fail-on %q) = %d, want %d", tt.worst, tt.failOn, got, tt.want)
 		}
 	}
 }

@@ -7,18 +7,22 @@
 // # Files
 //
 //   - doc.go: this comment.
-//   - main.go: main: the flags, the real clients and the terminal prompt;
-//     nothing else.
+//   - main.go: main and cli: the flags and their checks, the real clients
+//     and the terminal prompt; nothing else.
 //   - migrate.go: run, the work: plan, approve, execute, roll back.
 //
 // Tests: migrate_test.go runs run on a tgmigratetest world under
 // Karpenter churn (approved, refused, a fault that rolls back), with no
-// fake or clock of its own.
+// fake or clock of its own; flags_test.go the command line (--help, usage
+// errors).
 //
 // # Running it
 //
-//	go run ./examples/guardedmigration -cluster prod -namespace shop -service web -port http \
-//	  -target-group arn:aws:elasticloadbalancing:eu-west-1:111111111111:targetgroup/legacy-web/0123456789abcdef
+//	go run ./examples/guardedmigration --cluster prod --namespace shop --service web --port http \
+//	  --target-group arn:aws:elasticloadbalancing:eu-west-1:111111111111:targetgroup/legacy-web/0123456789abcdef
+//
+// Flags are written --name, as tgmigrate's (its doc.go, # Flags); a long
+// flag written with one dash is a usage error that says so.
 //
 // It asks on the terminal before each phase; anything but "y" refuses it.
 // The AWS credentials are the environment's (profile, role); the cluster
@@ -26,13 +30,17 @@
 //
 // # Exit code
 //
+// The examples' one table (tgmigrate's doc.go, # Exit codes):
+//
 //   - 0: the cutover completed.
 //   - 1: an operator refused a phase: Execute stopped before it, nothing of
 //     it ran; run the program again to resume from the journal.
-//   - 2: Execute failed and Rollback restored the node targets.
-//   - 3: no plan (the plan's error says why), or the rollback did not
-//     complete (run it again: it resumes from the journal).
-//   - 64: bad flags or clients.
+//   - 2: a usage or configuration error (bad flags, no AWS configuration,
+//     no kubeconfig): one line on stderr, nothing planned.
+//   - 3: no plan (the plan's error says why), or Execute failed: the
+//     output's last line says whether Rollback restored the node targets
+//     ("rolled back: ...") or did not complete (run it again: it resumes
+//     from the journal).
 //
 // # What to change
 //

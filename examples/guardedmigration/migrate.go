@@ -12,16 +12,17 @@ import (
 	"github.com/qstools/tgmigrate/cutover"
 )
 
-// The exit codes (see the package comment).
+// The exit codes, tgmigrate's (see the package comment).
 const (
-	exitCompleted  = 0
-	exitRefused    = 1
-	exitRolledBack = 2
-	exitFailed     = 3
+	exitCompleted = 0
+	exitRefused   = 1
+	exitUsage     = 2
+	exitFailed    = 3
 )
 
 // run plans req, shows the plan on out, executes it asking approve before
-// each phase, and rolls it back when Execute fails. opts go to Execute and
+// each phase, and rolls it back when Execute fails (exitFailed either way:
+// out says whether the rollback completed). opts go to Execute and
 // Rollback (a journal, a lock, a test's hook).
 func run(ctx context.Context, env cutover.Env, req cutover.Request, approve cutover.ApprovalFunc, out io.Writer, opts ...cutover.Option) int {
 	plan, err := cutover.PlanCutover(ctx, env, req)
@@ -55,5 +56,5 @@ func run(ctx context.Context, env cutover.Env, req cutover.Request, approve cuto
 		return exitFailed
 	}
 	fmt.Fprintf(out, "rolled back: %d node targets registered\n", len(rb.Registered))
-	return exitRolledBack
+	return exitFailed
 }

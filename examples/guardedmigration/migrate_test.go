@@ -89,8 +89,8 @@ func TestRunFaultRollsBack(t *testing.T) {
 	}
 	var asked []string
 	var out strings.Builder
-	if code := run(t.Context(), env, req, approveAll(&asked), &out); code != exitRolledBack {
-		t.Fatalf("exit code %d, want %d:\n%s", code, exitRolledBack, out.String())
+	if code := run(t.Context(), env, req, approveAll(&asked), &out); code != exitFailed || !strings.Contains(out.String(), "rolled back: ") {
+		t.Fatalf("exit code %d, want %d, and the rollback's completion said:\n%s", code, exitFailed, out.String())
 	}
 	// The target group serves again, on node targets, with no binding
 	// left, and no request failed. (Left longer, Karpenter's churn breaks

@@ -24,7 +24,7 @@ func benchCLI(b *testing.B, args ...string) {
 // 30 minutes of virtual time each). Its target is under 30 s.
 func BenchmarkSimulate(b *testing.B) { benchCLI(b, "simulate", "-seed", "7") }
 
-// BenchmarkEnvelope is `simulate -envelope` at the defaults: every churn
+// BenchmarkEnvelope is `simulate --envelope` at the defaults: every churn
 // shape, 5 seeds, the sensitivity at the first seed, the grid of the knobs
 // that changed something and phased worse than its plan assumes, on every
 // core. Its target is under 6 minutes on 2 cores. Run it alone:

@@ -52,6 +52,9 @@ so the LBC never deregisters the targets it did not register.`,
 	fl.BoolVar(&f.apply, "apply", false, "apply the binding (a dry run unless --yes)")
 	fl.BoolVar(&f.yes, "yes", false, "with --apply: really apply")
 	fl.BoolVar(&f.wait, "wait", false, "with --apply --yes: wait until every ready endpoint is a healthy target")
+	a.addFormatFlag(cmd, "text", "json")
+	a.addClusterFlags(cmd)
+	a.addAWSFlags(cmd)
 	return cmd
 }
 

@@ -1,7 +1,8 @@
 package main
 
 // diagnose.go: the diagnose subcommand: its flags, the diagnose.Scope they
-// make, the run and the report's printing, and --fail-on.
+// make, the run and the report's printing, and --fail-on (read on
+// failon.go's scale).
 
 import (
 	"fmt"
@@ -52,7 +53,11 @@ Exit code 1 when a finding is at or above --fail-on.`,
 	fl.StringArrayVar(&f.cidrs, "cidr", nil, "node and pod CIDRs of the cluster (repeatable); decides ghost versus foreign")
 	fl.BoolVar(&f.ec2, "ec2", false, "also read EC2 (subnets, route tables) to find nodes in public subnets")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "target groups scanned at once (default: the library's)")
-	fl.StringVar(&f.failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: critical, high, medium, low, info, or none")
+	fl.StringVar(&f.failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: "+failOnHelp)
+	a.addFormatFlag(cmd, "text", "json", "markdown")
+	a.addClusterFlags(cmd)
+	a.addAWSFlags(cmd)
+	a.addServiceQuotasFlag(cmd)
 	return cmd
 }
 
@@ -177,15 +182,4 @@ func (f *diagnoseFlags) scope() (diagnose.Scope, error) {
 		return s, usagef("nothing to diagnose: pass --target-group, --load-balancer, --tag or --all")
 	}
 	return s, nil
-}
-
-// parseFailOn returns the severity threshold, or "" for none.
-func parseFailOn(s string) (string, error) {
-	switch s {
-	case "none", "":
-		return "", nil
-	case "critical", "high", "medium", "low", "info":
-		return s, nil
-	}
-	return "", usagef("--fail-on %q: want critical, high, medium, low, info or none", s)
 }

@@ -5,7 +5,14 @@
 //
 //   - doc.go: this comment.
 //   - main.go: main, on a context that SIGINT and SIGTERM cancel.
-//   - root.go: the root command, its global flags and the helpers they share.
+//   - root.go: the root command, its one global flag (--verbose), the
+//     checks before any command's body, and the helpers they share.
+//   - flags.go: the flag conventions: the flag groups each command adds
+//     where they apply (--format with the command's own values, the AWS
+//     flags, --no-service-quotas, the cluster flags), their check before
+//     the command's body, pflag's errors as one-line usage errors, and the
+//     single-dash long flags accepted for compatibility.
+//   - failon.go: --fail-on's one severity scale, and helm's grades on it.
 //   - exit.go: the exit codes and the errors that carry them, the one parse
 //     of a target group ARN and the check of a --target-group flag.
 //   - cloud.go: the AWS accounts and the cluster client, from the flags.
@@ -19,18 +26,19 @@
 //   - simulate_story.go: the story simulate tells in text.
 //   - simulate_run.go: one strategy's run and what it measures.
 //   - simulate_report.go: the run of simulate, its JSON report and tables.
-//   - simulate_envelope.go: simulate -envelope: its runs (the sensitivity
+//   - simulate_envelope.go: simulate --envelope: its runs (the sensitivity
 //     per churn shape, then the grid of the knobs that change something,
 //     every shape and seed, and phased worse than its plan assumes) and
 //     their summaries.
-//   - simulate_envelope_text.go: simulate -envelope in text.
-//   - simulate_faults.go: simulate -scenario controller-faults.
-//   - simulate_move.go: simulate -scenario private-subnets (step 4's move).
+//   - simulate_envelope_text.go: simulate --envelope in text.
+//   - simulate_faults.go: simulate --scenario controller-faults.
+//   - simulate_move.go: simulate --scenario private-subnets (step 4's move).
 //   - simulate_underway.go: which of phased's failures from Execute's
 //     start no call at its start could have saved (failedUnderWayAtStart).
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
-// README's transcripts), one _test.go per subcommand or concern, and
+// README's transcripts), help_test.go (every command's --help against the
+// conventions below), one _test.go per subcommand or concern, and
 // helm_cluster_integration_test.go on envtest.
 //
 // # Subcommands
@@ -66,20 +74,55 @@
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies, each in a world of its own from the
 //     same seed (not the story's world); every plan at the product's
-//     default assumptions; -envelope runs every churn shape and several
-//     seeds over the AWS timings; -wire sends every ELBv2 call through the
+//     default assumptions; --envelope runs every churn shape and several
+//     seeds over the AWS timings; --wire sends every ELBv2 call through the
 //     real AWS SDK client.
 //
-// # Configuration
+// # Flags
 //
-// The kubeconfig and its context come through client-go's loading rules
-// (--kubeconfig, --context); AWS through aws-sdk-go-v2/config (--profile,
-// --region) with STS assume-role per account (--assume-role). Go-style
-// single-dash long flags work too (-seed 7, -format json).
+// Flags are written --name, and -x for the few short ones (-o for
+// --format, -n for --namespace, -f for helm's --values, -v for --verbose),
+// in help, messages and documents alike. Each command has only the flags
+// that apply to it:
+//
+//   - --format: every command but helm (the parent), with the values that
+//     command prints and no other: diagnose text, json or markdown; helm
+//     check text, json or sarif; plan, execute, rollback, bind, helm fix
+//     and simulate text or json. Any other value is a usage error, checked
+//     before the command's body runs.
+//   - the cluster flags, --kubeconfig and --context (client-go's loading
+//     rules): diagnose, plan, execute, rollback, bind, and helm check and
+//     helm fix (read only with --cluster).
+//   - the AWS flags, --profile, --region (aws-sdk-go-v2/config) and
+//     --assume-role (STS, one account each): diagnose, plan, execute,
+//     rollback and bind; --no-service-quotas where ELBv2's quotas are
+//     read: diagnose, plan, execute and rollback.
+//   - simulate has neither: it calls no AWS account and no cluster.
+//
+// A long flag written with one dash, as Go's flag package reads it, is
+// still accepted for old scripts, and never shown; a single-dash word that
+// names no flag is a usage error naming it (unknown flag "-bogus").
+//
+// # Severities
+//
+// Every --fail-on reads one scale, worst first: critical, high, medium,
+// low, info, and none (never exit 1). diagnose's findings are graded on it.
+// helm check and helm fix grade coarser, as helmgov does: error (critical
+// and high on the scale), warning (medium and low), info; so --fail-on
+// high and critical stop on a helm error, medium and low on a warning too.
+// helmgov's words are accepted by every --fail-on: error as high, warning
+// as low (the bottom of its band, so that diagnose --fail-on warning stops
+// on every finding a warning would cover).
 //
 // # Exit codes
 //
-// 0 success; 1 findings at or above --fail-on; 2 a usage, configuration or
-// input error (one line on stderr, no stack trace); 3 an operation that
-// started and failed.
+// Every program in examples/ (tgmigrate, fleetreport, guardedmigration)
+// exits with the same codes:
+//
+//	0  success: nothing at or above --fail-on, the operation completed
+//	1  findings at or above --fail-on (or, for guardedmigration, a phase
+//	   an operator refused: nothing failed, nothing of it ran)
+//	2  a usage, configuration or input error: one line on stderr naming
+//	   the flag, no stack trace, nothing changed
+//	3  an operation that started and failed (or could not scan, in part)
 package main

@@ -125,6 +125,11 @@ manifests, and checks them against helmgov's rules (TGM-H001...). Output: text,
 json or sarif. Exit 0 when clean, 1 when a finding is at or above --fail-on,
 2 on a usage or render error.
 
+--fail-on reads the one severity scale of every command: critical, high,
+medium, low, info or none. helmgov grades a finding error (critical and
+high on that scale), warning (medium and low) or info; error and warning
+are accepted as --fail-on words too, for high and low.
+
 With --cluster it also asks the cluster of --kubeconfig and --context which
 kinds it serves (discovery, read-only): a kind it does not serve, such as a
 TargetGroupBinding where the LBC's CRDs are not installed, is TGM-H012.
@@ -137,7 +142,9 @@ Without --cluster nothing contacts a cluster.`,
 	}
 	f.renderFlags(cmd)
 	cmd.Flags().StringVar(&f.manifests, "manifests", "", "check rendered manifests from this file (- for stdin) instead of a chart")
-	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 at or above this severity (error, warning, info)")
+	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 when a finding is at or above this severity: "+failOnHelp)
+	a.addFormatFlag(cmd, "text", "json", "sarif")
+	a.addClusterFlags(cmd)
 	return cmd
 }
 
@@ -145,9 +152,9 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 	if a.format == "markdown" {
 		return usagef("--format markdown: helm check prints text, json or sarif")
 	}
-	threshold, err := helmgov.ParseSeverity(f.failOn)
+	threshold, failing, err := helmThreshold(f.failOn)
 	if err != nil {
-		return usagef("--fail-on: %v", err)
+		return err
 	}
 	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
@@ -179,7 +186,7 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 	if err := a.writeHelmResult(res); err != nil {
 		return err
 	}
-	if helmgov.ExitCode(res, threshold) != 0 {
+	if failing && helmgov.ExitCode(res, threshold) != 0 {
 		return &findingsError{summary: fmt.Sprintf("%d findings at or above %s", res.Count(threshold), f.failOn)}
 	}
 	return nil
@@ -248,7 +255,9 @@ error or a fix --atomic refused.`,
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "write the changes (default: dry run, print the diff)")
 	cmd.Flags().StringSliceVar(&f.into, "into", nil, "where fixes may go, in this order: values (your -f file), chart (its values.yaml), templates (default: values,chart,templates)")
 	cmd.Flags().BoolVar(&f.atomic, "atomic", false, "all or nothing: when a fix cannot be made to hold, write nothing and exit 2 (default: drop that fix, write the others)")
-	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains after the fix (error, warning, info)")
+	cmd.Flags().StringVar(&f.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains after the fix: "+failOnHelp)
+	a.addFormatFlag(cmd, "text", "json")
+	a.addClusterFlags(cmd)
 	return cmd
 }
 
@@ -256,9 +265,9 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: helm fix prints text or json", a.format)
 	}
-	threshold, err := helmgov.ParseSeverity(f.failOn)
+	threshold, failing, err := helmThreshold(f.failOn)
 	if err != nil {
-		return usagef("--fail-on: %v", err)
+		return err
 	}
 	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
@@ -297,6 +306,9 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	}
 	if a.format == "text" && !f.yes && len(res.Files) > 0 {
 		fmt.Fprintln(a.stderr, "dry run: nothing was written; pass --yes to write these changes")
+	}
+	if !failing {
+		return nil
 	}
 	return fixOutcome(res, threshold, f.failOn)
 }

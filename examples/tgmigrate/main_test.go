@@ -26,7 +26,7 @@ func TestUsageErrorsExit2WithOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"unknown flag", []string{"--no-such-flag"}, `unknown flag "--no-such-flag"`},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 	}
 	for _, tt := range tests {
@@ -89,7 +89,7 @@ func TestErrorPathsExit2WithOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", []string{"diagnose", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{"unknown flag", []string{"diagnose", "--frobnicate"}, `unknown flag "--frobnicate"`},
 		{"bad format", []string{"--format", "yaml", "diagnose", "--all"}, `--format "yaml"`},
 		{"bad ARN", []string{"diagnose", "--target-group", "arn:aws:elasticloadbalancing:eu-west-1:123:targetgroup/x/y"}, "invalid arn"},
 		{"bad ARN in bind", []string{"bind", "--target-group", "arn:aws:ec2:eu-west-1:123456789012:instance/i-1", "-n", "shop", "--service", "web"}, "invalid arn"},

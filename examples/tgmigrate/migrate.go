@@ -73,6 +73,7 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 	fl.BoolVar(&f.rbac, "rbac", false, "print the Kubernetes Role and ClusterRole execute and rollback of the plan need, as YAML to apply (with --format json: the rules and their reasons), instead of the plan")
 	fl.StringSliceVar(&f.rbacSubjects, "rbac-subject", nil, "with --rbac, also print the RoleBinding and ClusterRoleBinding for this subject: serviceaccount:NAMESPACE/NAME, user:NAME or group:NAME (repeatable)")
 	fl.BoolVar(&f.leaveSecurityGroups, "leave-security-groups", false, "when the load balancer's security groups cannot reach the pods' port, record a precondition naming the missing rule instead of having the controller open it (spec.networking)")
+	a.addCutoverFlags(cmd)
 	return cmd
 }
 
@@ -218,6 +219,16 @@ type runFlags struct {
 	targetGroup, namespace string
 }
 
+// addCutoverFlags adds to plan, execute and rollback the flags of the
+// cutover's environment: --format (text or json), the cluster's, AWS's and
+// --no-service-quotas.
+func (a *app) addCutoverFlags(cmd *cobra.Command) {
+	a.addFormatFlag(cmd, "text", "json")
+	a.addClusterFlags(cmd)
+	a.addAWSFlags(cmd)
+	a.addServiceQuotasFlag(cmd)
+}
+
 func (f *runFlags) common(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.plan, "plan", "", "the plan file written by \"tgmigrate plan --out\"")
@@ -243,6 +254,7 @@ terminal it asks first). Run it again after an interruption to resume.`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runExecute(cmd, f) }),
 	}
 	f.common(cmd)
+	a.addCutoverFlags(cmd)
 	cmd.Flags().StringVar(&f.stopAfter, "stop-after", "", "pause after this step (resume with another execute)")
 	cmd.Flags().BoolVar(&f.allowNonPod, "allow-non-pod-targets", false, "let the verification pass, with a warning, when the target group holds targets that are not the Service's pods (they are never removed)")
 	cmd.Flags().StringSliceVar(&f.accept, "accept-preconditions", nil, "carry out a plan whose preconditions of these kinds do not hold (pod-settings: the Service's pods lack a safe preStop, grace period, readiness gate or PodDisruptionBudget; security-group: the load balancer cannot reach the pods' port and the plan was made with --leave-security-groups; forceful-disruption: nodes of the target group's node targets expire during the run, and Karpenter disrupts them whatever the hold); the plan names them")
@@ -304,6 +316,7 @@ plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runRollback(cmd, f) }),
 	}
 	f.common(cmd)
+	a.addCutoverFlags(cmd)
 	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "without --plan: the binding's namespace, where the journal is")
 	return cmd

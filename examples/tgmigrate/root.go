@@ -1,8 +1,9 @@
 package main
 
-// root.go: app (the I/O, global flags and logger every subcommand shares),
-// run, the root command, wrapRun's exit-code marking, and the helpers:
-// logger, TTY test, JSON printing, single-dash flag normalisation.
+// root.go: app (the I/O, flag values and logger every subcommand shares),
+// run, the root command (its one global flag, --verbose, and the checks
+// before any command's body), wrapRun's exit-code marking, and the helpers:
+// logger, TTY test, JSON printing. The flag groups are flags.go's.
 
 import (
 	"context"
@@ -11,19 +12,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
-// app holds what every subcommand shares: I/O, global flags, the logger.
+// app holds what every subcommand shares: I/O, the values of the flag
+// groups (flags.go) and of --verbose, the logger.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -49,8 +49,6 @@ type app struct {
 	onWorld func(name string, w *sim.World)
 }
 
-var formats = []string{"text", "json", "markdown", "sarif"}
-
 // version is the tool's version, as SARIF output reports it.
 const version = "0.1.0"
 
@@ -60,7 +58,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // run runs the command line args on a's I/O and returns the exit code.
 func (a *app) run(ctx context.Context, args []string) int {
-	root := a.rootCommand()
+	return a.execute(ctx, a.rootCommand(), args)
+}
+
+// execute runs args on root, a's command tree, and returns the exit code.
+func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(normalizeArgs(root, args))
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
@@ -79,15 +81,20 @@ charts from regressing.
 
 Anything that mutates is a dry run unless you pass --yes (or confirm at the prompt).
 "tgmigrate simulate" runs the whole story on the embedded simulator: no AWS
-account and no cluster needed.`,
+account and no cluster needed.
+
+Flags are written --name (-x for the few short ones). Exit codes, the same
+for every command: 0 success, 1 findings at or above --fail-on, 2 a usage,
+configuration or input error, 3 an operation that started and failed.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		DisableAutoGenTag: true,
+		// Before any command's body, so before any kubeconfig, credential
+		// or network call.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if !contains(formats, a.format) {
-				return usagef("--format %q: want one of text, json, markdown, sarif", a.format)
+			if err := checkFlags(cmd); err != nil {
+				return err
 			}
-			// Before any subcommand loads a kubeconfig or credentials.
 			if err := a.cloud.validate(); err != nil {
 				return err
 			}
@@ -95,16 +102,10 @@ account and no cluster needed.`,
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
-	pf := root.PersistentFlags()
-	pf.StringVar(&a.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
-	pf.StringVar(&a.kubecontext, "context", "", "kubeconfig context (default: the current context)")
-	pf.StringVar(&a.cloud.profile, "profile", "", "AWS shared-config profile (default: $AWS_PROFILE or default)")
-	pf.StringVar(&a.cloud.region, "region", "", "AWS region (default: from the profile or $AWS_REGION)")
-	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
-	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
-	pf.BoolVar(&a.noServiceQuotas, "no-service-quotas", false, "do not read ELBv2's target quotas through Service Quotas (servicequotas:GetServiceQuota): count the cutover's overlap against AWS's documented defaults")
-	pf.CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
+	root.SetFlagErrorFunc(flagError)
+	// The only global flag: --format, the AWS flags and the cluster flags
+	// are each command's own (flags.go), where they apply.
+	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
 	root.AddCommand(a.diagnoseCommand(), a.planCommand(), a.executeCommand(), a.rollbackCommand(),
 		a.bindCommand(), a.helmCommand(), a.simulateCommand())
 	root.Version = version
@@ -160,35 +161,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// normalizeArgs accepts Go-style single-dash long flags (-seed 7, -format
-// json), as the standard flag package does, by rewriting -name to --name for
-// every long flag name the command tree knows. Short flags (-v, -o json) and
-// everything after "--" are left alone.
-func normalizeArgs(root *cobra.Command, args []string) []string {
-	long := map[string]bool{}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
-		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
-	out := make([]string, 0, len(args))
-	for i, arg := range args {
-		if arg == "--" {
-			return append(out, args[i:]...)
-		}
-		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
-			name, _, _ := strings.Cut(arg[1:], "=")
-			if len(name) > 1 && long[name] {
-				arg = "-" + arg
-			}
-		}
-		out = append(out, arg)
-	}
-	return out
 }

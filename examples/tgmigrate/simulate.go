@@ -31,10 +31,10 @@ const (
 
 var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
-// The phased scenarios -scenario selects.
+// The phased scenarios --scenario selects.
 var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets}
 
-// The limits of -nodes and -pods, and why: ELBv2's default quotas
+// The limits of --nodes and --pods, and why: ELBv2's default quotas
 // (1,000 targets per target group, 1,000 per Application Load Balancer)
 // and what the simulator runs in its budget.
 const (
@@ -60,9 +60,9 @@ type simFlags struct {
 	scenario      string
 	wire          bool
 	envelope      bool
-	// seeds is how many seeds -envelope runs, from seed.
+	// seeds is how many seeds --envelope runs, from seed.
 	seeds int
-	// churnSet and seedsSet say -churn and -seeds were given.
+	// churnSet and seedsSet say --churn and --seeds were given.
 	churnSet, seedsSet bool
 	timings            timingFlags
 }
@@ -89,13 +89,13 @@ Load Balancer Controller, and client traffic, all on a virtual clock. It then
 tells the story: traffic drops under churn, diagnose finds the ghost targets,
 the plan, the cutover with its progress, the verification, and a side-by-side
 table of four strategies, each in a world of its own built from the same seed
-and churn (a -lead-in before the migration, not the story's -prelude: the
+and churn (a --lead-in before the migration, not the story's --prelude: the
 rows' figures are not the story's):
 
   static        no migration: ghost targets accumulate and requests fail
   naive-tgb     a default-mode TargetGroupBinding: the LBC deregisters every
                 node target before its pod targets are healthy
-  phased        this SDK's plan (PlanCutover then Execute, or the -scenario's
+  phased        this SDK's plan (PlanCutover then Execute, or the --scenario's
                 variant), with the pod settings the product recommends
                 (preStop 130 s, terminationGracePeriodSeconds 160 s)
   phased-as-is  the same, with the workload's original settings (preStop
@@ -110,15 +110,15 @@ Each row splits its requests into windows: before the migration (for
 phased, until Execute's call), settle (phased: Execute's first step, from
 its start until the disruptions under way at its start have run out and the
 deregistration lag the plan assumes has passed), the cutover (to the
-migration's end), the rollback (-scenario rollback) and after. Phased's
+migration's end), the rollback (--scenario rollback) and after. Phased's
 ratio is its cutover's steps against the plan's floor; its whole ratio,
 Execute's whole time against the settle plus the floor.
 
 Every figure depends on AWS timings that AWS does not all document (package
-timing's table): the run prints the ones it used. The -new-target-checks,
--registration-delay, -deregistration-lag, -connect-timeout,
--fail-open-initial and -ip-reuse flags set them. -envelope runs every churn
-shape (or the one -churn names) at -seeds seeds (5) from -seed: first one
+timing's table): the run prints the ones it used. The --new-target-checks,
+--registration-delay, --deregistration-lag, --connect-timeout,
+--fail-open-initial and --ip-reuse flags set them. --envelope runs every churn
+shape (or the one --churn names) at --seeds seeds (5) from --seed: first one
 knob at a time, every strategy, at the first seed, to see which knobs change
 some strategy's result; then the grid of plausible values (new-target checks
 1 and HealthyThresholdCount; lag 0, 15 s, 60 s, 120 s; a dead address's 504
@@ -128,7 +128,7 @@ then phased where the world is worse than its plan assumes (a lag of 3
 minutes against the assumed 2), reported apart. It prints, per churn shape,
 every strategy's spread and phased's worst in every window.
 
--scenario picks the phased variant: cutover (in-place), rollback (cut over,
+--scenario picks the phased variant: cutover (in-place), rollback (cut over,
 then roll back at once), crash-resume (a crash after the binding, then a
 resumed Execute), blue-green (an instance-type target
 group, moved by weights), controller-faults (phased in-place once per fault
@@ -141,34 +141,34 @@ plans the move and executes it: Karpenter's EC2NodeClass patched to the
 private subnets, the drift-driven replacement watched wave by wave; two
 more rows run the move in broken worlds, a load balancer missing a zone
 and private subnets without egress, where readiness must refuse before
-any write). -churn picks Karpenter's churn: steady (the oldest
-node every -churn-interval), wave (half the nodes drifted at once, one
+any write). --churn picks Karpenter's churn: steady (the oldest
+node every --churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
 random intervals of mean two intervals), spot (a random node interrupted
 with a two-minute notice, at random intervals of mean three intervals).
 
-Limits: -pods goes up to 1,000, ELBv2's default quota of 1,000 targets per
-target group: the pods all become targets of the one target group. -nodes
+Limits: --pods goes up to 1,000, ELBv2's default quota of 1,000 targets per
+target group: the pods all become targets of the one target group. --nodes
 goes up to 500: the legacy target group holds one target per node, which
 the same quota would allow up to 1,000, but 500 nodes and 1,000 pods is the
 largest world the simulator runs within the two-minute target on two
 cores (about a minute, measured by BenchmarkSimulateScale).
 
-A run that fails (a strategy, a scenario's variant, a point of -envelope, a
+A run that fails (a strategy, a scenario's variant, a point of --envelope, a
 controller fault's run) is a row with its error, in text (the line under
 the table) and in JSON (the row's "error"), and every other row is still run
 and printed. When the story's own steps fail, the story prints the error in
 its section, skips the sections left, and the comparison follows. Once
 everything is printed, simulate exits 3 if a run of phased (the product)
-failed: its row, the hardest corner, a point of -envelope, a controller
+failed: its row, the hardest corner, a point of --envelope, a controller
 fault's run, or the story; a failure of another strategy leaves the exit
 status 0.`,
 		Example: `  tgmigrate simulate
-  tgmigrate simulate -format json -seed 7
-  tgmigrate simulate -format json -envelope -seed 7 -scenario rollback
-  tgmigrate simulate -format json -seed 7 -scenario controller-faults
-  tgmigrate simulate -churn spot -deregistration-lag 2m -new-target-checks threshold`,
+  tgmigrate simulate --format json --seed 7
+  tgmigrate simulate --format json --envelope --seed 7 --scenario rollback
+  tgmigrate simulate --format json --seed 7 --scenario controller-faults
+  tgmigrate simulate --churn spot --deregistration-lag 2m --new-target-checks threshold`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
 			f.churnSet, f.seedsSet = cmd.Flags().Changed("churn"), cmd.Flags().Changed("seeds")
@@ -180,15 +180,15 @@ status 0.`,
 	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, fmt.Sprintf("nodes at the start: %d to %d, %s", minNodes, maxNodes, maxNodesWhy))
 	fl.IntVar(&f.pods, "pods", sim.DefaultPods, fmt.Sprintf("pods behind the Service: %d to %d, %s", minPods, maxPods, maxPodsWhy))
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
-	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "the churn's pace: see -churn")
+	fl.DurationVar(&f.churnInterval, "churn-interval", time.Minute, "the churn's pace: see --churn")
 	fl.StringVar(&f.churn, "churn", string(karpenter.ShapeSteady), "Karpenter's churn: steady, wave, consolidation, expiry or spot")
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
 	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
-	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one -churn names) and -seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
-	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds -envelope runs, from -seed: %d to %d", minSeeds, maxSeeds))
+	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one --churn names) and --seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
+	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds --envelope runs, from --seed: %d to %d", minSeeds, maxSeeds))
 	tf := &f.timings
 	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: 1 to 10, or threshold (HealthyThresholdCount) (default 1, the ALB user guide's)")
 	fl.DurationVar(&tf.registrationDelay, "registration-delay", 0, "time a new target waits before its first check; negative: none (default 10s)")
@@ -196,33 +196,34 @@ status 0.`,
 	fl.DurationVar(&tf.connectTimeout, "connect-timeout", 0, "time before a request to a dead address gets 504; negative: 502 at once (default 10s)")
 	fl.BoolVar(&tf.failOpenInitial, "fail-open-initial", false, "fail open to targets still initial too, when none is healthy")
 	fl.StringVar(&tf.ipReuse, "ip-reuse", "off", "hand freed addresses out again after 30 s: off, any, node or pod")
+	a.addFormatFlag(cmd, "text", "json")
 	return cmd
 }
 
 func (f *simFlags) validate() error {
 	switch {
 	case !contains(scenarios, f.scenario):
-		return usagef("-scenario %q: want one of %s", f.scenario, strings.Join(scenarios, ", "))
+		return usagef("--scenario %q: want one of %s", f.scenario, strings.Join(scenarios, ", "))
 	case !contains(shapeNames(), f.churn):
-		return usagef("-churn %q: want one of %s", f.churn, strings.Join(shapeNames(), ", "))
+		return usagef("--churn %q: want one of %s", f.churn, strings.Join(shapeNames(), ", "))
 	case f.nodes < minNodes || f.nodes > maxNodes:
-		return usagef("-nodes %d: want %d to %d, %s", f.nodes, minNodes, maxNodes, maxNodesWhy)
+		return usagef("--nodes %d: want %d to %d, %s", f.nodes, minNodes, maxNodes, maxNodesWhy)
 	case f.pods < minPods || f.pods > maxPods:
-		return usagef("-pods %d: want %d to %d, %s", f.pods, minPods, maxPods, maxPodsWhy)
+		return usagef("--pods %d: want %d to %d, %s", f.pods, minPods, maxPods, maxPodsWhy)
 	case f.rps < 1 || f.rps > 1000:
-		return usagef("-rps %d: want 1 to 1000", f.rps)
+		return usagef("--rps %d: want 1 to 1000", f.rps)
 	case f.churnInterval < 10*time.Second:
-		return usagef("-churn-interval %v: want at least 10s", f.churnInterval)
+		return usagef("--churn-interval %v: want at least 10s", f.churnInterval)
 	case f.duration < 5*time.Minute || f.duration > 24*time.Hour:
-		return usagef("-duration %v: want 5m to 24h", f.duration)
+		return usagef("--duration %v: want 5m to 24h", f.duration)
 	case f.leadIn < 0 || f.leadIn > time.Hour:
-		return usagef("-lead-in %v: want 0 to 1h", f.leadIn)
+		return usagef("--lead-in %v: want 0 to 1h", f.leadIn)
 	case f.prelude < 0 || f.prelude > 24*time.Hour:
-		return usagef("-prelude %v: want 0 to 24h", f.prelude)
+		return usagef("--prelude %v: want 0 to 24h", f.prelude)
 	case f.seeds < minSeeds || f.seeds > maxSeeds:
-		return usagef("-seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
+		return usagef("--seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
 	case f.seedsSet && !f.envelope:
-		return usagef("-seeds %d: only -envelope runs several seeds (-seed picks the one a run uses)", f.seeds)
+		return usagef("--seeds %d: only --envelope runs several seeds (--seed picks the one a run uses)", f.seeds)
 	}
 	if _, err := f.timings.parse(); err != nil {
 		return err
@@ -251,7 +252,7 @@ func (tf timingFlags) parse() (timing.Timings, error) {
 	default:
 		var n int
 		if _, err := fmt.Sscanf(c, "%d", &n); err != nil || fmt.Sprint(n) != c {
-			return timing.Timings{}, usagef("-new-target-checks %q: want 1 to 10, or threshold", c)
+			return timing.Timings{}, usagef("--new-target-checks %q: want 1 to 10, or threshold", c)
 		}
 		t.NewTargetChecks = n
 	}
@@ -260,7 +261,7 @@ func (tf timingFlags) parse() (timing.Timings, error) {
 	case string(timing.HolderAny), string(timing.HolderNode), string(timing.HolderPod):
 		t.IPReuse = timing.IPReuse{Enabled: true, To: timing.Holder(r)}
 	default:
-		return timing.Timings{}, usagef("-ip-reuse %q: want off, any, node or pod", r)
+		return timing.Timings{}, usagef("--ip-reuse %q: want off, any, node or pod", r)
 	}
 	if err := t.Validate(); err != nil {
 		return timing.Timings{}, usagef("%s", flagOfKnob(err))
@@ -272,8 +273,8 @@ func (tf timingFlags) parse() (timing.Timings, error) {
 func flagOfKnob(err error) string {
 	msg := err.Error()
 	for knob, flag := range map[string]string{
-		"NewTargetChecks": "-new-target-checks", "RegistrationDelay": "-registration-delay",
-		"DeregistrationLag": "-deregistration-lag", "ConnectTimeout": "-connect-timeout",
+		"NewTargetChecks": "--new-target-checks", "RegistrationDelay": "--registration-delay",
+		"DeregistrationLag": "--deregistration-lag", "ConnectTimeout": "--connect-timeout",
 	} {
 		msg = strings.Replace(msg, "timing: "+knob, flag, 1)
 	}

@@ -1,6 +1,6 @@
 package main
 
-// simulate_envelope.go: simulate -envelope: every strategy over every
+// simulate_envelope.go: simulate --envelope: every strategy over every
 // churn shape and several seeds, first one knob at a time (which knobs
 // change anything), then over the grid of the knobs that do, and phased
 // in worlds worse than its plan assumes; run on every core. The report's

@@ -1,6 +1,6 @@
 package main
 
-// simulate_envelope_text.go: simulate -envelope in text: the knobs the grid
+// simulate_envelope_text.go: simulate --envelope in text: the knobs the grid
 // varies and those that changed nothing, each churn shape's summary with
 // phased's worst in every window and in worlds worse than its plan
 // assumes, every shape and seed together, and the sensitivity tables.

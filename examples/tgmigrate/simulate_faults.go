@@ -1,6 +1,6 @@
 package main
 
-// simulate_faults.go: simulate -scenario controller-faults: the phased
+// simulate_faults.go: simulate --scenario controller-faults: the phased
 // cutover once per fault of the AWS Load Balancer Controller, the check that
 // the target group is restored, and the fault table.
 

@@ -43,7 +43,7 @@ type simReport struct {
 	// for it, run there and then (not with -envelope, which runs them
 	// all).
 	Hardest *hardestRun `json:"hardest,omitempty"`
-	// Envelope is every strategy over the grid of timings (-envelope).
+	// Envelope is every strategy over the grid of timings (--envelope).
 	Envelope *envelopeReport `json:"envelope,omitempty"`
 }
 
@@ -292,10 +292,10 @@ func writeComparison(w io.Writer, rep simReport) {
 	if h := rep.Hardest; h != nil {
 		o := h.Outcome
 		if o.Error != "" {
-			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate -envelope` runs every corner.\n", h.Timings, o.Error)
+			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate --envelope` runs every corner.\n", h.Timings, o.Error)
 			return
 		}
-		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate -envelope` runs every corner.\n",
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate --envelope` runs every corner.\n",
 			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
 	}
 }

@@ -152,7 +152,7 @@ func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
 }
 
 // TestSimulateTextNamesTheHardestCorner: the plain run's last line names
-// -envelope, the hardest corner's timings and phased's figure there.
+// --envelope, the hardest corner's timings and phased's figure there.
 func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "simulate", "-seed", "5", "-nodes", "6", "-pods", "18", "-duration", "10m", "-prelude", "2m")
 	if code != exitOK {
@@ -160,7 +160,7 @@ func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	last := lines[len(lines)-1]
-	for _, want := range []string{"simulate -envelope", timing.Hardest().String(), "phased lost "} {
+	for _, want := range []string{"simulate --envelope", timing.Hardest().String(), "phased lost "} {
 		if !strings.Contains(last, want) {
 			t.Errorf("last line %q does not say %q", last, want)
 		}
@@ -377,7 +377,7 @@ func TestSimulateTextFailedStory(t *testing.T) {
 	}
 }
 
-// TestSimulateLimits: -nodes and -pods out of their limits are usage
+// TestSimulateLimits: --nodes and --pods out of their limits are usage
 // errors that say why the limit is there; their limits themselves are
 // accepted, and the help gives the reasons.
 func TestSimulateLimits(t *testing.T) {
@@ -387,14 +387,14 @@ func TestSimulateLimits(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{"one node", []string{"-nodes", "1"}, []string{"-nodes 1: want 2 to 500"}},
-		{"501 nodes", []string{"-nodes", "501"}, []string{"-nodes 501: want 2 to 500", "the largest world the simulator runs within the two-minute target on two cores", quota}},
-		{"no pod", []string{"-pods", "0"}, []string{"-pods 0: want 1 to 1000"}},
-		{"1001 pods", []string{"-pods", "1001"}, []string{"-pods 1001: want 1 to 1000", quota}},
-		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"-pods 2000: want 1 to 1000", quota}},
-		{"no seed", []string{"-envelope", "-seeds", "0"}, []string{"-seeds 0: want 1 to 20"}},
-		{"21 seeds", []string{"-envelope", "-seeds", "21"}, []string{"-seeds 21: want 1 to 20"}},
-		{"seeds without the envelope", []string{"-seeds", "3"}, []string{"-seeds 3: only -envelope runs several seeds"}},
+		{"one node", []string{"-nodes", "1"}, []string{"--nodes 1: want 2 to 500"}},
+		{"501 nodes", []string{"-nodes", "501"}, []string{"--nodes 501: want 2 to 500", "the largest world the simulator runs within the two-minute target on two cores", quota}},
+		{"no pod", []string{"-pods", "0"}, []string{"--pods 0: want 1 to 1000"}},
+		{"1001 pods", []string{"-pods", "1001"}, []string{"--pods 1001: want 1 to 1000", quota}},
+		{"2000 pods", []string{"-pods", "2000", "-nodes", "500"}, []string{"--pods 2000: want 1 to 1000", quota}},
+		{"no seed", []string{"-envelope", "-seeds", "0"}, []string{"--seeds 0: want 1 to 20"}},
+		{"21 seeds", []string{"-envelope", "-seeds", "21"}, []string{"--seeds 21: want 1 to 20"}},
+		{"seeds without the envelope", []string{"-seeds", "3"}, []string{"--seeds 3: only --envelope runs several seeds"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,13 +412,13 @@ func TestSimulateLimits(t *testing.T) {
 	for _, np := range [][2]int{{2, 1}, {500, 1000}} {
 		f := &simFlags{nodes: np[0], pods: np[1], rps: 20, churnInterval: time.Minute, churn: "steady", duration: 30 * time.Minute, scenario: "cutover", seeds: 5}
 		if err := f.validate(); err != nil {
-			t.Errorf("-nodes %d -pods %d: %v, want accepted", np[0], np[1], err)
+			t.Errorf("--nodes %d --pods %d: %v, want accepted", np[0], np[1], err)
 		}
 	}
 	code, stdout, _ := runCLI(t, "simulate", "--help")
 	help := strings.Join(strings.Fields(stdout), " ")
-	if code != exitOK || !strings.Contains(help, "-pods goes up to 1,000, "+quota) || !strings.Contains(help, "pods behind the Service: 1 to 1000, "+quota) {
-		t.Errorf("exit %d; the help does not give -pods' limit and its reason:\n%s", code, stdout)
+	if code != exitOK || !strings.Contains(help, "--pods goes up to 1,000, "+quota) || !strings.Contains(help, "pods behind the Service: 1 to 1000, "+quota) {
+		t.Errorf("exit %d; the help does not give --pods' limit and its reason:\n%s", code, stdout)
 	}
 }
 
