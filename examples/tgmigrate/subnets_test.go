@@ -12,8 +12,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -27,7 +30,9 @@ func TestSubnetsBadInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cluster := []string{"--cluster-name", "prod", "--cluster-vpc", "vpc-0123456789abcdef0"}
-	check := func(args ...string) []string { return append(append([]string{"subnets", "check"}, cluster...), args...) }
+	check := func(args ...string) []string {
+		return append(append([]string{"subnets", "check"}, cluster...), args...)
+	}
 	plan := func(args ...string) []string { return append(append([]string{"subnets", "plan"}, cluster...), args...) }
 	tests := []struct {
 		name string
@@ -222,6 +227,22 @@ func TestSubnetsCheckPlanExecuteRollback(t *testing.T) {
 		t.Errorf("%d requests failed during the move, want 0", f)
 	}
 
+	moved, err := karpenterObjects(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := do("subnets", "rollback", "--plan", planFile, "-n", sim.DefaultNamespace, "-o", "json"); code != exitOK ||
+		!strings.Contains(stderr.String(), "dry run: nothing was changed; pass --yes to roll back") {
+		t.Fatalf("rollback (dry run): exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	var dry subnets.Result
+	if err := json.Unmarshal(stdout.Bytes(), &dry); err != nil || !dry.DryRun || dry.PlanID != plan.ID || len(dry.Writes) != len(plan.NodeClasses) {
+		t.Errorf("rollback -o json (dry run): %+v, %v; want a dry run of %s writing the %d node classes back", dry, err, plan.ID, len(plan.NodeClasses))
+	}
+	if now, err := karpenterObjects(t.Context(), w); err != nil || !cmp.Equal(moved, now) {
+		t.Errorf("the rollback's dry run changed the node classes, pools or journal: %s", cmp.Diff(moved, now))
+	}
+
 	if code := do("subnets", "rollback", "--cluster-name", sim.ClusterName, "-n", sim.DefaultNamespace, "--yes"); code != exitOK ||
 		!strings.Contains(stdout.String(), "rollback "+plan.ID+": completed;") {
 		t.Fatalf("rollback --yes from the journal: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
@@ -312,4 +333,48 @@ func TestSubnetsExecuteResumes(t *testing.T) {
 		t.Errorf("%d requests failed during the interrupted and resumed move, want 0", f)
 	}
 	t.Logf("interrupted:\n%s\nresumed:\n%s%s", out, stderr2.String(), stdout.String())
+}
+
+// TestSubnetsExecuteRefusesDriftedNodeClass: a node class changed by hand
+// since the plan is refused before any write (exit 2, naming it), and the
+// journal is not created.
+func TestSubnetsExecuteRefusesDriftedNodeClass(t *testing.T) {
+	isolate(t)
+	w, cutOver := moveWorld(t)
+	cutOver()
+	run := subnetsOn(t, w)
+	planFile := filepath.Join(t.TempDir(), "move.json")
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), &stdout, &stderr, "subnets", "plan", "--cluster-name", sim.ClusterName, "--cluster-vpc", w.Legacy().VPCID, "--out", planFile); code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr.String())
+	}
+	nc := &unstructured.Unstructured{}
+	nc.SetGroupVersionKind(karpenter.EC2NodeClassGVK)
+	if err := w.Client().Get(t.Context(), client.ObjectKey{Name: karpenter.NodeClassName}, nc); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(nc.Object, []any{map[string]any{"id": "subnet-0123456789abcdef0"}}, "spec", "subnetSelectorTerms"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Client().Update(t.Context(), nc); err != nil {
+		t.Fatal(err)
+	}
+	before, err := karpenterObjects(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := run(t.Context(), &stdout, &stderr, "subnets", "execute", "--plan", planFile, "-n", sim.DefaultNamespace, "--yes")
+	if code != exitUsage || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "EC2NodeClass") || !strings.Contains(stderr.String(), karpenter.NodeClassName) {
+		t.Errorf("execute of a drifted node class: exit %d, want %d and one line naming it\nstderr %s", code, exitUsage, stderr.String())
+	}
+	after, err := karpenterObjects(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, after); d != "" {
+		t.Errorf("the refused execute changed (-before +after):\n%s", d)
+	}
+	t.Logf("refused: %s", stderr.String())
 }
