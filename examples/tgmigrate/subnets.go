@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -241,7 +242,7 @@ func (a *app) runSubnetsCheck(ctx context.Context, f *readinessFlags) error {
 func notReady(r *subnets.Readiness) string {
 	var codes []string
 	for _, f := range r.Findings {
-		if (f.Severity == "high" || f.Severity == "critical") && !contains(codes, string(f.Code)) {
+		if (f.Severity == diagnose.SeverityHigh || f.Severity == diagnose.SeverityCritical) && !contains(codes, string(f.Code)) {
 			codes = append(codes, string(f.Code))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -92,6 +93,62 @@ func TestSubnetsBadInputs(t *testing.T) {
 	}
 }
 
+// validReadiness checks that data, the output of check -o json, is a
+// readiness report that validates against subnets.ReadinessSchema, and
+// returns it.
+func validReadiness(t *testing.T, data []byte) *subnets.Readiness {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(subnets.ReadinessSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("readiness.v1.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	c.AssertFormat()
+	schema, err := c.Compile("readiness.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("check -o json is not JSON: %v\n%s", err, data)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Errorf("check -o json does not validate against subnets.ReadinessSchema: %v", err)
+	}
+	var r subnets.Readiness
+	if err := json.Unmarshal(data, &r); err != nil || r.SchemaVersion != subnets.ReadinessSchemaVersion {
+		t.Fatalf("check -o json: schema version %d, %v", r.SchemaVersion, err)
+	}
+	return &r
+}
+
+// TestSubnetsEnvErrors: with no seam the commands load the kubeconfig, then
+// the credentials, and say which is missing in one line (exit 2).
+func TestSubnetsEnvErrors(t *testing.T) {
+	home := isolate(t)
+	kubeconfig := writeKubeconfig(t, home)
+	check := []string{"subnets", "check", "--cluster-name", "prod", "--cluster-vpc", "vpc-0123456789abcdef0"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no kubeconfig", check, "no kubeconfig"},
+		{"no credentials", append([]string{"--kubeconfig", kubeconfig}, check...), "no AWS credentials"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.want) || stdout != "" {
+				t.Errorf("exit %d, want %d; stderr %q, want one line containing %q; stdout %q", code, exitUsage, stderr, tt.want, stdout)
+			}
+		})
+	}
+}
+
 // moveWorld is step 4's world (the nodes in public subnets, Karpenter's
 // EC2NodeClass selecting them, the VPC's subnets in EC2), as simulate's
 // scenario private-subnets builds it. cutOver runs phased's cutover in it,
@@ -146,6 +203,12 @@ func TestSubnetsCheckPlanExecuteRollback(t *testing.T) {
 		!strings.Contains(stdout.String(), "NOT READY") || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "NodeIPsPinned") {
 		t.Fatalf("check before the cutover: exit %d, want %d and NodeIPsPinned\nstdout %s\nstderr %s", code, exitFindings, stdout.String(), stderr.String())
 	}
+	if code := do(append([]string{"subnets", "check", "-o", "json"}, cluster...)...); code != exitFindings {
+		t.Fatalf("check -o json before the cutover: exit %d, want %d\nstderr %s", code, exitFindings, stderr.String())
+	}
+	if r := validReadiness(t, stdout.Bytes()); r.Ready {
+		t.Errorf("check -o json before the cutover: ready")
+	}
 	if code := do(append([]string{"subnets", "plan", "--out", planFile}, cluster...)...); code != exitFindings || stdout.Len() != 0 || !strings.Contains(stderr.String(), "nothing planned") {
 		t.Fatalf("plan before the cutover: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
@@ -160,9 +223,8 @@ func TestSubnetsCheckPlanExecuteRollback(t *testing.T) {
 		}
 		switch format {
 		case "json":
-			var r subnets.Readiness
-			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil || !r.Ready || r.SchemaVersion != subnets.ReadinessSchemaVersion || len(r.NodeClasses) == 0 {
-				t.Errorf("check -o json: ready %t, schema %d, %d node classes, %v", r.Ready, r.SchemaVersion, len(r.NodeClasses), err)
+			if r := validReadiness(t, stdout.Bytes()); !r.Ready || len(r.NodeClasses) == 0 {
+				t.Errorf("check -o json: ready %t, %d node classes; want ready, with the node classes to move", r.Ready, len(r.NodeClasses))
 			}
 		case "markdown":
 			if !strings.HasPrefix(stdout.String(), "# Readiness to move cluster "+sim.ClusterName) {
@@ -210,10 +272,13 @@ func TestSubnetsCheckPlanExecuteRollback(t *testing.T) {
 		t.Errorf("public nodes %d before the dry run, %d after; want the same, and some", publicBefore, public)
 	}
 
-	failed := w.Traffic().Failed
+	failed, total := w.Traffic().Failed, w.Traffic().Total
 	if code := do("subnets", "execute", "--plan", planFile, "-n", sim.DefaultNamespace, "--yes"); code != exitOK ||
 		!strings.Contains(stdout.String(), "move "+plan.ID+": completed;") {
 		t.Fatalf("execute --yes: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	if served := w.Traffic().Total - total; served < 1000 {
+		t.Errorf("%d requests served during the move: the traffic did not run", served)
 	}
 	for _, step := range []string{subnets.StepPatchNodeClasses, subnets.StepWatchReplacement, subnets.StepVerifyPrivate} {
 		if !strings.Contains(stderr.String(), step+": done") {
