@@ -35,6 +35,12 @@
 //   - simulate_move.go: simulate --scenario private-subnets (step 4's move).
 //   - simulate_underway.go: which of phased's failures from Execute's
 //     start no call at its start could have saved (failedUnderWayAtStart).
+//   - subnets.go: subnets (step 4), its check and plan, and the checks of
+//     their flags.
+//   - subnets_move.go: subnets execute and subnets rollback: the dry run,
+//     the progress, the journal and the resume and rollback command lines.
+//   - subnets_env.go: what the subnets commands act through, from the
+//     kubeconfig and the AWS flags.
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
 // README's transcripts), help_test.go (every command's --help against the
@@ -70,6 +76,15 @@
 //     and writes the others (--atomic: all or nothing); its report counts
 //     fixed, not fixable and dropped, says why each finding was not fixed,
 //     and it exits 1 while a finding at or above --fail-on remains.
+//   - subnets check, plan, execute, rollback: step 4, the nodes to private
+//     subnets (package subnets). check is read-only and exits 1 while a
+//     finding blocks the move (text, json or markdown); plan checks too,
+//     then prints the move and saves it with --out; execute and rollback
+//     are dry runs unless --yes (or a confirmation on a terminal) that
+//     check every object and list the writes; each step is journaled in a
+//     ConfigMap (--namespace), so running execute or rollback again
+//     resumes, and Ctrl-C prints the command lines that do; rollback may
+//     start from the journal alone (--cluster-name).
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies, each in a world of its own from the

@@ -42,6 +42,9 @@ type app struct {
 	// Nil means cutoverEnv (the kubeconfig and AWS); tests set the
 	// simulator's.
 	newCutoverEnv func(ctx context.Context, clusterName, clusterVPC string) (cutover.Env, error)
+	// newSubnetsEnv builds the environment of the subnets commands. Nil
+	// means subnetsEnvOf (the kubeconfig and AWS); tests set the simulator's.
+	newSubnetsEnv func(ctx context.Context) (*subnetsEnv, error)
 
 	// onWorld, when set, is shown every world simulate builds as soon as it
 	// is built: the story's (name "story") and each strategy's (named by
@@ -108,6 +111,7 @@ configuration or input error, 3 an operation that started and failed.`,
 	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
 	root.AddCommand(a.diagnoseCommand(), a.planCommand(), a.executeCommand(), a.rollbackCommand(),
 		a.bindCommand(), a.helmCommand(), a.simulateCommand())
+	root.AddCommand(a.subnetsCommand())
 	root.Version = version
 	return root
 }
