@@ -154,20 +154,13 @@ func parseTags(s string) (map[string]string, error) {
 	return tags, nil
 }
 
-// checkFormat refuses a --format the command does not print.
-func (a *app) checkFormat(command string, allowed ...string) error {
-	if !contains(allowed, a.format) {
-		return usagef("--format %s: %s prints %s", a.format, command, orList(allowed))
-	}
-	return nil
-}
-
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+// addSubnetsFlags gives a subnets subcommand its --format values and the
+// cluster and AWS flags its environment (subnets_env.go) is built from;
+// step 4 reads no quota.
+func (a *app) addSubnetsFlags(cmd *cobra.Command, formats ...string) {
+	a.addFormatFlag(cmd, formats...)
+	a.addClusterFlags(cmd)
+	a.addAWSFlags(cmd)
 }
 
 // readiness runs CheckReadiness with the environment's clients and clock.
@@ -199,13 +192,11 @@ cluster is ready when none is high or critical. Exit 0 when ready, 1 when not.`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSubnetsCheck(cmd.Context(), f) }),
 	}
 	f.register(cmd)
+	a.addSubnetsFlags(cmd, "text", "json", "markdown")
 	return cmd
 }
 
 func (a *app) runSubnetsCheck(ctx context.Context, f *readinessFlags) error {
-	if err := a.checkFormat("subnets check", "text", "json", "markdown"); err != nil {
-		return err
-	}
 	in, err := f.input()
 	if err != nil {
 		return err
@@ -271,15 +262,13 @@ Exit 1, planning nothing, when the cluster is not ready.`,
 		RunE:    wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSubnetsPlan(cmd.Context(), f) }),
 	}
 	f.register(cmd)
+	a.addSubnetsFlags(cmd, "text", "json")
 	cmd.Flags().StringVar(&f.moveBudget, "move-budget", "", "write a disruption budget of this many nodes (a count, or a percentage such as 10%) for reason Drifted in front of each NodePool's budgets for the move, and restore them at the end (default: the budgets as they are)")
 	cmd.Flags().StringVar(&f.out, "out", "", "also write the plan as JSON to this file, for execute and rollback")
 	return cmd
 }
 
 func (a *app) runSubnetsPlan(ctx context.Context, f *subnetsPlanFlags) error {
-	if err := a.checkFormat("subnets plan", "text", "json"); err != nil {
-		return err
-	}
 	in, err := f.input()
 	if err != nil {
 		return err

@@ -97,6 +97,7 @@ asks first).`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSubnetsExecute(cmd, f) }),
 	}
 	f.register(cmd)
+	a.addSubnetsFlags(cmd, "text", "json")
 	return cmd
 }
 
@@ -117,6 +118,7 @@ checks every object and lists the writes it would make, changing nothing.`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runSubnetsRollback(cmd, f) }),
 	}
 	f.register(cmd)
+	a.addSubnetsFlags(cmd, "text", "json")
 	cmd.Flags().StringVar(&f.clusterName, "cluster-name", "", "without --plan: the cluster whose journal to roll back (its plan is read from it)")
 	return cmd
 }
@@ -128,9 +130,6 @@ func (a *app) moveEnv(env *subnetsEnv, f *subnetsRunFlags) subnets.Env {
 
 func (a *app) runSubnetsExecute(cmd *cobra.Command, f *subnetsRunFlags) error {
 	ctx := cmd.Context()
-	if err := a.checkFormat("subnets execute", "text", "json"); err != nil {
-		return err
-	}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -179,9 +178,6 @@ func (a *app) runSubnetsExecute(cmd *cobra.Command, f *subnetsRunFlags) error {
 
 func (a *app) runSubnetsRollback(cmd *cobra.Command, f *subnetsRunFlags) error {
 	ctx := cmd.Context()
-	if err := a.checkFormat("subnets rollback", "text", "json"); err != nil {
-		return err
-	}
 	if err := f.check(); err != nil {
 		return err
 	}
