@@ -10,6 +10,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/qstools/tgmigrate/tgbind"
 )
@@ -60,13 +61,7 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: bind prints text (YAML) or json", a.format)
 	}
-	switch {
-	case f.targetGroup == "":
-		return usagef("--target-group is required")
-	case f.namespace == "" || f.service == "":
-		return usagef("--namespace and --service are required")
-	}
-	tg, err := checkTargetGroup(f.targetGroup)
+	ref, err := f.check(&a.cloud)
 	if err != nil {
 		return err
 	}
@@ -78,7 +73,11 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	if err != nil {
 		return err
 	}
-	accounts, err := a.cloud.accounts(ctx)
+	accounts, err := a.accounts(ctx)
+	if err != nil {
+		return err
+	}
+	tg, err := ref.resolve(ctx, elbv2.NewFromConfig(accounts[0].Config), "--target-group", fmt.Sprintf("account %s, Region %s", accounts[0].ID, accounts[0].Region))
 	if err != nil {
 		return err
 	}
@@ -138,6 +137,38 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	}
 	fmt.Fprintf(a.stdout, "%d/%d endpoints healthy in %s\n", state.Healthy, state.Total, f.targetGroup)
 	return nil
+}
+
+// check is bind's check of its input, before any kubeconfig or credentials
+// are looked for: every flag's shape, and the --target-group, a name or an
+// ARN (whose Region becomes cloud's when --region is absent).
+func (f *bindFlags) check(cloud *cloudFlags) (tgRef, error) {
+	switch {
+	case f.targetGroup == "":
+		return tgRef{}, usagef("--target-group is required")
+	case f.namespace == "" || f.service == "":
+		return tgRef{}, usagef("--namespace and --service are required")
+	case f.wait && !(f.apply && f.yes):
+		return tgRef{}, usagef("--wait goes with --apply --yes")
+	}
+	ref, err := parseTargetGroupRef("--target-group", f.targetGroup)
+	if err != nil {
+		return tgRef{}, err
+	}
+	checks := []error{checkNamespace(f.namespace), checkService(f.service), checkPort(f.port), checkVPC(f.clusterVPC)}
+	if f.name != "" && len(validation.IsDNS1123Subdomain(f.name)) > 0 {
+		checks = append(checks, badFlag("--name", f.name, "a Kubernetes object name: lowercase letters, digits, hyphens and dots"))
+	}
+	for _, sg := range f.securityGroups {
+		checks = append(checks, checkSecurityGroup("--ingress-from", sg))
+	}
+	checks = append(checks, cloud.takeRegion("--target-group", ref.ARN))
+	for _, err := range checks {
+		if err != nil {
+			return tgRef{}, err
+		}
+	}
+	return ref, nil
 }
 
 func (a *app) printBinding(b *tgbind.Binding) error {

@@ -38,6 +38,9 @@ type app struct {
 
 	log logr.Logger
 
+	// load reads the AWS configuration and the kubeconfig (cloud.go).
+	load loaders
+
 	// newCutoverEnv builds the environment of plan, execute and rollback.
 	// Nil means cutoverEnv (the kubeconfig and AWS); tests set the
 	// simulator's.
@@ -95,7 +98,7 @@ account and no cluster needed.`,
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(flagValueError(err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	pf.StringVar(&a.kubecontext, "context", "", "kubeconfig context (default: the current context)")
