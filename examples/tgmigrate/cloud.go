@@ -125,8 +125,9 @@ func isAccountID(s string) bool {
 // accounts loads the AWS configuration: the base credentials from the
 // profile, and one assumed role per --assume-role. It checks that credentials
 // can be had before anything else runs, and never prints them. A failure
-// says which it is: no credentials, credentials STS rejects, or an endpoint
-// it cannot reach (describeFailure).
+// says which it is: no credentials (and, when the last source tried could
+// not be reached, which), credentials STS rejects, or an STS endpoint it
+// cannot reach (describeFailure).
 func (a *app) accounts(ctx context.Context) ([]account, error) {
 	f := &a.cloud
 	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log: a.log})}
@@ -144,10 +145,13 @@ func (a *app) accounts(ctx context.Context) ([]account, error) {
 		return nil, usagef("no AWS region: pass --region or set AWS_REGION")
 	}
 	if _, err := base.Credentials.Retrieve(ctx); err != nil {
-		if _, _, ok := unreachable(err); ok {
-			return nil, asUsage(describeFailure("STS", err))
+		const msg = "no AWS credentials (profile %q): set AWS_PROFILE, pass --profile, or configure credentials"
+		// Off EC2, the chain's last source, the instance metadata
+		// endpoint, does not answer: that is still no credentials.
+		if endpoint, cause, ok := unreachable("the credentials' endpoint", err); ok {
+			return nil, usagef(msg+" (the last source tried, %s, could not be reached: %v)", f.profile, endpoint, cause)
 		}
-		return nil, usagef("no AWS credentials (profile %q): set AWS_PROFILE, pass --profile, or configure credentials", f.profile)
+		return nil, usagef(msg, f.profile)
 	}
 	if len(f.assumeRoles) == 0 {
 		id, err := sts.NewFromConfig(base).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})

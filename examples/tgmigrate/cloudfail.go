@@ -28,12 +28,12 @@ var rejectedCodes = map[string]bool{
 	"AccessDenied":                true,
 }
 
-// unreachable reports whether err is a failure to reach the endpoint at
-// all (a name that does not resolve, a refused or failed connection, a
-// deadline), and returns the endpoint (the request's host, when the error
-// carries it) and the cause.
-func unreachable(err error) (endpoint string, cause error, ok bool) {
-	endpoint = "the AWS endpoint"
+// unreachable reports whether err is a failure to reach the endpoint of
+// service at all (a name that does not resolve, a refused or failed
+// connection, a deadline), and returns the endpoint (the request's host,
+// when the error carries it, else service) and the cause.
+func unreachable(service string, err error) (endpoint string, cause error, ok bool) {
+	endpoint = service
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
@@ -67,7 +67,7 @@ func unreachable(err error) (endpoint string, cause error, ok bool) {
 // endpoint could not be reached, "AWS credentials rejected by SERVICE:
 // CODE: MESSAGE" when the credentials are refused, else err itself.
 func describeFailure(service string, err error) error {
-	if endpoint, cause, ok := unreachable(err); ok {
+	if endpoint, cause, ok := unreachable(service, err); ok {
 		return fmt.Errorf("cannot reach %s: %w", endpoint, cause)
 	}
 	var api smithy.APIError
