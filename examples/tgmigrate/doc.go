@@ -8,7 +8,15 @@
 //   - root.go: the root command, its global flags and the helpers they share.
 //   - exit.go: the exit codes and the errors that carry them, the one parse
 //     of a target group ARN and the check of a --target-group flag.
-//   - cloud.go: the AWS accounts and the cluster client, from the flags.
+//   - cloud.go: the AWS accounts and the cluster client, from the flags,
+//     through the loaders of the AWS configuration and the kubeconfig; the
+//     SDK's log lines on the CLI's logger.
+//   - cloudfail.go: an AWS failure told as what it is: an endpoint not
+//     reached, or credentials rejected.
+//   - inputs.go: the checks of the input every command runs before it
+//     reads a kubeconfig or credentials, and --target-group's name or ARN
+//     (a name resolved through DescribeTargetGroups, the Region taken from
+//     an ARN).
 //   - diagnose.go: diagnose.
 //   - migrate.go: plan, execute and rollback.
 //   - rbac.go: plan --rbac (the plan's Kubernetes rules as YAML to apply)
@@ -30,8 +38,9 @@
 //     start no call at its start could have saved (failedUnderWayAtStart).
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
-// README's transcripts), one _test.go per subcommand or concern, and
-// helm_cluster_integration_test.go on envtest.
+// README's transcripts), badinput_test.go (every bad input refused before
+// any credential, kubeconfig or network call), one _test.go per subcommand
+// or concern, and helm_cluster_integration_test.go on envtest.
 //
 // # Subcommands
 //
@@ -74,7 +83,10 @@
 //
 // The kubeconfig and its context come through client-go's loading rules
 // (--kubeconfig, --context); AWS through aws-sdk-go-v2/config (--profile,
-// --region) with STS assume-role per account (--assume-role). Go-style
+// --region, else the Region the --target-group ARN or the plan names) with
+// STS assume-role per account (--assume-role). Every input is checked
+// before either is read. --target-group takes a target group's name or its
+// ARN. Go-style
 // single-dash long flags work too (-seed 7, -format json).
 //
 // # Exit codes

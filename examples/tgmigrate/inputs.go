@@ -5,8 +5,9 @@ package main
 // flagValueError, pflag's parse errors in that shape; the target group
 // reference a --target-group takes (a name or an ARN, tgRef) and its
 // resolution through DescribeTargetGroups; the Region an ARN names
-// (cloudFlags.takeRegion); and the shapes of a Region, an account ID, a VPC
-// ID, a security group ID, a port and a Kubernetes name.
+// (cloudFlags.takeRegion); the shapes of a Region, an account ID, a VPC
+// ID, a security group ID, a port and a Kubernetes name; and the checks
+// execute and rollback share (runFlags.check, fileJournal).
 
 import (
 	"context"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/cutover"
 )
 
 // badFlag is the one message of a malformed flag value: the flag, the value
@@ -238,4 +240,31 @@ func checkService(s string) error {
 		return badFlag("--service", s, "a Service name: up to 63 lowercase letters, digits or hyphens, starting with a letter")
 	}
 	return nil
+}
+
+// check is execute's and rollback's check of the flags they share, before
+// any kubeconfig or credentials are looked for: --cluster-vpc's shape, and
+// the Region of the plan's target group (plan, when there is one), which
+// becomes the AWS calls' when --region is absent.
+func (f *runFlags) check(cloud *cloudFlags, plan *cutover.Plan) error {
+	if err := checkVPC(f.clusterVPC); err != nil {
+		return err
+	}
+	if plan == nil {
+		return nil
+	}
+	return cloud.takeRegion("--plan", plan.TargetGroup.ARN)
+}
+
+// fileJournal is the journal of --journal-file, checked before any
+// kubeconfig or credentials are looked for; nil when the flag is absent.
+func fileJournal(path string) (*cutover.FileJournal, error) {
+	if path == "" {
+		return nil, nil
+	}
+	j, err := cutover.NewFileJournal(path, cutover.FileJournalOptions{})
+	if err != nil {
+		return nil, usagef("--journal-file: %v", err)
+	}
+	return j, nil
 }

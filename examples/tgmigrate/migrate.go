@@ -334,33 +334,6 @@ plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
 	return cmd
 }
 
-// check is execute's and rollback's check of the flags they share, before
-// any kubeconfig or credentials are looked for: --cluster-vpc's shape, and
-// the Region of the plan's target group (plan, when there is one), which
-// becomes the AWS calls' when --region is absent.
-func (f *runFlags) check(cloud *cloudFlags, plan *cutover.Plan) error {
-	if err := checkVPC(f.clusterVPC); err != nil {
-		return err
-	}
-	if plan == nil {
-		return nil
-	}
-	return cloud.takeRegion("--plan", plan.TargetGroup.ARN)
-}
-
-// fileJournal is the journal of --journal-file, checked before any
-// kubeconfig or credentials are looked for; nil when the flag is absent.
-func fileJournal(path string) (*cutover.FileJournal, error) {
-	if path == "" {
-		return nil, nil
-	}
-	j, err := cutover.NewFileJournal(path, cutover.FileJournalOptions{})
-	if err != nil {
-		return nil, usagef("--journal-file: %v", err)
-	}
-	return j, nil
-}
-
 func readPlan(path string) (*cutover.Plan, error) {
 	if path == "" {
 		return nil, usagef("--plan is required")
