@@ -42,7 +42,7 @@ so the LBC never deregisters the targets it did not register.`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runBind(cmd, f) }),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.targetGroup, "target-group", "", "target group ARN (required)")
+	fl.StringVar(&f.targetGroup, "target-group", "", "the target group: its name or its ARN, whose Region is then the default of --region (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "the Service's namespace (required)")
 	fl.StringVar(&f.service, "service", "", "the Service whose pods become targets (required)")
 	fl.StringVar(&f.port, "port", "", "the Service port, by name or number (default: its only port)")
@@ -52,7 +52,7 @@ so the LBC never deregisters the targets it did not register.`,
 	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, to check it matches the target group's")
 	fl.BoolVar(&f.apply, "apply", false, "apply the binding (a dry run unless --yes)")
 	fl.BoolVar(&f.yes, "yes", false, "with --apply: really apply")
-	fl.BoolVar(&f.wait, "wait", false, "with --apply --yes: wait until every ready endpoint is a healthy target")
+	fl.BoolVar(&f.wait, "wait", false, "with --apply --yes (only): wait until every ready endpoint is a healthy target")
 	return cmd
 }
 

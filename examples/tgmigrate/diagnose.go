@@ -54,7 +54,7 @@ Exit code 1 when a finding is at or above --fail-on.`,
 		}),
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "target group ARN or name (repeatable)")
+	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "target group name or ARN (repeatable); the ARNs' Region is the default of --region")
 	fl.StringArrayVar(&f.loadBalancers, "load-balancer", nil, "every target group of this load balancer ARN (repeatable)")
 	fl.StringArrayVar(&f.tags, "tag", nil, "keep target groups with this tag, KEY=VALUE or KEY (repeatable)")
 	fl.BoolVar(&f.all, "all", false, "every target group the credentials can see")

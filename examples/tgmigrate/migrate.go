@@ -56,12 +56,12 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runPlan(cmd.Context(), f) }),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.targetGroup, "target-group", "", "target group ARN (required)")
+	fl.StringVar(&f.targetGroup, "target-group", "", "the target group: its name or its ARN, whose Region is then the default of --region (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "the Service's namespace (required)")
 	fl.StringVar(&f.service, "service", "", "the Service whose pods take over (required)")
 	fl.StringVar(&f.port, "port", "", "the Service port, by name or number (default: its only port)")
 	fl.StringVar(&f.strategy, "strategy", "", "force a strategy: in-place or blue-green (default: from the target type)")
-	fl.IntVar(&f.minHealthy, "min-healthy", 0, "the floor of healthy targets during the cutover (default: the healthy node targets, capped by the ready endpoints)")
+	fl.IntVar(&f.minHealthy, "min-healthy", 0, "the floor of healthy targets during the cutover: 0 or more (default 0: the healthy node targets, capped by the ready endpoints)")
 	fl.StringVar(&f.expectAccount, "expect-account", "", "refuse a target group in another account (12 digits)")
 	fl.StringVar(&f.expectRegion, "expect-region", "", "refuse a target group in another region")
 	fl.StringSliceVar(&f.force, "force", nil, "override guards: foreign-owner, vpc-mismatch, account-mismatch")
@@ -329,7 +329,7 @@ plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runRollback(cmd, f) }),
 	}
 	f.common(cmd)
-	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back")
+	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back, by name or ARN")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "without --plan: the binding's namespace, where the journal is")
 	return cmd
 }

@@ -103,7 +103,7 @@ account and no cluster needed.`,
 	pf.StringVar(&a.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	pf.StringVar(&a.kubecontext, "context", "", "kubeconfig context (default: the current context)")
 	pf.StringVar(&a.cloud.profile, "profile", "", "AWS shared-config profile (default: $AWS_PROFILE or default)")
-	pf.StringVar(&a.cloud.region, "region", "", "AWS region (default: from the profile or $AWS_REGION)")
+	pf.StringVar(&a.cloud.region, "region", "", "AWS Region, such as eu-west-1 (default: the Region of the --target-group ARN or of the plan, else the profile's or $AWS_REGION)")
 	pf.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 	pf.StringVarP(&a.format, "format", "o", "text", "output format: text, json, markdown or sarif")
 	pf.BoolVar(&a.noServiceQuotas, "no-service-quotas", false, "do not read ELBv2's target quotas through Service Quotas (servicequotas:GetServiceQuota): count the cutover's overlap against AWS's documented defaults")

@@ -177,7 +177,7 @@ status 0.`,
 		}),
 	}
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream: the same seed gives the same run")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream, a whole number 0 or more: the same seed gives the same run")
 	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, fmt.Sprintf("nodes at the start: %d to %d, %s", minNodes, maxNodes, maxNodesWhy))
 	fl.IntVar(&f.pods, "pods", sim.DefaultPods, fmt.Sprintf("pods behind the Service: %d to %d, %s", minPods, maxPods, maxPodsWhy))
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
