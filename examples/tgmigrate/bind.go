@@ -10,6 +10,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/qstools/tgmigrate/tgbind"
 )
@@ -41,7 +42,7 @@ so the LBC never deregisters the targets it did not register.`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runBind(cmd, f) }),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.targetGroup, "target-group", "", "target group ARN (required)")
+	fl.StringVar(&f.targetGroup, "target-group", "", "the target group: its name or its ARN, whose Region is then the default of --region (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "the Service's namespace (required)")
 	fl.StringVar(&f.service, "service", "", "the Service whose pods become targets (required)")
 	fl.StringVar(&f.port, "port", "", "the Service port, by name or number (default: its only port)")
@@ -51,7 +52,7 @@ so the LBC never deregisters the targets it did not register.`,
 	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID, to check it matches the target group's")
 	fl.BoolVar(&f.apply, "apply", false, "apply the binding (a dry run unless --yes)")
 	fl.BoolVar(&f.yes, "yes", false, "with --apply: really apply")
-	fl.BoolVar(&f.wait, "wait", false, "with --apply --yes: wait until every ready endpoint is a healthy target")
+	fl.BoolVar(&f.wait, "wait", false, "with --apply --yes (only): wait until every ready endpoint is a healthy target")
 	a.addFormatFlag(cmd, "text", "json")
 	a.addClusterFlags(cmd)
 	a.addAWSFlags(cmd)
@@ -63,13 +64,7 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: bind prints text (YAML) or json", a.format)
 	}
-	switch {
-	case f.targetGroup == "":
-		return usagef("--target-group is required")
-	case f.namespace == "" || f.service == "":
-		return usagef("--namespace and --service are required")
-	}
-	tg, err := checkTargetGroup(f.targetGroup)
+	ref, err := f.check(&a.cloud)
 	if err != nil {
 		return err
 	}
@@ -81,7 +76,11 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	if err != nil {
 		return err
 	}
-	accounts, err := a.cloud.accounts(ctx)
+	accounts, err := a.accounts(ctx)
+	if err != nil {
+		return err
+	}
+	tg, err := ref.resolve(ctx, elbv2.NewFromConfig(accounts[0].Config), "--target-group", fmt.Sprintf("account %s, Region %s", accounts[0].ID, accounts[0].Region))
 	if err != nil {
 		return err
 	}
@@ -141,6 +140,38 @@ func (a *app) runBind(cmd *cobra.Command, f *bindFlags) error {
 	}
 	fmt.Fprintf(a.stdout, "%d/%d endpoints healthy in %s\n", state.Healthy, state.Total, f.targetGroup)
 	return nil
+}
+
+// check is bind's check of its input, before any kubeconfig or credentials
+// are looked for: every flag's shape, and the --target-group, a name or an
+// ARN (whose Region becomes cloud's when --region is absent).
+func (f *bindFlags) check(cloud *cloudFlags) (tgRef, error) {
+	switch {
+	case f.targetGroup == "":
+		return tgRef{}, usagef("--target-group is required")
+	case f.namespace == "" || f.service == "":
+		return tgRef{}, usagef("--namespace and --service are required")
+	case f.wait && !(f.apply && f.yes):
+		return tgRef{}, usagef("--wait goes with --apply --yes")
+	}
+	ref, err := parseTargetGroupRef("--target-group", f.targetGroup)
+	if err != nil {
+		return tgRef{}, err
+	}
+	checks := []error{checkNamespace(f.namespace), checkService(f.service), checkPort(f.port), checkVPC(f.clusterVPC)}
+	if f.name != "" && len(validation.IsDNS1123Subdomain(f.name)) > 0 {
+		checks = append(checks, badFlag("--name", f.name, "a Kubernetes object name: lowercase letters, digits, hyphens and dots"))
+	}
+	for _, sg := range f.securityGroups {
+		checks = append(checks, checkSecurityGroup("--ingress-from", sg))
+	}
+	checks = append(checks, cloud.takeRegion("--target-group", ref.ARN))
+	for _, err := range checks {
+		if err != nil {
+			return tgRef{}, err
+		}
+	}
+	return ref, nil
 }
 
 func (a *app) printBinding(b *tgbind.Binding) error {

@@ -2,12 +2,13 @@ package main
 
 // cloud.go: the AWS and cluster side of the subcommands: the AWS flags and
 // their accounts (the profile's credentials, and one account per
-// --assume-role), the kubeconfig's rest.Config, and the cluster's client
-// and discovery.
+// --assume-role), the loaders through which the AWS configuration and the
+// kubeconfig are read (a seam tests replace), the SDK's log lines on the
+// CLI's logger (sdkLogger), the kubeconfig's rest.Config, and the cluster's
+// client and discovery.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/logging"
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -29,6 +32,48 @@ import (
 type cloudFlags struct {
 	profile, region string
 	assumeRoles     []string
+	// regionFrom is the flag whose ARN gave region (takeRegion), or empty
+	// when region is --region's or unset.
+	regionFrom string
+}
+
+// loaders are where the CLI reads the AWS configuration (and so looks for
+// credentials) and the kubeconfig: every command reaches AWS and the
+// cluster through them, after its input is checked. A nil field is the
+// real one (config.LoadDefaultConfig; client-go's loading rules); the
+// bad-input test sets both to ones that record the call.
+type loaders struct {
+	awsConfig  func(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error)
+	kubeconfig func(rules *clientcmd.ClientConfigLoadingRules, overrides *clientcmd.ConfigOverrides) (*rest.Config, error)
+}
+
+func (l loaders) loadAWSConfig(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
+	if l.awsConfig != nil {
+		return l.awsConfig(ctx, opts...)
+	}
+	return config.LoadDefaultConfig(ctx, opts...)
+}
+
+func (l loaders) loadKubeconfig(rules *clientcmd.ClientConfigLoadingRules, overrides *clientcmd.ConfigOverrides) (*rest.Config, error) {
+	if l.kubeconfig != nil {
+		return l.kubeconfig(rules, overrides)
+	}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+}
+
+// sdkLogger routes the AWS SDK's own log lines (smithy-go's logging.Logger,
+// such as "falling back to IMDSv1") to the CLI's logger, named aws-sdk:
+// warnings at V(0), debug lines at V(1). The CLI's logger prints nothing
+// without -v, so neither reaches stderr unasked.
+type sdkLogger struct{ log logr.Logger }
+
+// Logf implements logging.Logger.
+func (l sdkLogger) Logf(c logging.Classification, format string, v ...any) {
+	lg := l.log.WithName("aws-sdk")
+	if c == logging.Debug {
+		lg = lg.V(1)
+	}
+	lg.Info(fmt.Sprintf(format, v...), "classification", string(c))
 }
 
 // account is one AWS account and region to work in.
@@ -42,6 +87,9 @@ type account struct {
 // validate checks the syntax of the AWS flags. It runs before any
 // subcommand loads a kubeconfig or credentials.
 func (f *cloudFlags) validate() error {
+	if err := checkRegion("--region", f.region); err != nil {
+		return err
+	}
 	for _, role := range f.assumeRoles {
 		if _, err := parseRoleARN(role); err != nil {
 			return err
@@ -76,16 +124,20 @@ func isAccountID(s string) bool {
 
 // accounts loads the AWS configuration: the base credentials from the
 // profile, and one assumed role per --assume-role. It checks that credentials
-// can be had before anything else runs, and never prints them.
-func (f *cloudFlags) accounts(ctx context.Context) ([]account, error) {
-	var opts []func(*config.LoadOptions) error
+// can be had before anything else runs, and never prints them. A failure
+// says which it is: no credentials (and, when the last source tried could
+// not be reached, which), credentials STS rejects, or an STS endpoint it
+// cannot reach (describeFailure).
+func (a *app) accounts(ctx context.Context) ([]account, error) {
+	f := &a.cloud
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log: a.log})}
 	if f.profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(f.profile))
 	}
 	if f.region != "" {
 		opts = append(opts, config.WithRegion(f.region))
 	}
-	base, err := config.LoadDefaultConfig(ctx, opts...)
+	base, err := a.load.loadAWSConfig(ctx, opts...)
 	if err != nil {
 		return nil, usagef("load AWS configuration (profile %q): %v", f.profile, err)
 	}
@@ -93,12 +145,18 @@ func (f *cloudFlags) accounts(ctx context.Context) ([]account, error) {
 		return nil, usagef("no AWS region: pass --region or set AWS_REGION")
 	}
 	if _, err := base.Credentials.Retrieve(ctx); err != nil {
-		return nil, usagef("no AWS credentials (profile %q): set AWS_PROFILE, pass --profile, or configure credentials", f.profile)
+		const msg = "no AWS credentials (profile %q): set AWS_PROFILE, pass --profile, or configure credentials"
+		// Off EC2, the chain's last source, the instance metadata
+		// endpoint, does not answer: that is still no credentials.
+		if endpoint, cause, ok := unreachable("the credentials' endpoint", err); ok {
+			return nil, usagef(msg+" (the last source tried, %s, could not be reached: %v)", f.profile, endpoint, cause)
+		}
+		return nil, usagef(msg, f.profile)
 	}
 	if len(f.assumeRoles) == 0 {
 		id, err := sts.NewFromConfig(base).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 		if err != nil {
-			return nil, usagef("AWS credentials rejected by STS: %v", errors.Unwrap(err))
+			return nil, asUsage(describeFailure("STS", err))
 		}
 		return []account{{ID: aws.ToString(id.Account), Region: base.Region, Config: base}}, nil
 	}
@@ -132,7 +190,7 @@ func (a *app) restConfig() (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = a.kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: a.kubecontext}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	cfg, err := a.load.loadKubeconfig(rules, overrides)
 	switch {
 	case err == nil:
 		return cfg, nil

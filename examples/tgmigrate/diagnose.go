@@ -5,13 +5,17 @@ package main
 // failon.go's scale).
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
@@ -27,6 +31,9 @@ type diagnoseFlags struct {
 	ec2           bool
 	concurrency   int
 	failOn        string
+	// concurrencySet says --concurrency was given: its value goes to the
+	// library, which checks it.
+	concurrencySet bool
 }
 
 func (a *app) diagnoseCommand() *cobra.Command {
@@ -42,17 +49,20 @@ Exit code 1 when a finding is at or above --fail-on.`,
 		Example: `  tgmigrate diagnose --target-group legacy-web --region eu-west-1
   tgmigrate diagnose --all --assume-role arn:aws:iam::111111111111:role/ro --format json`,
 		Args: cobra.NoArgs,
-		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runDiagnose(cmd, f) }),
+		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
+			f.concurrencySet = cmd.Flags().Changed("concurrency")
+			return a.runDiagnose(cmd, f)
+		}),
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "target group ARN or name (repeatable)")
+	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "target group name or ARN (repeatable); the ARNs' Region is the default of --region")
 	fl.StringArrayVar(&f.loadBalancers, "load-balancer", nil, "every target group of this load balancer ARN (repeatable)")
 	fl.StringArrayVar(&f.tags, "tag", nil, "keep target groups with this tag, KEY=VALUE or KEY (repeatable)")
 	fl.BoolVar(&f.all, "all", false, "every target group the credentials can see")
 	fl.StringVar(&f.clusterVPC, "cluster-vpc", "", "the cluster's VPC ID (recommended when clusters in other VPCs share address space)")
 	fl.StringArrayVar(&f.cidrs, "cidr", nil, "node and pod CIDRs of the cluster (repeatable); decides ghost versus foreign")
 	fl.BoolVar(&f.ec2, "ec2", false, "also read EC2 (subnets, route tables) to find nodes in public subnets")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "target groups scanned at once (default: the library's)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, fmt.Sprintf("AWS calls in flight at once: 1 or more (default %d, the library's)", diagnose.DefaultConcurrency))
 	fl.StringVar(&f.failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: "+failOnHelp)
 	a.addFormatFlag(cmd, "text", "json", "markdown")
 	a.addClusterFlags(cmd)
@@ -66,22 +76,15 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	if a.format == "sarif" {
 		return usagef("--format sarif: diagnose prints text, json or markdown")
 	}
-	threshold, err := parseFailOn(f.failOn)
+	threshold, scope, opts, err := f.check(&a.cloud)
 	if err != nil {
 		return err
-	}
-	scope, err := f.scope()
-	if err != nil {
-		return err
-	}
-	if f.clusterVPC != "" && !strings.HasPrefix(f.clusterVPC, "vpc-") {
-		return usagef("--cluster-vpc %q: not a VPC ID", f.clusterVPC)
 	}
 	kc, err := a.cluster()
 	if err != nil {
 		return err
 	}
-	accounts, err := a.cloud.accounts(ctx)
+	accounts, err := a.accounts(ctx)
 	if err != nil {
 		return err
 	}
@@ -96,10 +99,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 		}
 		src.Accounts = append(src.Accounts, da)
 	}
-	opts := []diagnose.Option{diagnose.WithLogger(a.log)}
-	if f.concurrency > 0 {
-		opts = append(opts, diagnose.WithConcurrency(f.concurrency))
-	}
+	opts = append(opts, diagnose.WithLogger(a.log))
 	if isTTY(a.stderr) {
 		opts = append(opts, diagnose.WithProgress(func(p diagnose.Progress) {
 			fmt.Fprintf(a.stderr, "\r\033[Kdiagnose: %s %d/%d", p.Phase, p.Done, p.Total)
@@ -145,25 +145,119 @@ func (a *app) printReport(r *diagnose.Report) error {
 	}
 }
 
+// check is diagnose's check of its input, before any kubeconfig or
+// credentials are looked for: --fail-on, the scope, --cluster-vpc, the
+// Region the ARNs name (which becomes cloud's when --region is absent),
+// and then, through diagnose.Validate, the library's own check of the
+// options and of the cluster's VPC and CIDRs (validationSources). It
+// returns the --fail-on threshold, the scope and the options.
+func (f *diagnoseFlags) check(cloud *cloudFlags) (string, diagnose.Scope, []diagnose.Option, error) {
+	threshold, err := parseFailOn(f.failOn)
+	if err != nil {
+		return "", diagnose.Scope{}, nil, err
+	}
+	scope, err := f.scope()
+	if err != nil {
+		return "", scope, nil, err
+	}
+	if err := checkVPC(f.clusterVPC); err != nil {
+		return "", scope, nil, err
+	}
+	for _, a := range scope.TargetGroupARNs {
+		if err := cloud.takeRegion("--target-group", a); err != nil {
+			return "", scope, nil, err
+		}
+	}
+	for _, a := range scope.LoadBalancerARNs {
+		if err := cloud.takeRegion("--load-balancer", a); err != nil {
+			return "", scope, nil, err
+		}
+	}
+	var opts []diagnose.Option
+	if f.concurrencySet {
+		opts = append(opts, diagnose.WithConcurrency(f.concurrency))
+	}
+	if err := diagnose.Validate(f.validationSources(cloud.region), scope, opts...); err != nil {
+		return "", scope, nil, f.flagOf(err)
+	}
+	return threshold, scope, opts, nil
+}
+
+// validationSources are the Sources diagnose.Validate checks before the
+// kubeconfig and the credentials are read: the cluster as the flags
+// describe it (its VPC and CIDRs), with what is not known until then stood
+// in for by values Validate checks for shape only and never calls: an
+// account ID, the Region (region, or us-east-1 while the profile's is not
+// read yet), an ELBv2 client with no configuration, and notLoaded as the
+// cluster's reader.
+func (f *diagnoseFlags) validationSources(region string) diagnose.Sources {
+	if region == "" {
+		region = "us-east-1"
+	}
+	return diagnose.Sources{
+		Accounts: []diagnose.Account{{ID: "000000000000", Region: region, ELBv2: elbv2.New(elbv2.Options{Region: region})}},
+		Clusters: []diagnose.Cluster{{Name: "cluster", Reader: notLoaded{}, VPCID: f.clusterVPC, CIDRs: f.cidrs}},
+	}
+}
+
+// notLoaded is the cluster's reader in validationSources: diagnose.Validate
+// only checks that there is one, and every call says the kubeconfig is not
+// loaded yet.
+type notLoaded struct{}
+
+var errNotLoaded = errors.New("tgmigrate: the kubeconfig is not loaded yet")
+
+// Get implements client.Reader.
+func (notLoaded) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return errNotLoaded
+}
+
+// List implements client.Reader.
+func (notLoaded) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errNotLoaded
+}
+
+// flagOf turns diagnose.Validate's *InputError into the message of the
+// flag that set the field at fault.
+func (f *diagnoseFlags) flagOf(err error) error {
+	var ie *diagnose.InputError
+	if !errors.As(err, &ie) {
+		return asUsage(err)
+	}
+	const cidrs = "Sources.Clusters[0].CIDRs["
+	switch {
+	case ie.Field == "WithConcurrency":
+		return badFlag("--concurrency", fmt.Sprint(f.concurrency), "a whole number, 1 or more")
+	case strings.HasPrefix(ie.Field, cidrs):
+		i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(ie.Field, cidrs), "]"))
+		if i >= 0 && i < len(f.cidrs) {
+			return badFlag("--cidr", f.cidrs[i], "a CIDR such as 10.0.0.0/16 or fd00::/8")
+		}
+	case ie.Field == "Sources.Clusters[0].VPCID":
+		return badFlag("--cluster-vpc", f.clusterVPC, vpcFmt)
+	}
+	return asUsage(err)
+}
+
 // scope turns the flags into a diagnose.Scope, rejecting malformed ARNs
-// before any credentials are loaded.
+// and names before any credentials are loaded.
 func (f *diagnoseFlags) scope() (diagnose.Scope, error) {
 	var s diagnose.Scope
 	for _, tg := range f.targetGroups {
-		if strings.HasPrefix(tg, "arn:") {
-			a, err := checkTargetGroup(tg)
-			if err != nil {
-				return s, err
-			}
-			s.TargetGroupARNs = append(s.TargetGroupARNs, a)
+		ref, err := parseTargetGroupRef("--target-group", tg)
+		if err != nil {
+			return s, err
+		}
+		if ref.Name != "" {
+			s.TargetGroupNames = append(s.TargetGroupNames, ref.Name)
 			continue
 		}
-		s.TargetGroupNames = append(s.TargetGroupNames, tg)
+		s.TargetGroupARNs = append(s.TargetGroupARNs, ref.ARN)
 	}
 	for _, lb := range f.loadBalancers {
 		a, err := tgmigrate.ParseLoadBalancerARN(lb)
 		if err != nil {
-			return s, usagef("--load-balancer: %v", err)
+			return s, usagef("--load-balancer: %v; want arn:aws:elasticloadbalancing:REGION:ACCOUNT_ID:loadbalancer/app/NAME/ID", err)
 		}
 		s.LoadBalancerARNs = append(s.LoadBalancerARNs, a)
 	}

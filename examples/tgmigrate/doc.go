@@ -15,7 +15,15 @@
 //   - failon.go: --fail-on's one severity scale, and helm's grades on it.
 //   - exit.go: the exit codes and the errors that carry them, the one parse
 //     of a target group ARN and the check of a --target-group flag.
-//   - cloud.go: the AWS accounts and the cluster client, from the flags.
+//   - cloud.go: the AWS accounts and the cluster client, from the flags,
+//     through the loaders of the AWS configuration and the kubeconfig; the
+//     SDK's log lines on the CLI's logger.
+//   - cloudfail.go: an AWS failure told as what it is: an endpoint not
+//     reached, or credentials rejected.
+//   - inputs.go: the checks of the input every command runs before it
+//     reads a kubeconfig or credentials, and --target-group's name or ARN
+//     (a name resolved through DescribeTargetGroups, the Region taken from
+//     an ARN).
 //   - diagnose.go: diagnose.
 //   - migrate.go: plan, execute and rollback.
 //   - rbac.go: plan --rbac (the plan's Kubernetes rules as YAML to apply)
@@ -44,8 +52,9 @@
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
 // README's transcripts), help_test.go (every command's --help against the
-// conventions below), one _test.go per subcommand or concern, and
-// helm_cluster_integration_test.go on envtest.
+// conventions below), badinput_test.go (every bad input refused before
+// any credential, kubeconfig or network call), one _test.go per subcommand
+// or concern, and helm_cluster_integration_test.go on envtest.
 //
 // # Subcommands
 //
@@ -113,6 +122,15 @@
 //     rollback and bind; --no-service-quotas where ELBv2's quotas are
 //     read: diagnose, plan, execute and rollback.
 //   - simulate has neither: it calls no AWS account and no cluster.
+//   - subnets check, plan, execute and rollback: --format (check text,
+//     json or markdown; the others text or json), the cluster flags and
+//     the AWS flags.
+//
+// The kubeconfig and its context come through client-go's loading rules;
+// AWS through aws-sdk-go-v2/config, its Region from --region, else the
+// Region the --target-group ARN or the plan names, else the profile's.
+// Every input is checked before either is read. --target-group takes a
+// target group's name or its ARN.
 //
 // A long flag written with one dash, as Go's flag package reads it, is
 // still accepted for old scripts, and never shown; a single-dash word that

@@ -2,8 +2,8 @@ package main
 
 // exit.go: the exit codes, the errors that carry them (usageError,
 // findingsError, failedError), parseTargetGroup, the CLI's one parse of a
-// target group ARN, and checkTargetGroup, its check of a --target-group
-// flag, and exitCode, which prints an error as one line on stderr.
+// target group ARN (a --target-group flag's is checked in inputs.go), and
+// exitCode, which prints an error as one line on stderr.
 
 import (
 	"errors"
@@ -34,20 +34,11 @@ func usagef(format string, a ...any) error {
 }
 
 // parseTargetGroup is the CLI's one parse of a target group ARN: a
-// --target-group flag's (through checkTargetGroup) or the simulated world's.
-// From here on the typed value is passed on.
+// --target-group flag's (through parseTargetGroupRef), an ARN
+// DescribeTargetGroups answered, or the simulated world's. From here on
+// the typed value is passed on.
 func parseTargetGroup(arn string) (tgmigrate.ARN, error) {
 	return tgmigrate.ParseTargetGroupARN(arn)
-}
-
-// checkTargetGroup is the one check of a --target-group ARN, which every
-// command runs before it loads credentials: a malformed one is a usage error.
-func checkTargetGroup(arn string) (tgmigrate.ARN, error) {
-	a, err := parseTargetGroup(arn)
-	if err != nil {
-		return a, usagef("--target-group: %v", err)
-	}
-	return a, nil
 }
 
 // asUsage marks err as a usage error.

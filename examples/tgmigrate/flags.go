@@ -41,7 +41,7 @@ func formatsOf(cmd *cobra.Command) []string {
 func (a *app) addAWSFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&a.cloud.profile, "profile", "", "AWS shared-config profile (default: $AWS_PROFILE or default)")
-	fl.StringVar(&a.cloud.region, "region", "", "AWS region (default: from the profile or $AWS_REGION)")
+	fl.StringVar(&a.cloud.region, "region", "", "AWS Region, such as eu-west-1 (default: the Region of the --target-group ARN or of the plan, else the profile's or $AWS_REGION)")
 	fl.StringArrayVar(&a.cloud.assumeRoles, "assume-role", nil, "IAM role ARN to assume, once per account to scan (repeatable)")
 }
 
@@ -108,8 +108,14 @@ func wantOfType(typ string) string {
 	switch typ {
 	case "uint", "uint64":
 		return "a whole number, 0 or more"
-	case "int":
+	case "int", "int32", "int64":
 		return "a whole number"
+	case "float64":
+		return "a number"
+	case "stringSlice":
+		return "comma-separated values"
+	case "count":
+		return "a count (repeat the flag)"
 	case "duration":
 		return "a duration such as 90s, 5m or 1h30m"
 	case "bool":

@@ -156,14 +156,19 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 	if err != nil {
 		return err
 	}
+	switch {
+	case f.manifests != "" && len(args) > 0:
+		return usagef("give a chart directory or --manifests, not both")
+	case f.manifests == "" && len(args) == 0:
+		return usagef("give a chart directory, or --manifests FILE (- for stdin)")
+	}
+	// After every check of the input: --cluster reads the kubeconfig.
 	c, err := a.checker(cmd.Context(), f)
 	if err != nil {
 		return err
 	}
 	var res *helmgov.Result
 	switch {
-	case f.manifests != "" && len(args) > 0:
-		return usagef("give a chart directory or --manifests, not both")
 	case f.manifests != "":
 		r, name, closeFn, err := a.openInput(f.manifests)
 		if err != nil {
@@ -175,13 +180,11 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 			return asUsage(err)
 		}
 		res = c.Check(objs)
-	case len(args) == 1:
+	default:
 		res, _, err = c.CheckChart(cmd.Context(), args[0], f.renderOptions()...)
 		if err != nil {
 			return asUsage(err)
 		}
-	default:
-		return usagef("give a chart directory, or --manifests FILE (- for stdin)")
 	}
 	if err := a.writeHelmResult(res); err != nil {
 		return err
@@ -269,10 +272,6 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.checker(cmd.Context(), f)
-	if err != nil {
-		return err
-	}
 	opts := []helmgov.FixOption{helmgov.WithRenderOptions(f.renderOptions()...)}
 	if !f.yes {
 		opts = append(opts, helmgov.WithDryRun())
@@ -287,6 +286,11 @@ func (a *app) runHelmFix(cmd *cobra.Command, f *helmFlags, dir string) error {
 			routes = append(routes, r)
 		}
 		opts = append(opts, helmgov.WithInto(routes...))
+	}
+	// After every check of the input: --cluster reads the kubeconfig.
+	c, err := a.checker(cmd.Context(), f)
+	if err != nil {
+		return err
 	}
 	if f.atomic {
 		opts = append(opts, helmgov.WithAtomic())

@@ -90,7 +90,7 @@ func TestInterruptPrintsResumeHint(t *testing.T) {
 	kubeconfig := filepath.Join(dir, "kube config")
 	const role = "arn:aws:iam::123456789012:role/tgmigrate-ops"
 	args := []string{"execute", "--plan", planFile, "--yes", "--journal-file", journalFile,
-		"--kubeconfig", kubeconfig, "--context", "prod-eu", "--profile", "ops", "--region", "eu-west-1", "--assume-role", role,
+		"--kubeconfig", kubeconfig, "--context", "prod-eu", "--profile", "ops", "--region", "us-east-1", "--assume-role", role,
 		"--cluster-name", sim.ClusterName, "--cluster-vpc", w.Legacy().VPCID}
 
 	failedBefore := w.Traffic().Failed
@@ -104,7 +104,7 @@ func TestInterruptPrintsResumeHint(t *testing.T) {
 	}
 	q := "'" + dir + "/"
 	flags := "--plan " + q + "plan.json' --journal-file " + q + "journal.json' --cluster-name " + sim.ClusterName +
-		" --cluster-vpc " + w.Legacy().VPCID + " --kubeconfig " + q + "kube config' --context prod-eu --profile ops --region eu-west-1 --assume-role " + role + " --yes"
+		" --cluster-vpc " + w.Legacy().VPCID + " --kubeconfig " + q + "kube config' --context prod-eu --profile ops --region us-east-1 --assume-role " + role + " --yes"
 	var resume, rollback string
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		if r, ok := strings.CutPrefix(line, "  resume:    "); ok {

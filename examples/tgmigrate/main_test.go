@@ -96,7 +96,7 @@ func TestErrorPathsExit2WithOneLine(t *testing.T) {
 		{"no scope", []string{"diagnose"}, "nothing to diagnose"},
 		{"no kubeconfig", []string{"diagnose", "--target-group", goodTG}, "no kubeconfig"},
 		{"no credentials", []string{"--kubeconfig", kubeconfig, "diagnose", "--target-group", goodTG}, "no AWS credentials"},
-		{"plan bad ARN", []string{"plan", "--target-group", "legacy-web", "-n", "shop", "--service", "web"}, "invalid arn"},
+		{"plan bad name", []string{"plan", "--target-group", "legacy web", "-n", "shop", "--service", "web"}, `--target-group "legacy web": want a target group name`},
 		{"plan bad strategy", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--strategy", "yolo"}, `--strategy "yolo"`},
 		{"plan bad force", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--force", "everything"}, `--force "everything"`},
 		{"plan two policies", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--iam-policy", "--controller-policy"}, "give one"},

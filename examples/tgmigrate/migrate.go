@@ -56,12 +56,12 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runPlan(cmd.Context(), f) }),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.targetGroup, "target-group", "", "target group ARN (required)")
+	fl.StringVar(&f.targetGroup, "target-group", "", "the target group: its name or its ARN, whose Region is then the default of --region (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "the Service's namespace (required)")
 	fl.StringVar(&f.service, "service", "", "the Service whose pods take over (required)")
 	fl.StringVar(&f.port, "port", "", "the Service port, by name or number (default: its only port)")
 	fl.StringVar(&f.strategy, "strategy", "", "force a strategy: in-place or blue-green (default: from the target type)")
-	fl.IntVar(&f.minHealthy, "min-healthy", 0, "the floor of healthy targets during the cutover (default: the healthy node targets, capped by the ready endpoints)")
+	fl.IntVar(&f.minHealthy, "min-healthy", 0, "the floor of healthy targets during the cutover: 0 or more (default 0: the healthy node targets, capped by the ready endpoints)")
 	fl.StringVar(&f.expectAccount, "expect-account", "", "refuse a target group in another account (12 digits)")
 	fl.StringVar(&f.expectRegion, "expect-region", "", "refuse a target group in another region")
 	fl.StringSliceVar(&f.force, "force", nil, "override guards: foreign-owner, vpc-mismatch, account-mismatch")
@@ -77,21 +77,43 @@ nothing. Save it with --out and carry it out with "tgmigrate execute".`,
 	return cmd
 }
 
-func (f *planFlags) request() (cutover.Request, error) {
+// request is plan's check of its input, before any kubeconfig or
+// credentials are looked for: every flag's shape and range, and the
+// --target-group, a name or an ARN (whose Region becomes cloud's when
+// --region is absent). The request's TargetGroupARN is the zero ARN when
+// the returned reference is a name, which runPlan resolves.
+func (f *planFlags) request(cloud *cloudFlags) (cutover.Request, tgRef, error) {
 	switch {
 	case f.targetGroup == "":
-		return cutover.Request{}, usagef("--target-group is required")
+		return cutover.Request{}, tgRef{}, usagef("--target-group is required")
 	case f.namespace == "" || f.service == "":
-		return cutover.Request{}, usagef("--namespace and --service are required")
+		return cutover.Request{}, tgRef{}, usagef("--namespace and --service are required")
 	case f.iamPolicy && f.controllerPolicy, f.rbac && (f.iamPolicy || f.controllerPolicy):
-		return cutover.Request{}, usagef("--iam-policy, --controller-policy and --rbac: give one")
+		return cutover.Request{}, tgRef{}, usagef("--iam-policy, --controller-policy and --rbac: give one")
 	case len(f.rbacSubjects) > 0 && !f.rbac:
-		return cutover.Request{}, usagef("--rbac-subject goes with --rbac")
+		return cutover.Request{}, tgRef{}, usagef("--rbac-subject goes with --rbac")
+	case f.minHealthy < 0:
+		return cutover.Request{}, tgRef{}, badFlag("--min-healthy", fmt.Sprint(f.minHealthy), "a whole number, 0 or more (0: the healthy node targets, capped by the ready endpoints)")
 	}
-	tg, err := checkTargetGroup(f.targetGroup)
+	ref, err := parseTargetGroupRef("--target-group", f.targetGroup)
 	if err != nil {
-		return cutover.Request{}, err
+		return cutover.Request{}, tgRef{}, err
 	}
+	for _, err := range []error{
+		checkNamespace(f.namespace), checkService(f.service), checkPort(f.port),
+		checkAccountID("--expect-account", f.expectAccount), checkRegion("--expect-region", f.expectRegion),
+		checkVPC(f.clusterVPC), cloud.takeRegion("--target-group", ref.ARN),
+	} {
+		if err != nil {
+			return cutover.Request{}, tgRef{}, err
+		}
+	}
+	req, err := f.requestOf(ref.ARN)
+	return req, ref, err
+}
+
+// requestOf is the cutover request of the flags, for the target group tg.
+func (f *planFlags) requestOf(tg tgmigrate.ARN) (cutover.Request, error) {
 	req := cutover.Request{
 		TargetGroupARN: tg, Namespace: f.namespace, Service: f.service,
 		Strategy: cutover.Strategy(f.strategy), MinHealthy: f.minHealthy,
@@ -125,7 +147,7 @@ func (a *app) cutoverEnv(ctx context.Context, clusterName, clusterVPC string) (c
 	if err != nil {
 		return cutover.Env{}, err
 	}
-	accounts, err := a.cloud.accounts(ctx)
+	accounts, err := a.accounts(ctx)
 	if err != nil {
 		return cutover.Env{}, err
 	}
@@ -146,7 +168,7 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format %s: plan prints text or json", a.format)
 	}
-	req, err := f.request()
+	req, ref, err := f.request(&a.cloud)
 	if err != nil {
 		return err
 	}
@@ -156,6 +178,9 @@ func (a *app) runPlan(ctx context.Context, f *planFlags) error {
 	}
 	env, err := a.cutoverEnv(ctx, f.clusterName, f.clusterVPC)
 	if err != nil {
+		return err
+	}
+	if req.TargetGroupARN, err = ref.resolve(ctx, env.ELBv2, "--target-group", "the AWS configuration's account and Region"); err != nil {
 		return err
 	}
 	plan, err := cutover.PlanCutover(ctx, env, req)
@@ -317,7 +342,7 @@ plan is gone, from the journal ConfigMap (--target-group and --namespace).`,
 	}
 	f.common(cmd)
 	a.addCutoverFlags(cmd)
-	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back")
+	cmd.Flags().StringVar(&f.targetGroup, "target-group", "", "without --plan: the target group whose journal to roll back, by name or ARN")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "without --plan: the binding's namespace, where the journal is")
 	return cmd
 }
@@ -353,6 +378,13 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.check(&a.cloud, plan); err != nil {
+		return err
+	}
+	journal, err := fileJournal(f.journalFile)
+	if err != nil {
+		return err
+	}
 	if !f.yes {
 		fmt.Fprint(a.stdout, plan.Text())
 		ok, err := a.confirm(plan.TargetGroup.Name)
@@ -378,12 +410,8 @@ func (a *app) runExecute(cmd *cobra.Command, f *runFlags) error {
 	if f.replaceFirst {
 		opts = append(opts, cutover.WithReplaceFirst())
 	}
-	if f.journalFile != "" {
-		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
-		if err != nil {
-			return asUsage(err)
-		}
-		opts = append(opts, cutover.WithJournal(j))
+	if journal != nil {
+		opts = append(opts, cutover.WithJournal(journal))
 	}
 	res, err := cutover.Execute(ctx, env, plan, opts...)
 	if err != nil {
@@ -418,7 +446,7 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	}
 	var src cutover.Source
 	var plan *cutover.Plan
-	var tg tgmigrate.ARN
+	var ref tgRef
 	var err error
 	switch {
 	case f.plan != "":
@@ -427,11 +455,24 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 		}
 		src = plan
 	case f.targetGroup != "" && f.namespace != "":
-		if tg, err = checkTargetGroup(f.targetGroup); err != nil {
+		if ref, err = parseTargetGroupRef("--target-group", f.targetGroup); err != nil {
+			return err
+		}
+		if err := checkNamespace(f.namespace); err != nil {
 			return err
 		}
 	default:
 		return usagef("give --plan, or --target-group and --namespace to roll back from the journal")
+	}
+	if err := f.check(&a.cloud, plan); err != nil {
+		return err
+	}
+	if err := a.cloud.takeRegion("--target-group", ref.ARN); err != nil {
+		return err
+	}
+	journal, err := fileJournal(f.journalFile)
+	if err != nil {
+		return err
 	}
 	if !f.yes {
 		what := f.targetGroup
@@ -452,21 +493,21 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	// inspect reads the journal the rollback will resume from.
 	var inspect func(context.Context) (*cutover.State, error)
 	switch {
-	case f.journalFile != "":
-		j, err := cutover.NewFileJournal(f.journalFile, cutover.FileJournalOptions{})
-		if err != nil {
-			return asUsage(err)
-		}
-		opts = append(opts, cutover.WithJournal(j))
-		inspect = j.Inspect
+	case journal != nil:
+		opts = append(opts, cutover.WithJournal(journal))
+		inspect = journal.Inspect
 		if src == nil {
-			st, err := j.Inspect(ctx)
+			st, err := journal.Inspect(ctx)
 			if err != nil {
 				return asUsage(err)
 			}
 			src = st
 		}
 	case src == nil:
+		tg, err := ref.resolve(ctx, env.ELBv2, "--target-group", "the AWS configuration's account and Region")
+		if err != nil {
+			return err
+		}
 		j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: f.namespace, TargetGroupARN: tg})
 		if err != nil {
 			return asUsage(err)

@@ -38,6 +38,9 @@ type app struct {
 
 	log logr.Logger
 
+	// load reads the AWS configuration and the kubeconfig (cloud.go).
+	load loaders
+
 	// newCutoverEnv builds the environment of plan, execute and rollback.
 	// Nil means cutoverEnv (the kubeconfig and AWS); tests set the
 	// simulator's.

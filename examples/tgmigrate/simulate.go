@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,7 +177,7 @@ status 0.`,
 		}),
 	}
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream: the same seed gives the same run")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of every random stream, a whole number 0 or more: the same seed gives the same run")
 	fl.IntVar(&f.nodes, "nodes", sim.DefaultNodes, fmt.Sprintf("nodes at the start: %d to %d, %s", minNodes, maxNodes, maxNodesWhy))
 	fl.IntVar(&f.pods, "pods", sim.DefaultPods, fmt.Sprintf("pods behind the Service: %d to %d, %s", minPods, maxPods, maxPodsWhy))
 	fl.IntVar(&f.rps, "rps", sim.DefaultRPS, "client requests per second through the ALB")
@@ -190,7 +191,7 @@ status 0.`,
 	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one --churn names) and --seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
 	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds --envelope runs, from --seed: %d to %d", minSeeds, maxSeeds))
 	tf := &f.timings
-	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: 1 to 10, or threshold (HealthyThresholdCount) (default 1, the ALB user guide's)")
+	fl.StringVar(&tf.newTargetChecks, "new-target-checks", "", "passing checks a new target needs: a whole number from 1 to 10, or threshold (the target group's HealthyThresholdCount) (default 1, the ALB user guide's)")
 	fl.DurationVar(&tf.registrationDelay, "registration-delay", 0, "time a new target waits before its first check; negative: none (default 10s)")
 	fl.DurationVar(&tf.deregistrationLag, "deregistration-lag", 0, "time the load balancer keeps sending new requests to a deregistered target; negative: none (default 15s)")
 	fl.DurationVar(&tf.connectTimeout, "connect-timeout", 0, "time before a request to a dead address gets 504; negative: 502 at once (default 10s)")
@@ -250,9 +251,11 @@ func (tf timingFlags) parse() (timing.Timings, error) {
 	case "threshold", "HealthyThresholdCount":
 		t.NewTargetChecks = timing.HealthyThreshold
 	default:
-		var n int
-		if _, err := fmt.Sscanf(c, "%d", &n); err != nil || fmt.Sprint(n) != c {
-			return timing.Timings{}, usagef("--new-target-checks %q: want 1 to 10, or threshold", c)
+		// 0 and HealthyThreshold (-1) are the knob's encodings of the
+		// default and of threshold: as numbers they are out of range.
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 || n > 10 {
+			return timing.Timings{}, badFlag("--new-target-checks", c, "a whole number from 1 to 10, or threshold (the target group's HealthyThresholdCount)")
 		}
 		t.NewTargetChecks = n
 	}

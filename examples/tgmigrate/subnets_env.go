@@ -58,7 +58,7 @@ func (a *app) subnetsEnvOf(ctx context.Context) (*subnetsEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	accounts, err := a.cloud.accounts(ctx)
+	accounts, err := a.accounts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,199 @@
+package main
+
+// badinput_test.go: every bad input of issue 35, and the others each
+// command checks, is one line naming the flag and the form it accepts,
+// exit 2, and made no credential, kubeconfig or network call.
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// callTrap is the test's view of every way out of the process: the
+// loaders (AWS configuration, kubeconfig), which record each call, and a
+// loopback server that the environment points every AWS endpoint and the
+// kubeconfig at, which records each request that got past them.
+type callTrap struct {
+	loads    atomic.Int64 // calls of the loaders
+	requests atomic.Int64 // requests at the loopback server
+}
+
+// newCallTrap isolates the configuration (isolate), then points
+// AWS_ENDPOINT_URL and the kubeconfig at a recording loopback server and
+// gives the environment credentials, so that a call that bypassed the
+// loaders would reach the server, not AWS, and be counted.
+func newCallTrap(t *testing.T) *callTrap {
+	t.Helper()
+	home := isolate(t)
+	trap := &callTrap{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		trap.requests.Add(1)
+		http.Error(w, "the bad-input test's server: no request was expected", http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDBADINPUTTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "bad-input-test-secret")
+	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	kubeconfig := filepath.Join(home, "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"" + srv.URL + "\"}}]\n" +
+		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	return trap
+}
+
+// loaders are loaders that record each call and then load for real (so
+// that a call, were one made, would reach the trap's server).
+func (c *callTrap) loaders() loaders {
+	return loaders{
+		awsConfig: func(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
+			c.loads.Add(1)
+			return config.LoadDefaultConfig(ctx, opts...)
+		},
+		kubeconfig: func(rules *clientcmd.ClientConfigLoadingRules, overrides *clientcmd.ConfigOverrides) (*rest.Config, error) {
+			c.loads.Add(1)
+			return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+		},
+	}
+}
+
+// run runs args in-process with the trap's loaders.
+func (c *callTrap) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, load: c.loaders()}
+	code = a.run(t.Context(), args)
+	return code, out.String(), errOut.String()
+}
+
+func TestBadInputMakesNoCall(t *testing.T) {
+	trap := newCallTrap(t)
+	dir := t.TempDir()
+	const (
+		tg     = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+		tgUS   = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/legacy-api/0123456789abcdef"
+		badARN = "arn:aws:elasticloadbalancing:eu-west-1:123:targetgroup/legacy-web/0123456789abcdef"
+	)
+	plan := func(extra ...string) []string {
+		return append([]string{"plan", "--target-group", tg, "-n", "shop", "--service", "web"}, extra...)
+	}
+	bind := func(extra ...string) []string {
+		return append([]string{"bind", "--target-group", tg, "-n", "shop", "--service", "web"}, extra...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		// flag is what the line must name; want, the form it accepts.
+		flag, want string
+		// notWant must not be in the line: an encoding or a parser's words.
+		notWant string
+	}{
+		// Issue 35's list.
+		{"diagnose --cidr /33", []string{"diagnose", "--all", "--cidr", "10.0.0.0/33"}, `--cidr "10.0.0.0/33"`, "a CIDR such as 10.0.0.0/16", ""},
+		{"diagnose --cidr word", []string{"diagnose", "--all", "--cidr", "10.0.0.0/16", "--cidr", "pods"}, `--cidr "pods"`, "a CIDR", ""},
+		{"plan --expect-account 12", plan("--expect-account", "12"), `--expect-account "12"`, "12-digit AWS account ID", ""},
+		{"plan --min-healthy -4", plan("--min-healthy", "-4"), `--min-healthy "-4"`, "0 or more", ""},
+		{"simulate --new-target-checks 0", []string{"simulate", "--new-target-checks", "0"}, `--new-target-checks "0"`, "1 to 10, or threshold", ""},
+		{"simulate --new-target-checks -1", []string{"simulate", "--new-target-checks", "-1"}, `--new-target-checks "-1"`, "1 to 10, or threshold", ""},
+		{"simulate --new-target-checks 11", []string{"simulate", "--new-target-checks", "11"}, `--new-target-checks "11"`, "1 to 10, or threshold", "(-1)"},
+		{"diagnose --concurrency -3", []string{"diagnose", "--all", "--concurrency", "-3"}, `--concurrency "-3"`, "1 or more", "WithConcurrency"},
+		{"diagnose --concurrency 0", []string{"diagnose", "--all", "--concurrency", "0"}, `--concurrency "0"`, "1 or more", ""},
+		{"simulate --seed -1", []string{"simulate", "--seed", "-1"}, `--seed "-1"`, "a whole number, 0 or more", "strconv"},
+		{"diagnose malformed ARN", []string{"diagnose", "--target-group", badARN}, "--target-group", tgARNForm, ""},
+		{"plan malformed ARN", []string{"plan", "--target-group", badARN, "-n", "shop", "--service", "web"}, "--target-group", tgARNForm, ""},
+		{"bind ARN of a load balancer", []string{"bind", "--target-group", "arn:aws:elasticloadbalancing:eu-west-1:123456789012:loadbalancer/app/web/0123456789abcdef", "-n", "shop", "--service", "web"}, "--target-group", tgARNForm, ""},
+		{"rollback malformed ARN", []string{"rollback", "--target-group", "arn:aws:ec2:eu-west-1:123456789012:instance/i-1", "-n", "shop"}, "--target-group", tgARNForm, ""},
+		{"unknown --format", []string{"diagnose", "--all", "--format", "yaml"}, `--format "yaml"`, "json", ""},
+		{"plan name with a space", []string{"plan", "--target-group", "legacy web", "-n", "shop", "--service", "web"}, `--target-group "legacy web"`, tgARNForm, ""},
+		{"bind name ending with a hyphen", []string{"bind", "--target-group", "legacy-", "-n", "shop", "--service", "web"}, `--target-group "legacy-"`, "a target group name", ""},
+		{"diagnose name of 33 characters", []string{"diagnose", "--target-group", strings.Repeat("a", 33)}, "--target-group", "1 to 32 letters", ""},
+		{"rollback name internal-", []string{"rollback", "--target-group", "internal-web", "-n", "shop"}, `--target-group "internal-web"`, "a target group name", ""},
+		{"plan --region against the ARN", plan("--region", "us-east-1"), "--region us-east-1", "eu-west-1", ""},
+		{"bind --region against the ARN", bind("--region", "us-east-1"), "--region us-east-1", "eu-west-1", ""},
+		{"diagnose --region against the ARN", []string{"diagnose", "--region", "us-east-1", "--target-group", tg}, "--region us-east-1", "eu-west-1", ""},
+		{"diagnose ARNs of two Regions", []string{"diagnose", "--target-group", tg, "--target-group", tgUS}, "--target-group", "us-east-1", ""},
+		// The others each command checks.
+		{"--region malformed", []string{"diagnose", "--all", "--region", "Ireland"}, `--region "Ireland"`, "a Region such as eu-west-1", ""},
+		{"--assume-role not a role", []string{"diagnose", "--all", "--assume-role", "arn:aws:iam::123456789012:user/x"}, "--assume-role", "arn:aws:iam::ACCOUNT_ID:role/NAME", ""},
+		{"plan --expect-region", plan("--expect-region", "EU"), `--expect-region "EU"`, "a Region", ""},
+		{"plan --port 70000", plan("--port", "70000"), `--port "70000"`, "1 to 65535", ""},
+		{"bind --port -1", bind("--port", "-1"), `--port "-1"`, "1 to 65535", ""},
+		{"plan --namespace", []string{"plan", "--target-group", tg, "-n", "Shop_1", "--service", "web"}, `--namespace "Shop_1"`, "a namespace name", ""},
+		{"bind --service", []string{"bind", "--target-group", tg, "-n", "shop", "--service", "9web"}, `--service "9web"`, "a Service name", ""},
+		{"plan --cluster-vpc", plan("--cluster-vpc", "vpc-xyz"), `--cluster-vpc "vpc-xyz"`, "vpc- and 8 or 17 hexadecimal digits", ""},
+		{"diagnose --cluster-vpc", []string{"diagnose", "--all", "--cluster-vpc", "10.0.0.0/16"}, "--cluster-vpc", "a VPC ID", ""},
+		{"bind --ingress-from", bind("--ingress-from", "alb-sg"), `--ingress-from "alb-sg"`, "sg- and 8 or 17", ""},
+		{"bind --name", bind("--name", "Web_Binding"), `--name "Web_Binding"`, "a Kubernetes object name", ""},
+		{"bind --wait alone", bind("--wait"), "--wait", "--apply --yes", ""},
+		{"plan --strategy", plan("--strategy", "yolo"), `--strategy "yolo"`, "in-place or blue-green", ""},
+		{"plan --force", plan("--force", "all"), `--force "all"`, "foreign-owner", ""},
+		{"plan --rbac-subject", plan("--rbac", "--rbac-subject", "robot"), "--rbac-subject", "serviceaccount:", ""},
+		{"plan --min-healthy word", plan("--min-healthy", "most"), `--min-healthy "most"`, "a whole number", "strconv"},
+		{"rollback --namespace", []string{"rollback", "--target-group", tg, "-n", "Shop"}, `--namespace "Shop"`, "a namespace name", ""},
+		{"rollback --journal-file", []string{"rollback", "--target-group", tg, "-n", "shop", "--journal-file", filepath.Join(dir, "none", "j.json")}, "--journal-file", "not usable", ""},
+		{"rollback --cluster-vpc", []string{"rollback", "--target-group", tg, "-n", "shop", "--cluster-vpc", "vpc-1"}, `--cluster-vpc "vpc-1"`, "vpc- and 8 or 17", ""},
+		{"diagnose --fail-on", []string{"diagnose", "--all", "--fail-on", "severe"}, `--fail-on "severe"`, "critical, high, medium, low, info or none", ""},
+		{"diagnose --tag", []string{"diagnose", "--tag", "=web"}, `--tag "=web"`, "KEY=VALUE or KEY", ""},
+		{"diagnose --load-balancer", []string{"diagnose", "--load-balancer", tg}, "--load-balancer", "loadbalancer/app/NAME/ID", ""},
+		{"simulate --nodes word", []string{"simulate", "--nodes", "many"}, `--nodes "many"`, "a whole number", "strconv"},
+		{"simulate --duration number", []string{"simulate", "--duration", "5"}, `--duration "5"`, "a duration such as 90s", "time:"},
+		{"helm check chart and --manifests with --cluster", []string{"helm", "check", "--cluster", "--manifests", "-", dir}, "--manifests", "not both", ""},
+		{"helm fix --into with --cluster", []string{"helm", "fix", "--cluster", "--into", "nowhere", dir}, "--into", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loads, requests := trap.loads.Load(), trap.requests.Load()
+			code, stdout, stderr := trap.run(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			line := strings.TrimSuffix(stderr, "\n")
+			if line == "" || strings.Contains(line, "\n") || !strings.Contains(line, tt.flag) || !strings.Contains(line, tt.want) {
+				t.Errorf("stderr %q: want exactly one line naming %q and showing %q", stderr, tt.flag, tt.want)
+			}
+			if tt.notWant != "" && strings.Contains(line, tt.notWant) {
+				t.Errorf("stderr %q has %q", stderr, tt.notWant)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if n := trap.loads.Load() - loads; n != 0 {
+				t.Errorf("%d loads of the AWS configuration or the kubeconfig before the input was refused", n)
+			}
+			if n := trap.requests.Load() - requests; n != 0 {
+				t.Errorf("%d requests reached the network before the input was refused", n)
+			}
+		})
+	}
+}
+
+// TestCallTrapCatches: the trap of TestBadInputMakesNoCall sees what it
+// is there to see. Good input goes through the loaders, and a run whose
+// loaders load for real reaches the loopback server (STS's
+// GetCallerIdentity), so a bad input that made either would fail there.
+func TestCallTrapCatches(t *testing.T) {
+	trap := newCallTrap(t)
+	const tg = "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
+	code, _, stderr := trap.run(t, "diagnose", "--target-group", tg)
+	if trap.loads.Load() == 0 || trap.requests.Load() == 0 {
+		t.Fatalf("good input: %d loads, %d requests (exit %d, stderr %q): want both", trap.loads.Load(), trap.requests.Load(), code, stderr)
+	}
+	if code != exitUsage || !strings.Contains(stderr, "STS") {
+		t.Errorf("exit %d, stderr %q: want 2 and the STS call's failure", code, stderr)
+	}
+}
