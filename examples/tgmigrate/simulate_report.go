@@ -103,38 +103,34 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 			fmt.Fprintf(a.stdout, "\nfailed: %s\nThe story's remaining sections are skipped; the side-by-side comparison follows.\n", oneLine(storyErr.Error()))
 		}
 	}
+	// The rows run to one length: the longest any of them needs.
+	var runs []*simRun
 	for _, strategy := range strategies {
-		if a.format == "text" {
-			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time)...\n", strategy, f.leadIn+f.duration)
-		}
-		out, err := (&simRun{a: a, f: f, strategy: strategy, timings: tm}).outcome(ctx)
-		if err != nil {
-			if cerr := context.Cause(ctx); cerr != nil {
-				return fmt.Errorf("simulate %s: %w", strategy, err)
-			}
-			row := failedOutcome(strategy, err)
-			out = &row
-		}
-		rep.Scenarios = append(rep.Scenarios, *out)
+		runs = append(runs, &simRun{a: a, f: f, strategy: strategy, timings: tm})
 	}
 	if f.scenario == scenarioPrivateSubnets {
 		for _, broken := range []string{brokenMissingZone, brokenNoEgress} {
-			name := strategyPhased + " (" + broken + ")"
-			if a.format == "text" {
-				fmt.Fprintf(a.stderr, "simulating %s: readiness must refuse the move...\n", name)
-			}
-			out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: tm, name: name, broken: broken}).outcome(ctx)
-			if err != nil {
-				if cerr := context.Cause(ctx); cerr != nil {
-					return fmt.Errorf("simulate %s: %w", name, err)
-				}
-				row := failedOutcome(strategyPhased, err)
-				out = &row
-			}
-			out.Fault = "broken world: " + broken
-			rep.Scenarios = append(rep.Scenarios, *out)
+			runs = append(runs, &simRun{a: a, f: f, strategy: strategyPhased, timings: tm, name: strategyPhased + " (" + broken + ")", broken: broken})
 		}
 	}
+	rows, err := runAligned(ctx, runs, func(r *simRun) {
+		switch {
+		case a.format != "text":
+		case r.broken != "":
+			fmt.Fprintf(a.stderr, "simulating %s: readiness must refuse the move...\n", r.label())
+		default:
+			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time, or to the latest migration's end)...\n", r.strategy, f.leadIn+f.duration)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i, r := range runs {
+		if r.broken != "" {
+			rows[i].Fault = "broken world: " + r.broken
+		}
+	}
+	rep.Scenarios = rows
 	comparePhasedWindow(rep.Scenarios)
 	hard := timing.Hardest()
 	if a.format == "text" {

@@ -1,8 +1,10 @@
 package main
 
-// simulate_run.go: one strategy's run and what it measures: simRun,
-// simOutcome and its windows, runPhased, and the world's counts (ghosts,
-// replaced nodes) the rows report.
+// simulate_run.go: one strategy's run and what it measures: simRun (its
+// migration, then its world to the run's end), runAligned (the
+// side-by-side rows run to one length), simOutcome and its windows,
+// runPhased, and the world's counts (ghosts, replaced nodes) the rows
+// report.
 
 import (
 	"context"
@@ -291,8 +293,98 @@ type phasedRun struct {
 	note                                                       string
 }
 
-// outcome runs the strategy and measures it.
+// migratedRun is a run whose migration (and rollback, or move) is over,
+// its world still open: finish runs the world to the run's end and
+// measures it.
+type migratedRun struct {
+	r   *simRun
+	w   *sim.World
+	out *simOutcome
+	// start is the lead-in's end; marks the windows' bounds so far.
+	start                       time.Time
+	marks                       runMarks
+	plan                        *cutover.Plan
+	before                      map[string]int
+	nodesBefore                 map[string]bool
+	rbStart, moveStart, moveEnd time.Time
+}
+
+// outcome runs the strategy and measures it, to its own end (minLength).
 func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
+	m, err := r.migrate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer m.w.Close()
+	return m.finish(m.minLength())
+}
+
+// label names the run in messages: its world's name, or its strategy.
+func (r *simRun) label() string {
+	if r.name != "" {
+		return r.name
+	}
+	return r.strategy
+}
+
+// runAligned runs every run's migration, then every world to the same
+// length from its start: the longest any of them needs (minLength), so
+// that the rows cover the same stretch of time and send as many requests.
+// progress, when set, is called before each run starts. A run that fails
+// is a row with its error; it returns an error only when ctx ends.
+func runAligned(ctx context.Context, runs []*simRun, progress func(*simRun)) ([]simOutcome, error) {
+	rows := make([]simOutcome, len(runs))
+	migrated := make([]*migratedRun, len(runs))
+	defer func() {
+		for _, m := range migrated {
+			if m != nil {
+				m.w.Close()
+			}
+		}
+	}()
+	fail := func(i int, err error) error {
+		if context.Cause(ctx) != nil {
+			return fmt.Errorf("simulate %s: %w", runs[i].label(), err)
+		}
+		rows[i] = failedOutcome(runs[i].strategy, err)
+		return nil
+	}
+	var length time.Duration
+	for i, r := range runs {
+		if progress != nil {
+			progress(r)
+		}
+		m, err := r.migrate(ctx)
+		if err != nil {
+			if err := fail(i, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		migrated[i] = m
+		length = max(length, m.minLength())
+	}
+	for i, m := range migrated {
+		if m == nil {
+			continue
+		}
+		out, err := m.finish(length)
+		m.w.Close()
+		migrated[i] = nil
+		if err != nil {
+			if err := fail(i, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rows[i] = *out
+	}
+	return rows, nil
+}
+
+// migrate builds the run's world, runs its lead-in and its migration, and
+// returns it open. The caller closes m.w.
+func (r *simRun) migrate(ctx context.Context) (m *migratedRun, err error) {
 	name := r.name
 	if name == "" {
 		name = r.strategy
@@ -305,7 +397,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
 	origin := w.Clock().Now()
 	w.Run(r.f.leadIn)
 	start := w.Clock().Now()
@@ -375,12 +471,30 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 			}
 		}
 	}
-	// The run lasts f.duration from the migration's start, or until the
-	// migration (and its rollback) ended, when that is later.
-	end := start.Add(r.f.duration)
-	if now := w.Clock().Now(); now.After(end) {
-		end = now
+	return &migratedRun{r: r, w: w, out: out, start: start, marks: marks, plan: plan, before: before, nodesBefore: nodesBefore,
+		rbStart: rbStart, moveStart: moveStart, moveEnd: moveEnd}, nil
+}
+
+// minLength is how long the run must last from its start (its world's
+// warm-up done): f.duration from the migration's start, or until the
+// migration (its rollback, its move; for static, its cutover window, the
+// plan's floor) ended, when that is later.
+func (m *migratedRun) minLength() time.Duration {
+	end := m.start.Add(m.r.f.duration)
+	for _, t := range []time.Time{m.w.Clock().Now(), m.marks.cutEnd} {
+		if t.After(end) {
+			end = t
+		}
 	}
+	return end.Sub(m.marks.origin)
+}
+
+// finish runs the world to length from the run's start (at least
+// minLength), stops its traffic and measures the row.
+func (m *migratedRun) finish(length time.Duration) (*simOutcome, error) {
+	r, w, out, plan, marks := m.r, m.w, m.out, m.plan, m.marks
+	origin, rbStart, moveStart, moveEnd := marks.origin, m.rbStart, m.moveStart, m.moveEnd
+	end := origin.Add(max(length, m.minLength()))
 	w.RunUntil(end)
 	w.StopTraffic()
 
@@ -401,10 +515,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		private, public := nodesByTier(w)
 		out.NodesPrivate, out.NodesPublic = &private, &public
 	}
-	out.APICalls = diffCounts(w.AWSCounts(), before)
-	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
+	out.APICalls = diffCounts(w.AWSCounts(), m.before)
+	out.NodesReplaced = countReplaced(m.nodesBefore, nodeNames(w))
 	serving := w.Legacy().TargetGroupARN
 	if plan.BlueGreen != nil && r.strategy != strategyStatic && r.strategy != strategyNaive && rbStart.IsZero() {
+		var err error
 		if serving, err = targetGroupARN(w, plan.BlueGreen.NewTargetGroup.Name); err != nil {
 			return nil, err
 		}
