@@ -69,6 +69,12 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	// A run that fails is a row with its error; only an interrupt stops
 	// the command before everything is printed. A failed run of phased
 	// makes the exit status 3, once everything is printed.
+	if f.envelope && f.scenario == scenarioControllerFaults {
+		// The envelope runs the grid with phased's ordinary Execute: it
+		// has no controller fault to inject at its points.
+		return usagef("--envelope with --scenario %s: the envelope does not run the controller's faults; run --scenario %s without --envelope, or --envelope with another --scenario",
+			scenarioControllerFaults, scenarioControllerFaults)
+	}
 	if f.envelope {
 		env, rows, err := a.runEnvelope(ctx, f, defaultEnvelopeSpec(f))
 		if err != nil {
