@@ -1,9 +1,12 @@
 // Package textcell holds the small text helpers the reports' renderings
-// share (diagnose's and subnets' Markdown and text): a dash for an empty
-// cell, one line out of many, and a Markdown table cell.
+// share (diagnose's and subnets' Markdown and text, and the CLI's): a dash
+// for an empty cell, one line out of many, a Markdown table cell, and a
+// count with its noun in the right number.
 //
 // # Files
 //
 //   - doc.go: this comment.
 //   - textcell.go: [OrDash], [OneLine], [Markdown].
+//   - plural.go: [Plural].
+//   - plural_test.go: Plural's table.
 package textcell
