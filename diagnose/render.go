@@ -187,13 +187,13 @@ func (r *Report) Text() string {
 	}
 
 	s := r.Summary
-	fmt.Fprintf(&b, "\n%d target groups (%d with errors), %d targets: %d pod, %d node, %d ghost, %d foreign; %d findings:",
-		s.TargetGroups, s.TargetGroupsWithErrors, s.Targets, s.ByClass[ClassPod], s.ByClass[ClassNode],
-		s.ByClass[ClassGhost], s.ByClass[ClassForeign], s.Findings)
+	fmt.Fprintf(&b, "\n%s (%d with errors), %s: %d pod, %d node, %d ghost, %d foreign; %s:",
+		textcell.Plural(s.TargetGroups, "target group", "target groups"), s.TargetGroupsWithErrors, textcell.Plural(s.Targets, "target", "targets"),
+		s.ByClass[ClassPod], s.ByClass[ClassNode], s.ByClass[ClassGhost], s.ByClass[ClassForeign], textcell.Plural(s.Findings, "finding", "findings"))
 	for _, sev := range []Severity{SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo} {
 		fmt.Fprintf(&b, " %d %s", s.BySeverity[sev], sev)
 	}
-	fmt.Fprintf(&b, "; %d errors\n", s.Errors)
+	fmt.Fprintf(&b, "; %s\n", textcell.Plural(s.Errors, "error", "errors"))
 	return b.String()
 }
 

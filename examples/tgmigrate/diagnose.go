@@ -14,6 +14,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 type diagnoseFlags struct {
@@ -117,7 +118,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 		return err
 	}
 	if worst, ok := report.Worst(); ok && threshold != "" && worst.Rank() <= diagnose.Severity(threshold).Rank() {
-		return &findingsError{summary: fmt.Sprintf("%d findings, worst %s (--fail-on %s)", len(report.AllFindings()), worst, threshold)}
+		return &findingsError{summary: fmt.Sprintf("%s, worst %s (--fail-on %s)", textcell.Plural(len(report.AllFindings()), "finding", "findings"), worst, threshold)}
 	}
 	return nil
 }

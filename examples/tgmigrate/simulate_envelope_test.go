@@ -129,8 +129,8 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 	// The header counts the points stderr announced.
 	var header strings.Builder
 	writeEnvelope(&header, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
-	announced := regexp.MustCompile(`simulating the grid: (\d+) points`).FindStringSubmatch(progress.String())
-	shown := regexp.MustCompile(`x (\d+) points of AWS timings`).FindStringSubmatch(header.String())
+	announced := regexp.MustCompile(`simulating the grid: (\d+) points?`).FindStringSubmatch(progress.String())
+	shown := regexp.MustCompile(`x (\d+) points? of AWS timings`).FindStringSubmatch(header.String())
 	if announced == nil || shown == nil || announced[1] != shown[1] || announced[1] == "0" {
 		t.Errorf("stderr announced %q, the header shows %q: want the same count of points", announced, shown)
 	}

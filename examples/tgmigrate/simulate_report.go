@@ -17,6 +17,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // simReport is the -format json output: one object.
@@ -287,8 +288,8 @@ func writeComparison(w io.Writer, rep simReport) {
 	for _, s := range rep.Scenarios {
 		fmt.Fprintf(w, "  %-12s  %s\n", rowName(s), noteOrError(s))
 		if s.Error == "" && s.NodesPrivate != nil && s.Outcome == "" && s.Windows.Move != nil {
-			fmt.Fprintf(w, "  %-12s  step 4: the move took %.0f s in %d waves, %d requests failed in it; nodes at the end: %d private, %d public\n",
-				"", s.MoveSeconds, s.MoveWaves, s.Windows.Move.Failed, *s.NodesPrivate, *s.NodesPublic)
+			fmt.Fprintf(w, "  %-12s  step 4: the move took %.0f s in %s, %s failed in it; nodes at the end: %d private, %d public\n",
+				"", s.MoveSeconds, textcell.Plural(s.MoveWaves, "wave", "waves"), textcell.Plural(s.Windows.Move.Failed, "request", "requests"), *s.NodesPrivate, *s.NodesPublic)
 		}
 	}
 	if h := rep.Hardest; h != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // simOutcome is one strategy's run, on the same seed and the same churn.
@@ -478,10 +479,10 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 			return nil, fmt.Errorf("execute: %w", err)
 		}
 		pr.res, pr.cutoverEnd = res, w.Clock().Now()
-		pr.note = fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches)
+		pr.note = fmt.Sprintf("%s, %s deregistered in %s", res.Strategy, textcell.Plural(res.Deregistered, "target", "targets"), textcell.Plural(res.Batches, "batch", "batches"))
 	}
 	if n := len(pr.res.Replaced); n > 0 {
-		pr.note += fmt.Sprintf("; %d nodes replaced first (they would have expired during the run): %s", n, strings.Join(pr.res.Replaced, ", "))
+		pr.note += fmt.Sprintf("; %s replaced first (they would have expired during the run): %s", textcell.Plural(n, "node", "nodes"), strings.Join(pr.res.Replaced, ", "))
 	}
 	return pr, nil
 }
