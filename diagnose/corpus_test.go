@@ -1490,8 +1490,8 @@ func checkCounts(t *testing.T, rep *diagnose.Report) {
 	text := fmt.Sprintf("%s (%d with errors), %s: %d pod, %d node, %d ghost, %d foreign; %s:",
 		textcell.Plural(len(rep.TargetGroups), "target group", "target groups"), withErrors, textcell.Plural(targets, "target", "targets"),
 		byClass[pod], byClass[node], byClass[ghost], byClass[foreign], textcell.Plural(findings, "finding", "findings"))
-	if !strings.Contains(rep.Text(), text) {
-		t.Errorf("Text() does not total %q:\n%s", text, lastLine(rep.Text()))
+	if !strings.Contains(rep.WideText(), text) {
+		t.Errorf("WideText() does not total %q:\n%s", text, lastLine(rep.WideText()))
 	}
 	md := fmt.Sprintf("| %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", len(rep.TargetGroups), withErrors, targets,
 		byClass[pod], byClass[node], byClass[ghost], byClass[foreign], findings, len(rep.Errors))

@@ -27,6 +27,9 @@ type diagnoseFlags struct {
 	ec2           bool
 	concurrency   int
 	failOn        string
+	// wide prints the text report a line per row, however wide
+	// (diagnose.Report.WideText); zero: fitted to 120 columns.
+	wide bool
 }
 
 func (a *app) diagnoseCommand() *cobra.Command {
@@ -54,6 +57,7 @@ Exit code 1 when a finding is at or above --fail-on.`,
 	fl.BoolVar(&f.ec2, "ec2", false, "also read EC2 (subnets, route tables) to find nodes in public subnets")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "target groups scanned at once (default: the library's)")
 	fl.StringVar(&f.failOn, "fail-on", "high", "exit 1 when a finding is at or above this severity: critical, high, medium, low, info, or none")
+	fl.BoolVar(&f.wide, "wide", false, "--format text: a line per target group, finding and error, however wide (default: fitted to 120 columns, each finding's message and next call under its table)")
 	return cmd
 }
 
@@ -61,6 +65,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	ctx := cmd.Context()
 	if a.format == "sarif" {
 		return usagef("--format sarif: diagnose prints text, json or markdown")
+	}
+	if f.wide && a.format != "text" {
+		return usagef("--wide with --format %s: only the text report has a wide layout", a.format)
 	}
 	threshold, err := parseFailOn(f.failOn)
 	if err != nil {
@@ -111,7 +118,7 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	if report == nil {
 		return err
 	}
-	if werr := a.printReport(report); werr != nil {
+	if werr := a.printReport(report, f.wide); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -123,7 +130,8 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	return nil
 }
 
-func (a *app) printReport(r *diagnose.Report) error {
+// printReport prints r in a.format; wide: the text a line per row.
+func (a *app) printReport(r *diagnose.Report, wide bool) error {
 	switch a.format {
 	case "json":
 		b, err := r.JSON()
@@ -136,7 +144,11 @@ func (a *app) printReport(r *diagnose.Report) error {
 		_, err := fmt.Fprint(a.stdout, r.Markdown())
 		return err
 	default:
-		_, err := fmt.Fprint(a.stdout, r.Text())
+		text := r.Text()
+		if wide {
+			text = r.WideText()
+		}
+		_, err := fmt.Fprint(a.stdout, text)
 		return err
 	}
 }

@@ -1,8 +1,8 @@
 // Package textcell holds the small text helpers the reports' renderings
 // share (diagnose's and subnets' Markdown and text, and the CLI's): a dash
-// for an empty cell, one line out of many, a Markdown table cell, and a
-// count with its noun in the right number, a table fitted to a width and
-// prose wrapped to one.
+// for an empty cell, one line out of many, a Markdown table cell, a count
+// with its noun in the right number, a table fitted to a width, and prose
+// wrapped to one.
 //
 // # Files
 //
