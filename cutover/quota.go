@@ -213,7 +213,7 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 	for _, h := range qp.Headroom {
 		if h.After > h.Quota.Value {
 			return &QuotaError{Op: "plan", TargetGroupARN: pl.arn, Headroom: h, Need: h.After,
-				Reason: fmt.Sprintf("after the cutover the %s would hold %d targets, over its quota of %d: no order of the steps fits", h.Scope, h.After, h.Quota.Value)}
+				Reason: fmt.Sprintf("after the cutover the %s would hold %s, over its quota of %d: no order of the steps fits", h.Scope, textcell.Plural(h.After, "target", "targets"), h.Quota.Value)}
 		}
 	}
 	return nil

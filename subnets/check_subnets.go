@@ -96,7 +96,7 @@ func (r *run) countZones() {
 		r.zones[z].Nodes++
 	}
 	if len(unzoned) > 0 {
-		r.note(fmt.Sprintf("%d nodes have no zone label (%s): not counted", len(unzoned), strings.Join(unzoned, ", ")))
+		r.note(fmt.Sprintf("%s no zone label (%s): not counted", textcell.Plural(len(unzoned), "node has", "nodes have"), strings.Join(unzoned, ", ")))
 	}
 	for _, p := range r.objs.Pods {
 		z, ok := zoneOfNode[p.Spec.NodeName]
