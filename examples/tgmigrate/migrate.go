@@ -486,8 +486,9 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
 	} else if res != nil {
-		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %d node targets registered; %d mutating calls\n",
-			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, len(res.Registered), res.MutatingCalls)
+		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %s registered; %s\n",
+			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, textcell.Plural(len(res.Registered), "node target", "node targets"),
+			textcell.Plural(res.MutatingCalls, "mutating call", "mutating calls"))
 		for _, w := range res.Warnings {
 			fmt.Fprintln(a.stdout, "  warning: "+w)
 		}

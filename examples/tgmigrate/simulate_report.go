@@ -224,7 +224,7 @@ func phasedFailure(rep simReport, story error) error {
 	}
 	msg := "simulate: phased failed: " + runs[0]
 	if len(runs) > 1 {
-		msg += fmt.Sprintf(" (and %d more runs of phased: the report has every error)", len(runs)-1)
+		msg += fmt.Sprintf(" (and %s of phased: the report has every error)", textcell.Plural(len(runs)-1, "more run", "more runs"))
 	}
 	return &failedError{err: errors.New(msg)}
 }
@@ -298,8 +298,8 @@ func writeComparison(w io.Writer, rep simReport) {
 			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate -envelope` runs every corner.\n", h.Timings, o.Error)
 			return
 		}
-		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate -envelope` runs every corner.\n",
-			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %s from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate -envelope` runs every corner.\n",
+			h.Timings, textcell.Plural(o.FailedInPhasedExecute, "request", "requests"), settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
 	}
 }
 

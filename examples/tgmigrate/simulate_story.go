@@ -124,7 +124,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	during := w.Traffic()
 	var row simOutcome
 	row.ratiosOf(res)
-	fmt.Fprintf(out, "\n%s; %d mutating calls.\n", pr.note, res.MutatingCalls)
+	fmt.Fprintf(out, "\n%s; %s.\n", pr.note, textcell.Plural(res.MutatingCalls, "mutating call", "mutating calls"))
 	fmt.Fprintf(out, "Execute took %.0f s: its settle %.0f s (the disruptions under way at its start running out, plus the deregistration lag the plan assumes),\n",
 		res.CutoverSeconds, res.SettleSeconds)
 	fmt.Fprintf(out, "then the cutover's steps %.0f s against the plan's floor of %.0f s (ratio %.2f); whole, %.0f s against settle + floor %.0f s (ratio %.2f).\n",
