@@ -386,7 +386,7 @@ func TestEnvelopeReport(t *testing.T) {
 	}
 	var text strings.Builder
 	writeEnvelope(&text, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
-	if want := "phased-as-is failed at 1 of 1 points, left out of its figures; first at churn steady, seed 9, "; !strings.Contains(text.String(), want) {
+	if want := "phased-as-is failed at 1 of 1 point, left out of its figures; first at churn steady, seed 9, "; !strings.Contains(text.String(), want) {
 		t.Errorf("the envelope's text does not say %q:\n%s", want, text.String())
 	}
 }

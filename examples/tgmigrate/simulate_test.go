@@ -427,7 +427,7 @@ func TestSimulateTextFailedStory(t *testing.T) {
 		t.Errorf("no hardest corner's line:\n%s", after)
 	}
 	last := strings.Split(strings.TrimSpace(stderr), "\n")
-	if l := last[len(last)-1]; !strings.HasPrefix(l, "tgmigrate: simulate: phased failed: the story: execute: ") || !strings.Contains(l, "and 1 more runs of phased") {
+	if l := last[len(last)-1]; !strings.HasPrefix(l, "tgmigrate: simulate: phased failed: the story: execute: ") || !strings.Contains(l, "and 1 more run of phased") {
 		t.Errorf("stderr's last line %q: want the story's error and one more run of phased", l)
 	}
 }
