@@ -79,7 +79,9 @@ examples-copy:
 
 FUZZTIME ?= 20s
 ## fuzz: the manifest reader, the chart-source editor and diagnose over
-## misbehaving ELBv2 and EC2 clients, for a bounded time each.
+## misbehaving ELBv2 and EC2 clients, for a bounded time each. Each target
+## is built instrumented first, which takes longer than its fuzzing: the
+## time table shows the build apart (BUILD) and each fuzz tier's line both.
 fuzz:
 	@echo "== fuzz (helmgov, diagnose; $(FUZZTIME) each)"
 	$(TESTRUN) run -tier fuzz-manifests -out $(TIMES)/fuzz-manifests.json -- ./helmgov -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME) -timeout $(FUZZ_TIMEOUT)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/retry"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -61,8 +62,8 @@ type BindDeniedError struct {
 
 // Error implements error.
 func (e *BindDeniedError) Error() string {
-	return fmt.Sprintf("cutover: %s: %v: the controller's webhook %q denied the binding %s of the new target group %s %d times in %v (bound %v): it may not see the target group yet (ELBv2's eventual consistency), or it refuses the binding; last: %v",
-		e.Step, ErrTimeout, e.Webhook, e.Binding, e.TargetGroupARN.Raw, e.Attempts, e.Elapsed, e.Bound, e.Err)
+	return fmt.Sprintf("cutover: %s: %v: the controller's webhook %q denied the binding %s of the new target group %s %s in %v (bound %v): it may not see the target group yet (ELBv2's eventual consistency), or it refuses the binding; last: %v",
+		e.Step, ErrTimeout, e.Webhook, e.Binding, e.TargetGroupARN.Raw, textcell.Plural(e.Attempts, "time", "times"), e.Elapsed, e.Bound, e.Err)
 }
 
 // Unwrap returns [ErrTimeout] and the last denial.

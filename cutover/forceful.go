@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // ForcefulNode is a node that holds recorded node targets and that
@@ -90,7 +91,7 @@ type Risk struct {
 
 // String renders the risk on one line.
 func (k Risk) String() string {
-	return fmt.Sprintf("%s on %d nodes (%s): %s; exposure per event at most %.0f s (%s)", k.Kind, len(k.Nodes), joinFirst(k.Nodes, func(s string) string { return s }), k.Detail, k.ExposureSeconds, k.From)
+	return fmt.Sprintf("%s on %s (%s): %s; exposure per event at most %.0f s (%s)", k.Kind, textcell.Plural(len(k.Nodes), "node", "nodes"), joinFirst(k.Nodes, func(s string) string { return s }), k.Detail, k.ExposureSeconds, k.From)
 }
 
 // forcefulWindow is the stretch after the plan (and after Execute's start,
@@ -243,7 +244,7 @@ func (r *runner) checkForceful(ctx context.Context) error {
 		for _, n := range nodes {
 			s = append(s, n.brief(r.e.clock.Now()))
 		}
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("accepted: Karpenter disrupts %d nodes forcefully during the run: %s; their targets are retired when Karpenter taints them", len(nodes), strings.Join(s, "; ")))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("accepted: Karpenter disrupts %s forcefully during the run: %s; their targets are retired when Karpenter taints them", textcell.Plural(len(nodes), "node", "nodes"), strings.Join(s, "; ")))
 	default:
 		pc := forcefulPrecondition(nodes, forcefulWindow(p), "Execute's start")
 		return &PreconditionError{PlanID: p.ID, Preconditions: []Precondition{*pc}}

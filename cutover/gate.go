@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -336,14 +337,14 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 			desc += ", "
 		}
 		r.progress(StepVerify, tgARN, v, healthy, len(v.endpoints))
-		desc += fmt.Sprintf("%d of %d pod endpoints healthy (floor %d), %d in their first health checks, %d not healthy yet, %d pod targets unhealthy, %d targets not pods'",
-			healthy, len(v.endpoints), floor, settling, notYet, unhealthy, len(others))
+		desc += fmt.Sprintf("%d of %d pod endpoints healthy (floor %d), %d in their first health checks, %d not healthy yet, %s unhealthy, %s not pods'",
+			healthy, len(v.endpoints), floor, settling, notYet, textcell.Plural(unhealthy, "pod target", "pod targets"), textcell.Plural(len(others), "target", "targets"))
 		ok = ok && notYet == 0 && unhealthy == 0 && healthy >= floor
 		if !ok || len(others) == 0 {
 			return ok, desc, nil
 		}
 		if r.o.allowNonPod {
-			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target group %s holds %d targets that are not pod endpoints, allowed by WithAllowNonPodTargets: %s", tgARN, len(others), nonPodString(others)))
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target group %s holds %s, allowed by WithAllowNonPodTargets: %s", tgARN, textcell.Plural(len(others), "target that is not a pod endpoint", "targets that are not pod endpoints"), nonPodString(others)))
 			return true, desc, nil
 		}
 		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: tgARN, Targets: slices.Clone(others)}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // The annotations of the disruption hold.
@@ -394,9 +395,9 @@ func (r *runner) settle(ctx context.Context) error {
 		}
 		switch {
 		case waiting > 0:
-			return false, fmt.Sprintf("%d nodes to replace first wait out the deregistration lag (%v) since their targets were retired", waiting, lag), nil
+			return false, fmt.Sprintf("%s to replace first wait out the deregistration lag (%v) since their targets were retired", textcell.Plural(waiting, "node", "nodes"), lag), nil
 		case deleted > 0:
-			return false, fmt.Sprintf("deleted the NodeClaims of %d nodes to replace first: Karpenter replaces them", deleted), nil
+			return false, fmt.Sprintf("deleted the NodeClaims of %s to replace first: Karpenter replaces them", textcell.Plural(deleted, "node", "nodes")), nil
 		}
 		var moving []string
 		for _, name := range r.holdWanted([]*view{v}) {
@@ -406,7 +407,7 @@ func (r *runner) settle(ctx context.Context) error {
 		}
 		switch {
 		case len(moving) > 0:
-			return false, fmt.Sprintf("Karpenter is still replacing %d nodes: %s", len(moving), joinFirst(moving, func(s string) string { return s })), nil
+			return false, fmt.Sprintf("Karpenter is still replacing %s: %s", textcell.Plural(len(moving), "node", "nodes"), joinFirst(moving, func(s string) string { return s })), nil
 		case !lastRetired.IsZero() && now.Before(lastRetired.Add(lag)):
 			return false, fmt.Sprintf("the deregistration lag (%v) since the last retired target runs until %s", lag, lastRetired.Add(lag).Format(time.TimeOnly)), nil
 		}
@@ -427,5 +428,5 @@ func (r *runner) holdNote() string {
 		return ""
 	}
 	n := len(r.st.DisruptionHold.Added())
-	return fmt.Sprintf("Karpenter's graceful disruption stays held on %d nodes (%s) until Execute resumes to %s or Rollback runs: the journal records what to remove", n, AnnotationDoNotDisrupt, StepReleaseDisruption)
+	return fmt.Sprintf("Karpenter's graceful disruption stays held on %s (%s) until Execute resumes to %s or Rollback runs: the journal records what to remove", textcell.Plural(n, "node", "nodes"), AnnotationDoNotDisrupt, StepReleaseDisruption)
 }

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 )
 
@@ -120,7 +121,7 @@ func (inPlace) plan(ctx context.Context, pl *planner) error {
 	sortRecorded(p.Others)
 	what := "node targets"
 	if len(expiring) > 0 {
-		what = fmt.Sprintf("node targets not expiring within the run's window (%d nodes do)", len(expiring))
+		what = fmt.Sprintf("node targets not expiring within the run's window (%s)", textcell.Plural(len(expiring), "node does", "nodes do"))
 	}
 	if err := pl.floor(healthyNodes, what); err != nil {
 		return err
@@ -245,7 +246,7 @@ func (inPlace) steps(pl *planner) {
 			Rollback: "register the nodes alive at rollback time on their NodePort, and wait until they are healthy",
 			Calls:    []string{callDescribe, callListKube, callDereg}, Mutates: true,
 		}
-		gate.Effect += fmt.Sprintf("; the overlap is bounded (%d waves planned): the controller's TooManyTargets refusals are expected while the room is full; as pod targets turn healthy, node targets are deregistered down to the floor to make more room, and the binding is touched so that the controller registers into it at once", len(q.Waves))
+		gate.Effect += fmt.Sprintf("; the overlap is bounded (%s planned): the controller's TooManyTargets refusals are expected while the room is full; as pod targets turn healthy, node targets are deregistered down to the floor to make more room, and the binding is touched so that the controller registers into it at once", textcell.Plural(len(q.Waves), "wave", "waves"))
 		gate.Calls = append(gate.Calls, callApplyTGB) // the touch of the binding
 		adopt = []Step{room, bind, gate}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Text renders the plan for an operator: what was found, the guards, the
@@ -21,7 +23,7 @@ func (p *Plan) Text() string {
 	w("  digest:        %s\n", p.Digest)
 	w("  strategy:      %s: %s\n", p.Strategy, p.StrategyReason)
 	w("  target group:  %s (%s, %s:%d, %s, account %s, %s)\n", tg.Name, tg.TargetType, tg.Protocol, tg.Port, tg.VPCID, tg.AccountID, tg.Region)
-	w("                 %d targets, %d healthy; deregistration delay %ds\n", tg.Targets, tg.HealthyTargets, tg.DeregistrationDelaySeconds)
+	w("                 %s, %d healthy; deregistration delay %ds\n", textcell.Plural(int(tg.Targets), "target", "targets"), tg.HealthyTargets, tg.DeregistrationDelaySeconds)
 	w("  service:       %s/%s port %d -> %s (NodePort %d), %d ready endpoints on %v\n",
 		p.Service.Namespace, p.Service.Name, p.Service.Port, p.Service.TargetPort, p.Service.NodePort, p.Service.ReadyEndpoints, p.Service.PodPorts)
 	w("  binding:       %s/%s, multiClusterTargetGroup %t\n", p.Binding.Namespace, p.Binding.Name, p.Binding.MultiCluster)
@@ -49,7 +51,7 @@ func (p *Plan) Text() string {
 			w("                 %s\n", h)
 		}
 		if q.Bounded {
-			w("  overlap:       bounded to %d targets, in %s:\n", q.Room, plural(len(q.Waves), "wave"))
+			w("  overlap:       bounded to %s, in %s:\n", textcell.Plural(int(q.Room), "target", "targets"), textcell.Plural(len(q.Waves), "wave", "waves"))
 			for i, wv := range q.Waves {
 				w("                 %d. deregister %d, keep %d node targets, register %d pod targets (%d in all); at least %d healthy\n", i+1, wv.Deregister, wv.Nodes, wv.Register, wv.Pods, wv.Healthy)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // ControllerBatch is how many targets the AWS Load Balancer Controller
@@ -212,7 +213,7 @@ func (pl *planner) quota(ctx context.Context, bound, label string, now, leaving,
 	for _, h := range qp.Headroom {
 		if h.After > h.Quota.Value {
 			return &QuotaError{Op: "plan", TargetGroupARN: pl.arn, Headroom: h, Need: h.After,
-				Reason: fmt.Sprintf("after the cutover the %s would hold %d targets, over its quota of %d: no order of the steps fits", h.Scope, h.After, h.Quota.Value)}
+				Reason: fmt.Sprintf("after the cutover the %s would hold %s, over its quota of %d: no order of the steps fits", h.Scope, textcell.Plural(h.After, "target", "targets"), h.Quota.Value)}
 		}
 	}
 	return nil
@@ -304,7 +305,7 @@ func (pl *planner) boundInPlace(serving, kept, podTargets int) error {
 	qp.Bounded, qp.Waves = true, waves
 	pl.rollbackRoom(kept, len(p.Recorded))
 	h, _ := qp.exceeded()
-	p.Warnings = append(p.Warnings, fmt.Sprintf("the overlap would pass %s (%s): the plan bounds it in %s, deregistering node targets down to the floor of %d to make room for the pod targets (Plan.Quota)", h.Quota.Name, h, plural(len(waves), "wave"), p.Floor))
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the overlap would pass %s (%s): the plan bounds it in %s, deregistering node targets down to the floor of %d to make room for the pod targets (Plan.Quota)", h.Quota.Name, h, textcell.Plural(len(waves), "wave", "waves"), p.Floor))
 	return nil
 }
 
@@ -412,16 +413,8 @@ func (pl *planner) boundBlueGreen(serving int) error {
 	// targets to drain when the room beside it is short of the first batch.
 	qp.DrainFirst = qp.Room-oldN < min(ControllerBatch, adding)
 	qp.Rollback = fmt.Sprintf("a rollback after the first shift re-attaches the old target group beside up to %d pod targets of the new one: the load balancer's quota may refuse it; raise the quota first if a rollback must stay possible (%s)", adding, h.Quota.IncreaseHint(h.Now+adding, p.TargetGroup.Region))
-	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %s, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, plural(len(waves), "wave"), p.Floor), "rollback: "+qp.Rollback)
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the new target group and the old one would pass %s (%s): the plan bounds the overlap in %s, the floor shared by weight (a target group that takes w%% of the traffic keeps w%% of the floor of %d healthy), deregistering the old target group's targets to make room (Plan.Quota)", h.Quota.Name, h, textcell.Plural(len(waves), "wave", "waves"), p.Floor), "rollback: "+qp.Rollback)
 	return nil
-}
-
-// plural is "1 wave", "3 waves".
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // fillBatches is one pass of the controller over the room: it registers

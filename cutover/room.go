@@ -20,6 +20,7 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -98,7 +99,7 @@ func (r *runner) makeRoom(ctx context.Context, look func(ctx context.Context, ro
 			return false, "", err
 		}
 		r.progress(StepMakeRoom, r.tgARN, v, v.servingHealthy, len(v.order))
-		return !s.blocked(), fmt.Sprintf("%d targets of at most %d (%d draining), %d pod targets to register", s.count, room, v.draining, s.pending), nil
+		return !s.blocked(), fmt.Sprintf("%s of at most %d (%d draining), %s to register", textcell.Plural(s.count, "target", "targets"), room, v.draining, textcell.Plural(s.pending, "pod target", "pod targets")), nil
 	})
 }
 
@@ -172,7 +173,7 @@ func (r *runner) roomPass(ctx context.Context, step string, v *view, s roomState
 	done := 0
 	for len(batch) > 0 {
 		n := min(len(batch), r.o.batchSize)
-		note := fmt.Sprintf("made room under the quota: %d targets deregistered (%d of at most %d targets, %d pod targets to register)", n, s.count-done, s.free+s.count, s.pending)
+		note := fmt.Sprintf("made room under the quota: %s deregistered (%d of at most %d targets, %s to register)", textcell.Plural(n, "target", "targets"), s.count-done, s.free+s.count, textcell.Plural(s.pending, "pod target", "pod targets"))
 		if err := r.deregisterBatch(ctx, step, batch[:n], note); err != nil {
 			return done, err
 		}

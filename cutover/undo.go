@@ -15,6 +15,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -207,7 +208,7 @@ func (rb *rollbackRun) waitNodes(ctx context.Context) error {
 		need := min(floor, len(live)-checking)
 		rb.progress(RollbackWaitNodes, rb.tgARN, v, healthy, len(live))
 		healthyEnough = ok && healthy >= need && len(live) > 0
-		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %d nodes being replaced", healthy, len(live), need, len(unsettled))
+		desc := fmt.Sprintf("%d of %d live node targets healthy (need %d); %s being replaced", healthy, len(live), need, textcell.Plural(len(unsettled), "node", "nodes"))
 		return healthyEnough && (held || len(unsettled) == 0), desc, nil
 	})
 	if IsTimeout(err) && healthyEnough {

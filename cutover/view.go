@@ -13,6 +13,7 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -50,7 +51,7 @@ func (v *view) summary() string {
 	if v.state != nil {
 		return v.state.Summary()
 	}
-	return fmt.Sprintf("%d targets, %d serving healthy, %d draining", len(v.order), v.servingHealthy, v.draining)
+	return fmt.Sprintf("%s, %d serving healthy, %d draining", textcell.Plural(len(v.order), "target", "targets"), v.servingHealthy, v.draining)
 }
 
 // observe reads a target group once: its targets' health (one

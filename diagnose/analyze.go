@@ -252,7 +252,10 @@ func (a *analysis) outside() (string, bool) {
 		}
 	}
 	if instance {
-		return fmt.Sprintf("its %s no node of any scanned cluster", plural2(len(a.rep.Targets), "instance is", "instances are")), true
+		if len(a.rep.Targets) == 1 {
+			return "its instance is no node of any scanned cluster", true
+		}
+		return "its instances are no node of any scanned cluster", true
 	}
 	return "its addresses are outside every scanned cluster's VPC and address ranges", true
 }

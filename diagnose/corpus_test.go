@@ -71,6 +71,7 @@ import (
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/arntest"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -1486,10 +1487,11 @@ func checkCounts(t *testing.T, rep *diagnose.Report) {
 	if s.TargetGroupsWithErrors != withErrors {
 		t.Errorf("summary: %d target groups with errors, counted %d", s.TargetGroupsWithErrors, withErrors)
 	}
-	text := fmt.Sprintf("%d target groups (%d with errors), %d targets: %d pod, %d node, %d ghost, %d foreign; %d findings:",
-		len(rep.TargetGroups), withErrors, targets, byClass[pod], byClass[node], byClass[ghost], byClass[foreign], findings)
-	if !strings.Contains(rep.Text(), text) {
-		t.Errorf("Text() does not total %q:\n%s", text, lastLine(rep.Text()))
+	text := fmt.Sprintf("%s (%d with errors), %s: %d pod, %d node, %d ghost, %d foreign; %s:",
+		textcell.Plural(len(rep.TargetGroups), "target group", "target groups"), withErrors, textcell.Plural(targets, "target", "targets"),
+		byClass[pod], byClass[node], byClass[ghost], byClass[foreign], textcell.Plural(findings, "finding", "findings"))
+	if !strings.Contains(rep.WideText(), text) {
+		t.Errorf("WideText() does not total %q:\n%s", text, lastLine(rep.WideText()))
 	}
 	md := fmt.Sprintf("| %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", len(rep.TargetGroups), withErrors, targets,
 		byClass[pod], byClass[node], byClass[ghost], byClass[foreign], findings, len(rep.Errors))

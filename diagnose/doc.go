@@ -35,7 +35,9 @@
 //     rule_defaultmode.go, rule_quota.go (TargetQuotaOverlap,
 //     TargetQuotaExceeded) and rule_bindingcrd.go
 //     (TargetGroupBindingCRDMissing, a cluster's).
-//   - report.go: [Report] and its JSON. render.go: its Markdown and text.
+//   - report.go: [Report] and its JSON. render.go: its Markdown.
+//     render_text.go: its text ([Report.Text], fitted to [TextColumns],
+//     and [Report.WideText], a line per row).
 //     schema.go: [ReportSchema].
 //   - vocabulary.go: the report's views built from the root vocabulary
 //     (a target group's report, from [tgmigrate.TargetGroup]; its health
@@ -345,7 +347,9 @@
 // it as versioned JSON (schemaVersion [SchemaVersion]) that validates
 // against [ReportSchema] (the file schema/report.v1.json);
 // [Report.Markdown] and [Report.Text] render it for people, each with the
-// quota headroom of the target groups that have one. The summary
+// quota headroom of the target groups that have one; Text fits
+// [TextColumns] (each finding's message and next call under its table),
+// [Report.WideText] keeps a line per row, however wide. The summary
 // counts targets by class and findings by code and by severity, and
 // [Report.Worst] gives the most severe finding for graded exit codes.
 //

@@ -135,26 +135,10 @@ func (a *analysis) serviceArg() string {
 	return fmt.Sprintf("Service %s/%s port %s in cluster %s", r.Namespace, r.Name, port, r.Cluster)
 }
 
-// plural2 picks the singular or the plural phrase.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func joinPorts(ports map[int32]bool) string {
 	var s []string
 	for _, p := range slices.Sorted(maps.Keys(ports)) {
 		s = append(s, strconv.Itoa(int(p)))
 	}
 	return strings.Join(s, ",")
-}
-
-// plural writes "1 target" or "2 targets".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,7 +1,7 @@
 package diagnose
 
-// This file renders a Report for people: Report.Markdown and Report.Text,
-// and their line helpers.
+// This file renders a Report for people: Report.Markdown, and the line
+// helpers it shares with the text layouts (render_text.go).
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/textcell"
@@ -110,90 +109,6 @@ func (r *Report) Markdown() string {
 			w("| %s | `%s` | %s | %s | %s |\n", e.Kind, e.Resource, md(e.Op), e.Category, md(e.Message))
 		}
 	}
-	return b.String()
-}
-
-// Text renders the report as aligned plain-text tables: target groups,
-// findings, clusters, errors and the summary.
-func (r *Report) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "tgmigrate diagnose  generated %s  schema v%d  scope %s\n\n",
-		r.GeneratedAt.UTC().Format(time.RFC3339), r.SchemaVersion, scopeLine(r.Scope))
-
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET GROUP\tACCOUNT\tREGION\tTYPE\tOWNER\tSERVICE\tTARGETS\tPOD\tNODE\tGHOST\tFOREIGN\tFINDINGS\tUNKNOWN\tERROR")
-	for _, tg := range r.TargetGroups {
-		errText := "-"
-		if tg.Error != nil {
-			errText = tg.Error.Category
-		}
-		var codes []string
-		for _, f := range tg.Findings {
-			codes = append(codes, string(f.Code))
-		}
-		var unknown []string
-		for _, u := range tg.Unknowns {
-			unknown = append(unknown, strings.TrimPrefix(u.Cluster+"/", "/")+u.Source)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", tg.Name, tg.Account, tg.Region, tg.TargetType,
-			tg.Owner.Kind, serviceShort(tg.Service), tg.Counts.Total, tg.Counts.ByClass[ClassPod], tg.Counts.ByClass[ClassNode],
-			tg.Counts.ByClass[ClassGhost], tg.Counts.ByClass[ClassForeign], orDash(strings.Join(slices.Compact(codes), ",")),
-			orDash(strings.Join(unknown, ",")), errText)
-	}
-	_ = tw.Flush()
-
-	b.WriteString("\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEVERITY\tCODE\tSUBJECT\tMESSAGE\tNEXT")
-	for _, f := range r.AllFindings() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Code, subject(r, f), oneLine(f.Message), oneLine(f.Remediation))
-	}
-	_ = tw.Flush()
-
-	if slices.ContainsFunc(r.TargetGroups, func(tg TargetGroupReport) bool { return len(tg.Headroom) > 0 }) {
-		b.WriteString("\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "TARGET GROUP\tQUOTA SCOPE\tOF\tQUOTA\tSOURCE\tNOW\tOTHERS\tADDING\tPEAK\tROOM\tAFTER")
-		for _, tg := range r.TargetGroups {
-			for _, h := range tg.Headroom {
-				of := shortARN(h.ARN)
-				if h.Scope == ScopeLoadBalancer {
-					of = lbName(h.ARN)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s %d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", tg.Name, h.Scope, of, h.Quota.Code, h.Quota.Value,
-					h.Quota.Source, h.Now, h.Others, h.Adding, h.Peak, h.Room, h.After)
-			}
-		}
-		_ = tw.Flush()
-	}
-
-	b.WriteString("\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLUSTER\tVPC\tREAD\tNODES\tKARPENTER\tPODS\tSERVICES\tBINDINGS\tBINDING-CRD\tNODECLAIM-CRD")
-	for _, c := range r.Clusters {
-		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%d\t%t\t%t\n", c.Name, orDash(c.VPCID), c.Read, c.Nodes, c.KarpenterNodes,
-			c.Pods, c.Services, c.Bindings, c.BindingCRD, c.NodeClaimCRD)
-	}
-	_ = tw.Flush()
-
-	if len(r.Errors) > 0 {
-		b.WriteString("\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ERROR KIND\tRESOURCE\tOPERATION\tCATEGORY\tMESSAGE")
-		for _, e := range r.Errors {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Resource, e.Op, e.Category, oneLine(e.Message))
-		}
-		_ = tw.Flush()
-	}
-
-	s := r.Summary
-	fmt.Fprintf(&b, "\n%d target groups (%d with errors), %d targets: %d pod, %d node, %d ghost, %d foreign; %d findings:",
-		s.TargetGroups, s.TargetGroupsWithErrors, s.Targets, s.ByClass[ClassPod], s.ByClass[ClassNode],
-		s.ByClass[ClassGhost], s.ByClass[ClassForeign], s.Findings)
-	for _, sev := range []Severity{SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo} {
-		fmt.Fprintf(&b, " %d %s", s.BySeverity[sev], sev)
-	}
-	fmt.Fprintf(&b, "; %d errors\n", s.Errors)
 	return b.String()
 }
 

@@ -84,6 +84,7 @@ func TestGolden(t *testing.T) {
 		{"report.golden.json", js},
 		{"report.golden.md", []byte(rep.Markdown())},
 		{"report.golden.txt", []byte(rep.Text())},
+		{"report.golden.wide.txt", []byte(rep.WideText())},
 	} {
 		path := filepath.Join("testdata", g.file)
 		if *update {

@@ -6,6 +6,8 @@ package diagnose
 import (
 	"fmt"
 	"slices"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodeDefaultModeBindingOnSharedGroup: a default-mode
@@ -56,7 +58,7 @@ func (defaultModeRule) judge(a *analysis) []Finding {
 		counts["targets"] = len(a.rep.Targets)
 		ref := b.ref.Cluster + "/" + b.ref.Namespace + "/" + b.ref.Name
 		msg := fmt.Sprintf("binding %s runs in default mode on a target group that holds %s it does not own (%d node, %d pod, %d ghost, %d foreign): the LBC deregisters them on its next reconcile",
-			ref, plural(counts["notOwned"], "target"), counts[string(ClassNode)], counts[string(ClassPod)], counts[string(ClassGhost)], counts[string(ClassForeign)])
+			ref, textcell.Plural(counts["notOwned"], "target", "targets"), counts[string(ClassNode)], counts[string(ClassPod)], counts[string(ClassGhost)], counts[string(ClassForeign)])
 		rem := fmt.Sprintf("tgbind.Build for Service %s in cluster %s with MultiClusterTargetGroup true, replacing binding %s/%s before its next reconcile",
 			svcName, b.ref.Cluster, b.ref.Namespace, b.ref.Name)
 		next := NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN, Replaces: ref, Service: a.bindingService(b)}

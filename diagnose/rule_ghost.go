@@ -6,6 +6,8 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodeGhostTarget: a target whose IP no current node or pod holds.
@@ -49,9 +51,9 @@ func (ghostRule) judge(a *analysis) []Finding {
 	if reused > 0 {
 		msg = fmt.Sprintf("ghost targets: %d of %d; nothing serves them now: ", len(keys), len(a.rep.Targets))
 		if n := len(keys) - reused; n > 0 {
-			msg += fmt.Sprintf("no node or pod holds %s, and ", plural2(n, "1 address", fmt.Sprintf("%d addresses", n)))
+			msg += fmt.Sprintf("no node or pod holds %s, and ", textcell.Plural(n, "address", "addresses"))
 		}
-		msg += fmt.Sprintf("%s held again by a node or pod that does not serve the port", plural2(reused, "1 address is", fmt.Sprintf("%d addresses are", reused)))
+		msg += fmt.Sprintf("%s held again by a node or pod that does not serve the port", textcell.Plural(reused, "address is", "addresses are"))
 		states["reused"] = reused
 	}
 	next := a.cutoverCall()

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodeKarpenterDisruptionRisk: static node targets on nodes Karpenter
@@ -72,7 +74,7 @@ func (karpenterRule) judge(a *analysis) []Finding {
 		}
 	}
 	details["nodePools"] = strings.Join(slices.Sorted(maps.Keys(pools)), ",")
-	msg := fmt.Sprintf("node targets on Karpenter nodes: %s on %s; every consolidation, drift, expiry or interruption drops them", plural(targets, "target"), plural(len(nodes), "node"))
+	msg := fmt.Sprintf("node targets on Karpenter nodes: %s on %s; every consolidation, drift, expiry or interruption drops them", textcell.Plural(targets, "target", "targets"), textcell.Plural(len(nodes), "node", "nodes"))
 	if len(disrupting) > 0 {
 		msg += fmt.Sprintf("; %d being disrupted now (%s)", len(disrupting), strings.Join(disrupting, ", "))
 		details["disruptingNodes"] = strings.Join(disrupting, ",")

@@ -7,6 +7,8 @@ package diagnose
 
 import (
 	"fmt"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodeOutsideTargetGroup: a target group that is not the scanned
@@ -65,7 +67,7 @@ func (unmanagedRule) judge(a *analysis) []Finding {
 	if a.rep.Owner.Kind != OwnerUnmanaged {
 		return nil
 	}
-	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: %s, registered by hand or by another tool", plural(len(a.rep.Targets), "target"))
+	msg := fmt.Sprintf("no TargetGroupBinding and no LBC tags: %s, registered by hand or by another tool", textcell.Plural(len(a.rep.Targets), "target", "targets"))
 	var names []string
 	if a.service != nil && a.service.svc != nil {
 		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)

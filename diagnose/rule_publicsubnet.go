@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodePublicSubnetNode: a node target sits on a node with an ExternalIP
@@ -81,20 +83,20 @@ func (publicSubnetRule) judge(a *analysis) []Finding {
 		}
 		if w.nodeTargets > 0 {
 			targetNodes++
-			reasons = append(reasons, "holds "+plural(w.nodeTargets, "node target"))
+			reasons = append(reasons, "holds "+textcell.Plural(w.nodeTargets, "node target", "node targets"))
 		}
 		if w.podTargets > 0 {
 			podNodes++
-			reasons = append(reasons, "hosts the pods of "+plural(w.podTargets, "pod target"))
+			reasons = append(reasons, "hosts the pods of "+textcell.Plural(w.podTargets, "pod target", "pod targets"))
 		}
 		details["node/"+name] = strings.Join(reasons, "; ")
 	}
 	var parts []string
 	if nodeTargets > 0 {
-		parts = append(parts, fmt.Sprintf("node targets on public nodes: %s on %s", plural(nodeTargets, "target"), plural(targetNodes, "node")))
+		parts = append(parts, fmt.Sprintf("node targets on public nodes: %s on %s", textcell.Plural(nodeTargets, "target", "targets"), textcell.Plural(targetNodes, "node", "nodes")))
 	}
 	if podTargets > 0 {
-		parts = append(parts, fmt.Sprintf("pod targets on public nodes: %s on %s", plural(podTargets, "target"), plural(podNodes, "node")))
+		parts = append(parts, fmt.Sprintf("pod targets on public nodes: %s on %s", textcell.Plural(podTargets, "target", "targets"), textcell.Plural(podNodes, "node", "nodes")))
 	}
 	var consequence string
 	switch {

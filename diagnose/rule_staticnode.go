@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // CodeStaticNodeTarget: a hand-registered nodeIP:NodePort (or node
@@ -39,7 +41,7 @@ func (staticNodeRule) judge(a *analysis) []Finding {
 		ports[t.Port] = true
 	}
 	msg := fmt.Sprintf("node addresses pinned by hand: %s on %s (port %s); nothing updates them when nodes change",
-		plural(len(static), "target"), plural(len(nodes), "node"), joinPorts(ports))
+		textcell.Plural(len(static), "target", "targets"), textcell.Plural(len(nodes), "node", "nodes"), joinPorts(ports))
 	next := a.cutoverCall()
 	does := "it binds the Service (tgbind, targetType ip, MultiClusterTargetGroup true) and deregisters the node targets once the pods are healthy"
 	if next.Strategy == strategyBlueGreen {

@@ -58,7 +58,7 @@ spec:
 	// rendered.yaml:3 (web/templates/service.yaml): error TGM-H002 Service default/web: LoadBalancer Service has no service.beta.kubernetes.io/aws-load-balancer-nlb-target-type annotation; the LBC would register instance targets [fix: set metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-nlb-target-type"] = "ip"]
 	// rendered.yaml:15 (web/templates/targetgroupbinding.yaml): error TGM-H005 TargetGroupBinding default/web: TargetGroupBinding adopts an existing target group without spec.multiClusterTargetGroup: true; the LBC would deregister the targets it did not register [fix: set spec.multiClusterTargetGroup = true] (suppressed by tgmigrate.qstools.io/ignore)
 	// -: notice Namespace default: namespace default has instance targets (ip after the migration; Service default/web) but is not in the manifests: make sure it carries the label elbv2.k8s.aws/pod-readiness-gate-inject=enabled
-	// 2 objects checked: 1 errors, 0 warnings, 0 info, 1 suppressed, 1 notices
+	// 2 objects checked: 1 error, 0 warnings, 0 info, 1 suppressed, 1 notice
 	// exit code: 1
 }
 

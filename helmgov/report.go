@@ -12,6 +12,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Exit codes of the CLI contract. A CLI calls [ExitCode] after a check and
@@ -114,8 +116,9 @@ func (r *Result) WriteText(w io.Writer, o ReportOptions) error {
 		}
 		counts[f.Severity]++
 	}
-	fmt.Fprintf(&b, "%d objects checked: %d errors, %d warnings, %d info, %d suppressed, %d notices\n",
-		r.Objects, counts[SeverityError], counts[SeverityWarning], counts[SeverityInfo], suppressedN, len(r.Notices))
+	fmt.Fprintf(&b, "%s checked: %s, %s, %d info, %d suppressed, %s\n",
+		textcell.Plural(r.Objects, "object", "objects"), textcell.Plural(counts[SeverityError], "error", "errors"),
+		textcell.Plural(counts[SeverityWarning], "warning", "warnings"), counts[SeverityInfo], suppressedN, textcell.Plural(len(r.Notices), "notice", "notices"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -428,17 +431,17 @@ func (r *FixResult) summaryLine() string {
 	}
 	fixed := fmt.Sprintf("%d fixed", c.Fixed)
 	if c.Fixed > 0 {
-		fixed += " in " + plural(r.Rounds, "round")
+		fixed += " in " + textcell.Plural(r.Rounds, "round", "rounds")
 	}
 	if c.Overridden > 0 {
 		fixed += fmt.Sprintf(" (%d overridden by --set)", c.Overridden)
 	}
-	line := fmt.Sprintf("%s: %s, %d not fixable, %d dropped", plural(c.Findings, "finding"), fixed, c.NotFixable, c.Dropped)
+	line := fmt.Sprintf("%s: %s, %d not fixable, %d dropped", textcell.Plural(c.Findings, "finding", "findings"), fixed, c.NotFixable, c.Dropped)
 	switch {
 	case r.DryRun && len(r.Files) > 0:
-		return "dry run: " + line + "; " + plural(len(r.Files), "file") + " would change, nothing written"
+		return "dry run: " + line + "; " + textcell.Plural(len(r.Files), "file", "files") + " would change, nothing written"
 	case r.Written:
-		return line + "; " + plural(len(r.Files), "file") + " written"
+		return line + "; " + textcell.Plural(len(r.Files), "file", "files") + " written"
 	}
 	return line + "; nothing written"
 }
@@ -459,11 +462,4 @@ func (r *FixResult) WriteJSON(w io.Writer, o ReportOptions) error {
 		return errors.Join(errors.New("helmgov: write fix report"), err)
 	}
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/karpenterapi"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Codes of the Karpenter check.
@@ -100,7 +101,7 @@ func (r *run) checkKarpenter(context.Context) error {
 		nc.Nodes += len(nodes)
 		r.rep.NodePools = append(r.rep.NodePools, rep)
 		if len(nodes) > 0 && allowed == 0 {
-			r.add(CodeDriftBlocked, fmt.Sprintf("NodePool %s's budgets allow 0 of its %s to drift at once: none would be replaced", np.Name, plural(len(nodes), "node")),
+			r.add(CodeDriftBlocked, fmt.Sprintf("NodePool %s's budgets allow 0 of its %s to drift at once: none would be replaced", np.Name, textcell.Plural(len(nodes), "node", "nodes")),
 				diagnose.Evidence{Names: []string{np.Name}, Counts: map[string]int{"nodes": len(nodes), "allowed": 0}, Details: map[string]string{"budgets": budgetsLine(np.EffectiveBudgets())}}, "",
 				r.manual(fmt.Sprintf("allow Drifted disruptions in NodePool %s's spec.disruption.budgets, or let PlanMove set a budget for the move", np.Name)))
 			continue
@@ -227,7 +228,7 @@ func (r *run) nodeGroups() {
 		if name == SelfManaged {
 			what = "self-managed nodes"
 		}
-		r.add(code, fmt.Sprintf("%s: %s (%d with a public address) no NodePool owns: the move does not replace them", what, plural(g.Nodes, "node"), g.PublicNodes),
+		r.add(code, fmt.Sprintf("%s: %s (%d with a public address) no NodePool owns: the move does not replace them", what, textcell.Plural(g.Nodes, "node", "nodes"), g.PublicNodes),
 			diagnose.Evidence{Names: []string{name}, Counts: map[string]int{"nodes": g.Nodes, "publicNodes": g.PublicNodes}}, "",
 			r.manual(joinSteps(g.Steps)))
 	}

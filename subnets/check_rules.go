@@ -67,11 +67,3 @@ func joinSteps(steps []string) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// plural writes "1 node" or "2 nodes".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/karpenterapi"
 	"github.com/qstools/tgmigrate/internal/netcheck"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Codes of the subnet check.
@@ -95,7 +96,7 @@ func (r *run) countZones() {
 		r.zones[z].Nodes++
 	}
 	if len(unzoned) > 0 {
-		r.note(fmt.Sprintf("%d nodes have no zone label (%s): not counted", len(unzoned), strings.Join(unzoned, ", ")))
+		r.note(fmt.Sprintf("%s no zone label (%s): not counted", textcell.Plural(len(unzoned), "node has", "nodes have"), strings.Join(unzoned, ", ")))
 	}
 	for _, p := range r.objs.Pods {
 		z, ok := zoneOfNode[p.Spec.NodeName]
@@ -164,11 +165,11 @@ func (r *run) checkSubnets(context.Context) error {
 		}
 		switch {
 		case len(zr.Subnets) == 0:
-			r.add(CodeNoPrivateSubnet, fmt.Sprintf("zone %s (%s) has no private subnet in %s%s", z, plural(zr.Nodes, "node"), r.in.VPCID, selectedBy(r.in.PrivateSubnets)),
+			r.add(CodeNoPrivateSubnet, fmt.Sprintf("zone %s (%s) has no private subnet in %s%s", z, textcell.Plural(zr.Nodes, "node", "nodes"), r.in.VPCID, selectedBy(r.in.PrivateSubnets)),
 				diagnose.Evidence{Names: []string{z}, Counts: map[string]int{"nodes": zr.Nodes, "pods": zr.Pods}}, "",
 				r.manual(fmt.Sprintf("create a private subnet in %s of %s (no internet gateway route, MapPublicIpOnLaunch false), or select one", z, r.in.VPCID)))
 		case zr.Free < zr.Need:
-			r.add(CodeSubnetTooSmall, fmt.Sprintf("zone %s needs %d addresses (%s + %s) and its private subnets %s have %d free", z, zr.Need, plural(zr.Nodes, "node"), plural(zr.Pods, "pod"), strings.Join(zr.Subnets, ", "), zr.Free),
+			r.add(CodeSubnetTooSmall, fmt.Sprintf("zone %s needs %d addresses (%s + %s) and its private subnets %s have %d free", z, zr.Need, textcell.Plural(zr.Nodes, "node", "nodes"), textcell.Plural(zr.Pods, "pod", "pods"), strings.Join(zr.Subnets, ", "), zr.Free),
 				diagnose.Evidence{Names: slices.Concat([]string{z}, zr.Subnets), Counts: map[string]int{"need": zr.Need, "free": zr.Free, "nodes": zr.Nodes, "pods": zr.Pods}}, "",
 				r.manual(fmt.Sprintf("add %d or more free addresses in %s: another private subnet, or a larger one", zr.Need-zr.Free, z)))
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/karpenterapi"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Defaults of the [MoveOption]s.
@@ -281,7 +282,7 @@ func start(ctx context.Context, op string, plan *Plan, e Env, opts []MoveOption)
 		return nil, &MoveInputError{Op: op, Field: "Env.Client", Reason: "nil"}
 	}
 	if len(plan.TargetGroups) > 0 && (e.ELBv2 == nil || isNil(e.ELBv2)) {
-		return nil, &MoveInputError{Op: op, Field: "Env.ELBv2", Reason: fmt.Sprintf("nil, and the plan watches %d target group(s)", len(plan.TargetGroups))}
+		return nil, &MoveInputError{Op: op, Field: "Env.ELBv2", Reason: fmt.Sprintf("nil, and the plan watches %s", textcell.Plural(len(plan.TargetGroups), "target group", "target groups"))}
 	}
 	if errs := validation.IsDNS1123Label(e.Namespace); len(errs) > 0 {
 		return nil, &MoveInputError{Op: op, Field: "Env.Namespace", Reason: fmt.Sprintf("%q: %s", e.Namespace, errs[0])}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Categories of failure of PlanMove, Execute and Rollback. Every error they
@@ -227,8 +228,8 @@ type WatchTimeoutError struct {
 
 // Error implements error.
 func (e *WatchTimeoutError) Error() string {
-	return fmt.Sprintf("subnets: step %s: %v: after %v, %d node(s) still to replace: %s",
-		e.Step, ErrWatchTimeout, e.Timeout, len(e.Remaining), strings.Join(e.Remaining, ", "))
+	return fmt.Sprintf("subnets: step %s: %v: after %v, %s still to replace: %s",
+		e.Step, ErrWatchTimeout, e.Timeout, textcell.Plural(len(e.Remaining), "node", "nodes"), strings.Join(e.Remaining, ", "))
 }
 
 // Unwrap returns [ErrWatchTimeout].

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // Text renders the plan for a person to read and approve: what each step
@@ -43,9 +45,9 @@ func (p *Plan) Text() string {
 				fmt.Fprintf(&b, "    EC2NodeClass/%s: %s -> %s\n", nc.Name, renderSelection(nc.From), renderSelection(nc.To))
 			}
 		case StepWatchReplacement:
-			fmt.Fprintf(&b, "    estimate: %d node(s) in %d wave(s), about %v\n", p.Estimate.Nodes, p.Estimate.Waves, p.Estimate.Duration)
+			fmt.Fprintf(&b, "    estimate: %s in %s, about %v\n", textcell.Plural(p.Estimate.Nodes, "node", "nodes"), textcell.Plural(p.Estimate.Waves, "wave", "waves"), p.Estimate.Duration)
 			for _, np := range p.NodePools {
-				fmt.Fprintf(&b, "    NodePool/%s (EC2NodeClass/%s): %d node(s) at once\n", np.Name, np.NodeClass, np.AllowedDrift)
+				fmt.Fprintf(&b, "    NodePool/%s (EC2NodeClass/%s): %s at once\n", np.Name, np.NodeClass, textcell.Plural(np.AllowedDrift, "node", "nodes"))
 			}
 			for _, tg := range p.TargetGroups {
 				fmt.Fprintf(&b, "    %s: healthy >= %d, zones %s\n", tg.ARN, tg.Floor, dashIfEmpty(strings.Join(tg.Zones, ",")))

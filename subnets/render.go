@@ -33,7 +33,7 @@ func (r *Readiness) JSON() ([]byte, error) {
 // verdict is the report's one-line verdict.
 func (r *Readiness) verdict() string {
 	if r.Ready {
-		return fmt.Sprintf("READY: no finding blocks the move (%d findings)", len(r.Findings))
+		return fmt.Sprintf("READY: no finding blocks the move (%s)", textcell.Plural(len(r.Findings), "finding", "findings"))
 	}
 	blocking := 0
 	for _, f := range r.Findings {
@@ -41,7 +41,11 @@ func (r *Readiness) verdict() string {
 			blocking++
 		}
 	}
-	return fmt.Sprintf("NOT READY: %d of %d findings block the move", blocking, len(r.Findings))
+	verb := "block"
+	if blocking == 1 {
+		verb = "blocks"
+	}
+	return fmt.Sprintf("NOT READY: %d of %s %s the move", blocking, textcell.Plural(len(r.Findings), "finding", "findings"), verb)
 }
 
 // Markdown renders the report for people: the verdict, the findings with
@@ -86,7 +90,7 @@ func (r *Readiness) Markdown() string {
 	if len(r.NodeGroups) > 0 {
 		w("\n## Node groups (by hand)\n")
 		for _, g := range r.NodeGroups {
-			w("\n### %s: %s, %d public\n\n", md(g.Name), plural(g.Nodes, "node"), g.PublicNodes)
+			w("\n### %s: %s, %d public\n\n", md(g.Name), textcell.Plural(g.Nodes, "node", "nodes"), g.PublicNodes)
 			for i, s := range g.Steps {
 				w("%d. %s\n", i+1, md(s))
 			}
@@ -177,7 +181,7 @@ func (r *Readiness) Text() string {
 }
 
 func estimateLine(e Estimate) string {
-	return fmt.Sprintf("%d nodes in %d waves, about %v (%d × (launch %v + drain %v))", e.Nodes, e.Waves, e.Duration, e.Waves, e.Launch, e.Drain)
+	return fmt.Sprintf("%s in %s, about %v (%d × (launch %v + drain %v))", textcell.Plural(e.Nodes, "node", "nodes"), textcell.Plural(e.Waves, "wave", "waves"), e.Duration, e.Waves, e.Launch, e.Drain)
 }
 
 func termsLine(r *Readiness) string {

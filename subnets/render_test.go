@@ -6,13 +6,16 @@ package subnets_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -113,6 +116,33 @@ func TestText(t *testing.T) {
 	for _, a := range rep.Estimate.Assumptions {
 		if !strings.Contains(text, "  assumes: "+a+"\n") {
 			t.Errorf("the text does not say the assumption %q:\n%s", a, text)
+		}
+	}
+}
+
+// pluralOfOne matches a count of one followed by a plural noun: "1
+// findings", "1 nodes" (not "1 address").
+var pluralOfOne = regexp.MustCompile(`(^|[^\d.,/])1 [a-z]*[^s\s]s\b`)
+
+// TestOneOfEachIsSingular: a readiness report of one finding, one node in
+// one wave, and a plan of one node in one wave, render every count of one
+// in the singular.
+func TestOneOfEachIsSingular(t *testing.T) {
+	est := subnets.Estimate{Nodes: 1, Waves: 1, Duration: 5 * time.Minute, Launch: 2 * time.Minute, Drain: 3 * time.Minute}
+	rep := &subnets.Readiness{SchemaVersion: 1, Cluster: "prod", VPCID: "vpc-1", Region: "eu-west-1", Estimate: est,
+		Findings: []diagnose.Finding{{Code: "PrivateSubnetMissing", Severity: diagnose.SeverityCritical, Message: "zone eu-west-1a (1 node) has no private subnet"}}}
+	plan := &subnets.Plan{SchemaVersion: 1, ID: "move-1", Cluster: "prod", VPCID: "vpc-1", Region: "eu-west-1", Estimate: est,
+		Steps:     []subnets.Step{{ID: subnets.StepWatchReplacement, Title: "watch"}},
+		NodePools: []subnets.NodePoolChange{{Name: "default", NodeClass: "default", AllowedDrift: 1}}}
+	for name, text := range map[string]string{"Readiness.Text": rep.Text(), "Readiness.Markdown": rep.Markdown(), "Plan.Text": plan.Text()} {
+		if m := pluralOfOne.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s says %q:\n%s", name, m, text)
+		}
+	}
+	for name, want := range map[string]string{"Readiness.Text": "NOT READY: 1 of 1 finding blocks the move", "Plan.Text": "estimate: 1 node in 1 wave"} {
+		text := map[string]string{"Readiness.Text": rep.Text(), "Plan.Text": plan.Text()}[name]
+		if !strings.Contains(text, want) {
+			t.Errorf("%s does not say %q:\n%s", name, want, text)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -210,11 +211,11 @@ func decideMultiCluster(req Request, existing *v1beta1.TargetGroupBinding, other
 		d.Detail = fmt.Sprintf("%d other bindings reference the target group; the LBC requires all of them to be multi-cluster", len(others))
 	case len(foreign) > 0:
 		d.Enabled, d.Reason = true, ReasonForeignTargets
-		d.Detail = fmt.Sprintf("the target group holds %d targets that are not ready endpoints of the Service (%s); default mode would deregister them before the pod targets are healthy",
-			len(foreign), sample(foreign, 3))
+		d.Detail = fmt.Sprintf("the target group holds %s of the Service (%s); default mode would deregister them before the pod targets are healthy",
+			textcell.Plural(len(foreign), "target that is not a ready endpoint", "targets that are not ready endpoints"), sample(foreign, 3))
 	case registered > 0:
 		d.Enabled, d.Reason = true, ReasonNonEmptyTargetGroup
-		d.Detail = fmt.Sprintf("the target group holds %d targets, all ready endpoints of the Service", registered)
+		d.Detail = fmt.Sprintf("the target group holds %s, all ready endpoints of the Service", textcell.Plural(registered, "target", "targets"))
 	default:
 		d.Enabled, d.Reason = false, ReasonEmptyTargetGroup
 		d.Detail = "the target group is empty: default mode lets the LBC own every target"

@@ -24,6 +24,7 @@ import (
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/kube"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -523,8 +524,8 @@ func checkMultiClusterMode(c *checker, tgb, existing *v1beta1.TargetGroupBinding
 		c.skip(CheckMultiClusterMode, "the target group's targets are unknown")
 	case len(foreign) > 0:
 		c.fail(CheckMultiClusterMode, &FieldError{Field: "spec.multiClusterTargetGroup", Value: "false", Kind: ErrDefaultModeUnsafe,
-			Detail: fmt.Sprintf("the target group holds %d targets that are not ready endpoints of the Service (%s); in default mode the LBC deregisters them before the pod targets are healthy: set multiClusterTargetGroup: true",
-				len(foreign), sample(foreign, 5))})
+			Detail: fmt.Sprintf("the target group holds %s of the Service (%s); in default mode the LBC deregisters them before the pod targets are healthy: set multiClusterTargetGroup: true",
+				textcell.Plural(len(foreign), "target that is not a ready endpoint", "targets that are not ready endpoints"), sample(foreign, 5))})
 	default:
 		c.pass(CheckMultiClusterMode, "default mode: every registered target is a ready endpoint of the Service")
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 type diagnoseFlags struct {
@@ -34,6 +35,9 @@ type diagnoseFlags struct {
 	// concurrencySet says --concurrency was given: its value goes to the
 	// library, which checks it.
 	concurrencySet bool
+	// wide prints the text report a line per row, however wide
+	// (diagnose.Report.WideText); zero: fitted to 120 columns.
+	wide bool
 }
 
 func (a *app) diagnoseCommand() *cobra.Command {
@@ -68,6 +72,7 @@ Exit code 1 when a finding is at or above --fail-on.`,
 	a.addClusterFlags(cmd)
 	a.addAWSFlags(cmd)
 	a.addServiceQuotasFlag(cmd)
+	fl.BoolVar(&f.wide, "wide", false, "--format text: a line per target group, finding and error, however wide (default: fitted to 120 columns, each finding's message and next call under its table)")
 	return cmd
 }
 
@@ -75,6 +80,9 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	ctx := cmd.Context()
 	if a.format == "sarif" {
 		return usagef("--format sarif: diagnose prints text, json or markdown")
+	}
+	if f.wide && a.format != "text" {
+		return usagef("--wide with --format %s: only the text report has a wide layout", a.format)
 	}
 	threshold, scope, opts, err := f.check(&a.cloud)
 	if err != nil {
@@ -115,19 +123,20 @@ func (a *app) runDiagnose(cmd *cobra.Command, f *diagnoseFlags) error {
 	if report == nil {
 		return err
 	}
-	if werr := a.printReport(report); werr != nil {
+	if werr := a.printReport(report, f.wide); werr != nil {
 		return werr
 	}
 	if err != nil {
 		return err
 	}
 	if worst, ok := report.Worst(); ok && threshold != "" && worst.Rank() <= diagnose.Severity(threshold).Rank() {
-		return &findingsError{summary: fmt.Sprintf("%d findings, worst %s (--fail-on %s)", len(report.AllFindings()), worst, threshold)}
+		return &findingsError{summary: fmt.Sprintf("%s, worst %s (--fail-on %s)", textcell.Plural(len(report.AllFindings()), "finding", "findings"), worst, threshold)}
 	}
 	return nil
 }
 
-func (a *app) printReport(r *diagnose.Report) error {
+// printReport prints r in a.format; wide: the text a line per row.
+func (a *app) printReport(r *diagnose.Report, wide bool) error {
 	switch a.format {
 	case "json":
 		b, err := r.JSON()
@@ -140,7 +149,11 @@ func (a *app) printReport(r *diagnose.Report) error {
 		_, err := fmt.Fprint(a.stdout, r.Markdown())
 		return err
 	default:
-		_, err := fmt.Fprint(a.stdout, r.Text())
+		text := r.Text()
+		if wide {
+			text = r.WideText()
+		}
+		_, err := fmt.Fprint(a.stdout, text)
 		return err
 	}
 }

@@ -32,7 +32,10 @@
 //   - helm.go: helm check and helm fix.
 //   - simulate.go: simulate: its flags and the world of one run.
 //   - simulate_story.go: the story simulate tells in text.
-//   - simulate_run.go: one strategy's run and what it measures.
+//   - simulate_run.go: one strategy's run and what it measures; the
+//     side-by-side rows run to one length.
+//   - simulate_measure.go: a run's windows, in time order (not
+//     simulate_windows.go: Go would build that file on Windows only).
 //   - simulate_report.go: the run of simulate, its JSON report and tables.
 //   - simulate_envelope.go: simulate --envelope: its runs (the sensitivity
 //     per churn shape, then the grid of the knobs that change something,

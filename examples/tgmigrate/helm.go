@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/qstools/tgmigrate/helmgov"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 type helmFlags struct {
@@ -190,7 +191,7 @@ func (a *app) runHelmCheck(cmd *cobra.Command, f *helmFlags, args []string) erro
 		return err
 	}
 	if failing && helmgov.ExitCode(res, threshold) != 0 {
-		return &findingsError{summary: fmt.Sprintf("%d findings at or above %s", res.Count(threshold), f.failOn)}
+		return &findingsError{summary: fmt.Sprintf("%s at or above %s", textcell.Plural(res.Count(threshold), "finding", "findings"), f.failOn)}
 	}
 	return nil
 }

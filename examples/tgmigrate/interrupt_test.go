@@ -16,6 +16,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // cancelOn passes writes on to w and cancels when the output so far
@@ -254,7 +255,7 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	interrupted := &cancelOn{marker: "  " + cutover.RollbackWaitNodes + ": ", cancel: cancel}
 	code := app(&stdout, interrupted).run(ctx, args)
 	out := interrupted.String()
-	announce := fmt.Sprintf("rollback: %d actions, expected to take %s\n", len(est.Actions), est)
+	announce := fmt.Sprintf("rollback: %s, expected to take %s\n", textcell.Plural(len(est.Actions), "action", "actions"), est)
 	safe := "rollback: an interrupt (Ctrl-C) is safe: each action is journaled as it ends, and running rollback again resumes from the journal\n"
 	if code == exitOK || !strings.Contains(out, announce+safe) || !strings.Contains(out, "interrupted; the journal holds the rollback's progress.") {
 		t.Fatalf("interrupted rollback: exit %d; want the lines\n%s%s\nstderr:\n%s", code, announce, safe, out)
@@ -289,7 +290,7 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	if code := app(&stdout, &stderr2).run(t.Context(), shellWords(t, resume)[1:]); code != exitOK || !strings.Contains(stdout.String(), "completed true") {
 		t.Fatalf("the resume hint: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr2.String())
 	}
-	if want := fmt.Sprintf("rollback: %d actions, expected to take %s\n", len(left.Actions), left); !strings.Contains(stderr2.String(), want) ||
+	if want := fmt.Sprintf("rollback: %s, expected to take %s\n", textcell.Plural(len(left.Actions), "action", "actions"), left); !strings.Contains(stderr2.String(), want) ||
 		len(left.Actions) >= len(est.Actions) || !strings.Contains(stderr2.String(), cutover.RollbackRegisterNodes+": already done") {
 		t.Errorf("resumed rollback: want %q and register-nodes already done:\n%s", want, stderr2.String())
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 type planFlags struct {
@@ -539,8 +540,9 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	if res != nil && a.format == "json" {
 		_ = printJSON(a.stdout, res)
 	} else if res != nil {
-		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %d node targets registered; %d mutating calls\n",
-			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, len(res.Registered), res.MutatingCalls)
+		fmt.Fprintf(a.stdout, "rollback %s: completed %v in %.0fs (floor %.0fs); %s registered; %s\n",
+			res.PlanID, res.Completed, res.Seconds, res.FloorSeconds, textcell.Plural(len(res.Registered), "node target", "node targets"),
+			textcell.Plural(res.MutatingCalls, "mutating call", "mutating calls"))
 		for _, w := range res.Warnings {
 			fmt.Fprintln(a.stdout, "  warning: "+w)
 		}
@@ -566,7 +568,7 @@ func (a *app) announceRollback(ctx context.Context, src cutover.Source, inspect 
 		}
 	}
 	if est, err := cutover.EstimateRollback(src); err == nil {
-		fmt.Fprintf(a.stderr, "rollback: %d actions, expected to take %s\n", len(est.Actions), est)
+		fmt.Fprintf(a.stderr, "rollback: %s, expected to take %s\n", textcell.Plural(len(est.Actions), "action", "actions"), est)
 	}
 	fmt.Fprintln(a.stderr, "rollback: an interrupt (Ctrl-C) is safe: each action is journaled as it ends, and running rollback again resumes from the journal")
 }
@@ -584,8 +586,9 @@ func (a *app) printResult(res *cutover.Result) error {
 	case !res.Completed:
 		state = "not completed"
 	}
-	fmt.Fprintf(a.stdout, "plan %s (%s): %s in %.0fs (floor %.0fs); %d targets deregistered in %d batches; %d mutating calls\n",
-		res.PlanID, res.Strategy, state, res.CutoverSeconds, res.FloorSeconds, res.Deregistered, res.Batches, res.MutatingCalls)
+	fmt.Fprintf(a.stdout, "plan %s (%s): %s in %.0fs (floor %.0fs); %s deregistered in %s; %s\n",
+		res.PlanID, res.Strategy, state, res.CutoverSeconds, res.FloorSeconds, textcell.Plural(res.Deregistered, "target", "targets"),
+		textcell.Plural(res.Batches, "batch", "batches"), textcell.Plural(res.MutatingCalls, "mutating call", "mutating calls"))
 	for _, w := range res.Warnings {
 		fmt.Fprintln(a.stdout, "  warning: "+w)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // The limits of -seeds.
@@ -374,8 +375,9 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 			}
 		}
 	}
-	progress("simulating the sensitivity: %d strategies at %d timings, %d churn shapes, seed %d, on %d cores...\n",
-		len(strategies), len(sens), len(spec.Churns), first, runtime.GOMAXPROCS(0))
+	progress("simulating the sensitivity: %s at %s, %s, seed %d, on %s...\n",
+		textcell.Plural(len(strategies), "strategy", "strategies"), textcell.Plural(len(sens), "timing", "timings"),
+		textcell.Plural(len(spec.Churns), "churn shape", "churn shapes"), first, textcell.Plural(runtime.GOMAXPROCS(0), "core", "cores"))
 	if err := r.runAll(ctx, keys); err != nil {
 		return nil, nil, err
 	}
@@ -447,8 +449,9 @@ func (r *envelopeRunner) envelope(ctx context.Context, spec envelopeSpec, progre
 			}
 		}
 	}
-	progress("simulating the grid: %d points (%s), %d churn shapes, %d seeds; phased at %d points worse than its plan assumes; on %d cores...\n",
-		len(grid), pointsText(rep.StrategyKnobs), len(spec.Churns), len(spec.Seeds), len(worse), runtime.GOMAXPROCS(0))
+	progress("simulating the grid: %s (%s), %s, %s; phased at %s worse than its plan assumes; on %s...\n",
+		textcell.Plural(len(grid), "point", "points"), pointsText(rep.StrategyKnobs), textcell.Plural(len(spec.Churns), "churn shape", "churn shapes"),
+		textcell.Plural(len(spec.Seeds), "seed", "seeds"), textcell.Plural(len(worse), "point", "points"), textcell.Plural(runtime.GOMAXPROCS(0), "core", "cores"))
 	if err := r.runAll(ctx, keys); err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -119,9 +121,18 @@ func TestEnvelopeChoosesAndSummarizes(t *testing.T) {
 				func(t *timing.Timings) {}, func(t *timing.Timings) { t.IPReuse = timing.IPReuse{Enabled: true} }),
 		},
 	}
-	rep, rows, err := r.envelope(t.Context(), spec, func(string, ...any) {})
+	var progress strings.Builder
+	rep, rows, err := r.envelope(t.Context(), spec, func(format string, args ...any) { fmt.Fprintf(&progress, format, args...) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The header counts the points stderr announced.
+	var header strings.Builder
+	writeEnvelope(&header, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
+	announced := regexp.MustCompile(`simulating the grid: (\d+) points?`).FindStringSubmatch(progress.String())
+	shown := regexp.MustCompile(`x (\d+) points? of AWS timings`).FindStringSubmatch(header.String())
+	if announced == nil || shown == nil || announced[1] != shown[1] || announced[1] == "0" {
+		t.Errorf("stderr announced %q, the header shows %q: want the same count of points", announced, shown)
 	}
 
 	if d := cmp.Diff([]string{"NewTargetChecks", "DeregistrationLag", "IPReuse"}, rep.GridKnobs); d != "" {
@@ -375,7 +386,27 @@ func TestEnvelopeReport(t *testing.T) {
 	}
 	var text strings.Builder
 	writeEnvelope(&text, simReport{Scenario: "cutover", Envelope: rep, PlanAssumptions: planAssumptions()})
-	if want := "phased-as-is failed at 1 of 1 points, left out of its figures; first at churn steady, seed 9, "; !strings.Contains(text.String(), want) {
+	if want := "phased-as-is failed at 1 of 1 point, left out of its figures; first at churn steady, seed 9, "; !strings.Contains(text.String(), want) {
 		t.Errorf("the envelope's text does not say %q:\n%s", want, text.String())
+	}
+}
+
+// TestEnvelopeRefusesControllerFaults: the envelope has no controller
+// fault to inject at its points, so --envelope with --scenario
+// controller-faults is a usage error naming both flags, before any run,
+// rather than the ordinary grid labelled with the scenario.
+func TestEnvelopeRefusesControllerFaults(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "simulate", "--envelope", "--scenario", scenarioControllerFaults, "--seeds", "1", "--format", format)
+			if code != exitUsage || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit code %d, stdout %q, stderr %q; want %d, nothing, one line", code, stdout, stderr, exitUsage)
+			}
+			for _, want := range []string{"--envelope", "--scenario controller-faults"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not name %s", stderr, want)
+				}
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // gridKnobText says what values each of timing.GridKnobs takes in the grid.
@@ -29,8 +30,8 @@ func writeEnvelope(w io.Writer, rep simReport) {
 	if len(env.Churns) > 0 && len(env.Seeds) > 0 {
 		points = len(env.Points) / (len(env.Churns) * len(env.Seeds))
 	}
-	heading(w, fmt.Sprintf("The envelope: %d churn shapes x %d seeds x %d points of AWS timings (scenario %s)",
-		len(env.Churns), len(env.Seeds), points, rep.Scenario))
+	heading(w, fmt.Sprintf("The envelope: %s x %s x %s of AWS timings (scenario %s)",
+		textcell.Plural(len(env.Churns), "churn shape", "churn shapes"), textcell.Plural(len(env.Seeds), "seed", "seeds"), textcell.Plural(points, "point", "points"), rep.Scenario))
 	fmt.Fprintf(w, "Churn shapes: %s; seeds %s. Every plan is made at the product's defaults (%s), not told the worlds' timings.\n",
 		strings.Join(env.Churns, ", "), seedsText(env.Seeds), rep.PlanAssumptions)
 	var grid []string
@@ -101,7 +102,7 @@ func worstText(ws []windowWorst) string {
 			parts = append(parts, fmt.Sprintf("%s 0", name))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %d, lost in %d of %d runs (the most at seed %d; %s)", name, x.Failed, x.Runs, x.Of, x.Seed, x.Timings))
+		parts = append(parts, fmt.Sprintf("%s %d, lost in %d of %s (the most at seed %d; %s)", name, x.Failed, x.Runs, textcell.Plural(x.Of, "run", "runs"), x.Seed, x.Timings))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -195,8 +196,8 @@ func writeEnvelopeErrors(w io.Writer, env *envelopeReport) {
 		}
 		for _, p := range env.Points {
 			if o, ok := p.row(sum.Strategy); ok && o.Error != "" {
-				fmt.Fprintf(w, "  %s failed at %d of %d points, left out of its figures; first at churn %s, seed %d, %s: %s\n",
-					sum.Strategy, sum.Errors, sum.Errors+sum.Runs, p.Churn, p.Seed, p.Timings, o.Error)
+				fmt.Fprintf(w, "  %s failed at %d of %s, left out of its figures; first at churn %s, seed %d, %s: %s\n",
+					sum.Strategy, sum.Errors, textcell.Plural(sum.Errors+sum.Runs, "point", "points"), p.Churn, p.Seed, p.Timings, o.Error)
 				break
 			}
 		}

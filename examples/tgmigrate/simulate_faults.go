@@ -21,6 +21,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
@@ -292,9 +293,9 @@ func restoredState(ctx context.Context, w *sim.World, plan *cutover.Plan, bindin
 	}
 	switch {
 	case pods > 0:
-		return false, fmt.Sprintf("%d pod targets left", pods), nil
+		return false, fmt.Sprintf("%s left", textcell.Plural(pods, "pod target", "pod targets")), nil
 	case healthyNodes < plan.Floor:
-		return false, fmt.Sprintf("%d healthy node targets, fewer than the floor %d", healthyNodes, plan.Floor), nil
+		return false, fmt.Sprintf("%s, fewer than the floor %d", textcell.Plural(healthyNodes, "healthy node target", "healthy node targets"), plan.Floor), nil
 	}
 	return true, "", nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -106,8 +107,9 @@ func moveNodes(ctx context.Context, w *sim.World, broken string) (*moveRun, erro
 		return nil, fmt.Errorf("execute the move: %w", err)
 	}
 	mr.end = w.Clock().Now()
-	mr.note = fmt.Sprintf("moved %d node classes to %d private subnets in %d waves (estimate: %d waves, %s, assuming %s)",
-		len(plan.NodeClasses), len(r.PrivateSubnets), mr.waves, r.Estimate.Waves, r.Estimate.Duration, strings.Join(r.Estimate.Assumptions, "; "))
+	mr.note = fmt.Sprintf("moved %s to %s in %s (estimate: %s, %s, assuming %s)",
+		textcell.Plural(len(plan.NodeClasses), "node class", "node classes"), textcell.Plural(len(r.PrivateSubnets), "private subnet", "private subnets"),
+		textcell.Plural(mr.waves, "wave", "waves"), textcell.Plural(r.Estimate.Waves, "wave", "waves"), r.Estimate.Duration, strings.Join(r.Estimate.Assumptions, "; "))
 	if !res.Completed {
 		return nil, fmt.Errorf("execute the move: returned without completing")
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // simReport is the -format json output: one object.
@@ -69,6 +70,12 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 	// A run that fails is a row with its error; only an interrupt stops
 	// the command before everything is printed. A failed run of phased
 	// makes the exit status 3, once everything is printed.
+	if f.envelope && f.scenario == scenarioControllerFaults {
+		// The envelope runs the grid with phased's ordinary Execute: it
+		// has no controller fault to inject at its points.
+		return usagef("--envelope with --scenario %s: the envelope does not run the controller's faults; run --scenario %s without --envelope, or --envelope with another --scenario",
+			scenarioControllerFaults, scenarioControllerFaults)
+	}
 	if f.envelope {
 		env, rows, err := a.runEnvelope(ctx, f, defaultEnvelopeSpec(f))
 		if err != nil {
@@ -103,38 +110,34 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 			fmt.Fprintf(a.stdout, "\nfailed: %s\nThe story's remaining sections are skipped; the side-by-side comparison follows.\n", oneLine(storyErr.Error()))
 		}
 	}
+	// The rows run to one length: the longest any of them needs.
+	var runs []*simRun
 	for _, strategy := range strategies {
-		if a.format == "text" {
-			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time)...\n", strategy, f.leadIn+f.duration)
-		}
-		out, err := (&simRun{a: a, f: f, strategy: strategy, timings: tm}).outcome(ctx)
-		if err != nil {
-			if cerr := context.Cause(ctx); cerr != nil {
-				return fmt.Errorf("simulate %s: %w", strategy, err)
-			}
-			row := failedOutcome(strategy, err)
-			out = &row
-		}
-		rep.Scenarios = append(rep.Scenarios, *out)
+		runs = append(runs, &simRun{a: a, f: f, strategy: strategy, timings: tm})
 	}
 	if f.scenario == scenarioPrivateSubnets {
 		for _, broken := range []string{brokenMissingZone, brokenNoEgress} {
-			name := strategyPhased + " (" + broken + ")"
-			if a.format == "text" {
-				fmt.Fprintf(a.stderr, "simulating %s: readiness must refuse the move...\n", name)
-			}
-			out, err := (&simRun{a: a, f: f, strategy: strategyPhased, timings: tm, name: name, broken: broken}).outcome(ctx)
-			if err != nil {
-				if cerr := context.Cause(ctx); cerr != nil {
-					return fmt.Errorf("simulate %s: %w", name, err)
-				}
-				row := failedOutcome(strategyPhased, err)
-				out = &row
-			}
-			out.Fault = "broken world: " + broken
-			rep.Scenarios = append(rep.Scenarios, *out)
+			runs = append(runs, &simRun{a: a, f: f, strategy: strategyPhased, timings: tm, name: strategyPhased + " (" + broken + ")", broken: broken})
 		}
 	}
+	rows, err := runAligned(ctx, runs, func(r *simRun) {
+		switch {
+		case a.format != "text":
+		case r.broken != "":
+			fmt.Fprintf(a.stderr, "simulating %s: readiness must refuse the move...\n", r.label())
+		default:
+			fmt.Fprintf(a.stderr, "simulating %s (%v of virtual time, or to the latest migration's end)...\n", r.strategy, f.leadIn+f.duration)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i, r := range runs {
+		if r.broken != "" {
+			rows[i].Fault = "broken world: " + r.broken
+		}
+	}
+	rep.Scenarios = rows
 	comparePhasedWindow(rep.Scenarios)
 	hard := timing.Hardest()
 	if a.format == "text" {
@@ -221,7 +224,7 @@ func phasedFailure(rep simReport, story error) error {
 	}
 	msg := "simulate: phased failed: " + runs[0]
 	if len(runs) > 1 {
-		msg += fmt.Sprintf(" (and %d more runs of phased: the report has every error)", len(runs)-1)
+		msg += fmt.Sprintf(" (and %s of phased: the report has every error)", textcell.Plural(len(runs)-1, "more run", "more runs"))
 	}
 	return &failedError{err: errors.New(msg)}
 }
@@ -285,8 +288,8 @@ func writeComparison(w io.Writer, rep simReport) {
 	for _, s := range rep.Scenarios {
 		fmt.Fprintf(w, "  %-12s  %s\n", rowName(s), noteOrError(s))
 		if s.Error == "" && s.NodesPrivate != nil && s.Outcome == "" && s.Windows.Move != nil {
-			fmt.Fprintf(w, "  %-12s  step 4: the move took %.0f s in %d waves, %d requests failed in it; nodes at the end: %d private, %d public\n",
-				"", s.MoveSeconds, s.MoveWaves, s.Windows.Move.Failed, *s.NodesPrivate, *s.NodesPublic)
+			fmt.Fprintf(w, "  %-12s  step 4: the move took %.0f s in %s, %s failed in it; nodes at the end: %d private, %d public\n",
+				"", s.MoveSeconds, textcell.Plural(s.MoveWaves, "wave", "waves"), textcell.Plural(s.Windows.Move.Failed, "request", "requests"), *s.NodesPrivate, *s.NodesPublic)
 		}
 	}
 	if h := rep.Hardest; h != nil {
@@ -295,8 +298,8 @@ func writeComparison(w io.Writer, rep simReport) {
 			fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased failed: %s; `simulate --envelope` runs every corner.\n", h.Timings, o.Error)
 			return
 		}
-		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %d requests from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate --envelope` runs every corner.\n",
-			h.Timings, o.FailedInPhasedExecute, settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
+		fmt.Fprintf(w, "\nHardest corner of the envelope for phased (%s), run now: phased lost %s from Execute's start (%d in its settle, %d in its cutover window; %d of them under way at its start, which no call could save) and %d in all (%s); `simulate --envelope` runs every corner.\n",
+			h.Timings, textcell.Plural(o.FailedInPhasedExecute, "request", "requests"), settleFailed(o), o.Windows.Cutover.Failed, o.FailedUnderWayAtStart, o.Failed, byWindow(o))
 	}
 }
 

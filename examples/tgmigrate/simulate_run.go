@@ -1,8 +1,9 @@
 package main
 
-// simulate_run.go: one strategy's run and what it measures: simRun,
-// simOutcome and its windows, runPhased, and the world's counts (ghosts,
-// replaced nodes) the rows report.
+// simulate_run.go: one strategy's run and what it measures: simRun (its
+// migration, then its world to the run's end), runAligned (the
+// side-by-side rows run to one length), simOutcome, runPhased, and the
+// world's counts (ghosts, replaced nodes) the rows report.
 
 import (
 	"context"
@@ -16,6 +17,7 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // simOutcome is one strategy's run, on the same seed and the same churn.
@@ -112,51 +114,6 @@ type simOutcome struct {
 	execFrom, cutoverFrom, cutoverTo time.Duration
 }
 
-// runMarks are the instants that bound a run's windows.
-type runMarks struct {
-	// origin is the run's start (its world's warm-up done).
-	origin time.Time
-	// start is when the migration started: Execute's call for phased
-	// (after PlanCutover), the lead-in's end for the others.
-	start time.Time
-	// holdEnd is the end of Execute's hold-disruption step, the settle's
-	// end. Zero: no settle window (static, naive-tgb).
-	holdEnd time.Time
-	// cutEnd is the migration's end (Execute's return); rbEnd the
-	// rollback's (zero: no rollback); end the run's.
-	cutEnd, rbEnd, end time.Time
-}
-
-// measure fills the row's traffic figures and its windows from the run's
-// requests: before (from the run's start to the migration's), settle (to
-// the hold step's end; only when there is one), cutover (to its end),
-// rollback (when there is one) and after (to the end).
-func (o *simOutcome) measure(st traffic.Stats, m runMarks) {
-	origin := m.origin
-	o.Requests, o.Failed = st.Total, st.Failed
-	o.traffic, o.origin = st, origin
-	cutStart := m.start
-	if !m.holdEnd.IsZero() && !m.holdEnd.Before(m.start) {
-		cutStart = m.holdEnd
-		settle := windowOf(st, origin, m.start, m.holdEnd)
-		o.Windows.Settle = &settle
-	}
-	o.execFrom, o.cutoverFrom, o.cutoverTo = m.start.Sub(origin), cutStart.Sub(origin), m.cutEnd.Sub(origin)
-	o.TotalOutageSeconds, o.DegradedSeconds = float64(st.TotalOutageSeconds), float64(st.DegradedSeconds)
-	o.OutageSeconds = o.DegradedSeconds
-	// The last request is sent at end itself: the windows reach past it.
-	stop := m.end.Add(time.Second)
-	o.Windows.Before = windowOf(st, origin, origin, m.start)
-	o.Windows.Cutover = windowOf(st, origin, cutStart, m.cutEnd)
-	last := m.cutEnd
-	if m.rbEnd.After(m.cutEnd) {
-		rb := windowOf(st, origin, m.cutEnd, m.rbEnd)
-		o.Windows.Rollback = &rb
-		last = m.rbEnd
-	}
-	o.Windows.After = windowOf(st, origin, last, stop)
-}
-
 // ratiosOf sets the row's ratios from Execute's result: the cutover's
 // steps against the plan's floor (Result.Ratio), and Execute's whole time
 // against the settle and the floor together.
@@ -193,74 +150,6 @@ func comparePhasedWindow(rows []simOutcome) {
 	}
 }
 
-// simWindows are a run's windows: they cover it end to end, one after the
-// other, so their requests and failures add up to the run's.
-type simWindows struct {
-	// Before is the lead-in, until the migration starts: for phased,
-	// Execute's call (after PlanCutover); for the others, the lead-in's
-	// end.
-	Before simWindow `json:"before"`
-	// Settle is phased's Execute from its start to the end of its
-	// hold-disruption step: Karpenter held, the disruptions under way at
-	// Execute's start run out, and the deregistration lag the plan
-	// assumes passed since their targets were retired (SettleSeconds).
-	// Static and naive-tgb have none.
-	Settle *simWindow `json:"settle,omitempty"`
-	// Cutover runs from then (from the migration's start when there is no
-	// settle) to the migration's end (for static, the plan's floor from
-	// the lead-in's end: as long as a cutover would take).
-	Cutover simWindow `json:"cutover"`
-	// Rollback is the rollback's run (scenario rollback).
-	Rollback *simWindow `json:"rollback,omitempty"`
-	// Move is step 4's move to private subnets, from the cutover's end
-	// (scenario private-subnets).
-	Move *simWindow `json:"move,omitempty"`
-	// After runs to the end.
-	After simWindow `json:"after"`
-}
-
-// simWindow is the requests sent in a stretch of the run.
-type simWindow struct {
-	// FromSeconds and ToSeconds bound it, from the start of the run (its
-	// world's warm-up done); whole seconds belong to the window they start
-	// in.
-	FromSeconds float64 `json:"fromSeconds"`
-	ToSeconds   float64 `json:"toSeconds"`
-	Requests    int     `json:"requests"`
-	Failed      int     `json:"failed"`
-	// FailedByKind splits Failed: "502" (refused, or a dead address with
-	// no connect timeout), "503" (no target), "504" (a dead address, after
-	// the connect timeout) and "misrouted" (another application answered).
-	FailedByKind       map[string]int `json:"failedByKind"`
-	TotalOutageSeconds int            `json:"totalOutageSeconds"`
-	DegradedSeconds    int            `json:"degradedSeconds"`
-}
-
-func windowOf(st traffic.Stats, origin, from, to time.Time) simWindow {
-	sp := st.Span(from, to)
-	return simWindow{
-		FromSeconds: from.Sub(origin).Seconds(), ToSeconds: to.Sub(origin).Seconds(),
-		Requests: sp.Requests, Failed: sp.Failed, FailedByKind: sp.Kinds.Map(),
-		TotalOutageSeconds: sp.TotalOutageSeconds, DegradedSeconds: sp.DegradedSeconds,
-	}
-}
-
-// all returns the windows in time order.
-func (ws simWindows) all() []simWindow {
-	out := []simWindow{ws.Before}
-	if ws.Settle != nil {
-		out = append(out, *ws.Settle)
-	}
-	out = append(out, ws.Cutover)
-	if ws.Rollback != nil {
-		out = append(out, *ws.Rollback)
-	}
-	if ws.Move != nil {
-		out = append(out, *ws.Move)
-	}
-	return append(out, ws.After)
-}
-
 // simRun is one strategy's run in a world of its own: the lead-in, the
 // migration, then the world to the end of f.duration from the migration's
 // start.
@@ -291,8 +180,98 @@ type phasedRun struct {
 	note                                                       string
 }
 
-// outcome runs the strategy and measures it.
+// migratedRun is a run whose migration (and rollback, or move) is over,
+// its world still open: finish runs the world to the run's end and
+// measures it.
+type migratedRun struct {
+	r   *simRun
+	w   *sim.World
+	out *simOutcome
+	// start is the lead-in's end; marks the windows' bounds so far.
+	start                       time.Time
+	marks                       runMarks
+	plan                        *cutover.Plan
+	before                      map[string]int
+	nodesBefore                 map[string]bool
+	rbStart, moveStart, moveEnd time.Time
+}
+
+// outcome runs the strategy and measures it, to its own end (minLength).
 func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
+	m, err := r.migrate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer m.w.Close()
+	return m.finish(m.minLength())
+}
+
+// label names the run in messages: its world's name, or its strategy.
+func (r *simRun) label() string {
+	if r.name != "" {
+		return r.name
+	}
+	return r.strategy
+}
+
+// runAligned runs every run's migration, then every world to the same
+// length from its start: the longest any of them needs (minLength), so
+// that the rows cover the same stretch of time and send as many requests.
+// progress, when set, is called before each run starts. A run that fails
+// is a row with its error; it returns an error only when ctx ends.
+func runAligned(ctx context.Context, runs []*simRun, progress func(*simRun)) ([]simOutcome, error) {
+	rows := make([]simOutcome, len(runs))
+	migrated := make([]*migratedRun, len(runs))
+	defer func() {
+		for _, m := range migrated {
+			if m != nil {
+				m.w.Close()
+			}
+		}
+	}()
+	fail := func(i int, err error) error {
+		if context.Cause(ctx) != nil {
+			return fmt.Errorf("simulate %s: %w", runs[i].label(), err)
+		}
+		rows[i] = failedOutcome(runs[i].strategy, err)
+		return nil
+	}
+	var length time.Duration
+	for i, r := range runs {
+		if progress != nil {
+			progress(r)
+		}
+		m, err := r.migrate(ctx)
+		if err != nil {
+			if err := fail(i, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		migrated[i] = m
+		length = max(length, m.minLength())
+	}
+	for i, m := range migrated {
+		if m == nil {
+			continue
+		}
+		out, err := m.finish(length)
+		m.w.Close()
+		migrated[i] = nil
+		if err != nil {
+			if err := fail(i, err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rows[i] = *out
+	}
+	return rows, nil
+}
+
+// migrate builds the run's world, runs its lead-in and its migration, and
+// returns it open. The caller closes m.w.
+func (r *simRun) migrate(ctx context.Context) (m *migratedRun, err error) {
 	name := r.name
 	if name == "" {
 		name = r.strategy
@@ -305,7 +284,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
 	origin := w.Clock().Now()
 	w.Run(r.f.leadIn)
 	start := w.Clock().Now()
@@ -375,12 +358,30 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 			}
 		}
 	}
-	// The run lasts f.duration from the migration's start, or until the
-	// migration (and its rollback) ended, when that is later.
-	end := start.Add(r.f.duration)
-	if now := w.Clock().Now(); now.After(end) {
-		end = now
+	return &migratedRun{r: r, w: w, out: out, start: start, marks: marks, plan: plan, before: before, nodesBefore: nodesBefore,
+		rbStart: rbStart, moveStart: moveStart, moveEnd: moveEnd}, nil
+}
+
+// minLength is how long the run must last from its start (its world's
+// warm-up done): f.duration from the migration's start, or until the
+// migration (its rollback, its move; for static, its cutover window, the
+// plan's floor) ended, when that is later.
+func (m *migratedRun) minLength() time.Duration {
+	end := m.start.Add(m.r.f.duration)
+	for _, t := range []time.Time{m.w.Clock().Now(), m.marks.cutEnd} {
+		if t.After(end) {
+			end = t
+		}
 	}
+	return end.Sub(m.marks.origin)
+}
+
+// finish runs the world to length from the run's start (at least
+// minLength), stops its traffic and measures the row.
+func (m *migratedRun) finish(length time.Duration) (*simOutcome, error) {
+	r, w, out, plan, marks := m.r, m.w, m.out, m.plan, m.marks
+	origin, rbStart, moveStart, moveEnd := marks.origin, m.rbStart, m.moveStart, m.moveEnd
+	end := origin.Add(max(length, m.minLength()))
 	w.RunUntil(end)
 	w.StopTraffic()
 
@@ -401,10 +402,11 @@ func (r *simRun) outcome(ctx context.Context) (*simOutcome, error) {
 		private, public := nodesByTier(w)
 		out.NodesPrivate, out.NodesPublic = &private, &public
 	}
-	out.APICalls = diffCounts(w.AWSCounts(), before)
-	out.NodesReplaced = countReplaced(nodesBefore, nodeNames(w))
+	out.APICalls = diffCounts(w.AWSCounts(), m.before)
+	out.NodesReplaced = countReplaced(m.nodesBefore, nodeNames(w))
 	serving := w.Legacy().TargetGroupARN
 	if plan.BlueGreen != nil && r.strategy != strategyStatic && r.strategy != strategyNaive && rbStart.IsZero() {
+		var err error
 		if serving, err = targetGroupARN(w, plan.BlueGreen.NewTargetGroup.Name); err != nil {
 			return nil, err
 		}
@@ -477,10 +479,10 @@ func runPhased(ctx context.Context, w *sim.World, env cutover.Env, plan *cutover
 			return nil, fmt.Errorf("execute: %w", err)
 		}
 		pr.res, pr.cutoverEnd = res, w.Clock().Now()
-		pr.note = fmt.Sprintf("%s, %d targets deregistered in %d batches", res.Strategy, res.Deregistered, res.Batches)
+		pr.note = fmt.Sprintf("%s, %s deregistered in %s", res.Strategy, textcell.Plural(res.Deregistered, "target", "targets"), textcell.Plural(res.Batches, "batch", "batches"))
 	}
 	if n := len(pr.res.Replaced); n > 0 {
-		pr.note += fmt.Sprintf("; %d nodes replaced first (they would have expired during the run): %s", n, strings.Join(pr.res.Replaced, ", "))
+		pr.note += fmt.Sprintf("; %s replaced first (they would have expired during the run): %s", textcell.Plural(n, "node", "nodes"), strings.Join(pr.res.Replaced, ", "))
 	}
 	return pr, nil
 }

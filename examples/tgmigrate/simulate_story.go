@@ -16,6 +16,7 @@ import (
 	"github.com/qstools/tgmigrate/diagnose"
 	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
+	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
 // storyTargetsShown is how many targets each list of the story's plan
@@ -41,8 +42,9 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		return fmt.Sprintf("[%02d:%02d:%02d]", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 	}
 
-	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %d pods.\n",
-		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, f.pods)
+	// -nodes is at least 2: the targets are always several.
+	fmt.Fprintf(out, "ALB listener -> hand-made %s target group %s: %d nodeIP:%d targets; Service %s/%s, %s.\n",
+		targetType(f), l.TargetGroupName, f.nodes, l.NodePort, l.Namespace, l.Service, textcell.Plural(f.pods, "pod", "pods"))
 	fmt.Fprintf(out, "Karpenter churn: %s; %d requests/s through the ALB.\n", churnText(f), f.rps)
 	fmt.Fprintf(out, "AWS timings (package timing; flags set them): %s.\n", tm)
 	writeAssumptions(out, tm, planAssumptions())
@@ -122,7 +124,7 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 	during := w.Traffic()
 	var row simOutcome
 	row.ratiosOf(res)
-	fmt.Fprintf(out, "\n%s; %d mutating calls.\n", pr.note, res.MutatingCalls)
+	fmt.Fprintf(out, "\n%s; %s.\n", pr.note, textcell.Plural(res.MutatingCalls, "mutating call", "mutating calls"))
 	fmt.Fprintf(out, "Execute took %.0f s: its settle %.0f s (the disruptions under way at its start running out, plus the deregistration lag the plan assumes),\n",
 		res.CutoverSeconds, res.SettleSeconds)
 	fmt.Fprintf(out, "then the cutover's steps %.0f s against the plan's floor of %.0f s (ratio %.2f); whole, %.0f s against settle + floor %.0f s (ratio %.2f).\n",
@@ -173,7 +175,8 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 			healthy++
 		}
 	}
-	fmt.Fprintf(out, "%s: %d pod targets (%d healthy), %d node targets, %d ghosts; %d draining (pods that moved).\n", name, pods, healthy, nodes, ghosts, draining)
+	fmt.Fprintf(out, "%s: %s (%d healthy), %s, %s; %d draining (pods that moved).\n", name, textcell.Plural(pods, "pod target", "pod targets"), healthy,
+		textcell.Plural(nodes, "node target", "node targets"), textcell.Plural(ghosts, "ghost", "ghosts"), draining)
 	scoped, err := parseTargetGroup(arn)
 	if err != nil {
 		return fmt.Errorf("diagnose: %w", err)
@@ -184,12 +187,12 @@ func (a *app) simulateStory(ctx context.Context, f *simFlags, tm timing.Timings)
 		return fmt.Errorf("diagnose after: %w", err)
 	}
 	findings := after.AllFindings()
-	fmt.Fprintf(out, "diagnose %s now: %d findings\n", name, len(findings))
+	fmt.Fprintf(out, "diagnose %s now: %s\n", name, textcell.Plural(len(findings), "finding", "findings"))
 	for _, fd := range findings {
 		fmt.Fprintf(out, "  %s %s: %s\n    next: %s\n", fd.Severity, fd.Code, fd.Message, fd.Remediation)
 	}
 	st := w.Traffic()
-	fmt.Fprintf(out, "Traffic since the migration began: %d requests, %d failed.\n", st.Total-trafficBefore.Total, st.Failed-trafficBefore.Failed)
+	fmt.Fprintf(out, "Traffic since the migration began: %s, %d failed.\n", textcell.Plural(st.Total-trafficBefore.Total, "request", "requests"), st.Failed-trafficBefore.Failed)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
@@ -18,8 +19,8 @@ import (
 )
 
 // checkWindows checks what every row must show: its windows cover the run
-// end to end, one after the other, and their requests, failures and kinds
-// add up to the row's.
+// end to end, one after the other, none ending before it starts, and
+// their requests, failures and kinds add up to the row's.
 func checkWindows(t *testing.T, o simOutcome) {
 	t.Helper()
 	requests, failed := 0, 0
@@ -27,6 +28,9 @@ func checkWindows(t *testing.T, o simOutcome) {
 	for i, w := range o.Windows.all() {
 		if i > 0 && w.FromSeconds != to {
 			t.Errorf("%s: window %s starts at %v, the one before it ends at %v", o.Strategy, windowNames(o)[i], w.FromSeconds, to)
+		}
+		if w.ToSeconds < w.FromSeconds {
+			t.Errorf("%s: window %s ends at %v, before it starts at %v", o.Strategy, windowNames(o)[i], w.ToSeconds, w.FromSeconds)
 		}
 		to = w.ToSeconds
 		requests += w.Requests
@@ -111,6 +115,57 @@ func TestSimulateJSON(t *testing.T) {
 				t.Errorf("phased at the hardest corner lost requests in its cutover or rollback window: %+v", h.Outcome.Windows)
 			}
 		})
+	}
+}
+
+// TestSimulateWireMatchesPlain: with a -duration shorter than phased's
+// Execute (5 minutes against about 9), every row runs to the same length,
+// so every strategy sends as many requests, static's cutover window (the
+// plan's floor) included; every window is ordered; and -wire, the same
+// calls through the real SDK client, gives the plain run's rows exactly
+// (the wire spends the same virtual latency as the facades).
+func TestSimulateWireMatchesPlain(t *testing.T) {
+	reports := map[bool]simReport{}
+	for _, wire := range []bool{false, true} {
+		args := []string{"simulate", "--format", "json", "--duration", "5m"}
+		if wire {
+			args = append(args, "--wire")
+		}
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit code %d, stderr %q", args, code, stderr)
+		}
+		var rep simReport
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("%v: output is not one JSON object: %v", args, err)
+		}
+		if rep.Wire != wire || len(rep.Scenarios) != len(strategies) {
+			t.Fatalf("%v: wire %v, %d rows", args, rep.Wire, len(rep.Scenarios))
+		}
+		for _, o := range rep.Scenarios {
+			if o.Error != "" {
+				t.Fatalf("%v: %s failed: %s", args, o.Strategy, o.Error)
+			}
+			checkWindows(t, o)
+			if o.Requests != rep.Scenarios[0].Requests {
+				t.Errorf("%v: %s sent %d requests, %s %d: the rows ran for different lengths", args, o.Strategy, o.Requests, rep.Scenarios[0].Strategy, rep.Scenarios[0].Requests)
+			}
+			if o.Windows.After.ToSeconds != rep.Scenarios[0].Windows.After.ToSeconds {
+				t.Errorf("%v: %s ends at %v s, %s at %v s", args, o.Strategy, o.Windows.After.ToSeconds, rep.Scenarios[0].Strategy, rep.Scenarios[0].Windows.After.ToSeconds)
+			}
+		}
+		if p := rep.Scenarios[slices.Index(strategies, strategyPhased)]; p.CutoverSeconds <= 300 {
+			t.Errorf("%v: phased's Execute took %v s: the test wants one longer than -duration", args, p.CutoverSeconds)
+		}
+		checkWindows(t, rep.Hardest.Outcome)
+		reports[wire] = rep
+	}
+	ignore := cmpopts.IgnoreUnexported(simOutcome{})
+	if d := cmp.Diff(reports[false].Scenarios, reports[true].Scenarios, ignore); d != "" {
+		t.Errorf("rows differ (-plain +wire):\n%s", d)
+	}
+	if d := cmp.Diff(reports[false].Hardest, reports[true].Hardest, ignore); d != "" {
+		t.Errorf("hardest corner differs (-plain +wire):\n%s", d)
 	}
 }
 
@@ -372,7 +427,7 @@ func TestSimulateTextFailedStory(t *testing.T) {
 		t.Errorf("no hardest corner's line:\n%s", after)
 	}
 	last := strings.Split(strings.TrimSpace(stderr), "\n")
-	if l := last[len(last)-1]; !strings.HasPrefix(l, "tgmigrate: simulate: phased failed: the story: execute: ") || !strings.Contains(l, "and 1 more runs of phased") {
+	if l := last[len(last)-1]; !strings.HasPrefix(l, "tgmigrate: simulate: phased failed: the story: execute: ") || !strings.Contains(l, "and 1 more run of phased") {
 		t.Errorf("stderr's last line %q: want the story's error and one more run of phased", l)
 	}
 }

@@ -16,9 +16,10 @@ import (
 
 // startWire serves backend (and ec2Backend, when not nil) on a loopback
 // endpoint and returns it with real SDK clients of it (the EC2 one nil
-// without ec2Backend). The system under test's client spends
+// without ec2Backend). The system under test's ELBv2 client spends
 // Config.SUT's latency on the virtual clock before each attempt, in the
-// caller's goroutine, as the Go facade does; the endpoint's handlers never
+// caller's goroutine, as the Go facade does; its EC2 client spends none,
+// as the EC2 facade (ec2sim) spends none. The endpoint's handlers never
 // wait on the clock.
 func (w *World) startWire(backend, ec2Backend any, sut bool) (*elbv2wire.Endpoint, *elbv2.Client, *ec2.Client, error) {
 	ep, err := elbv2wire.Start(elbv2wire.Options{Backend: backend, EC2: ec2Backend, Region: DefaultRegion})
@@ -43,7 +44,13 @@ func (w *World) startWire(backend, ec2Backend any, sut bool) (*elbv2wire.Endpoin
 	}
 	var ec2Client *ec2.Client
 	if ec2Backend != nil {
-		ec2Client = ep.NewEC2Client(opts)
+		// The ELBv2 latency is not EC2's: the caller's own hook only.
+		ec2Opts := w.cfg.Wire.Client
+		ec2Opts.Region = DefaultRegion
+		if !sut {
+			ec2Opts.BeforeAttempt = nil
+		}
+		ec2Client = ep.NewEC2Client(ec2Opts)
 	}
 	return ep, ep.NewClient(opts), ec2Client, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/google/go-cmp/cmp"
@@ -228,5 +229,42 @@ func TestCloseWithoutWire(t *testing.T) {
 	}
 	if _, ok := w.AWS().(*elbv2sim.Client); !ok {
 		t.Errorf("World.AWS() is %T, want the facade", w.AWS())
+	}
+}
+
+// TestWireEC2SpendsNoLatency: the system under test's EC2 calls spend no
+// virtual time on either transport, as the EC2 facade spends none; the
+// ELBv2 latency is spent once per ELBv2 call on both. A wire run and a
+// facade run of the same plan then keep the same clock (simulate's
+// -wire rows have the facade's request counts).
+func TestWireEC2SpendsNoLatency(t *testing.T) {
+	latency := 50 * time.Millisecond
+	for _, wire := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wire=%v", wire), func(t *testing.T) {
+			cfg := sim.Config{Seed: 3, Nodes: 3, Pods: 6, SUT: elbv2sim.Options{Latency: latency}}
+			var w *sim.World
+			if wire {
+				w = newWireWorld(t, cfg, nil)
+			} else {
+				w = newWorld(t, cfg, nil)
+				t.Cleanup(w.Close)
+			}
+			start := w.Clock().Now()
+			if _, err := w.EC2().DescribeSecurityGroups(t.Context(), &ec2.DescribeSecurityGroupsInput{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.EC2().DescribeSubnets(t.Context(), &ec2.DescribeSubnetsInput{}); err != nil {
+				t.Fatal(err)
+			}
+			if d := w.Clock().Since(start); d != 0 {
+				t.Errorf("two EC2 calls took %v of virtual time, want none", d)
+			}
+			if _, err := w.AWS().DescribeTargetGroups(t.Context(), &elbv2.DescribeTargetGroupsInput{}); err != nil {
+				t.Fatal(err)
+			}
+			if d := w.Clock().Since(start); d != latency {
+				t.Errorf("one ELBv2 call took %v of virtual time, want the latency, %v", d, latency)
+			}
+		})
 	}
 }
