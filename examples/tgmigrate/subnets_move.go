@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/subnets"
 )
 
@@ -269,7 +270,7 @@ func (a *app) printMoveResult(what string, res *subnets.Result, resumed bool) {
 	if resumed {
 		state += " (resumed from the journal)"
 	}
-	fmt.Fprintf(a.stdout, "%s %s: %s; %s\n", what, res.PlanID, state, nounCount(len(res.Writes), "write"))
+	fmt.Fprintf(a.stdout, "%s %s: %s; %s\n", what, res.PlanID, state, textcell.Plural(len(res.Writes), "write", "writes"))
 	verb := "wrote"
 	if res.DryRun {
 		verb = "would write"
@@ -280,21 +281,13 @@ func (a *app) printMoveResult(what string, res *subnets.Result, resumed bool) {
 	for _, s := range res.Steps {
 		line := fmt.Sprintf("  %s: %s", s.ID, s.Status)
 		if s.Waves > 0 {
-			line += fmt.Sprintf(" (%s, %d of %d departing nodes left)", nounCount(s.Waves, "wave"), len(s.Remaining), len(s.Departing))
+			line += fmt.Sprintf(" (%s, %d of %d departing nodes left)", textcell.Plural(s.Waves, "wave", "waves"), len(s.Remaining), len(s.Departing))
 		}
 		if s.Error != "" {
 			line += ": " + oneLine(s.Error)
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
-}
-
-// nounCount writes n and the noun, with an s unless n is 1.
-func nounCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // actionTitles say what each rollback action does.
