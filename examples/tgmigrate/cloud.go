@@ -3,7 +3,7 @@ package main
 // cloud.go: the AWS and cluster side of the subcommands: the AWS flags and
 // their accounts (the profile's credentials, and one account per
 // --assume-role), the kubeconfig's rest.Config, and the cluster's client
-// and discovery.
+// (on tgmigrate.NewScheme) and discovery.
 
 import (
 	"context"
@@ -16,14 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+	"github.com/qstools/tgmigrate"
 )
 
 type cloudFlags struct {
@@ -148,11 +146,8 @@ func (a *app) cluster() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := v1beta1.AddToScheme(scheme); err != nil {
+	scheme, err := tgmigrate.NewScheme()
+	if err != nil {
 		return nil, err
 	}
 	// A client that watches: Execute and Rollback follow the nodes and
