@@ -20,7 +20,9 @@
 //   - aws.go: every ELBv2 call, through internal/read (its reads, and its
 //     engine for the writes), counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
-//   - errors.go: sentinels, error types, IsX helpers.
+//   - errors.go: sentinels, error types, IsX helpers; disposition.go:
+//     Classify, ShouldRollback and Disposition, what a caller does after
+//     Execute failed (the list the automatic rollback follows).
 //
 // Planning:
 //   - planner.go: PlanCutover and the planner (the shared reads, the floor,
@@ -658,7 +660,7 @@
 // [ErrInvalidInput] (a missing or malformed argument; nothing was changed),
 // [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or [ErrAccountMismatch],
 // [ErrStrategy], [ErrInvariant], [ErrTimeout], [ErrController],
-// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
+// [ErrNotApproved], [ErrRolledBack], [ErrNotStarted], [ErrInterrupted], [ErrNonPodTargets],
 // [ErrPrecondition], [ErrQuota], [ErrPermission], and the journal's and the
 // lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with errors.Is
@@ -668,6 +670,13 @@
 // unwrap to the tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
 // internal/awserr, never by message text; tgbind's validation failures to its
 // *ValidationError. Messages begin with "cutover: " and the operation.
+//
+// [Classify] puts an error of Execute in one [Disposition] (hands off,
+// resume, fix the targets, roll back, refused before any change), and
+// [ShouldRollback] says whether it calls for a Rollback: the same list
+// Execute's automatic rollback follows, for a caller that runs it with
+// WithAutoRollback(false). Rollback of a plan that never ran is a
+// [*NotStartedError] ([ErrNotStarted]).
 //
 // # Observability
 //

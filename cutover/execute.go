@@ -247,11 +247,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	}
 	r.st = st
 	if st.Rollback != nil {
-		what := "was rolled back"
-		if !st.RolledBack() {
-			what = "has a rollback in progress: run Rollback to finish it"
-		}
-		return r.finish(), fmt.Errorf("cutover: execute: plan %s %s: %w", p.ID, what, ErrRolledBack)
+		return r.finish(), &RolledBackError{PlanID: p.ID, InProgress: !st.RolledBack()}
 	}
 	if st.Finished() {
 		for _, s := range p.Steps {
@@ -418,7 +414,10 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 	if jerr := r.endStep(ctx, step, StepFailed, err); jerr != nil {
 		return r.release(ctx, errors.Join(serr, jerr))
 	}
-	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) || IsNonPodTargets(err) {
+	// Classify is the one list of the failures that call for a rollback
+	// (disposition.go); a failure the journal could not record (above)
+	// rolls nothing back.
+	if !r.o.autoRollback || !ShouldRollback(serr) {
 		return r.release(ctx, serr)
 	}
 	r.e.log.Info("rolling back", "reason", err.Error())

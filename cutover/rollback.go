@@ -55,7 +55,8 @@ type RollbackResult struct {
 	// PlanID is the plan rolled back.
 	PlanID string `json:"planID"`
 	// Completed says every action is done; NothingToDo that the journal
-	// showed nothing to undo (no journal, or a finished rollback).
+	// showed nothing to undo (a finished rollback). A plan that never ran
+	// gives no result but a *NotStartedError.
 	Completed   bool `json:"completed"`
 	NothingToDo bool `json:"nothingToDo,omitempty"`
 	// Reason is why it ran.
@@ -128,6 +129,9 @@ type Source interface {
 // rolled-back: Execute then refuses the plan. It takes the target group's
 // lock like Execute. The result gives its time against its floor (the
 // node targets' registration and checks under the plan's assumptions).
+// A *Plan that never ran (no journal holds it) is a *[NotStartedError]
+// ([IsNotStarted]), with no result: nothing was changed, and the caller
+// learns that there was nothing to undo rather than a success.
 // Options: WithJournal (required with a *State that did not come from the
 // default ConfigMapJournal), WithLock, WithObserver, WithHook, WithRetry,
 // WithPollInterval, WithBatchSize, WithGateTimeout, WithReason,
@@ -156,9 +160,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		}
 		st, err = r.j.Load(ctx, s.Ref())
 		if IsNoJournal(err) {
-			now := e.clock.Now()
-			return &RollbackResult{PlanID: s.ID, Completed: true, NothingToDo: true, Reason: "no journal: the plan never ran",
-				StartedAt: now, FinishedAt: now, Calls: map[string]int{}}, nil
+			return nil, &NotStartedError{PlanID: s.ID}
 		}
 	case *State:
 		if s == nil {

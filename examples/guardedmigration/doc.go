@@ -30,8 +30,11 @@
 //   - 1: an operator refused a phase: Execute stopped before it, nothing of
 //     it ran; run the program again to resume from the journal.
 //   - 2: Execute failed and Rollback restored the node targets.
-//   - 3: no plan (the plan's error says why), or the rollback did not
-//     complete (run it again: it resumes from the journal).
+//   - 3: no plan (the plan's error says why), a failure that calls for
+//     no rollback (cutover.ShouldRollback: refused before any change,
+//     interrupted, another holder of the lock; the line names
+//     cutover.Classify's disposition), or the rollback did not complete
+//     (run it again: it resumes from the journal).
 //   - 64: bad flags or clients.
 //
 // # What to change

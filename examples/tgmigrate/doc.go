@@ -47,7 +47,8 @@
 //     verification stops (exit 3, nothing rolled back) on targets that are
 //     not the Service's pods unless --allow-non-pod-targets; rollback says
 //     as it starts how long it expects to take (cutover.EstimateRollback)
-//     and that an interrupt is safe. plan --iam-policy prints the IAM
+//     and that an interrupt is safe, and of a plan that never ran that
+//     there is nothing to roll back (exit 0). plan --iam-policy prints the IAM
 //     policy execute and rollback need, plan --rbac their Kubernetes Role
 //     and ClusterRole (--rbac-subject adds the bindings); execute and
 //     rollback check those rules first and exit 2, changing nothing, when

@@ -236,8 +236,10 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	args := []string{"rollback", "--plan", planFile, "--yes", "--journal-file", journalFile}
-	// Before the plan ran: no journal, nothing to do, and no estimate.
-	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK || !strings.Contains(stdout.String(), "completed true") ||
+	// Before the plan ran: no journal, nothing to do (said so), and no
+	// estimate.
+	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK ||
+		stdout.String() != "rollback "+plan.ID+": nothing to roll back: the plan never ran (no journal); nothing was changed\n" ||
 		strings.Contains(stderr.String(), "expected to take") {
 		t.Fatalf("rollback before execute: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}

@@ -475,6 +475,16 @@ func (a *app) runRollback(cmd *cobra.Command, f *runFlags) error {
 	}
 	a.announceRollback(ctx, src, inspect)
 	res, err := cutover.Rollback(ctx, env, src, opts...)
+	if cutover.IsNotStarted(err) {
+		// Nothing ran, so nothing is undone: the target group is as the
+		// plan found it. Said plainly, and a success.
+		if a.format == "json" {
+			return printJSON(a.stdout, &cutover.RollbackResult{PlanID: plan.ID, NothingToDo: true,
+				Reason: "the plan never ran (no journal): nothing to roll back", Calls: map[string]int{}})
+		}
+		fmt.Fprintf(a.stdout, "rollback %s: nothing to roll back: the plan never ran (no journal); nothing was changed\n", plan.ID)
+		return nil
+	}
 	if err != nil && (ctx.Err() != nil || cutover.IsInterrupted(err)) {
 		fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the rollback's progress.\n  resume: %s\n", rerunCommand(cmd, "rollback", "target-group", "namespace"))
 	}
