@@ -73,6 +73,8 @@
 //     (nodes, NodeClaims, the pods) that wakes the waits and caches them;
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
+//   - resume.go: Resume, SavedPlan (the plan the journal holds),
+//     InspectableJournal and NoSavedPlanError.
 //   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
 //     undo.go: the rollback actions both strategies share;
 //     rollback_estimate.go: EstimateRollback, the rollback's expected
@@ -590,6 +592,13 @@
 // applied, the disruption hold (a [DisruptionHold]: each [HeldNode] with what
 // it carried before and what the release did), the rollback's progress, notes,
 // UpdatedAt and a Revision that grows by one per save.
+//
+// The state holds the plan too (State.SavedPlan: its JSON, gzip-compressed),
+// so that [Resume] continues a crashed cutover from the journal alone, with
+// no plan file: it reads the plan back ([SavedPlan]) and runs Execute with
+// it. A journal written before the plan was saved in it still loads and
+// resumes with the plan's JSON (Execute adds the plan then); Resume gives a
+// [*NoSavedPlanError] for it.
 //
 // Two journals implement it, both in the subpackage journal, which also
 // holds the one Load and Inspect they share:

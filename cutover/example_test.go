@@ -415,3 +415,38 @@ func ExampleIsNotStarted() {
 	// Output:
 	// not started: true
 }
+
+// After a crash, a new process resumes the cutover from its journal alone:
+// the journal holds the plan, so no plan file is needed.
+func ExampleResume() {
+	ctx := context.Background()
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 5, Nodes: 4, Pods: 8, ReadinessGateInjection: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID(), Holder: "example"}
+	l := w.Legacy()
+	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions(),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = cutover.Execute(ctx, env, plan, cutover.WithHook(tgmigratetest.CrashAfter[cutover.Event](2)))
+	fmt.Println("crashed:", errors.Is(err, tgmigratetest.ErrCrash))
+
+	// The new process knows the target group and the binding's namespace.
+	j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: l.Namespace, TargetGroupARN: l.TargetGroupARN})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := cutover.Resume(ctx, env, j)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("resumed:", res.Resumed, "completed:", res.Completed, "failed requests:", w.Requests().Failed)
+	// Output:
+	// crashed: true
+	// resumed: true completed: true failed requests: 0
+}

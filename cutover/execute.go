@@ -259,6 +259,13 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		return r.finish(), nil
 	}
 
+	if st.SavedPlan == nil {
+		// Saved with the first save, or added to a journal written
+		// before: Resume needs nothing else (resume.go).
+		if st.SavedPlan, err = p.savedPlan(); err != nil {
+			return r.finish(), err
+		}
+	}
 	if err := r.lock.Acquire(ctx); err != nil {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
@@ -386,7 +393,7 @@ func (r *runner) loadForExecute(ctx context.Context) (*State, error) {
 			return nil, err
 		}
 		if !old.Finished() && !old.RolledBack() {
-			return nil, fmt.Errorf("%w: plan %s is neither finished nor rolled back: resume it with its plan, or roll it back (Rollback works from the journal alone)", err, old.Plan.ID)
+			return nil, fmt.Errorf("%w: plan %s is neither finished nor rolled back: resume it (Resume works from the journal alone), or roll it back (so does Rollback)", err, old.Plan.ID)
 		}
 		if derr := ins.Delete(ctx); derr != nil {
 			return nil, derr
