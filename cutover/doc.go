@@ -592,13 +592,9 @@
 // applied, the disruption hold (a [DisruptionHold]: each [HeldNode] with what
 // it carried before and what the release did), the rollback's progress, notes,
 // UpdatedAt and a Revision that grows by one per save.
-//
-// The state holds the plan too (State.SavedPlan: its JSON, gzip-compressed),
-// so that [Resume] continues a crashed cutover from the journal alone, with
-// no plan file: it reads the plan back ([SavedPlan]) and runs Execute with
-// it. A journal written before the plan was saved in it still loads and
-// resumes with the plan's JSON (Execute adds the plan then); Resume gives a
-// [*NoSavedPlanError] for it.
+// The state holds the plan too (State.SavedPlan), so [Resume] continues a
+// crashed cutover from the journal alone; an older journal without it
+// resumes with the plan's JSON ([*NoSavedPlanError]).
 //
 // Two journals implement it, both in the subpackage journal, which also
 // holds the one Load and Inspect they share:
@@ -679,13 +675,9 @@
 // unwrap to the tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
 // internal/awserr, never by message text; tgbind's validation failures to its
 // *ValidationError. Messages begin with "cutover: " and the operation.
-//
-// [Classify] puts an error of Execute in one [Disposition] (hands off,
-// resume, fix the targets, roll back, refused before any change), and
-// [ShouldRollback] says whether it calls for a Rollback: the same list
-// Execute's automatic rollback follows, for a caller that runs it with
-// WithAutoRollback(false). Rollback of a plan that never ran is a
-// [*NotStartedError] ([ErrNotStarted]).
+// [Classify] and [ShouldRollback] say what an Execute error calls for
+// (the list the automatic rollback follows); Rollback of a plan that
+// never ran is a [*NotStartedError].
 //
 // # Observability
 //

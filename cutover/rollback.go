@@ -92,6 +92,25 @@ type RollbackResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// String returns the rollback as one line: the plan, how it ended, its
+// time against its floor and its counts, for example "rollback of plan
+// tgm-1a2b: completed in 95s (floor 60s); node targets registered: 4,
+// mutating calls: 6". Warnings are not in it.
+func (r *RollbackResult) String() string {
+	if r == nil {
+		return "no rollback result"
+	}
+	if r.NothingToDo {
+		return fmt.Sprintf("rollback of plan %s: nothing to do (%s)", r.PlanID, r.Reason)
+	}
+	state := "completed"
+	if !r.Completed {
+		state = "not completed"
+	}
+	return fmt.Sprintf("rollback of plan %s: %s in %.0fs (floor %.0fs); node targets registered: %d, mutating calls: %d",
+		r.PlanID, state, r.Seconds, r.FloorSeconds, len(r.Registered), r.MutatingCalls)
+}
+
 // Source is what [Rollback] starts from: a *[Plan], whose journal it
 // loads, or a *[State], for example from [ConfigMapJournal.Inspect] when
 // the plan is gone. Both have Ref; any other type is refused with an

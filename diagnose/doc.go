@@ -36,7 +36,8 @@
 //     TargetQuotaExceeded) and rule_bindingcrd.go
 //     (TargetGroupBindingCRDMissing, a cluster's).
 //   - report.go: [Report] and its JSON. render.go: its Markdown and text.
-//     schema.go: [ReportSchema].
+//     schema.go: [ReportSchema]. stringers.go: the one-line String of a
+//     [NextCall] and a [Finding].
 //   - vocabulary.go: the report's views built from the root vocabulary
 //     (a target group's report, from [tgmigrate.TargetGroup]; its health
 //     check, from [tgmigrate.HealthCheck]).
