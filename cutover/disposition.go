@@ -4,10 +4,7 @@ package cutover
 // caller does after Execute returned an error, the one list that
 // Execute's automatic rollback ([WithAutoRollback]) consults too.
 
-import (
-	"context"
-	"errors"
-)
+import "errors"
 
 // Disposition is what a caller does after [Execute] returned an error:
 // the class [Classify] puts the error in. The zero value is
@@ -27,7 +24,8 @@ const (
 	// other holder, or wait for its lease to expire.
 	DispositionHandsOff
 	// DispositionResume: Execute stopped without a failed step: the
-	// caller's context was cancelled or its deadline passed, a hook
+	// caller's context was cancelled or its deadline passed (a
+	// *StepError with Cancelled, or an error outside a step), a hook
 	// interrupted it (ErrInterrupted: as a crash would), the approval
 	// refused a phase (ErrNotApproved), or it failed outside a step (a
 	// journal or API-server error after a step ended). The journal holds
@@ -84,8 +82,9 @@ var refusals = []error{ErrInvalidInput, ErrPrecondition, ErrPermission, ErrGuard
 
 // Classify says what a caller does after Execute returned err (see
 // [Disposition] for each class and the errors in it). It reads only the
-// error: a caller that cancelled its context with a cause of its own
-// (context.WithCancelCause) checks ctx.Err() itself, as Execute does.
+// error: a step that failed because Execute's context ended says so
+// (StepError.Cancelled), so a transport's timeout inside a step, with the
+// context alive, still calls for a rollback, as it does in Execute.
 // Errors of other functions (Rollback, PlanCutover) are classified as
 // Execute's would be, which is rarely what their caller needs.
 func Classify(err error) Disposition {
@@ -95,8 +94,10 @@ func Classify(err error) Disposition {
 	if errors.Is(err, ErrLocked) || errors.Is(err, ErrLostLock) || errors.Is(err, ErrConflict) {
 		return DispositionHandsOff
 	}
-	if errors.Is(err, ErrInterrupted) || errors.Is(err, ErrNotApproved) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, ErrNotApproved) {
+		return DispositionResume
+	}
+	if se, ok := errors.AsType[*StepError](err); ok && se.Cancelled {
 		return DispositionResume
 	}
 	if errors.Is(err, ErrNonPodTargets) {

@@ -45,8 +45,9 @@ func TestClassify(t *testing.T) {
 		{"conflict in a step", step(&cutover.ConflictError{Op: "save", Object: "configmap x"}), cutover.DispositionHandsOff},
 		{"conflict saving after a step", &cutover.ConflictError{Op: "save", Object: "configmap x"}, cutover.DispositionHandsOff},
 		// Stopped without a failed step: resume.
-		{"cancelled", step(fmt.Errorf("wait: %w", context.Canceled)), cutover.DispositionResume},
-		{"deadline", step(fmt.Errorf("wait: %w", context.DeadlineExceeded)), cutover.DispositionResume},
+		{"cancelled", &cutover.StepError{Step: cutover.StepDrain, Err: fmt.Errorf("wait: %w", context.Canceled), Cancelled: true}, cutover.DispositionResume},
+		{"deadline", &cutover.StepError{Step: cutover.StepDrain, Err: fmt.Errorf("wait: %w", context.DeadlineExceeded), Cancelled: true}, cutover.DispositionResume},
+		{"cancelled before any step", fmt.Errorf("cutover: execute: %w", context.Canceled), cutover.DispositionResume},
 		{"hook", fmt.Errorf("cutover: after step bind: %w: %w", cutover.ErrInterrupted, errors.New("crash")), cutover.DispositionResume},
 		{"not approved", fmt.Errorf("cutover: execute: phase cutover: %w: %w", cutover.ErrNotApproved, errors.New("no")), cutover.DispositionResume},
 		{"journal unreachable after a step", errors.New("cutover: save journal: connection refused"), cutover.DispositionResume},
@@ -59,6 +60,7 @@ func TestClassify(t *testing.T) {
 		{"bind denied", step(&cutover.BindDeniedError{Step: cutover.StepBind}), cutover.DispositionRollback},
 		{"quota in a step", step(&cutover.QuotaError{Op: cutover.StepBind}), cutover.DispositionRollback},
 		{"aws error", step(errors.New("operation error Elastic Load Balancing v2: DeregisterTargets: AccessDenied")), cutover.DispositionRollback},
+		{"transport timeout, context alive", step(fmt.Errorf("operation error Elastic Load Balancing v2: DeregisterTargets: %w", context.DeadlineExceeded)), cutover.DispositionRollback},
 		{"step failed, journal failed", errors.Join(step(errors.New("AccessDenied")), errors.New("save: unavailable")), cutover.DispositionRollback},
 		{"rollback under way", &cutover.RolledBackError{PlanID: "p", InProgress: true}, cutover.DispositionRollback},
 	}
@@ -86,6 +88,7 @@ func TestClassifyRuns(t *testing.T) {
 		gate   bool
 		fault  *tgmigratetest.Fault
 		crash  bool
+		cancel bool // the caller cancels its context at the first observation
 		want   cutover.Disposition
 		writes bool // whether the failed run changed the target group
 	}{
@@ -93,6 +96,7 @@ func TestClassifyRuns(t *testing.T) {
 			want: cutover.DispositionRollback, writes: true},
 		{name: "no readiness gate", want: cutover.DispositionRefused},
 		{name: "crash", gate: true, crash: true, want: cutover.DispositionResume, writes: true},
+		{name: "cancelled", gate: true, cancel: true, want: cutover.DispositionResume, writes: true},
 	}
 	for _, tt := range tests {
 		for _, auto := range []bool{false, true} {
@@ -117,7 +121,15 @@ func TestClassifyRuns(t *testing.T) {
 				if tt.crash {
 					opts = append(opts, cutover.WithHook(tgmigratetest.CrashAfter[cutover.Event](2)))
 				}
-				res, err := cutover.Execute(t.Context(), env, plan, opts...)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if tt.cancel {
+					opts = append(opts, cutover.WithObserver(cutover.ObserverFuncs{OnTargets: func(cutover.Progress) { cancel() }}))
+				}
+				res, err := cutover.Execute(ctx, env, plan, opts...)
+				if se, ok := errors.AsType[*cutover.StepError](err); tt.cancel && (!ok || !se.Cancelled) {
+					t.Errorf("cancelled: Execute() = %v, want a *StepError with Cancelled", err)
+				}
 				if got := cutover.Classify(err); got != tt.want {
 					t.Fatalf("Classify(%v) = %s, want %s", err, got, tt.want)
 				}

@@ -293,6 +293,12 @@ type StepError struct {
 	Step string
 	// Err is the failure.
 	Err error
+	// Cancelled says Execute's context was done (cancelled, or its
+	// deadline passed) when the step failed: the failure was not
+	// journaled, no rollback ran, and [Classify] says resume. A step
+	// that failed on a timeout of its own (an AWS call's, with the
+	// context alive) is not Cancelled.
+	Cancelled bool
 }
 
 // Error implements error.

@@ -441,6 +441,7 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 	serr := &StepError{Step: step.ID, Err: err}
 	r.e.log.Error(err, "step failed", "step", step.ID)
 	if ctx.Err() != nil {
+		serr.Cancelled = true // Classify: resume, never a rollback
 		return r.release(ctx, serr)
 	}
 	if jerr := r.endStep(ctx, step, StepFailed, err); jerr != nil {
