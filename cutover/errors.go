@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover/journal"
 )
 
@@ -187,8 +188,9 @@ var (
 type GuardError struct {
 	// Guard is the guard's ID: "owner", "vpc" or "account".
 	Guard string
-	// TargetGroupARN is the target group refused.
-	TargetGroupARN string
+	// TargetGroupARN is the target group refused, typed, as every ARN
+	// of the package's errors is.
+	TargetGroupARN tgmigrate.ARN
 	// Detail says what was found, in one line.
 	Detail string
 	// Force is the named option that overrides the guard.
@@ -212,8 +214,8 @@ func IsGuard(err error) bool { return errors.Is(err, ErrGuard) }
 type StrategyError struct {
 	// Strategy is the strategy asked for or chosen.
 	Strategy Strategy
-	// TargetGroupARN is the target group.
-	TargetGroupARN string
+	// TargetGroupARN is the target group, typed.
+	TargetGroupARN tgmigrate.ARN
 	// Reason says why, in one line, and what to do instead.
 	Reason string
 }
@@ -378,8 +380,9 @@ func nonPodString(ts []NonPodTarget) string {
 type NonPodTargetsError struct {
 	// Step is the verifying step.
 	Step string
-	// TargetGroupARN is the target group verified.
-	TargetGroupARN string
+	// TargetGroupARN is the target group verified (the plan's, or the
+	// one blue/green created), typed.
+	TargetGroupARN tgmigrate.ARN
 	// Targets are the targets at fault.
 	Targets []NonPodTarget
 }

@@ -346,7 +346,7 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target group %s holds %d targets that are not pod endpoints, allowed by WithAllowNonPodTargets: %s", tgARN, len(others), nonPodString(others)))
 			return true, desc, nil
 		}
-		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: tgARN, Targets: slices.Clone(others)}
+		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: r.typedARN(tgARN), Targets: slices.Clone(others)}
 	})
 	return err
 }
