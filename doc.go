@@ -29,6 +29,8 @@
 //     [ServicePortOf].
 //   - cluster.go: [Cluster], the one model of a cluster as the read paths
 //     see it (diagnose.Cluster is an alias).
+//   - scheme.go: [NewScheme] and [AddToScheme], the Kubernetes types the
+//     packages read and write, for a real cluster's client.
 //   - lbc.go: the AWS Load Balancer Controller's well-known names: its
 //     owner tags ([TagLBCCluster] and the stack and resource tags), its
 //     readiness gate ([LabelReadinessGateInject], [ReadinessGatePrefix]),
@@ -44,9 +46,10 @@
 //     parts [HandoffService] and [HandoffObservation], [Handoff.Validate],
 //     [HandoffError] and [ErrInvalidHandoff].
 //
-// Tests: arn_example_test.go (the examples), errors_test.go,
-// handoff_test.go, publicapi_test.go (no exported declaration of a public
-// package names an internal package). Every example file of a public package copies alone into
+// Tests: arn_example_test.go and scheme_example_test.go (the examples),
+// errors_test.go, handoff_test.go, publicapi_test.go (no exported
+// declaration of a public package names an internal package). Every
+// example file of a public package copies alone into
 // another module and passes there (hack/examplecopy proves it).
 //
 // ARCHITECTURE.md, at the repository root, is the map of the house: what

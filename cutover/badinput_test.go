@@ -128,7 +128,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "owned by another cluster", tag: map[string]string{cutover.TagLBCCluster: "staging"}, env: func(e *cutover.Env) { e.ClusterName = "prod" },
 			check: func(err error) bool {
 				var g *cutover.GuardError
-				return errors.As(err, &g) && g.Guard == cutover.GuardOwner && g.Force == cutover.ForceForeignOwner
+				return errors.As(err, &g) && g.Guard == cutover.GuardOwner && g.Force == cutover.ForceForeignOwner && !g.TargetGroupARN.IsZero()
 			}},
 		{name: "in another VPC", env: func(e *cutover.Env) { e.ClusterVPCID = otherVPC },
 			check: func(err error) bool { return errors.Is(err, cutover.ErrVPCMismatch) }},

@@ -117,7 +117,7 @@ func (blueGreen) plan(ctx context.Context, pl *planner) error {
 			return err
 		}
 		if !isOurs(tags, old.ARN.Raw) {
-			return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old.ARN.Raw,
+			return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old.ARN,
 				Reason: fmt.Sprintf("a target group named %s exists and tgmigrate did not create it for %s: choose Request.NewTargetGroupName", name, old.Name)}
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("target group %s exists, made by tgmigrate for this target group: it is reused", name))
@@ -222,7 +222,7 @@ func (pl *planner) routes(ctx context.Context) ([]RoutePlan, error) {
 				if rule != "" {
 					where = "rule " + rule
 				}
-				return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old,
+				return &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: pl.arn,
 					Reason: fmt.Sprintf("%s forwards to %d target groups; blue/green shifts only a forward action that names the old target group alone", where, len(tgs))}
 			}
 			out = append(out, RoutePlan{ListenerARN: listener, RuleARN: rule, Weights: tgs})
@@ -256,7 +256,7 @@ func (pl *planner) routes(ctx context.Context) ([]RoutePlan, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: old,
+		return nil, &StrategyError{Strategy: StrategyBlueGreen, TargetGroupARN: pl.arn,
 			Reason: "no listener or rule forwards to it: there is no traffic to shift"}
 	}
 	return out, nil

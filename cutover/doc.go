@@ -20,7 +20,9 @@
 //   - aws.go: every ELBv2 call, through internal/read (its reads, and its
 //     engine for the writes), counted and retried; cluster.go: the
 //     cluster reads; kuberead.go: the plan's retried cluster reads.
-//   - errors.go: sentinels, error types, IsX helpers.
+//   - errors.go: sentinels, error types, IsX helpers; disposition.go:
+//     Classify, ShouldRollback and Disposition, what a caller does after
+//     Execute failed (the list the automatic rollback follows).
 //
 // Planning:
 //   - planner.go: PlanCutover and the planner (the shared reads, the floor,
@@ -71,6 +73,8 @@
 //     (nodes, NodeClaims, the pods) that wakes the waits and caches them;
 //     controller.go: the watch on the controller and ControllerError;
 //     room.go: making room under the quotas during Execute and Rollback.
+//   - resume.go: Resume, SavedPlan (the plan the journal holds),
+//     InspectableJournal and NoSavedPlanError.
 //   - rollback.go: Rollback, RollbackResult, the rollback's lifecycle;
 //     undo.go: the rollback actions both strategies share;
 //     rollback_estimate.go: EstimateRollback, the rollback's expected
@@ -588,6 +592,9 @@
 // applied, the disruption hold (a [DisruptionHold]: each [HeldNode] with what
 // it carried before and what the release did), the rollback's progress, notes,
 // UpdatedAt and a Revision that grows by one per save.
+// The state holds the plan too (State.SavedPlan), so [Resume] continues a
+// crashed cutover from the journal alone; an older journal without it
+// resumes with the plan's JSON ([*NoSavedPlanError]).
 //
 // Two journals implement it, both in the subpackage journal, which also
 // holds the one Load and Inspect they share:
@@ -658,7 +665,7 @@
 // [ErrInvalidInput] (a missing or malformed argument; nothing was changed),
 // [ErrGuard] with [ErrForeignOwner], [ErrVPCMismatch] or [ErrAccountMismatch],
 // [ErrStrategy], [ErrInvariant], [ErrTimeout], [ErrController],
-// [ErrNotApproved], [ErrRolledBack], [ErrInterrupted], [ErrNonPodTargets],
+// [ErrNotApproved], [ErrRolledBack], [ErrNotStarted], [ErrInterrupted], [ErrNonPodTargets],
 // [ErrPrecondition], [ErrQuota], [ErrPermission], and the journal's and the
 // lock's [ErrNoJournal], [ErrConflict], [ErrLocked], [ErrLostLock],
 // [ErrPlanMismatch], [ErrCorruptJournal], [ErrNotManaged]; test with errors.Is
@@ -668,6 +675,9 @@
 // unwrap to the tgmigrate sentinels (ErrNotFound, ErrThrottled, ...) through
 // internal/awserr, never by message text; tgbind's validation failures to its
 // *ValidationError. Messages begin with "cutover: " and the operation.
+// [Classify] and [ShouldRollback] say what an Execute error calls for
+// (the list the automatic rollback follows); Rollback of a plan that
+// never ran is a [*NotStartedError].
 //
 // # Observability
 //

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover/journal"
 )
 
@@ -159,9 +160,13 @@ var (
 	// ErrNotApproved: the approval callback refused the next phase.
 	// Execute stopped between phases; the journal lets it resume.
 	ErrNotApproved = errors.New("phase not approved")
-	// ErrRolledBack: the plan was rolled back; make a new plan to try
-	// again.
+	// ErrRolledBack: the plan was rolled back, or its rollback is under
+	// way; make a new plan to try again. See [RolledBackError].
 	ErrRolledBack = errors.New("plan was rolled back")
+	// ErrNotStarted: Rollback was given a plan that never ran (its journal
+	// holds nothing): there is nothing to roll back, and nothing was read
+	// or changed beyond the journal. See [NotStartedError].
+	ErrNotStarted = errors.New("plan never started")
 	// ErrInterrupted: a hook (WithHook) stopped Execute or Rollback as a
 	// crash would: no rollback ran, the journal and the lease were left as
 	// they were.
@@ -183,8 +188,9 @@ var (
 type GuardError struct {
 	// Guard is the guard's ID: "owner", "vpc" or "account".
 	Guard string
-	// TargetGroupARN is the target group refused.
-	TargetGroupARN string
+	// TargetGroupARN is the target group refused, typed, as every ARN
+	// of the package's errors is.
+	TargetGroupARN tgmigrate.ARN
 	// Detail says what was found, in one line.
 	Detail string
 	// Force is the named option that overrides the guard.
@@ -208,8 +214,8 @@ func IsGuard(err error) bool { return errors.Is(err, ErrGuard) }
 type StrategyError struct {
 	// Strategy is the strategy asked for or chosen.
 	Strategy Strategy
-	// TargetGroupARN is the target group.
-	TargetGroupARN string
+	// TargetGroupARN is the target group, typed.
+	TargetGroupARN tgmigrate.ARN
 	// Reason says why, in one line, and what to do instead.
 	Reason string
 }
@@ -289,6 +295,12 @@ type StepError struct {
 	Step string
 	// Err is the failure.
 	Err error
+	// Cancelled says Execute's context was done (cancelled, or its
+	// deadline passed) when the step failed: the failure was not
+	// journaled, no rollback ran, and [Classify] says resume. A step
+	// that failed on a timeout of its own (an AWS call's, with the
+	// context alive) is not Cancelled.
+	Cancelled bool
 }
 
 // Error implements error.
@@ -299,6 +311,46 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // IsNotApproved reports whether the approval callback refused a phase.
 func IsNotApproved(err error) bool { return errors.Is(err, ErrNotApproved) }
+
+// RolledBackError is Execute's refusal of a plan whose journal holds a
+// rollback: finished, or under way (InProgress: run Rollback to finish
+// it).
+type RolledBackError struct {
+	// PlanID is the plan.
+	PlanID string
+	// InProgress says the rollback has not finished.
+	InProgress bool
+}
+
+// Error implements error.
+func (e *RolledBackError) Error() string {
+	what := "was rolled back"
+	if e.InProgress {
+		what = "has a rollback in progress: run Rollback to finish it"
+	}
+	return fmt.Sprintf("cutover: execute: plan %s %s: %v", e.PlanID, what, ErrRolledBack)
+}
+
+// Unwrap returns [ErrRolledBack].
+func (e *RolledBackError) Unwrap() error { return ErrRolledBack }
+
+// NotStartedError is Rollback's answer for a plan that never ran: no
+// journal holds it, so there is nothing to undo and nothing was changed.
+type NotStartedError struct {
+	// PlanID is the plan.
+	PlanID string
+}
+
+// Error implements error.
+func (e *NotStartedError) Error() string {
+	return fmt.Sprintf("cutover: rollback: plan %s: %v (no journal): nothing to roll back", e.PlanID, ErrNotStarted)
+}
+
+// Unwrap returns [ErrNotStarted].
+func (e *NotStartedError) Unwrap() error { return ErrNotStarted }
+
+// IsNotStarted reports whether Rollback found that the plan never ran.
+func IsNotStarted(err error) bool { return errors.Is(err, ErrNotStarted) }
 
 // IsRolledBack reports whether the plan was rolled back already.
 func IsRolledBack(err error) bool { return errors.Is(err, ErrRolledBack) }
@@ -328,8 +380,9 @@ func nonPodString(ts []NonPodTarget) string {
 type NonPodTargetsError struct {
 	// Step is the verifying step.
 	Step string
-	// TargetGroupARN is the target group verified.
-	TargetGroupARN string
+	// TargetGroupARN is the target group verified (the plan's, or the
+	// one blue/green created), typed.
+	TargetGroupARN tgmigrate.ARN
 	// Targets are the targets at fault.
 	Targets []NonPodTarget
 }

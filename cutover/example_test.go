@@ -362,3 +362,91 @@ func ExamplePlan_IAMPolicy() {
 	// TargetWrites [elasticloadbalancing:DeregisterTargets elasticloadbalancing:RegisterTargets] 1 resource(s)
 	// TargetGroupWrites [elasticloadbalancing:ModifyTargetGroup] 1 resource(s)
 }
+
+// A wrapper that decides itself whether to roll back
+// (WithAutoRollback(false)): ShouldRollback is the list Execute's own
+// automatic rollback follows. Here IAM refuses the deregistration: the
+// step failed after the binding was made, so it calls for a rollback; the
+// same plan rolled back again, or a plan never run, is not one.
+func ExampleShouldRollback() {
+	ctx := context.Background()
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 4, Nodes: 3, Pods: 6, ReadinessGateInjection: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID(), Holder: "example"}
+	l := w.Legacy()
+	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions(),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = w.Inject(tgmigratetest.Fault{Op: "DeregisterTargets", Code: tgmigratetest.AccessDenied})
+	_, err = cutover.Execute(ctx, env, plan, cutover.WithAutoRollback(false))
+	fmt.Println(cutover.Classify(err), cutover.ShouldRollback(err))
+	if cutover.ShouldRollback(err) {
+		rb, err := cutover.Rollback(ctx, env, plan, cutover.WithReason("wrapper: "+err.Error()))
+		fmt.Println("rolled back:", err == nil && rb.Completed, "failed requests:", w.Requests().Failed)
+	}
+	_, err = cutover.Execute(ctx, env, plan)
+	fmt.Println(cutover.Classify(err), cutover.ShouldRollback(err))
+	// Output:
+	// rollback true
+	// rolled back: true failed requests: 0
+	// refused false
+}
+
+// Rollback of a plan that never ran says so, with a *NotStartedError.
+func ExampleIsNotStarted() {
+	ctx := context.Background()
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 4, Nodes: 3, Pods: 6, ReadinessGateInjection: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID(), Holder: "example"}
+	l := w.Legacy()
+	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions(),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = cutover.Rollback(ctx, env, plan)
+	fmt.Println("not started:", cutover.IsNotStarted(err))
+	// Output:
+	// not started: true
+}
+
+// After a crash, a new process resumes the cutover from its journal alone:
+// the journal holds the plan, so no plan file is needed.
+func ExampleResume() {
+	ctx := context.Background()
+	w, _ := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 5, Nodes: 4, Pods: 8, ReadinessGateInjection: true})
+	env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterVPCID: w.VPCID(), Holder: "example"}
+	l := w.Legacy()
+	plan, err := cutover.PlanCutover(ctx, env, cutover.Request{
+		TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace, Service: l.Service, Port: intstr.FromString(l.PortName),
+		Assumptions: w.Assumptions(),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = cutover.Execute(ctx, env, plan, cutover.WithHook(tgmigratetest.CrashAfter[cutover.Event](2)))
+	fmt.Println("crashed:", errors.Is(err, tgmigratetest.ErrCrash))
+
+	// The new process knows the target group and the binding's namespace.
+	j, err := cutover.NewConfigMapJournal(env.Client, cutover.ConfigMapJournalOptions{Namespace: l.Namespace, TargetGroupARN: l.TargetGroupARN})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := cutover.Resume(ctx, env, j)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("resumed:", res.Resumed, "completed:", res.Completed, "failed requests:", w.Requests().Failed)
+	// Output:
+	// crashed: true
+	// resumed: true completed: true failed requests: 0
+}

@@ -191,6 +191,31 @@ func Execute(ctx context.Context, env Env, plan *Plan, opts ...Option) (*Result,
 	return res, err
 }
 
+// String returns the result as one line: the plan, its strategy, how it
+// ended, its time against its floor and its counts, for example "plan
+// tgm-1a2b (in-place): completed in 412s (floor 380s); targets
+// deregistered: 60, batches: 3, mutating calls: 9". Warnings are not in
+// it.
+func (r *Result) String() string {
+	if r == nil {
+		return "no result"
+	}
+	state := "completed"
+	switch {
+	case r.Stopped:
+		state = "paused after " + r.StoppedAfter
+	case r.RolledBack:
+		state = "rolled back"
+	case !r.Completed:
+		state = "not completed"
+	}
+	if r.Resumed {
+		state = "resumed, " + state
+	}
+	return fmt.Sprintf("plan %s (%s): %s in %.0fs (floor %.0fs); targets deregistered: %d, batches: %d, mutating calls: %d",
+		r.PlanID, r.Strategy, state, r.CutoverSeconds, r.FloorSeconds, r.Deregistered, r.Batches, r.MutatingCalls)
+}
+
 // restoreInfo copies what a rollback needs out of the plan.
 func (p *Plan) restoreInfo() *RestoreInfo {
 	ri := &RestoreInfo{
@@ -247,11 +272,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	}
 	r.st = st
 	if st.Rollback != nil {
-		what := "was rolled back"
-		if !st.RolledBack() {
-			what = "has a rollback in progress: run Rollback to finish it"
-		}
-		return r.finish(), fmt.Errorf("cutover: execute: plan %s %s: %w", p.ID, what, ErrRolledBack)
+		return r.finish(), &RolledBackError{PlanID: p.ID, InProgress: !st.RolledBack()}
 	}
 	if st.Finished() {
 		for _, s := range p.Steps {
@@ -263,6 +284,13 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		return r.finish(), nil
 	}
 
+	if st.SavedPlan == nil {
+		// Saved with the first save, or added to a journal written
+		// before: Resume needs nothing else (resume.go).
+		if st.SavedPlan, err = p.savedPlan(); err != nil {
+			return r.finish(), err
+		}
+	}
 	if err := r.lock.Acquire(ctx); err != nil {
 		return r.finish(), fmt.Errorf("cutover: execute: %w", err)
 	}
@@ -390,7 +418,7 @@ func (r *runner) loadForExecute(ctx context.Context) (*State, error) {
 			return nil, err
 		}
 		if !old.Finished() && !old.RolledBack() {
-			return nil, fmt.Errorf("%w: plan %s is neither finished nor rolled back: resume it with its plan, or roll it back (Rollback works from the journal alone)", err, old.Plan.ID)
+			return nil, fmt.Errorf("%w: plan %s is neither finished nor rolled back: resume it (Resume works from the journal alone), or roll it back (so does Rollback)", err, old.Plan.ID)
 		}
 		if derr := ins.Delete(ctx); derr != nil {
 			return nil, derr
@@ -413,12 +441,16 @@ func (r *runner) stepFailed(ctx context.Context, step Step, err error) (*Result,
 	serr := &StepError{Step: step.ID, Err: err}
 	r.e.log.Error(err, "step failed", "step", step.ID)
 	if ctx.Err() != nil {
+		serr.Cancelled = true // Classify: resume, never a rollback
 		return r.release(ctx, serr)
 	}
 	if jerr := r.endStep(ctx, step, StepFailed, err); jerr != nil {
 		return r.release(ctx, errors.Join(serr, jerr))
 	}
-	if !r.o.autoRollback || IsLostLock(err) || IsConflict(err) || IsNotApproved(err) || IsNonPodTargets(err) {
+	// Classify is the one list of the failures that call for a rollback
+	// (disposition.go); a failure the journal could not record (above)
+	// rolls nothing back.
+	if !r.o.autoRollback || !ShouldRollback(serr) {
 		return r.release(ctx, serr)
 	}
 	r.e.log.Info("rolling back", "reason", err.Error())

@@ -347,7 +347,7 @@ func (r *runner) verifyPods(ctx context.Context, tgARN string, tgb *v1beta1.Targ
 			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("target group %s holds %s, allowed by WithAllowNonPodTargets: %s", tgARN, textcell.Plural(len(others), "target that is not a pod endpoint", "targets that are not pod endpoints"), nonPodString(others)))
 			return true, desc, nil
 		}
-		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: tgARN, Targets: slices.Clone(others)}
+		return false, desc, &NonPodTargetsError{Step: StepVerify, TargetGroupARN: r.typedARN(tgARN), Targets: slices.Clone(others)}
 	})
 	return err
 }

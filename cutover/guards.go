@@ -116,7 +116,7 @@ func decide(c GuardCheck, in guardInput, why []string, f Force, kind error, ok s
 		c.Status, c.Detail = GuardForced, detail+" (overridden by "+string(f)+")"
 		return c, nil
 	}
-	return c, &GuardError{Guard: c.ID, TargetGroupARN: in.arn.Raw, Detail: detail, Force: f, Kind: kind}
+	return c, &GuardError{Guard: c.ID, TargetGroupARN: in.arn, Detail: detail, Force: f, Kind: kind}
 }
 
 // recheckGuards runs the guards again, as Execute does before its first

@@ -169,7 +169,7 @@ func (pl *planner) healthCheck() error {
 	// only nodes with a local endpoint answer). Pods fail the old one when
 	// it probes a fixed port that is not theirs: then there is no safe order.
 	if orig.Port != "traffic-port" && orig.Port != "" && !slices.Contains(p.Service.PodPorts, atoi32(orig.Port)) {
-		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn.Raw,
+		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn,
 			Reason: fmt.Sprintf("the health check probes port %s, which the pods fail, and with externalTrafficPolicy Local the node targets would fail traffic-port: set externalTrafficPolicy Cluster first", orig.Port)}
 	}
 	p.HealthCheck.Timing = HealthCheckAfterDeregistration

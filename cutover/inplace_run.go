@@ -435,7 +435,7 @@ func (r *runner) drain(ctx context.Context) error {
 				draining++
 			}
 		}
-		r.o.observer.Targets(Progress{Step: StepDrain, At: r.e.clock.Now(), TargetGroupARN: r.tgARN, Healthy: healthy, Total: len(health),
+		r.o.observer.Targets(Progress{Step: StepDrain, At: r.e.clock.Now(), TargetGroupARN: r.tg, Healthy: healthy, Total: len(health),
 			Draining: draining, Floor: r.st.Restore.Floor, Summary: fmt.Sprintf("%d recorded targets left (draining), %d other targets healthy", left, healthy)})
 		return left == 0, fmt.Sprintf("%d recorded targets left", left), nil
 	})

@@ -119,7 +119,7 @@ func TestObserverAndLog(t *testing.T) {
 	}
 	// Every observation: the plan's floor, counts within bounds.
 	for _, o := range rec.targets {
-		if o.Floor != p.Floor || o.Healthy < 0 || o.Healthy > o.Total || o.Draining < 0 || o.TargetGroupARN != p.TargetGroup.ARN.Raw || o.Summary == "" {
+		if o.Floor != p.Floor || o.Healthy < 0 || o.Healthy > o.Total || o.Draining < 0 || o.TargetGroupARN != p.TargetGroup.ARN || o.Summary == "" {
 			t.Errorf("observation %+v: want floor %d, 0 <= healthy <= total, draining >= 0, the plan's target group, a summary", o, p.Floor)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"strconv"
 	"time"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // Observer follows a cutover or a rollback as it runs: a progress line, a
@@ -45,8 +47,9 @@ type Progress struct {
 	Step string
 	// At is when, on the injected clock.
 	At time.Time
-	// TargetGroupARN is the target group observed.
-	TargetGroupARN string
+	// TargetGroupARN is the target group observed: the plan's, or the one
+	// blue/green created; typed, as every ARN of the package's inputs.
+	TargetGroupARN tgmigrate.ARN
 	// Healthy counts the healthy targets that will keep serving (pod
 	// targets, and node targets whose node is not leaving); Total the
 	// targets the step waits on (the ready endpoints, or the node targets
@@ -58,6 +61,17 @@ type Progress struct {
 	Floor int
 	// Summary is one line, for example "58/60 healthy (Elb.InitialHealthChecking: 2), 20 node targets".
 	Summary string
+}
+
+// String returns the observation as one line: the step, its summary (or
+// the counts when it has none) and the floor, for example "deregister:
+// 58/60 healthy (Elb.InitialHealthChecking: 2), 20 node targets; floor 40".
+func (p Progress) String() string {
+	summary := p.Summary
+	if summary == "" {
+		summary = strconv.Itoa(p.Healthy) + "/" + strconv.Itoa(p.Total) + " healthy, draining " + strconv.Itoa(p.Draining)
+	}
+	return p.Step + ": " + summary + "; floor " + strconv.Itoa(p.Floor)
 }
 
 // Wait says what a step waits for, why, and what the expected length

@@ -109,13 +109,16 @@ func WithApproval(f ApprovalFunc) Option { return func(o *options) { o.approval 
 // *InputError before anything is read or changed. Default: run to the end.
 func WithStopAfter(stepID string) Option { return func(o *options) { o.stopAfter = stepID } }
 
-// WithAutoRollback says whether Execute rolls back when a step fails (an
-// invariant breach, a timed-out gate, an analysis that rejects a weight,
-// an AWS error that is not retried). Default true. It never rolls back on
-// a lost lock (someone else acts), a refused approval, a hook's
-// interruption, a cancelled context, or targets that are not pods' found by
-// the verification (*NonPodTargetsError: the pods serve; rolling back would
-// not remove them).
+// WithAutoRollback says whether Execute rolls back when a step fails.
+// Default true. It rolls back exactly when [ShouldRollback] says so (a
+// step's failure: an invariant breach, a timed-out gate, an analysis that
+// rejects a weight, an AWS error that is not retried), and never on what
+// [Classify] puts in another [Disposition]: a lost lock or a conflicting
+// write (someone else acts), a refused approval, a hook's interruption, a
+// cancelled context, or targets that are not pods' found by the
+// verification (*NonPodTargetsError: the pods serve; rolling back would
+// not remove them). A caller that passes false decides with the same
+// function.
 func WithAutoRollback(on bool) Option { return func(o *options) { o.autoRollback = on } }
 
 // WithAllowNonPodTargets lets the verification pass when the target group

@@ -55,7 +55,8 @@ type RollbackResult struct {
 	// PlanID is the plan rolled back.
 	PlanID string `json:"planID"`
 	// Completed says every action is done; NothingToDo that the journal
-	// showed nothing to undo (no journal, or a finished rollback).
+	// showed nothing to undo (a finished rollback). A plan that never ran
+	// gives no result but a *NotStartedError.
 	Completed   bool `json:"completed"`
 	NothingToDo bool `json:"nothingToDo,omitempty"`
 	// Reason is why it ran.
@@ -89,6 +90,25 @@ type RollbackResult struct {
 	MutatingCalls int            `json:"mutatingCalls"`
 	// Warnings are things the operator should know.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// String returns the rollback as one line: the plan, how it ended, its
+// time against its floor and its counts, for example "rollback of plan
+// tgm-1a2b: completed in 95s (floor 60s); node targets registered: 4,
+// mutating calls: 6". Warnings are not in it.
+func (r *RollbackResult) String() string {
+	if r == nil {
+		return "no rollback result"
+	}
+	if r.NothingToDo {
+		return fmt.Sprintf("rollback of plan %s: nothing to do (%s)", r.PlanID, r.Reason)
+	}
+	state := "completed"
+	if !r.Completed {
+		state = "not completed"
+	}
+	return fmt.Sprintf("rollback of plan %s: %s in %.0fs (floor %.0fs); node targets registered: %d, mutating calls: %d",
+		r.PlanID, state, r.Seconds, r.FloorSeconds, len(r.Registered), r.MutatingCalls)
 }
 
 // Source is what [Rollback] starts from: a *[Plan], whose journal it
@@ -128,6 +148,9 @@ type Source interface {
 // rolled-back: Execute then refuses the plan. It takes the target group's
 // lock like Execute. The result gives its time against its floor (the
 // node targets' registration and checks under the plan's assumptions).
+// A *Plan that never ran (no journal holds it) is a *[NotStartedError]
+// ([IsNotStarted]), with no result: nothing was changed, and the caller
+// learns that there was nothing to undo rather than a success.
 // Options: WithJournal (required with a *State that did not come from the
 // default ConfigMapJournal), WithLock, WithObserver, WithHook, WithRetry,
 // WithPollInterval, WithBatchSize, WithGateTimeout, WithReason,
@@ -156,9 +179,7 @@ func Rollback(ctx context.Context, env Env, src Source, opts ...Option) (*Rollba
 		}
 		st, err = r.j.Load(ctx, s.Ref())
 		if IsNoJournal(err) {
-			now := e.clock.Now()
-			return &RollbackResult{PlanID: s.ID, Completed: true, NothingToDo: true, Reason: "no journal: the plan never ran",
-				StartedAt: now, FinishedAt: now, Calls: map[string]int{}}, nil
+			return nil, &NotStartedError{PlanID: s.ID}
 		}
 	case *State:
 		if s == nil {

@@ -1,7 +1,10 @@
 package cutover
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -218,6 +221,34 @@ func TestStateClone(t *testing.T) {
 	}
 	if (*State)(nil).Clone() != nil {
 		t.Error("Clone(nil) != nil")
+	}
+}
+
+// TestStateSavedPlan: the saved plan survives a round trip and a clone
+// (a copy of its own); the golden state, a journal written before it
+// existed, has none and still decodes.
+func TestStateSavedPlan(t *testing.T) {
+	s := fullState()
+	s.SavedPlan = []byte{0x1f, 0x8b, 0, 1, 2}
+	b, err := EncodeState(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeState("test", b)
+	if err != nil || !bytes.Equal(back.SavedPlan, s.SavedPlan) {
+		t.Fatalf("round trip: %v, %v", back, err)
+	}
+	c := s.Clone()
+	c.SavedPlan[0] = 0
+	if s.SavedPlan[0] != 0x1f {
+		t.Error("changing the clone's saved plan changed the original")
+	}
+	old, err := os.ReadFile(filepath.Join("testdata", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := DecodeState("golden", old); err != nil || st.SavedPlan != nil {
+		t.Errorf("the golden state (no saved plan): %v, saved plan %v", err, st)
 	}
 }
 

@@ -81,7 +81,7 @@ func (pl *planner) chooseStrategy() error {
 	case tt == elbv2types.TargetTypeEnumIp:
 		p.Strategy, p.StrategyReason = req.Strategy, "requested"
 	case tt == elbv2types.TargetTypeEnumInstance && req.Strategy == StrategyInPlace:
-		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn.Raw,
+		return &StrategyError{Strategy: StrategyInPlace, TargetGroupARN: pl.arn,
 			Reason: "the target group is of type instance and a target type cannot change; pod IPs cannot be registered in it: use blue-green"}
 	case tt == elbv2types.TargetTypeEnumInstance:
 		p.Strategy, p.StrategyReason = StrategyBlueGreen, "the target group is of type instance, which cannot change: a new ip target group takes over through weighted forwarding"
@@ -90,7 +90,7 @@ func (pl *planner) chooseStrategy() error {
 		if s == StrategyAuto {
 			s = StrategyInPlace
 		}
-		return &StrategyError{Strategy: s, TargetGroupARN: pl.arn.Raw,
+		return &StrategyError{Strategy: s, TargetGroupARN: pl.arn,
 			Reason: fmt.Sprintf("target type %s cannot be bound by the LBC", tt)}
 	}
 	return nil

@@ -51,8 +51,8 @@ func TestVerifyNonPodTargets(t *testing.T) {
 
 	res, err := cutover.Execute(t.Context(), s.env, p, simPods)
 	var npe *cutover.NonPodTargetsError
-	if !errors.As(err, &npe) || !cutover.IsNonPodTargets(err) {
-		t.Fatalf("Execute: %v, want a *NonPodTargetsError", err)
+	if !errors.As(err, &npe) || !cutover.IsNonPodTargets(err) || npe.TargetGroupARN != p.TargetGroup.ARN {
+		t.Fatalf("Execute: %v, want a *NonPodTargetsError on the plan's target group (typed)", err)
 	}
 	var named []cutover.TargetAddr
 	for _, n := range npe.Targets {

@@ -13,6 +13,7 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	"github.com/qstools/tgmigrate/diagnose"
+	"github.com/qstools/tgmigrate/internal/awserr"
 	"github.com/qstools/tgmigrate/internal/textcell"
 	"github.com/qstools/tgmigrate/tgbind"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
@@ -126,13 +127,26 @@ func targetOf(e tgbind.EndpointTarget) diagnose.Target {
 	return diagnose.Target{ID: e.IP, Port: e.Port, State: e.State, Reason: e.Reason}
 }
 
+// typedARN is the typed ARN of a target group the run observes: the
+// plan's (or the journal's), or the one blue/green created, as parsed
+// where it came in; the zero ARN for any other (there is none).
+func (r *runner) typedARN(raw string) awserr.ARN {
+	switch {
+	case raw == r.tg.Raw:
+		return r.tg
+	case r.st != nil && raw == r.st.CreatedTargetGroupARN.Raw:
+		return r.st.CreatedTargetGroupARN
+	}
+	return awserr.ARN{}
+}
+
 // progress reports an observation to the observer and the log.
 func (r *runner) progress(step, tgARN string, v *view, healthy, total int) {
 	floor := 0
 	if r.st != nil && r.st.Restore != nil {
 		floor = r.st.Restore.Floor
 	}
-	p := Progress{Step: step, At: v.at, TargetGroupARN: tgARN, Healthy: healthy, Total: total, Draining: v.draining, Floor: floor, Summary: v.summary()}
+	p := Progress{Step: step, At: v.at, TargetGroupARN: r.typedARN(tgARN), Healthy: healthy, Total: total, Draining: v.draining, Floor: floor, Summary: v.summary()}
 	r.o.observer.Targets(p)
 	r.e.log.V(1).Info("observed", "step", step, "healthy", healthy, "total", total, "draining", v.draining, "summary", p.Summary)
 }

@@ -1332,7 +1332,7 @@ func checkTruth(t *testing.T, f *cFleet, rep *diagnose.Report, arnScope bool) {
 		}
 		for _, fd := range tg.Findings {
 			n := fd.Next
-			if fd.TargetGroupARN != tg.ARN {
+			if fd.TargetGroupARN.String() != tg.ARN {
 				t.Errorf("%s %s: target group %s", tg.Name, fd.Code, fd.TargetGroupARN)
 			}
 			if got, want := n.Op == diagnose.OpManual, slices.Contains(want.manual, fd.Code); got != want {

@@ -38,7 +38,8 @@
 //   - report.go: [Report] and its JSON. render.go: its Markdown.
 //     render_text.go: its text ([Report.Text], fitted to [TextColumns],
 //     and [Report.WideText], a line per row).
-//     schema.go: [ReportSchema].
+//     schema.go: [ReportSchema]. stringers.go: the one-line String of a
+//     [NextCall] and a [Finding].
 //   - vocabulary.go: the report's views built from the root vocabulary
 //     (a target group's report, from [tgmigrate.TargetGroup]; its health
 //     check, from [tgmigrate.HealthCheck]).

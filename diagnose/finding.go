@@ -25,7 +25,7 @@ func (a *analysis) finding(code Code, msg string, ev Evidence, remediation strin
 	if remediation == "" {
 		remediation = r.Remediation
 	}
-	return Finding{Code: code, Severity: r.Severity, Signal: r.Signal, Message: msg, TargetGroupARN: a.rep.ARN, Evidence: ev, Remediation: remediation, Next: next}
+	return Finding{Code: code, Severity: r.Severity, Signal: r.Signal, Message: msg, TargetGroupARN: a.arn, Evidence: ev, Remediation: remediation, Next: next}
 }
 
 // withService fills the call's Service, or names it as missing. A
@@ -55,24 +55,24 @@ func (a *analysis) withService(c NextCall) NextCall {
 // A PlanCutover call with nothing missing carries its Handoff
 // (handoff.go).
 func (a *analysis) cutoverCall() NextCall {
-	c := NextCall{Op: OpPlanCutover, TargetGroupARN: a.rep.ARN, Strategy: strategyInPlace}
+	c := NextCall{Op: OpPlanCutover, TargetGroupARN: a.arn, Strategy: strategyInPlace}
 	switch a.rep.TargetType {
 	case "ip":
 	case "instance":
 		c.Strategy = strategyBlueGreen
 		switch {
 		case len(a.rep.LoadBalancerARNs) == 0:
-			return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN,
+			return NextCall{Op: OpManual, TargetGroupARN: a.arn,
 				Reason: "no load balancer forwards to it, so blue/green has no traffic to shift: deregister its targets, or delete it once nothing uses it"}
 		case slices.ContainsFunc(a.rep.Routes, func(r Route) bool { return r.Weight != nil }):
-			return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN,
+			return NextCall{Op: OpManual, TargetGroupARN: a.arn,
 				Reason: "a forward action shares its traffic with other target groups, and blue/green shifts only a forward that names it alone: give it a forward of its own first"}
 		}
 	default:
-		return NextCall{Op: OpNone, TargetGroupARN: a.rep.ARN, Reason: fmt.Sprintf("target type %s cannot be bound by the LBC", a.rep.TargetType)}
+		return NextCall{Op: OpNone, TargetGroupARN: a.arn, Reason: fmt.Sprintf("target type %s cannot be bound by the LBC", a.rep.TargetType)}
 	}
 	if why := a.foreignOwner(); why != "" {
-		return NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN, Reason: why}
+		return NextCall{Op: OpManual, TargetGroupARN: a.arn, Reason: why}
 	}
 	return a.withHandoff(a.withService(c))
 }

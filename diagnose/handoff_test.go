@@ -37,7 +37,7 @@ func TestHandoffExactlyOnCompleteCutoverCalls(t *testing.T) {
 			}
 			var tg *TargetGroupReport
 			for i := range rep.TargetGroups {
-				if rep.TargetGroups[i].ARN == n.TargetGroupARN {
+				if rep.TargetGroups[i].ARN == n.TargetGroupARN.String() {
 					tg = &rep.TargetGroups[i]
 				}
 			}
@@ -46,7 +46,7 @@ func TestHandoffExactlyOnCompleteCutoverCalls(t *testing.T) {
 				port = intstr.FromString(n.Service.PortName)
 			}
 			o := h.Observed
-			if tg == nil || h.TargetGroupARN.Raw != n.TargetGroupARN || h.Strategy != n.Strategy || h.TargetType != tg.TargetType ||
+			if tg == nil || h.TargetGroupARN != n.TargetGroupARN || h.Strategy != n.Strategy || h.TargetType != tg.TargetType ||
 				h.VPCID != tg.VPCID || h.AccountID != tg.Account || h.Region != tg.Region || h.ClusterName != n.Service.Cluster ||
 				h.Service.Namespace != n.Service.Namespace || h.Service.Name != n.Service.Name || h.Service.Port != port ||
 				!o.At.Equal(rep.GeneratedAt) || o.Targets != tg.Counts.Total || o.Nodes != tg.Counts.ByClass[ClassNode] ||

@@ -208,7 +208,7 @@ func TestQuotaHeadroom(t *testing.T) {
 				tg := rep.tg("legacy-web")
 				for scope, code := range map[QuotaScope]string{ScopeTargetGroup: "L-A0D0B863", ScopeLoadBalancer: "L-7E6692B2"} {
 					f := quotaFindingOf(tg, CodeTargetQuotaExceeded, scope)
-					if f.Severity != SeverityCritical || f.Next.Op != OpManual || f.Next.TargetGroupARN != tg.ARN ||
+					if f.Severity != SeverityCritical || f.Next.Op != OpManual || f.Next.TargetGroupARN.String() != tg.ARN ||
 						!strings.Contains(f.Next.Reason, "aws service-quotas request-service-quota-increase --service-code elasticloadbalancing --quota-code "+code+" --desired-value 1200") ||
 						!strings.Contains(f.Next.Reason, "then cutover.PlanCutover, which bounds the overlap") || f.Remediation != f.Next.Reason {
 						t.Errorf("%s: severity %s, next %+v, remediation %q", scope, f.Severity, f.Next, f.Remediation)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/internal/arntest"
 	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind"
 )
@@ -147,8 +146,8 @@ func TestRemediationCallsAccepted(t *testing.T) {
 				n := fd.Next
 				subject := "cluster " + fd.Cluster
 				var tg *diagnose.TargetGroupReport
-				if fd.TargetGroupARN != "" {
-					tg = tgByARN[fd.TargetGroupARN]
+				if !fd.TargetGroupARN.IsZero() {
+					tg = tgByARN[fd.TargetGroupARN.String()]
 					if tg == nil {
 						t.Errorf("%s: finding on target group %s, which is not in the report", fd.Code, fd.TargetGroupARN)
 						continue
@@ -236,7 +235,7 @@ func TestRemediationCallsAccepted(t *testing.T) {
 // Service's cluster, and fails the test when PlanCutover refuses.
 func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock, tg *diagnose.TargetGroupReport, what string, n diagnose.NextCall) {
 	t.Helper()
-	if tg == nil || n.Service == nil || n.TargetGroupARN != tg.ARN {
+	if tg == nil || n.Service == nil || n.TargetGroupARN.String() != tg.ARN {
 		t.Errorf("%s: target group %q, Service %+v", what, n.TargetGroupARN, n.Service)
 		return
 	}
@@ -254,7 +253,7 @@ func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock
 		ClusterName: bc.c.name, ClusterVPCID: bc.c.vpc, ClusterCIDRs: bc.c.cidrs,
 	}
 	req := cutover.Request{
-		TargetGroupARN: arntest.TG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
+		TargetGroupARN: n.TargetGroupARN, Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), Strategy: cutover.Strategy(n.Strategy),
 	}
 	p, err := cutover.PlanCutover(ctx, env, req)
@@ -287,7 +286,7 @@ func planCutover(ctx context.Context, t *testing.T, b *cBuilt, clk *vclock.Clock
 // MultiClusterTargetGroup true, on a read-only Binder.
 func buildBinding(ctx context.Context, t *testing.T, b *cBuilt, tg *diagnose.TargetGroupReport, what string, n diagnose.NextCall) {
 	t.Helper()
-	if tg == nil || n.Service == nil || n.TargetGroupARN != tg.ARN {
+	if tg == nil || n.Service == nil || n.TargetGroupARN.String() != tg.ARN {
 		t.Errorf("%s: target group %q, Service %+v", what, n.TargetGroupARN, n.Service)
 		return
 	}
@@ -300,7 +299,7 @@ func buildBinding(ctx context.Context, t *testing.T, b *cBuilt, tg *diagnose.Tar
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := tgbind.Request{TargetGroupARN: arntest.TG(n.TargetGroupARN), Namespace: n.Service.Namespace, Service: n.Service.Name,
+	req := tgbind.Request{TargetGroupARN: n.TargetGroupARN, Namespace: n.Service.Namespace, Service: n.Service.Name,
 		Port: servicePort(n.Service), MultiCluster: true}
 	got, err := binder.Build(ctx, req)
 	if err != nil {

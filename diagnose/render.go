@@ -113,15 +113,15 @@ func (r *Report) Markdown() string {
 }
 
 func subject(r *Report, f Finding) string {
-	if f.TargetGroupARN == "" {
+	if f.TargetGroupARN.IsZero() {
 		return "cluster " + f.Cluster
 	}
 	for _, tg := range r.TargetGroups {
-		if tg.ARN == f.TargetGroupARN {
+		if tg.ARN == f.TargetGroupARN.String() {
 			return tg.Name
 		}
 	}
-	return f.TargetGroupARN
+	return f.TargetGroupARN.String()
 }
 
 func scopeLine(s Scope) string {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/qstools/tgmigrate"
 )
 
 // withTrouble adds to rep what a realistic fleet adds to its text: a target
@@ -90,7 +92,11 @@ var pluralOfOne = regexp.MustCompile(`(^|[^\d.,/])1 [a-z]*[^s\s]s\b`)
 // in its text, wide text and Markdown.
 func TestOneOfEachIsSingular(t *testing.T) {
 	arn := "arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy-web/0123456789abcdef"
-	f := Finding{Code: CodeGhostTarget, Severity: SeverityCritical, TargetGroupARN: arn, Cluster: "prod",
+	typed, err := tgmigrate.ParseTargetGroupARN(arn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Finding{Code: CodeGhostTarget, Severity: SeverityCritical, TargetGroupARN: typed, Cluster: "prod",
 		Message: "ghost targets: 1 of 1; nothing serves it now", Remediation: "cutover.PlanCutover for legacy-web"}
 	rerr := ResourceError{Kind: "cluster", Resource: "prod", Op: "list pods", Category: "Forbidden", Message: "pods is forbidden"}
 	rep := &Report{SchemaVersion: SchemaVersion, Scope: Scope{All: true},

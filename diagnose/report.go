@@ -332,8 +332,10 @@ type Finding struct {
 	Signal string `json:"signal"`
 	// Message says what was found, with names and counts.
 	Message string `json:"message"`
-	// TargetGroupARN is the target group concerned; empty for cluster findings.
-	TargetGroupARN string `json:"targetGroupARN,omitempty"`
+	// TargetGroupARN is the target group concerned, typed as every input
+	// ARN is (its JSON is the ARN as given); the zero ARN, and no JSON
+	// field, for cluster findings.
+	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN,omitzero"`
 	// Cluster is the cluster concerned, when one is.
 	Cluster string `json:"cluster,omitempty"`
 	// Evidence holds the resources and figures the finding rests on.
@@ -381,8 +383,10 @@ type NextCall struct {
 	// Op is the operation.
 	Op Operation `json:"op"`
 	// TargetGroupARN is the target group to pass, for OpPlanCutover and
-	// OpBuildBinding.
-	TargetGroupARN string `json:"targetGroupARN,omitempty"`
+	// OpBuildBinding (and the one concerned, for the others of a target
+	// group's finding): typed, ready for cutover's and tgbind's Request.
+	// The zero ARN, and no JSON field, when none is.
+	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN,omitzero"`
 	// Strategy is "in-place" or "blue-green", for OpPlanCutover: the one
 	// PlanCutover accepts for this target group's type.
 	Strategy string `json:"strategy,omitempty"`
@@ -489,7 +493,7 @@ func compareFindings(a, b Finding) int {
 	return cmp.Or(
 		cmp.Compare(a.Severity.Rank(), b.Severity.Rank()),
 		cmp.Compare(a.Code, b.Code),
-		cmp.Compare(a.TargetGroupARN, b.TargetGroupARN),
+		cmp.Compare(a.TargetGroupARN.String(), b.TargetGroupARN.String()),
 		cmp.Compare(a.Cluster, b.Cluster),
 		cmp.Compare(a.Message, b.Message),
 	)

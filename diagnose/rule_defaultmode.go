@@ -61,7 +61,7 @@ func (defaultModeRule) judge(a *analysis) []Finding {
 			ref, textcell.Plural(counts["notOwned"], "target", "targets"), counts[string(ClassNode)], counts[string(ClassPod)], counts[string(ClassGhost)], counts[string(ClassForeign)])
 		rem := fmt.Sprintf("tgbind.Build for Service %s in cluster %s with MultiClusterTargetGroup true, replacing binding %s/%s before its next reconcile",
 			svcName, b.ref.Cluster, b.ref.Namespace, b.ref.Name)
-		next := NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN, Replaces: ref, Service: a.bindingService(b)}
+		next := NextCall{Op: OpBuildBinding, TargetGroupARN: a.arn, Replaces: ref, Service: a.bindingService(b)}
 		if a.rep.TargetType != "ip" {
 			// tgbind builds ip bindings only: it cannot replace an
 			// instance binding, and PlanCutover's blue/green path moves

@@ -73,7 +73,7 @@ func (unmanagedRule) judge(a *analysis) []Finding {
 		names = append(names, a.service.ref.Namespace+"/"+a.service.ref.Name)
 		msg += fmt.Sprintf("; it serves Service %s/%s (from %s)", a.service.ref.Namespace, a.service.ref.Name, a.service.ref.Source)
 	}
-	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
+	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.arn})
 	rem := fmt.Sprintf("tgbind.Build for %s with MultiClusterTargetGroup true", a.serviceArg())
 	if a.rep.TargetType != "ip" {
 		// A binding cannot put pod IPs into an instance target group.

@@ -106,7 +106,7 @@ func (portRule) judge(a *analysis) []Finding {
 	}
 	counts["aspects"] = len(aspects)
 	msg := "ports: " + strings.Join(aspects, "; ")
-	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
+	next := a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.arn})
 	rem := fmt.Sprintf("tgbind.Build for %s", a.serviceArg())
 	if st.port == nil {
 		rem = fmt.Sprintf("tgbind.Build with a Service port that exists on %s (fix the binding before the LBC empties the target group)", svcName)

@@ -134,7 +134,7 @@ func (publicSubnetRule) judge(a *analysis) []Finding {
 		next = NextCall{Op: OpMoveNodes, Cluster: cluster}
 		rem = "move the nodes to private subnets once no MissingReadinessGate finding remains: with the gate, the LBC's new pod targets are healthy before the pods they replace stop"
 	default:
-		next = a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.rep.ARN})
+		next = a.withService(NextCall{Op: OpBuildBinding, TargetGroupARN: a.arn})
 		rem = fmt.Sprintf("tgbind.Build for %s with MultiClusterTargetGroup true before the nodes move, so that the pods' new addresses are registered", a.serviceArg())
 		if a.rep.TargetType != "ip" {
 			next = a.cutoverCall()

@@ -75,7 +75,7 @@ func (quotaRule) judge(a *analysis) []Finding {
 			if h.Peak > h.After {
 				reason += ", which bounds the overlap"
 			}
-			out = append(out, a.finding(CodeTargetQuotaExceeded, msg, ev, reason, NextCall{Op: OpManual, TargetGroupARN: a.rep.ARN, Reason: reason}))
+			out = append(out, a.finding(CodeTargetQuotaExceeded, msg, ev, reason, NextCall{Op: OpManual, TargetGroupARN: a.arn, Reason: reason}))
 			continue
 		}
 		bound := fmt.Sprintf("PlanCutover bounds the overlap: it deregisters node targets down to what the healthy floor needs before the controller registers the pods, so that the peak stays within %s %d; or %s",

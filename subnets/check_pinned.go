@@ -97,7 +97,7 @@ func (r *run) checkPinned(ctx context.Context) error {
 			r.add(CodeNodeIPsPinned, fmt.Sprintf("target group %s (account %s, %s) pins node IPs: %s", tg.Name, tg.Account, tg.Region, f.Message),
 				ev, f.Remediation, f.Next)
 			last := &r.rep.Findings[len(r.rep.Findings)-1]
-			last.TargetGroupARN = tg.ARN
+			last.TargetGroupARN = f.TargetGroupARN
 		}
 	}
 	return nil

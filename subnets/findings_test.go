@@ -188,7 +188,7 @@ func TestPinnedFindingCarriesDiagnosesCall(t *testing.T) {
 		TargetType: elbv2types.TargetTypeEnumIp, Protocol: elbv2types.ProtocolEnumHttp, Port: aws.Int32(30080), VpcId: aws.String(vpc), LoadBalancerArns: []string{lbARN}})
 	w.elb.Targets[pinARN] = []elbv2types.TargetHealthDescription{healthy("10.0.0.10", 30080)}
 	f := findingOf(t, check(t, w, nil), subnets.CodeNodeIPsPinned)
-	if f.TargetGroupARN != pinARN || f.Next.TargetGroupARN != pinARN || f.Next.Strategy != "in-place" {
+	if f.TargetGroupARN.String() != pinARN || f.Next.TargetGroupARN.String() != pinARN || f.Next.Strategy != "in-place" {
 		t.Errorf("finding = %+v, want the pinned target group and diagnose's in-place PlanCutover call", f)
 	}
 	if f.Evidence.Details["targetGroup"] != "legacy" || !contains(f.Evidence.Names, "n1") {

@@ -424,7 +424,7 @@ func (r *run) finish() {
 	rep := r.rep
 	slices.SortStableFunc(rep.Findings, func(a, b diagnose.Finding) int {
 		return cmp.Or(cmp.Compare(a.Severity.Rank(), b.Severity.Rank()), cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.TargetGroupARN, b.TargetGroupARN), cmp.Compare(a.Message, b.Message))
+			cmp.Compare(a.TargetGroupARN.String(), b.TargetGroupARN.String()), cmp.Compare(a.Message, b.Message))
 	})
 	rep.Ready = !slices.ContainsFunc(rep.Findings, func(f diagnose.Finding) bool { return f.Severity.Rank() <= diagnose.SeverityHigh.Rank() })
 	if rep.Findings == nil {

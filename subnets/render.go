@@ -210,8 +210,8 @@ func boolPtr(b *bool) string {
 // names.
 func nextLine(c diagnose.NextCall) string {
 	parts := []string{string(c.Op)}
-	if c.TargetGroupARN != "" {
-		parts = append(parts, "targetGroup="+c.TargetGroupARN)
+	if !c.TargetGroupARN.IsZero() {
+		parts = append(parts, "targetGroup="+c.TargetGroupARN.String())
 	}
 	if c.Strategy != "" {
 		parts = append(parts, "strategy="+c.Strategy)

@@ -130,7 +130,7 @@ func TestSimReadinessOverTheWire(t *testing.T) {
 			if found == nil {
 				t.Fatalf("no %s finding: %v", tc.code, r.Findings)
 			}
-			text := fmt.Sprint(*found)
+			text := fmt.Sprintf("%s %+v", *found, found.Evidence) // its line (Finding.String) and its evidence
 			for _, c := range tc.culprit(w) {
 				if !strings.Contains(text, c) {
 					t.Errorf("the %s finding does not name %q: %s", tc.code, c, text)

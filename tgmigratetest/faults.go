@@ -155,6 +155,14 @@ var ErrCrash = errors.New("tgmigratetest: simulated crash")
 // cutover.Event:
 //
 //	hook := cutover.WithHook(tgmigratetest.CrashAfter[cutover.Event](3))
+//
+// The type argument cannot be left out, and cannot be removed: Go infers
+// a type argument from a call's arguments, never from the type its result
+// is assigned to, and E appears only in the result; a non-generic
+// CrashAfter would return cutover.Hook, but the kit imports no capability
+// package (ARCHITECTURE.md), so it cannot name cutover.Event; and a
+// function type of another event type is not assignable to cutover.Hook
+// (Go's function types do not convert by their parameters).
 func CrashAfter[E fmt.Stringer](n int) func(context.Context, E) error {
 	seen := 0
 	return func(_ context.Context, e E) error {

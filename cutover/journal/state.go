@@ -178,6 +178,15 @@ type State struct {
 	Revision int64 `json:"revision"`
 	// Plan is the plan this journal belongs to.
 	Plan PlanRef `json:"plan"`
+	// SavedPlan is the plan itself: its JSON (cutover's Plan.JSON),
+	// gzip-compressed (base64 in the journal's JSON), so that a crashed
+	// cutover resumes from the journal alone (cutover.Resume). The
+	// executor writes it with the first save, and adds it when it resumes
+	// a journal without it. Nil in a journal written before it existed;
+	// such a journal still loads, and resumes with the plan's JSON in
+	// hand. A build that predates it refuses a journal that has it, as an
+	// unknown field.
+	SavedPlan []byte `json:"savedPlan,omitempty"`
 	// TargetGroupARN is the target group being cut over.
 	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN,omitzero"`
 	// Strategy is the plan's strategy, for example "in-place" or "blue-green".
@@ -451,6 +460,7 @@ func (s *State) Clone() *State {
 		return nil
 	}
 	c := *s
+	c.SavedPlan = slices.Clone(s.SavedPlan)
 	c.Steps = slices.Clone(s.Steps)
 	c.Deregistration.Deregistered = slices.Clone(s.Deregistration.Deregistered)
 	if s.HealthCheck.Original != nil {

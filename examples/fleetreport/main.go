@@ -20,13 +20,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kubeconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
-	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // options are fleetreport's flags.
@@ -155,11 +153,8 @@ func wire(ctx context.Context, region, clusterName string, rs []string) ([]accou
 	if err != nil {
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := v1beta1.AddToScheme(scheme); err != nil {
+	scheme, err := tgmigrate.NewScheme()
+	if err != nil {
 		return nil, err
 	}
 	kube, err := client.New(rest, client.Options{Scheme: scheme})

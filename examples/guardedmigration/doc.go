@@ -37,10 +37,13 @@
 //     it ran; run the program again to resume from the journal.
 //   - 2: a usage or configuration error (bad flags, no AWS configuration,
 //     no kubeconfig): one line on stderr, nothing planned.
-//   - 3: no plan (the plan's error says why), or Execute failed: the
+//   - 3: no plan (the plan's error says why), or Execute failed: when
+//     cutover.ShouldRollback says the failure calls for a rollback, the
 //     output's last line says whether Rollback restored the node targets
 //     ("rolled back: ...") or did not complete (run it again: it resumes
-//     from the journal).
+//     from the journal); otherwise (refused before any change,
+//     interrupted, another holder of the lock) it names
+//     cutover.Classify's disposition and nothing is rolled back.
 //
 // # What to change
 //

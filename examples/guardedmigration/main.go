@@ -18,16 +18,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kubeconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/cutover"
-	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
 // options are guardedmigration's flags.
@@ -132,11 +129,8 @@ func wire(ctx context.Context, region, clusterName, vpc string) (cutover.Env, er
 	if err != nil {
 		return cutover.Env{}, fmt.Errorf("load kubeconfig: %w", err)
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return cutover.Env{}, err
-	}
-	if err := v1beta1.AddToScheme(scheme); err != nil {
+	scheme, err := tgmigrate.NewScheme()
+	if err != nil {
 		return cutover.Env{}, err
 	}
 	kube, err := client.New(rest, client.Options{Scheme: scheme})

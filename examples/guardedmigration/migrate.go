@@ -1,7 +1,8 @@
 package main
 
 // migrate.go: run, the work of guardedmigration: PlanCutover, the plan
-// shown, Execute with the approval callback, Rollback on failure.
+// shown, Execute with the approval callback, Rollback on a failure that
+// calls for one (cutover.ShouldRollback).
 
 import (
 	"context"
@@ -48,6 +49,12 @@ func run(ctx context.Context, env cutover.Env, req cutover.Request, approve cuto
 	case err == nil:
 		fmt.Fprintf(out, "stopped before the end (%s); run again to resume\n", res.StoppedAfter)
 		return exitRefused
+	}
+	if !cutover.ShouldRollback(err) {
+		// Nothing this run changed calls for a rollback: refused before
+		// any change, interrupted (resume), or someone else acts.
+		fmt.Fprintf(out, "execute failed: %v\nnot rolled back (%s)\n", err, cutover.Classify(err))
+		return exitFailed
 	}
 	fmt.Fprintf(out, "execute failed: %v\nrolling back (an interrupt is safe: run again, it resumes from the journal)\n", err)
 	rb, rerr := cutover.Rollback(ctx, env, plan, opts...)

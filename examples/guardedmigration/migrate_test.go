@@ -1,7 +1,8 @@
 package main
 
 // migrate_test.go: run on a tgmigratetest world under Karpenter churn:
-// approved, refused, and a fault that makes it roll back.
+// approved, refused, a fault that makes it roll back, and a crash that
+// does not.
 
 import (
 	"context"
@@ -100,5 +101,30 @@ func TestRunFaultRollsBack(t *testing.T) {
 	if r := w.Requests(); r.Failed != 0 || r.Served <= served || w.NodeTargets() == 0 || bindings(t, w) != 0 {
 		t.Errorf("requests %+v (served %d before), node targets %d, bindings %d; want serving on node targets:\n%s",
 			r, served, w.NodeTargets(), bindings(t, w), out.String())
+	}
+}
+
+// TestRunCrashNotRolledBack: a failure that calls for no rollback
+// (cutover.ShouldRollback: here a crash, which resumes) exits 3, names
+// the disposition, and runs no Rollback: the journal holds no rollback.
+func TestRunCrashNotRolledBack(t *testing.T) {
+	w, env, req := setup(t)
+	var asked []string
+	var out strings.Builder
+	crash := cutover.WithHook(tgmigratetest.CrashAfter[cutover.Event](1))
+	if code := run(t.Context(), env, req, approveAll(&asked), &out, crash); code != exitFailed {
+		t.Fatalf("exit code %d, want %d:\n%s", code, exitFailed, out.String())
+	}
+	if !strings.Contains(out.String(), "not rolled back (resume)") || strings.Contains(out.String(), "rolling back") {
+		t.Errorf("output does not say it is not rolled back, and why:\n%s", out.String())
+	}
+	l := w.Legacy()
+	j, err := cutover.NewConfigMapJournal(w.Client(), cutover.ConfigMapJournalOptions{Namespace: l.Namespace, TargetGroupARN: l.TargetGroupARN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := j.Inspect(t.Context())
+	if err != nil || st.Rollback != nil {
+		t.Errorf("journal: %v; rollback %+v, want none", err, st)
 	}
 }

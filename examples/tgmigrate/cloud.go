@@ -5,7 +5,7 @@ package main
 // --assume-role), the loaders through which the AWS configuration and the
 // kubeconfig are read (a seam tests replace), the SDK's log lines on the
 // CLI's logger (sdkLogger), the kubeconfig's rest.Config, and the cluster's
-// client and discovery.
+// client (on tgmigrate.NewScheme) and discovery.
 
 import (
 	"context"
@@ -19,14 +19,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go/logging"
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/qstools/tgmigrate/tgbind/v1beta1"
+	"github.com/qstools/tgmigrate"
 )
 
 type cloudFlags struct {
@@ -206,11 +204,8 @@ func (a *app) cluster() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := v1beta1.AddToScheme(scheme); err != nil {
+	scheme, err := tgmigrate.NewScheme()
+	if err != nil {
 		return nil, err
 	}
 	// A client that watches: Execute and Rollback follow the nodes and

@@ -26,6 +26,9 @@
 //     an ARN).
 //   - diagnose.go: diagnose.
 //   - migrate.go: plan, execute and rollback.
+//   - console.go: what plan, execute, rollback and the subnets commands
+//     say to the operator: the result, the progress on stderr, the
+//     confirmation prompt, the command line that resumes or rolls back.
 //   - rbac.go: plan --rbac (the plan's Kubernetes rules as YAML to apply)
 //     and the hint of a refused permission check.
 //   - bind.go: bind.
@@ -73,7 +76,8 @@
 //     verification stops (exit 3, nothing rolled back) on targets that are
 //     not the Service's pods unless --allow-non-pod-targets; rollback says
 //     as it starts how long it expects to take (cutover.EstimateRollback)
-//     and that an interrupt is safe. plan --iam-policy prints the IAM
+//     and that an interrupt is safe, and of a plan that never ran that
+//     there is nothing to roll back (exit 0). plan --iam-policy prints the IAM
 //     policy execute and rollback need, plan --rbac their Kubernetes Role
 //     and ClusterRole (--rbac-subject adds the bindings); execute and
 //     rollback check those rules first and exit 2, changing nothing, when

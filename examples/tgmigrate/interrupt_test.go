@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -237,8 +238,10 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	args := []string{"rollback", "--plan", planFile, "--yes", "--journal-file", journalFile}
-	// Before the plan ran: no journal, nothing to do, and no estimate.
-	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK || !strings.Contains(stdout.String(), "completed true") ||
+	// Before the plan ran: no journal, nothing to do (said so), and no
+	// estimate.
+	if code := app(&stdout, &stderr).run(t.Context(), args); code != exitOK ||
+		stdout.String() != "rollback "+plan.ID+": nothing to roll back: the plan never ran (no journal); nothing was changed\n" ||
 		strings.Contains(stderr.String(), "expected to take") {
 		t.Fatalf("rollback before execute: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
@@ -301,4 +304,44 @@ func TestRollbackAnnouncesAndResumes(t *testing.T) {
 		t.Errorf("%d requests failed", f)
 	}
 	t.Logf("interrupted:\n%s\nresumed:\n%s%s", out, stderr2.String(), stdout.String())
+}
+
+// TestRollbackNeverRan: rollback of a plan that never ran says so, in
+// text and in JSON, exits 0, and changes nothing.
+func TestRollbackNeverRan(t *testing.T) {
+	isolate(t)
+	w := testWorld(t, simFlags{seed: 3, nodes: 4, pods: 8, rps: 20, churn: "steady"}, strategyPhased)
+	plan := testPlan(t, w)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	data, err := plan.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+		a.newCutoverEnv = func(context.Context, string, string) (cutover.Env, error) { return newEnv(w), nil }
+		code := a.run(t.Context(), []string{"rollback", "--plan", planFile, "--yes", "--format", format})
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\nstdout %s\nstderr %s", format, code, stdout.String(), stderr.String())
+		}
+		switch format {
+		case "text":
+			if want := "rollback " + plan.ID + ": nothing to roll back: the plan never ran (no journal); nothing was changed\n"; stdout.String() != want {
+				t.Errorf("text: %q, want %q", stdout.String(), want)
+			}
+		case "json":
+			var rb cutover.RollbackResult
+			if err := json.Unmarshal(stdout.Bytes(), &rb); err != nil || rb.PlanID != plan.ID || !rb.NothingToDo || rb.Completed ||
+				!strings.Contains(rb.Reason, "never ran") {
+				t.Errorf("json: %+v, %v\n%s", rb, err, stdout.String())
+			}
+		}
+	}
+	if n := w.ELBv2().Counts()["RegisterTargets"] + w.ELBv2().Counts()["DeregisterTargets"] + w.ELBv2().Counts()["ModifyTargetGroup"]; n != 0 {
+		t.Errorf("%d target group writes", n)
+	}
 }
