@@ -7,9 +7,8 @@ import (
 )
 
 // readmeSnippetSource is the Markdown file whose block between the
-// snippet's markers must be readme_test.go: testdata's copy of the
-// README's block until README.md carries it, then "../README.md".
-const readmeSnippetSource = "testdata/readme_kit.md"
+// snippet's markers must be readme_test.go: the README's kit snippet.
+const readmeSnippetSource = "../README.md"
 
 // The markers around the snippet's fenced Go block.
 const (

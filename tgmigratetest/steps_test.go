@@ -5,6 +5,8 @@ package tgmigratetest_test
 // bounds of the new options.
 
 import (
+	"github.com/qstools/tgmigrate/internal/sim"
+
 	"context"
 	"errors"
 	"slices"
@@ -302,5 +304,15 @@ func TestEnableZonesRefused(t *testing.T) {
 	}
 	if err := move.EnableZones(); err != nil {
 		t.Errorf("EnableZones() (every zone) = %v", err)
+	}
+}
+
+// TestEgressIsTheSimulators: the kit's Egress values, literals so that no
+// public declaration names the simulator, are the simulator's own.
+func TestEgressIsTheSimulators(t *testing.T) {
+	for kit, internal := range map[tgmigratetest.Egress]string{tgmigratetest.EgressNAT: sim.EgressNAT, tgmigratetest.EgressEndpoints: sim.EgressEndpoints, tgmigratetest.EgressNone: sim.EgressNone} {
+		if string(kit) != internal {
+			t.Errorf("tgmigratetest's %q is the simulator's %q", kit, internal)
+		}
 	}
 }
