@@ -122,7 +122,7 @@ func (w *World) EnableZones(zones ...string) error {
 		}
 		enabled[z] = id
 	}
-	if err := w.w.Model().SetLoadBalancerZones(w.legacy.LoadBalancerARN, enabled); err != nil {
+	if err := w.w.Model().SetLoadBalancerZones(w.legacy.LoadBalancerARN.String(), enabled); err != nil {
 		return fmt.Errorf("tgmigratetest: enable zones: %w", err)
 	}
 	return nil

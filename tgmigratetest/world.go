@@ -53,9 +53,13 @@ type Legacy struct {
 	TargetGroupName string
 	// TargetType is "ip" or "instance" (Options.TargetType).
 	TargetType tgmigrate.TargetType
-	// LoadBalancerARN and ListenerARN: the ALB and its HTTP :80 listener,
-	// which forwards to the target group.
-	LoadBalancerARN, ListenerARN string
+	// LoadBalancerARN is the ALB whose listener forwards to the target
+	// group.
+	LoadBalancerARN tgmigrate.ARN
+	// ListenerARN is its HTTP :80 listener. A string: tgmigrate.ARN names
+	// target groups and load balancers, the resources the packages take
+	// as input, and none takes a listener.
+	ListenerARN string
 	// Namespace and Service: the NodePort Service in front of the pods,
 	// "shop/web".
 	Namespace, Service string
@@ -85,9 +89,14 @@ func NewWorld(ctx context.Context, opts Options) (*World, error) {
 		w.Close()
 		return nil, newWorldError(err)
 	}
+	lb, err := tgmigrate.ParseLoadBalancerARN(l.LoadBalancerARN)
+	if err != nil {
+		w.Close()
+		return nil, newWorldError(err)
+	}
 	world := &World{w: w, sq: newQuotaService(), move: opts.Move != nil, legacy: Legacy{
 		TargetGroupARN: tg, TargetGroupName: l.TargetGroupName, TargetType: tgmigrate.TargetType(l.TargetType),
-		LoadBalancerARN: l.LoadBalancerARN, ListenerARN: l.ListenerARN,
+		LoadBalancerARN: lb, ListenerARN: l.ListenerARN,
 		Namespace: l.Namespace, Service: l.Service, PortName: l.PortName,
 	}}
 	world.startWire(opts)
