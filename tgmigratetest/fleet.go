@@ -48,17 +48,14 @@ type ClusterOptions struct {
 // [Fleet.Clock] (every world's Clock is it), or the test runs the fleet
 // with [Fleet.Run]; each world counts its own requests and calls.
 //
-// Code under test may run in one goroutine per world (cutover's Execute
-// in two clusters at once): the clock takes their waits one at a time, a
-// goroutine that waits while another's wait runs the worlds blocking
-// until it is over. A Sleep moves the time by its whole length whatever
-// the others did meanwhile, while a timer waits only until its deadline,
-// which another goroutine's waits may have passed already: the fleet's
-// elapsed time is an upper bound of the parallel run's, not its wall
-// time. Set no Timings latency in a fleet run from several goroutines:
-// the simulated latencies wait on the clock outside that lock.
+// Code under test runs in parallel through [Fleet.Parallel]: cutover's
+// Execute in two clusters at once takes, in the fleet's virtual time, as
+// long as the longer of the two, as it would in real time. Waits outside
+// Parallel (the test's own, or goroutines of the test's own making) are
+// taken one at a time, each moving the time by its whole length: their
+// lengths add up.
 type Fleet struct {
-	clock  fleetClock
+	clock  *fleetClock
 	worlds []*World
 	names  map[string]*World
 }
@@ -71,16 +68,16 @@ func NewFleet(ctx context.Context, opts FleetOptions) (*Fleet, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	f := &Fleet{clock: fleetClock{c: vclock.New(time.Time{}), mu: new(sync.Mutex)}, names: map[string]*World{}}
+	f := &Fleet{clock: newFleetClock(), names: map[string]*World{}}
 	for _, c := range opts.Clusters {
 		o := c.Options
-		o.fleet = fleetPlace{clock: f.clock.c, account: c.AccountID, cluster: c.Name}
+		o.fleet = fleetPlace{clock: f.clock.c, waits: f.clock, account: c.AccountID, cluster: c.Name}
 		w, err := NewWorld(ctx, o)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("tgmigratetest: new fleet: cluster %s: %w", c.Name, err)
 		}
-		w.fleet = &f.clock
+		w.fleet = f.clock
 		f.worlds = append(f.worlds, w)
 		f.names[c.Name] = w
 	}
@@ -131,9 +128,12 @@ func (o FleetOptions) check() error {
 	return nil
 }
 
-// fleetPlace is a world's place in a fleet (Options.fleet).
+// fleetPlace is a world's place in a fleet (Options.fleet): the
+// fleet's virtual clock, the clock its API latencies wait on, its
+// account and cluster.
 type fleetPlace struct {
 	clock            *vclock.Clock
+	waits            clock.Clock
 	account, cluster string
 }
 
@@ -147,5 +147,45 @@ func (f *Fleet) World(name string) *World { return f.names[name] }
 func (f *Fleet) Clock() clock.WithTicker { return f.clock }
 
 // Run runs every world for d of virtual time. It must not be called
-// while code under test waits on the clock.
+// while code under test waits on the clock, nor from a participant of
+// [Fleet.Parallel] (whose own waits run the worlds).
 func (f *Fleet) Run(d time.Duration) { f.clock.Sleep(d) }
+
+// Parallel runs each of fns in a goroutine of its own, a participant,
+// with ctx, and returns once every one has returned: the errors they
+// returned, joined ([errors.Join]), nil if none did. The participants'
+// waits on the fleet's clock (every world's Clock, and the worlds' API
+// latencies, Timings.ELBv2Latency and KubeLatency) overlap in virtual
+// time: a wait blocks until every participant still running waits too,
+// then the worlds run until the earliest of their deadlines and the waits
+// it ends return. So the virtual time Parallel takes is that of its
+// longest participant, and the same fleet, seeds and fns give the same
+// time and counts on every run. No participant code runs while the
+// worlds' events do.
+//
+// Each participant waits from one goroutine at a time (cutover, tgbind
+// and subnets do; Diagnose does with diagnose.WithConcurrency(1), or with
+// no API latency, when its reads do not wait), and participants wait for
+// each other only through the clock: a participant blocked on anything
+// else (a channel another participant fills, a lock) while the others
+// wait on the clock stops the fleet. Parallel must not be called while
+// another runs (that is an [*OptionsError] of Op "parallel"), nor while
+// code under test waits on the clock outside it.
+func (f *Fleet) Parallel(ctx context.Context, fns ...func(ctx context.Context) error) error {
+	if !f.clock.begin(len(fns)) {
+		return optionsError("parallel", "fns", "another Parallel of the fleet runs")
+	}
+	defer f.clock.end()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() {
+			// A participant that returns, or ends its goroutine
+			// (t.FailNow), no longer holds the others' waits.
+			defer f.clock.leave()
+			errs[i] = fn(ctx)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,7 +1,10 @@
 package tgmigratetest_test
 
 import (
+	"context"
 	"errors"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,11 +30,29 @@ func fleetOptions() tgmigratetest.FleetOptions {
 	}}
 }
 
+// migrate returns a participant that plans and executes the cutover of
+// w's legacy target group, and records how long, in the fleet's virtual
+// time, it took.
+func migrate(w *tgmigratetest.World, took *time.Duration) func(context.Context) error {
+	return func(ctx context.Context) error {
+		start := w.Clock().Now()
+		l := w.Legacy()
+		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterName: w.ClusterName(), ClusterVPCID: w.VPCID()}
+		plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace,
+			Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: w.Assumptions()})
+		if err == nil {
+			_, err = cutover.Execute(ctx, env, plan)
+		}
+		*took = w.Clock().Since(start)
+		return err
+	}
+}
+
 // TestFleetParallelCutovers: a fleet's worlds have their own accounts,
 // clusters, ARNs and counters on one clock; cutovers in two of them, run
-// at once in two goroutines, keep every request served, while the third
-// world, idle and static, runs on with them under the same churn and
-// fails requests.
+// at once by Parallel, keep every request served, while the third world,
+// idle and static, runs on with them under the same churn and fails
+// requests.
 func TestFleetParallelCutovers(t *testing.T) {
 	ctx := t.Context()
 	f, err := tgmigratetest.NewFleet(ctx, fleetOptions())
@@ -53,22 +74,8 @@ func TestFleetParallelCutovers(t *testing.T) {
 	}
 	idleStart := ws[2].Elapsed()
 
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, w := range ws[:2] {
-		wg.Go(func() {
-			l := w.Legacy()
-			env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterName: w.ClusterName(), ClusterVPCID: w.VPCID()}
-			plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: l.TargetGroupARN, Namespace: l.Namespace,
-				Service: l.Service, Port: intstr.FromString(l.PortName), Assumptions: w.Assumptions()})
-			if err == nil {
-				_, err = cutover.Execute(ctx, env, plan)
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var took [2]time.Duration
+	if err := f.Parallel(ctx, migrate(ws[0], &took[0]), migrate(ws[1], &took[1])); err != nil {
 		t.Fatal(err)
 	}
 	f.Run(5 * time.Minute)
@@ -86,8 +93,133 @@ func TestFleetParallelCutovers(t *testing.T) {
 				w.ClusterName(), w.NodeTargets(), writes, w.Ghosts(), r)
 		}
 	}
-	if ran := ws[2].Elapsed() - idleStart; ran < 5*time.Minute {
-		t.Errorf("the idle world ran %v while the others migrated and ran 5m", ran)
+	if ran, want := ws[2].Elapsed()-idleStart, max(took[0], took[1])+5*time.Minute; ran != want {
+		t.Errorf("the idle world ran %v while the others migrated (%v, %v) and ran 5m; want %v", ran, took[0], took[1], want)
+	}
+}
+
+// fleetRun is what a test reads of a fleet after a run.
+type fleetRun struct {
+	elapsed  time.Duration
+	took     []time.Duration
+	requests []tgmigratetest.Requests
+	calls    []map[string]int
+}
+
+// runFleet builds a fleet of the first n clusters of fleetOptions, with
+// timings, and migrates the clusters named in parallel, each in a
+// participant of one Parallel.
+func runFleet(t *testing.T, n int, timings tgmigratetest.Timings, names ...string) fleetRun {
+	t.Helper()
+	opts := fleetOptions()
+	opts.Clusters = opts.Clusters[:n]
+	for i := range opts.Clusters {
+		opts.Clusters[i].Options.Timings = timings
+	}
+	f, err := tgmigratetest.NewFleet(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := f.Clock().Now()
+	r := fleetRun{took: make([]time.Duration, len(names))}
+	var fns []func(context.Context) error
+	for i, name := range names {
+		fns = append(fns, migrate(f.World(name), &r.took[i]))
+	}
+	if err := f.Parallel(t.Context(), fns...); err != nil {
+		t.Fatal(err)
+	}
+	r.elapsed = f.Clock().Since(start)
+	for _, name := range names {
+		w := f.World(name)
+		r.requests = append(r.requests, w.Requests())
+		r.calls = append(r.calls, w.Calls())
+	}
+	return r
+}
+
+// TestFleetParallelTime: two cutovers run by Parallel take, in the
+// fleet's virtual time, as long as the longer of the two alone, not their
+// sum; each takes as long as it does alone, with no request failed; the
+// same fleet gives the same time, requests and calls on a second run.
+// With API latencies too: they wait on the fleet's clock.
+func TestFleetParallelTime(t *testing.T) {
+	tests := []struct {
+		name    string
+		timings tgmigratetest.Timings
+	}{
+		{"no latency", tgmigratetest.Timings{}},
+		{"latencies", tgmigratetest.Timings{ELBv2Latency: 50 * time.Millisecond, KubeLatency: 10 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			aloneA := runFleet(t, 2, tt.timings, "prod-a").took[0]
+			aloneB := runFleet(t, 2, tt.timings, "prod-b").took[0]
+			both := runFleet(t, 2, tt.timings, "prod-a", "prod-b")
+			t.Logf("alone %v and %v; in parallel %v (each %v)", aloneA, aloneB, both.elapsed, both.took)
+			if aloneA < 4*time.Minute || aloneB < 4*time.Minute {
+				t.Fatalf("cutovers alone took %v and %v; the test needs long ones", aloneA, aloneB)
+			}
+			if both.took[0] != aloneA || both.took[1] != aloneB || both.elapsed != max(aloneA, aloneB) {
+				t.Errorf("in parallel: %v (each %v); want %v (each %v, %v)", both.elapsed, both.took, max(aloneA, aloneB), aloneA, aloneB)
+			}
+			for i, r := range both.requests {
+				if r.Failed != 0 || r.Served == 0 {
+					t.Errorf("cluster %d: requests %+v, want every one served", i, r)
+				}
+			}
+			again := runFleet(t, 2, tt.timings, "prod-a", "prod-b")
+			if !reflect.DeepEqual(again, both) {
+				t.Errorf("second run %+v; want the first's, %+v", again, both)
+			}
+		})
+	}
+}
+
+// TestFleetParallelRules: Parallel returns its participants' errors,
+// refuses to run inside another, and a participant that ends its
+// goroutine no longer holds the others' waits; outside Parallel, waits
+// from several goroutines are taken one at a time, each its whole
+// length.
+func TestFleetParallelRules(t *testing.T) {
+	opts := fleetOptions()
+	opts.Clusters = opts.Clusters[:1]
+	f, err := tgmigratetest.NewFleet(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Clock()
+	errA := errors.New("a")
+	start := c.Now()
+	var inner error
+	err = f.Parallel(t.Context(),
+		func(context.Context) error { c.Sleep(time.Minute); return errA },
+		func(ctx context.Context) error {
+			inner = f.Parallel(ctx, func(context.Context) error { return nil })
+			t := c.NewTimer(3 * time.Minute)
+			<-t.C()
+			return nil
+		},
+		func(context.Context) error {
+			tk := c.NewTicker(time.Minute)
+			defer tk.Stop()
+			<-tk.C()
+			runtime.Goexit() // as t.FailNow does
+			return nil
+		},
+	)
+	var oe *tgmigratetest.OptionsError
+	if !errors.Is(err, errA) || !errors.As(inner, &oe) || oe.Op != "parallel" || c.Since(start) != 3*time.Minute {
+		t.Errorf("Parallel() = %v, inner %v, took %v; want a's error, an *OptionsError of parallel, 3m", err, inner, c.Since(start))
+	}
+	start = c.Now()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { c.Sleep(time.Minute) })
+	}
+	wg.Wait()
+	if got := c.Since(start); got != 2*time.Minute {
+		t.Errorf("two goroutines' 1m sleeps outside Parallel took %v; want 2m", got)
 	}
 }
 

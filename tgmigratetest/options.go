@@ -269,6 +269,7 @@ func (o Options) config() sim.Config {
 		// tgbind applies TargetGroupBindings server-side.
 		ServerSideApply: true,
 		Clock:           o.fleet.clock,
+		Waits:           o.fleet.waits,
 		AccountID:       cmp.Or(o.fleet.account, AccountID),
 		ClusterName:     cmp.Or(o.fleet.cluster, ClusterName),
 	}

@@ -131,7 +131,7 @@ func (w *World) VPCID() string { return w.w.Legacy().VPCID }
 // wait on it runs the world until the wait is over.
 func (w *World) Clock() clock.WithTicker {
 	if w.fleet != nil {
-		return *w.fleet
+		return w.fleet
 	}
 	return w.w.Clock()
 }

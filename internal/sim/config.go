@@ -9,6 +9,7 @@ import (
 	"time"
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -204,8 +205,16 @@ type Config struct {
 	// test in any of them, waits on it; each world's scenario starts when
 	// its own warm-up ends ([World.Start]). The clock serialises the
 	// goroutines that move it: waits of code running in several goroutines
-	// add up rather than overlap.
+	// add up rather than overlap, unless they wait on a clock that
+	// overlaps them (Waits).
 	Clock *vclock.Clock
+	// Waits is the clock the system under test's API latencies
+	// (Timings.ELBv2Latency, KubeLatency) are waited on, in its
+	// goroutines: a fleet's clock, on which the code under test of several
+	// worlds waits at once in virtual time (package tgmigratetest's
+	// Fleet.Parallel). It must run Clock's events as it waits. Nil:
+	// Clock.
+	Waits clock.Clock
 	// AccountID is the world's AWS account: its ARNs', its security
 	// groups' and its IAM refusals'. Zero: [DefaultAccountID].
 	AccountID string

@@ -94,7 +94,11 @@
 // waits on the clock (a Sleep, a timer's C, a ticker): the world's events
 // (health checks, traffic, Karpenter, the LBC, kubelets) run then. One
 // goroutine drives the world at a time; between calls the test may run it
-// further with [World.Run]. A test of a system under test reads:
+// further with [World.Run]. Worlds given one Config.Clock share a time
+// line (a fleet); Config.Waits is then the clock the system under test's
+// API latencies wait on (package tgmigratetest's fleet clock, on which
+// several worlds' code under test waits at once). A test of a system
+// under test reads:
 //
 //	w, err := sim.New(ctx, sim.Config{Seed: 1, ChurnInterval: 90 * time.Second})
 //	// The system under test, in this goroutine, on the world's clock, AWS

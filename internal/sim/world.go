@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/envelope"
@@ -164,6 +165,9 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if sutOpts.Latency == 0 {
 		sutOpts.Latency = tm.ELBv2()
 	}
+	if sutOpts.Waits == nil {
+		sutOpts.Waits = cfg.Waits
+	}
 	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
@@ -210,7 +214,11 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
-	w.kube = latencyClient(w.cl.Client(), w.clock, tm.Kube())
+	var waits clock.Clock = w.clock
+	if cfg.Waits != nil {
+		waits = cfg.Waits
+	}
+	w.kube = latencyClient(w.cl.Client(), waits, tm.Kube())
 	w.hub.AddAdmission(w.admit)
 	w.hub.Subscribe(func(ch cluster.Change) { w.lbc.Observe(ch.Kind, ch.Key, ch.Labels, ch.Origin) })
 	pool := cfg.NodePool
