@@ -1,23 +1,32 @@
 package tgmigratetest
 
 // fleet.go: Fleet, NewFleet, FleetOptions and ClusterOptions: several
-// worlds, each a cluster in an account of its own, on one virtual clock.
+// worlds, each a cluster in an AWS account, on one virtual clock; the
+// clusters of one account share its ELBv2 service, each in a VPC of its
+// own; Fleet.Parallel runs code under test in parallel on that clock.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
 // MaxFleetClusters bounds FleetOptions.Clusters.
 const MaxFleetClusters = 16
+
+// MaxSharedClusterName bounds the Name of a cluster that shares its
+// account: its target group, legacy-web-<Name>, and its load balancer,
+// legacy-alb-<Name>, are ELBv2 names of at most 32 characters.
+const MaxSharedClusterName = 21
 
 // FleetOptions configure a [Fleet].
 type FleetOptions struct {
@@ -33,9 +42,13 @@ type ClusterOptions struct {
 	// fleet. Required.
 	Name string
 	// AccountID is the AWS account of the cluster's load balancer, target
-	// groups and security groups ([World.AccountID]): 12 digits, unique
-	// in the fleet. The simulator's ELBv2 service serves one cluster's
-	// network: two clusters cannot share an account yet. Required.
+	// groups and security groups ([World.AccountID]): 12 digits. Clusters
+	// of one account share its ELBv2 service (see [Fleet]); each then
+	// needs a Name of at most [MaxSharedClusterName] letters, digits and
+	// hyphens (its target group is legacy-web-<Name>), an Options.Seed of
+	// its own, the same service Timings (NewTargetChecks,
+	// RegistrationDelay, DeregistrationLag, FailOpenInitial) and no
+	// Options.Move. Required.
 	AccountID string
 	// Options configure the world as [NewWorld]'s do.
 	Options Options
@@ -47,6 +60,18 @@ type ClusterOptions struct {
 // world's events run whenever the code under test in any of them waits on
 // [Fleet.Clock] (every world's Clock is it), or the test runs the fleet
 // with [Fleet.Run]; each world counts its own requests and calls.
+//
+// Clusters given one AccountID share that account's ELBv2 service, as
+// clusters of one account do: one service holds every cluster's load
+// balancer and target groups (legacy-alb-<cluster>, legacy-web-<cluster>),
+// each cluster lives in a VPC of its own (the k-th cluster of an account,
+// from 0, in 10.k.0.0/16), a health check or a request reaches the
+// cluster whose VPC holds the target's address, and each cluster's
+// controller stand-in reconciles its own TargetGroupBindings against the
+// shared service. Each world still has its own clients and counts
+// (World.Calls are its code under test's calls), its own EC2 (security
+// groups, interfaces) and Service Quotas. A cluster alone in its account
+// is as [NewWorld] builds it: legacy-web, legacy-alb, 10.0.0.0/16.
 //
 // Code under test runs in parallel through [Fleet.Parallel]: cutover's
 // Execute in two clusters at once takes, in the fleet's virtual time, as
@@ -69,9 +94,20 @@ func NewFleet(ctx context.Context, opts FleetOptions) (*Fleet, error) {
 		return nil, err
 	}
 	f := &Fleet{clock: newFleetClock(), names: map[string]*World{}}
+	shared := opts.shared()
+	accounts, joined := map[string]*sim.Account{}, map[string]int{}
 	for _, c := range opts.Clusters {
 		o := c.Options
 		o.fleet = fleetPlace{clock: f.clock.c, waits: f.clock, account: c.AccountID, cluster: c.Name}
+		if shared[c.AccountID] > 1 {
+			a := accounts[c.AccountID]
+			if a == nil {
+				a = sim.NewAccount()
+				accounts[c.AccountID] = a
+			}
+			o.fleet.shared = &sharedPlace{account: a, index: joined[c.AccountID]}
+			joined[c.AccountID]++
+		}
 		w, err := NewWorld(ctx, o)
 		if err != nil {
 			f.Close()
@@ -101,7 +137,10 @@ func (o FleetOptions) check() error {
 	if n := len(o.Clusters); n == 0 || n > MaxFleetClusters {
 		return bad("Clusters", "%d clusters: want 1 to %d", n, MaxFleetClusters)
 	}
-	names, accounts := map[string]int{}, map[string]int{}
+	shared := o.shared()
+	names := map[string]int{}
+	// first is the first cluster of each account.
+	first := map[string]int{}
 	for i, c := range o.Clusters {
 		field := fmt.Sprintf("Clusters[%d].", i)
 		switch j, dup := names[c.Name]; {
@@ -110,13 +149,10 @@ func (o FleetOptions) check() error {
 		case dup:
 			return bad(field+"Name", "%q is Clusters[%d]'s too", c.Name, j)
 		}
-		switch j, dup := accounts[c.AccountID]; {
-		case !awserr.ValidAccountID(c.AccountID):
+		if !awserr.ValidAccountID(c.AccountID) {
 			return bad(field+"AccountID", "%q is not 12 digits", c.AccountID)
-		case dup:
-			return bad(field+"AccountID", "%s is Clusters[%d]'s too: one cluster per account", c.AccountID, j)
 		}
-		names[c.Name], accounts[c.AccountID] = i, i
+		names[c.Name] = i
 		if err := c.Options.check(); err != nil {
 			var oe *OptionsError
 			if errors.As(err, &oe) {
@@ -124,8 +160,44 @@ func (o FleetOptions) check() error {
 			}
 			return err
 		}
+		if shared[c.AccountID] < 2 {
+			continue
+		}
+		if !sharedNameRe.MatchString(c.Name) {
+			return bad(field+"Name", "%q shares account %s: want 1 to %d letters, digits or hyphens, not beginning or ending with a hyphen (its target group is legacy-web-<Name>)",
+				c.Name, c.AccountID, MaxSharedClusterName)
+		}
+		if c.Options.Move != nil {
+			return bad(field+"Options.Move", "cluster %s shares account %s: a step-4 world has an account of its own", c.Name, c.AccountID)
+		}
+		j, seen := first[c.AccountID]
+		if !seen {
+			first[c.AccountID] = i
+			continue
+		}
+		for k, d := range o.Clusters[:i] {
+			if d.AccountID == c.AccountID && d.Options.Seed == c.Options.Seed {
+				return bad(field+"Options.Seed", "%d is Clusters[%d]'s too, in account %s: clusters of one account need seeds of their own (their instance IDs)", c.Options.Seed, k, c.AccountID)
+			}
+		}
+		if a, b := o.Clusters[j].Options.Timings, c.Options.Timings; a.NewTargetChecks != b.NewTargetChecks || a.RegistrationDelay != b.RegistrationDelay ||
+			a.DeregistrationLag != b.DeregistrationLag || a.FailOpenInitial != b.FailOpenInitial {
+			return bad(field+"Options.Timings", "differ from Clusters[%d]'s, in account %s: one ELBv2 service has one NewTargetChecks, RegistrationDelay, DeregistrationLag and FailOpenInitial", j, c.AccountID)
+		}
 	}
 	return nil
+}
+
+// sharedNameRe is the Name of a cluster that shares its account.
+var sharedNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,19}[A-Za-z0-9])?$`)
+
+// shared counts the clusters of each account.
+func (o FleetOptions) shared() map[string]int {
+	n := map[string]int{}
+	for _, c := range o.Clusters {
+		n[c.AccountID]++
+	}
+	return n
 }
 
 // fleetPlace is a world's place in a fleet (Options.fleet): the
@@ -135,6 +207,15 @@ type fleetPlace struct {
 	clock            *vclock.Clock
 	waits            clock.Clock
 	account, cluster string
+	// shared: the cluster shares its account; nil for one alone in it.
+	shared *sharedPlace
+}
+
+// sharedPlace is a cluster's place in an account it shares: the
+// account's ELBv2 service, and which of its clusters it is (from 0).
+type sharedPlace struct {
+	account *sim.Account
+	index   int
 }
 
 // Worlds returns the fleet's worlds, in the order of FleetOptions.Clusters.

@@ -49,12 +49,14 @@ type Legacy struct {
 	// TargetGroupARN is the hand-made target group: ip targets of every
 	// node's nodeIP:NodePort, or instance targets on the NodePort.
 	TargetGroupARN tgmigrate.ARN
-	// TargetGroupName is its name, "legacy-web".
+	// TargetGroupName is its name, "legacy-web" ("legacy-web-<cluster>"
+	// in a [Fleet] cluster that shares its account).
 	TargetGroupName string
 	// TargetType is "ip" or "instance" (Options.TargetType).
 	TargetType tgmigrate.TargetType
-	// LoadBalancerARN and ListenerARN: the ALB and its HTTP :80 listener,
-	// which forwards to the target group.
+	// LoadBalancerARN and ListenerARN: the ALB ("legacy-alb", or
+	// "legacy-alb-<cluster>" in a cluster that shares its account) and
+	// its HTTP :80 listener, which forwards to the target group.
 	LoadBalancerARN, ListenerARN string
 	// Namespace and Service: the NodePort Service in front of the pods,
 	// "shop/web".
@@ -222,7 +224,7 @@ func (w *World) Ghosts() int {
 // are not ghosts.
 func (w *World) Draining() int {
 	n := 0
-	for _, arn := range w.w.Model().TargetGroupARNs() {
+	for _, arn := range w.w.TargetGroupARNs() {
 		for _, t := range w.w.Targets(arn) {
 			if t.State == elbv2types.TargetHealthStateEnumDraining {
 				n++

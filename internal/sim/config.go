@@ -218,6 +218,17 @@ type Config struct {
 	// AccountID is the world's AWS account: its ARNs', its security
 	// groups' and its IAM refusals'. Zero: [DefaultAccountID].
 	AccountID string
+	// Account is the AWS account whose ELBv2 service the world shares with
+	// the other worlds given it, each a cluster in a VPC of its own
+	// (VPCID, VPCCIDR: distinct, with CIDRs that do not overlap), on one
+	// Clock, with one AccountID and the same service timings (see
+	// [Account]); the names of the seed's ALB and target group
+	// (Legacy.Name, Legacy.LoadBalancerName) must differ between them.
+	// Not with Move. Nil: an ELBv2 service of the world's own.
+	Account *Account
+	// VPCID and VPCCIDR are the cluster's VPC and its IPv4 CIDR (package
+	// cluster's Options). Zero: cluster.DefaultVPCID and DefaultVPCCIDR.
+	VPCID, VPCCIDR string
 	// ClusterName is the world's cluster: the LBC stand-in's
 	// --cluster-name, the tags of the nodes' security group and subnets.
 	// Zero: [ClusterName].
@@ -251,6 +262,8 @@ type WireOptions struct {
 type LegacyTargetGroup struct {
 	// Name of the target group. Zero: "legacy-web".
 	Name string
+	// LoadBalancerName is the ALB's name. Zero: "legacy-alb".
+	LoadBalancerName string
 	// TargetType is "ip" (every node's nodeIP:NodePort, the seed's case)
 	// or "instance" (every node's instance ID on the NodePort, the case
 	// cutover's blue/green strategy handles: a target type cannot change).
@@ -310,6 +323,8 @@ func (cfg *Config) defaults() error {
 		return bad("WarmUp", "is negative")
 	case cfg.LBCSyncPeriod < 0:
 		return bad("LBCSyncPeriod", "is negative")
+	case cfg.Account != nil && cfg.Move.Enabled:
+		return bad("Move", "a world of a shared Account cannot be step 4's: the ELBv2 service takes its targets' zones from one cluster")
 	case cfg.Neighbours < 0:
 		return bad("Neighbours", "is negative")
 	case cfg.ChurnDelay < 0:
@@ -378,6 +393,9 @@ func (cfg *Config) defaults() error {
 	l := &cfg.Legacy
 	if l.Name == "" {
 		l.Name = "legacy-web"
+	}
+	if l.LoadBalancerName == "" {
+		l.LoadBalancerName = "legacy-alb"
 	}
 	switch l.TargetType {
 	case "":

@@ -133,7 +133,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	tm := cfg.Timings
 	w.cl, err = cluster.New(cluster.Options{
-		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
+		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion, VPCID: cfg.VPCID, VPCCIDR: cfg.VPCCIDR,
 		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay, IPReuse: tm.IPReuse,
 		ServerEnforcesPDBs: cfg.Client != nil, FargateNamespace: fargateNamespace(cfg),
 		OnEvent: w.logger("cluster"),
@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
-	w.model, err = elbv2model.New(elbv2model.Options{
+	mopts := elbv2model.Options{
 		AccountID: cfg.AccountID, Region: DefaultRegion,
 		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
 		Clock: w.clock, Network: firewall{w},
@@ -156,7 +156,12 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		RegistrationDelay: offOr(tm.Registration()), NewTargetChecks: tm.NewTargetChecks,
 		DeregistrationLag: tm.Lag(), FailOpenInitial: tm.FailOpenInitial,
 		Quotas: cfg.Quotas,
-	})
+	}
+	if cfg.Account != nil {
+		w.model, err = cfg.Account.join(w, mopts)
+	} else {
+		w.model, err = elbv2model.New(mopts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
