@@ -54,8 +54,9 @@
 //
 // Examples: example_test.go (the world and each of its parts);
 // steps_example_test.go (one per step: diagnose, tgbind, cutover,
-// subnets, and a cutover over the wire). Each copies alone into another
-// module.
+// subnets, and a cutover over the wire); fleet_example_test.go (a fleet
+// of three clusters in two accounts, migrated by Fleet.Parallel). Each
+// copies alone into another module.
 //
 // # The world
 //
