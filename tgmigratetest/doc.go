@@ -39,11 +39,14 @@
 //     World.PublicNodes, World.Zones and World.EnableZones.
 //   - wire.go: Options.Wire (Wire), the world's AWS over HTTP on
 //     127.0.0.1 for the real SDK clients, and World.Close.
-//   - fleet.go: Fleet (Worlds, World, Clock, Run, Close), NewFleet,
-//     FleetOptions and ClusterOptions: several clusters, each in an
-//     account of its own, on one virtual clock.
-//   - fleetclock.go: the fleet's clock, which takes the waits of several
-//     goroutines one at a time.
+//   - fleet.go: Fleet (Worlds, World, Clock, Run, Parallel, Close),
+//     NewFleet, FleetOptions and ClusterOptions (MaxFleetClusters,
+//     MaxSharedClusterName): several clusters in one or more accounts, on
+//     one virtual clock; the clusters of one account share its ELBv2
+//     service, each in a VPC of its own.
+//   - fleetclock.go: the fleet's clock: Parallel's participants wait on
+//     it at once, in virtual time (a barrier); other waits are taken one
+//     at a time.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
 //     named ELBv2, EC2 and Service Quotas operations, each as its service
 //     answers them), CrashAfter and ErrCrash (a cutover crashed after its
@@ -51,8 +54,9 @@
 //
 // Examples: example_test.go (the world and each of its parts);
 // steps_example_test.go (one per step: diagnose, tgbind, cutover,
-// subnets, and a cutover over the wire). Each copies alone into another
-// module.
+// subnets, and a cutover over the wire); fleet_example_test.go (a fleet
+// of three clusters in two accounts, migrated by Fleet.Parallel). Each
+// copies alone into another module.
 //
 // # The world
 //
@@ -134,12 +138,35 @@
 // # Fleets
 //
 // [NewFleet] builds several worlds, one per [ClusterOptions], each a
-// cluster in an AWS account of its own (its own ELBv2 API, account ID,
-// cluster name, traffic and counters), on one virtual clock: a migration
-// in one cluster runs while the others' churn and traffic go on, and
-// cutovers may run in one goroutine per world. The simulator's ELBv2
-// service serves one cluster's network, so two clusters cannot share an
-// account yet.
+// cluster in an AWS account (its own clients, account ID, cluster name,
+// traffic and counters), on one virtual clock: a migration in one
+// cluster runs while the others' churn and traffic go on. Clusters of one
+// AccountID share that account's ELBv2 service: one service holds every
+// cluster's load balancer and target group (legacy-alb-<cluster>,
+// legacy-web-<cluster>), each cluster is in a VPC of its own (the k-th
+// of the account in 10.k.0.0/16), health checks and requests reach the
+// cluster whose VPC holds the target's address, and each cluster's
+// controller stand-in reconciles its own TargetGroupBindings against the
+// shared service. A cluster alone in its account is as [NewWorld]
+// builds it.
+// [Fleet.Parallel] runs code under test in parallel, one participant per
+// goroutine (a cutover per cluster, say): a participant's wait on the
+// clock blocks until every participant still running waits too, then the
+// worlds run to the earliest deadline and the waits it ends return. The
+// fleet's virtual time then measures the parallel run as real time would:
+// two 6-minute cutovers take 6 minutes, not 12, and the same fleet gives
+// the same times and counts on every run. The worlds' API latencies
+// (Timings) wait on the same clock, so they may be set in a fleet; each
+// participant waits from one goroutine at a time (Diagnose with
+// diagnose.WithConcurrency(1) when a latency is set). Waits outside
+// Parallel are taken one at a time, their lengths adding up.
+//
+// What an account's clusters do not share: each world has its own EC2
+// (security groups and interfaces, with the same IDs in every cluster)
+// and Service Quotas, its own API rate (no throttling is shared: the
+// kit's faults are per world), and World.Calls counts its own code
+// under test's calls; a step-4 world (Options.Move) has an account of
+// its own.
 //
 // # Faults
 //

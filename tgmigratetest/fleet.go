@@ -1,23 +1,32 @@
 package tgmigratetest
 
 // fleet.go: Fleet, NewFleet, FleetOptions and ClusterOptions: several
-// worlds, each a cluster in an account of its own, on one virtual clock.
+// worlds, each a cluster in an AWS account, on one virtual clock; the
+// clusters of one account share its ELBv2 service, each in a VPC of its
+// own; Fleet.Parallel runs code under test in parallel on that clock.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/sim"
 	"github.com/qstools/tgmigrate/internal/vclock"
 )
 
 // MaxFleetClusters bounds FleetOptions.Clusters.
 const MaxFleetClusters = 16
+
+// MaxSharedClusterName bounds the Name of a cluster that shares its
+// account: its target group, legacy-web-<Name>, and its load balancer,
+// legacy-alb-<Name>, are ELBv2 names of at most 32 characters.
+const MaxSharedClusterName = 21
 
 // FleetOptions configure a [Fleet].
 type FleetOptions struct {
@@ -33,9 +42,13 @@ type ClusterOptions struct {
 	// fleet. Required.
 	Name string
 	// AccountID is the AWS account of the cluster's load balancer, target
-	// groups and security groups ([World.AccountID]): 12 digits, unique
-	// in the fleet. The simulator's ELBv2 service serves one cluster's
-	// network: two clusters cannot share an account yet. Required.
+	// groups and security groups ([World.AccountID]): 12 digits. Clusters
+	// of one account share its ELBv2 service (see [Fleet]); each then
+	// needs a Name of at most [MaxSharedClusterName] letters, digits and
+	// hyphens (its target group is legacy-web-<Name>), an Options.Seed of
+	// its own, the same service Timings (NewTargetChecks,
+	// RegistrationDelay, DeregistrationLag, FailOpenInitial) and no
+	// Options.Move. Required.
 	AccountID string
 	// Options configure the world as [NewWorld]'s do.
 	Options Options
@@ -48,17 +61,26 @@ type ClusterOptions struct {
 // [Fleet.Clock] (every world's Clock is it), or the test runs the fleet
 // with [Fleet.Run]; each world counts its own requests and calls.
 //
-// Code under test may run in one goroutine per world (cutover's Execute
-// in two clusters at once): the clock takes their waits one at a time, a
-// goroutine that waits while another's wait runs the worlds blocking
-// until it is over. A Sleep moves the time by its whole length whatever
-// the others did meanwhile, while a timer waits only until its deadline,
-// which another goroutine's waits may have passed already: the fleet's
-// elapsed time is an upper bound of the parallel run's, not its wall
-// time. Set no Timings latency in a fleet run from several goroutines:
-// the simulated latencies wait on the clock outside that lock.
+// Clusters given one AccountID share that account's ELBv2 service, as
+// clusters of one account do: one service holds every cluster's load
+// balancer and target groups (legacy-alb-<cluster>, legacy-web-<cluster>),
+// each cluster lives in a VPC of its own (the k-th cluster of an account,
+// from 0, in 10.k.0.0/16), a health check or a request reaches the
+// cluster whose VPC holds the target's address, and each cluster's
+// controller stand-in reconciles its own TargetGroupBindings against the
+// shared service. Each world still has its own clients and counts
+// (World.Calls are its code under test's calls), its own EC2 (security
+// groups, interfaces) and Service Quotas. A cluster alone in its account
+// is as [NewWorld] builds it: legacy-web, legacy-alb, 10.0.0.0/16.
+//
+// Code under test runs in parallel through [Fleet.Parallel]: cutover's
+// Execute in two clusters at once takes, in the fleet's virtual time, as
+// long as the longer of the two, as it would in real time. Waits outside
+// Parallel (the test's own, or goroutines of the test's own making) are
+// taken one at a time, each moving the time by its whole length: their
+// lengths add up.
 type Fleet struct {
-	clock  fleetClock
+	clock  *fleetClock
 	worlds []*World
 	names  map[string]*World
 }
@@ -71,16 +93,27 @@ func NewFleet(ctx context.Context, opts FleetOptions) (*Fleet, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	f := &Fleet{clock: fleetClock{c: vclock.New(time.Time{}), mu: new(sync.Mutex)}, names: map[string]*World{}}
+	f := &Fleet{clock: newFleetClock(), names: map[string]*World{}}
+	shared := opts.shared()
+	accounts, joined := map[string]*sim.Account{}, map[string]int{}
 	for _, c := range opts.Clusters {
 		o := c.Options
-		o.fleet = fleetPlace{clock: f.clock.c, account: c.AccountID, cluster: c.Name}
+		o.fleet = fleetPlace{clock: f.clock.c, waits: f.clock, account: c.AccountID, cluster: c.Name}
+		if shared[c.AccountID] > 1 {
+			a := accounts[c.AccountID]
+			if a == nil {
+				a = sim.NewAccount()
+				accounts[c.AccountID] = a
+			}
+			o.fleet.shared = &sharedPlace{account: a, index: joined[c.AccountID]}
+			joined[c.AccountID]++
+		}
 		w, err := NewWorld(ctx, o)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("tgmigratetest: new fleet: cluster %s: %w", c.Name, err)
 		}
-		w.fleet = &f.clock
+		w.fleet = f.clock
 		f.worlds = append(f.worlds, w)
 		f.names[c.Name] = w
 	}
@@ -104,7 +137,10 @@ func (o FleetOptions) check() error {
 	if n := len(o.Clusters); n == 0 || n > MaxFleetClusters {
 		return bad("Clusters", "%d clusters: want 1 to %d", n, MaxFleetClusters)
 	}
-	names, accounts := map[string]int{}, map[string]int{}
+	shared := o.shared()
+	names := map[string]int{}
+	// first is the first cluster of each account.
+	first := map[string]int{}
 	for i, c := range o.Clusters {
 		field := fmt.Sprintf("Clusters[%d].", i)
 		switch j, dup := names[c.Name]; {
@@ -113,13 +149,10 @@ func (o FleetOptions) check() error {
 		case dup:
 			return bad(field+"Name", "%q is Clusters[%d]'s too", c.Name, j)
 		}
-		switch j, dup := accounts[c.AccountID]; {
-		case !awserr.ValidAccountID(c.AccountID):
+		if !awserr.ValidAccountID(c.AccountID) {
 			return bad(field+"AccountID", "%q is not 12 digits", c.AccountID)
-		case dup:
-			return bad(field+"AccountID", "%s is Clusters[%d]'s too: one cluster per account", c.AccountID, j)
 		}
-		names[c.Name], accounts[c.AccountID] = i, i
+		names[c.Name] = i
 		if err := c.Options.check(); err != nil {
 			var oe *OptionsError
 			if errors.As(err, &oe) {
@@ -127,14 +160,62 @@ func (o FleetOptions) check() error {
 			}
 			return err
 		}
+		if shared[c.AccountID] < 2 {
+			continue
+		}
+		if !sharedNameRe.MatchString(c.Name) {
+			return bad(field+"Name", "%q shares account %s: want 1 to %d letters, digits or hyphens, not beginning or ending with a hyphen (its target group is legacy-web-<Name>)",
+				c.Name, c.AccountID, MaxSharedClusterName)
+		}
+		if c.Options.Move != nil {
+			return bad(field+"Options.Move", "cluster %s shares account %s: a step-4 world has an account of its own", c.Name, c.AccountID)
+		}
+		j, seen := first[c.AccountID]
+		if !seen {
+			first[c.AccountID] = i
+			continue
+		}
+		for k, d := range o.Clusters[:i] {
+			if d.AccountID == c.AccountID && d.Options.Seed == c.Options.Seed {
+				return bad(field+"Options.Seed", "%d is Clusters[%d]'s too, in account %s: clusters of one account need seeds of their own (their instance IDs)", c.Options.Seed, k, c.AccountID)
+			}
+		}
+		if a, b := o.Clusters[j].Options.Timings, c.Options.Timings; a.NewTargetChecks != b.NewTargetChecks || a.RegistrationDelay != b.RegistrationDelay ||
+			a.DeregistrationLag != b.DeregistrationLag || a.FailOpenInitial != b.FailOpenInitial {
+			return bad(field+"Options.Timings", "differ from Clusters[%d]'s, in account %s: one ELBv2 service has one NewTargetChecks, RegistrationDelay, DeregistrationLag and FailOpenInitial", j, c.AccountID)
+		}
 	}
 	return nil
 }
 
-// fleetPlace is a world's place in a fleet (Options.fleet).
+// sharedNameRe is the Name of a cluster that shares its account.
+var sharedNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,19}[A-Za-z0-9])?$`)
+
+// shared counts the clusters of each account.
+func (o FleetOptions) shared() map[string]int {
+	n := map[string]int{}
+	for _, c := range o.Clusters {
+		n[c.AccountID]++
+	}
+	return n
+}
+
+// fleetPlace is a world's place in a fleet (Options.fleet): the
+// fleet's virtual clock, the clock its API latencies wait on, its
+// account and cluster.
 type fleetPlace struct {
 	clock            *vclock.Clock
+	waits            clock.Clock
 	account, cluster string
+	// shared: the cluster shares its account; nil for one alone in it.
+	shared *sharedPlace
+}
+
+// sharedPlace is a cluster's place in an account it shares: the
+// account's ELBv2 service, and which of its clusters it is (from 0).
+type sharedPlace struct {
+	account *sim.Account
+	index   int
 }
 
 // Worlds returns the fleet's worlds, in the order of FleetOptions.Clusters.
@@ -147,5 +228,45 @@ func (f *Fleet) World(name string) *World { return f.names[name] }
 func (f *Fleet) Clock() clock.WithTicker { return f.clock }
 
 // Run runs every world for d of virtual time. It must not be called
-// while code under test waits on the clock.
+// while code under test waits on the clock, nor from a participant of
+// [Fleet.Parallel] (whose own waits run the worlds).
 func (f *Fleet) Run(d time.Duration) { f.clock.Sleep(d) }
+
+// Parallel runs each of fns in a goroutine of its own, a participant,
+// with ctx, and returns once every one has returned: the errors they
+// returned, joined ([errors.Join]), nil if none did. The participants'
+// waits on the fleet's clock (every world's Clock, and the worlds' API
+// latencies, Timings.ELBv2Latency and KubeLatency) overlap in virtual
+// time: a wait blocks until every participant still running waits too,
+// then the worlds run until the earliest of their deadlines and the waits
+// it ends return. So the virtual time Parallel takes is that of its
+// longest participant, and the same fleet, seeds and fns give the same
+// time and counts on every run. No participant code runs while the
+// worlds' events do.
+//
+// Each participant waits from one goroutine at a time (cutover, tgbind
+// and subnets do; Diagnose does with diagnose.WithConcurrency(1), or with
+// no API latency, when its reads do not wait), and participants wait for
+// each other only through the clock: a participant blocked on anything
+// else (a channel another participant fills, a lock) while the others
+// wait on the clock stops the fleet. Parallel must not be called while
+// another runs (that is an [*OptionsError] of Op "parallel"), nor while
+// code under test waits on the clock outside it.
+func (f *Fleet) Parallel(ctx context.Context, fns ...func(ctx context.Context) error) error {
+	if !f.clock.begin(len(fns)) {
+		return optionsError("parallel", "fns", "another Parallel of the fleet runs")
+	}
+	defer f.clock.end()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() {
+			// A participant that returns, or ends its goroutine
+			// (t.FailNow), no longer holds the others' waits.
+			defer f.clock.leave()
+			errs[i] = fn(ctx)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

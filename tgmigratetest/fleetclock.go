@@ -1,8 +1,9 @@
 package tgmigratetest
 
 // fleetclock.go: fleetClock, the clock a fleet's code under test waits
-// on: the fleet's virtual clock, with the waits of several goroutines
-// taken one at a time.
+// on: the fleet's virtual clock, with the waits of Fleet.Parallel's
+// participants overlapping in virtual time (a barrier), and every other
+// wait taken one at a time.
 
 import (
 	"sync"
@@ -14,83 +15,269 @@ import (
 )
 
 // fleetClock is a fleet's clock as the code under test and the test see
-// it. Every wait (Sleep, After, a timer's or a ticker's C) and every Run
-// moves the shared virtual clock under one lock: a goroutine that waits
-// while another goroutine's wait runs the worlds' events blocks until it
-// is over, rather than taking the running event for its own (the virtual
-// clock's guard against an event that waits, which gives up after two
-// seconds of real time).
+// it: every world's Clock and the clock their API latencies wait on.
+//
+// While [Fleet.Parallel] runs, its participants' waits (Sleep, After, a
+// timer's or a ticker's C) overlap: each wait registers its deadline and
+// blocks; once every live participant is blocked, the goroutine that
+// blocked last runs the worlds' events up to the earliest deadline
+// (vclock's RunUntil) and wakes the waits that deadline ends. So the
+// virtual time a parallel run takes is its longest participant's, as the
+// same run would take in real time. Participant code never runs while
+// events do.
+//
+// Outside Parallel, a wait moves the virtual clock under one lock: a
+// goroutine that waits while another goroutine's wait runs the worlds'
+// events blocks until it is over, rather than taking the running event
+// for its own (the virtual clock's guard against an event that waits,
+// which gives up after two seconds of real time).
 type fleetClock struct {
-	c  *vclock.Clock
-	mu *sync.Mutex
+	c *vclock.Clock
+	// serial takes the waits made outside Parallel one at a time.
+	serial sync.Mutex
+
+	mu sync.Mutex
+	// parallel: Fleet.Parallel runs; live is how many of its participants
+	// have not returned yet.
+	parallel bool
+	live     int
+	// waiters are the participants' blocked waits; advancing is set while
+	// a goroutine runs the worlds' events for them.
+	waiters   []*fleetWaiter
+	advancing bool
 }
 
-var _ clock.WithTicker = fleetClock{}
+// fleetWaiter is one blocked wait of a participant.
+type fleetWaiter struct {
+	at   time.Time
+	wake chan struct{}
+}
 
-// advance runs fn, which moves the clock, under the fleet's lock.
-func (f fleetClock) advance(fn func()) {
+var _ clock.WithTicker = (*fleetClock)(nil)
+
+// newFleetClock returns a fleet clock at vclock.Epoch.
+func newFleetClock() *fleetClock { return &fleetClock{c: vclock.New(time.Time{})} }
+
+// begin starts a Parallel of n participants; it reports false when one
+// runs already.
+func (f *fleetClock) begin(n int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fn()
+	if f.parallel {
+		return false
+	}
+	f.parallel, f.live = true, n
+	return true
+}
+
+// leave ends a participant: the others' waits no longer wait for it.
+func (f *fleetClock) leave() {
+	f.mu.Lock()
+	f.live--
+	f.stepLocked()
+	f.mu.Unlock()
+}
+
+// end ends the Parallel once every participant has left.
+func (f *fleetClock) end() {
+	f.mu.Lock()
+	f.parallel = false
+	f.mu.Unlock()
+}
+
+// waitUntil waits until the virtual time reaches the deadline at gives
+// (read once the wait's turn has come: Sleep's counts from then), running
+// the worlds' events up to it, and returns the time then.
+func (f *fleetClock) waitUntil(at func() time.Time) time.Time {
+	f.mu.Lock()
+	parallel, advancing := f.parallel, f.advancing
+	if !parallel || advancing {
+		// Outside Parallel: one wait at a time, as before. While the
+		// participants' events run, only an event waits (every participant
+		// is blocked): vclock's RunUntil refuses it, naming the event.
+		f.mu.Unlock()
+		if !advancing {
+			f.serial.Lock()
+			defer f.serial.Unlock()
+		}
+		f.c.RunUntil(at())
+		return f.c.Now()
+	}
+	// No event runs while a participant does: the time stands still.
+	w := &fleetWaiter{at: at(), wake: make(chan struct{})}
+	f.waiters = append(f.waiters, w)
+	f.stepLocked()
+	f.mu.Unlock()
+	<-w.wake
+	return f.c.Now()
+}
+
+// stepLocked, once every live participant is blocked, runs the worlds'
+// events up to the earliest deadline among the waits and wakes the waits
+// it ends. f.mu is held on entry and on return; it is released while the
+// events run, when no participant runs.
+func (f *fleetClock) stepLocked() {
+	if f.live <= 0 || len(f.waiters) < f.live || f.advancing {
+		return
+	}
+	next := f.waiters[0].at
+	for _, w := range f.waiters[1:] {
+		if w.at.Before(next) {
+			next = w.at
+		}
+	}
+	f.advancing = true
+	f.mu.Unlock()
+	f.c.RunUntil(next)
+	f.mu.Lock()
+	f.advancing = false
+	now := f.c.Now()
+	kept := f.waiters[:0]
+	for _, w := range f.waiters {
+		if w.at.After(now) {
+			kept = append(kept, w)
+		} else {
+			close(w.wake)
+		}
+	}
+	clear(f.waiters[len(kept):])
+	f.waiters = kept
 }
 
 // Now returns the virtual time.
-func (f fleetClock) Now() time.Time { return f.c.Now() }
+func (f *fleetClock) Now() time.Time { return f.c.Now() }
 
 // Since returns the virtual time since t.
-func (f fleetClock) Since(t time.Time) time.Duration { return f.c.Since(t) }
+func (f *fleetClock) Since(t time.Time) time.Duration { return f.c.Since(t) }
 
 // Sleep advances the virtual time by d.
-func (f fleetClock) Sleep(d time.Duration) { f.advance(func() { f.c.Sleep(d) }) }
+func (f *fleetClock) Sleep(d time.Duration) { f.waitUntil(f.after(d)) }
+
+// after returns the deadline d from the time it is called.
+func (f *fleetClock) after(d time.Duration) func() time.Time {
+	return func() time.Time { return f.c.Now().Add(max(d, 0)) }
+}
+
+// deadlineAt returns the deadline t.
+func deadlineAt(t time.Time) func() time.Time { return func() time.Time { return t } }
 
 // After advances the virtual time by d and returns a channel that holds
 // the new time.
-func (f fleetClock) After(d time.Duration) <-chan time.Time {
-	var ch <-chan time.Time
-	f.advance(func() { ch = f.c.After(d) })
+func (f *fleetClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	ch <- f.waitUntil(f.after(d))
 	return ch
 }
 
-// NewTimer returns a timer whose C waits under the fleet's lock.
-func (f fleetClock) NewTimer(d time.Duration) clock.Timer {
-	return fleetTimer{Timer: f.c.NewTimer(d), f: f}
+// NewTimer returns a timer that fires d from now. Its C method is the
+// wait, as a vclock timer's: it waits until the deadline (if the timer
+// is still running) and returns a channel that holds the firing time.
+func (f *fleetClock) NewTimer(d time.Duration) clock.Timer {
+	return &fleetTimer{f: f, deadline: f.c.Now().Add(d), running: true, ch: make(chan time.Time, 1)}
 }
 
 // Tick returns the channel of a new ticker; see NewTicker.
-func (f fleetClock) Tick(d time.Duration) <-chan time.Time {
+func (f *fleetClock) Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
 	return f.NewTicker(d).C()
 }
 
-// NewTicker returns a ticker whose C waits under the fleet's lock.
-func (f fleetClock) NewTicker(d time.Duration) clock.Ticker {
-	return fleetTicker{Ticker: f.c.NewTicker(d), f: f}
+// NewTicker returns a ticker whose C method waits until the next tick
+// and returns a channel that holds its time. d must be positive, as
+// vclock's.
+func (f *fleetClock) NewTicker(d time.Duration) clock.Ticker {
+	if d <= 0 {
+		panic("tgmigratetest: fleet clock: NewTicker: non-positive interval")
+	}
+	return &fleetTicker{f: f, period: d, next: f.c.Now().Add(d), ch: make(chan time.Time, 1)}
 }
 
-// fleetTimer is a virtual timer whose wait takes the fleet's lock.
+// fleetTimer is a timer of the fleet's clock.
 type fleetTimer struct {
-	clock.Timer
-	f fleetClock
+	f        *fleetClock
+	mu       sync.Mutex
+	deadline time.Time
+	running  bool
+	ch       chan time.Time
 }
 
 // C waits until the timer's deadline and returns its channel.
-func (t fleetTimer) C() <-chan time.Time {
-	var ch <-chan time.Time
-	t.f.advance(func() { ch = t.Timer.C() })
-	return ch
+func (t *fleetTimer) C() <-chan time.Time {
+	t.mu.Lock()
+	running, deadline := t.running, t.deadline
+	t.mu.Unlock()
+	if running {
+		now := t.f.waitUntil(deadlineAt(deadline))
+		t.mu.Lock()
+		if t.running {
+			t.running = false
+			select {
+			case t.ch <- now:
+			default:
+			}
+		}
+		t.mu.Unlock()
+	}
+	return t.ch
 }
 
-// fleetTicker is a virtual ticker whose wait takes the fleet's lock.
+// Stop stops the timer; it reports whether it was running.
+func (t *fleetTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.running
+	t.running = false
+	return was
+}
+
+// Reset sets the timer to fire d from now; it reports whether it was
+// running.
+func (t *fleetTimer) Reset(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.running
+	t.running = true
+	t.deadline = t.f.c.Now().Add(d)
+	select {
+	case <-t.ch:
+	default:
+	}
+	return was
+}
+
+// fleetTicker is a ticker of the fleet's clock.
 type fleetTicker struct {
-	clock.Ticker
-	f fleetClock
+	f      *fleetClock
+	mu     sync.Mutex
+	period time.Duration
+	next   time.Time
+	ch     chan time.Time
+	stop   bool
 }
 
 // C waits until the next tick and returns the ticker's channel.
-func (t fleetTicker) C() <-chan time.Time {
-	var ch <-chan time.Time
-	t.f.advance(func() { ch = t.Ticker.C() })
-	return ch
+func (t *fleetTicker) C() <-chan time.Time {
+	t.mu.Lock()
+	if t.stop {
+		t.mu.Unlock()
+		return t.ch
+	}
+	next := t.next
+	t.next = next.Add(t.period)
+	t.mu.Unlock()
+	t.f.waitUntil(deadlineAt(next))
+	select {
+	case t.ch <- next:
+	default:
+	}
+	return t.ch
+}
+
+// Stop stops the ticker.
+func (t *fleetTicker) Stop() {
+	t.mu.Lock()
+	t.stop = true
+	t.mu.Unlock()
 }

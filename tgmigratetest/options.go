@@ -269,6 +269,7 @@ func (o Options) config() sim.Config {
 		// tgbind applies TargetGroupBindings server-side.
 		ServerSideApply: true,
 		Clock:           o.fleet.clock,
+		Waits:           o.fleet.waits,
 		AccountID:       cmp.Or(o.fleet.account, AccountID),
 		ClusterName:     cmp.Or(o.fleet.cluster, ClusterName),
 	}
@@ -283,6 +284,15 @@ func (o Options) config() sim.Config {
 	}
 	if o.Churn.Shape == ChurnSpot {
 		cfg.NodePool.CapacityType = "spot"
+	}
+	if s := o.fleet.shared; s != nil {
+		// A cluster that shares its account: a VPC of its own, and names
+		// of its own in the account's ELBv2 service.
+		cfg.Account = s.account
+		cfg.VPCID = fmt.Sprintf("vpc-0a1b2c3d4e5f6%04x", 0x0718+s.index)
+		cfg.VPCCIDR = fmt.Sprintf("10.%d.0.0/16", s.index)
+		cfg.Legacy.Name = "legacy-web-" + o.fleet.cluster
+		cfg.Legacy.LoadBalancerName = "legacy-alb-" + o.fleet.cluster
 	}
 	o.Move.apply(&cfg)
 	cfg.Wire = o.Wire.config()

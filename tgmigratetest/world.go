@@ -49,12 +49,14 @@ type Legacy struct {
 	// TargetGroupARN is the hand-made target group: ip targets of every
 	// node's nodeIP:NodePort, or instance targets on the NodePort.
 	TargetGroupARN tgmigrate.ARN
-	// TargetGroupName is its name, "legacy-web".
+	// TargetGroupName is its name, "legacy-web" ("legacy-web-<cluster>"
+	// in a [Fleet] cluster that shares its account).
 	TargetGroupName string
 	// TargetType is "ip" or "instance" (Options.TargetType).
 	TargetType tgmigrate.TargetType
-	// LoadBalancerARN is the ALB whose listener forwards to the target
-	// group.
+	// LoadBalancerARN is the ALB ("legacy-alb", or "legacy-alb-<cluster>"
+	// in a cluster that shares its account) whose listener forwards to
+	// the target group.
 	LoadBalancerARN tgmigrate.ARN
 	// ListenerARN is its HTTP :80 listener. A string: tgmigrate.ARN names
 	// target groups and load balancers, the resources the packages take
@@ -140,7 +142,7 @@ func (w *World) VPCID() string { return w.w.Legacy().VPCID }
 // wait on it runs the world until the wait is over.
 func (w *World) Clock() clock.WithTicker {
 	if w.fleet != nil {
-		return *w.fleet
+		return w.fleet
 	}
 	return w.w.Clock()
 }
@@ -231,7 +233,7 @@ func (w *World) Ghosts() int {
 // are not ghosts.
 func (w *World) Draining() int {
 	n := 0
-	for _, arn := range w.w.Model().TargetGroupARNs() {
+	for _, arn := range w.w.TargetGroupARNs() {
 		for _, t := range w.w.Targets(arn) {
 			if t.State == elbv2types.TargetHealthStateEnumDraining {
 				n++

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -204,11 +205,30 @@ type Config struct {
 	// test in any of them, waits on it; each world's scenario starts when
 	// its own warm-up ends ([World.Start]). The clock serialises the
 	// goroutines that move it: waits of code running in several goroutines
-	// add up rather than overlap.
+	// add up rather than overlap, unless they wait on a clock that
+	// overlaps them (Waits).
 	Clock *vclock.Clock
+	// Waits is the clock the system under test's API latencies
+	// (Timings.ELBv2Latency, KubeLatency) are waited on, in its
+	// goroutines: a fleet's clock, on which the code under test of several
+	// worlds waits at once in virtual time (package tgmigratetest's
+	// Fleet.Parallel). It must run Clock's events as it waits. Nil:
+	// Clock.
+	Waits clock.Clock
 	// AccountID is the world's AWS account: its ARNs', its security
 	// groups' and its IAM refusals'. Zero: [DefaultAccountID].
 	AccountID string
+	// Account is the AWS account whose ELBv2 service the world shares with
+	// the other worlds given it, each a cluster in a VPC of its own
+	// (VPCID, VPCCIDR: distinct, with CIDRs that do not overlap), on one
+	// Clock, with one AccountID and the same service timings (see
+	// [Account]); the names of the seed's ALB and target group
+	// (Legacy.Name, Legacy.LoadBalancerName) must differ between them.
+	// Not with Move. Nil: an ELBv2 service of the world's own.
+	Account *Account
+	// VPCID and VPCCIDR are the cluster's VPC and its IPv4 CIDR (package
+	// cluster's Options). Zero: cluster.DefaultVPCID and DefaultVPCCIDR.
+	VPCID, VPCCIDR string
 	// ClusterName is the world's cluster: the LBC stand-in's
 	// --cluster-name, the tags of the nodes' security group and subnets.
 	// Zero: [ClusterName].
@@ -242,6 +262,8 @@ type WireOptions struct {
 type LegacyTargetGroup struct {
 	// Name of the target group. Zero: "legacy-web".
 	Name string
+	// LoadBalancerName is the ALB's name. Zero: "legacy-alb".
+	LoadBalancerName string
 	// TargetType is "ip" (every node's nodeIP:NodePort, the seed's case)
 	// or "instance" (every node's instance ID on the NodePort, the case
 	// cutover's blue/green strategy handles: a target type cannot change).
@@ -301,6 +323,8 @@ func (cfg *Config) defaults() error {
 		return bad("WarmUp", "is negative")
 	case cfg.LBCSyncPeriod < 0:
 		return bad("LBCSyncPeriod", "is negative")
+	case cfg.Account != nil && cfg.Move.Enabled:
+		return bad("Move", "a world of a shared Account cannot be step 4's: the ELBv2 service takes its targets' zones from one cluster")
 	case cfg.Neighbours < 0:
 		return bad("Neighbours", "is negative")
 	case cfg.ChurnDelay < 0:
@@ -369,6 +393,9 @@ func (cfg *Config) defaults() error {
 	l := &cfg.Legacy
 	if l.Name == "" {
 		l.Name = "legacy-web"
+	}
+	if l.LoadBalancerName == "" {
+		l.LoadBalancerName = "legacy-alb"
 	}
 	switch l.TargetType {
 	case "":

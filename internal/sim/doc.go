@@ -8,6 +8,11 @@
 // # Files
 //
 //   - doc.go: this comment.
+//   - account.go: Account, one account's ELBv2 service shared by the
+//     worlds of several clusters (Config.Account), each in a VPC of its
+//     own: the network that dispatches health checks and requests to the
+//     cluster whose VPC holds the address, and target transitions to the
+//     world whose VPC holds the target group.
 //   - aws.go: the AWS side of the system under test and of the LBC stand-in:
 //     the ELBv2 facades, the wire endpoints in front of them (Config.Wire),
 //     and the call counts where the service sees them.
@@ -94,7 +99,14 @@
 // waits on the clock (a Sleep, a timer's C, a ticker): the world's events
 // (health checks, traffic, Karpenter, the LBC, kubelets) run then. One
 // goroutine drives the world at a time; between calls the test may run it
-// further with [World.Run]. A test of a system under test reads:
+// further with [World.Run]. Worlds given one Config.Clock share a time
+// line (a fleet); Config.Waits is then the clock the system under test's
+// API latencies wait on (package tgmigratetest's fleet clock, on which
+// several worlds' code under test waits at once). Worlds given one
+// Config.Account also share its ELBv2 service, each cluster in a VPC of
+// its own (Config.VPCID, VPCCIDR), and each world's targets, ghosts and
+// node targets are then its own target groups' ([World.TargetGroupARNs]).
+// A test of a system under test reads:
 //
 //	w, err := sim.New(ctx, sim.Config{Seed: 1, ChurnInterval: 90 * time.Second})
 //	// The system under test, in this goroutine, on the world's clock, AWS

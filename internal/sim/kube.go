@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/qstools/tgmigrate/internal/vclock"
 	"github.com/qstools/tgmigrate/tgbind/v1beta1"
 )
 
@@ -49,14 +49,14 @@ func (c withWatch) Watch(ctx context.Context, list client.ObjectList, opts ...cl
 	return nil, errors.New("sim: the world's client does not watch")
 }
 
-// latencyClient returns c with every call but Watch spending d on clock
+// latencyClient returns c with every call but Watch spending d on waits
 // first, in the caller's goroutine (interceptor.Funcs from
 // controller-runtime).
-func latencyClient(c client.Client, clock *vclock.Clock, d time.Duration) client.WithWatch {
+func latencyClient(c client.Client, waits clock.Clock, d time.Duration) client.WithWatch {
 	if d <= 0 {
 		return withWatch{c}
 	}
-	wait := func() { clock.Sleep(d) }
+	wait := func() { waits.Sleep(d) }
 	return interceptor.NewClient(withWatch{c}, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			wait()

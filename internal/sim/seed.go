@@ -111,7 +111,7 @@ func (w *World) seed(ctx context.Context) error {
 // model (setup, not calls).
 func (w *World) seedALB() error {
 	l := w.cfg.Legacy
-	lbARN, err := w.model.AddLoadBalancer("legacy-alb", w.legacy.VPCID)
+	lbARN, err := w.model.AddLoadBalancer(l.LoadBalancerName, w.legacy.VPCID)
 	if err != nil {
 		return fmt.Errorf("sim: new: load balancer: %w", err)
 	}

@@ -57,6 +57,9 @@ func (w *World) targets(keep func(Target) bool) []Target {
 	arns := w.model.TargetGroupARNs()
 	sort.Strings(arns)
 	for _, arn := range arns {
+		if !w.owns(arn) {
+			continue
+		}
 		for _, v := range w.model.Targets(arn) {
 			t := Target{TargetGroupARN: arn, IP: v.IP, Port: v.Port, State: v.State, Reason: v.Reason}
 			t.Owner, _ = w.cl.Owner(v.IP)
@@ -99,6 +102,19 @@ func (w *World) NodeTargets() []Target {
 	return w.targets(func(t Target) bool {
 		return strings.HasPrefix(t.Owner, "node/") || (t.Owner == "" && strings.HasPrefix(t.FormerOwner, "node/"))
 	})
+}
+
+// TargetGroupARNs returns the ARNs of the world's target groups, in
+// creation order: every target group of its ELBv2 service, or with an
+// Account those in the world's VPC.
+func (w *World) TargetGroupARNs() []string {
+	var out []string
+	for _, arn := range w.model.TargetGroupARNs() {
+		if w.owns(arn) {
+			out = append(out, arn)
+		}
+	}
+	return out
 }
 
 // Targets returns the targets of one target group.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/internal/envelope"
@@ -132,7 +133,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	}
 	tm := cfg.Timings
 	w.cl, err = cluster.New(cluster.Options{
-		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion,
+		Client: kc, Clock: w.clock, Hub: w.hub, Seed: cfg.Seed, Region: DefaultRegion, VPCID: cfg.VPCID, VPCCIDR: cfg.VPCCIDR,
 		EndpointDelay: cfg.EndpointDelay, ProxyDelay: cfg.ProxyDelay, IPReuse: tm.IPReuse,
 		ServerEnforcesPDBs: cfg.Client != nil, FargateNamespace: fargateNamespace(cfg),
 		OnEvent: w.logger("cluster"),
@@ -147,7 +148,7 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
-	w.model, err = elbv2model.New(elbv2model.Options{
+	mopts := elbv2model.Options{
 		AccountID: cfg.AccountID, Region: DefaultRegion,
 		VPCs:  map[string]string{w.cl.VPCID(): w.cl.VPCCIDR()},
 		Clock: w.clock, Network: firewall{w},
@@ -155,7 +156,12 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		RegistrationDelay: offOr(tm.Registration()), NewTargetChecks: tm.NewTargetChecks,
 		DeregistrationLag: tm.Lag(), FailOpenInitial: tm.FailOpenInitial,
 		Quotas: cfg.Quotas,
-	})
+	}
+	if cfg.Account != nil {
+		w.model, err = cfg.Account.join(w, mopts)
+	} else {
+		w.model, err = elbv2model.New(mopts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
@@ -163,6 +169,9 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	sutOpts.Name = "sut"
 	if sutOpts.Latency == 0 {
 		sutOpts.Latency = tm.ELBv2()
+	}
+	if sutOpts.Waits == nil {
+		sutOpts.Waits = cfg.Waits
 	}
 	if w.sut, err = elbv2sim.New(w.model, sutOpts); err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
@@ -210,7 +219,11 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: new: %w", err)
 	}
-	w.kube = latencyClient(w.cl.Client(), w.clock, tm.Kube())
+	var waits clock.Clock = w.clock
+	if cfg.Waits != nil {
+		waits = cfg.Waits
+	}
+	w.kube = latencyClient(w.cl.Client(), waits, tm.Kube())
 	w.hub.AddAdmission(w.admit)
 	w.hub.Subscribe(func(ch cluster.Change) { w.lbc.Observe(ch.Kind, ch.Key, ch.Labels, ch.Origin) })
 	pool := cfg.NodePool

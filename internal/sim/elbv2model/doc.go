@@ -18,7 +18,8 @@
 //     draining, instance termination.
 //   - healthcheck.go: health-check settings, their defaults and matchers.
 //   - loadbalancer.go: load balancers, listeners and rules.
-//   - model.go: the Model: Options, Quotas, New and its accessors.
+//   - model.go: the Model: Options, Quotas, New and its accessors, AddVPC
+//     (a second cluster's VPC in the same service) and TargetGroupVPC.
 //   - network.go: the Network seam: Network, InstanceResolver, Answer,
 //     ProbeResult.
 //   - paging.go: paging markers.

@@ -73,10 +73,8 @@ func (m *Model) AddLoadBalancer(name, vpcID string) (string, error) {
 	if vpcID == "" {
 		return "", validationf("a load balancer needs a VPC")
 	}
-	if len(m.vpcs) > 0 {
-		if _, ok := m.vpcs[vpcID]; !ok {
-			return "", validationf("the VPC ID %q is not found", vpcID)
-		}
+	if _, known, some := m.vpc(vpcID); some && !known {
+		return "", validationf("the VPC ID %q is not found", vpcID)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -1,6 +1,7 @@
 package elbv2model
 
-// model.go: the Model: Options, Quotas, New and its accessors.
+// model.go: the Model: Options, Quotas, New and its accessors, AddVPC
+// and TargetGroupVPC.
 
 import (
 	"cmp"
@@ -137,12 +138,14 @@ type OptionsError = simopt.OptionsError
 type Model struct {
 	mu sync.Mutex
 
-	clock        *vclock.Clock
-	network      Network
-	resolver     InstanceResolver
-	accountID    string
-	region       string
-	partition    string
+	clock     *vclock.Clock
+	network   Network
+	resolver  InstanceResolver
+	accountID string
+	region    string
+	partition string
+	// vpcs are Options.VPCs and those AddVPC added, under vpcMu.
+	vpcMu        sync.RWMutex
 	vpcs         map[string]netip.Prefix
 	regDelay     time.Duration
 	newChecks    int
@@ -232,6 +235,59 @@ func New(opts Options) (*Model, error) {
 		m.vpcs[id] = p.Masked()
 	}
 	return m, nil
+}
+
+// AddVPC adds a VPC and its IPv4 CIDR to those of Options.VPCs: a
+// second cluster's network in the same account and region, whose target
+// groups and load balancers the model then accepts. It fails with an
+// [*OptionsError] (Op "add vpc") when the VPC is known already, the CIDR
+// does not parse or overlaps a known VPC's, or the model was built with
+// no Options.VPCs (any VPC is accepted then, and Network.InVPC decides).
+func (m *Model) AddVPC(id, cidr string) error {
+	bad := func(format string, args ...any) error {
+		return &OptionsError{Pkg: "elbv2model", Op: "add vpc", Field: "VPCs", Reason: fmt.Sprintf(format, args...)}
+	}
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil || !p.Addr().Is4() {
+		return bad("VPC %q: CIDR %q is not an IPv4 prefix", id, cidr)
+	}
+	p = p.Masked()
+	m.vpcMu.Lock()
+	defer m.vpcMu.Unlock()
+	if len(m.vpcs) == 0 {
+		return bad("VPC %q: the model accepts any VPC (no Options.VPCs)", id)
+	}
+	if _, ok := m.vpcs[id]; ok {
+		return bad("VPC %q is known already", id)
+	}
+	for other, q := range m.vpcs {
+		if q.Overlaps(p) {
+			return bad("VPC %q: CIDR %s overlaps VPC %q's, %s", id, p, other, q)
+		}
+	}
+	m.vpcs[id] = p
+	return nil
+}
+
+// vpc returns the CIDR of the VPC id, whether it is known, and whether
+// the model knows any VPC (Options.VPCs, AddVPC).
+func (m *Model) vpc(id string) (cidr netip.Prefix, known, some bool) {
+	m.vpcMu.RLock()
+	defer m.vpcMu.RUnlock()
+	cidr, known = m.vpcs[id]
+	return cidr, known, len(m.vpcs) > 0
+}
+
+// TargetGroupVPC returns the VPC of the target group arn, and false when
+// no such target group exists.
+func (m *Model) TargetGroupVPC(arn string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tg, ok := m.tgs[arn]
+	if !ok {
+		return "", false
+	}
+	return tg.vpcID, true
 }
 
 // Clock returns the virtual clock the model runs on.

@@ -136,10 +136,8 @@ func (m *Model) CreateTargetGroup(in *elbv2.CreateTargetGroupInput) (*elbv2.Crea
 	if in.TargetControlPort != nil {
 		return nil, validationf("TargetControlPort is not modelled by the simulator")
 	}
-	if len(m.vpcs) > 0 {
-		if _, ok := m.vpcs[*in.VpcId]; !ok {
-			return nil, validationf("the VPC ID %q is not found", *in.VpcId)
-		}
+	if _, known, some := m.vpc(*in.VpcId); some && !known {
+		return nil, validationf("the VPC ID %q is not found", *in.VpcId)
 	}
 	hc, err := defaultHealthCheck(in.Protocol).merge(hcFields{
 		enabled: in.HealthCheckEnabled, interval: in.HealthCheckIntervalSeconds,

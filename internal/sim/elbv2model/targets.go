@@ -97,7 +97,7 @@ func (m *Model) resolveTarget(key targetKey, s tgSnapshot) (string, error) {
 // inVPC reports whether ip belongs to the VPC: by its CIDR from
 // Options.VPCs when known, else by asking the Network.
 func (m *Model) inVPC(vpcID, ip string) bool {
-	if p, ok := m.vpcs[vpcID]; ok {
+	if p, ok, _ := m.vpc(vpcID); ok {
 		a, err := netip.ParseAddr(ip)
 		return err == nil && p.Contains(a)
 	}

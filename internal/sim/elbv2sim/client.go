@@ -16,6 +16,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/smithy-go"
+	"k8s.io/utils/clock"
 
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/simopt"
@@ -84,6 +85,10 @@ type Options struct {
 	Latency time.Duration
 	// OpLatency overrides Latency for the operations it names.
 	OpLatency map[string]time.Duration
+	// Waits is the clock the latency is waited on, in the caller's
+	// goroutine: a fleet's clock that lets several callers wait at once
+	// in virtual time. Nil: the model's virtual clock.
+	Waits clock.Clock
 	// InvisibleCalls is a count fault of this client alone: a target group
 	// created through this client is invisible to the next InvisibleCalls
 	// calls through this client that name it (they fail with
@@ -326,7 +331,11 @@ func (c *Client) wait(ctx context.Context, op string) error {
 	if d <= 0 {
 		return nil
 	}
-	t := c.clock.NewTimer(d)
+	var waits clock.Clock = c.clock
+	if c.opts.Waits != nil {
+		waits = c.opts.Waits
+	}
+	t := waits.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

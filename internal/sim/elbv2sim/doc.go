@@ -42,8 +42,9 @@
 //     10/s); [LBCHintBuckets] adds assumed buckets for the other classes.
 //   - Probability throttling: Options.ThrottleProbability, drawn from a PCG
 //     source seeded with Options.Seed.
-//   - Latency: Options.Latency and OpLatency wait on the virtual clock, in
-//     the caller's goroutine, before the call reaches the model. Only for a
+//   - Latency: Options.Latency and OpLatency wait on the virtual clock (or
+//     on Options.Waits, a fleet's clock), in the caller's goroutine, before
+//     the call reaches the model. Only for a
 //     client that is not called from world events. A facade in front of
 //     the client (the wire endpoint of package elbv2wire) passes
 //     [WithoutLatency] and has its caller spend the latency with
