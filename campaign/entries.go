@@ -22,20 +22,37 @@ type planner struct {
 	cfg       config
 }
 
-// entries returns an entry per selected target group of rep, in rep's
-// order. Only a cancelled context fails it.
-func (pl planner) entries(ctx context.Context, rep *diagnose.Report) ([]Entry, error) {
+// entries returns an entry per selected target group of the reports, in
+// their order, and the reports' errors that are no entry's (a name
+// missing from one account is no error when another has it). Only a
+// cancelled context fails it.
+func (pl planner) entries(ctx context.Context, reports []*diagnose.Report) ([]Entry, []diagnose.ResourceError, error) {
 	var out []Entry
-	for _, tg := range rep.TargetGroups {
-		e, keep := pl.entry(ctx, tg)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("campaign: plan: %w", context.Cause(ctx))
-		}
-		if keep {
-			out = append(out, e)
+	names := map[string]bool{}
+	for _, rep := range reports {
+		for _, tg := range rep.TargetGroups {
+			e, keep := pl.entry(ctx, tg)
+			if ctx.Err() != nil {
+				return nil, nil, fmt.Errorf("campaign: plan: %w", context.Cause(ctx))
+			}
+			names[tg.Name], names[tg.ARN] = true, true
+			if keep {
+				out = append(out, e)
+			}
 		}
 	}
-	return out, nil
+	var errs []diagnose.ResourceError
+	for _, rep := range reports {
+		for _, re := range rep.Errors {
+			if re.Kind == diagnose.KindTargetGroup && names[re.Resource] {
+				continue
+			}
+			if !slices.ContainsFunc(errs, func(o diagnose.ResourceError) bool { return o.Kind == re.Kind && o.Resource == re.Resource && o.Op == re.Op }) {
+				errs = append(errs, re)
+			}
+		}
+	}
+	return out, errs, nil
 }
 
 // entry plans one target group; keep is false for one that Selection.All

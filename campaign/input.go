@@ -5,6 +5,7 @@ package campaign
 
 import (
 	"fmt"
+	"strconv"
 	"net/netip"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -171,6 +172,9 @@ func (in Input) validate() ([]int, error) {
 		if err := a.ValidTargetGroup(); err != nil {
 			return nil, &InputError{Op: "plan", Field: fmt.Sprintf("Input.Selection.TargetGroupARNs[%d]", i), Reason: "not a target group's ARN", Err: err}
 		}
+		if in.arnAccount(a) < 0 {
+			return nil, bad(fmt.Sprintf("Selection.TargetGroupARNs[%d]", i), "account %s in %s is not one of Input.Accounts", a.AccountID, a.Region)
+		}
 	}
 	for i, n := range s.TargetGroupNames {
 		if n == "" {
@@ -209,3 +213,6 @@ func (in Input) accountOf(c Cluster) (int, error) {
 	}
 	return found, nil
 }
+
+// itoa is strconv.Itoa.
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -6,6 +6,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,9 +45,13 @@ type Plan struct {
 	// ([WithAcceptPreconditions]): the scheduler gives them to
 	// cutover.Execute.
 	Accepted []cutover.PreconditionKind `json:"accepted,omitempty"`
-	// Entries are the target groups, in diagnose's order (account,
-	// Region, name, ARN).
+	// Entries are the target groups: the accounts' in the order of
+	// Input.Accounts, each account's in diagnose's order (name, ARN).
 	Entries []Entry `json:"entries"`
+	// Errors are what diagnose could not read that is no entry's (a
+	// target group named in the selection and found in no account, a
+	// cluster it could not list), sorted as diagnose sorts them.
+	Errors []diagnose.ResourceError `json:"errors,omitempty"`
 	// Waves are the runnable entries' waves, in order: the canaries
 	// first. Between two waves is an approval point.
 	Waves []Wave `json:"waves"`
@@ -197,16 +202,9 @@ func PlanCampaign(ctx context.Context, in Input, opts ...Option) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	src := diagnose.Sources{}
-	for _, a := range in.Accounts {
-		src.Accounts = append(src.Accounts, diagnose.Account{ID: a.ID, Region: a.Region, ELBv2: a.ELBv2, ServiceQuotas: a.ServiceQuotas})
-	}
-	for _, c := range in.Clusters {
-		src.Clusters = append(src.Clusters, diagnose.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID, CIDRs: c.CIDRs})
-	}
-	dopts := append([]diagnose.Option{diagnose.WithClock(cfg.clock), diagnose.WithLogger(cfg.log)}, cfg.diagnose...)
-	if err := diagnose.Validate(src, in.Selection.scope(), dopts...); err != nil {
-		return nil, &InputError{Op: "plan", Field: "Input", Reason: "diagnose refuses it", Err: err}
+	runs, err := diagnoseRuns(in, accountOf, dopts(cfg))
+	if err != nil {
+		return nil, err
 	}
 	p := &Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: cfg.clock.Now(), Selection: in.Selection, Accepted: cfg.accept}
 	for _, a := range in.Accounts {
@@ -216,12 +214,18 @@ func PlanCampaign(ctx context.Context, in Input, opts ...Option) (*Plan, error) 
 		a := in.Accounts[accountOf[i]]
 		p.Clusters = append(p.Clusters, ClusterRef{Name: c.Name, AccountID: a.ID, Region: a.Region, VPCID: c.VPCID})
 	}
-	rep, err := diagnose.Diagnose(ctx, src, in.Selection.scope(), dopts...)
-	if err != nil {
-		return nil, fmt.Errorf("campaign: plan: diagnose: %w", err)
-	}
 	pl := planner{in: in, accountOf: accountOf, cfg: cfg}
-	if p.Entries, err = pl.entries(ctx, rep); err != nil {
+	var reports []*diagnose.Report
+	for _, r := range runs {
+		rep, err := diagnose.Diagnose(ctx, r.src, r.scope, dopts(cfg)...)
+		if err != nil && !errors.Is(err, diagnose.ErrNothingScanned) {
+			return nil, fmt.Errorf("campaign: plan: diagnose %s: %w", r.name, err)
+		}
+		if rep != nil {
+			reports = append(reports, rep)
+		}
+	}
+	if p.Entries, p.Errors, err = pl.entries(ctx, reports); err != nil {
 		return nil, err
 	}
 	if p.Waves, err = makeWaves(p.Entries, cfg, in.Clusters); err != nil {

@@ -94,7 +94,7 @@ func (p *Plan) Text() string {
 		b.WriteString(textcell.Wrap(s, TextColumns, "  ", "    "))
 	}
 	for _, lb := range l.LoadBalancers {
-		b.WriteString(textcell.Wrap(fmt.Sprintf("load balancer %s: %s", shortARN(lb.ARN), lb.Reason), TextColumns, "  ", "    "))
+		b.WriteString(textcell.Wrap(fmt.Sprintf("load balancer %s: %s", lbLabel(lb.ARN), lb.Reason), TextColumns, "  ", "    "))
 	}
 	return b.String()
 }
@@ -109,4 +109,13 @@ func indent(s string) string {
 		b.WriteString("  " + line)
 	}
 	return b.String()
+}
+
+// lbLabel names a load balancer with its account: "app/web/50dc… in
+// 111111111111".
+func lbLabel(arn string) string {
+	if parts := strings.SplitN(arn, ":", 6); len(parts) == 6 {
+		return shortARN(arn) + " in " + parts[4]
+	}
+	return arn
 }
