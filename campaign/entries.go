@@ -47,7 +47,9 @@ func (pl planner) entries(ctx context.Context, reports []*diagnose.Report) ([]En
 			if re.Kind == diagnose.KindTargetGroup && names[re.Resource] {
 				continue
 			}
-			if !slices.ContainsFunc(errs, func(o diagnose.ResourceError) bool { return o.Kind == re.Kind && o.Resource == re.Resource && o.Op == re.Op }) {
+			if !slices.ContainsFunc(errs, func(o diagnose.ResourceError) bool {
+				return o.Kind == re.Kind && o.Resource == re.Resource && o.Op == re.Op
+			}) {
 				errs = append(errs, re)
 			}
 		}

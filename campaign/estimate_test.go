@@ -82,25 +82,31 @@ func TestEstimateOf(t *testing.T) {
 		name:    "serialized on one load balancer",
 		entries: []campaign.Entry{job(t, "b", "x", a1, 200), job(t, "a", "y", a1, 100), job(t, "c", "z", a1, 50)},
 		waves:   []campaign.Wave{wave(t, "b", "a", "c")},
-		limits:  limited(func(l *campaign.Limits) { l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 40, "a:30", "b:30", "c:20")} }),
-		slots:   []string{"b 0-200", "a 200-300", "c 300-350"},
-		total:   350, path: []string{"b", "a", "c"},
+		limits: limited(func(l *campaign.Limits) {
+			l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 40, "a:30", "b:30", "c:20")}
+		}),
+		slots: []string{"b 0-200", "a 200-300", "c 300-350"},
+		total: 350, path: []string{"b", "a", "c"},
 	}, {
 		// Room 50: c (20) fits beside b (30) or a (30), a and b do not.
 		name:    "two of three fit together",
 		entries: []campaign.Entry{job(t, "b", "x", a1, 200), job(t, "a", "y", a1, 100), job(t, "c", "z", a1, 50)},
 		waves:   []campaign.Wave{wave(t, "b", "a", "c")},
-		limits:  limited(func(l *campaign.Limits) { l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 50, "a:30", "b:30", "c:20")} }),
-		slots:   []string{"b 0-200", "c 0-50", "a 200-300"},
-		total:   300, path: []string{"b", "a"},
+		limits: limited(func(l *campaign.Limits) {
+			l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 50, "a:30", "b:30", "c:20")}
+		}),
+		slots: []string{"b 0-200", "c 0-50", "a 200-300"},
+		total: 300, path: []string{"b", "a"},
 	}, {
 		// A bounded plan runs alone; the others overlap freely.
 		name:    "a bounded plan alone",
 		entries: []campaign.Entry{job(t, "a", "x", a1, 100), job(t, "b", "y", a1, 60), job(t, "c", "z", a1, 60)},
 		waves:   []campaign.Wave{wave(t, "a", "b", "c")},
-		limits:  limited(func(l *campaign.Limits) { l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 500, "a:10!", "b:10", "c:10")} }),
-		slots:   []string{"a 0-100", "b 100-160", "c 100-160"},
-		total:   160, path: []string{"a", "b"},
+		limits: limited(func(l *campaign.Limits) {
+			l.LoadBalancers = []campaign.LoadBalancerLimit{lb(t, 500, "a:10!", "b:10", "c:10")}
+		}),
+		slots: []string{"a 0-100", "b 100-160", "c 100-160"},
+		total: 160, path: []string{"a", "b"},
 	}, {
 		name:    "per-cluster limit",
 		entries: []campaign.Entry{job(t, "a", "x", a1, 300), job(t, "b", "x", a2, 200), job(t, "c", "x", a2, 100), job(t, "d", "y", a1, 400)},

@@ -5,8 +5,8 @@ package campaign
 
 import (
 	"fmt"
-	"strconv"
 	"net/netip"
+	"strconv"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 

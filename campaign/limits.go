@@ -76,7 +76,9 @@ type LoadBalancerLimit struct {
 	Reason string `json:"reason"`
 }
 
-// LoadBalancerShare is one target group's overlap on a load balancer.
+// LoadBalancerShare is one target group's overlap on a load balancer. A
+// target group whose plan does not count the load balancer runs alone on
+// it when another's plan does.
 type LoadBalancerShare struct {
 	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN"`
 	// Demand is the targets its overlap adds to the load balancer, above
@@ -140,7 +142,9 @@ func (l *LoadBalancerLimit) add(e Entry) {
 	h, ok := headroomOn(e, l.ARN)
 	s := LoadBalancerShare{TargetGroupARN: e.TargetGroupARN}
 	if !ok {
-		s.Why = "its plan counts no targets on this load balancer"
+		// Real plans count every load balancer with a quota on targets,
+		// or none: one that does not, beside others that do, runs alone.
+		s.Alone, s.Why = true, "its plan counts no targets on this load balancer"
 		l.Shares = append(l.Shares, s)
 		return
 	}

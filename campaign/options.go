@@ -159,15 +159,21 @@ func WithMaxPerWave(n int) Option {
 
 // WithConcurrency bounds the cutovers running at once over the campaign.
 // Default [DefaultConcurrency]; n must be at least 1.
-func WithConcurrency(n int) Option { return bound("WithConcurrency", n, func(c *config) *int { return &c.concurrency }) }
+func WithConcurrency(n int) Option {
+	return bound("WithConcurrency", n, func(c *config) *int { return &c.concurrency })
+}
 
 // WithPerAccount bounds the cutovers running at once in one account and
 // Region. Default [DefaultPerAccount]; n must be at least 1.
-func WithPerAccount(n int) Option { return bound("WithPerAccount", n, func(c *config) *int { return &c.perAccount }) }
+func WithPerAccount(n int) Option {
+	return bound("WithPerAccount", n, func(c *config) *int { return &c.perAccount })
+}
 
 // WithPerCluster bounds the cutovers running at once in one cluster.
 // Default [DefaultPerCluster]; n must be at least 1.
-func WithPerCluster(n int) Option { return bound("WithPerCluster", n, func(c *config) *int { return &c.perCluster }) }
+func WithPerCluster(n int) Option {
+	return bound("WithPerCluster", n, func(c *config) *int { return &c.perCluster })
+}
 
 func bound(name string, n int, field func(*config) *int) Option {
 	return func(cfg *config) {
