@@ -120,3 +120,33 @@ func TestPlanCampaignFleet(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCampaignBlockedByFaults: a target group diagnose could not
+// read, and one whose PlanCutover fails, are entries blocked with their
+// reason and next call; the others are planned as ever.
+func TestPlanCampaignBlockedByFaults(t *testing.T) {
+	f := newFleet(t)
+	a, b := f.World("prod-a"), f.World("prod-b")
+	if err := a.Inject(tgmigratetest.Fault{Op: "DescribeTargetGroupAttributes", Code: tgmigratetest.AccessDenied, Times: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Inject(tgmigratetest.Fault{Op: "DescribeTargetHealth", Code: tgmigratetest.AccessDenied}); err != nil {
+		t.Fatal(err)
+	}
+	p := planFleet(t.Context(), t, f, campaign.WithAcceptPreconditions(cutover.PreconditionPodSettings))
+	ea, _ := p.Entry(a.Legacy().TargetGroupARN)
+	eb, _ := p.Entry(b.Legacy().TargetGroupARN)
+	es, _ := p.Entry(f.World("staging").Legacy().TargetGroupARN)
+	switch {
+	case ea.Blocked == nil || ea.Blocked.Reason != campaign.ReasonPlanError || ea.Plan != nil || ea.Blocked.Next == nil ||
+		ea.Blocked.Next.Op != "cutover.PlanCutover" || !strings.Contains(ea.Blocked.Error, "DescribeTargetGroupAttributes"):
+		t.Errorf("prod-a: %+v, want a plan error with its next call", ea.Blocked)
+	case eb.Blocked == nil || eb.Blocked.Reason != campaign.ReasonUnread || eb.Plan != nil:
+		t.Errorf("prod-b: %+v, want unread", eb.Blocked)
+	case !es.Runnable() || len(p.Waves) != 1 || len(p.Waves[0].TargetGroupARNs) != 1:
+		t.Errorf("staging: %+v, waves %+v; want it alone runnable, the canary", es.Blocked, p.Waves)
+	}
+	if !strings.Contains(p.Text(), "plan-error") || !strings.Contains(p.Text(), "unread") {
+		t.Errorf("the text names no block:\n%s", p.Text())
+	}
+}

@@ -59,7 +59,7 @@ func (p *Plan) Text() string {
 	}
 	if blocked > 0 {
 		w("\nBlocked:\n")
-		rows := [][]string{{"TARGET GROUP", "CLUSTER", "ACCOUNT", "REASON", "NEXT CALL"}}
+		rows := [][]string{{"#", "TARGET GROUP", "CLUSTER", "ACCOUNT", "REASON", "NEXT CALL"}}
 		var details []string
 		for _, e := range p.Entries {
 			if e.Runnable() {
@@ -72,8 +72,11 @@ func (p *Plan) Text() string {
 				next = string(bl.Next.Op)
 			case bl.Error != "":
 				next = "see the error"
+			case bl.Reason == ReasonPrecondition:
+				next = "fix it, or accept it"
 			}
-			rows = append(rows, []string{e.Name, textcell.OrDash(e.Cluster), e.AccountID, string(bl.Reason), next})
+			n := fmt.Sprint(len(rows))
+			rows = append(rows, []string{n, e.Name, textcell.OrDash(e.Cluster), e.AccountID, string(bl.Reason), next})
 			d := bl.Detail
 			if bl.Error != "" {
 				d += ": " + bl.Error
@@ -81,9 +84,9 @@ func (p *Plan) Text() string {
 			if bl.Next != nil && bl.Next.Reason != "" {
 				d += "; next: " + bl.Next.Reason
 			}
-			details = append(details, textcell.Wrap(e.Name+": "+textcell.OneLine(d), TextColumns, "  ", "    "))
+			details = append(details, textcell.Wrap(n+". "+textcell.OneLine(d), TextColumns, "  ", "     "))
 		}
-		b.WriteString(indent(textcell.Table(rows, TextColumns-2, 0, 4)))
+		b.WriteString(indent(textcell.Table(rows, TextColumns-2, 1, 5)))
 		for _, d := range details {
 			b.WriteString(d)
 		}
