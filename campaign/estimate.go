@@ -34,15 +34,21 @@ type Estimate struct {
 
 // WaveEstimate is one wave's expected start and end.
 type WaveEstimate struct {
+	// StartSeconds is when the wave is expected to start, from the
+	// campaign's start.
 	StartSeconds int `json:"startSeconds"`
-	EndSeconds   int `json:"endSeconds"`
+	// EndSeconds is when its last cutover is expected to end.
+	EndSeconds int `json:"endSeconds"`
 }
 
 // Slot is one cutover's expected start and end in an estimate.
 type Slot struct {
+	// TargetGroupARN is the cutover's target group.
 	TargetGroupARN tgmigrate.ARN
 	// Wave is its wave's index.
-	Wave                     int
+	Wave int
+	// StartSeconds and EndSeconds are when it is expected to start and
+	// end, from the campaign's start.
 	StartSeconds, EndSeconds int
 }
 

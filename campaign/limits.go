@@ -23,9 +23,12 @@ import (
 // fit its quota together ([LoadBalancerLimit]). [Limits.Admit] applies
 // them.
 type Limits struct {
+	// Concurrency is the most cutovers at once over the campaign.
 	Concurrency int `json:"concurrency"`
-	PerAccount  int `json:"perAccount"`
-	PerCluster  int `json:"perCluster"`
+	// PerAccount is the most at once in one account and Region.
+	PerAccount int `json:"perAccount"`
+	// PerCluster is the most at once in one cluster.
+	PerCluster int `json:"perCluster"`
 	// Sources say where each of the three comes from (a default and its
 	// reason, or an option).
 	Sources []string `json:"sources"`
@@ -60,11 +63,15 @@ type LoadBalancerLimit struct {
 	// Counted says a cutover plan counted its targets; when none did
 	// (no quota count in the plans), the load balancer bounds nothing.
 	Counted bool `json:"counted"`
-	// Quota is its quota on targets, as the plans read it.
-	Quota  diagnose.Quota `json:"quota"`
-	Now    int            `json:"now"`
-	Growth int            `json:"growth"`
-	Budget int            `json:"budget"`
+	// Quota is its quota on targets, as the plans read it (the lowest
+	// value among them).
+	Quota diagnose.Quota `json:"quota"`
+	// Now is the targets registered on it now, the most any plan counted.
+	Now int `json:"now"`
+	// Growth is what its cutovers, once done, leave on it beyond Now.
+	Growth int `json:"growth"`
+	// Budget is Quota.Value − Now − Growth: the room its overlaps share.
+	Budget int `json:"budget"`
 	// Shares are its runnable target groups' demands, in the plan's
 	// order.
 	Shares []LoadBalancerShare `json:"shares"`
@@ -80,6 +87,7 @@ type LoadBalancerLimit struct {
 // target group whose plan does not count the load balancer runs alone on
 // it when another's plan does.
 type LoadBalancerShare struct {
+	// TargetGroupARN is the target group.
 	TargetGroupARN tgmigrate.ARN `json:"targetGroupARN"`
 	// Demand is the targets its overlap adds to the load balancer, above
 	// its growth.
@@ -214,7 +222,7 @@ func (l LoadBalancerLimit) share(a tgmigrate.ARN) (LoadBalancerShare, bool) {
 	return LoadBalancerShare{}, false
 }
 
-// Admit says whether next may start while running run, under l: "" when
+// Admit says whether next may start beside the entries of running, under l: "" when
 // it may, else the limit that holds it back, in one line. The estimate
 // ([EstimateOf]) starts entries by it, and a scheduler should too. With
 // nothing running every entry may start.

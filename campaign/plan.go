@@ -63,7 +63,9 @@ type Plan struct {
 
 // AccountRef is an account of the campaign.
 type AccountRef struct {
-	ID     string `json:"id"`
+	// ID is the account ID.
+	ID string `json:"id"`
+	// Region is its Region.
 	Region string `json:"region"`
 	// ServiceQuotas says whether its quotas are read through Service
 	// Quotas (else AWS's documented defaults).
@@ -72,10 +74,14 @@ type AccountRef struct {
 
 // ClusterRef is a cluster of the campaign and its account.
 type ClusterRef struct {
-	Name      string `json:"name"`
+	// Name is the cluster's name.
+	Name string `json:"name"`
+	// AccountID and Region are the account that serves its target
+	// groups.
 	AccountID string `json:"accountID"`
 	Region    string `json:"region"`
-	VPCID     string `json:"vpcID,omitempty"`
+	// VPCID is its VPC, when given.
+	VPCID string `json:"vpcID,omitempty"`
 }
 
 // Entry is one target group of the campaign: runnable (Plan set, Blocked
