@@ -96,11 +96,6 @@ func (s Selection) explicit() bool {
 	return len(s.TargetGroupARNs)+len(s.TargetGroupNames)+len(s.Tags) > 0
 }
 
-// scope is diagnose's scope of s.
-func (s Selection) scope() diagnose.Scope {
-	return diagnose.Scope{All: s.All, TargetGroupARNs: s.TargetGroupARNs, TargetGroupNames: s.TargetGroupNames, Tags: s.Tags}
-}
-
 // validate checks in before any call, naming the field at fault; it
 // returns, for each cluster, the index of its account.
 func (in Input) validate() ([]int, error) {

@@ -180,8 +180,9 @@ type Wave struct {
 }
 
 // PlanCampaign plans a campaign: it validates in and opts before any
-// call, runs diagnose.Diagnose once over in's accounts and clusters for
-// the selection, plans each target group whose next call is
+// call, runs diagnose.Diagnose for the selection once per account, over
+// the clusters that account serves (each account and each cluster read
+// once), plans each target group whose next call is
 // cutover.PlanCutover with a handoff (cutover.RequestFrom, then
 // PlanCutover with a cutover.ReadEnv of its cluster and its cluster's
 // account), and records every other selected target group with why it
