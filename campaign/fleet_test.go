@@ -5,6 +5,7 @@ package campaign_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -148,5 +149,18 @@ func TestPlanCampaignBlockedByFaults(t *testing.T) {
 	}
 	if !strings.Contains(p.Text(), "plan-error") || !strings.Contains(p.Text(), "unread") {
 		t.Errorf("the text names no block:\n%s", p.Text())
+	}
+}
+
+// TestPlanCampaignCancelled: a cancelled context fails the plan, with
+// its cause; no plan is returned.
+func TestPlanCampaignCancelled(t *testing.T) {
+	f := newFleet(t)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	stop := errors.New("operator stopped")
+	cancel(stop)
+	p, err := campaign.PlanCampaign(ctx, inputOf(f, campaign.Selection{All: true}), campaign.WithClock(f.Clock()))
+	if p != nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "campaign: plan: ") {
+		t.Errorf("PlanCampaign() = %v, %v; want the cancellation", p, err)
 	}
 }
