@@ -20,7 +20,7 @@ import (
 
 // publicPackages are the module's public packages, by directory from the
 // module root: every one a user imports.
-var publicPackages = []string{".", "cutover", "cutover/journal", "diagnose", "helmgov", "subnets", "tgbind", "tgbind/v1beta1", "tgmigratetest"}
+var publicPackages = []string{".", "campaign", "cutover", "cutover/journal", "diagnose", "helmgov", "subnets", "tgbind", "tgbind/v1beta1", "tgmigratetest"}
 
 // TestNoInternalInPublicAPI: no exported declaration of a public package
 // names an internal package, as go doc -all would print it: an alias's

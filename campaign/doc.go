@@ -1,0 +1,145 @@
+// Package campaign plans a fleet's migration as one: the same cutover
+// across AWS accounts, clusters and target groups, each target group
+// with its own cutover plan (package cutover, its per-target-group
+// safety whole), put in waves and run under the limits AWS and
+// Kubernetes impose. It plans only: the scheduler that runs a plan
+// (campaign.Execute) is not built yet; the plan is the data it will run.
+//
+// # Files
+//
+//   - doc.go: this comment.
+//   - input.go: [Input], [Account], [Cluster] and [Selection], and
+//     their validation before any call.
+//   - options.go: the options ([WithClock], [WithCanaryChooser],
+//     [WithCanaries], [WithMaxPerWave], [WithConcurrency],
+//     [WithPerAccount], [WithPerCluster], [WithAcceptPreconditions],
+//     [WithDiagnoseOptions]), the defaults and where each comes from,
+//     [Candidate], [CanaryChooser] and [FewestTargets].
+//   - errors.go: [ErrInvalidInput], [InputError], [IsInvalidInput].
+//   - plan.go: [PlanCampaign] and the [Plan]: [Entry], [Blocked] and
+//     its [BlockReason]s, [Wave], [AccountRef], [ClusterRef].
+//   - runs.go: diagnose's runs, one per account over the clusters it
+//     serves. entries.go: an entry per selected target group, from its
+//     handoff through cutover.PlanCutover, or blocked.
+//   - waves.go: the canary wave and the waves after it.
+//   - limits.go: [Limits], [LoadBalancerLimit], [LoadBalancerShare],
+//     and [Limits.Admit], the one rule that starts an entry.
+//   - estimate.go: [EstimateOf], the list-scheduling simulation,
+//     [Estimate], [WaveEstimate], [Slot].
+//   - plan_json.go: the ID, the digest, [Plan.Verify], [Plan.JSON],
+//     [ParsePlan]. plan_text.go: [Plan.Text], in [TextColumns].
+//   - permissions.go: [PlanIAMActions] and [PlanClusterRules].
+//
+// Examples: example_test.go ([PlanCampaign] on the test kit's fleet); it
+// copies alone into another module (hack/examplecopy).
+//
+// # Calls, in order
+//
+//	in := campaign.Input{
+//		Accounts:  []campaign.Account{{ID: "111111111111", Region: "eu-west-1", ELBv2: elbA, ServiceQuotas: sqA}, ...},
+//		Clusters:  []campaign.Cluster{{Name: "prod-a", Reader: kcA, VPCID: vpcA, AccountID: "111111111111"}, ...},
+//		Selection: campaign.Selection{All: true},
+//	}
+//	plan, err := campaign.PlanCampaign(ctx, in, campaign.WithMaxPerWave(10))
+//	fmt.Print(plan.Text())        // or plan.JSON(); ParsePlan reads it back, digest checked
+//
+// # Planning
+//
+// [PlanCampaign] validates the input and the options before any call:
+// an [*InputError] names the field ("Input.Clusters[1].Reader",
+// "WithPerAccount"); nil and typed-nil clients are refused. It then runs
+// diagnose.Diagnose once per account, over the clusters that account
+// serves ([Cluster].AccountID): every account and every cluster is read
+// once, and diagnose weighs as the owner of a target group's targets
+// only the clusters whose target groups its account holds. (The test
+// kit's fleet gives every world one VPC and one address space: a single
+// run over all of them would call every target foreign.) The
+// selection's ARNs go to their account's run, its names and tags to
+// every run; a name found in no account is one of [Plan].Errors.
+//
+// Each target group diagnose reports becomes an [Entry]. One whose
+// finding's next call is cutover.PlanCutover with a handoff is planned:
+// cutover.RequestFrom, the cluster's Assumptions, then
+// cutover.PlanCutover with a cutover.ReadEnv of the handoff's cluster
+// and that cluster's account. Every other one is blocked ([Blocked]),
+// with its [BlockReason] and diagnose's next call or PlanCutover's
+// error: [ReasonUnread] (diagnose could not read it), [ReasonManual] (a
+// manual finding: a quota to raise, a weighted forward),
+// [ReasonNoHandoff] (PlanCutover, but diagnose could not infer the
+// Service or the port), [ReasonNotCluster] (outside the clusters, or in
+// another account than its cluster's), [ReasonNoCutover] (nothing to
+// cut over: the controller owns it already), [ReasonPrecondition] (its
+// plan has a precondition not accepted with [WithAcceptPreconditions];
+// the plan is kept), [ReasonQuota] (PlanCutover's cutover.QuotaError: no
+// bound fits), [ReasonPlanError] (any other PlanCutover error). One
+// target group that cannot run never fails the plan; only a cancelled
+// context, an input error or a diagnose run that fails as a whole does.
+// With Selection.All, target groups diagnose finds no cutover for are
+// left out.
+//
+// PlanCampaign is read-only by type: it takes a tgmigrate.ELBv2ReadAPI,
+// a client.Reader and a read-only Service Quotas client, and nothing it
+// calls takes more. What it needs is data: [PlanIAMActions] (ELBv2's
+// Describe* and the Service Quotas reads) and [PlanClusterRules]
+// (diagnose's listings and PlanCutover's Plan.Reads; a test checks every
+// call and read of a plan against them). What Execute will need is
+// each cutover plan's Plan.IAMPolicy and Plan.ClusterRules.
+//
+// # Waves
+//
+// The runnable entries run in [Wave]s: first a canary wave, by default
+// each cluster's runnable target group with the fewest targets
+// ([FewestTargets]; [WithCanaryChooser] for another rule, [WithCanaries]
+// for an explicit list, none for no canary wave), then the rest, longest
+// first, in one wave or in waves of at most [WithMaxPerWave]. Between
+// two waves is an approval point (Wave.Approval): the scheduler asks
+// once the wave before has ended; the plan only records it.
+//
+// # Limits
+//
+// [Limits] are data on the plan, each with where it comes from
+// (Limits.Sources): at most [DefaultConcurrency] cutovers at once
+// ([WithConcurrency]); [DefaultPerAccount] in one account and Region
+// ([WithPerAccount]), which share its ELBv2 API rate (a running cutover
+// polls once per cutover.DefaultPollInterval; four of them stay at a
+// tenth of diagnose.DefaultRateLimit, itself under the Describe* bucket
+// AWS documents); [DefaultPerCluster] in one cluster ([WithPerCluster]).
+//
+// And per load balancer ([LoadBalancerLimit]): while a cutover's node
+// and pod targets are both registered, its load balancer counts both
+// against its quota on targets, beside its other target groups'. From
+// each cutover plan's count (cutover.QuotaPlan.Headroom on that load
+// balancer), the limit records the quota, the targets now, what the
+// cutovers leave behind once done (Growth), and the room the overlaps
+// share (Budget); each target group's share is what its overlap adds
+// (Demand). Overlaps may run at once while their demands fit Budget
+// together; a plan that bounds its overlap (QuotaPlan.Bounded, it fills
+// the whole room) or whose demand alone passes Budget runs alone on the
+// load balancer. MaxConcurrent and Reason say the bound in one line.
+// [Limits.Admit] is the one rule: it says whether an entry may start
+// beside those running, or which limit holds it back.
+//
+// # Estimate
+//
+// [EstimateOf] is a pure function (no clock): the waves in sequence,
+// each starting when the one before has ended (approvals take no time);
+// within a wave, list scheduling in the wave's order under
+// [Limits.Admit], each cutover taking its own plan's floor
+// (Estimate.FloorSeconds). It gives each entry its expected start and
+// end (Entry.StartSeconds, EndSeconds), each wave's, the total (the
+// critical path through the waves), the serial sum, and the chain of
+// cutovers the total rests on (Estimate.CriticalPath).
+//
+// # Digest and encoding
+//
+// A [Plan] has a schema version ([PlanSchemaVersion]), an ID
+// deterministic from its accounts, clusters and target groups, and a
+// digest over its whole JSON, every cutover plan (with its own digest)
+// included: the same input at the same moment gives the same digest,
+// and any change another. [Plan.JSON] writes it; [ParsePlan] refuses an
+// unknown version or field, a malformed ARN, a cutover plan that is not
+// as it was sealed (cutover.ParsePlan), waves that do not fit the
+// entries, and a digest that does not match; [Plan.Verify] checks a plan
+// in memory the same way, so that a scheduler runs only the plan that
+// was approved. [Plan.Text] prints it within [TextColumns].
+package campaign
