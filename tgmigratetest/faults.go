@@ -46,8 +46,7 @@ type Fault struct {
 	// EC2's "DescribeSecurityGroups", "DescribeNetworkInterfaces",
 	// "DescribeVpcs", "DescribeSubnets", "DescribeRouteTables",
 	// "DescribeVpcEndpoints", "DescribeInstances", or Service Quotas'
-	// "GetServiceQuota",
-	// "GetAWSDefaultServiceQuota". Required.
+	// "GetServiceQuota", "GetAWSDefaultServiceQuota". Required.
 	Op string
 	// Code is the error. Required.
 	Code FaultCode

@@ -38,7 +38,9 @@ func TestEC2InstancesThroughTheSDK(t *testing.T) {
 	w.net.SetInstanceSource(ec2sim.InstanceFunc(func() []ec2sim.Instance { return insts }))
 	c := w.ep.NewEC2Client(elbv2wire.ClientOptions{})
 	ctx := t.Context()
-	f := func(name string, values ...string) ec2types.Filter { return ec2types.Filter{Name: aws.String(name), Values: values} }
+	f := func(name string, values ...string) ec2types.Filter {
+		return ec2types.Filter{Name: aws.String(name), Values: values}
+	}
 
 	for _, tt := range []struct {
 		name string
