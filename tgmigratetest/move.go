@@ -35,16 +35,17 @@ type Move struct {
 // Egress is how a step-4 world's private subnets reach AWS's APIs.
 type Egress string
 
-// The egresses of a step-4 world.
+// The egresses of a step-4 world, spelled as the simulator's (whose
+// names go doc would show as an internal package's).
 const (
 	// EgressNAT: a NAT gateway per zone, each private route table's
 	// default route.
-	EgressNAT Egress = sim.EgressNAT
+	EgressNAT Egress = "nat"
 	// EgressEndpoints: no NAT, VPC endpoints of ECR (api and dkr), S3
 	// (gateway), STS and EC2 in the private subnets.
-	EgressEndpoints Egress = sim.EgressEndpoints
+	EgressEndpoints Egress = "endpoints"
 	// EgressNone: neither, a broken world: readiness finds NoEgress.
-	EgressNone Egress = sim.EgressNone
+	EgressNone Egress = "none"
 )
 
 // check refuses a bad Move; nil is none.
