@@ -27,6 +27,10 @@
 //   - service.go: [ServicePort], the one model of a Service reference (a
 //     Service port), and its one conversion from the Kubernetes Service,
 //     [ServicePortOf].
+//   - shapes.go: the shapes of the names and IDs a user gives
+//     ([ValidTargetGroupName], [ValidRegion], [ValidAccountID],
+//     [ValidVPCID], [ValidSecurityGroupID]), the packages' own checks, for
+//     a program to check its input before any call.
 //   - cluster.go: [Cluster], the one model of a cluster as the read paths
 //     see it (diagnose.Cluster is an alias).
 //   - scheme.go: [NewScheme] and [AddToScheme], the Kubernetes types the

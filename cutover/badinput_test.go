@@ -138,6 +138,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 			check: func(err error) bool { return errors.Is(err, cutover.ErrAccountMismatch) }, noCall: true},
 		{name: "floor above the ready endpoints", req: func(r *cutover.Request) { r.MinHealthy = 25 },
 			check: cutover.IsInvalidInput},
+		{name: "malformed expected Region", req: func(r *cutover.Request) { r.Region = "Ireland" },
+			check: inputField("Region"), noCall: true},
+		{name: "negative floor", req: func(r *cutover.Request) { r.MinHealthy = -4 },
+			check: inputField("MinHealthy"), noCall: true},
+		{name: "malformed expected account", req: func(r *cutover.Request) { r.AccountID = "12" },
+			check: inputField("AccountID"), noCall: true},
 		{name: "weights that do not end at 100", req: func(r *cutover.Request) { r.WeightSteps = []int32{10, 50} },
 			check: cutover.IsInvalidInput, noCall: true},
 		{name: "unknown force", req: func(r *cutover.Request) { r.Force = []cutover.Force{"everything"} },
@@ -186,6 +192,18 @@ func TestBadInputChangesNothing(t *testing.T) {
 				t.Fatalf("PlanCutover: %v (plan %v): not the expected typed error", err, p != nil)
 			}
 			t.Logf("%v", err)
+			// Request.Validate is PlanCutover's check of the request:
+			// the same error for a request refused before any call, none
+			// for one refused later or for its environment.
+			verr := req.Validate()
+			switch {
+			case tt.noCall && tt.req != nil && cutover.IsInvalidInput(err):
+				if verr == nil || verr.Error() != err.Error() {
+					t.Errorf("Request.Validate() = %v, want PlanCutover's %v", verr, err)
+				}
+			case verr != nil:
+				t.Errorf("Request.Validate() = %v, want nil: PlanCutover refused the request after its input check", verr)
+			}
 			if d := cmp.Diff(before, worldState(t, s.w)); d != "" {
 				t.Errorf("the world changed (-before +after):\n%s", d)
 			}
@@ -199,6 +217,44 @@ func TestBadInputChangesNothing(t *testing.T) {
 				t.Errorf("%d Kubernetes reads, want none before validation", reads.n)
 			}
 		})
+	}
+}
+
+// TestRequestValidateTargetGroupLast: Request.Validate checks the target
+// group last, so that a caller that resolves a target group name later
+// checks every other field first with the zero ARN.
+func TestRequestValidateTargetGroupLast(t *testing.T) {
+	t.Parallel()
+	good := cutover.Request{Namespace: "shop", Service: "web", MinHealthy: 2, AccountID: "123456789012", Region: "eu-west-1"}
+	tests := []struct {
+		name  string
+		edit  func(*cutover.Request)
+		field string
+	}{
+		{"every other field good", func(*cutover.Request) {}, "TargetGroupARN"},
+		{"negative floor", func(r *cutover.Request) { r.MinHealthy = -1 }, "MinHealthy"},
+		{"malformed account", func(r *cutover.Request) { r.AccountID = "12" }, "AccountID"},
+		{"malformed Region", func(r *cutover.Request) { r.Region = "Ireland" }, "Region"},
+		{"no Service", func(r *cutover.Request) { r.Service = "" }, "Service"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := good
+			tt.edit(&req)
+			err := req.Validate()
+			if !inputField(tt.field)(err) {
+				t.Fatalf("Validate() = %v, want an *InputError on %s", err, tt.field)
+			}
+			var in *cutover.InputError
+			if errors.As(err, &in); tt.field == "TargetGroupARN" && in.Reason != "empty" {
+				t.Errorf("Reason = %q, want empty", in.Reason)
+			}
+		})
+	}
+	req := good
+	req.TargetGroupARN = arntest.TG("arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/legacy/0123456789abcdef")
+	if err := req.Validate(); err != nil {
+		t.Errorf("Validate() of a good request = %v", err)
 	}
 }
 

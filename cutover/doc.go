@@ -13,7 +13,8 @@
 //   - doc.go: this comment.
 //   - api.go: ELBv2API and its roles. counting.go: the call counter.
 //   - env.go, request.go, options.go, observer.go: the inputs (Env, Request
-//     and Strategy, the Options, the Observer); readenv.go: ReadEnv and
+//     with its no-call check Request.Validate, and Strategy, the Options,
+//     the Observer); readenv.go: ReadEnv and
 //     PlanEnv, what planning reads through; handoff.go: RequestFrom (a
 //     Request from diagnose's tgmigrate.Handoff) and the plan's checks of
 //     the live target group against it.

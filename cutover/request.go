@@ -137,15 +137,27 @@ type Request struct {
 // forced reports whether f is among the request's overrides.
 func (r *Request) forced(f Force) bool { return slices.Contains(r.Force, f) }
 
-// validate checks the request's shape, before any call.
+// Validate checks the request as [PlanCutover] does before any call, and
+// returns the [*InputError] (Op "plan", the Field at fault) PlanCutover
+// would return for it, or nil. It makes no call and needs no client, so a
+// program checks its user's input with it before it looks for credentials.
+// The fields are checked in order with TargetGroupARN last (but for
+// NewTargetGroupName against the old target group's name): a caller that
+// resolves a target group given by name later may check the rest first
+// with the zero TargetGroupARN, and an error on "TargetGroupARN" (Reason
+// "empty") then says that every other field passed. The diagnose handoff
+// (From) is checked by PlanCutover against the live target group.
+func (r Request) Validate() error {
+	_, err := r.validate()
+	return err
+}
+
+// validate checks the request's shape, before any call, and returns its
+// target group's ARN.
 func (r *Request) validate() (awserr.ARN, error) {
 	const op = "plan"
 	bad := func(field, reason string, err error) (awserr.ARN, error) {
 		return awserr.ARN{}, &InputError{Op: op, Field: field, Reason: reason, Err: err}
-	}
-	a, err := targetGroupInput(op, "TargetGroupARN", r.TargetGroupARN)
-	if err != nil {
-		return awserr.ARN{}, err
 	}
 	if err := validNamespace(op, r.Namespace); err != nil {
 		return awserr.ARN{}, err
@@ -162,6 +174,9 @@ func (r *Request) validate() (awserr.ARN, error) {
 	if r.AccountID != "" && !awserr.ValidAccountID(r.AccountID) {
 		return bad("AccountID", fmt.Sprintf("%q is not a 12-digit account ID", r.AccountID), nil)
 	}
+	if r.Region != "" && !awserr.ValidRegion(r.Region) {
+		return bad("Region", fmt.Sprintf("%q is not a Region", r.Region), nil)
+	}
 	for _, f := range r.Force {
 		if !slices.Contains(knownForces, f) {
 			return bad("Force", fmt.Sprintf("%q is not one of %v", f, knownForces), nil)
@@ -169,9 +184,6 @@ func (r *Request) validate() (awserr.ARN, error) {
 	}
 	if r.NewTargetGroupName != "" && !awserr.ValidTargetGroupName(r.NewTargetGroupName) {
 		return bad("NewTargetGroupName", fmt.Sprintf("%q is not a target group name (1-32 letters, digits or hyphens)", r.NewTargetGroupName), nil)
-	}
-	if r.NewTargetGroupName != "" && r.NewTargetGroupName == a.Name {
-		return bad("NewTargetGroupName", "is the old target group's name", nil)
 	}
 	if _, err := weightSteps(r.WeightSteps); err != nil {
 		return bad("WeightSteps", err.Error(), nil)
@@ -183,6 +195,13 @@ func (r *Request) validate() (awserr.ARN, error) {
 			field, reason = "Assumptions."+ie.Field, ie.Reason
 		}
 		return bad(field, reason, nil)
+	}
+	a, err := targetGroupInput(op, "TargetGroupARN", r.TargetGroupARN)
+	if err != nil {
+		return awserr.ARN{}, err
+	}
+	if r.NewTargetGroupName != "" && r.NewTargetGroupName == a.Name {
+		return bad("NewTargetGroupName", "is the old target group's name", nil)
 	}
 	return a, nil
 }

@@ -58,20 +58,49 @@ func Validate(src Sources, scope Scope, opts ...Option) error {
 	return err
 }
 
-// configure applies opts over the defaults and validates everything.
+// ValidateScope checks scope and opts alone, as [Validate] and [Diagnose]
+// check them: it returns the [*InputError] they would return for the
+// scope or an option, or nil. It needs no client and makes no call, so a
+// program checks its users' input with it before it looks for credentials
+// or a kubeconfig. What it does not check are the Sources (accounts,
+// clusters) and whether a [WithSnapshot] snapshot names one of their
+// clusters: [Validate] checks those too.
+func ValidateScope(scope Scope, opts ...Option) error {
+	if _, err := configureOptions(opts); err != nil {
+		return err
+	}
+	return validateScope(scope)
+}
+
+// configure applies opts over the defaults and validates everything: the
+// options, the sources, the scope (ValidateScope's checks, with the
+// sources' between them) and the snapshots.
 func configure(src Sources, scope Scope, opts []Option) (*config, error) {
+	cfg, err := configureOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSources(src); err != nil {
+		return nil, err
+	}
+	if err := validateScope(scope); err != nil {
+		return nil, err
+	}
+	if err := validateSnapshots(src, cfg.snapshots); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// configureOptions applies opts over the defaults; the first bad option is
+// the error.
+func configureOptions(opts []Option) (*config, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if cfg.err != nil {
 		return nil, cfg.err
-	}
-	if err := validate(src, scope); err != nil {
-		return nil, err
-	}
-	if err := validateSnapshots(src, cfg.snapshots); err != nil {
-		return nil, err
 	}
 	return &cfg, nil
 }

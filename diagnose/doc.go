@@ -10,7 +10,7 @@
 //     api.go: the read-only clients, [ELBv2API] and [EC2API].
 //   - diagnose.go: [Diagnose] and its run: the phases on one worker pool,
 //     and the report's assembly; [Validate], its input errors before any
-//     call.
+//     call, and [ValidateScope], those of the scope and options alone.
 //   - aws.go: one account's scan: discovery, targets' health and routes,
 //     each call through internal/read (rate-limited, retried, counted).
 //     ec2.go: the subnet checks. nilcheck.go: the typed-nil check.

@@ -409,6 +409,19 @@ func TestInvalidInput(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "diagnose: invalid input: "+tt.field) {
 				t.Errorf("message %q", err.Error())
 			}
+			if verr := Validate(tt.src(good), tt.scope, tt.opts...); verr == nil || verr.Error() != err.Error() {
+				t.Errorf("Validate() = %v, want Diagnose's %v", verr, err)
+			}
+			// ValidateScope refuses the scope and the options as Diagnose
+			// does, and knows nothing of the sources.
+			serr := ValidateScope(tt.scope, tt.opts...)
+			if strings.HasPrefix(tt.field, "Sources.") {
+				if serr != nil {
+					t.Errorf("ValidateScope() = %v, want nil: the sources are not its to check", serr)
+				}
+			} else if serr == nil || serr.Error() != err.Error() || !IsInvalidInput(serr) {
+				t.Errorf("ValidateScope() = %v, want Diagnose's %v", serr, err)
+			}
 		})
 	}
 	for name, counter := range h.lists {

@@ -86,10 +86,8 @@ func (s Scope) explicit() bool {
 // listsAll reports whether the scope lists every target group of an account.
 func (s Scope) listsAll() bool { return s.All || (!s.explicit() && len(s.Tags) > 0) }
 
-// validate checks the structure of the inputs. Malformed ARNs and names in
-// the scope are not input errors: they are reported per resource, and the
-// rest of the fleet is still scanned.
-func validate(src Sources, scope Scope) error {
+// validateSources checks the structure of the accounts and clusters.
+func validateSources(src Sources) error {
 	if len(src.Accounts) == 0 {
 		return &InputError{Field: "Sources.Accounts", Reason: "at least one account is required"}
 	}
@@ -135,6 +133,13 @@ func validate(src Sources, scope Scope) error {
 			}
 		}
 	}
+	return nil
+}
+
+// validateScope checks the structure of the scope. Malformed ARNs and
+// names in it are not input errors: they are reported per resource, and
+// the rest of the fleet is still scanned.
+func validateScope(scope Scope) error {
 	if !scope.All && !scope.explicit() && len(scope.Tags) == 0 {
 		return &InputError{Field: "Scope", Reason: "selects nothing: set ARNs, names, load balancers or tags, or All"}
 	}

@@ -27,7 +27,8 @@
 //     pods' port (SecurityGroupPath), and what spec.networking manages.
 //   - check_karpenter.go: node classes, pools, budgets, node groups and
 //     the estimate (DriftBlocked, ManagedNodeGroup, SelfManagedNodes).
-//   - render.go: [Readiness.JSON], [Readiness.Markdown], [Readiness.Text].
+//   - render.go: [Readiness.JSON], [Readiness.Markdown], [Readiness.Text]
+//     (in diagnose.TextColumns, what does not fit under its table).
 //     schema.go: [ReadinessSchema] (schema/readiness.v1.json).
 //   - options.go: [WithClock], [WithLogger], [WithRateLimit],
 //     [WithMaxAttempts].

@@ -1,16 +1,17 @@
 package subnets
 
 // render.go: the readiness report's forms: Readiness.JSON (validating
-// against ReadinessSchema), Readiness.Markdown and Readiness.Text, and
-// their line helpers.
+// against ReadinessSchema), Readiness.Markdown and Readiness.Text (in 120
+// columns, what does not fit under its table), and their line helpers.
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/qstools/tgmigrate/diagnose"
 
@@ -118,66 +119,133 @@ func (r *Readiness) Markdown() string {
 	return b.String()
 }
 
-// Text renders the report as aligned plain-text tables: the verdict, the
-// findings, the zones, the subnets, the node classes and pools, the
-// target groups, the estimate and each assumption it rests on, and the
-// notes.
+// Text renders the report as aligned plain-text tables that fit
+// diagnose.TextColumns (120) columns, as diagnose's Report.Text does: the
+// verdict, the findings (severity and code; each one's message and next
+// call under the table, numbered as in it), the zones, the subnets, the
+// node classes and pools, the node groups (their steps under the table),
+// the target groups (their ARNs under the table), the estimate and each
+// assumption it rests on, and the notes. A cell too long for its column
+// is cut short with "..." and written whole under its table; what is
+// under a table is whole, wrapped. Only a word longer than a line (an
+// ARN) is split.
 func (r *Readiness) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tgmigrate subnets readiness  cluster %s  %s  %s  checked %s  schema v%d\n%s\n",
-		r.Cluster, r.VPCID, r.Region, r.CheckedAt.UTC().Format(time.RFC3339), r.SchemaVersion, r.verdict())
-	table := func(header string, rows func(w *tabwriter.Writer)) {
+	header := fmt.Sprintf("tgmigrate subnets readiness  cluster %s  %s  %s  checked %s  schema v%d",
+		r.Cluster, r.VPCID, r.Region, r.CheckedAt.UTC().Format(time.RFC3339), r.SchemaVersion)
+	if utf8.RuneCountInString(header) > diagnose.TextColumns {
+		header = strings.TrimSuffix(wrap(header, "", "  "), "\n")
+	}
+	b.WriteString(header + "\n")
+	b.WriteString(wrap(r.verdict(), "", "  "))
+
+	b.WriteString("\n")
+	rows := [][]string{{"#", "SEVERITY", "CODE"}}
+	for i, f := range r.Findings {
+		rows = append(rows, []string{strconv.Itoa(i + 1), string(f.Severity), string(f.Code)})
+	}
+	b.WriteString(fitted(rows))
+	for i, f := range r.Findings {
+		n := strconv.Itoa(i+1) + ". "
+		indent := strings.Repeat(" ", len(n))
 		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, header)
-		rows(tw)
-		_ = tw.Flush()
+		b.WriteString(wrap(f.Message, n, indent))
+		b.WriteString(wrap(nextLine(f.Next), indent+"next: ", indent+"      "))
 	}
-	table("SEVERITY\tCODE\tMESSAGE\tNEXT", func(w *tabwriter.Writer) {
-		for _, f := range r.Findings {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Severity, f.Code, oneLine(f.Message), oneLine(nextLine(f.Next)))
-		}
-	})
-	table("ZONE\tNODES\tPODS\tNEED\tFREE\tSUBNETS", func(w *tabwriter.Writer) {
-		for _, z := range r.Zones {
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\n", z.Zone, z.Nodes, z.Pods, z.Need, z.Free, orDash(strings.Join(z.Subnets, ",")))
-		}
-	})
-	table("SUBNET\tZONE\tCIDR\tFREE\tEGRESS\tMISSING ENDPOINTS", func(w *tabwriter.Writer) {
-		for _, s := range r.PrivateSubnets {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", s.ID, s.Zone, s.CIDR, s.Free, orDash(s.Egress), orDash(strings.Join(s.MissingEndpoints, ",")))
-		}
-	})
-	table("NODECLASS\tPUBLIC SUBNETS\tPUBLIC IP\tNODEPOOLS\tNODES", func(w *tabwriter.Writer) {
-		for _, nc := range r.NodeClasses {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\n", nc.Name, orDash(strings.Join(nc.PublicSubnets, ",")), boolPtr(nc.AssociatePublicIPAddress), orDash(strings.Join(nc.NodePools, ",")), nc.Nodes)
-		}
-	})
-	table("NODEPOOL\tNODECLASS\tBUDGETS\tNODES\tPUBLIC\tDRIFT AT ONCE", func(w *tabwriter.Writer) {
-		for _, p := range r.NodePools {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\n", p.Name, p.NodeClass, poolBudgets(p), p.Nodes, p.PublicNodes, p.AllowedDrift)
-		}
-	})
+
+	b.WriteString("\n")
+	rows = [][]string{{"ZONE", "NODES", "PODS", "NEED", "FREE", "SUBNETS"}}
+	for _, z := range r.Zones {
+		rows = append(rows, []string{z.Zone, strconv.Itoa(z.Nodes), strconv.Itoa(z.Pods), strconv.Itoa(z.Need), strconv.Itoa(z.Free), orDash(strings.Join(z.Subnets, ","))})
+	}
+	b.WriteString(fitted(rows, 5))
+
+	b.WriteString("\n")
+	rows = [][]string{{"SUBNET", "ZONE", "CIDR", "FREE", "EGRESS", "MISSING ENDPOINTS"}}
+	for _, s := range r.PrivateSubnets {
+		rows = append(rows, []string{s.ID, s.Zone, s.CIDR, strconv.Itoa(s.Free), orDash(s.Egress), orDash(strings.Join(s.MissingEndpoints, ","))})
+	}
+	b.WriteString(fitted(rows, 5))
+
+	b.WriteString("\n")
+	rows = [][]string{{"NODECLASS", "PUBLIC SUBNETS", "PUBLIC IP", "NODEPOOLS", "NODES"}}
+	for _, nc := range r.NodeClasses {
+		rows = append(rows, []string{nc.Name, orDash(strings.Join(nc.PublicSubnets, ",")), boolPtr(nc.AssociatePublicIPAddress), orDash(strings.Join(nc.NodePools, ",")), strconv.Itoa(nc.Nodes)})
+	}
+	b.WriteString(fitted(rows, 1, 3))
+
+	b.WriteString("\n")
+	rows = [][]string{{"NODEPOOL", "NODECLASS", "BUDGETS", "NODES", "PUBLIC", "DRIFT AT ONCE"}}
+	for _, p := range r.NodePools {
+		rows = append(rows, []string{p.Name, p.NodeClass, poolBudgets(p), strconv.Itoa(p.Nodes), strconv.Itoa(p.PublicNodes), strconv.Itoa(p.AllowedDrift)})
+	}
+	b.WriteString(fitted(rows, 2))
+
 	if len(r.NodeGroups) > 0 {
-		table("NODE GROUP\tNODES\tPUBLIC\tSTEPS", func(w *tabwriter.Writer) {
-			for _, g := range r.NodeGroups {
-				fmt.Fprintf(w, "%s\t%d\t%d\t%s\n", g.Name, g.Nodes, g.PublicNodes, joinSteps(g.Steps))
-			}
-		})
-	}
-	table("TARGET GROUP\tBINDING\tZONES\tHEALTHY\tFLOOR\tPORT\tNETWORKING", func(w *tabwriter.Writer) {
-		for _, tg := range r.TargetGroups {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", tg.ARN.String(), tg.Binding, orDash(strings.Join(tg.Zones, ",")), tg.HealthyPodTargets, tg.Floor, tg.TargetPort, orDash(tg.Networking))
+		b.WriteString("\n")
+		rows = [][]string{{"NODE GROUP", "NODES", "PUBLIC", "STEPS"}}
+		for _, g := range r.NodeGroups {
+			rows = append(rows, []string{g.Name, strconv.Itoa(g.Nodes), strconv.Itoa(g.PublicNodes), strconv.Itoa(len(g.Steps))})
 		}
-	})
-	fmt.Fprintf(&b, "\nestimate: %s\n", estimateLine(r.Estimate))
+		b.WriteString(fitted(rows))
+		for _, g := range r.NodeGroups {
+			b.WriteString("\n" + g.Name + ", by hand:\n")
+			for i, s := range g.Steps {
+				n := "  " + strconv.Itoa(i+1) + ". "
+				b.WriteString(wrap(s, n, strings.Repeat(" ", len(n))))
+			}
+		}
+	}
+
+	b.WriteString("\n")
+	rows = [][]string{{"TARGET GROUP", "BINDING", "ZONES", "HEALTHY", "FLOOR", "PORT", "NETWORKING"}}
+	var arns []string
+	for _, tg := range r.TargetGroups {
+		name := tg.ARN.Name
+		if name == "" {
+			name = tg.ARN.String()
+		}
+		rows = append(rows, []string{name, tg.Binding, orDash(strings.Join(tg.Zones, ",")), strconv.Itoa(tg.HealthyPodTargets), strconv.Itoa(tg.Floor),
+			strconv.Itoa(int(tg.TargetPort)), orDash(tg.Networking)})
+		if name != tg.ARN.String() {
+			arns = append(arns, wrap(tg.ARN.String(), name+": ", "  "))
+		}
+	}
+	b.WriteString(fitted(rows, 6, 2, 1))
+	b.WriteString(strings.Join(arns, ""))
+
+	b.WriteString("\n")
+	b.WriteString(wrap(estimateLine(r.Estimate), "estimate: ", "  "))
 	for _, a := range r.Estimate.Assumptions {
-		fmt.Fprintf(&b, "  assumes: %s\n", a)
+		b.WriteString(wrap(a, "  assumes: ", "           "))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", oneLine(n))
+		b.WriteString(wrap(n, "note: ", "      "))
 	}
 	return b.String()
+}
+
+// wrap is textcell.Wrap to [diagnose.TextColumns].
+func wrap(s, first, rest string) string { return textcell.Wrap(s, diagnose.TextColumns, first, rest) }
+
+// fitted renders rows (the first is the header) as textcell.Table does,
+// in [diagnose.TextColumns] columns, narrowing the flexible columns flex;
+// each cell cut short there is written whole under the table, wrapped:
+// its row's first cell, its column's header and its value, a list's
+// items (comma-separated in the cell) a space apart, so that it wraps
+// between them.
+func fitted(rows [][]string, flex ...int) string {
+	table := textcell.Table(rows, diagnose.TextColumns, flex...)
+	lines := strings.Split(table, "\n")
+	var under strings.Builder
+	for i, row := range rows[1:] {
+		for _, c := range flex {
+			if c < len(row) && i+1 < len(lines) && !strings.Contains(lines[i+1], row[c]) {
+				under.WriteString(wrap(strings.ReplaceAll(row[c], ",", ", "), "  "+row[0]+" "+strings.ToLower(rows[0][c])+": ", "    "))
+			}
+		}
+	}
+	return table + under.String()
 }
 
 func estimateLine(e Estimate) string {
@@ -227,7 +295,6 @@ func nextLine(c diagnose.NextCall) string {
 
 // The text helpers of the renderings, shared with the other reports.
 var (
-	orDash  = textcell.OrDash
-	oneLine = textcell.OneLine
-	md      = textcell.Markdown
+	orDash = textcell.OrDash
+	md     = textcell.Markdown
 )

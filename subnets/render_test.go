@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -113,11 +114,62 @@ func TestText(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
 	}
+	// An assumption may be wrapped over lines; its words are all there.
+	flat := strings.Join(strings.Fields(text), " ")
 	for _, a := range rep.Estimate.Assumptions {
-		if !strings.Contains(text, "  assumes: "+a+"\n") {
+		if !strings.Contains(flat, "assumes: "+a+" ") && !strings.HasSuffix(flat, "assumes: "+a) {
 			t.Errorf("the text does not say the assumption %q:\n%s", a, text)
 		}
 	}
+}
+
+// TestTextFits120Columns: a realistic report that is not ready (long
+// findings, a subnet missing every endpoint, many subnets in a zone, a
+// node group's steps, a long networking note, a target group ARN) renders
+// in lines of at most 120 columns, and nothing is lost: each finding's
+// message and next call, each missing endpoint, each subnet, each step
+// and the ARN are there whole once the lines are joined.
+func TestTextFits120Columns(t *testing.T) {
+	w := broken()
+	w.ec2.RouteTables = w.ec2.RouteTables[:0] // no NAT: every endpoint missing
+	rep := check(t, w, nil)
+	rep.Zones[0].Subnets = append(rep.Zones[0].Subnets, "subnet-0123456789abcdef0", "subnet-0fedcba9876543210", "subnet-00112233445566778")
+	rep.Notes = append(rep.Notes, "the endpoints of "+strings.Repeat("com.amazonaws.eu-west-1.ecr.api ", 6)+"could not be read")
+	for i := range rep.TargetGroups {
+		rep.TargetGroups[i].Networking = "spec.networking set: ingress from the load balancer's security groups sg-0a1b2c3d4e5f60718 and sg-0f1e2d3c4b5a69788 on port 8080"
+	}
+	text := rep.Text()
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > diagnose.TextColumns {
+			t.Errorf("line %d has %d columns, over %d: %q", i+1, n, diagnose.TextColumns, line)
+		}
+	}
+	flat := strings.Join(strings.Fields(text), " ")
+	var want []string
+	for _, f := range rep.Findings {
+		want = append(want, strings.Join(strings.Fields(f.Message), " "))
+	}
+	for _, s := range rep.PrivateSubnets {
+		want = append(want, s.MissingEndpoints...)
+	}
+	want = append(want, rep.Zones[0].Subnets...)
+	want = append(want, rep.TargetGroups[0].ARN.String(), rep.TargetGroups[0].Networking,
+		strings.Join(strings.Fields(rep.Notes[len(rep.Notes)-1]), " "))
+	for _, g := range rep.NodeGroups {
+		want = append(want, g.Steps...)
+	}
+	if len(rep.Findings) < 3 || len(rep.NodeGroups) == 0 || len(rep.PrivateSubnets) == 0 || len(rep.PrivateSubnets[0].MissingEndpoints) == 0 {
+		t.Fatalf("the report is not the realistic one the test needs: %d findings, %d node groups, subnets %+v", len(rep.Findings), len(rep.NodeGroups), rep.PrivateSubnets)
+	}
+	for _, s := range want {
+		if !strings.Contains(flat, s) {
+			t.Errorf("the text lacks %q whole:\n%s", s, text)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	t.Logf("\n%s", text)
 }
 
 // pluralOfOne matches a count of one followed by a plural noun: "1

@@ -247,7 +247,7 @@ func ownedAnnotations(extra map[string]string, arn string, reason MultiClusterRe
 func checkSecurityGroups(ids []string) []*FieldError {
 	var errs []*FieldError
 	for i, id := range ids {
-		if !securityGroupRe.MatchString(id) {
+		if !tgmigrate.ValidSecurityGroupID(id) {
 			errs = append(errs, &FieldError{Field: fmt.Sprintf("spec.networking.ingress[0].from[%d].securityGroup.groupID", i), Value: id,
 				Kind: ErrInvalidSpec, Detail: "not a security group ID (sg- and 8 or 17 hex digits)"})
 		}

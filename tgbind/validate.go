@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,8 +76,6 @@ const (
 // lbcStackLabelPrefixes are the label keys through which the LBC recognises
 // the bindings it created itself and garbage-collects them.
 var lbcStackLabelPrefixes = tgmigrate.LBCStackTags()
-
-var securityGroupRe = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
 
 // checker accumulates the outcome of each check.
 type checker struct {
@@ -287,7 +284,7 @@ func checkSpec(c *checker, tgb *v1beta1.TargetGroupBinding, tg *elbv2types.Targe
 	if s.Networking != nil {
 		for i, rule := range s.Networking.Ingress {
 			for j, peer := range rule.From {
-				if peer.SecurityGroup != nil && !securityGroupRe.MatchString(peer.SecurityGroup.GroupID) {
+				if peer.SecurityGroup != nil && !tgmigrate.ValidSecurityGroupID(peer.SecurityGroup.GroupID) {
 					bad(fmt.Sprintf("spec.networking.ingress[%d].from[%d].securityGroup.groupID", i, j), peer.SecurityGroup.GroupID,
 						"not a security group ID (sg- and 8 or 17 hex digits)")
 				}

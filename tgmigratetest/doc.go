@@ -78,9 +78,11 @@
 //
 //   - diagnose: diagnose.Sources{Accounts: []diagnose.Account{{ID:
 //     [AccountID], Region: [Region], ELBv2: w.ELBv2Read(), ServiceQuotas:
-//     w.ServiceQuotas()}}, Clusters: []diagnose.Cluster{w.Cluster()}},
-//     with diagnose.WithClock(w.Clock()). Give Account.EC2 nothing: it
-//     reads DescribeInstances, which the world does not serve.
+//     w.ServiceQuotas(), EC2: w.EC2()}}, Clusters:
+//     []diagnose.Cluster{w.Cluster()}}, with diagnose.WithClock(w.Clock()).
+//     With EC2, diagnose places the nodes in their subnets
+//     (DescribeInstances, DescribeRouteTables): on a step-4 world
+//     (Options.Move) PublicSubnetNode counts them in public subnets.
 //   - cutover: cutover.Env{ELBv2: w.ELBv2(), EC2: w.EC2(), ServiceQuotas:
 //     w.ServiceQuotas(), Client: w.Client(), Clock: w.Clock(),
 //     ClusterName: [ClusterName], ClusterVPCID: w.VPCID()}, and

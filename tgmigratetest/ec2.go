@@ -1,8 +1,8 @@
 package tgmigratetest
 
 // ec2.go: the world's EC2 as the code under test reads it: EC2API (the
-// security groups, network interfaces, subnets, route tables and VPC
-// endpoints, read-only) and World.EC2.
+// security groups, network interfaces, instances, subnets, route tables
+// and VPC endpoints, read-only) and World.EC2.
 
 import (
 	"context"
@@ -14,11 +14,9 @@ import (
 // signatures: the security groups and the network interfaces that carry
 // them to addresses (cutover's security-group check, cutover.EC2API), and
 // the VPC's subnets, route tables and endpoints (step 4's readiness,
-// subnets.EC2API). It holds no write. *ec2.Client satisfies it as it is.
-//
-// Diagnose's optional EC2 client (diagnose.EC2API) reads
-// DescribeInstances, which the world does not serve: give diagnose none,
-// and it skips its public-subnet check (AccountReport.EC2 is false).
+// subnets.EC2API), and the instances behind the nodes with the route
+// tables (diagnose's public-subnet check, diagnose.EC2API). It holds no
+// write. *ec2.Client satisfies it as it is.
 type EC2API interface {
 	// DescribeSecurityGroups is the SDK call behind IAM action ec2:DescribeSecurityGroups.
 	DescribeSecurityGroups(ctx context.Context, params *ec2.DescribeSecurityGroupsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error)
@@ -32,23 +30,29 @@ type EC2API interface {
 	DescribeRouteTables(ctx context.Context, params *ec2.DescribeRouteTablesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error)
 	// DescribeVpcEndpoints is the SDK call behind IAM action ec2:DescribeVpcEndpoints.
 	DescribeVpcEndpoints(ctx context.Context, params *ec2.DescribeVpcEndpointsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
+	// DescribeInstances is the SDK call behind IAM action ec2:DescribeInstances.
+	DescribeInstances(ctx context.Context, params *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error)
 }
 
 // ec2Ops are the operations of [EC2API]: the ones a [Fault] may name on
 // EC2.
 var ec2Ops = []string{
 	"DescribeSecurityGroups", "DescribeNetworkInterfaces", "DescribeVpcs",
-	"DescribeSubnets", "DescribeRouteTables", "DescribeVpcEndpoints",
+	"DescribeSubnets", "DescribeRouteTables", "DescribeVpcEndpoints", "DescribeInstances",
 }
 
 // EC2 returns the world's EC2 client of the code under test, read-only:
 // give it to cutover.Env.EC2 or cutover.ReadEnv.EC2 (PlanCutover then
 // checks that the load balancer's security groups let it reach the pods'
-// port) and to subnets.Input.EC2. It reads the world's network: the load
+// port), to subnets.Input.EC2 and to diagnose.Account.EC2 (its
+// public-subnet check). It reads the world's network: the load
 // balancer's and the nodes' security groups (the nodes' tagged
 // kubernetes.io/cluster/[ClusterName], which the pods share), one network
-// interface per node carrying its pods' addresses, and with Options.Move
-// the subnets, route tables and endpoints of step 4. Its calls are
+// interface per node carrying its pods' addresses, one instance per node
+// (its subnet, VPC, address and state, tagged as Karpenter tags what it
+// launches: Name, karpenter.sh/nodepool, kubernetes.io/cluster/[ClusterName]
+// and eks:eks-cluster-name; a terminated node's as terminated), and with
+// Options.Move the subnets, route tables and endpoints of step 4. Its calls are
 // counted ([World.Calls]) and fail as [World.Inject] arms; with
 // Options.Wire they go through the real *ec2.Client. No type assertion
 // recovers a write method from it.

@@ -45,8 +45,8 @@ type Fault struct {
 	// "DescribeTargetHealth", "DeregisterTargets", "ModifyTargetGroup"...,
 	// EC2's "DescribeSecurityGroups", "DescribeNetworkInterfaces",
 	// "DescribeVpcs", "DescribeSubnets", "DescribeRouteTables",
-	// "DescribeVpcEndpoints", or Service Quotas' "GetServiceQuota",
-	// "GetAWSDefaultServiceQuota". Required.
+	// "DescribeVpcEndpoints", "DescribeInstances", or Service Quotas'
+	// "GetServiceQuota", "GetAWSDefaultServiceQuota". Required.
 	Op string
 	// Code is the error. Required.
 	Code FaultCode

@@ -162,7 +162,7 @@ func TestInjectRefusesBadFaults(t *testing.T) {
 		f     tgmigratetest.Fault
 		field string
 	}{
-		{"unknown op", tgmigratetest.Fault{Op: "DescribeInstances", Code: tgmigratetest.Throttling}, "Fault.Op"},
+		{"unknown op", tgmigratetest.Fault{Op: "RunInstances", Code: tgmigratetest.Throttling}, "Fault.Op"},
 		{"write of EC2", tgmigratetest.Fault{Op: "AuthorizeSecurityGroupIngress", Code: tgmigratetest.Throttling}, "Fault.Op"},
 		{"EC2 code", tgmigratetest.Fault{Op: "DescribeSubnets", Code: "RequestLimitExceeded"}, "Fault.Code"},
 		{"EC2 times", tgmigratetest.Fault{Op: "DescribeSubnets", Code: tgmigratetest.Throttling, Times: -2}, "Fault.Times"},

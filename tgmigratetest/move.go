@@ -35,7 +35,8 @@ type Move struct {
 // Egress is how a step-4 world's private subnets reach AWS's APIs.
 type Egress string
 
-// The egresses of a step-4 world.
+// The egresses of a step-4 world, spelled as the simulator's (whose
+// names go doc would show as an internal package's).
 const (
 	// EgressNAT: a NAT gateway per zone, each private route table's
 	// default route.

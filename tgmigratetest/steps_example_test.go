@@ -24,9 +24,11 @@ import (
 	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
-// Step 1: diagnose reads the world with its read-only clients, ELBv2 and
-// Service Quotas, and finds the hand-made target group pinning the
-// nodes' addresses, with a handoff to cutover; it writes nothing.
+// Step 1: diagnose reads the world with its read-only clients, ELBv2, EC2
+// and Service Quotas, and finds the hand-made target group pinning the
+// nodes' addresses, with a handoff to cutover; through EC2 it places the
+// nodes in their subnets, private in this world (a step-4 world,
+// Options.Move, has them public). It writes nothing.
 func Example_diagnose() {
 	ctx := context.Background()
 	w, err := tgmigratetest.NewWorld(ctx, tgmigratetest.Options{Seed: 1, Nodes: 4, Pods: 8})
@@ -36,26 +38,31 @@ func Example_diagnose() {
 	}
 	rep, err := diagnose.Diagnose(ctx, diagnose.Sources{
 		Accounts: []diagnose.Account{{ID: tgmigratetest.AccountID, Region: tgmigratetest.Region,
-			ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()}},
+			ELBv2: w.ELBv2Read(), EC2: w.EC2(), ServiceQuotas: w.ServiceQuotas()}},
 		Clusters: []diagnose.Cluster{w.Cluster()},
 	}, diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{w.Legacy().TargetGroupARN}}, diagnose.WithClock(w.Clock()))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	pinned, handoff := false, false
+	pinned, handoff, public := false, false, false
 	for _, f := range rep.AllFindings() {
-		if f.Code == "StaticNodeTarget" {
+		switch f.Code {
+		case diagnose.CodeStaticNodeTarget:
 			pinned, handoff = true, f.Next.Handoff != nil
+		case diagnose.CodePublicSubnetNode:
+			public = true
 		}
 	}
 	q := rep.Accounts[0].Quotas
 	fmt.Println("node addresses pinned:", pinned, "handoff to cutover:", handoff)
 	fmt.Println("quotas from Service Quotas:", q != nil && q.PerTargetGroup.Source == diagnose.QuotaApplied)
+	fmt.Println("subnets checked through EC2:", rep.Accounts[0].EC2, "nodes in public subnets:", public)
 	fmt.Println("read errors:", len(rep.Errors), "writes:", w.Calls()["DeregisterTargets"]+w.Calls()["ModifyTargetGroup"])
 	// Output:
 	// node addresses pinned: true handoff to cutover: true
 	// quotas from Service Quotas: true
+	// subnets checked through EC2: true nodes in public subnets: false
 	// read errors: 0 writes: 0
 }
 

@@ -1,6 +1,7 @@
 package tgmigratetest_test
 
-// steps_test.go: the kit's EC2 client, its Service Quotas, the step-4
+// steps_test.go: the kit's EC2 client (and diagnose's public-subnet
+// check through it), its Service Quotas, the step-4
 // world (Options.Move) under subnets' readiness, Options.Wire, and the
 // bounds of the new options.
 
@@ -37,9 +38,10 @@ type ingressWriter interface {
 // TestEC2 reads the world's network through World.EC2, on the Go client
 // and over the wire: the load balancer's and the nodes' security groups,
 // the nodes' group tagged as the cluster's; one network interface per
-// node carrying its pods' addresses; the step-4 world's subnets (a public
-// and a private one per zone), route tables and endpoints. The client
-// has no write, and its calls are counted.
+// node carrying its pods' addresses; one instance per node, running, on
+// the same address, tagged as Karpenter's; the step-4 world's subnets (a
+// public and a private one per zone), route tables and endpoints. The
+// client has no write, and its calls are counted.
 func TestEC2(t *testing.T) {
 	for _, wire := range []bool{false, true} {
 		t.Run(map[bool]string{false: "go", true: "wire"}[wire], func(t *testing.T) {
@@ -113,11 +115,98 @@ func TestEC2(t *testing.T) {
 			if err != nil || len(eps.VpcEndpoints) != 5 {
 				t.Errorf("DescribeVpcEndpoints() = %v, %v; want ECR's two, S3, STS and EC2", eps, err)
 			}
+			insts, err := w.EC2().DescribeInstances(ctx, &ec2.DescribeInstancesInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			running := 0
+			for _, r := range insts.Reservations {
+				for _, in := range r.Instances {
+					tags := map[string]string{}
+					for _, tag := range in.Tags {
+						tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+					}
+					if in.State.Name == "running" && in.SubnetId != nil && aws.ToString(in.VpcId) == w.VPCID() && addrs[aws.ToString(in.PrivateIpAddress)] &&
+						tags["kubernetes.io/cluster/"+tgmigratetest.ClusterName] == "owned" && tags["karpenter.sh/nodepool"] != "" {
+						running++
+					}
+				}
+			}
+			if running != 3 {
+				t.Errorf("DescribeInstances() = %+v: want 3 running instances, in the VPC, on the interfaces' addresses, tagged as Karpenter's", insts.Reservations)
+			}
 			calls := w.Calls()
-			for _, op := range []string{"DescribeSecurityGroups", "DescribeNetworkInterfaces", "DescribeSubnets", "DescribeRouteTables", "DescribeVpcEndpoints"} {
+			for _, op := range []string{"DescribeSecurityGroups", "DescribeNetworkInterfaces", "DescribeSubnets", "DescribeRouteTables", "DescribeVpcEndpoints", "DescribeInstances"} {
 				if calls[op] != 1 {
 					t.Errorf("Calls()[%s] = %d, want 1", op, calls[op])
 				}
+			}
+		})
+	}
+}
+
+// The kit's EC2 client is diagnose's.
+var _ diagnose.EC2API = tgmigratetest.EC2API(nil)
+
+// TestDiagnoseEC2: diagnose, given the kit's EC2 client on the step-4
+// world, on the Go client and over the wire, places every node target's
+// node in its public subnet (one routed to the internet gateway), and
+// PublicSubnetNode counts them so; without the client it knows only the
+// nodes' ExternalIPs.
+func TestDiagnoseEC2(t *testing.T) {
+	for _, wire := range []bool{false, true} {
+		t.Run(map[bool]string{false: "go", true: "wire"}[wire], func(t *testing.T) {
+			ctx := t.Context()
+			opts := tgmigratetest.Options{Seed: 3, Nodes: 3, Pods: 6, Move: &tgmigratetest.Move{}}
+			if wire {
+				opts.Wire = &tgmigratetest.Wire{}
+			}
+			w := newWorld(t, opts)
+			t.Cleanup(w.Close)
+			run := func(ec2c diagnose.EC2API) (*diagnose.Report, *diagnose.Finding) {
+				t.Helper()
+				acct := diagnose.Account{ID: tgmigratetest.AccountID, Region: tgmigratetest.Region, ELBv2: w.ELBv2Read()}
+				if ec2c != nil {
+					acct.EC2 = ec2c
+				}
+				rep, err := diagnose.Diagnose(ctx, diagnose.Sources{Accounts: []diagnose.Account{acct}, Clusters: []diagnose.Cluster{w.Cluster()}},
+					diagnose.Scope{TargetGroupARNs: []tgmigrate.ARN{w.Legacy().TargetGroupARN}}, diagnose.WithClock(w.Clock()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rep.Errors) != 0 {
+					t.Fatalf("read errors: %+v", rep.Errors)
+				}
+				for _, f := range rep.AllFindings() {
+					if f.Code == diagnose.CodePublicSubnetNode {
+						return rep, &f
+					}
+				}
+				t.Fatalf("no %s finding", diagnose.CodePublicSubnetNode)
+				return nil, nil
+			}
+
+			_, without := run(nil)
+			rep, with := run(w.EC2())
+			if !rep.Accounts[0].EC2 || w.Calls()["DescribeInstances"] == 0 || w.Calls()["DescribeRouteTables"] == 0 {
+				t.Errorf("EC2 %v, calls %v: want diagnose to read the instances and the route tables", rep.Accounts[0].EC2, w.Calls())
+			}
+			if without.Evidence.Counts["publicSubnet"] != 0 || with.Evidence.Counts["publicSubnet"] != 3 || with.Evidence.Counts["nodes"] != 3 {
+				t.Errorf("counts without EC2 %v, with %v: want the 3 nodes in a public subnet only with EC2", without.Evidence.Counts, with.Evidence.Counts)
+			}
+			placed := 0
+			for _, tg := range rep.TargetGroups {
+				for _, tr := range tg.Targets {
+					if tr.Class == diagnose.ClassNode && tr.Node != nil && tr.Node.PublicSubnet && strings.HasPrefix(tr.Node.SubnetID, "subnet-") {
+						placed++
+					}
+				}
+			}
+			if placed == 0 {
+				t.Errorf("no node target placed in a public subnet: %+v", rep.TargetGroups)
+			}
+			if !strings.Contains(with.Message, "3 in a subnet routed to an internet gateway") || with.Evidence.Details["subnets"] == "" {
+				t.Errorf("finding %q, details %v", with.Message, with.Evidence.Details)
 			}
 		})
 	}

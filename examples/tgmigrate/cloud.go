@@ -102,22 +102,10 @@ func (f *cloudFlags) validate() error {
 func parseRoleARN(s string) (arn.ARN, error) {
 	a, err := arn.Parse(s)
 	name, isRole := strings.CutPrefix(a.Resource, "role/")
-	if err != nil || a.Service != "iam" || !isRole || name == "" || strings.HasSuffix(name, "/") || !isAccountID(a.AccountID) {
+	if err != nil || a.Service != "iam" || !isRole || name == "" || strings.HasSuffix(name, "/") || !tgmigrate.ValidAccountID(a.AccountID) {
 		return arn.ARN{}, usagef("--assume-role %q: not an IAM role ARN (want arn:aws:iam::ACCOUNT_ID:role/NAME)", s)
 	}
 	return a, nil
-}
-
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // accounts loads the AWS configuration: the base credentials from the

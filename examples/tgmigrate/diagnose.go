@@ -5,17 +5,14 @@ package main
 // failon.go's scale).
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate"
 	"github.com/qstools/tgmigrate/diagnose"
@@ -159,11 +156,11 @@ func (a *app) printReport(r *diagnose.Report, wide bool) error {
 }
 
 // check is diagnose's check of its input, before any kubeconfig or
-// credentials are looked for: --fail-on, the scope, --cluster-vpc, the
-// Region the ARNs name (which becomes cloud's when --region is absent),
-// and then, through diagnose.Validate, the library's own check of the
-// options and of the cluster's VPC and CIDRs (validationSources). It
-// returns the --fail-on threshold, the scope and the options.
+// credentials are looked for: --fail-on, the scope, --cluster-vpc and
+// --cidr, the Region the ARNs name (which becomes cloud's when --region is
+// absent), and then, through diagnose.ValidateScope, the library's own
+// check of the scope and the options. It returns the --fail-on threshold,
+// the scope and the options.
 func (f *diagnoseFlags) check(cloud *cloudFlags) (string, diagnose.Scope, []diagnose.Option, error) {
 	threshold, err := parseFailOn(f.failOn)
 	if err != nil {
@@ -175,6 +172,11 @@ func (f *diagnoseFlags) check(cloud *cloudFlags) (string, diagnose.Scope, []diag
 	}
 	if err := checkVPC(f.clusterVPC); err != nil {
 		return "", scope, nil, err
+	}
+	for _, c := range f.cidrs {
+		if err := checkCIDR(c); err != nil {
+			return "", scope, nil, err
+		}
 	}
 	for _, a := range scope.TargetGroupARNs {
 		if err := cloud.takeRegion("--target-group", a); err != nil {
@@ -190,64 +192,18 @@ func (f *diagnoseFlags) check(cloud *cloudFlags) (string, diagnose.Scope, []diag
 	if f.concurrencySet {
 		opts = append(opts, diagnose.WithConcurrency(f.concurrency))
 	}
-	if err := diagnose.Validate(f.validationSources(cloud.region), scope, opts...); err != nil {
+	if err := diagnose.ValidateScope(scope, opts...); err != nil {
 		return "", scope, nil, f.flagOf(err)
 	}
 	return threshold, scope, opts, nil
 }
 
-// validationSources are the Sources diagnose.Validate checks before the
-// kubeconfig and the credentials are read: the cluster as the flags
-// describe it (its VPC and CIDRs), with what is not known until then stood
-// in for by values Validate checks for shape only and never calls: an
-// account ID, the Region (region, or us-east-1 while the profile's is not
-// read yet), an ELBv2 client with no configuration, and notLoaded as the
-// cluster's reader.
-func (f *diagnoseFlags) validationSources(region string) diagnose.Sources {
-	if region == "" {
-		region = "us-east-1"
-	}
-	return diagnose.Sources{
-		Accounts: []diagnose.Account{{ID: "000000000000", Region: region, ELBv2: elbv2.New(elbv2.Options{Region: region})}},
-		Clusters: []diagnose.Cluster{{Name: "cluster", Reader: notLoaded{}, VPCID: f.clusterVPC, CIDRs: f.cidrs}},
-	}
-}
-
-// notLoaded is the cluster's reader in validationSources: diagnose.Validate
-// only checks that there is one, and every call says the kubeconfig is not
-// loaded yet.
-type notLoaded struct{}
-
-var errNotLoaded = errors.New("tgmigrate: the kubeconfig is not loaded yet")
-
-// Get implements client.Reader.
-func (notLoaded) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
-	return errNotLoaded
-}
-
-// List implements client.Reader.
-func (notLoaded) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	return errNotLoaded
-}
-
-// flagOf turns diagnose.Validate's *InputError into the message of the
-// flag that set the field at fault.
+// flagOf turns diagnose.ValidateScope's *InputError into the message of
+// the flag that set the field at fault.
 func (f *diagnoseFlags) flagOf(err error) error {
 	var ie *diagnose.InputError
-	if !errors.As(err, &ie) {
-		return asUsage(err)
-	}
-	const cidrs = "Sources.Clusters[0].CIDRs["
-	switch {
-	case ie.Field == "WithConcurrency":
+	if errors.As(err, &ie) && ie.Field == "WithConcurrency" {
 		return badFlag("--concurrency", fmt.Sprint(f.concurrency), "a whole number, 1 or more")
-	case strings.HasPrefix(ie.Field, cidrs):
-		i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(ie.Field, cidrs), "]"))
-		if i >= 0 && i < len(f.cidrs) {
-			return badFlag("--cidr", f.cidrs[i], "a CIDR such as 10.0.0.0/16 or fd00::/8")
-		}
-	case ie.Field == "Sources.Clusters[0].VPCID":
-		return badFlag("--cluster-vpc", f.clusterVPC, vpcFmt)
 	}
 	return asUsage(err)
 }

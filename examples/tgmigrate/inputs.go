@@ -5,15 +5,17 @@ package main
 // (flags.go's flagError gives pflag's parse errors the same); the target group
 // reference a --target-group takes (a name or an ARN, tgRef) and its
 // resolution through DescribeTargetGroups; the Region an ARN names
-// (cloudFlags.takeRegion); the shapes of a Region, an account ID, a VPC
-// ID, a security group ID, a port and a Kubernetes name; and the checks
-// execute and rollback share (runFlags.check, fileJournal).
+// (cloudFlags.takeRegion); the shapes of a Region, a VPC ID, a security
+// group ID (the root package's tgmigrate.ValidX), a CIDR, a port and a
+// Kubernetes name; plan's request through cutover's own check
+// (planFlags.checkRequest); and the checks execute and rollback share
+// (runFlags.check, fileJournal).
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -66,19 +68,10 @@ func parseTargetGroupRef(flag, s string) (tgRef, error) {
 		}
 		return tgRef{ARN: a}, nil
 	}
-	if !validTargetGroupName(s) {
+	if !tgmigrate.ValidTargetGroupName(s) {
 		return tgRef{}, badFlag(flag, s, fmt.Sprintf("a target group name (%s, not beginning or ending with a hyphen) or %s", tgNameForm, tgARNForm))
 	}
 	return tgRef{Name: s}, nil
-}
-
-var tgNameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?$`)
-
-// validTargetGroupName reports whether s is shaped as ELBv2 names target
-// groups: 1 to 32 letters, digits or hyphens, not beginning or ending with a
-// hyphen, and not beginning with "internal-" (ELBv2's own rule).
-func validTargetGroupName(s string) bool {
-	return tgNameRe.MatchString(s) && !strings.HasPrefix(s, "internal-")
 }
 
 // targetGroupDescriber is the one ELBv2 call resolve makes, with the SDK's
@@ -139,41 +132,44 @@ func (f *cloudFlags) takeRegion(flag string, a tgmigrate.ARN) error {
 	return usagef("%s %s is in Region %s, %s in %s: give target groups of one Region", flag, a.Raw, a.Region, f.regionFrom, f.region)
 }
 
-var (
-	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	awsIDRe   = regexp.MustCompile(`^[0-9a-f]{8}([0-9a-f]{9})?$`)
+// The forms of a Region and a VPC ID, as messages show them.
+const (
 	regionFmt = "a Region such as eu-west-1"
 	vpcFmt    = "a VPC ID: vpc- and 8 or 17 hexadecimal digits"
 )
 
-// checkRegion checks a Region flag's shape; empty is accepted (the default).
+// checkRegion checks a Region flag's shape (tgmigrate.ValidRegion); empty
+// is accepted (the default).
 func checkRegion(flag, s string) error {
-	if s != "" && !regionRe.MatchString(s) {
+	if s != "" && !tgmigrate.ValidRegion(s) {
 		return badFlag(flag, s, regionFmt)
 	}
 	return nil
 }
 
-// checkAccountID checks an account flag's shape; empty is accepted.
-func checkAccountID(flag, s string) error {
-	if s != "" && !isAccountID(s) {
-		return badFlag(flag, s, "a 12-digit AWS account ID")
-	}
-	return nil
-}
-
-// checkVPC checks a --cluster-vpc; empty is accepted.
+// checkVPC checks a --cluster-vpc (tgmigrate.ValidVPCID); empty is
+// accepted.
 func checkVPC(s string) error {
-	if id, ok := strings.CutPrefix(s, "vpc-"); s != "" && (!ok || !awsIDRe.MatchString(id)) {
+	if s != "" && !tgmigrate.ValidVPCID(s) {
 		return badFlag("--cluster-vpc", s, vpcFmt)
 	}
 	return nil
 }
 
-// checkSecurityGroup checks a security group ID flag.
+// checkSecurityGroup checks a security group ID flag
+// (tgmigrate.ValidSecurityGroupID).
 func checkSecurityGroup(flag, s string) error {
-	if id, ok := strings.CutPrefix(s, "sg-"); !ok || !awsIDRe.MatchString(id) {
+	if !tgmigrate.ValidSecurityGroupID(s) {
 		return badFlag(flag, s, "a security group ID: sg- and 8 or 17 hexadecimal digits")
+	}
+	return nil
+}
+
+// checkCIDR checks a --cidr: an address range as net/netip parses it,
+// which is diagnose's own check of a cluster's CIDRs.
+func checkCIDR(s string) error {
+	if _, err := netip.ParsePrefix(s); err != nil {
+		return badFlag("--cidr", s, "a CIDR such as 10.0.0.0/16 or fd00::/8")
 	}
 	return nil
 }
@@ -225,6 +221,32 @@ func (f *runFlags) check(cloud *cloudFlags, plan *cutover.Plan) error {
 		return nil
 	}
 	return cloud.takeRegion("--plan", plan.TargetGroup.ARN)
+}
+
+// checkRequest is the planner's own check of req (cutover's
+// Request.Validate), its errors told as the flags that set the field. A
+// target group given by name is resolved later: Validate checks the
+// target group last, so its complaint of the zero ARN then means that
+// every other field passed.
+func (f *planFlags) checkRequest(req cutover.Request, ref tgRef) error {
+	err := req.Validate()
+	var in *cutover.InputError
+	if err == nil || !errors.As(err, &in) {
+		return asUsage(err)
+	}
+	switch in.Field {
+	case "TargetGroupARN":
+		if ref.Name != "" && req.TargetGroupARN.IsZero() {
+			return nil
+		}
+	case "MinHealthy":
+		return badFlag("--min-healthy", fmt.Sprint(f.minHealthy), "a whole number, 0 or more (0: the healthy node targets, capped by the ready endpoints)")
+	case "AccountID":
+		return badFlag("--expect-account", f.expectAccount, "a 12-digit AWS account ID")
+	case "Region":
+		return badFlag("--expect-region", f.expectRegion, regionFmt)
+	}
+	return asUsage(err)
 }
 
 // fileJournal is the journal of --journal-file, checked before any

@@ -90,8 +90,6 @@ func (f *planFlags) request(cloud *cloudFlags) (cutover.Request, tgRef, error) {
 		return cutover.Request{}, tgRef{}, usagef("--iam-policy, --controller-policy and --rbac: give one")
 	case len(f.rbacSubjects) > 0 && !f.rbac:
 		return cutover.Request{}, tgRef{}, usagef("--rbac-subject goes with --rbac")
-	case f.minHealthy < 0:
-		return cutover.Request{}, tgRef{}, badFlag("--min-healthy", fmt.Sprint(f.minHealthy), "a whole number, 0 or more (0: the healthy node targets, capped by the ready endpoints)")
 	}
 	ref, err := parseTargetGroupRef("--target-group", f.targetGroup)
 	if err != nil {
@@ -99,7 +97,6 @@ func (f *planFlags) request(cloud *cloudFlags) (cutover.Request, tgRef, error) {
 	}
 	for _, err := range []error{
 		checkNamespace(f.namespace), checkService(f.service), checkPort(f.port),
-		checkAccountID("--expect-account", f.expectAccount), checkRegion("--expect-region", f.expectRegion),
 		checkVPC(f.clusterVPC), cloud.takeRegion("--target-group", ref.ARN),
 	} {
 		if err != nil {
@@ -107,7 +104,10 @@ func (f *planFlags) request(cloud *cloudFlags) (cutover.Request, tgRef, error) {
 		}
 	}
 	req, err := f.requestOf(ref.ARN)
-	return req, ref, err
+	if err != nil {
+		return req, ref, err
+	}
+	return req, ref, f.checkRequest(req, ref)
 }
 
 // requestOf is the cutover request of the flags, for the target group tg.

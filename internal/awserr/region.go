@@ -1,7 +1,8 @@
 package awserr
 
-// region.go: the shapes of an account ID, a region name and a VPC ID
-// (ValidAccountID, ValidRegion, ValidVPCID) and a region's partition
+// region.go: the shapes of an account ID, a region name, a VPC ID and a
+// security group ID (ValidAccountID, ValidRegion, ValidVPCID,
+// ValidSecurityGroupID) and a region's partition
 // (PartitionOf), which ARN parsing, the packages' input checks and the
 // simulator's models share.
 
@@ -14,6 +15,7 @@ var (
 	accountRe = regexp.MustCompile(`^[0-9]{12}$`)
 	regionRe  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
 	vpcIDRe   = regexp.MustCompile(`^vpc-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	sgIDRe    = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
 )
 
 // ValidAccountID reports whether id is shaped as an AWS account ID: 12
@@ -27,6 +29,10 @@ func ValidRegion(name string) bool { return regionRe.MatchString(name) }
 // ValidVPCID reports whether id is shaped as a VPC ID: "vpc-" and 8 or 17
 // hexadecimal digits.
 func ValidVPCID(id string) bool { return vpcIDRe.MatchString(id) }
+
+// ValidSecurityGroupID reports whether id is shaped as a security group
+// ID: "sg-" and 8 or 17 hexadecimal digits.
+func ValidSecurityGroupID(id string) bool { return sgIDRe.MatchString(id) }
 
 // PartitionOf returns the partition of a region: "aws-cn" for a cn-
 // region, "aws-us-gov" for a us-gov- one, "aws" otherwise.

@@ -1,7 +1,7 @@
 package sim
 
-// network.go: the world's network: its security groups and network
-// interfaces (package ec2sim), the firewall between the load balancer and
+// network.go: the world's network: its security groups, network
+// interfaces and instances (package ec2sim), the firewall between the load balancer and
 // the cluster, and the EC2 clients of the system under test and the LBC.
 
 import (
@@ -10,8 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/ec2sim"
 	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
+	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 )
 
 // seedNetwork builds the network's security groups: the load balancer's,
@@ -44,6 +46,7 @@ func (w *World) seedNetwork() error {
 		return err
 	}
 	m.SetInterfaceSource(ec2sim.InterfaceFunc(w.interfaces))
+	m.SetInstanceSource(ec2sim.InstanceFunc(w.instances))
 	w.ec2 = m
 	if w.lbcEC2, err = ec2sim.NewClient(m); err != nil {
 		return err
@@ -83,6 +86,42 @@ func (w *World) interfaces() []ec2sim.Interface {
 			PrivateIPs: append([]string{n.InternalIP}, byNode[n.Name]...), GroupIDs: []string{w.nodeSG}, InstanceID: n.InstanceID,
 			Description: "the primary interface of " + n.Name,
 		})
+	}
+	return out
+}
+
+// instances are the EC2 instances of the world: one per node that is not
+// a Fargate pod's, "pending" while it launches, "running" once Ready, and
+// "terminated" (with no VPC, subnet or address, as EC2 shows one) once
+// Karpenter has terminated it; each in the nodes' security group, tagged as
+// Karpenter tags what it launches (its NodePool, the cluster's ownership
+// tag, the EKS cluster's name) and named after its node.
+func (w *World) instances() []ec2sim.Instance {
+	var out []ec2sim.Instance
+	for _, n := range w.cl.Nodes() {
+		if n.Fargate || n.InstanceID == "" {
+			continue
+		}
+		in := ec2sim.Instance{
+			ID: n.InstanceID, InstanceType: n.Labels[cluster.LabelInstanceType], PrivateDNSName: n.Name, LaunchTime: n.LaunchedAt,
+			Tags: map[string]string{"Name": n.Name, "kubernetes.io/cluster/" + w.cfg.ClusterName: "owned", "eks:eks-cluster-name": w.cfg.ClusterName},
+		}
+		if pool := n.Labels[karpenter.LabelNodePool]; pool != "" {
+			in.Tags[karpenter.LabelNodePool] = pool
+		}
+		switch n.Phase {
+		case "Terminated":
+			in.State = ec2types.InstanceStateNameTerminated
+			out = append(out, in)
+			continue
+		case "Ready":
+			in.State = ec2types.InstanceStateNameRunning
+		default:
+			in.State = ec2types.InstanceStateNamePending
+		}
+		in.VpcID, in.SubnetID, in.AvailabilityZone, in.PrivateIP = w.cl.VPCID(), n.SubnetID, n.Zone, n.InternalIP
+		in.GroupIDs = []string{w.nodeSG}
+		out = append(out, in)
 	}
 	return out
 }

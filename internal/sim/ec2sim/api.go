@@ -1,7 +1,7 @@
 package ec2sim
 
 // api.go: the narrow interfaces the Client satisfies: Reader,
-// NetworkReader, IngressWriter, API.
+// NetworkReader, InstanceReader, IngressWriter, API.
 
 import (
 	"context"
@@ -34,6 +34,14 @@ type NetworkReader interface {
 	DescribeVpcEndpoints(ctx context.Context, params *ec2.DescribeVpcEndpointsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
 }
 
+// InstanceReader is the read-only role over the instances: where each
+// sits (its VPC, subnet and address), its state and its tags. Diagnose's
+// public-subnet check takes it, with the route tables of [NetworkReader].
+type InstanceReader interface {
+	// DescribeInstances is the SDK call behind IAM action ec2:DescribeInstances.
+	DescribeInstances(ctx context.Context, params *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error)
+}
+
 // IngressWriter is the role that changes security groups' ingress rules,
 // as the AWS Load Balancer Controller does for its targets.
 type IngressWriter interface {
@@ -48,6 +56,7 @@ type IngressWriter interface {
 type API interface {
 	Reader
 	NetworkReader
+	InstanceReader
 	IngressWriter
 }
 
@@ -61,8 +70,11 @@ var (
 	_ ec2.DescribeSubnetsAPIClient           = (*Client)(nil)
 	_ ec2.DescribeRouteTablesAPIClient       = (*Client)(nil)
 	_ ec2.DescribeVpcEndpointsAPIClient      = (*Client)(nil)
+	_ ec2.DescribeInstancesAPIClient         = (*Client)(nil)
 	_ Reader                                 = (*ec2.Client)(nil)
 	_ Reader                                 = (*Client)(nil)
 	_ NetworkReader                          = (*ec2.Client)(nil)
 	_ NetworkReader                          = (*Client)(nil)
+	_ InstanceReader                         = (*ec2.Client)(nil)
+	_ InstanceReader                         = (*Client)(nil)
 )

@@ -23,12 +23,13 @@ const (
 	OpDescribeSubnets               = "DescribeSubnets"
 	OpDescribeRouteTables           = "DescribeRouteTables"
 	OpDescribeVpcEndpoints          = "DescribeVpcEndpoints"
+	OpDescribeInstances             = "DescribeInstances"
 )
 
 // Ops lists every operation a [Client] serves.
 var Ops = []string{
 	OpDescribeVpcs, OpDescribeSecurityGroups, OpAuthorizeSecurityGroupIngress, OpRevokeSecurityGroupIngress, OpDescribeNetworkInterfaces,
-	OpDescribeSubnets, OpDescribeRouteTables, OpDescribeVpcEndpoints,
+	OpDescribeSubnets, OpDescribeRouteTables, OpDescribeVpcEndpoints, OpDescribeInstances,
 }
 
 // Client is the Go-interface facade of a [Model]: it has the method set and
@@ -205,6 +206,23 @@ func (c *Client) DescribeVpcEndpoints(ctx context.Context, params *ec2.DescribeV
 	}
 	return invoke(ctx, c, OpDescribeVpcEndpoints, params.DryRun, func() (*ec2.DescribeVpcEndpointsOutput, error) {
 		return c.model.describeVpcEndpoints(params)
+	})
+}
+
+// DescribeInstances implements the EC2 operation: the instances of the
+// model's [InstanceSource], read anew by every call, those of InstanceIds
+// (an unknown one fails with InvalidInstanceID.NotFound, a malformed one
+// with InvalidInstanceID.Malformed) or all, that match Filters, sorted by
+// ID, each in a reservation of its own, paged by MaxResults (5 to 1000)
+// and NextToken. MaxResults with InstanceIds fails with
+// InvalidParameterCombination, as EC2 answers it. A nil params is an empty
+// request, as the SDK makes it.
+func (c *Client) DescribeInstances(ctx context.Context, params *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
+	if params == nil {
+		params = &ec2.DescribeInstancesInput{}
+	}
+	return invoke(ctx, c, OpDescribeInstances, params.DryRun, func() (*ec2.DescribeInstancesOutput, error) {
+		return c.model.describeInstances(params)
 	})
 }
 

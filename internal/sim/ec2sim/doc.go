@@ -2,18 +2,20 @@
 // groups of the world, with the SDK's own types (ec2types.IpPermission,
 // ec2types.SecurityGroup, ec2types.Vpc), its subnets, route tables and VPC
 // endpoints, the network interfaces that carry the groups to addresses,
-// the reachability rule the simulator applies to traffic, and a Go facade
-// with the SDK's signatures, call counts and faults. The AWS Load Balancer
-// Controller stand-in opens security groups to its targets through it,
-// cutover's planner reads them, and the private-subnet readiness checks
-// read the subnets, their routes and the endpoints; package elbv2wire
+// the instances behind the nodes, the reachability rule the simulator
+// applies to traffic, and a Go facade with the SDK's signatures, call
+// counts and faults. The AWS Load Balancer Controller stand-in opens
+// security groups to its targets through it, cutover's planner reads
+// them, the private-subnet readiness checks read the subnets, their routes
+// and the endpoints, and diagnose's public-subnet check the instances and
+// the route tables; package elbv2wire
 // serves it on the wire in EC2's Query protocol for the real *ec2.Client.
 //
 // # Files
 //
 //   - doc.go: this comment.
 //   - api.go: the narrow interfaces the Client satisfies: Reader,
-//     NetworkReader, IngressWriter, API.
+//     NetworkReader, InstanceReader, IngressWriter, API.
 //   - client.go: the Client: EC2 operations with the SDK's signatures, and
 //     call counts.
 //   - describe.go: DescribeVpcs and DescribeSecurityGroups on the model, and
@@ -27,6 +29,8 @@
 //   - filters.go: the Describe calls' filters.
 //   - interfaces.go: network interfaces (Interface, InterfaceSource) and
 //     DescribeNetworkInterfaces.
+//   - instances.go: instances (Instance, InstanceSource) and
+//     DescribeInstances.
 //   - model.go: the Model of VPCs and security groups: Options, New, AddVPC,
 //     AddSecurityGroup, Authorize.
 //   - network.go: the network's layout: subnets (AddSubnet), route tables
@@ -95,6 +99,13 @@
 // anew each time, without holding the model's lock, and copies what it
 // returns; without a source there is no interface.
 //
+// Instances are not stored either: the world hands the model an
+// [InstanceSource] ([Model.SetInstanceSource]; an [InstanceFunc] is one),
+// which lists [Instance] values, one per node: its ID, state, type, VPC,
+// subnet, zone, private address and DNS name, security groups, tags and
+// launch time. DescribeInstances answers each in a reservation of its
+// own.
+//
 // Each ingress rule is one protocol, one port range and one source (a CIDR
 // block or a security group) with a security group rule ID (sgr-…), as EC2
 // stores them; DescribeSecurityGroups folds them into IpPermissions by
@@ -121,7 +132,11 @@
 // availability-zone, group-id, group-name, attachment.instance-id,
 // interface-type, description, owner-id and status; each interface with
 // its groups named from the model's, "in-use", and an Attachment when it
-// has an instance), DescribeSubnets (SubnetIds; Filters vpc-id, subnet-id,
+// has an instance), DescribeInstances (InstanceIds; Filters instance-id,
+// instance-state-name, instance-state-code, instance-type, vpc-id,
+// subnet-id, availability-zone, private-ip-address, private-dns-name,
+// instance.group-id, tag:<key>, tag-key and owner-id; one reservation per
+// instance), DescribeSubnets (SubnetIds; Filters vpc-id, subnet-id,
 // availability-zone, availability-zone-id, cidr-block,
 // map-public-ip-on-launch, default-for-az, state, owner-id, subnet-arn,
 // tag:<key>, tag-key, and EC2's other spellings availabilityZone, cidr,
@@ -141,7 +156,7 @@
 // are
 // *smithy.GenericAPIError values with EC2's codes
 // (InvalidGroup.NotFound, InvalidVpcID.NotFound,
-// InvalidNetworkInterfaceID.NotFound, InvalidSubnetID.NotFound,
+// InvalidNetworkInterfaceID.NotFound, InvalidInstanceID.NotFound, InvalidSubnetID.NotFound,
 // InvalidRouteTableID.NotFound, InvalidVpcEndpointId.NotFound,
 // InvalidPermission.Duplicate,
 // InvalidPermission.NotFound, MissingParameter, ...; see the Code
@@ -155,7 +170,8 @@
 // The consumer-side roles are [Reader] (DescribeVpcs,
 // DescribeSecurityGroups, DescribeNetworkInterfaces), [NetworkReader]
 // (DescribeSubnets, DescribeRouteTables, DescribeVpcEndpoints),
-// [IngressWriter] and [API]; *ec2.Client and *Client satisfy all four, and
+// [InstanceReader] (DescribeInstances), [IngressWriter] and [API];
+// *ec2.Client and *Client satisfy all five, and
 // the SDK's paginators accept a Client.
 //
 // # Faults and counts
@@ -180,7 +196,12 @@
 // addresses and Elastic IP associations, MAC addresses, DNS names, tags,
 // attachment details beyond the instance ID, statuses other than in-use,
 // managed interfaces (IncludeManagedResources is ignored), and the other
-// filters of DescribeNetworkInterfaces (InvalidParameterValue). Of the
+// filters of DescribeNetworkInterfaces (InvalidParameterValue). Of
+// instances: everything but the fields above (no AMI, key pair, block
+// devices, network interfaces, public addresses, state reasons), the
+// other filters of DescribeInstances (InvalidParameterValue), and
+// IncludeAllInstances-like options; a terminated instance is listed for as
+// long as its source lists it. Of the
 // network's layout: IPv6 (blocks, routes, IPv6-only subnets), prefix lists
 // (so a Gateway endpoint adds no route to its tables: read its
 // RouteTableIds), route propagation, blackhole routes (every route is

@@ -62,6 +62,10 @@ const (
 	// CodeInvalidNetworkInterfaceIDMalformed: a network interface ID that
 	// is not eni-….
 	CodeInvalidNetworkInterfaceIDMalformed = "InvalidNetworkInterfaceID.Malformed"
+	// CodeInvalidInstanceIDNotFound: an instance ID that does not exist.
+	CodeInvalidInstanceIDNotFound = "InvalidInstanceID.NotFound"
+	// CodeInvalidInstanceIDMalformed: an instance ID that is not i-….
+	CodeInvalidInstanceIDMalformed = "InvalidInstanceID.Malformed"
 	// CodeInvalidSubnetIDNotFound: a subnet ID that does not exist.
 	CodeInvalidSubnetIDNotFound = "InvalidSubnetID.NotFound"
 	// CodeInvalidRouteTableIDNotFound: a route table ID that does not

@@ -63,6 +63,7 @@ type Model struct {
 	groups map[string]*group
 	seq    uint64 // the last generated ID number, shared by every kind
 	ifaces InterfaceSource
+	insts  InstanceSource
 	// The network's layout (network.go): subnets, route tables and VPC
 	// endpoints, by ID.
 	subnets   map[string]*subnet

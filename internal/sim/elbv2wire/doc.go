@@ -18,6 +18,7 @@
 //   - ec2encode.go: encoding EC2 outputs as XML.
 //   - ec2netencode.go: encoding EC2's subnets, route tables and VPC
 //     endpoints as XML.
+//   - ec2instencode.go: encoding EC2's instances as XML.
 //   - encode.go: encoding SDK outputs as Query-protocol XML.
 //   - errors.go: OptionsError and the HTTP status of each error code.
 //   - server.go: the Server: Options, wire faults, the request log, ServeHTTP.
@@ -83,7 +84,7 @@
 // SDK's methods of ec2sim.API), the endpoint also serves EC2's Query
 // protocol ("ec2query") for DescribeVpcs, DescribeSecurityGroups,
 // DescribeNetworkInterfaces, DescribeSubnets, DescribeRouteTables,
-// DescribeVpcEndpoints, AuthorizeSecurityGroupIngress and
+// DescribeVpcEndpoints, DescribeInstances, AuthorizeSecurityGroupIngress and
 // RevokeSecurityGroupIngress ([EC2Actions]), so that a real *ec2.Client runs through it
 // ([Endpoint.NewEC2Client], or [NewEC2Client] for an EC2-only endpoint).
 // The request's Version tells the APIs apart: [EC2Version] (2016-11-15)
@@ -94,7 +95,7 @@
 //     "GroupId.1", "Filter.1.Name", "Filter.1.Value.1",
 //     "IpPermissions.1.Groups.1.GroupId", "IpPermissions.1.IpRanges.1.CidrIp",
 //     "SecurityGroupRuleId.1", "NetworkInterfaceId.1", "SubnetId.1",
-//     "RouteTableId.1", "VpcEndpointId.1", as the SDK's serializers.go
+//     "RouteTableId.1", "VpcEndpointId.1", "InstanceId.1", as the SDK's serializers.go
 //     writes them.
 //     An unknown parameter answers UnknownParameter, an unreadable one
 //     InvalidParameterValue.

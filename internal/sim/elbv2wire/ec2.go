@@ -94,6 +94,9 @@ type (
 	describeVpcEndpoints interface {
 		DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
 	}
+	describeInstances interface {
+		DescribeInstances(context.Context, *ec2.DescribeInstancesInput, ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error)
+	}
 )
 
 // ec2Operation is one EC2 action: whether a backend serves it, the
@@ -143,6 +146,7 @@ var ec2Operations = func() map[string]ec2Operation {
 		serveEC2(ec2sim.OpDescribeSubnets, describeSubnets.DescribeSubnets, decodeDescribeSubnets, encodeDescribeSubnets),
 		serveEC2(ec2sim.OpDescribeRouteTables, describeRouteTables.DescribeRouteTables, decodeDescribeRouteTables, encodeDescribeRouteTables),
 		serveEC2(ec2sim.OpDescribeVpcEndpoints, describeVpcEndpoints.DescribeVpcEndpoints, decodeDescribeVpcEndpoints, encodeDescribeVpcEndpoints),
+		serveEC2(ec2sim.OpDescribeInstances, describeInstances.DescribeInstances, decodeDescribeInstances, encodeDescribeInstances),
 	}
 	m := make(map[string]ec2Operation, len(list))
 	for _, op := range list {

@@ -63,6 +63,33 @@ func (r *ec2Recorder) DescribeRouteTables(_ context.Context, in *ec2.DescribeRou
 	return record[ec2.DescribeRouteTablesInput, ec2.DescribeRouteTablesOutput](r, "DescribeRouteTables", in)
 }
 
+func (r *ec2Recorder) DescribeInstances(_ context.Context, in *ec2.DescribeInstancesInput, _ ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
+	return record[ec2.DescribeInstancesInput, ec2.DescribeInstancesOutput](r, "DescribeInstances", in)
+}
+
+// writtenInstances keeps of out the members of a Reservation and of an
+// Instance that the endpoint writes (ec2instencode.go), the others zero.
+func writtenInstances(out *ec2.DescribeInstancesOutput) *ec2.DescribeInstancesOutput {
+	kept := &ec2.DescribeInstancesOutput{NextToken: out.NextToken}
+	for _, r := range out.Reservations {
+		k := ec2types.Reservation{Groups: r.Groups, OwnerId: r.OwnerId, RequesterId: r.RequesterId, ReservationId: r.ReservationId}
+		for _, i := range r.Instances {
+			in := ec2types.Instance{
+				AmiLaunchIndex: i.AmiLaunchIndex, Architecture: i.Architecture, ImageId: i.ImageId, InstanceId: i.InstanceId,
+				InstanceType: i.InstanceType, LaunchTime: i.LaunchTime, PrivateDnsName: i.PrivateDnsName, PrivateIpAddress: i.PrivateIpAddress,
+				PublicDnsName: i.PublicDnsName, PublicIpAddress: i.PublicIpAddress, SecurityGroups: i.SecurityGroups, State: i.State,
+				SubnetId: i.SubnetId, Tags: i.Tags, VpcId: i.VpcId,
+			}
+			if p := i.Placement; p != nil {
+				in.Placement = &ec2types.Placement{AvailabilityZone: p.AvailabilityZone, AvailabilityZoneId: p.AvailabilityZoneId, GroupName: p.GroupName, Tenancy: p.Tenancy}
+			}
+			k.Instances = append(k.Instances, in)
+		}
+		kept.Reservations = append(kept.Reservations, k)
+	}
+	return kept
+}
+
 func (r *ec2Recorder) DescribeVpcEndpoints(_ context.Context, in *ec2.DescribeVpcEndpointsInput, _ ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
 	return record[ec2.DescribeVpcEndpointsInput, ec2.DescribeVpcEndpointsOutput](r, "DescribeVpcEndpoints", in)
 }
@@ -92,6 +119,9 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		"DescribeSubnets":      filled[ec2.DescribeSubnetsOutput](f),
 		"DescribeRouteTables":  filled[ec2.DescribeRouteTablesOutput](f),
 		"DescribeVpcEndpoints": filled[ec2.DescribeVpcEndpointsOutput](f),
+		// The members of a Reservation and an Instance the endpoint
+		// writes.
+		"DescribeInstances": writtenInstances(filled[ec2.DescribeInstancesOutput](f)),
 	}}
 	c, ep, err := NewEC2Client(rec, ClientOptions{MaxAttempts: 1})
 	if err != nil {
@@ -125,6 +155,9 @@ func TestEC2RoundTripThroughTheSDK(t *testing.T) {
 		}},
 		{"DescribeVpcEndpoints", filled[ec2.DescribeVpcEndpointsInput](f), func(in any) (any, error) {
 			return c.DescribeVpcEndpoints(ctx, in.(*ec2.DescribeVpcEndpointsInput))
+		}},
+		{"DescribeInstances", filled[ec2.DescribeInstancesInput](f), func(in any) (any, error) {
+			return c.DescribeInstances(ctx, in.(*ec2.DescribeInstancesInput))
 		}},
 	}
 	if len(calls) != len(EC2Actions()) {

@@ -359,3 +359,14 @@ func decodeDescribeVpcEndpoints(n *ec2Node, in *ec2.DescribeVpcEndpointsInput) e
 		n.str("NextToken", &in.NextToken), n.strs("VpcEndpointId", &in.VpcEndpointIds),
 	)
 }
+
+// serializers.go: awsEc2query_serializeOpDocumentDescribeInstancesInput:
+// "DryRun", FlatKey "Filter", "IncludeManagedResources", FlatKey
+// "InstanceId" (awsEc2query_serializeDocumentInstanceIdStringList),
+// "MaxResults", "NextToken".
+func decodeDescribeInstances(n *ec2Node, in *ec2.DescribeInstancesInput) error {
+	return n.all(
+		n.bool("DryRun", &in.DryRun), decodeFilters(n, &in.Filters), n.bool("IncludeManagedResources", &in.IncludeManagedResources),
+		n.strs("InstanceId", &in.InstanceIds), n.int32("MaxResults", &in.MaxResults), n.str("NextToken", &in.NextToken),
+	)
+}
