@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/apigatewayv2"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +43,7 @@ func TestPlanCampaignBadInput(t *testing.T) {
 		{"bad Region", with(func(in *campaign.Input) { in.Accounts[0].Region = "moon" }), nil, "Input.Accounts[0].Region"},
 		{"nil ELBv2", with(func(in *campaign.Input) { in.Accounts[2].ELBv2 = nil }), nil, "Input.Accounts[2].ELBv2"},
 		{"typed-nil ELBv2", with(func(in *campaign.Input) { in.Accounts[0].ELBv2 = (*elbv2.Client)(nil) }), nil, "Input.Accounts[0].ELBv2"},
+		{"typed-nil APIGateway", with(func(in *campaign.Input) { in.Accounts[1].APIGateway = (*apigatewayv2.Client)(nil) }), nil, "Input.Accounts[1].APIGateway"},
 		{"account twice", with(func(in *campaign.Input) { in.Accounts[1].ID = in.Accounts[0].ID }), nil, "Input.Accounts[1]"},
 		{"no clusters", with(func(in *campaign.Input) { in.Clusters = nil }), nil, "Input.Clusters"},
 		{"no cluster name", with(func(in *campaign.Input) { in.Clusters[1].Name = "" }), nil, "Input.Clusters[1].Name"},

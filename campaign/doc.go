@@ -28,7 +28,14 @@
 //     [Estimate], [WaveEstimate], [Slot].
 //   - plan_json.go: the ID, the digest, [Plan.Verify], [Plan.JSON],
 //     [ParsePlan]. plan_text.go: [Plan.Text], in [TextColumns].
-//   - permissions.go: [PlanIAMActions] and [PlanClusterRules].
+//   - permissions.go: [PlanIAMActions], [AccountIAMActions],
+//     [ActionGetAPIGateway] and [PlanClusterRules].
+//   - blast.go: the blast radius: [Exposure], [APIRoute],
+//     [APIGatewayState], reading it per account, [WithOrder] and its
+//     [Order]s, [LessExposed], the [LeastExposed] canary chooser, and
+//     the exposure section of [Plan.Text]. blast_apigw.go:
+//     [APIGatewayReadAPI], [KindAPI], [MaxAPIPages],
+//     [APIGatewayRateLimit], and the paged, bounded API Gateway v2 reads.
 //
 // Examples: example_test.go ([PlanCampaign] on the test kit's fleet); it
 // copies alone into another module (hack/examplecopy).
@@ -36,7 +43,7 @@
 // # Calls, in order
 //
 //	in := campaign.Input{
-//		Accounts:  []campaign.Account{{ID: "111111111111", Region: "eu-west-1", ELBv2: elbA, ServiceQuotas: sqA}, ...},
+//		Accounts:  []campaign.Account{{ID: "111111111111", Region: "eu-west-1", ELBv2: elbA, ServiceQuotas: sqA, APIGateway: apigwA}, ...},
 //		Clusters:  []campaign.Cluster{{Name: "prod-a", Reader: kcA, VPCID: vpcA, AccountID: "111111111111"}, ...},
 //		Selection: campaign.Selection{All: true},
 //	}
@@ -78,12 +85,39 @@
 // left out.
 //
 // PlanCampaign is read-only by type: it takes a tgmigrate.ELBv2ReadAPI,
-// a client.Reader and a read-only Service Quotas client, and nothing it
-// calls takes more. What it needs is data: [PlanIAMActions] (ELBv2's
-// Describe* and the Service Quotas reads) and [PlanClusterRules]
+// a client.Reader, a read-only Service Quotas client and a read-only API
+// Gateway client, and nothing it calls takes more. What it needs is
+// data: [PlanIAMActions] (ELBv2's Describe* and the Service Quotas
+// reads; [AccountIAMActions] adds apigateway:GET where API Gateway is
+// read) and [PlanClusterRules]
 // (diagnose's listings and PlanCutover's Plan.Reads; a test checks every
 // call and read of a plan against them). What Execute will need is
 // each cutover plan's Plan.IAMPolicy and Plan.ClusterRules.
+//
+// # Blast radius
+//
+// Each entry records what reaches its target group ([Entry].Exposure):
+// the listener rules that forward to it, weighted forwards included,
+// each with its load balancer, listener (protocol and port), priority
+// and conditions (host, path...), taken from what diagnose read
+// (TargetGroupReport.Routes: no second read of listeners or rules); and,
+// in an account given an [Account].APIGateway, the API Gateway HTTP API
+// routes that reach one of those listeners: an integration of
+// ConnectionType VPC_LINK whose IntegrationUri is the listener's ARN,
+// and every route whose target is that integration. A request on such a
+// route reaches the listener, whose rules may forward it to any of the
+// target groups it names: the route counts for each of them. The reads
+// (GetApis, then GetIntegrations of each HTTP API, then GetRoutes of
+// those with such an integration) are paged by NextToken, bounded by
+// [MaxAPIPages] per listing, paced by [APIGatewayRateLimit] and retried
+// on throttling; they are read-only by type ([APIGatewayReadAPI]) and
+// need [ActionGetAPIGateway] ([AccountIAMActions]). A refusal (access
+// denied, throttling to the end, the bound) is one of Plan.Errors and
+// the account's entries' Exposure.APIGateway ([APIGatewayRefused],
+// [APIGatewayPartial]); it never fails the plan. Without a client the
+// state is empty: routes not read. WebSocket APIs and REST APIs (API
+// Gateway v1, whose VPC links reach NLBs by DNS name, not by listener)
+// are not read: an NLB behind a REST API's VPC link shows no route.
 //
 // # Waves
 //
@@ -91,7 +125,10 @@
 // each cluster's runnable target group with the fewest targets
 // ([FewestTargets]; [WithCanaryChooser] for another rule, [WithCanaries]
 // for an explicit list, none for no canary wave), then the rest, longest
-// first, in one wave or in waves of at most [WithMaxPerWave]. Between
+// first (or least exposed first with [WithOrder]([LeastExposedFirst]):
+// fewest API routes, then fewest listener rules, then fewest targets
+// ([LessExposed]); its default canary chooser is then [LeastExposed]),
+// in one wave or in waves of at most [WithMaxPerWave]. Between
 // two waves is an approval point (Wave.Approval): the scheduler asks
 // once the wave before has ended; the plan only records it.
 //

@@ -61,7 +61,7 @@ func (pl planner) entries(ctx context.Context, reports []*diagnose.Report) ([]En
 // leaves out (diagnose finds no cutover for it).
 func (pl planner) entry(ctx context.Context, tg diagnose.TargetGroupReport) (e Entry, keep bool) {
 	e = Entry{Name: tg.Name, AccountID: tg.Account, Region: tg.Region, Targets: tg.Counts.Total, Wave: -1,
-		LoadBalancerARNs: slices.Clone(tg.LoadBalancerARNs)}
+		LoadBalancerARNs: slices.Clone(tg.LoadBalancerARNs), Exposure: Exposure{Rules: slices.Clone(tg.Routes)}}
 	e.TargetGroupARN, _ = tgmigrate.ParseTargetGroupARN(tg.ARN)
 	block := func(r BlockReason, detail string, next *diagnose.NextCall) (Entry, bool) {
 		e.Blocked = &Blocked{Reason: r, Detail: detail, Next: next}

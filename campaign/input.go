@@ -44,6 +44,11 @@ type Account struct {
 	// cutover.PlanCutover take it (*servicequotas.Client fits). Nil: AWS's
 	// documented defaults, and each plan says so. A typed nil is refused.
 	ServiceQuotas diagnose.ServiceQuotasAPI
+	// APIGateway reads the account's API Gateway HTTP APIs, for the
+	// blast radius ([Exposure]): *apigatewayv2.Client fits. Nil: not
+	// read (each entry's Exposure.APIGateway says so). A typed nil is
+	// refused.
+	APIGateway APIGatewayReadAPI
 }
 
 // Cluster is one Kubernetes cluster and the account that serves its
@@ -118,6 +123,8 @@ func (in Input) validate() ([]int, error) {
 			return nil, bad(f+".ELBv2", "%s", nilcheck.Reason(a.ELBv2))
 		case a.ServiceQuotas != nil && nilcheck.IsNil(a.ServiceQuotas):
 			return nil, bad(f+".ServiceQuotas", "%s", nilcheck.Reason(a.ServiceQuotas))
+		case a.APIGateway != nil && nilcheck.IsNil(a.APIGateway):
+			return nil, bad(f+".APIGateway", "%s", nilcheck.Reason(a.APIGateway))
 		case dup:
 			return nil, bad(f, "account %s in %s is Accounts[%d] too", a.ID, a.Region, j)
 		}

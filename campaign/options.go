@@ -54,6 +54,8 @@ type Candidate struct {
 	Seconds int
 	// LoadBalancerARNs are the load balancers that forward to it.
 	LoadBalancerARNs []string
+	// Exposure is what reaches it (see [LeastExposed]).
+	Exposure Exposure
 }
 
 // CanaryChooser picks the canaries of one cluster among its runnable
@@ -78,6 +80,7 @@ type config struct {
 	canaries    []tgmigrate.ARN // explicit; used when listed is true
 	listed      bool
 	maxPerWave  int
+	order       Order
 	concurrency int
 	perAccount  int
 	perCluster  int
@@ -88,7 +91,7 @@ type config struct {
 
 func defaults() config {
 	return config{
-		clock: clock.RealClock{}, log: logr.Discard(), chooser: FewestTargets,
+		clock: clock.RealClock{}, log: logr.Discard(), order: LongestFirst, // chooser nil: FewestTargets, or LeastExposed by order
 		concurrency: DefaultConcurrency, perAccount: DefaultPerAccount, perCluster: DefaultPerCluster,
 	}
 }
@@ -117,7 +120,8 @@ func WithClock(c clock.Clock) Option {
 func WithLogger(l logr.Logger) Option { return func(cfg *config) { cfg.log = l } }
 
 // WithCanaryChooser sets how each cluster's canaries are chosen. Default:
-// [FewestTargets]. A nil f is an [*InputError].
+// [FewestTargets] ([LeastExposed] with [WithOrder]([LeastExposedFirst])).
+// A nil f is an [*InputError].
 func WithCanaryChooser(f CanaryChooser) Option {
 	return func(cfg *config) {
 		if f == nil {

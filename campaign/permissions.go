@@ -14,13 +14,31 @@ import (
 // and tags; PlanCutover's reads: cutover.ActionDescribeELBv2, which has
 // no resource-level permissions) and, with Account.ServiceQuotas, the
 // two Service Quotas reads of ELBv2's quotas on targets. Every one is
-// read-only. Execute's are each cutover plan's Plan.IAMPolicy.
+// read-only. An account with Account.APIGateway needs
+// [ActionGetAPIGateway] too: [AccountIAMActions] lists an account's.
+// Execute's are each cutover plan's Plan.IAMPolicy.
 func PlanIAMActions() []string {
 	return []string{
 		cutover.ActionDescribeELBv2,
 		"servicequotas:GetServiceQuota",
 		"servicequotas:GetAWSDefaultServiceQuota",
 	}
+}
+
+// ActionGetAPIGateway is the IAM action of every API Gateway v2 read
+// (GetApis, GetIntegrations, GetRoutes): API Gateway authorizes its
+// management API by HTTP method, and its reads are apigateway:GET.
+const ActionGetAPIGateway = "apigateway:GET"
+
+// AccountIAMActions are the IAM actions PlanCampaign calls in account a:
+// [PlanIAMActions], and [ActionGetAPIGateway] when a.APIGateway is set
+// (the blast radius is read there).
+func AccountIAMActions(a Account) []string {
+	actions := PlanIAMActions()
+	if a.APIGateway != nil {
+		actions = append(actions, ActionGetAPIGateway)
+	}
+	return actions
 }
 
 // PlanClusterRules are the RBAC rules PlanCampaign needs in each cluster

@@ -50,8 +50,13 @@ type Plan struct {
 	Entries []Entry `json:"entries"`
 	// Errors are what diagnose could not read that is no entry's (a
 	// target group named in the selection and found in no account, a
-	// cluster it could not list), sorted as diagnose sorts them.
+	// cluster it could not list), sorted as diagnose sorts them, then
+	// the API Gateway reads refused (Kind "account" for GetApis,
+	// [KindAPI] for an API's integrations or routes), by account.
 	Errors []diagnose.ResourceError `json:"errors,omitempty"`
+	// Order is the order of the waves after the canaries ([WithOrder]);
+	// empty for the default, [LongestFirst].
+	Order Order `json:"order,omitempty"`
 	// Waves are the runnable entries' waves, in order: the canaries
 	// first. Between two waves is an approval point.
 	Waves []Wave `json:"waves"`
@@ -70,6 +75,9 @@ type AccountRef struct {
 	// ServiceQuotas says whether its quotas are read through Service
 	// Quotas (else AWS's documented defaults).
 	ServiceQuotas bool `json:"serviceQuotas"`
+	// APIGateway says whether its API Gateway APIs are read for the
+	// entries' exposure (Account.APIGateway given).
+	APIGateway bool `json:"apiGateway,omitempty"`
 }
 
 // ClusterRef is a cluster of the campaign and its account.
@@ -115,6 +123,9 @@ type Entry struct {
 	// Plan is its cutover plan; nil when none could be made. A target
 	// group blocked by a precondition keeps its plan.
 	Plan *cutover.Plan `json:"plan,omitempty"`
+	// Exposure is its blast radius: the listener rules and API Gateway
+	// routes that reach it.
+	Exposure Exposure `json:"exposure,omitzero"`
 }
 
 // Runnable reports whether e runs in the campaign: it has a cutover plan
@@ -187,7 +198,10 @@ type Wave struct {
 // PlanCutover with a cutover.ReadEnv of its cluster and its cluster's
 // account), and records every other selected target group with why it
 // cannot run yet and its next call. One target group that cannot run
-// never fails the plan. It then puts the runnable ones in waves, derives
+// never fails the plan. It reads each entry's exposure (the listener
+// rules diagnose read, and with Account.APIGateway the HTTP API routes
+// that reach them; a refusal is one of Plan.Errors, never fatal). It
+// then puts the runnable ones in waves, derives
 // the limits and the estimate, and seals the plan with its digest.
 //
 // It reads only: every client it takes is read-only by type. It returns
@@ -215,7 +229,7 @@ func PlanCampaign(ctx context.Context, in Input, opts ...Option) (*Plan, error) 
 	}
 	p := &Plan{SchemaVersion: PlanSchemaVersion, CreatedAt: cfg.clock.Now(), Selection: in.Selection, Accepted: cfg.accept}
 	for _, a := range in.Accounts {
-		p.Accounts = append(p.Accounts, AccountRef{ID: a.ID, Region: a.Region, ServiceQuotas: a.ServiceQuotas != nil})
+		p.Accounts = append(p.Accounts, AccountRef{ID: a.ID, Region: a.Region, ServiceQuotas: a.ServiceQuotas != nil, APIGateway: a.APIGateway != nil})
 	}
 	for i, c := range in.Clusters {
 		a := in.Accounts[accountOf[i]]
@@ -234,6 +248,14 @@ func PlanCampaign(ctx context.Context, in Input, opts ...Option) (*Plan, error) 
 	}
 	if p.Entries, p.Errors, err = pl.entries(ctx, reports); err != nil {
 		return nil, err
+	}
+	refused, err := readExposure(ctx, in, p.Entries, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.Errors = append(p.Errors, refused...)
+	if cfg.order != LongestFirst {
+		p.Order = cfg.order
 	}
 	if p.Waves, err = makeWaves(p.Entries, cfg, in.Clusters); err != nil {
 		return nil, err

@@ -15,7 +15,8 @@ const TextColumns = 120
 
 // Text renders the plan for a terminal, every line at most [TextColumns]
 // wide: the summary, each wave's cutovers with their expected start and
-// end, the blocked target groups with their reason and next call, and
+// end, the blocked target groups with their reason and next call, what
+// reaches each target group (its listener rules and API routes), and
 // the limits.
 func (p *Plan) Text() string {
 	var b strings.Builder
@@ -40,6 +41,9 @@ func (p *Plan) Text() string {
 			ks = append(ks, string(k))
 		}
 		w("  accepted preconditions: %s\n", strings.Join(ks, ", "))
+	}
+	if p.Order != "" {
+		w("  order after the canaries: %s\n", p.Order)
 	}
 	if len(p.Waves) > 0 {
 		w("\nWaves (an approval before each but the first):\n")
@@ -91,6 +95,7 @@ func (p *Plan) Text() string {
 			b.WriteString(d)
 		}
 	}
+	b.WriteString(exposureText(p))
 	l := p.Limits
 	w("\nLimits: %d at once, %d per account, %d per cluster\n", l.Concurrency, l.PerAccount, l.PerCluster)
 	for _, s := range l.Sources {

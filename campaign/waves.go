@@ -42,13 +42,20 @@ func makeWaves(entries []Entry, cfg config, clusters []Cluster) ([]Wave, error) 
 			for _, e := range entries {
 				if e.Runnable() && e.Cluster == c.Name {
 					cands = append(cands, Candidate{TargetGroupARN: e.TargetGroupARN, Name: e.Name, Targets: e.Targets, Seconds: e.Seconds,
-						LoadBalancerARNs: slices.Clone(e.LoadBalancerARNs)})
+						LoadBalancerARNs: slices.Clone(e.LoadBalancerARNs), Exposure: e.Exposure})
 				}
 			}
 			slices.SortStableFunc(cands, func(a, b Candidate) int {
 				return cmp.Or(cmp.Compare(a.Targets, b.Targets), cmp.Compare(a.TargetGroupARN.Raw, b.TargetGroupARN.Raw))
 			})
-			for _, a := range cfg.chooser(c.Name, cands) {
+			chooser := cfg.chooser
+			switch {
+			case chooser == nil && cfg.order == LeastExposedFirst:
+				chooser = LeastExposed
+			case chooser == nil:
+				chooser = FewestTargets
+			}
+			for _, a := range chooser(c.Name, cands) {
 				e, ok := runnable[a.Raw]
 				if !ok || e.Cluster != c.Name {
 					return nil, &InputError{Op: "plan", Field: "WithCanaryChooser", Reason: fmt.Sprintf("it chose %s, not a runnable target group of cluster %s", a, c.Name)}
@@ -65,7 +72,12 @@ func makeWaves(entries []Entry, cfg config, clusters []Cluster) ([]Wave, error) 
 	}
 	// Longest first: list scheduling starts the long cutovers early, so
 	// that the short ones fill in around them.
+	// Or least exposed first (WithOrder): what an early failure reaches
+	// is the least.
 	slices.SortStableFunc(rest, func(a, b Entry) int {
+		if cfg.order == LeastExposedFirst {
+			return cmp.Or(LessExposed(a.Exposure, b.Exposure, a.Targets, b.Targets), cmp.Compare(a.TargetGroupARN.Raw, b.TargetGroupARN.Raw))
+		}
 		return cmp.Or(cmp.Compare(b.Seconds, a.Seconds), cmp.Compare(a.TargetGroupARN.Raw, b.TargetGroupARN.Raw))
 	})
 	var waves []Wave

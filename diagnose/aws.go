@@ -259,10 +259,45 @@ func (a *accountScan) routes(ctx context.Context, lbARN string, wanted map[strin
 		for _, rule := range rules {
 			r := base
 			r.RuleARN, r.Priority, r.Default = aws.ToString(rule.RuleArn), aws.ToString(rule.Priority), aws.ToBool(rule.IsDefault)
+			r.Conditions = conditions(rule.Conditions)
 			add(r, rule.Actions)
 		}
 	}
 	return out, nil
+}
+
+// conditions summarizes a rule's conditions for Route.Conditions: each
+// as its field, "=", and its values joined by commas (an http-header
+// condition names its header: "http-header:X-Canary=on"), a regular
+// expression marked "~".
+func conditions(cs []elbv2types.RuleCondition) []string {
+	var out []string
+	for _, c := range cs {
+		field := aws.ToString(c.Field)
+		values, regex := slices.Clone(c.Values), slices.Clone(c.RegexValues)
+		switch {
+		case c.HostHeaderConfig != nil:
+			values, regex = append(values, c.HostHeaderConfig.Values...), append(regex, c.HostHeaderConfig.RegexValues...)
+		case c.PathPatternConfig != nil:
+			values, regex = append(values, c.PathPatternConfig.Values...), append(regex, c.PathPatternConfig.RegexValues...)
+		case c.HttpHeaderConfig != nil:
+			field += ":" + aws.ToString(c.HttpHeaderConfig.HttpHeaderName)
+			values, regex = append(values, c.HttpHeaderConfig.Values...), append(regex, c.HttpHeaderConfig.RegexValues...)
+		case c.HttpRequestMethodConfig != nil:
+			values = append(values, c.HttpRequestMethodConfig.Values...)
+		case c.SourceIpConfig != nil:
+			values = append(values, c.SourceIpConfig.Values...)
+		case c.QueryStringConfig != nil:
+			for _, kv := range c.QueryStringConfig.Values {
+				values = append(values, aws.ToString(kv.Key)+":"+aws.ToString(kv.Value))
+			}
+		}
+		for _, r := range regex {
+			values = append(values, "~"+r)
+		}
+		out = append(out, field+"="+strings.Join(values, ","))
+	}
+	return out
 }
 
 // noClient is the error of an ARN whose account and Region have no client:

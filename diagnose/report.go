@@ -309,6 +309,10 @@ type Route struct {
 	// Weight is the target group's weight in a weighted forward action;
 	// nil for a plain forward.
 	Weight *int32 `json:"weight,omitempty"`
+	// Conditions summarize the rule's conditions, one each: its field
+	// and values ("host-header=api.example.com", "path-pattern=/orders/*";
+	// a regular expression is marked "~"). Empty for a default action.
+	Conditions []string `json:"conditions,omitempty"`
 }
 
 // TargetCounts counts a target group's targets.
