@@ -2,8 +2,8 @@
 // across AWS accounts, clusters and target groups, each target group
 // with its own cutover plan (package cutover, its per-target-group
 // safety whole), put in waves and run under the limits AWS and
-// Kubernetes impose. It plans only: the scheduler that runs a plan
-// (campaign.Execute) is not built yet; the plan is the data it will run.
+// Kubernetes impose. [PlanCampaign] plans; [Execute] runs a plan, from
+// one machine or several.
 //
 // # Files
 //
@@ -29,6 +29,25 @@
 //   - plan_json.go: the ID, the digest, [Plan.Verify], [Plan.JSON],
 //     [ParsePlan]. plan_text.go: [Plan.Text], in [TextColumns].
 //   - permissions.go: [PlanIAMActions] and [PlanClusterRules].
+//   - execute.go: [Execute], its options ([ExecuteOption]:
+//     [WithErrorBudget], [WithApproval], [WithObserver], [WithWorkers],
+//     [WithParallel], [WithPollInterval], [WithCutoverOptions],
+//     [WithHook]), [Observer], [Hook], [StopError] and its [StopReason]s.
+//   - env.go: [Env], [AccountEnv], [ClusterEnv], their validation
+//     against the plan, and each entry's cutover.Env.
+//   - scheduler.go: one runner's workers: the next action from the
+//     campaign journal (the waves, their approvals, [Limits.Admit],
+//     another runner's entries, the error budget), the journal's writes.
+//   - runner.go: one entry's run: its Lease probed on a take-over, its
+//     cutover resumed from its own journal, or re-planned (a stale plan)
+//     and executed; the outcome by cutover.Classify.
+//   - journal.go: the campaign journal: [JournalState], [EntryState]
+//     and its [EntryStatus]es, [WaveState], the [Journal] interface,
+//     [ConfigMapJournal] and [FileJournal].
+//   - result.go: [Result], [EntryResult], [Totals], [Result.Text],
+//     [Result.JSON].
+//   - execute_permissions.go: [ExecuteIAMPolicy], [ExecuteClusterRules]
+//     and [JournalClusterRules].
 //
 // Examples: example_test.go ([PlanCampaign] on the test kit's fleet); it
 // copies alone into another module (hack/examplecopy).
