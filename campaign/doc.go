@@ -46,8 +46,8 @@
 //     [ConfigMapJournal] and [FileJournal].
 //   - result.go: [Result], [EntryResult], [Totals], [Result.Text],
 //     [Result.JSON].
-//   - execute_permissions.go: [ExecuteIAMPolicy], [ExecuteClusterRules]
-//     and [JournalClusterRules].
+//   - execute_permissions.go: [ExecutePermissions], [Permissions] (per
+//     account an IAM policy, per cluster RBAC) and [JournalClusterRules].
 //
 // Examples: example_test.go ([PlanCampaign] on the test kit's fleet); it
 // copies alone into another module (hack/examplecopy).

@@ -78,6 +78,9 @@ func newScheduler(p *Plan, ix *envIndex, cfg execConfig) *scheduler {
 func (s *scheduler) execute(ctx context.Context) (*Result, error) {
 	s.startedAt = s.ix.clock.Now()
 	if err := s.start(ctx); err != nil {
+		if errors.Is(err, errCrashed) {
+			return nil, s.stopped()
+		}
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
