@@ -73,8 +73,16 @@ func TestExecuteBadInput(t *testing.T) {
 			e.Accounts[0].ELBv2 = typedNilELB
 			return e
 		}, nil, "Env.Accounts[0].ELBv2"},
-		{"nil client", p, func(e campaign.Env) campaign.Env { e.Clusters = clone(e.Clusters); e.Clusters[2].Client = nil; return e }, nil, "Env.Clusters[2].Client"},
-		{"unknown cluster", p, func(e campaign.Env) campaign.Env { e.Clusters = clone(e.Clusters); e.Clusters[0].Name = "other"; return e }, nil, "Env.Clusters[0].Name"},
+		{"nil client", p, func(e campaign.Env) campaign.Env {
+			e.Clusters = clone(e.Clusters)
+			e.Clusters[2].Client = nil
+			return e
+		}, nil, "Env.Clusters[2].Client"},
+		{"unknown cluster", p, func(e campaign.Env) campaign.Env {
+			e.Clusters = clone(e.Clusters)
+			e.Clusters[0].Name = "other"
+			return e
+		}, nil, "Env.Clusters[0].Name"},
 		{"missing cluster", p, func(e campaign.Env) campaign.Env { e.Clusters = clone(e.Clusters)[:2]; return e }, nil, "Env.Clusters"},
 		{"missing account", p, func(e campaign.Env) campaign.Env { e.Accounts = clone(e.Accounts)[:1]; return e }, nil, "Env.Accounts"},
 		{"other VPC", p, func(e campaign.Env) campaign.Env {
