@@ -129,6 +129,7 @@ func TestExecuteCrashMatrix(t *testing.T) {
 	const writes = 8
 	for k := 1; k <= writes+1; k++ {
 		t.Run(fmt.Sprintf("after write %d", k), func(t *testing.T) {
+			t.Parallel() // a fleet each
 			f := execFleet(t)
 			p := execPlan(t, f)
 			st := newSteps()

@@ -58,6 +58,7 @@ func (s *scheduler) run(ctx context.Context, e Entry, takeover bool) {
 			return
 		}
 	}
+	s.ix.env.Logger.Info("campaign entry started", "plan", s.plan.ID, "targetGroup", arn, "takeover", takeover)
 	s.observe(func(o Observer) {
 		o.EntryStarted(EntryEvent{TargetGroupARN: e.TargetGroupARN, Name: e.Name, Cluster: e.Cluster, Wave: e.Wave,
 			Status: StatusRunning, TakenOver: takeover, At: s.ix.clock.Now()})
@@ -247,9 +248,7 @@ func (s *scheduler) finish(ctx context.Context, e Entry, res *cutover.Result, er
 	s.observe(func(o Observer) {
 		o.EntryFinished(EntryEvent{TargetGroupARN: e.TargetGroupARN, Name: e.Name, Cluster: e.Cluster, Wave: e.Wave, Status: status, Error: msg, At: now})
 	})
-	if s.ix.env.Logger.GetSink() != nil {
-		s.ix.env.Logger.Info("campaign entry finished", "targetGroup", arn, "status", status, "disposition", disposition)
-	}
+	s.ix.env.Logger.Info("campaign entry finished", "plan", s.plan.ID, "targetGroup", arn, "status", string(status), "disposition", disposition)
 }
 
 // release gives an entry's Lease back when no cutover ran under it (an

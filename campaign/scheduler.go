@@ -251,7 +251,10 @@ func (s *scheduler) work(ctx context.Context) {
 		case actApprove:
 			s.approve(ctx, act.wave)
 		case actWait:
-			s.ix.clock.Sleep(s.cfg.poll)
+			select {
+			case <-ctx.Done():
+			case <-s.ix.clock.After(s.cfg.poll):
+			}
 		}
 	}
 }
