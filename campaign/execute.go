@@ -122,8 +122,11 @@ type EntryEvent struct {
 
 // ObserverFuncs is an [Observer] of optional functions.
 type ObserverFuncs struct {
-	OnWaveStarted   func(WaveEvent)
-	OnEntryStarted  func(EntryEvent)
+	// OnWaveStarted is called for WaveStarted, when set.
+	OnWaveStarted func(WaveEvent)
+	// OnEntryStarted is called for EntryStarted, when set.
+	OnEntryStarted func(EntryEvent)
+	// OnEntryFinished is called for EntryFinished, when set.
 	OnEntryFinished func(EntryEvent)
 }
 

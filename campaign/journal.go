@@ -255,14 +255,6 @@ func (st *JournalState) failures() int {
 	return n
 }
 
-// clone returns a deep copy.
-func (st *JournalState) clone() *JournalState {
-	b, _ := json.Marshal(st)
-	var c JournalState
-	_ = json.Unmarshal(b, &c)
-	return &c
-}
-
 // Journal stores a campaign's [JournalState]. Writes are optimistic: Save
 // names the version Load returned ("" when there was none), and a write
 // over another version fails with an error that unwraps to

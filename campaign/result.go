@@ -65,14 +65,22 @@ type EntryResult struct {
 
 // Totals count a campaign's entries by status.
 type Totals struct {
-	Entries    int `json:"entries"`
-	Pending    int `json:"pending"`
-	Running    int `json:"running"`
-	Done       int `json:"done"`
-	Failed     int `json:"failed"`
+	// Entries counts every entry of the plan.
+	Entries int `json:"entries"`
+	// Pending counts the entries not started yet.
+	Pending int `json:"pending"`
+	// Running counts the entries running, or stopped mid-cutover.
+	Running int `json:"running"`
+	// Done counts the completed cutovers.
+	Done int `json:"done"`
+	// Failed counts the failures not rolled back.
+	Failed int `json:"failed"`
+	// RolledBack counts the failures cutover rolled back.
 	RolledBack int `json:"rolledBack"`
-	Blocked    int `json:"blocked"`
-	Skipped    int `json:"skipped"`
+	// Blocked counts the entries blocked (in the plan, or by a re-plan).
+	Blocked int `json:"blocked"`
+	// Skipped counts the entries the error budget left out.
+	Skipped int `json:"skipped"`
 }
 
 // result reads the journal and makes the result.
