@@ -120,7 +120,13 @@ func TestExecuteFleet(t *testing.T) {
 		t.Fatalf("second run: %v, %+v", err, res2)
 	}
 	st.once(t, p)
-	t.Log("\n" + text)
+	// The virtual time against the plan's critical path.
+	if took := res.FinishedAt.Sub(res.StartedAt).Seconds(); took > 1.05*float64(p.Estimate.TotalSeconds) || took < float64(p.Estimate.TotalSeconds) {
+		t.Errorf("the campaign took %.0fs on the fleet's clock, its estimate %ds: want within 1.05", took, p.Estimate.TotalSeconds)
+	}
+	t.Logf("campaign: %s on the clock, estimate %ds; canary %s-%s, prod-b %s-%s, prod-a %s-%s\n%s",
+		res.FinishedAt.Sub(res.StartedAt), p.Estimate.TotalSeconds, c.start.Sub(res.StartedAt), c.end.Sub(res.StartedAt),
+		b.start.Sub(res.StartedAt), b.end.Sub(res.StartedAt), a.start.Sub(res.StartedAt), a.end.Sub(res.StartedAt), text)
 }
 
 // TestExecuteControllerFailure: staging's controller is stopped: its
