@@ -117,6 +117,7 @@ func TestExecuteTwoRunners(t *testing.T) {
 	if takenOver != 1 {
 		t.Errorf("entries %+v: want one taken over", resB.Entries)
 	}
+	t.Logf("runner B: %s on the clock, plan estimate %ds\n%s", resB.FinishedAt.Sub(resB.StartedAt), p.Estimate.TotalSeconds, resB.Text())
 }
 
 // TestExecuteCrashMatrix: the runner crashes right after each write of

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/qstools/tgmigrate/cutover"
 )
@@ -236,8 +237,8 @@ func (s *scheduler) finish(ctx context.Context, e Entry, res *cutover.Result, er
 	_ = s.update(context.WithoutCancel(ctx), func(st *JournalState) (string, string, error) {
 		es := st.entry(arn)
 		es.Status, es.Disposition, es.Error, es.FinishedAt, es.Holder = status, disposition, msg, now, s.ix.holder
-		if status == StatusDone {
-			es.Reason = ""
+		if strings.HasPrefix(es.Reason, "stopped") {
+			es.Reason = "" // it went on and ended; a take-over's note stays
 		}
 		if sum := summarize(res); sum != nil {
 			es.Cutover = sum
