@@ -51,11 +51,8 @@ type scheduler struct {
 	ix   *envIndex
 	cfg  execConfig
 
-	// jmu serializes this runner's journal transactions.
-	jmu sync.Mutex
-
 	mu        sync.Mutex
-	mine      map[string]bool      // entries this runner's workers run now
+	mine      map[string]bool      // entries this runner's workers run now, or are about to
 	notBefore map[string]time.Time // entries of another holder: probe again after
 	asking    bool                 // a worker asks a wave's approval
 	waveSeen  map[int]bool
@@ -261,27 +258,35 @@ func (s *scheduler) work(ctx context.Context) {
 
 // next decides a worker's next action in one transaction of the journal.
 func (s *scheduler) next(ctx context.Context) (action, error) {
-	s.jmu.Lock()
-	defer s.jmu.Unlock()
 	var act action
 	var stop *StopError
 	err := s.update(ctx, func(st *JournalState) (string, string, error) {
+		s.unmark(act) // a retry: the attempt before lost its write
 		var what string
 		act, what, stop = s.decide(st)
 		return what, act.entry.TargetGroupARN.Raw, nil
 	})
 	if err != nil {
+		s.unmark(act)
 		return action{}, err
 	}
 	s.mu.Lock()
-	if act.kind == actRun {
-		s.mine[act.entry.TargetGroupARN.Raw] = true
-	}
 	if stop != nil && s.stop == nil {
 		s.stop = stop
 	}
 	s.mu.Unlock()
 	return act, nil
+}
+
+// unmark takes back the mark decide put on an entry to run, when its
+// write was lost.
+func (s *scheduler) unmark(act action) {
+	if act.kind != actRun {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.mine, act.entry.TargetGroupARN.Raw)
 }
 
 // decide picks the next action from st and marks it in st; what names the
@@ -340,7 +345,9 @@ func (s *scheduler) decide(st *JournalState) (action, string, *StopError) {
 		e, _ := s.plan.Entry(a)
 		switch es.Status {
 		case StatusPending:
-			if s.plan.Limits.Admit(running, e) != "" {
+			// Another worker's claim of it may be on its way (marked, not
+			// yet written): leave it to that worker.
+			if s.mine[a.Raw] || s.plan.Limits.Admit(running, e) != "" {
 				continue
 			}
 			es.Status, es.Holder, es.Reason, es.ClaimedAt = StatusRunning, s.ix.holder, "", now
@@ -348,6 +355,7 @@ func (s *scheduler) decide(st *JournalState) (action, string, *StopError) {
 			if es.StartedAt.IsZero() {
 				es.StartedAt = now
 			}
+			s.mine[a.Raw] = true // this worker's, once the claim is written
 			return action{kind: actRun, entry: e}, "claim", nil
 		case StatusRunning:
 			// Another runner's entry (or this runner's, from a past run):
@@ -357,6 +365,7 @@ func (s *scheduler) decide(st *JournalState) (action, string, *StopError) {
 			if s.mine[a.Raw] || now.Before(s.notBefore[a.Raw]) || (es.Holder != s.ix.holder && now.Before(grace)) {
 				continue
 			}
+			s.mine[a.Raw] = true
 			return action{kind: actRun, entry: e, takeover: true}, "", nil
 		}
 	}
