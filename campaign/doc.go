@@ -2,8 +2,8 @@
 // across AWS accounts, clusters and target groups, each target group
 // with its own cutover plan (package cutover, its per-target-group
 // safety whole), put in waves and run under the limits AWS and
-// Kubernetes impose. It plans only: the scheduler that runs a plan
-// (campaign.Execute) is not built yet; the plan is the data it will run.
+// Kubernetes impose. [PlanCampaign] plans; [Execute] runs a plan, from
+// one machine or several.
 //
 // # Files
 //
@@ -36,9 +36,29 @@
 //     the exposure section of [Plan.Text]. blast_apigw.go:
 //     [APIGatewayReadAPI], [KindAPI], [MaxAPIPages],
 //     [APIGatewayRateLimit], and the paged, bounded API Gateway v2 reads.
+//   - execute.go: [Execute], its options ([ExecuteOption]:
+//     [WithErrorBudget], [WithApproval], [WithObserver], [WithWorkers],
+//     [WithParallel], [WithPollInterval], [WithCutoverOptions],
+//     [WithHook]), [Observer], [Hook], [StopError] and its [StopReason]s.
+//   - env.go: [Env], [AccountEnv], [ClusterEnv], their validation
+//     against the plan, and each entry's cutover.Env.
+//   - scheduler.go: one runner's workers: the next action from the
+//     campaign journal (the waves, their approvals, [Limits.Admit],
+//     another runner's entries, the error budget), the journal's writes.
+//   - runner.go: one entry's run: its Lease probed on a take-over, its
+//     cutover resumed from its own journal, or re-planned (a stale plan)
+//     and executed; the outcome by cutover.Classify.
+//   - journal.go: the campaign journal: [JournalState], [EntryState]
+//     and its [EntryStatus]es, [WaveState], the [Journal] interface,
+//     [ConfigMapJournal] and [FileJournal].
+//   - result.go: [Result], [EntryResult], [Totals], [Result.Text],
+//     [Result.JSON].
+//   - execute_permissions.go: [ExecutePermissions], [Permissions] (per
+//     account an IAM policy, per cluster RBAC) and [JournalClusterRules].
 //
-// Examples: example_test.go ([PlanCampaign] on the test kit's fleet); it
-// copies alone into another module (hack/examplecopy).
+// Examples: example_test.go ([PlanCampaign] on the test kit's fleet) and
+// example_execute_test.go ([Execute] on it); each copies alone into
+// another module (hack/examplecopy).
 //
 // # Calls, in order
 //
@@ -49,6 +69,12 @@
 //	}
 //	plan, err := campaign.PlanCampaign(ctx, in, campaign.WithMaxPerWave(10))
 //	fmt.Print(plan.Text())        // or plan.JSON(); ParsePlan reads it back, digest checked
+//	journal, err := campaign.NewConfigMapJournal(kcA, "tgmigrate", "campaign-"+plan.ID)
+//	env := campaign.Env{Journal: journal, Holder: "laptop-1",
+//		Accounts: []campaign.AccountEnv{{ID: "111111111111", Region: "eu-west-1", ELBv2: elbRW_A}, ...},
+//		Clusters: []campaign.ClusterEnv{{Name: "prod-a", Client: kcA}, ...}}
+//	res, err := campaign.Execute(ctx, env, plan, campaign.WithErrorBudget(1), campaign.WithApproval(ask))
+//	fmt.Print(res.Text())         // or res.JSON()
 //
 // # Planning
 //
@@ -91,8 +117,8 @@
 // reads; [AccountIAMActions] adds apigateway:GET where API Gateway is
 // read) and [PlanClusterRules]
 // (diagnose's listings and PlanCutover's Plan.Reads; a test checks every
-// call and read of a plan against them). What Execute will need is
-// each cutover plan's Plan.IAMPolicy and Plan.ClusterRules.
+// call and read of a plan against them). What Execute needs is
+// [ExecutePermissions]: each cutover plan's policy and rules, and more.
 //
 // # Blast radius
 //
@@ -179,4 +205,65 @@
 // entries, and a digest that does not match; [Plan.Verify] checks a plan
 // in memory the same way, so that a scheduler runs only the plan that
 // was approved. [Plan.Text] prints it within [TextColumns].
+//
+// # Execute
+//
+// [Execute] runs a plan: it refuses an edited plan ([Plan.Verify]), then
+// a bad [Env] or option (an [*InputError] naming the field; nil and
+// typed-nil clients refused), before any call. Each runnable entry runs
+// through cutover.Execute with cutover's own journal and Lease (a
+// ConfigMap and a Lease in the binding's namespace, as cutover keeps
+// them); the scheduler starts entries wave by wave, a wave once the one
+// before has ended and its approval is given ([WithApproval]; a refusal
+// stops with [StopNotApproved], and a later Execute asks again), and in
+// a wave each entry in order that [Limits.Admit], the estimate's own
+// rule, lets start beside the running ones of every runner. Blocked
+// entries are never run, and the result lists them.
+//
+// The campaign journal ([Journal]: [ConfigMapJournal] in a chosen
+// cluster and namespace, or [FileJournal] for one machine) is versioned
+// JSON naming the plan's ID and digest ([JournalState]): each entry's
+// [EntryStatus] (pending, running with its holder, done, failed with
+// cutover.Classify's disposition, rolled back, blocked, skipped), its
+// attempts, times on the injected clock, re-plan and cutover summary,
+// and each wave's approval. Writes are optimistic (a resourceVersion, a
+// revision): a write lost to another runner's is read again and
+// retried. Execute resumes from it: done entries are not run again; a
+// running one goes on from its cutover journal (cutover.Resume).
+//
+// Before an entry starts, its cutover plan is made again with its
+// request (cutover.PlanCutover). A plan whose run would differ (its
+// targets, floor, binding, health check, quota count, blue/green part or
+// preconditions) is stale: when the new one keeps the target group, the
+// Service and the strategy and has no unaccepted precondition, it is
+// recorded (EntryState.Replan) and run; else the entry is blocked with
+// the reason. A plan that did not change runs as approved.
+//
+// A failed cutover is rolled back by cutover itself (its automatic
+// rollback follows cutover.ShouldRollback) and the others go on; once
+// more entries failed than the error budget allows ([WithErrorBudget],
+// [DefaultErrorBudget] 0), no entry starts any more: the running ones
+// finish, the pending ones are skipped, and Execute returns a
+// [*StopError] of [StopBudget]. A cancelled context stops the scheduling
+// and the running cutovers (cutover stops on cancellation, resumable),
+// the journal records the stop, and Execute returns a [*StopError] of
+// [StopCancelled]; Execute again resumes.
+//
+// Several runners (Env.Holder: one identity each) may run one plan on
+// one ConfigMap journal at once, from several machines. An entry is
+// claimed in the journal, then run under its cutover Lease: each runs
+// once. A running entry of another runner is left alone for a Lease's
+// duration from its claim (cutover.DefaultLeaseDuration), then its
+// Lease is asked: held (cutover.LockedError), it is looked at again
+// when the Lease would expire; expired (its runner died), it is taken
+// over and resumed from its cutover journal. A runner whose own
+// identity is on a running entry (a restart) takes it back at once.
+//
+// [Result] is read from the journal (every runner's entries) with this
+// runner's ELBv2 calls per account; [Result.Text] fits [TextColumns],
+// [Result.JSON] is versioned ([ResultSchemaVersion]). An [Observer] sees
+// each wave and entry start and end, for a live view. [WithParallel]
+// runs the workers (a simulated fleet's Fleet.Parallel, so that their
+// waits overlap in virtual time); [WithHook] is the crash point of the
+// tests. What Execute needs is data: [ExecutePermissions].
 package campaign
