@@ -134,24 +134,35 @@ func TestErrorPathsExit2WithOneLine(t *testing.T) {
 	}
 }
 
-// TestSimulateWire runs `simulate -wire` in-process: every ELBv2 call of
-// the story, the diagnose steps' included, reaches the simulator through
-// the real SDK client and the loopback endpoint (the endpoint logged every
-// call the facade behind it served, in the same order), and the phased
-// strategy still fails no request.
+// TestSimulateWire runs `simulate --wire` in-process, the story in text:
+// its worlds pass checkWire, and the story has its diagnose step.
 func TestSimulateWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a repetition through the wire: make test runs it, make test-short (-short) does not")
 	}
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	var stdout, stderr bytes.Buffer
 	worlds := map[string]*sim.World{}
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
 		onWorld: func(name string, w *sim.World) { worlds[name] = w }}
-	code := a.run(t.Context(), []string{"simulate", "-wire", "-seed", "5", "-nodes", "8", "-pods", "24",
-		"-rps", "20", "-churn-interval", "45s", "-duration", "5m", "-prelude", "2m"})
+	code := a.run(t.Context(), []string{"simulate", "--wire", "--seed", "5", "--nodes", "8", "--pods", "24",
+		"--rps", "20", "--churn-interval", "45s", "--duration", "5m", "--prelude", "2m"})
 	if code != exitOK {
 		t.Fatalf("exit code %d, stderr %q", code, stderr.String())
 	}
+	if !strings.Contains(stdout.String(), "2. diagnose") {
+		t.Errorf("no diagnose step in the story:\n%s", stdout.String())
+	}
+	checkWire(t, worlds)
+}
+
+// checkWire checks a `simulate --wire` run's worlds: every ELBv2 call of
+// the story, the diagnose steps' included, reached the simulator through
+// the real SDK client and the loopback endpoint (the endpoint logged
+// every call the facade behind it served, in the same order), EC2's too,
+// and the phased strategy failed no request.
+func checkWire(t *testing.T, worlds map[string]*sim.World) {
+	t.Helper()
 	story := worlds["story"]
 	if story == nil || story.Wire() == nil {
 		t.Fatalf("the story's world %v has no endpoint", story)
@@ -180,9 +191,6 @@ func TestSimulateWire(t *testing.T) {
 	if len(requested) == 0 || requested[0] != "DescribeTargetGroups" || counts["DescribeTargetHealth"] < 2 || counts["DescribeTags"] == 0 {
 		t.Errorf("endpoint counts %v, first request %q: want diagnose's DescribeTargetGroups first, DescribeTargetHealth and DescribeTags",
 			counts, requested[:min(1, len(requested))])
-	}
-	if !strings.Contains(stdout.String(), "2. diagnose") {
-		t.Errorf("no diagnose step in the story:\n%s", stdout.String())
 	}
 	phased := worlds[strategyPhased]
 	if phased == nil || phased.Wire() == nil {

@@ -143,6 +143,7 @@ const simulateTourHead = "== 1. The legacy target group under Karpenter churn"
 // order). Every other line is the output's, verbatim and in order. The
 // run is deterministic (a virtual clock), so nothing else is normalised.
 func TestREADMESimulateTour(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // with the check that failed, before any write (moveNodes compares the
 // node classes, pools and journal before and after).
 func TestSimulatePrivateSubnets(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "7", "-nodes", "8", "-pods", "24",
 		"-rps", "20", "-churn-interval", "45s", "-duration", "15m", "-scenario", scenarioPrivateSubnets)
 	if code != exitOK {

@@ -57,6 +57,7 @@ func checkWindows(t *testing.T, o simOutcome) {
 // window; the windows add up;
 // the run names its timings and ends with phased at the hardest corner.
 func TestSimulateJSON(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	for _, scenario := range []string{"cutover", "rollback"} {
 		t.Run(scenario, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "5", "-nodes", "8", "-pods", "24",
@@ -123,11 +124,15 @@ func TestSimulateJSON(t *testing.T) {
 // so every strategy sends as many requests, static's cutover window (the
 // plan's floor) included; every window is ordered; and -wire, the same
 // calls through the real SDK client, gives the plain run's rows exactly
-// (the wire spends the same virtual latency as the facades).
+// (the wire spends the same virtual latency as the facades). The world is
+// smaller than simulate's default (8 nodes, 24 pods), to keep the
+// package's time: the rows' lengths do not depend on its size.
 func TestSimulateWireMatchesPlain(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	reports := map[bool]simReport{}
 	for _, wire := range []bool{false, true} {
-		args := []string{"simulate", "--format", "json", "--duration", "5m"}
+		args := []string{"simulate", "--format", "json", "--duration", "5m", "--seed", "5", "--nodes", "8", "--pods", "24",
+			"--churn-interval", "45s", "--prelude", "2m"}
 		if wire {
 			args = append(args, "--wire")
 		}
@@ -209,6 +214,7 @@ func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
 // TestSimulateTextNamesTheHardestCorner: the plain run's last line names
 // --envelope, the hardest corner's timings and phased's figure there.
 func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	code, stdout, stderr := runCLI(t, "simulate", "-seed", "5", "-nodes", "6", "-pods", "18", "-duration", "10m", "-prelude", "2m")
 	if code != exitOK {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
@@ -257,6 +263,7 @@ func TestSimulateTimingFlags(t *testing.T) {
 // restored, and the cutover completing when run again once the fault is
 // cleared; the text table shows the same rows.
 func TestSimulateControllerFaults(t *testing.T) {
+	t.Parallel() // a simulate run of its own: the package's long tests share both cores
 	args := []string{"simulate", "-seed", "5", "-nodes", "8", "-pods", "24", "-rps", "20", "-churn-interval", "45s", "-duration", "12m", "-scenario", scenarioControllerFaults}
 	code, stdout, stderr := runCLI(t, append(args, "-format", "json")...)
 	if code != exitOK {
