@@ -98,6 +98,12 @@
 //     drift-driven replacement wave by wave, journaled, locked and
 //     reversible.
 //
+// Across a fleet, [github.com/qstools/tgmigrate/campaign] plans steps 1
+// and 2 for many target groups in many accounts and clusters as one plan
+// (waves, limits per account, cluster and load balancer, an estimate, a
+// digest, each target group's blast radius) and executes it over
+// cutover.Execute with a campaign journal that several runners share.
+//
 // # What "zero downtime" means, measured
 //
 // Zero means: from Execute's start, no request fails that a call made at
