@@ -5,15 +5,15 @@ package campaign
 // digest and every cutover plan's.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/qstools/tgmigrate/cutover"
+	"github.com/qstools/tgmigrate/internal/strictjson"
 )
 
 // planID is deterministic from p's accounts, clusters and target groups.
@@ -120,24 +120,17 @@ func (p *Plan) JSON() ([]byte, error) {
 // as planned and approved, or not at all.
 func ParsePlan(data []byte) (*Plan, error) {
 	const op = "parse plan"
-	var probe struct {
-		SchemaVersion *int `json:"schemaVersion"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, &InputError{Op: op, Field: "plan", Reason: "not JSON", Err: err}
-	}
-	if probe.SchemaVersion == nil || *probe.SchemaVersion != PlanSchemaVersion {
-		got := "none"
-		if probe.SchemaVersion != nil {
-			got = strconv.Itoa(*probe.SchemaVersion)
-		}
-		return nil, &InputError{Op: op, Field: "schemaVersion", Reason: fmt.Sprintf("%s is not %d", got, PlanSchemaVersion)}
-	}
 	var p Plan
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return nil, &InputError{Op: op, Field: "plan", Reason: "cannot decode", Err: err}
+	if err := strictjson.Decode(data, PlanSchemaVersion, &p); err != nil {
+		var se *strictjson.Error
+		errors.As(err, &se)
+		switch se.Kind {
+		case strictjson.NoVersion, strictjson.WrongVersion:
+			return nil, &InputError{Op: op, Field: "schemaVersion", Reason: fmt.Sprintf("%s is not %d", se.Version(), PlanSchemaVersion)}
+		case strictjson.NotJSON:
+			return nil, &InputError{Op: op, Field: "plan", Reason: "not JSON", Err: se.Err}
+		}
+		return nil, &InputError{Op: op, Field: "plan", Reason: "cannot decode", Err: se.Err}
 	}
 	if err := p.verify(op); err != nil {
 		return nil, err

@@ -4,14 +4,14 @@ package cutover
 // validation, Plan.JSON and ParsePlan.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/qstools/tgmigrate/internal/awserr"
+	"github.com/qstools/tgmigrate/internal/strictjson"
 )
 
 // computeDigest returns the digest of the plan's JSON with Digest empty.
@@ -103,24 +103,17 @@ func (p *Plan) JSON() ([]byte, error) {
 // a saved plan is applied exactly as planned, or not at all.
 func ParsePlan(data []byte) (*Plan, error) {
 	const op = "parse plan"
-	var probe struct {
-		SchemaVersion *int `json:"schemaVersion"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, &InputError{Op: op, Field: "plan", Reason: "not JSON", Err: err}
-	}
-	if probe.SchemaVersion == nil || *probe.SchemaVersion != PlanSchemaVersion {
-		got := "none"
-		if probe.SchemaVersion != nil {
-			got = strconv.Itoa(*probe.SchemaVersion)
-		}
-		return nil, &InputError{Op: op, Field: "schemaVersion", Reason: fmt.Sprintf("%s is not %d", got, PlanSchemaVersion)}
-	}
 	var p Plan
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return nil, &InputError{Op: op, Field: "plan", Reason: "cannot decode", Err: err}
+	if err := strictjson.Decode(data, PlanSchemaVersion, &p); err != nil {
+		var se *strictjson.Error
+		errors.As(err, &se)
+		switch se.Kind {
+		case strictjson.NoVersion, strictjson.WrongVersion:
+			return nil, &InputError{Op: op, Field: "schemaVersion", Reason: fmt.Sprintf("%s is not %d", se.Version(), PlanSchemaVersion)}
+		case strictjson.NotJSON:
+			return nil, &InputError{Op: op, Field: "plan", Reason: "not JSON", Err: se.Err}
+		}
+		return nil, &InputError{Op: op, Field: "plan", Reason: "cannot decode", Err: se.Err}
 	}
 	if _, err := p.validate(op); err != nil {
 		return nil, err

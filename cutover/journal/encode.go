@@ -4,10 +4,12 @@ package journal
 // DecodeState.
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/qstools/tgmigrate/internal/strictjson"
 )
 
 // StateSchemaVersion is the version of the journal's JSON. [DecodeState]
@@ -33,24 +35,20 @@ func EncodeState(s *State) ([]byte, error) {
 // messages). Unknown fields are refused rather than dropped: a field this
 // build does not know might record something a rollback must undo.
 func DecodeState(where string, data []byte) (*State, error) {
-	var probe struct {
-		SchemaVersion *int `json:"schemaVersion"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, &CorruptJournalError{Journal: where, Reason: "not JSON", Err: err}
-	}
-	if probe.SchemaVersion == nil {
-		return nil, &CorruptJournalError{Journal: where, Reason: "no schemaVersion"}
-	}
-	if *probe.SchemaVersion != StateSchemaVersion {
-		return nil, &CorruptJournalError{Journal: where,
-			Reason: "unknown schemaVersion " + strconv.Itoa(*probe.SchemaVersion) + " (this build reads " + strconv.Itoa(StateSchemaVersion) + ")"}
-	}
 	var s State
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return nil, &CorruptJournalError{Journal: where, Reason: "cannot decode", Err: err}
+	if err := strictjson.Decode(data, StateSchemaVersion, &s); err != nil {
+		var se *strictjson.Error
+		errors.As(err, &se)
+		switch se.Kind {
+		case strictjson.NotJSON:
+			return nil, &CorruptJournalError{Journal: where, Reason: "not JSON", Err: se.Err}
+		case strictjson.NoVersion:
+			return nil, &CorruptJournalError{Journal: where, Reason: "no schemaVersion"}
+		case strictjson.WrongVersion:
+			return nil, &CorruptJournalError{Journal: where,
+				Reason: "unknown schemaVersion " + strconv.Itoa(se.Got) + " (this build reads " + strconv.Itoa(StateSchemaVersion) + ")"}
+		}
+		return nil, &CorruptJournalError{Journal: where, Reason: "cannot decode", Err: se.Err}
 	}
 	if err := s.Validate(); err != nil {
 		return nil, &CorruptJournalError{Journal: where, Reason: err.Error()}

@@ -4,7 +4,6 @@ package ec2sim
 // DescribeInstances.
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -88,15 +87,7 @@ func (m *Model) instances() []*Instance {
 	if src == nil {
 		return nil
 	}
-	list := src.Instances()
-	out := make([]*Instance, 0, len(list))
-	for i := range list {
-		if list[i].ID != "" {
-			out = append(out, &list[i])
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *Instance) int { return cmp.Compare(a.ID, b.ID) })
-	return slices.CompactFunc(out, func(a, b *Instance) bool { return a.ID == b.ID })
+	return byID(src.Instances(), func(i *Instance) string { return i.ID })
 }
 
 func (i *Instance) state() ec2types.InstanceStateName {

@@ -94,15 +94,21 @@ func (m *Model) interfaces() []*Interface {
 	if src == nil {
 		return nil
 	}
-	list := src.Interfaces()
-	out := make([]*Interface, 0, len(list))
+	return byID(src.Interfaces(), func(i *Interface) string { return i.ID })
+}
+
+// byID returns pointers to list's items sorted by id, without those with
+// no ID, and with the first of those that share an ID: what a source's
+// listing becomes before a Describe call filters it.
+func byID[T any](list []T, id func(*T) string) []*T {
+	out := make([]*T, 0, len(list))
 	for i := range list {
-		if list[i].ID != "" {
+		if id(&list[i]) != "" {
 			out = append(out, &list[i])
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *Interface) int { return cmp.Compare(a.ID, b.ID) })
-	return slices.CompactFunc(out, func(a, b *Interface) bool { return a.ID == b.ID })
+	slices.SortStableFunc(out, func(a, b *T) int { return cmp.Compare(id(a), id(b)) })
+	return slices.CompactFunc(out, func(a, b *T) bool { return id(a) == id(b) })
 }
 
 func (ifc *Interface) kind() string {
