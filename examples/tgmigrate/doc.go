@@ -47,6 +47,10 @@
 //   - simulate_envelope_text.go: simulate --envelope in text.
 //   - simulate_faults.go: simulate --scenario controller-faults.
 //   - simulate_move.go: simulate --scenario private-subnets (step 4's move).
+//   - simulate_campaign.go: simulate --scenario campaign: the fleet (test
+//     kit's tgmigratetest.Fleet), PlanCampaign, Execute on the fleet's
+//     parallel clock, and its measures. simulate_campaign_text.go: the
+//     flags it refuses, its text and its exit status.
 //   - simulate_underway.go: which of phased's failures from Execute's
 //     start no call at its start could have saved (failedUnderWayAtStart).
 //   - subnets.go: subnets (step 4), its check and plan, and the checks of
@@ -107,7 +111,11 @@
 //     same seed (not the story's world); every plan at the product's
 //     default assumptions; --envelope runs every churn shape and several
 //     seeds over the AWS timings; --wire sends every ELBv2 call through the
-//     real AWS SDK client.
+//     real AWS SDK client; --scenario campaign plans and runs a campaign
+//     (package campaign) over a fleet of two accounts and three clusters
+//     under churn instead, and reports each target group's outcome and
+//     requests in its windows, the wall time against the critical path,
+//     the calls per account and the load balancers' limits.
 //
 // # Flags
 //

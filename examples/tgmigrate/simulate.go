@@ -33,7 +33,7 @@ const (
 var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
 // The phased scenarios --scenario selects.
-var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets}
+var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets, scenarioCampaign}
 
 // The limits of --nodes and --pods, and why: ELBv2's default quotas
 // (1,000 targets per target group, 1,000 per Application Load Balancer)
@@ -63,9 +63,10 @@ type simFlags struct {
 	envelope      bool
 	// seeds is how many seeds --envelope runs, from seed.
 	seeds int
-	// churnSet and seedsSet say --churn and --seeds were given.
-	churnSet, seedsSet bool
-	timings            timingFlags
+	// churnSet, seedsSet, nodesSet, podsSet, preludeSet and
+	// churnIntervalSet say the flag was given.
+	churnSet, seedsSet, nodesSet, podsSet, preludeSet, churnIntervalSet bool
+	timings                                                             timingFlags
 }
 
 // timingFlags are the knobs of package timing a run may set; each zero
@@ -142,7 +143,21 @@ plans the move and executes it: Karpenter's EC2NodeClass patched to the
 private subnets, the drift-driven replacement watched wave by wave; two
 more rows run the move in broken worlds, a load balancer missing a zone
 and private subnets without egress, where readiness must refuse before
-any write). --churn picks Karpenter's churn: steady (the oldest
+any write). campaign (issue 36's fleet campaign: a fleet of two accounts
+and three clusters, prod-a and prod-b sharing account 111111111111's ELBv2,
+staging alone in 222222222222, every cluster under the --churn at a pace of
+--churn-interval, 2m when not given, --nodes 4 and --pods 6 per cluster
+when not given; campaign.PlanCampaign makes the plan a user gets,
+campaign.Execute runs it on the fleet's clock with an error budget of 1,
+after --lead-in and to --duration after it or 2m after the campaign's end;
+a row per target group: its outcome, its window from its entry's start to
+its end, its settle, its floor, its failed requests before, in and after
+the window; the wall time against the plan's critical path, also with the
+settles no plan knows; the API calls per account, the sums of its
+clusters' calls; each load balancer's quota and limit; no story, no other
+strategy, and --envelope, --wire and --prelude are refused; simulate
+exits 3 if a migrated target group lost a request). --churn picks
+Karpenter's churn: steady (the oldest
 node every --churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
@@ -169,10 +184,13 @@ status 0.`,
   tgmigrate simulate --format json --seed 7
   tgmigrate simulate --format json --envelope --seed 7 --scenario rollback
   tgmigrate simulate --format json --seed 7 --scenario controller-faults
+  tgmigrate simulate --scenario campaign --seed 3
   tgmigrate simulate --churn spot --deregistration-lag 2m --new-target-checks threshold`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
-			f.churnSet, f.seedsSet = cmd.Flags().Changed("churn"), cmd.Flags().Changed("seeds")
+			fl := cmd.Flags()
+			f.churnSet, f.seedsSet, f.nodesSet, f.podsSet = fl.Changed("churn"), fl.Changed("seeds"), fl.Changed("nodes"), fl.Changed("pods")
+			f.preludeSet, f.churnIntervalSet = fl.Changed("prelude"), fl.Changed("churn-interval")
 			return a.runSimulate(cmd.Context(), f)
 		}),
 	}
@@ -186,7 +204,7 @@ status 0.`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
-	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
+	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), private-subnets (step 4 after the cutover), or campaign (a fleet campaign over two accounts and three clusters)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
 	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one --churn names) and --seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
 	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds --envelope runs, from --seed: %d to %d", minSeeds, maxSeeds))
@@ -225,6 +243,11 @@ func (f *simFlags) validate() error {
 		return usagef("--seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
 	case f.seedsSet && !f.envelope:
 		return usagef("--seeds %d: only --envelope runs several seeds (--seed picks the one a run uses)", f.seeds)
+	}
+	if f.scenario == scenarioCampaign {
+		if err := f.validateCampaign(); err != nil {
+			return err
+		}
 	}
 	if _, err := f.timings.parse(); err != nil {
 		return err

@@ -46,6 +46,8 @@ type simReport struct {
 	Hardest *hardestRun `json:"hardest,omitempty"`
 	// Envelope is every strategy over the grid of timings (--envelope).
 	Envelope *envelopeReport `json:"envelope,omitempty"`
+	// Campaign is the fleet campaign (--scenario campaign).
+	Campaign *campaignReport `json:"campaign,omitempty"`
 }
 
 // hardestRun is one strategy's run at timing.Hardest.
@@ -86,6 +88,9 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 			return err
 		}
 		return phasedFailure(rep, nil)
+	}
+	if f.scenario == scenarioCampaign {
+		return a.simulateCampaign(ctx, f, tm, &rep)
 	}
 	if f.scenario == scenarioControllerFaults {
 		if err := a.runControllerFaults(ctx, f, tm, &rep); err != nil {
