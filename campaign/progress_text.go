@@ -32,14 +32,11 @@ func (pr *Progress) Text() string {
 	case !pr.Started:
 		state = "not started, ETA " + seconds(pr.ETASeconds)
 	default:
-		state = fmt.Sprintf("ETA %s (%s)", seconds(pr.ETASeconds), clockOf(pr.ETA))
+		state = fmt.Sprintf("ETA %s at %s", seconds(pr.ETASeconds), clockOf(pr.ETA))
 	}
 	failed := t.Failed + t.RolledBack
 	head := fmt.Sprintf("%s at %s: done %d/%d, %d running, %d waiting, %d blocked, %d failed", pr.PlanID, clockOf(pr.At),
 		t.Done, t.Entries, t.Running, t.Pending, t.Blocked, failed)
-	if t.RolledBack > 0 {
-		head += fmt.Sprintf(" (%d rolled back)", t.RolledBack)
-	}
 	if t.Skipped > 0 {
 		head += fmt.Sprintf(", %d skipped", t.Skipped)
 	}
@@ -54,8 +51,10 @@ func (pr *Progress) Text() string {
 		if w.Canary && name != "canary" {
 			name += " (canary)"
 		}
-		approval := string(w.Approval)
+		approval := "approval " + string(w.Approval)
 		switch w.Approval {
+		case ApprovalNone:
+			approval = "no approval"
 		case ApprovalApproved:
 			approval = "approved by " + textcell.OrDash(w.ApprovedBy)
 		case ApprovalRefused:
