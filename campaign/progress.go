@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/nilcheck"
@@ -210,6 +211,9 @@ func entryProgress(e Entry, es EntryState, at time.Time) EntryProgress {
 	if b := e.Blocked; b != nil {
 		if ep.Reason == "" {
 			ep.Reason = string(b.Reason) + ": " + b.Detail
+		}
+		if es.Status == StatusBlocked && b.Error != "" && !strings.Contains(ep.Reason, b.Error) {
+			ep.Reason += ": " + b.Error
 		}
 		if b.Next != nil {
 			ep.Next = string(b.Next.Op)

@@ -118,8 +118,8 @@ func TestProgressOf(t *testing.T) {
 					e.Status, e.Disposition, e.Error, e.StartedAt, e.FinishedAt = campaign.StatusRolledBack, "rollback", "the controller registered no target", t0, t0.Add(2*time.Minute)
 				})
 			}}, at: t0.Add(2*time.Minute + 30*time.Second), eta: a.Seconds - 30, current: 1,
-			totals: campaign.Totals{Entries: 3, Done: 1, Running: 1, RolledBack: 1},
-			text:   []string{"done 1/3, 1 running, 0 waiting, 0 blocked, 1 failed; ETA 5m30s at 10:08:00", "approved by ops", "rolled-back", "rollback: the controller registered no target"},
+			totals:    campaign.Totals{Entries: 3, Done: 1, Running: 1, RolledBack: 1},
+			text:      []string{"done 1/3, 1 running, 0 waiting, 0 blocked, 1 failed; ETA 5m30s at 10:08:00", "approved by ops", "rolled-back", "rollback: the controller registered no target"},
 			approval1: campaign.ApprovalApproved, runningRow: true, finished: false},
 		{name: "all done", edits: []func(*campaign.JournalState){done("staging"), approved, done("prod-a"), done("prod-b")}, at: t0.Add(time.Hour),
 			eta: 0, current: -1, totals: campaign.Totals{Entries: 3, Done: 3}, text: []string{"done 3/3", "completed"},

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/qstools/tgmigrate"
@@ -131,7 +132,8 @@ type TargetGroupReport struct {
 	// Disposition and Error are its failure's (cutover.Classify's class).
 	Disposition string `json:"disposition,omitempty"`
 	Error       string `json:"error,omitempty"`
-	// Reason says why it is blocked or skipped, or how its run stopped.
+	// Reason says why it is blocked (with PlanCutover's error when the
+	// plan has one) or skipped, or how its run stopped.
 	Reason string `json:"reason,omitempty"`
 	// BlockReason is the plan's reason when it is blocked in the plan.
 	BlockReason BlockReason `json:"blockReason,omitempty"`
@@ -314,6 +316,9 @@ func targetGroupReport(e Entry, er EntryResult, waves []WaveState, cfg reportCon
 	}
 	if b := e.Blocked; b != nil {
 		tg.BlockReason = b.Reason
+		if er.Status == StatusBlocked && b.Error != "" && !strings.Contains(tg.Reason, b.Error) {
+			tg.Reason = strings.TrimPrefix(tg.Reason+": "+b.Error, ": ")
+		}
 		if b.Next != nil {
 			tg.Next = &NextStep{Op: string(b.Next.Op), Reason: b.Next.Reason, Missing: slices.Clone(b.Next.Missing)}
 		}

@@ -92,7 +92,7 @@ func (rep *Report) Markdown() string {
 					secs += fmt.Sprintf(" (%d)", tg.EstimateSeconds)
 				}
 				w("| %s | %s | %s | %s | %s | %s | %s |\n", md(tg.Name), tg.Status, md(textcell.OrDash(tg.WaveName)), secs,
-					traffic(tg.Traffic), exposure(tg.Exposure), md(textcell.OrDash(why(tg))))
+					traffic(tg.Traffic), exposure(tg.Exposure), md(textcell.OrDash(textcell.Truncate(why(tg), cellWidth))))
 			}
 		}
 	}
@@ -102,8 +102,8 @@ func (rep *Report) Markdown() string {
 			for _, tg := range c.TargetGroups {
 				switch tg.Status {
 				case StatusBlocked, StatusFailed, StatusRolledBack, StatusSkipped:
-					attention = append(attention, fmt.Sprintf("- **%s** (%s, cluster %s, %s): %s. %s\n", md(tg.Name), tg.Status,
-						md(textcell.OrDash(c.Name)), a.Account, md(textcell.OrDash(textcell.OneLine(reason(tg)))), md(nextText(tg))))
+					attention = append(attention, fmt.Sprintf("- **%s** (%s, cluster %s, %s): %s %s\n", md(tg.Name), tg.Status,
+						md(textcell.OrDash(c.Name)), a.Account, md(sentence(textcell.OrDash(textcell.OneLine(reason(tg))))), md(nextText(tg))))
 				}
 			}
 		}
@@ -121,6 +121,18 @@ func (rep *Report) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// cellWidth bounds the reason in a target group's row; the section
+// "Blocked and failed" has it whole.
+const cellWidth = 160
+
+// sentence ends s with a full stop, unless it ends with a mark already.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
 }
 
 // requests sums the measured requests, or says they were not measured.
