@@ -222,8 +222,9 @@ func TestProgressOfBadInput(t *testing.T) {
 
 // TestStatusMidRun: on a FileJournal and on a ConfigMapJournal, a runner
 // stopped after its claim of the canary: Status says the canary runs,
-// with the ETA no more than the plan's (a crash writes no stop); a second run resumes, and Status
-// read at each entry's end gives an ETA that never rises and ends at 0.
+// with the ETA no more than the plan's (a crash writes no stop); a
+// second run resumes, and Status read at each entry's end gives an ETA
+// that never rises and ends at 0.
 func TestStatusMidRun(t *testing.T) {
 	for _, kind := range []string{"file", "configmap"} {
 		t.Run(kind, func(t *testing.T) {
