@@ -288,3 +288,50 @@ func TestStatusMidRun(t *testing.T) {
 		})
 	}
 }
+
+// TestOneOfEachIsSingular: a progress and a report with one target group
+// of each status, one wave, one call: no count of one in the plural, and
+// the counts say one of each.
+func TestOneOfEachIsSingular(t *testing.T) {
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	one := campaign.Totals{Entries: 7, Pending: 1, Running: 1, Done: 1, Failed: 1, RolledBack: 1, Blocked: 1, Skipped: 1}
+	var entries []campaign.EntryProgress
+	var tgs []campaign.TargetGroupReport
+	for _, s := range []campaign.EntryStatus{campaign.StatusPending, campaign.StatusRunning, campaign.StatusDone, campaign.StatusFailed,
+		campaign.StatusRolledBack, campaign.StatusBlocked, campaign.StatusSkipped} {
+		entries = append(entries, campaign.EntryProgress{Name: "tg-" + string(s), Cluster: "prod", Status: s, Holder: "runner-1",
+			Since: at.Add(-time.Second), Reason: "1 target failed its health check", EstimateSeconds: 1, LeftSeconds: 1})
+		tg := campaign.TargetGroupReport{Name: "tg-" + string(s), Status: s, Seconds: 1, EstimateSeconds: 1,
+			Reason: "1 target failed its health check", Next: &campaign.NextStep{Op: "manual", Reason: "raise 1 quota"}}
+		if s == campaign.StatusDone {
+			tg.StartedAt, tg.FinishedAt = at, at.Add(time.Second)
+			tg.Traffic = &campaign.TrafficCount{Source: "simulator", Total: 1, Served: 1, From: tg.StartedAt, To: tg.FinishedAt}
+		}
+		tgs = append(tgs, tg)
+	}
+	pr := &campaign.Progress{PlanID: "campaign-000000000001", At: at, Started: true, CurrentWave: 0, Totals: one, ETASeconds: 1, ETA: at.Add(time.Second),
+		Waves: []campaign.WaveProgress{{Name: "canary", Canary: true, Approval: campaign.ApprovalNone, Counts: one, Entries: entries}},
+		Stops: []campaign.Stop{{Reason: campaign.StopBudget, By: "runner-1", At: at, Detail: "1 entry failed, above the error budget of 0"}}}
+	rep := &campaign.Report{PlanID: "campaign-000000000001", Holder: "runner-1", Finished: true, StartedAt: at, FinishedAt: at.Add(time.Second),
+		WallSeconds: 1, EstimateSeconds: 1, Ratio: 1, Totals: one, CallsRecorded: true, TrafficSource: "simulator",
+		Accounts: []campaign.AccountReport{{Account: "111111111111/eu-west-1", ID: "111111111111", Region: "eu-west-1",
+			Calls: map[string]int{"DescribeTargetHealth": 1}, CallsTotal: 1, Totals: one,
+			Clusters: []campaign.ClusterReport{{Name: "prod", Totals: one, TargetGroups: tgs}}}}}
+	for name, text := range map[string]string{"Progress.Text": pr.Text(), "Report.Markdown": rep.Markdown()} {
+		if m := pluralOfOne.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s says %q:\n%s", name, m, text)
+		}
+	}
+	for name, want := range map[string]string{
+		"Progress.Text":   "done 1/7, 1 running, 1 waiting, 1 blocked, 2 failed, 1 skipped; ETA 1s at 10:00:01",
+		"Report.Markdown": "7 target groups: 1 done, 1 failed, 1 rolled back, 1 blocked, 1 skipped, 1 running, 1 pending. ELBv2 calls: 1 call (DescribeTargetHealth 1).",
+	} {
+		text := map[string]string{"Progress.Text": pr.Text(), "Report.Markdown": rep.Markdown()}[name]
+		if !strings.Contains(text, want) {
+			t.Errorf("%s does not say %q:\n%s", name, want, text)
+		}
+	}
+	if !strings.Contains(rep.Markdown(), "| 1 call by the runner's cutovers |") || !strings.Contains(rep.Markdown(), "(1 of 1 cutover window measured)") {
+		t.Errorf("Report.Markdown:\n%s", rep.Markdown())
+	}
+}

@@ -255,6 +255,7 @@ func NewReport(p *Plan, r *Result, opts ...ReportOption) (*Report, error) {
 	if rep.EstimateSeconds > 0 {
 		rep.Ratio = rep.WallSeconds / float64(rep.EstimateSeconds)
 	}
+	rep.Accounts = []AccountReport{}
 	accounts := map[string]*AccountReport{}
 	var order []string
 	addAccount := func(id, region string) *AccountReport {

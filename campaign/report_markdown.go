@@ -144,7 +144,7 @@ func (rep *Report) requests() string {
 	for _, a := range rep.Accounts {
 		for _, c := range a.Clusters {
 			for _, tg := range c.TargetGroups {
-				if !tg.StartedAt.IsZero() && !tg.FinishedAt.IsZero() {
+				if tg.Traffic != nil || (!tg.StartedAt.IsZero() && !tg.FinishedAt.IsZero()) {
 					ran++
 				}
 				if tg.Traffic != nil {
