@@ -89,8 +89,8 @@ type World struct {
 	traffic *traffic.Generator
 	legacy  Legacy
 	// apps are Config.Apps as seeded, in their order (apps.go).
-	apps []appState
-	start   time.Time
+	apps  []appState
+	start time.Time
 
 	// With Config.Wire: the endpoints in front of sut and of the LBC's
 	// client, and the system under test's SDK client.
