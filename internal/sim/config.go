@@ -1,6 +1,6 @@
 package sim
 
-// config.go: Config and its defaults and validation, ConfigError, the
+// config.go: Config and its defaults and validation (Validate), ConfigError, the
 // Default constants and ClusterName, and PodSettings and SafePodSettings.
 
 import (
@@ -317,6 +317,10 @@ type Workload struct {
 	// DoNotDisrupt annotates the pods karpenter.sh/do-not-disrupt.
 	DoNotDisrupt bool
 }
+
+// Validate checks cfg as [New] does, its defaults applied to a copy, and
+// builds nothing: a bad field is a [*ConfigError] naming it.
+func (cfg Config) Validate() error { return cfg.defaults() }
 
 func (cfg *Config) defaults() error {
 	bad := func(field, reason string) error { return &ConfigError{Field: field, Reason: reason} }
