@@ -236,6 +236,9 @@ func (wl *Workload) defaults(t timing.Timings) {
 // namespace, Service, workload, target group and rule, directly on the
 // model and the cluster (setup, not calls).
 func (w *World) seedApps(ctx context.Context) error {
+	if err := w.appNamesFree(); err != nil {
+		return err
+	}
 	lbs := map[string][2]string{} // ALB name -> its ARN and :80 listener's
 	priorities := map[string]int32{}
 	nsDone := map[string]bool{DefaultNamespace: true}
@@ -314,6 +317,28 @@ func (w *World) seedApps(ctx context.Context) error {
 		}
 		st.legacy.TargetGroupARN, st.legacy.RuleARN = tgARN, ruleARN
 		w.apps = append(w.apps, st)
+	}
+	return nil
+}
+
+// appNamesFree refuses, in a shared [Account], an app's target group or
+// load balancer name another world of the account holds: ELBv2 names are
+// unique per account and region. A world of its own holds every name it
+// seeds.
+func (w *World) appNamesFree() error {
+	if w.cfg.Account == nil {
+		return nil
+	}
+	for i, a := range w.cfg.Apps {
+		if _, err := w.model.DescribeTargetGroups(&elbv2.DescribeTargetGroupsInput{Names: []string{a.TargetGroupName}}); err == nil {
+			return &ConfigError{Field: fmt.Sprintf("Apps[%d].TargetGroupName", i), Reason: fmt.Sprintf("%q is another world's target group in the shared Account", a.TargetGroupName)}
+		}
+		if a.LoadBalancerName == "" {
+			continue
+		}
+		if _, err := w.model.DescribeLoadBalancers(&elbv2.DescribeLoadBalancersInput{Names: []string{a.LoadBalancerName}}); err == nil {
+			return &ConfigError{Field: fmt.Sprintf("Apps[%d].LoadBalancerName", i), Reason: fmt.Sprintf("%q is another world's load balancer in the shared Account", a.LoadBalancerName)}
+		}
 	}
 	return nil
 }
@@ -397,7 +422,7 @@ func (w *World) startAppTraffic() error {
 			App: a.legacy.Namespace + "/" + a.legacy.Service,
 		})
 		if err != nil {
-			return fmt.Errorf("Apps[%d]: %w", i, err)
+			return fmt.Errorf("traffic of app %s/%s: %w", a.legacy.Namespace, a.legacy.Service, err)
 		}
 		a.traffic = g
 	}
