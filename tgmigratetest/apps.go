@@ -19,15 +19,15 @@ import (
 
 // Bounds of Options.Apps and Options.TargetsPerLoadBalancer.
 const (
-	// MaxApps bounds len(Options.Apps).
-	MaxApps = sim.MaxApps
+	// MaxApps bounds len(Options.Apps) (the simulator's own bound).
+	MaxApps = 32
 	// MaxTargetsPerLoadBalancer bounds Options.TargetsPerLoadBalancer:
 	// the AWS default of "Targets per Application Load Balancer".
 	MaxTargetsPerLoadBalancer = 1000
 	// MinNodePort and MaxNodePort bound App.NodePort: Kubernetes' default
 	// NodePort range.
-	MinNodePort = sim.MinNodePort
-	MaxNodePort = sim.MaxNodePort
+	MinNodePort = int32(30000)
+	MaxNodePort = int32(32767)
 )
 
 // App is one more application of a world besides the seed's
