@@ -251,3 +251,28 @@ func adoptApp(ctx context.Context, w *sim.World, app sim.Legacy, pods int) error
 		w.Run(5 * time.Second)
 	}
 }
+
+// TestAppsInstanceTargets: with an instance legacy target group, each
+// app's target group is of instances too (every node's on the app's
+// NodePort), healthy at the start, and its traffic is served.
+func TestAppsInstanceTargets(t *testing.T) {
+	w := newWorld(t, sim.Config{Seed: 5, Nodes: 2, Pods: 2, RPS: 5, Legacy: sim.LegacyTargetGroup{TargetType: "instance"},
+		Apps: []sim.App{{Name: "api", LoadBalancerName: "api-alb"}}}, nil)
+	app := w.Apps()[0]
+	if app.TargetType != "instance" {
+		t.Fatalf("app target type %q", app.TargetType)
+	}
+	views := w.Model().Targets(app.TargetGroupARN)
+	if len(views) != 2 {
+		t.Fatalf("%d targets, want the 2 nodes' instances", len(views))
+	}
+	for _, v := range views {
+		if !strings.HasPrefix(v.ID, "i-") || v.Port != app.NodePort || v.State != elbv2types.TargetHealthStateEnumHealthy {
+			t.Errorf("target %s, want a healthy instance on %d", v, app.NodePort)
+		}
+	}
+	w.Run(time.Minute)
+	if st := w.TrafficOf(app.TargetGroupARN); st.Total == 0 || st.Failed != 0 {
+		t.Errorf("traffic %s, want every request served", st)
+	}
+}
