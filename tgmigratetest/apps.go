@@ -131,7 +131,8 @@ func (o Options) checkApps(legacyName, lbName string) error {
 
 // checkTargetsAt refuses a TargetsPerLoadBalancer below the targets a
 // load balancer starts with: one per node for each target group behind
-// it; lbName is the world's ALB.
+// it (and, with Fargate, the seed's pinned pods); lbName is the world's
+// ALB.
 func (o Options) checkTargetsAt(apps []App, lbName string) error {
 	quota := o.TargetsPerLoadBalancer
 	if quota == 0 {
@@ -142,12 +143,17 @@ func (o Options) checkTargetsAt(apps []App, lbName string) error {
 		groups[lbOf(a, lbName)]++
 	}
 	for _, name := range append([]string{""}, lbNames(apps, lbName)...) {
-		if n := groups[name] * o.nodes(); n > quota {
+		n, extra := groups[name]*o.nodes(), ""
+		if name == "" && o.Fargate && o.TargetType != "instance" {
+			// The seed's ip target group pins each Fargate pod too.
+			n, extra = n+o.pods(), fmt.Sprintf(" and %d Fargate pods", o.pods())
+		}
+		if n > quota {
 			what := "the world's ALB"
 			if name != "" {
 				what = "ALB " + name
 			}
-			return optionsError("new world", "TargetsPerLoadBalancer", fmt.Sprintf("%d is below the %d targets %s starts with (%d target groups of %d nodes)", quota, n, what, groups[name], o.nodes()))
+			return optionsError("new world", "TargetsPerLoadBalancer", fmt.Sprintf("%d is below the %d targets %s starts with (%d target groups of %d nodes%s)", quota, n, what, groups[name], o.nodes(), extra))
 		}
 	}
 	return nil

@@ -51,6 +51,7 @@ func TestNewWorldBounds(t *testing.T) {
 		{"apps fargate", tgmigratetest.Options{Fargate: true, Apps: []tgmigratetest.App{{Name: "api"}}}, "Apps", "Fargate"},
 		{"targets per lb above", tgmigratetest.Options{TargetsPerLoadBalancer: 1001}, "TargetsPerLoadBalancer", "want 1 to 1000"},
 		{"targets per lb negative", tgmigratetest.Options{TargetsPerLoadBalancer: -1}, "TargetsPerLoadBalancer", "want 1 to 1000"},
+		{"targets per lb below the Fargate seed's", tgmigratetest.Options{Nodes: 3, Pods: 4, Fargate: true, TargetsPerLoadBalancer: 6}, "TargetsPerLoadBalancer", "below the 7 targets the world's ALB"},
 		{"targets per lb below the seed's", tgmigratetest.Options{Nodes: 3, TargetsPerLoadBalancer: 2}, "TargetsPerLoadBalancer", "below the 3 targets the world's ALB"},
 		{"targets per lb below a shared ALB's", tgmigratetest.Options{Nodes: 3, TargetsPerLoadBalancer: 5, Apps: []tgmigratetest.App{
 			{Name: "a", LoadBalancerName: "near"}, {Name: "b", LoadBalancerName: "near"},

@@ -100,7 +100,8 @@ type Options struct {
 	// Service Quotas answers ([World.ServiceQuotas]), so that a world of a
 	// few nodes can be near its quota. 1 to [MaxTargetsPerLoadBalancer],
 	// and no fewer than the targets an ALB starts with (one per node for
-	// each hand-made target group behind it); the clusters of one
+	// each hand-made target group behind it, and with Fargate one per pod
+	// of the seed's); the clusters of one
 	// account in a [Fleet] give the same. Zero: 1,000, AWS's default.
 	TargetsPerLoadBalancer int
 	// Wire serves the world's AWS over HTTP on 127.0.0.1 and gives the
