@@ -79,7 +79,7 @@ func appCase(t *testing.T, w *tgmigratetest.World, name string) tgmigratetest.Le
 // Execute migrates every runnable target group with no failed request in
 // any application's traffic and no ALB above its quota, and rolls back
 // the one whose controller is denied RegisterTargets while the others
-// finish.
+// finish, within 1.05 of the plan's critical path.
 func TestCampaignAppsFleet(t *testing.T) {
 	f := appsFleet(t)
 	a, b, s := f.World("prod-a"), f.World("prod-b"), f.World("staging")
@@ -135,7 +135,7 @@ func TestCampaignAppsFleet(t *testing.T) {
 	if err := s.DenyControllerOn("RegisterTargets", jobs.TargetGroupARN); err != nil {
 		t.Fatal(err)
 	}
-	res, err := run(t.Context(), t, execEnv(t, f, "runner-1"), p, parallel(f), campaign.WithWorkers(4), campaign.WithErrorBudget(1))
+	res, err := run(t.Context(), t, execEnv(t, f, "runner-1"), p, parallel(f), campaign.WithErrorBudget(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +173,9 @@ func TestCampaignAppsFleet(t *testing.T) {
 	}
 	if res.Totals.Done != 10 || res.Totals.RolledBack != 1 || res.Totals.Blocked != 1 {
 		t.Errorf("totals %+v, want 10 done, 1 rolled back, 1 blocked", res.Totals)
+	}
+	if took, floor := res.FinishedAt.Sub(res.StartedAt).Seconds(), float64(p.Estimate.TotalSeconds); took < floor || took > 1.05*floor {
+		t.Errorf("the campaign took %.0fs on the fleet's clock, its critical path %.0fs: want within 1.05", took, floor)
 	}
 }
 
