@@ -37,6 +37,25 @@ func TestNewWorldBounds(t *testing.T) {
 		{"cool-down", tgmigratetest.Options{Timings: tgmigratetest.Timings{IPReuse: tgmigratetest.IPReuse{Enabled: true, CoolDown: 2 * time.Hour}}}, "Timings.IPReuse.CoolDown", "above 1h"},
 		{"holder", tgmigratetest.Options{Timings: tgmigratetest.Timings{IPReuse: tgmigratetest.IPReuse{Enabled: true, To: "cat"}}}, "Timings.IPReuse.To", "any, node or pod"},
 		{"latency", tgmigratetest.Options{Timings: tgmigratetest.Timings{ELBv2Latency: time.Minute}}, "Timings.ELBv2Latency", "above 30s"},
+		{"app pods", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api", Pods: 5000}}}, "Apps[0].Pods", "want 1 to 1000"},
+		{"app pods negative", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api"}, {Name: "b", Pods: -1}}}, "Apps[1].Pods", "want 1 to 1000"},
+		{"app rps", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api", RPS: 1001}}}, "Apps[0].RPS", "above 1000"},
+		{"app node port", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api", NodePort: 80}}}, "Apps[0].NodePort", "want 30000 to 32767"},
+		{"app node port taken", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api", NodePort: 30080}}}, "Apps[0].NodePort", "the seed's Service"},
+		{"app no name", tgmigratetest.Options{Apps: []tgmigratetest.App{{}}}, "Apps[0].Name", "DNS label"},
+		{"app the seed's name", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "web"}}}, "Apps[0].Name", "the seed's Service"},
+		{"app name too long", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: strings.Repeat("a", 25)}}}, "Apps[0].Name", "32 letters"},
+		{"app load balancer", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "api", LoadBalancerName: "-x"}}}, "Apps[0].LoadBalancerName", "32 letters"},
+		{"app gate", tgmigratetest.Options{Apps: []tgmigratetest.App{{Name: "a", Namespace: "pay", ReadinessGateInjection: true}, {Name: "b", Namespace: "pay"}}}, "Apps[1].ReadinessGateInjection", "labelled or not"},
+		{"apps many", tgmigratetest.Options{Apps: make([]tgmigratetest.App, tgmigratetest.MaxApps+1)}, "Apps", "at most 32"},
+		{"apps fargate", tgmigratetest.Options{Fargate: true, Apps: []tgmigratetest.App{{Name: "api"}}}, "Apps", "Fargate"},
+		{"targets per lb above", tgmigratetest.Options{TargetsPerLoadBalancer: 1001}, "TargetsPerLoadBalancer", "want 1 to 1000"},
+		{"targets per lb negative", tgmigratetest.Options{TargetsPerLoadBalancer: -1}, "TargetsPerLoadBalancer", "want 1 to 1000"},
+		{"targets per lb below the Fargate seed's", tgmigratetest.Options{Nodes: 3, Pods: 4, Fargate: true, TargetsPerLoadBalancer: 6}, "TargetsPerLoadBalancer", "below the 7 targets the world's ALB"},
+		{"targets per lb below the seed's", tgmigratetest.Options{Nodes: 3, TargetsPerLoadBalancer: 2}, "TargetsPerLoadBalancer", "below the 3 targets the world's ALB"},
+		{"targets per lb below a shared ALB's", tgmigratetest.Options{Nodes: 3, TargetsPerLoadBalancer: 5, Apps: []tgmigratetest.App{
+			{Name: "a", LoadBalancerName: "near"}, {Name: "b", LoadBalancerName: "near"},
+		}}, "TargetsPerLoadBalancer", "below the 6 targets ALB near"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

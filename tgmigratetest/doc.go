@@ -29,6 +29,12 @@
 //     and what a test reads and does (Run, Requests, Calls, NodeTargets,
 //     Ghosts, Draining, ReplaceAllNodes, StopLBC and StartLBC), its
 //     AccountID and ClusterName.
+//   - apps.go: Options.Apps (App, MaxApps, MinNodePort, MaxNodePort) and
+//     Options.TargetsPerLoadBalancer (MaxTargetsPerLoadBalancer): a
+//     world's other applications, each with its own hand-made target
+//     group behind a rule of the world's ALB or a shared one, and its
+//     per-ALB target quota; World.Apps, RequestsOf, RequestsBetween,
+//     PeakTargets and DenyControllerOn.
 //   - ec2.go: EC2API and World.EC2: the world's network, read-only
 //     (security groups, network interfaces, subnets, route tables, VPC
 //     endpoints).

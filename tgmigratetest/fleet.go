@@ -25,7 +25,9 @@ const MaxFleetClusters = 16
 
 // MaxSharedClusterName bounds the Name of a cluster that shares its
 // account: its target group, legacy-web-<Name>, and its load balancer,
-// legacy-alb-<Name>, are ELBv2 names of at most 32 characters.
+// legacy-alb-<Name>, are ELBv2 names of at most 32 characters. Its apps'
+// derived target group names, legacy-web-<Name>-<app>, must fit the same
+// 32 (a shorter Name or app name, or an App.TargetGroupName, does).
 const MaxSharedClusterName = 21
 
 // FleetOptions configure a [Fleet].
@@ -139,6 +141,8 @@ func (o FleetOptions) check() error {
 	}
 	shared := o.shared()
 	names := map[string]int{}
+	// taken are the ELBv2 names in use in each shared account.
+	taken := accountNames{}
 	// first is the first cluster of each account.
 	first := map[string]int{}
 	for i, c := range o.Clusters {
@@ -170,6 +174,16 @@ func (o FleetOptions) check() error {
 		if c.Options.Move != nil {
 			return bad(field+"Options.Move", "cluster %s shares account %s: a step-4 world has an account of its own", c.Name, c.AccountID)
 		}
+		if err := c.Options.checkApps("legacy-web-"+c.Name, "legacy-alb-"+c.Name); err != nil {
+			var oe *OptionsError
+			if errors.As(err, &oe) {
+				return bad(field+"Options."+oe.Field, "%s", oe.Reason)
+			}
+			return err
+		}
+		if err := taken.add(c, i); err != nil {
+			return err
+		}
 		j, seen := first[c.AccountID]
 		if !seen {
 			first[c.AccountID] = i
@@ -184,6 +198,53 @@ func (o FleetOptions) check() error {
 			a.DeregistrationLag != b.DeregistrationLag || a.FailOpenInitial != b.FailOpenInitial {
 			return bad(field+"Options.Timings", "differ from Clusters[%d]'s, in account %s: one ELBv2 service has one NewTargetChecks, RegistrationDelay, DeregistrationLag and FailOpenInitial", j, c.AccountID)
 		}
+		if a, b := o.Clusters[j].Options.TargetsPerLoadBalancer, c.Options.TargetsPerLoadBalancer; a != b {
+			return bad(field+"Options.TargetsPerLoadBalancer", "%d differs from Clusters[%d]'s %d, in account %s: one ELBv2 service has one quota", b, j, a, c.AccountID)
+		}
+	}
+	return nil
+}
+
+// accountNames are the ELBv2 names taken in each shared account, by
+// account, kind ("target group", "load balancer") and name: the Options
+// path of the holder.
+type accountNames map[string]map[string]string
+
+// add takes the names of the i-th cluster c, which shares its account:
+// its seed's target group and ALB (legacy-web-<Name>, legacy-alb-<Name>),
+// its apps' target groups (given or derived) and their own ALBs (shared
+// by the cluster's apps, with no other cluster's). A name another
+// cluster of the account holds is an *OptionsError.
+func (n accountNames) add(c ClusterOptions, i int) error {
+	if n[c.AccountID] == nil {
+		n[c.AccountID] = map[string]string{}
+	}
+	held := n[c.AccountID]
+	field := fmt.Sprintf("Clusters[%d].", i)
+	legacy, alb := "legacy-web-"+c.Name, "legacy-alb-"+c.Name
+	names := []struct{ kind, name, path string }{
+		{"target group", legacy, field + "Name"},
+		{"load balancer", alb, field + "Name"},
+	}
+	mine := map[string]bool{}
+	for k, a := range c.Options.Apps {
+		tg := a.TargetGroupName
+		if tg == "" {
+			tg = legacy + "-" + a.Name
+		}
+		path := fmt.Sprintf("%sOptions.Apps[%d].", field, k)
+		names = append(names, struct{ kind, name, path string }{"target group", tg, path + "TargetGroupName"})
+		if lb := lbOf(a, alb); lb != "" && !mine[lb] {
+			mine[lb] = true
+			names = append(names, struct{ kind, name, path string }{"load balancer", lb, path + "LoadBalancerName"})
+		}
+	}
+	for _, x := range names {
+		key := x.kind + " " + x.name
+		if who, dup := held[key]; dup {
+			return optionsError("new fleet", x.path, fmt.Sprintf("%s %s is %s's too, in account %s: ELBv2 names are unique per account and region", x.kind, x.name, who, c.AccountID))
+		}
+		held[key] = x.path
 	}
 	return nil
 }

@@ -354,6 +354,20 @@ func TestNewFleetBadOptions(t *testing.T) {
 			o.Clusters[1].AccountID, o.Clusters[1].Options.Timings.DeregistrationLag = "111111111111", time.Minute
 		}), "Clusters[1].Options.Timings"},
 		{"world option", with(func(o *tgmigratetest.FleetOptions) { o.Clusters[1].Options.Nodes = 100000 }), "Clusters[1].Options.Nodes"},
+		{"world app", with(func(o *tgmigratetest.FleetOptions) { o.Clusters[1].Options.Apps = []tgmigratetest.App{{Name: "API"}} }), "Clusters[1].Options.Apps[0].Name"},
+		{"shared account, app name too long", with(func(o *tgmigratetest.FleetOptions) {
+			o.Clusters[1].AccountID, o.Clusters[1].Options.Apps = "111111111111", []tgmigratetest.App{{Name: strings.Repeat("a", 16)}}
+		}), "Clusters[1].Options.Apps[0].Name"},
+		{"shared account, another cluster's load balancer", with(func(o *tgmigratetest.FleetOptions) {
+			o.Clusters[0].Options.Apps = []tgmigratetest.App{{Name: "api", LoadBalancerName: "shared"}}
+			o.Clusters[1].AccountID, o.Clusters[1].Options.Apps = "111111111111", []tgmigratetest.App{{Name: "api", LoadBalancerName: "shared"}}
+		}), "Clusters[1].Options.Apps[0].LoadBalancerName"},
+		{"shared account, another cluster's target group", with(func(o *tgmigratetest.FleetOptions) {
+			o.Clusters[1].AccountID, o.Clusters[1].Options.Apps = "111111111111", []tgmigratetest.App{{Name: "api", TargetGroupName: "legacy-web-prod-a"}}
+		}), "Clusters[1].Options.Apps[0].TargetGroupName"},
+		{"shared account, other quota", with(func(o *tgmigratetest.FleetOptions) {
+			o.Clusters[1].AccountID, o.Clusters[1].Options.TargetsPerLoadBalancer = "111111111111", 100
+		}), "Clusters[1].Options.TargetsPerLoadBalancer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

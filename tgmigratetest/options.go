@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/internal/sim/elbv2model"
 	"github.com/qstools/tgmigrate/internal/sim/karpenter"
 	"github.com/qstools/tgmigrate/internal/sim/simopt"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
@@ -85,6 +86,24 @@ type Options struct {
 	// route tables and endpoints, Karpenter's EC2NodeClass (see [Move]).
 	// Nil: none, the world of steps 1 to 3.
 	Move *Move
+	// Apps are the world's other applications besides the seed's, each
+	// with its own hand-made target group behind a listener rule of the
+	// world's ALB or of an ALB it shares with other apps, and its own
+	// traffic (see [App]; [World.Apps], [World.RequestsOf]). At most
+	// [MaxApps]; not with Fargate or Move. Nil: the seed's application
+	// alone.
+	Apps []App
+	// TargetsPerLoadBalancer is the "Targets per Application Load
+	// Balancer" quota (L-7E6692B2) of the world's account: what its ELBv2
+	// enforces on every ALB (RegisterTargets, and a listener or rule that
+	// would take an ALB above it, fail with TooManyTargets) and what its
+	// Service Quotas answers ([World.ServiceQuotas]), so that a world of a
+	// few nodes can be near its quota. 1 to [MaxTargetsPerLoadBalancer],
+	// and no fewer than the targets an ALB starts with (one per node for
+	// each hand-made target group behind it, and with Fargate one per pod
+	// of the seed's); the clusters of one
+	// account in a [Fleet] give the same. Zero: 1,000, AWS's default.
+	TargetsPerLoadBalancer int
 	// Wire serves the world's AWS over HTTP on 127.0.0.1 and gives the
 	// code under test the real aws-sdk-go-v2 clients of it (see [Wire]).
 	// Nil: the clients are Go values, with no HTTP.
@@ -272,6 +291,8 @@ func (o Options) config() sim.Config {
 		Waits:           o.fleet.waits,
 		AccountID:       cmp.Or(o.fleet.account, AccountID),
 		ClusterName:     cmp.Or(o.fleet.cluster, ClusterName),
+		Apps:            o.appsSim(),
+		Quotas:          elbv2model.Quotas{TargetsPerLoadBalancer: o.TargetsPerLoadBalancer},
 	}
 	// No API latency by default: see Options.Timings.
 	for _, d := range []*time.Duration{&cfg.Timings.ELBv2Latency, &cfg.Timings.KubeLatency} {
@@ -316,7 +337,10 @@ func (o Options) check() error {
 	case c.Interval == 0 && (c.Shape != "" || c.Share != "" || c.Delay != 0):
 		return optionsError("new world", "Churn.Interval", "is required with a Shape, Share or Delay")
 	}
-	return o.checkBounds()
+	if err := o.checkBounds(); err != nil {
+		return err
+	}
+	return o.checkApps("legacy-web", "legacy-alb")
 }
 
 // optionsError is an [*OptionsError] of this package.

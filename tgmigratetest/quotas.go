@@ -43,7 +43,8 @@ const (
 	// applied, 1,000, as the world enforces it.
 	QuotaTargetsPerTargetGroup = "L-A0D0B863"
 	// QuotaTargetsPerALB is "Targets per Application Load Balancer":
-	// applied, 1,000, as the world enforces it.
+	// applied, 1,000 (or Options.TargetsPerLoadBalancer), as the world
+	// enforces it.
 	QuotaTargetsPerALB = "L-7E6692B2"
 	// QuotaTargetsPerNLB is "Targets per Network Load Balancer": no
 	// applied value (GetServiceQuota answers NoSuchResourceException), AWS's
@@ -81,10 +82,15 @@ type quotaService struct {
 	mu     sync.Mutex
 	counts map[string]int
 	faults map[string][]error
+	// perALB is the applied value of QuotaTargetsPerALB
+	// (Options.TargetsPerLoadBalancer), zero for the default.
+	perALB int
 }
 
-func newQuotaService() *quotaService {
-	return &quotaService{counts: map[string]int{}, faults: map[string][]error{}}
+// newQuotaService answers perALB for QuotaTargetsPerALB (zero: its
+// default).
+func newQuotaService(perALB int) *quotaService {
+	return &quotaService{counts: map[string]int{}, faults: map[string][]error{}, perALB: perALB}
 }
 
 // arm makes the next call of op fail with err.
@@ -122,6 +128,9 @@ func (s *quotaService) get(op string, serviceCode, quotaCode *string) (*sqtypes.
 		return nil, &sqtypes.IllegalArgumentException{Message: aws.String("ServiceCode and QuotaCode are required")}
 	}
 	q, ok := worldQuotas[qc]
+	if qc == QuotaTargetsPerALB && s.perALB > 0 {
+		q.value = float64(s.perALB)
+	}
 	if sc != quotaServiceCode || !ok || (op == "GetServiceQuota" && !q.applied) {
 		return nil, &sqtypes.NoSuchResourceException{Message: aws.String(fmt.Sprintf("The request failed because the specified service quota %s of service %s does not exist.", qc, sc))}
 	}

@@ -41,10 +41,12 @@ type World struct {
 	move bool
 	// fleet is the clock of the world's Fleet; nil for a world of its own.
 	fleet *fleetClock
+	// apps are the cases of Options.Apps (apps.go).
+	apps []Legacy
 }
 
-// Legacy is the seed's case: the hand-made target group and the Service
-// whose pods should be its targets.
+// Legacy is the seed's case, or an app's ([World.Apps]): the hand-made
+// target group and the Service whose pods should be its targets.
 type Legacy struct {
 	// TargetGroupARN is the hand-made target group: ip targets of every
 	// node's nodeIP:NodePort, or instance targets on the NodePort.
@@ -62,6 +64,10 @@ type Legacy struct {
 	// target groups and load balancers, the resources the packages take
 	// as input, and none takes a listener.
 	ListenerARN string
+	// RuleARN is the listener rule that forwards to the target group: an
+	// app's (Options.Apps; path /<namespace>/<name>/*). "" for the seed's,
+	// which the listener's default action reaches.
+	RuleARN string
 	// Namespace and Service: the NodePort Service in front of the pods,
 	// "shop/web".
 	Namespace, Service string
@@ -85,24 +91,39 @@ func NewWorld(ctx context.Context, opts Options) (*World, error) {
 	if opts.StoppedLBC {
 		w.LBC().Stop()
 	}
-	l := w.Legacy()
-	tg, err := tgmigrate.ParseTargetGroupARN(l.TargetGroupARN)
+	legacy, err := legacyOf(w.Legacy())
 	if err != nil {
 		w.Close()
 		return nil, newWorldError(err)
+	}
+	world := &World{w: w, sq: newQuotaService(opts.TargetsPerLoadBalancer), move: opts.Move != nil, legacy: legacy}
+	for _, a := range w.Apps() {
+		l, err := legacyOf(a)
+		if err != nil {
+			w.Close()
+			return nil, newWorldError(err)
+		}
+		world.apps = append(world.apps, l)
+	}
+	world.startWire(opts)
+	return world, nil
+}
+
+// legacyOf is the kit's form of a simulator's case.
+func legacyOf(l sim.Legacy) (Legacy, error) {
+	tg, err := tgmigrate.ParseTargetGroupARN(l.TargetGroupARN)
+	if err != nil {
+		return Legacy{}, err
 	}
 	lb, err := tgmigrate.ParseLoadBalancerARN(l.LoadBalancerARN)
 	if err != nil {
-		w.Close()
-		return nil, newWorldError(err)
+		return Legacy{}, err
 	}
-	world := &World{w: w, sq: newQuotaService(), move: opts.Move != nil, legacy: Legacy{
+	return Legacy{
 		TargetGroupARN: tg, TargetGroupName: l.TargetGroupName, TargetType: tgmigrate.TargetType(l.TargetType),
-		LoadBalancerARN: lb, ListenerARN: l.ListenerARN,
+		LoadBalancerARN: lb, ListenerARN: l.ListenerARN, RuleARN: l.RuleARN,
 		Namespace: l.Namespace, Service: l.Service, PortName: l.PortName,
-	}}
-	world.startWire(opts)
-	return world, nil
+	}, nil
 }
 
 // ELBv2 returns the ELBv2 client of the code under test, read-write: give

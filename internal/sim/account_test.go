@@ -14,7 +14,8 @@ import (
 // VPCs: one ELBv2 model holds both target groups, each world's targets,
 // node targets and ghosts are its own target groups', and the second
 // world's targets pass the health checks its cluster answers. A world
-// that cannot share the account is a *ConfigError naming the field.
+// that cannot share the account (its apps' names included) is a
+// *ConfigError naming the field.
 func TestAccountShared(t *testing.T) {
 	ctx := t.Context()
 	clock := vclock.New(vclock.Epoch)
@@ -57,6 +58,16 @@ func TestAccountShared(t *testing.T) {
 			return c
 		}(), "Timings"},
 		{"step 4", func() sim.Config { c := cfg(3, "vpc-c", "10.2.0.0/16", "c"); c.Move.Enabled = true; return c }(), "Move"},
+		{"another world's load balancer", func() sim.Config {
+			c := cfg(3, "vpc-d", "10.3.0.0/16", "d")
+			c.Apps = []sim.App{{Name: "api", LoadBalancerName: "legacy-alb-a"}}
+			return c
+		}(), "Apps[0].LoadBalancerName"},
+		{"another world's target group", func() sim.Config {
+			c := cfg(3, "vpc-e", "10.4.0.0/16", "e")
+			c.Apps = []sim.App{{Name: "api"}, {Name: "x", TargetGroupName: "legacy-web-b"}}
+			return c
+		}(), "Apps[1].TargetGroupName"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 package sim
 
-// config.go: Config and its defaults and validation, ConfigError, the
+// config.go: Config and its defaults and validation (Validate), ConfigError, the
 // Default constants and ClusterName, and PodSettings and SafePodSettings.
 
 import (
@@ -233,6 +233,14 @@ type Config struct {
 	// --cluster-name, the tags of the nodes' security group and subnets.
 	// Zero: [ClusterName].
 	ClusterName string
+	// Apps are the world's other applications, each a NodePort Service
+	// with its pods, its own hand-made target group of every initial
+	// node's nodeIP:NodePort behind a listener rule of the world's ALB
+	// (or of an ALB it shares with other apps), and its own client
+	// traffic (see [App]; [World.Apps], [World.TrafficOf]). Not with
+	// Fargate or Move. Nil: the seed's application alone, the world
+	// event for event as without the field.
+	Apps []App
 	// Wire routes ELBv2 traffic through the real aws-sdk-go-v2 client and
 	// an ELBv2 Query-protocol endpoint on loopback (package elbv2wire): the
 	// system under test's ([World.AWS]) and, unless Wire.FacadeLBC, the LBC
@@ -309,6 +317,10 @@ type Workload struct {
 	// DoNotDisrupt annotates the pods karpenter.sh/do-not-disrupt.
 	DoNotDisrupt bool
 }
+
+// Validate checks cfg as [New] does, its defaults applied to a copy, and
+// builds nothing: a bad field is a [*ConfigError] naming it.
+func (cfg Config) Validate() error { return cfg.defaults() }
 
 func (cfg *Config) defaults() error {
 	bad := func(field, reason string) error { return &ConfigError{Field: field, Reason: reason} }
@@ -426,21 +438,8 @@ func (cfg *Config) defaults() error {
 		d := 300 * time.Second
 		l.DeregistrationDelay = &d
 	}
-	wl := &cfg.Workload
-	if wl.PreStop == 0 {
-		safe := SafePodSettings(cfg.Timings)
-		wl.PreStop = safe.PreStop
-		if wl.TerminationGracePeriod == 0 {
-			wl.TerminationGracePeriod = safe.TerminationGracePeriod
-		}
-	}
-	if wl.PreStop < 0 {
-		wl.PreStop = 0
-	}
-	if wl.MaxUnavailable == "" {
-		wl.MaxUnavailable = "1"
-	}
-	return nil
+	cfg.Workload.defaults(cfg.Timings)
+	return cfg.appDefaults()
 }
 
 // PodSettings are a workload's shutdown settings.

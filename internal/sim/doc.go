@@ -13,30 +13,38 @@
 //     own: the network that dispatches health checks and requests to the
 //     cluster whose VPC holds the address, and target transitions to the
 //     world whose VPC holds the target group.
+//   - apps.go: the world's other applications (Config.Apps, App): their
+//     validation, their seeding (a NodePort Service, its pods, a hand-made
+//     target group behind a listener rule of the world's ALB or of a
+//     shared one), their traffic, and Apps, TrafficOf and
+//     FailedRequestsOf.
 //   - aws.go: the AWS side of the system under test and of the LBC stand-in:
 //     the ELBv2 facades, the wire endpoints in front of them (Config.Wire),
 //     and the call counts where the service sees them.
-//   - config.go: Config and its defaults and validation, ConfigError, the
-//     Default constants and ClusterName, and PodSettings and SafePodSettings.
+//   - config.go: Config and its defaults and validation (Validate),
+//     ConfigError, the Default constants and ClusterName, and PodSettings
+//     and SafePodSettings.
 //   - events.go: the world's event log: one line per event, with virtual
 //     timestamps, and the ELBv2 model's target transitions written to it
 //     and to the targets' spans.
 //   - kube.go: the Kubernetes side the system under test meets: the world's
 //     client with its API latency and its watches, a TargetGroupBinding of
-//     the seed's case, and the Service's pods.
+//     the seed's case or an app's (Legacy.NewBinding), and the Service's
+//     pods.
 //   - network.go: the world's network: its security groups and network
 //     interfaces (package ec2sim), the firewall between the load balancer and
 //     the cluster, and the EC2 clients of the system under test and the LBC.
 //   - permissions.go: the controller's IAM role: the ELBv2 actions
-//     DenyController refuses and AllowController grants again, and
-//     AccessDenied, the error IAM refuses an action with.
+//     DenyController refuses (DenyControllerOn on one target group) and
+//     AllowController grants again, and AccessDenied, the error IAM
+//     refuses an action with.
 //   - run.go: the running of the world: its virtual clock, the scenario's
 //     start, Run and RunUntil, client traffic and its failed requests, and
 //     churn on demand.
 //   - seed.go: the seed's case: the namespace, the Service, its pods and their
 //     PodDisruptionBudget, the neighbour application, the ALB, its listener
-//     and the hand-made target group, and the warm-up until every legacy
-//     target is healthy.
+//     and the hand-made target group (then Config.Apps), and the warm-up
+//     until every legacy target, the apps' included, is healthy.
 //   - targets.go: the ground truth of targets: every registered target with
 //     what holds its address now and what held it at registration, the ghosts
 //     among them, the node targets, and every registration's span
@@ -89,6 +97,17 @@
 // Config.RPS requests per second through the listener and, with
 // Config.ChurnInterval, Karpenter replacing the oldest node every interval
 // (or another Config.ChurnShape).
+//
+// Config.Apps adds applications beside the seed's (a cluster with a dozen
+// hand-made target groups): each a NodePort Service (NodePort 30081 and
+// up) with its pods, in the seed's namespace or one of its own (labelled
+// for the readiness gate only if its App says so), and a hand-made target
+// group of every node's nodeIP:NodePort reached through a listener rule
+// (path /<namespace>/<name>/*) of the world's ALB or of an ALB that apps
+// naming it share (its default action answers 404); each app's traffic
+// goes through its rule and is counted apart ([World.TrafficOf]). The
+// warm-up waits for every app's targets too. With no Apps the world is
+// event for event the one above.
 //
 // # Running a system under test
 //

@@ -2,7 +2,7 @@ package sim
 
 // kube.go: the Kubernetes side the system under test meets: the world's
 // client with its API latency and its watches, a TargetGroupBinding of the
-// seed's case, and the Service's pods.
+// seed's case (or of an app's, Legacy.NewBinding), and the Service's pods.
 
 import (
 	"context"
@@ -113,13 +113,21 @@ func latencyClient(c client.Client, waits clock.Clock, d time.Duration) client.W
 // Service, targetType ip, in multiClusterTargetGroup mode or not. Create it
 // through [World.Client]: the LBC's webhooks admit it and the LBC reacts.
 func (w *World) NewBinding(name string, multiCluster bool) *v1beta1.TargetGroupBinding {
+	return w.legacy.NewBinding(name, multiCluster)
+}
+
+// NewBinding returns a TargetGroupBinding of l's target group to its
+// Service, in its namespace, targetType ip, in multiClusterTargetGroup
+// mode or not: [World.NewBinding] for the seed's case, the same for an
+// app's ([World.Apps]).
+func (l Legacy) NewBinding(name string, multiCluster bool) *v1beta1.TargetGroupBinding {
 	ip := v1beta1.TargetTypeIP
 	return &v1beta1.TargetGroupBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: w.legacy.Namespace, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: l.Namespace, Name: name},
 		Spec: v1beta1.TargetGroupBindingSpec{
-			TargetGroupARN:          w.legacy.TargetGroupARN,
+			TargetGroupARN:          l.TargetGroupARN,
 			TargetType:              &ip,
-			ServiceRef:              v1beta1.ServiceReference{Name: w.legacy.Service, Port: intstr.FromInt32(w.legacy.ServicePort)},
+			ServiceRef:              v1beta1.ServiceReference{Name: l.Service, Port: intstr.FromInt32(l.ServicePort)},
 			MultiClusterTargetGroup: multiCluster,
 		},
 	}

@@ -1,8 +1,9 @@
 package sim
 
 // permissions.go: the controller's IAM role: the ELBv2 actions
-// DenyController refuses and AllowController grants again, and the
-// AccessDenied error IAM refuses an action with.
+// DenyController refuses (DenyControllerOn on one target group) and
+// AllowController grants again, and the AccessDenied error IAM refuses an
+// action with.
 
 import (
 	"context"
@@ -25,12 +26,15 @@ type controllerRole struct {
 	lbc.ELBv2API
 	mu     sync.Mutex
 	denied map[string]bool
+	// deniedOn are the actions denied on one target group, by action and
+	// target group ARN (DenyControllerOn).
+	deniedOn map[string]map[string]bool
 }
 
 func (r *controllerRole) check(op string, resource *string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.denied[op] {
+	if !r.denied[op] && !r.deniedOn[op][aws.ToString(resource)] {
 		return nil
 	}
 	return AccessDenied("aws-load-balancer-controller/controller", op, aws.ToString(resource))
@@ -104,9 +108,45 @@ func (w *World) DenyController(op string) error {
 	return nil
 }
 
-// AllowController gives an action denied by [World.DenyController] back.
+// DenyControllerOn takes an ELBv2 action from the controller's IAM role on
+// one target group only, as a policy scoped down by resource does:
+// RegisterTargets or DeregisterTargets (the controller's actions IAM
+// authorizes per target group; its Describe* calls take no resource) on
+// tgARN is refused with AccessDenied until [World.AllowController], while
+// the same action on any other target group goes through. A binding of
+// tgARN then never gets its pod targets (RegisterTargets), or never lets
+// go of the ones it no longer wants (DeregisterTargets). tgARN must be one
+// of the world's target groups.
+func (w *World) DenyControllerOn(op, tgARN string) error {
+	switch op {
+	case "RegisterTargets", "DeregisterTargets":
+	default:
+		return &ConfigError{Field: "DenyControllerOn", Reason: fmt.Sprintf("%q is not an ELBv2 action IAM scopes to a target group (RegisterTargets, DeregisterTargets)", op)}
+	}
+	known := false
+	for _, arn := range w.TargetGroupARNs() {
+		known = known || arn == tgARN
+	}
+	if !known {
+		return &ConfigError{Field: "DenyControllerOn", Reason: fmt.Sprintf("%q is not a target group of the world", tgARN)}
+	}
+	w.role.mu.Lock()
+	defer w.role.mu.Unlock()
+	if w.role.deniedOn == nil {
+		w.role.deniedOn = map[string]map[string]bool{}
+	}
+	if w.role.deniedOn[op] == nil {
+		w.role.deniedOn[op] = map[string]bool{}
+	}
+	w.role.deniedOn[op][tgARN] = true
+	return nil
+}
+
+// AllowController gives an action denied by [World.DenyController] or
+// [World.DenyControllerOn] back, on every target group.
 func (w *World) AllowController(op string) {
 	w.role.mu.Lock()
 	defer w.role.mu.Unlock()
 	delete(w.role.denied, op)
+	delete(w.role.deniedOn, op)
 }

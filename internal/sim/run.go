@@ -51,10 +51,16 @@ func (w *World) FailedRequests() []traffic.Request {
 	return w.traffic.Failures()
 }
 
-// StopTraffic ends the client traffic; its stats stay readable.
+// StopTraffic ends the client traffic, the apps' too; its stats stay
+// readable.
 func (w *World) StopTraffic() {
 	if w.traffic != nil {
 		w.traffic.Stop()
+	}
+	for _, a := range w.apps {
+		if a.traffic != nil {
+			a.traffic.Stop()
+		}
 	}
 }
 

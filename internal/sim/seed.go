@@ -2,8 +2,8 @@ package sim
 
 // seed.go: the seed's case: the namespace, the Service, its pods and their
 // PodDisruptionBudget, the neighbour application, the ALB, its listener and
-// the hand-made target group, and the warm-up until every legacy target is
-// healthy.
+// the hand-made target group (then Config.Apps, apps.go), and the warm-up
+// until every legacy target, the apps' included, is healthy.
 
 import (
 	"context"
@@ -103,7 +103,10 @@ func (w *World) seed(ctx context.Context) error {
 			return err
 		}
 	}
-	return w.seedALB()
+	if err := w.seedALB(); err != nil {
+		return err
+	}
+	return w.seedApps(ctx)
 }
 
 // seedALB builds the ALB, its listener and the hand-made target group of
@@ -172,21 +175,34 @@ func (w *World) warmUp(ctx context.Context) error {
 		if err := context.Cause(ctx); err != nil {
 			return fmt.Errorf("sim: new: warm up: %w", err)
 		}
-		healthy := 0
-		ts := w.model.Targets(w.legacy.TargetGroupARN)
-		for _, t := range ts {
-			if t.State == elbv2types.TargetHealthStateEnumHealthy {
-				healthy++
+		healthy, total := 0, 0
+		for _, arn := range w.legacyARNs() {
+			ts := w.model.Targets(arn)
+			total += len(ts)
+			for _, t := range ts {
+				if t.State == elbv2types.TargetHealthStateEnumHealthy {
+					healthy++
+				}
 			}
 		}
-		if healthy == len(ts) && w.cl.PendingPods() == 0 {
+		if healthy == total && w.cl.PendingPods() == 0 {
 			return nil
 		}
 		if !w.clock.Now().Before(deadline) {
-			return fmt.Errorf("sim: new: warm up: %d of %d legacy targets healthy after %v", healthy, len(ts), w.cfg.WarmUp)
+			return fmt.Errorf("sim: new: warm up: %d of %d legacy targets healthy after %v", healthy, total, w.cfg.WarmUp)
 		}
 		w.clock.Advance(time.Second)
 	}
+}
+
+// legacyARNs are the hand-made target groups: the seed's, then each
+// app's.
+func (w *World) legacyARNs() []string {
+	out := []string{w.legacy.TargetGroupARN}
+	for _, a := range w.apps {
+		out = append(out, a.legacy.TargetGroupARN)
+	}
+	return out
 }
 
 // fargateNamespace is the namespace Config.Fargate puts on a Fargate

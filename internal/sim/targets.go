@@ -79,11 +79,12 @@ func (w *World) targets(keep func(Target) bool) []Target {
 // Ghosts returns the ground truth of ghost targets: every target, in any
 // target group and any state (draining included), whose IP no node and no
 // pod holds now, or whose IP was handed out again (Target.Reused) to a
-// holder that does not serve the legacy Service's application on that port
+// holder that does not serve the target group's application on that port
 // (another application's pod; a new node still serves the NodePort, a new
-// pod of the Service its port: those targets work again).
+// pod of the Service its port: those targets work again). A target
+// group's application is an app's for its hand-made target group
+// (Config.Apps), the seed's for any other.
 func (w *World) Ghosts() []Target {
-	app := w.legacy.Namespace + "/" + w.legacy.Service
 	return w.targets(func(t Target) bool {
 		if t.Owner == "" {
 			return true
@@ -92,7 +93,7 @@ func (w *World) Ghosts() []Target {
 			return false
 		}
 		served, ok := w.cl.Answers(t.IP, t.Port)
-		return !ok || served != app
+		return !ok || served != w.appOf(t.TargetGroupARN)
 	})
 }
 

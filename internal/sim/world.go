@@ -34,6 +34,10 @@ type Legacy struct {
 	// whose default action forwards to the target group (the path an API
 	// Gateway VPC Link would hit).
 	LoadBalancerARN, ListenerARN string
+	// RuleARN is the listener rule that forwards to the target group: an
+	// app's (Config.Apps, path /<namespace>/<name>/*); "" for the seed's,
+	// reached by the listener's default action.
+	RuleARN string
 	// TargetGroupARN and TargetGroupName: the hand-made target group,
 	// registered with every initial node's nodeIP:NodePort (type ip), or
 	// with every initial node's instance on the NodePort (type instance).
@@ -84,7 +88,9 @@ type World struct {
 	karp    *karpenter.Karpenter
 	traffic *traffic.Generator
 	legacy  Legacy
-	start   time.Time
+	// apps are Config.Apps as seeded, in their order (apps.go).
+	apps  []appState
+	start time.Time
 
 	// With Config.Wire: the endpoints in front of sut and of the LBC's
 	// client, and the system under test's SDK client.
@@ -264,6 +270,9 @@ func New(ctx context.Context, cfg Config) (_ *World, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: new: %w", err)
 		}
+	}
+	if err := w.startAppTraffic(); err != nil {
+		return nil, fmt.Errorf("sim: new: %w", err)
 	}
 	if cfg.ChurnInterval > 0 {
 		ch := karpenter.Churn{Shape: cfg.ChurnShape, Interval: cfg.ChurnInterval, Reasons: cfg.ChurnReasons, Share: cfg.ChurnShare}

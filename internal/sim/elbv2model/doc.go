@@ -17,7 +17,8 @@
 //   - health.go: the target health state machine: registration, health checks,
 //     draining, instance termination.
 //   - healthcheck.go: health-check settings, their defaults and matchers.
-//   - loadbalancer.go: load balancers, listeners and rules.
+//   - loadbalancer.go: load balancers, listeners and rules, and each load
+//     balancer's high-water mark of targets (PeakTargets).
 //   - model.go: the Model: Options, Quotas, New and its accessors, AddVPC
 //     (a second cluster's VPC in the same service) and TargetGroupVPC.
 //   - network.go: the Network seam: Network, InstanceResolver, Answer,
@@ -57,6 +58,9 @@
 // [Model.LoadBalancerZones]), and the world's [Model.SetZoneSource].
 //
 // Events from the rest of the world: [Model.InstanceTerminated].
+//
+// Reads for tests and reports: [Model.PeakTargets], a load balancer's most
+// targets at once, counted as its TargetsPerLoadBalancer quota is.
 //
 // Read-only views for tests, reports and the traffic model:
 // [Model.Targets], [Model.TargetGroupARNs], [Model.Route],

@@ -242,6 +242,7 @@ func (m *Model) routingChangedLocked(lb *loadBalancer) {
 	m.routingVersion++
 	now := m.clock.Now()
 	used := m.lbTargetGroupsLocked(lb)
+	m.notePeakLocked(lb, used)
 	for _, tg := range used {
 		if tg.lb == lb {
 			continue
@@ -268,6 +269,31 @@ func (m *Model) routingChangedLocked(lb *loadBalancer) {
 			}
 		}
 	}
+}
+
+// notePeakLocked raises lb's high-water mark of targets to the targets of
+// used, the target groups it uses, counted as checkLBQuotasLocked counts
+// them against Quotas.TargetsPerLoadBalancer (every registered target,
+// draining ones included).
+func (m *Model) notePeakLocked(lb *loadBalancer, used []*targetGroup) {
+	total := 0
+	for _, tg := range used {
+		total += len(tg.targets)
+	}
+	if total > m.peak[lb.arn] {
+		m.peak[lb.arn] = total
+	}
+}
+
+// PeakTargets returns the most targets the load balancer lbARN has had at
+// once since it was created, summed over the target groups it used then,
+// as its Quotas.TargetsPerLoadBalancer is enforced: every registered
+// target, draining ones included. Zero for a load balancer the model does
+// not know. It is a read for tests and reports, not an SDK operation.
+func (m *Model) PeakTargets(lbARN string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak[lbARN]
 }
 
 func (lb *loadBalancer) describe() types.LoadBalancer {

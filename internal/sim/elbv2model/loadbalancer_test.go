@@ -314,3 +314,54 @@ func TestAppendRoutable(t *testing.T) {
 		})
 	}
 }
+
+// TestPeakTargets: a load balancer's high-water mark of targets counts
+// every target group it uses, as its quota does: registrations in a used
+// group and a group it starts using raise it; a group it does not use,
+// deregistrations and detaching leave it.
+func TestPeakTargets(t *testing.T) {
+	w := newWorld(t, nil)
+	legacy := w.tg(t, "legacy", nil)
+	fresh := w.tg(t, "fresh", nil)
+	lb, listener := w.alb(t, "alb", legacy)
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"created", func() error { return nil }, 0},
+		{"two in the used group", func() error {
+			_, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(legacy), Targets: []types.TargetDescription{td("10.0.1.1"), td("10.0.1.2")}})
+			return err
+		}, 2},
+		{"three in a group it does not use", func() error {
+			_, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(fresh), Targets: []types.TargetDescription{td("10.0.2.1"), td("10.0.2.2"), td("10.0.2.3")}})
+			return err
+		}, 2},
+		{"that group attached", func() error {
+			_, err := w.model.ModifyListener(&elbv2.ModifyListenerInput{ListenerArn: aws.String(listener), DefaultActions: []types.Action{
+				weighted(map[string]int32{legacy: 1, fresh: 0}, legacy, fresh),
+			}})
+			return err
+		}, 5},
+		{"one deregistered", func() error {
+			_, err := w.model.DeregisterTargets(&elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(legacy), Targets: []types.TargetDescription{td("10.0.1.1")}})
+			return err
+		}, 5},
+		{"detached", func() error {
+			_, err := w.model.ModifyListener(&elbv2.ModifyListenerInput{ListenerArn: aws.String(listener), DefaultActions: []types.Action{forward(legacy)}})
+			return err
+		}, 5},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := w.model.PeakTargets(lb); got != s.want {
+			t.Errorf("%s: PeakTargets = %d, want %d", s.name, got, s.want)
+		}
+	}
+	if got := w.model.PeakTargets("arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/nope/0"); got != 0 {
+		t.Errorf("an unknown load balancer: %d, want 0", got)
+	}
+}

@@ -167,6 +167,9 @@ type Model struct {
 	tags      map[string][]types.Tag
 	// routingVersion changes whenever a listener's or a rule's actions do.
 	routingVersion uint64
+	// peak is each load balancer's high-water mark of targets
+	// (PeakTargets), by ARN.
+	peak map[string]int
 	// pending holds the transitions recorded under mu, reported by unlockAndNotify.
 	pending []Transition
 }
@@ -205,6 +208,7 @@ func New(opts Options) (*Model, error) {
 		listeners:    map[string]*listener{},
 		rules:        map[string]*rule{},
 		tags:         map[string][]types.Tag{},
+		peak:         map[string]int{},
 	}
 	if r, ok := opts.Network.(InstanceResolver); ok {
 		m.resolver = r

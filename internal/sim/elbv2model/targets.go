@@ -197,6 +197,9 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 			m.activateLocked(t, now)
 		}
 	}
+	if tg.lb != nil {
+		m.notePeakLocked(tg.lb, m.lbTargetGroupsLocked(tg.lb))
+	}
 	m.unlockAndNotify()
 	return &elbv2.RegisterTargetsOutput{}, nil
 }
