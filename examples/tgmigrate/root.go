@@ -54,9 +54,9 @@ type app struct {
 	// is built: the story's (name "story") and each strategy's (named by
 	// the strategy). Tests read the worlds' counts through it.
 	onWorld func(name string, w *sim.World)
-	// onFleet, when set, is shown the fleet of simulate --scenario
-	// campaign as soon as it is built.
-	onFleet func(f *tgmigratetest.Fleet)
+	// onCampaign, when set, is shown the fleet of simulate --scenario
+	// campaign and its report once the run has measured them.
+	onCampaign func(f *tgmigratetest.Fleet, r *campaignReport)
 }
 
 // version is the tool's version, as SARIF output reports it.

@@ -57,11 +57,11 @@ type hardestRun struct {
 }
 
 func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
-	if a.format != "text" && a.format != "json" {
-		return usagef("--format %s: simulate prints text or json", a.format)
-	}
 	if err := f.validate(); err != nil {
 		return err
+	}
+	if a.format != "text" && a.format != "json" && (a.format != "markdown" || f.scenario != scenarioCampaign) {
+		return usagef("--format %s: simulate prints text or json (and markdown with --scenario %s)", a.format, scenarioCampaign)
 	}
 	tm, _ := f.timings.parse() // validated
 	rep := simReport{
