@@ -49,7 +49,7 @@ func TestSimulateCampaign(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
 	}
-	if rep.Scenario != scenarioCampaign || rep.Campaign == nil || rep.Campaign.Error != "" || rep.Campaign.WallSeconds != c.WallSeconds ||
+	if rep.Scenario != scenarioCampaign || rep.Nodes != 3 || rep.Pods != 3 || rep.ChurnInterval != campaignChurnInterval.Seconds() || rep.Campaign == nil || rep.Campaign.Error != "" || rep.Campaign.WallSeconds != c.WallSeconds ||
 		len(rep.Campaign.TargetGroups) != len(c.TargetGroups) || rep.Campaign.Report == nil {
 		t.Fatalf("JSON report %+v, want the run's", rep.Campaign)
 	}

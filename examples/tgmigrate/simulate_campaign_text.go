@@ -59,6 +59,10 @@ func (a *app) simulateCampaign(ctx context.Context, f *simFlags, tm timing.Timin
 		cr = &campaignReport{Error: oneLine(err.Error()), Assumptions: campaignAssumptions(f, tm)}
 	}
 	rep.Campaign = cr
+	// The header's figures are the fleet's: every cluster's nodes, every
+	// application's pods, the churn's pace.
+	rep.Nodes, rep.Pods = f.campaignSize()
+	rep.ChurnInterval, rep.Scenarios = f.campaignChurnInterval().Seconds(), []simOutcome{}
 	if err := a.printSimReport(*rep, func() {
 		if a.format == "markdown" {
 			writeCampaignMarkdown(a.stdout, cr)
