@@ -33,8 +33,8 @@ where a campaign stands from its journal alone.
 
 Each cluster is given as --cluster NAME=CONTEXT[@ACCOUNT_ID]: the cluster's
 name (as the load balancer controller tags it), the context of --kubeconfig
-that reaches it, and, when several accounts are given (--assume-role once
-per account), the account that serves its target groups.`,
+that reaches it, and, when the campaign spans several accounts (a role
+assumed in each), the account that serves its target groups.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(a.campaignPlanCommand(), a.campaignRunCommand())
@@ -104,7 +104,7 @@ and the estimate (the critical path through the waves). It changes nothing.
 // campaign's InputError.Field names the option.
 var campaignOptionFlags = map[string]string{
 	"WithMaxPerWave": "--max-per-wave", "WithConcurrency": "--concurrency", "WithPerAccount": "--per-account",
-	"WithPerCluster": "--per-cluster", "WithOrder": "--order", "WithErrorBudget": "--error-budget",
+	"WithPerCluster": "--per-cluster", "WithErrorBudget": "--error-budget",
 }
 
 // optionError tells campaign's refusal of an option as the flag that set
@@ -144,8 +144,10 @@ func (f *campaignPlanFlags) options(cmd *cobra.Command) ([]campaign.Option, erro
 		}
 	}
 	if f.order != "" {
+		if o := campaign.Order(f.order); o != campaign.LongestFirst && o != campaign.LeastExposedFirst {
+			return nil, badFlag("--order", f.order, fmt.Sprintf("%s or %s", campaign.LongestFirst, campaign.LeastExposedFirst))
+		}
 		opts = append(opts, campaign.WithOrder(campaign.Order(f.order)))
-		values["--order"] = fmt.Sprintf("%q", f.order)
 	}
 	if f.noCanary && len(f.canaries) > 0 {
 		return nil, usagef("--no-canary and --canary: give one")

@@ -225,7 +225,8 @@ func (a *app) campaignClientsOf(ctx context.Context, need campaignNeed) (*campai
 		rules.ExplicitPath = a.kubeconfig
 		cfg, err := a.load.loadKubeconfig(rules, &clientcmd.ConfigOverrides{CurrentContext: spec.Context})
 		if err != nil {
-			if clientcmd.IsEmptyConfig(err) {
+			// A context asked of no kubeconfig at all is no kubeconfig.
+			if raw, rerr := rules.Load(); clientcmd.IsEmptyConfig(err) || (rerr == nil && len(raw.Contexts) == 0) {
 				return nil, usagef("kube: no kubeconfig: set --kubeconfig or $KUBECONFIG")
 			}
 			return nil, usagef("--cluster %s=%s: load kubeconfig: %w", spec.Name, spec.Context, err)

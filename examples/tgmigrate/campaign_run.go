@@ -92,15 +92,15 @@ type campaignSource struct {
 // account the plan's), the journal's cluster a --cluster. With
 // allClusters, every cluster of a runnable entry must be given.
 func (f *campaignRunFlags) source(allClusters bool) (*campaignSource, error) {
-	p, err := readCampaignPlan(f.plan)
-	if err != nil {
-		return nil, err
-	}
 	j, err := parseJournalSpec(f.journal)
 	if err != nil {
 		return nil, err
 	}
 	specs, err := parseClusterSpecs(f.clusters)
+	if err != nil {
+		return nil, err
+	}
+	p, err := readCampaignPlan(f.plan)
 	if err != nil {
 		return nil, err
 	}
