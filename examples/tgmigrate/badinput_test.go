@@ -186,8 +186,10 @@ func TestBadInputMakesNoCall(t *testing.T) {
 		{"simulate --duration number", []string{"simulate", "--duration", "5"}, `--duration "5"`, "a duration such as 90s", "time:"},
 		// campaign plan, run and status.
 		{"campaign plan no selection", []string{"campaign", "plan", "--cluster", "prod-a=ctx-a"}, "--all", "--target-group or --tag", ""},
-		{"campaign plan no cluster", []string{"campaign", "plan", "--all"}, "--cluster is required", "NAME=CONTEXT[@ACCOUNT_ID]", ""},
-		{"campaign plan --cluster without context", cplan("--cluster", "staging"), `--cluster "staging"`, "NAME=CONTEXT", ""},
+		{"campaign plan no cluster", []string{"campaign", "plan", "--all"}, "--cluster is required", "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan --cluster without a name", cplan("--cluster", "=ctx-s"), `--cluster "=ctx-s"`, "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan --cluster empty context", cplan("--cluster", "staging="), `--cluster "staging="`, "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan two clusters without a context", []string{"campaign", "plan", "--all", "--cluster", "prod-a", "--cluster", "staging@222222222222"}, `--cluster "staging@222222222222"`, "give each cluster its context", ""},
 		{"campaign plan --cluster bad name", cplan("--cluster", "prod a=ctx"), `--cluster "prod a=ctx"`, "letters, digits, hyphens", ""},
 		{"campaign plan --cluster twice", cplan("--cluster", "prod-a=ctx-b"), `--cluster "prod-a=ctx-b"`, "given twice", ""},
 		{"campaign plan --cluster one context twice", cplan("--cluster", "staging=ctx-a"), `--cluster "staging=ctx-a"`, "prod-a's already", ""},

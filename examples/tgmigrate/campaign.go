@@ -31,9 +31,10 @@ wave with an approval between waves, journaling every target group's state
 (a file, or a ConfigMap any machine can resume from); "campaign status" says
 where a campaign stands from its journal alone.
 
-Each cluster is given as --cluster NAME=CONTEXT[@ACCOUNT_ID]: the cluster's
+Each cluster is given as --cluster NAME[=CONTEXT][@ACCOUNT_ID]: the cluster's
 name (as the load balancer controller tags it), the context of --kubeconfig
-that reaches it, and, when the campaign spans several accounts (a role
+that reaches it (one cluster at most may leave it out: --context, else the
+current context), and, when the campaign spans several accounts (a role
 assumed in each), the account that serves its target groups.`,
 		Args: cobra.NoArgs,
 	}
@@ -79,7 +80,7 @@ and the estimate (the critical path through the waves). It changes nothing.
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error { return a.runCampaignPlan(cmd, f) }),
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.clusters, "cluster", nil, "a cluster of the campaign, NAME=CONTEXT[@ACCOUNT_ID] (repeatable; @ACCOUNT_ID required with several --assume-role)")
+	fl.StringArrayVar(&f.clusters, "cluster", nil, "a cluster of the campaign, NAME[=CONTEXT][@ACCOUNT_ID] (repeatable; CONTEXT of --kubeconfig, for one cluster at most --context or the current context; @ACCOUNT_ID required with several --assume-role)")
 	fl.BoolVar(&f.all, "all", false, "every target group diagnose finds a cutover for")
 	fl.StringArrayVar(&f.targetGroups, "target-group", nil, "a target group's name or ARN (repeatable)")
 	fl.StringArrayVar(&f.tags, "tag", nil, "keep target groups with this tag, KEY=VALUE or KEY (repeatable; narrows --all and the list)")
@@ -225,9 +226,9 @@ func checkClusterAccounts(specs []clusterSpec, roles []string) error {
 	for _, s := range specs {
 		switch {
 		case len(roles) > 1 && s.Account == "":
-			return usagef("--cluster %s=%s: several accounts (--assume-role): add the one that serves it, %s=%s@ACCOUNT_ID", s.Name, s.Context, s.Name, s.Context)
+			return usagef("--cluster %s: several accounts (--assume-role): add the one that serves it, %s@ACCOUNT_ID", s, s)
 		case s.Account != "" && len(roles) > 0 && !contains(roles, s.Account):
-			return usagef("--cluster %s=%s@%s: account %s is not one of --assume-role's (%s)", s.Name, s.Context, s.Account, s.Account, strings.Join(roles, ", "))
+			return usagef("--cluster %s: account %s is not one of --assume-role's (%s)", s, s.Account, strings.Join(roles, ", "))
 		}
 	}
 	return nil
@@ -308,9 +309,9 @@ func campaignInput(specs []clusterSpec, clients *campaignClients, sel campaign.S
 		case account == "" && len(list) == 1:
 			account = list[0]
 		case account == "":
-			return in, usagef("--cluster %s=%s: several accounts: add the one that serves it, @ACCOUNT_ID", s.Name, s.Context)
+			return in, usagef("--cluster %s: several accounts: add the one that serves it, %s@ACCOUNT_ID", s, s)
 		case !ids[account]:
-			return in, usagef("--cluster %s=%s@%s: account %s is not one of the AWS flags' (%s)", s.Name, s.Context, account, account, strings.Join(list, ", "))
+			return in, usagef("--cluster %s: account %s is not one of the AWS flags' (%s)", s, account, strings.Join(list, ", "))
 		}
 		in.Clusters = append(in.Clusters, campaign.Cluster{Name: s.Name, Reader: c.Client, VPCID: c.VPCID, CIDRs: c.CIDRs,
 			AccountID: account, Assumptions: c.Assumptions})

@@ -30,42 +30,55 @@ import (
 )
 
 // clusterForm is the form of a --cluster value, as messages show it.
-const clusterForm = "NAME=CONTEXT[@ACCOUNT_ID] (the cluster's name, its kubeconfig context, and with several accounts the 12-digit account that serves it)"
+const clusterForm = "NAME[=CONTEXT][@ACCOUNT_ID] (the cluster's name, its kubeconfig context, and with several accounts the 12-digit account that serves it)"
 
 // clusterNameRE is a cluster's name: what EKS accepts (letters, digits,
 // hyphens, underscores, starting with a letter or digit, up to 100).
 var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 
 // clusterSpec is one --cluster: a cluster's name (as the LBC tags it),
-// the kubeconfig context that reaches it, and the account that serves
-// its target groups (empty: the only account, or the plan's).
+// the kubeconfig context that reaches it (empty: --context, else the
+// kubeconfig's current context), and the account that serves its target
+// groups (empty: the only account, or the plan's).
 type clusterSpec struct {
 	Name, Context, Account string
 }
 
-// parseClusterSpec checks a --cluster value: NAME=CONTEXT, then an
-// optional @ACCOUNT_ID (the last @ followed by 12 digits: a context may
-// hold an @ of its own, as user@cluster).
+// String is the value as a --cluster takes it.
+func (s clusterSpec) String() string {
+	v := s.Name
+	if s.Context != "" {
+		v += "=" + s.Context
+	}
+	if s.Account != "" {
+		v += "@" + s.Account
+	}
+	return v
+}
+
+// parseClusterSpec checks a --cluster value: NAME, then an optional
+// =CONTEXT, then an optional @ACCOUNT_ID (the last @ followed by 12
+// digits: a context may hold an @ of its own, as user@cluster).
 func parseClusterSpec(s string) (clusterSpec, error) {
-	name, ctxt, ok := strings.Cut(s, "=")
-	if !ok || ctxt == "" {
+	rest := s
+	var spec clusterSpec
+	if i := strings.LastIndex(rest, "@"); i >= 0 && tgmigrate.ValidAccountID(rest[i+1:]) {
+		rest, spec.Account = rest[:i], rest[i+1:]
+	}
+	name, ctxt, hasContext := strings.Cut(rest, "=")
+	switch {
+	case hasContext && ctxt == "":
 		return clusterSpec{}, badFlag("--cluster", s, clusterForm)
+	case !clusterNameRE.MatchString(name):
+		return clusterSpec{}, badFlag("--cluster", s, clusterForm+"; NAME is letters, digits, hyphens or underscores")
 	}
-	if !clusterNameRE.MatchString(name) {
-		return clusterSpec{}, badFlag("--cluster", s, clusterForm+"; the NAME is letters, digits, hyphens or underscores")
-	}
-	spec := clusterSpec{Name: name, Context: ctxt}
-	if i := strings.LastIndex(ctxt, "@"); i >= 0 && tgmigrate.ValidAccountID(ctxt[i+1:]) {
-		spec.Context, spec.Account = ctxt[:i], ctxt[i+1:]
-		if spec.Context == "" {
-			return clusterSpec{}, badFlag("--cluster", s, clusterForm)
-		}
-	}
+	spec.Name, spec.Context = name, ctxt
 	return spec, nil
 }
 
 // parseClusterSpecs checks every --cluster: each well formed, no name or
-// context twice.
+// context twice (one cluster at most without a context: it takes
+// --context, else the current context).
 func parseClusterSpecs(values []string) ([]clusterSpec, error) {
 	var out []clusterSpec
 	names, contexts := map[string]bool{}, map[string]string{}
@@ -78,6 +91,9 @@ func parseClusterSpecs(values []string) ([]clusterSpec, error) {
 			return nil, usagef("--cluster %q: cluster %s is given twice", v, spec.Name)
 		}
 		if other, dup := contexts[spec.Context]; dup {
+			if spec.Context == "" {
+				return nil, usagef("--cluster %q: %s has no =CONTEXT already (--context, else the current context): give each cluster its context", v, other)
+			}
 			return nil, usagef("--cluster %q: context %s is %s's already", v, spec.Context, other)
 		}
 		names[spec.Name], contexts[spec.Context] = true, spec.Name
@@ -223,13 +239,17 @@ func (a *app) campaignClientsOf(ctx context.Context, need campaignNeed) (*campai
 	for _, spec := range need.Clusters {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		rules.ExplicitPath = a.kubeconfig
-		cfg, err := a.load.loadKubeconfig(rules, &clientcmd.ConfigOverrides{CurrentContext: spec.Context})
+		ctxt := spec.Context
+		if ctxt == "" {
+			ctxt = a.kubecontext
+		}
+		cfg, err := a.load.loadKubeconfig(rules, &clientcmd.ConfigOverrides{CurrentContext: ctxt})
 		if err != nil {
 			// A context asked of no kubeconfig at all is no kubeconfig.
 			if raw, rerr := rules.Load(); clientcmd.IsEmptyConfig(err) || (rerr == nil && len(raw.Contexts) == 0) {
 				return nil, usagef("kube: no kubeconfig: set --kubeconfig or $KUBECONFIG")
 			}
-			return nil, usagef("--cluster %s=%s: load kubeconfig: %w", spec.Name, spec.Context, err)
+			return nil, usagef("--cluster %s: load kubeconfig: %w", spec, err)
 		}
 		// A client that watches: cutover follows the nodes and NodeClaims
 		// through it.

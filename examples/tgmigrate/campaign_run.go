@@ -38,7 +38,7 @@ func (f *campaignRunFlags) registerSource(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.plan, "plan", "", `the plan file written by "tgmigrate campaign plan --out"`)
 	fl.StringVar(&f.journal, "journal", "", "the campaign journal: "+journalForm+" (CLUSTER one of --cluster)")
-	fl.StringArrayVar(&f.clusters, "cluster", nil, "a cluster of the plan, NAME=CONTEXT[@ACCOUNT_ID] (repeatable)")
+	fl.StringArrayVar(&f.clusters, "cluster", nil, "a cluster of the plan, NAME[=CONTEXT][@ACCOUNT_ID] (repeatable; as campaign plan takes it)")
 }
 
 func (a *app) campaignRunCommand() *cobra.Command {
@@ -113,9 +113,9 @@ func (f *campaignRunFlags) source(allClusters bool) (*campaignSource, error) {
 		want, ok := account[s.Name]
 		switch {
 		case !ok:
-			return nil, usagef("--cluster %s=%s: cluster %s is not in the plan (its clusters: %s)", s.Name, s.Context, s.Name, strings.Join(clusterNames(p), ", "))
+			return nil, usagef("--cluster %s: cluster %s is not in the plan (its clusters: %s)", s, s.Name, strings.Join(clusterNames(p), ", "))
 		case s.Account != "" && s.Account != want:
-			return nil, usagef("--cluster %s=%s@%s: the plan has cluster %s in account %s", s.Name, s.Context, s.Account, s.Name, want)
+			return nil, usagef("--cluster %s: the plan has cluster %s in account %s", s, s.Name, want)
 		}
 		given[s.Name] = true
 	}

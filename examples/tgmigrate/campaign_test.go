@@ -55,7 +55,7 @@ func fleetClients(f *tgmigratetest.Fleet, built *int) func(context.Context, camp
 		for _, s := range need.Clusters {
 			w := f.World(strings.TrimPrefix(s.Context, "ctx-"))
 			if w == nil {
-				return nil, usagef("--cluster %s=%s: no such context", s.Name, s.Context)
+				return nil, usagef("--cluster %s: no such context", s)
 			}
 			out.Clusters[s.Name] = campaignCluster{Client: w.Client(), VPCID: w.VPCID(), CIDRs: w.Cluster().CIDRs, Assumptions: w.Assumptions()}
 		}
@@ -259,4 +259,40 @@ func campaignPlanFile(t *testing.T, dir string) (string, *campaign.Plan) {
 		t.Fatal(err)
 	}
 	return path, p
+}
+
+// TestClusterAndJournalSpecs: the forms --cluster and --journal accept,
+// as parsed.
+func TestClusterAndJournalSpecs(t *testing.T) {
+	t.Parallel()
+	clusters := []struct {
+		in   string
+		want clusterSpec
+	}{
+		{"prod", clusterSpec{Name: "prod"}},
+		{"prod@111111111111", clusterSpec{Name: "prod", Account: "111111111111"}},
+		{"prod=ctx", clusterSpec{Name: "prod", Context: "ctx"}},
+		{"prod=admin@prod", clusterSpec{Name: "prod", Context: "admin@prod"}},
+		{"prod=admin@prod@111111111111", clusterSpec{Name: "prod", Context: "admin@prod", Account: "111111111111"}},
+		{"prod_a=arn:aws:eks:eu-west-1:111111111111:cluster/prod-a", clusterSpec{Name: "prod_a", Context: "arn:aws:eks:eu-west-1:111111111111:cluster/prod-a"}},
+	}
+	for _, tt := range clusters {
+		got, err := parseClusterSpec(tt.in)
+		if err != nil || got != tt.want || got.String() != tt.in {
+			t.Errorf("parseClusterSpec(%q) = %+v (%q), %v; want %+v", tt.in, got, got.String(), err, tt.want)
+		}
+	}
+	dir := t.TempDir()
+	journals := []struct {
+		in   string
+		want journalSpec
+	}{
+		{"file:" + filepath.Join(dir, "j.json"), journalSpec{Path: filepath.Join(dir, "j.json")}},
+		{"configmap:prod-a/tgmigrate/campaign-1", journalSpec{Cluster: "prod-a", Namespace: "tgmigrate", Name: "campaign-1"}},
+	}
+	for _, tt := range journals {
+		if got, err := parseJournalSpec(tt.in); err != nil || got != tt.want {
+			t.Errorf("parseJournalSpec(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
 }

@@ -98,6 +98,7 @@ func TestErrorPathsExit2WithOneLine(t *testing.T) {
 		{"no credentials", []string{"--kubeconfig", kubeconfig, "diagnose", "--target-group", goodTG}, "no AWS credentials"},
 		{"campaign no kubeconfig", []string{"campaign", "plan", "--all", "--cluster", "prod=x"}, "no kubeconfig"},
 		{"campaign no context", []string{"--kubeconfig", kubeconfig, "campaign", "plan", "--all", "--cluster", "prod=nowhere"}, `--cluster prod=nowhere: load kubeconfig: context "nowhere" does not exist`},
+		{"campaign --context", []string{"--kubeconfig", kubeconfig, "--context", "nowhere", "campaign", "plan", "--all", "--cluster", "prod"}, `--cluster prod: load kubeconfig: context "nowhere" does not exist`},
 		{"campaign no credentials", []string{"--kubeconfig", kubeconfig, "campaign", "plan", "--all", "--cluster", "prod=x"}, "no AWS credentials"},
 		{"plan bad name", []string{"plan", "--target-group", "legacy web", "-n", "shop", "--service", "web"}, `--target-group "legacy web": want a target group name`},
 		{"plan bad strategy", []string{"plan", "--target-group", goodTG, "-n", "shop", "--service", "web", "--strategy", "yolo"}, `--strategy "yolo"`},
