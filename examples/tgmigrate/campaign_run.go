@@ -240,11 +240,13 @@ func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 	return a.campaignOutcome(cmd, res, err)
 }
 
-// campaignDryRun shows what a run would do, changing nothing and calling
-// nothing.
+// campaignDryRun shows what a run would do (the plan, in --format, and
+// where it would journal), changing nothing and calling nothing.
 func (a *app) campaignDryRun(src *campaignSource, holder string) {
 	if a.format == "text" {
 		fmt.Fprint(a.stdout, src.plan.Text())
+	} else if data, err := src.plan.JSON(); err == nil {
+		_, _ = a.stdout.Write(data)
 	}
 	runnable := 0
 	for _, e := range src.plan.Entries {
