@@ -106,7 +106,7 @@ func TestBadInputMakesNoCall(t *testing.T) {
 	}
 	// A campaign plan of two clusters, prod-a (account 111111111111) and
 	// staging (222222222222), and the same with its digest edited.
-	planFile, cp := campaignPlanFile(t, dir)
+	planFile, cp := campaignPlanFile(t, campaignFleet(t), dir)
 	tampered := filepath.Join(dir, "tampered.json")
 	data, err := os.ReadFile(planFile)
 	if err != nil {

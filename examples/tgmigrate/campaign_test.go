@@ -234,11 +234,11 @@ func TestCampaignPlanRunResume(t *testing.T) {
 	}
 }
 
-// campaignPlanFile plans campaignFleet through the package (staging the
-// canary) and saves it in dir; it returns the file and the plan.
-func campaignPlanFile(t *testing.T, dir string) (string, *campaign.Plan) {
+// campaignPlanFile plans f, a campaignFleet, through the package
+// (staging the canary) and saves it in dir; it returns the file and the
+// plan.
+func campaignPlanFile(t *testing.T, f *tgmigratetest.Fleet, dir string) (string, *campaign.Plan) {
 	t.Helper()
-	f := campaignFleet(t)
 	in := campaign.Input{Selection: campaign.Selection{All: true}}
 	for _, w := range f.Worlds() {
 		in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2Read()})
@@ -294,5 +294,57 @@ func TestClusterAndJournalSpecs(t *testing.T) {
 		if got, err := parseJournalSpec(tt.in); err != nil || got != tt.want {
 			t.Errorf("parseJournalSpec(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
 		}
+	}
+}
+
+// TestCampaignRunFailure: staging's controller is stopped, so the
+// canary's cutover fails and is rolled back. With the default error
+// budget (0) nothing else starts; with --error-budget 1 prod-a is done.
+// Either way a target group failed: exit 3, and no request failed.
+func TestCampaignRunFailure(t *testing.T) {
+	t.Parallel() // fleets of their own; no environment read
+	tests := []struct {
+		name    string
+		extra   []string
+		stderr  string
+		prodA   campaign.EntryStatus
+		stopped bool
+	}{
+		{"budget 0", nil, "campaign stopped (error-budget)", campaign.StatusSkipped, true},
+		{"budget 1", []string{"--error-budget", "1"}, "1 of 2 target groups failed", campaign.StatusDone, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := campaignFleet(t)
+			dir := t.TempDir()
+			planFile, _ := campaignPlanFile(t, f, dir)
+			f.World("staging").StopLBC()
+			built := 0
+			var stdout, stderr bytes.Buffer
+			a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, newCampaignClients: fleetClients(f, &built)}
+			args := append([]string{"campaign", "run", "--plan", planFile, "--journal", "file:" + filepath.Join(dir, "journal.json"),
+				"--cluster", "prod-a=ctx-prod-a", "--cluster", "staging=ctx-staging", "--yes", "--approve-waves", "-o", "json"}, tt.extra...)
+			code := a.run(t.Context(), args)
+			if code != exitFailed || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Fatalf("exit %d, want %d; stderr %q, want %q", code, exitFailed, stderr.String(), tt.stderr)
+			}
+			var res campaign.Result
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+				t.Fatalf("result: %v\n%s", err, stdout.String())
+			}
+			got := map[string]campaign.EntryStatus{}
+			for _, e := range res.Entries {
+				got[e.Cluster] = e.Status
+			}
+			if got["staging"] != campaign.StatusRolledBack || got["prod-a"] != tt.prodA || (len(res.Stops) == 1) != tt.stopped {
+				t.Errorf("statuses %v, stops %+v: want staging rolled back, prod-a %s", got, res.Stops, tt.prodA)
+			}
+			for _, w := range f.Worlds() {
+				if r := w.Requests(); r.Failed != 0 || r.Total == 0 {
+					t.Errorf("%s: requests %+v, want none failed", w.ClusterName(), r)
+				}
+			}
+		})
 	}
 }
