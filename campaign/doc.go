@@ -52,13 +52,24 @@
 //     and its [EntryStatus]es, [WaveState], the [Journal] interface,
 //     [ConfigMapJournal] and [FileJournal].
 //   - result.go: [Result], [EntryResult], [Totals], [Result.Text],
-//     [Result.JSON].
+//     [Result.JSON], and [ResultOf], the result from the journal alone.
+//   - progress.go: where a campaign stands, from its journal:
+//     [Progress], [WaveProgress], [EntryProgress], [ApprovalState],
+//     [ProgressOf], [Status], the ETA ([ETABasis], through estimate.go's
+//     list scheduling), [Progress.JSON]. progress_text.go:
+//     [Progress.Text], the live view, in [TextColumns].
+//   - report.go: the final report: [Report], [AccountReport],
+//     [ClusterReport], [TargetGroupReport], [NextStep], [TrafficCount],
+//     [TrafficMeter], [NewReport], [ReportOption], [WithTraffic],
+//     [ReportSchema] (the embedded schema/report.v1.json),
+//     [Report.JSON]. report_markdown.go: [Report.Markdown].
 //   - execute_permissions.go: [ExecutePermissions], [Permissions] (per
 //     account an IAM policy, per cluster RBAC) and [JournalClusterRules].
 //
-// Examples: example_test.go ([PlanCampaign] on the test kit's fleet) and
-// example_execute_test.go ([Execute] on it); each copies alone into
-// another module (hack/examplecopy).
+// Examples: example_test.go ([PlanCampaign] on the test kit's fleet),
+// example_execute_test.go ([Execute] on it) and example_report_test.go
+// ([NewReport] after an Execute, with [Status] read as entries end);
+// each copies alone into another module (hack/examplecopy).
 //
 // # Calls, in order
 //
@@ -75,6 +86,11 @@
 //		Clusters: []campaign.ClusterEnv{{Name: "prod-a", Client: kcA}, ...}}
 //	res, err := campaign.Execute(ctx, env, plan, campaign.WithErrorBudget(1), campaign.WithApproval(ask))
 //	fmt.Print(res.Text())         // or res.JSON()
+//	pr, err := campaign.Status(ctx, plan, journal, time.Now()) // at any time, from any machine
+//	fmt.Print(pr.Text())          // or pr.JSON()
+//	res, err = campaign.ResultOf(ctx, plan, journal)          // later, elsewhere: no calls
+//	rep, err := campaign.NewReport(plan, res, campaign.WithTraffic("cloudwatch", meter))
+//	fmt.Print(rep.Markdown())     // or rep.JSON(), valid against campaign.ReportSchema()
 //
 // # Planning
 //
@@ -266,4 +282,30 @@
 // runs the workers (a simulated fleet's Fleet.Parallel, so that their
 // waits overlap in virtual time); [WithHook] is the crash point of the
 // tests. What Execute needs is data: [ExecutePermissions].
+//
+// # Progress and report
+//
+// [Status] loads the campaign journal and [ProgressOf] says where the
+// campaign stands at a given time (the caller's clock): per wave its
+// approval ([ApprovalState]) and its entries counted by status (the
+// [Totals] type), the entries running, failed and blocked with their
+// holder, since when, reason and next call, and the ETA. The ETA is an
+// estimate from the plan's per-entry estimates (each cutover plan's
+// floor), not a measurement: the entries not ended, scheduled by the
+// list scheduling of [EstimateOf] (the same code), each running one for
+// what its estimate leaves after its start. [Progress.Text] is a live
+// view in [TextColumns]: a header line, a line per wave, a line per
+// running, failed or blocked entry; a CLI redraws it after each
+// [Observer] event and `campaign status` prints it once.
+//
+// [NewReport] makes the final report from the plan and a [Result]
+// (Execute's, or [ResultOf]'s from the journal alone, which has no
+// calls: the report says they were not recorded): the wall time against
+// the plan's critical path, the totals, and per account (with its ELBv2
+// calls), cluster and target group the outcome, the cutover's summary,
+// the failure, the block reason and next call, the exposure, and, with
+// [WithTraffic] (a [TrafficMeter]: one line to adapt a simulator's or
+// the user's measure), the requests it served in its cutover window
+// [StartedAt, FinishedAt]; "not measured" otherwise. [Report.JSON] is
+// valid against [ReportSchema]; [Report.Markdown] is for a ticket.
 package campaign

@@ -87,7 +87,7 @@ func EstimateOf(entries []Entry, waves []Wave, limits Limits) (Estimate, []Slot,
 			est.SerialSeconds += entries[i].Seconds
 		}
 		start := t
-		ws, end := schedule(pending, limits, w, start)
+		ws, end := schedule(nil, pending, limits, w, start)
 		slots = append(slots, ws...)
 		est.Waves = append(est.Waves, WaveEstimate{StartSeconds: start, EndSeconds: end})
 		est.CriticalPath = append(est.CriticalPath, criticalPath(ws, start, end)...)
@@ -97,16 +97,24 @@ func EstimateOf(entries []Entry, waves []Wave, limits Limits) (Estimate, []Slot,
 	return est, slots, nil
 }
 
-// schedule runs one wave's list scheduling from start; it returns the
-// slots in the order they start and the wave's end.
-func schedule(pending []Entry, limits Limits, wave, start int) ([]Slot, int) {
-	type run struct {
-		e   Entry
-		end int
-	}
-	var running []run
+// busy is a cutover running when a schedule starts: it holds its place
+// under the limits until end.
+type busy struct {
+	e   Entry
+	end int
+}
+
+// schedule runs one wave's list scheduling from start, with the cutovers
+// running holding their places until their ends (none for a wave not
+// started: EstimateOf; those a campaign runs now: ProgressOf); it returns
+// the slots of pending in the order they start and the wave's end.
+func schedule(running []busy, pending []Entry, limits Limits, wave, start int) ([]Slot, int) {
+	running = slices.Clone(running)
 	var slots []Slot
 	t, end := start, start
+	for _, r := range running {
+		end = max(end, r.end)
+	}
 	for len(pending) > 0 || len(running) > 0 {
 		now := make([]Entry, len(running))
 		for i, r := range running {
@@ -119,7 +127,7 @@ func schedule(pending []Entry, limits Limits, wave, start int) ([]Slot, int) {
 				continue
 			}
 			now = append(now, e)
-			running = append(running, run{e, t + e.Seconds})
+			running = append(running, busy{e, t + e.Seconds})
 			slots = append(slots, Slot{TargetGroupARN: e.TargetGroupARN, Wave: wave, StartSeconds: t, EndSeconds: t + e.Seconds})
 			end = max(end, t+e.Seconds)
 		}
@@ -127,8 +135,8 @@ func schedule(pending []Entry, limits Limits, wave, start int) ([]Slot, int) {
 		if len(running) == 0 {
 			break // cannot happen: Admit lets anything start alone
 		}
-		t = slices.MinFunc(running, func(a, b run) int { return a.end - b.end }).end
-		running = slices.DeleteFunc(running, func(r run) bool { return r.end <= t })
+		t = slices.MinFunc(running, func(a, b busy) int { return a.end - b.end }).end
+		running = slices.DeleteFunc(running, func(r busy) bool { return r.end <= t })
 	}
 	return slots, end
 }

@@ -4,6 +4,7 @@ package campaign
 // entries) and this runner's own counts: per entry its outcome, timings,
 // cutover summary and failure's disposition; per account the ELBv2 calls
 // of this runner's cutovers; the totals; Result.Text and Result.JSON.
+// ResultOf makes one from the journal alone (no calls).
 
 import (
 	"context"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/qstools/tgmigrate/internal/nilcheck"
 	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
@@ -95,8 +97,8 @@ func (s *scheduler) result(ctx context.Context) (*Result, error) {
 	if err := st.check(s.plan); err != nil {
 		return nil, err
 	}
-	r := &Result{SchemaVersion: ResultSchemaVersion, PlanID: st.PlanID, PlanDigest: st.PlanDigest, Holder: s.ix.holder,
-		StartedAt: s.startedAt, FinishedAt: s.ix.clock.Now(), Waves: st.Waves, Stops: st.Stops}
+	r := resultOf(s.plan, st)
+	r.Holder, r.StartedAt, r.FinishedAt = s.ix.holder, s.startedAt, s.ix.clock.Now()
 	s.mu.Lock()
 	if len(s.calls) > 0 {
 		r.Calls = map[string]map[string]int{}
@@ -105,9 +107,58 @@ func (s *scheduler) result(ctx context.Context) (*Result, error) {
 		}
 	}
 	s.mu.Unlock()
+	return r, nil
+}
+
+// ResultOf makes a campaign's [Result] from its journal alone, for a
+// report made later or on another machine: the entries, waves, stops and
+// totals as the journal holds them. It has no Holder and no Calls (they
+// are a runner's own counts, not in the journal); StartedAt is the
+// earliest entry's start and FinishedAt the latest entry's end, or the
+// journal's last write while the campaign is not finished (both zero
+// when nothing started). An empty journal is a campaign not started:
+// every runnable entry pending. A nil plan or journal is an
+// [*InputError]; a journal of another plan is [ErrJournalMismatch].
+func ResultOf(ctx context.Context, p *Plan, j Journal) (*Result, error) {
+	switch {
+	case p == nil:
+		return nil, &InputError{Op: "result", Field: "plan", Reason: "is nil"}
+	case nilcheck.IsNil(j):
+		return nil, &InputError{Op: "result", Field: "journal", Reason: nilcheck.Reason(j)}
+	}
+	st, _, err := j.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		st = newJournalState(p)
+	}
+	if err := st.check(p); err != nil {
+		return nil, err
+	}
+	r := resultOf(p, st)
+	for _, e := range st.Entries {
+		if !e.StartedAt.IsZero() && (r.StartedAt.IsZero() || e.StartedAt.Before(r.StartedAt)) {
+			r.StartedAt = e.StartedAt
+		}
+		if e.FinishedAt.After(r.FinishedAt) {
+			r.FinishedAt = e.FinishedAt
+		}
+	}
+	if !r.Finished && !r.StartedAt.IsZero() && st.UpdatedAt.After(r.FinishedAt) {
+		r.FinishedAt = st.UpdatedAt
+	}
+	return r, nil
+}
+
+// resultOf is the result of the journal state st of p (checked against
+// it), without what only a runner knows: its holder, its run's times
+// and its calls.
+func resultOf(p *Plan, st *JournalState) *Result {
+	r := &Result{SchemaVersion: ResultSchemaVersion, PlanID: st.PlanID, PlanDigest: st.PlanDigest, Waves: st.Waves, Stops: st.Stops}
 	r.Finished, r.Completed = true, true
 	for i, es := range st.Entries {
-		e := s.plan.Entries[i]
+		e := p.Entries[i]
 		er := EntryResult{EntryState: es, AccountID: e.AccountID, Region: e.Region}
 		if !es.StartedAt.IsZero() && !es.FinishedAt.IsZero() {
 			er.Seconds = es.FinishedAt.Sub(es.StartedAt).Seconds()
@@ -121,7 +172,7 @@ func (s *scheduler) result(ctx context.Context) (*Result, error) {
 			r.Completed = false
 		}
 	}
-	return r, nil
+	return r
 }
 
 // add counts one entry.
@@ -169,7 +220,7 @@ func (r *Result) Text() string {
 	case r.Finished:
 		state = "finished"
 	}
-	w("Campaign %s: %s, run by %s in %s\n", r.PlanID, state, r.Holder, r.FinishedAt.Sub(r.StartedAt))
+	w("Campaign %s: %s, run by %s in %s\n", r.PlanID, state, textcell.OrDash(r.Holder), r.FinishedAt.Sub(r.StartedAt))
 	w("  %s: %d done, %d failed, %d rolled back, %d blocked, %d skipped, %d running, %d pending\n",
 		textcell.Plural(t.Entries, "target group", "target groups"), t.Done, t.Failed, t.RolledBack, t.Blocked, t.Skipped, t.Running, t.Pending)
 	rows := [][]string{{"TARGET GROUP", "CLUSTER", "ACCOUNT", "WAVE", "STATUS", "HOLDER", "TIME", "CUTOVER", "WHY"}}

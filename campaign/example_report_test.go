@@ -1,0 +1,124 @@
+package campaign_test
+
+// example_report_test.go: a campaign run on the test kit's fleet with a
+// live progress view (Status after each entry's end), then its final
+// report with the requests each cutover kept serving in its window.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/campaign"
+	"github.com/qstools/tgmigrate/tgmigratetest"
+)
+
+// NewReport after an Execute on the test kit's fleet (two clusters in
+// two accounts). An Observer reads the campaign's progress from the
+// journal after each entry's end (a CLI redraws Progress.Text there)
+// and counts each world's requests between its entry's start and end;
+// WithTraffic gives those counts to the report, per target group.
+func ExampleNewReport() {
+	ctx := context.Background()
+	world := func(seed uint64) tgmigratetest.Options {
+		return tgmigratetest.Options{Seed: seed, Nodes: 3, Pods: 6, ReadinessGateInjection: true}
+	}
+	f, err := tgmigratetest.NewFleet(ctx, tgmigratetest.FleetOptions{Clusters: []tgmigratetest.ClusterOptions{
+		{Name: "prod", AccountID: "111111111111", Options: world(1)},
+		{Name: "staging", AccountID: "222222222222", Options: world(2)},
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	journal, err := campaign.NewConfigMapJournal(f.World("prod").Client(), "default", "campaign-journal")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	in := campaign.Input{Selection: campaign.Selection{All: true}}
+	env := campaign.Env{Journal: journal, Clock: f.Clock(), Holder: "laptop-1"}
+	for _, w := range f.Worlds() {
+		in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region,
+			ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
+		env.Accounts = append(env.Accounts, campaign.AccountEnv{ID: w.AccountID(), Region: tgmigratetest.Region,
+			ELBv2: w.ELBv2(), ServiceQuotas: w.ServiceQuotas()})
+		c := w.Cluster()
+		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID,
+			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
+		env.Clusters = append(env.Clusters, campaign.ClusterEnv{Name: c.Name, Client: w.Client(), VPCID: c.VPCID})
+	}
+	// staging first, alone; prod after it.
+	plan, err := campaign.PlanCampaign(ctx, in, campaign.WithClock(f.Clock()),
+		campaign.WithCanaries(f.World("staging").Legacy().TargetGroupARN))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	before, err := campaign.Status(ctx, plan, journal, f.Clock().Now())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("before: %d waiting, ETA %ds\n", before.Totals.Pending, before.ETASeconds)
+
+	// The requests of each entry's world between its start and its end.
+	var mu sync.Mutex
+	started := map[string]tgmigratetest.Requests{}
+	served := map[string]campaign.TrafficCount{}
+	obs := campaign.ObserverFuncs{
+		OnEntryStarted: func(e campaign.EntryEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			started[e.TargetGroupARN.Raw] = f.World(e.Cluster).Requests()
+		},
+		OnEntryFinished: func(e campaign.EntryEvent) {
+			mu.Lock()
+			a, b := started[e.TargetGroupARN.Raw], f.World(e.Cluster).Requests()
+			served[e.TargetGroupARN.Raw] = campaign.TrafficCount{Total: b.Total - a.Total, Served: b.Served - a.Served, Failed: b.Failed - a.Failed}
+			mu.Unlock()
+			// A live view redraws pr.Text() here.
+			if pr, err := campaign.Status(ctx, plan, journal, e.At); err == nil {
+				fmt.Printf("%s ended: done %d/%d, ETA %ds\n", e.Cluster, pr.Totals.Done, pr.Totals.Entries, pr.ETASeconds)
+			}
+		},
+	}
+	res, err := campaign.Execute(ctx, env, plan, campaign.WithParallel(f.Parallel), campaign.WithObserver(obs))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	meter := func(tg tgmigrate.ARN, _, _ time.Time) (campaign.TrafficCount, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := served[tg.Raw]
+		return c, ok
+	}
+	rep, err := campaign.NewReport(plan, res, campaign.WithTraffic("simulator", meter))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("completed: %t, %.0fs against the plan's %ds\n", rep.Completed, rep.WallSeconds, rep.EstimateSeconds)
+	for _, a := range rep.Accounts {
+		for _, c := range a.Clusters {
+			for _, tg := range c.TargetGroups {
+				fmt.Printf("%s %s %s: %s in %s, %d requests served, %d failed\n", a.ID, c.Name, tg.Name, tg.Status, tg.WaveName,
+					tg.Traffic.Served, tg.Traffic.Failed)
+			}
+		}
+	}
+	// rep.JSON() validates against campaign.ReportSchema(); rep.Markdown()
+	// is for a ticket.
+
+	// Output:
+	// before: 2 waiting, ETA 720s
+	// staging ended: done 1/2, ETA 360s
+	// prod ended: done 2/2, ETA 0s
+	// completed: true, 725s against the plan's 720s
+	// 111111111111 prod legacy-web: done in wave 1, 7200 requests served, 0 failed
+	// 222222222222 staging legacy-web: done in canary, 7201 requests served, 0 failed
+}
