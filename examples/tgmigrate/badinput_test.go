@@ -126,7 +126,6 @@ func TestBadInputMakesNoCall(t *testing.T) {
 	cstatus := func(extra ...string) []string {
 		return append([]string{"campaign", "status", "--plan", planFile}, extra...)
 	}
-	_ = cstatus
 	tests := []struct {
 		name string
 		args []string
@@ -224,6 +223,12 @@ func TestBadInputMakesNoCall(t *testing.T) {
 		{"campaign run --holder empty", crun("--holder", " ", "--yes"), "--holder", "not empty", ""},
 		{"campaign run --region", crun("--region", "eu-west-1", "--yes"), "--region eu-west-1", tgmigratetest.Region, ""},
 		{"campaign run --assume-role of one account", crun("--assume-role", role1, "--yes"), "--assume-role", "account 222222222222", ""},
+		{"campaign status no --journal", cstatus(), "--journal is required", "file:PATH or configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign status --journal", cstatus("--journal", "configmap:prod-a/tgmigrate"), `--journal "configmap:prod-a/tgmigrate"`, "configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign status --journal cluster not given", cstatus("--journal", "configmap:prod-a/tgmigrate/campaign"), "--journal configmap:prod-a/tgmigrate/campaign", "--cluster prod-a=CONTEXT", ""},
+		{"campaign status tampered digest", cstatus("--plan", tampered, "--journal", "file:"+filepath.Join(dir, "j.json")), "--plan", "the plan was edited", ""},
+		{"campaign status --cluster not in the plan", cstatus("--journal", "configmap:prod-a/tgmigrate/campaign", "--cluster", "prod-a=ctx-a", "--cluster", "prod-b=ctx-b"), "--cluster prod-b=ctx-b", "not in the plan", ""},
+		{"campaign status --format sarif", cstatus("--journal", "file:"+filepath.Join(dir, "j.json"), "--format", "sarif"), `--format "sarif"`, "text, json or markdown", ""},
 		{"helm check chart and --manifests with --cluster", []string{"helm", "check", "--cluster", "--manifests", "-", dir}, "--manifests", "not both", ""},
 		{"helm fix --into with --cluster", []string{"helm", "fix", "--cluster", "--into", "nowhere", dir}, "--into", "", ""},
 	}

@@ -38,7 +38,7 @@ current context), and, when the campaign spans several accounts (a role
 assumed in each), the account that serves its target groups.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(a.campaignPlanCommand(), a.campaignRunCommand())
+	cmd.AddCommand(a.campaignPlanCommand(), a.campaignRunCommand(), a.campaignStatusCommand())
 	return cmd
 }
 

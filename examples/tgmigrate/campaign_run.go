@@ -4,8 +4,8 @@ package main
 // plan before any call (the clusters, the accounts, the journal, the
 // error budget through campaign's own check), the dry run, the approval
 // of each wave (a prompt on a terminal, --approve-waves, else refused),
-// the progress on stderr, the result, the exit code, and the command line
-// that resumes an interrupted run.
+// the result, the exit code, and the command line that resumes an
+// interrupted run. Its live view and report files are campaign_status.go's.
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +31,8 @@ type campaignRunFlags struct {
 	errorBudget  int
 	yes          bool
 	approveWaves bool
+	// report and reportJSON are the files of the final report.
+	report, reportJSON string
 }
 
 func (f *campaignRunFlags) registerSource(cmd *cobra.Command) {
@@ -73,6 +74,8 @@ completed (stopped, a wave not approved, target groups blocked or skipped),
 	fl.IntVar(&f.errorBudget, "error-budget", 0, fmt.Sprintf("failed target groups tolerated before no more start (default %d, campaign's)", campaign.DefaultErrorBudget))
 	fl.BoolVar(&f.yes, "yes", false, "really run (default: show what would run, changing nothing)")
 	fl.BoolVar(&f.approveWaves, "approve-waves", false, "approve every wave without a prompt (for automation)")
+	fl.StringVar(&f.report, "report", "", "write the final report as Markdown to this file (per account, cluster and target group)")
+	fl.StringVar(&f.reportJSON, "report-json", "", "write the final report as JSON to this file (campaign.ReportSchema)")
 	a.addFormatFlag(cmd, "text", "json")
 	a.addClusterFlags(cmd)
 	a.addAWSFlags(cmd)
@@ -232,11 +235,17 @@ func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 	if err != nil {
 		return err
 	}
-	opts = append(opts, campaign.WithApproval(a.approveWave(f.approveWaves)), campaign.WithObserver(a.campaignProgress()))
+	view := &liveView{w: a.stderr, redraw: isTTY(a.stderr), ctx: ctx, plan: src.plan, j: env.Journal, clock: env.Clock}
+	opts = append(opts, campaign.WithApproval(a.approveWave(f.approveWaves)), campaign.WithObserver(view.observer()))
 	if clients.Parallel != nil {
 		opts = append(opts, campaign.WithParallel(clients.Parallel))
 	}
 	res, err := campaign.Execute(ctx, env, src.plan, opts...)
+	if res != nil {
+		if rerr := writeReports(src.plan, res, f.report, f.reportJSON); rerr != nil {
+			return rerr
+		}
+	}
 	return a.campaignOutcome(cmd, res, err)
 }
 
@@ -310,38 +319,13 @@ func (a *app) approveWave(all bool) campaign.WaveApproval {
 	}
 }
 
-// campaignProgress is the live view of a run on stderr: a line per wave
-// and per target group started and ended.
-func (a *app) campaignProgress() campaign.Observer {
-	at := func(t time.Time) string { return t.Format(time.TimeOnly) }
-	return campaign.ObserverFuncs{
-		OnWaveStarted: func(e campaign.WaveEvent) {
-			fmt.Fprintf(a.stderr, "%s  %s: %s\n", at(e.At), e.Name, textcell.Plural(e.Entries, "target group", "target groups"))
-		},
-		OnEntryStarted: func(e campaign.EntryEvent) {
-			how := "started"
-			if e.TakenOver {
-				how = "taken over"
-			}
-			fmt.Fprintf(a.stderr, "%s  %s (%s): %s\n", at(e.At), e.Name, e.Cluster, how)
-		},
-		OnEntryFinished: func(e campaign.EntryEvent) {
-			line := fmt.Sprintf("%s  %s (%s): %s", at(e.At), e.Name, e.Cluster, e.Status)
-			if e.Error != "" {
-				line += ": " + oneLine(e.Error)
-			}
-			fmt.Fprintln(a.stderr, line)
-		},
-	}
-}
-
 // campaignOutcome prints a run's result and returns its exit: a bad plan,
 // env or journal exits 2; a stop prints the line that resumes; a failed
 // target group exits 3, a campaign not completed 1.
 func (a *app) campaignOutcome(cmd *cobra.Command, res *campaign.Result, err error) error {
 	var stop *campaign.StopError
 	if errors.As(err, &stop) {
-		resume := rerunCommand(cmd, "campaign run", "journal", "cluster", "holder", "error-budget", "approve-waves", "no-service-quotas")
+		resume := rerunCommand(cmd, "campaign run", "journal", "cluster", "holder", "error-budget", "approve-waves", "no-service-quotas", "report", "report-json")
 		switch stop.Reason {
 		case campaign.StopCancelled, campaign.StopInterrupted:
 			fmt.Fprintf(a.stderr, "\ninterrupted; the journal holds the progress, every running cutover is resumable.\n  resume: %s\n", resume)

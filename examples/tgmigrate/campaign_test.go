@@ -201,6 +201,22 @@ func TestCampaignPlanRunResume(t *testing.T) {
 		t.Errorf("resume line %q: want the holder and the journal", resume)
 	}
 
+	// status, from the journal alone: the canary done, wave 1 refused.
+	status := []string{"campaign", "status", "--plan", planFile, "--journal", "configmap:prod-a/default/campaign-journal", "--cluster", "prod-a=ctx-prod-a"}
+	stderr = &lockedBuffer{}
+	code, out = do(t.Context(), stderr, append(status, "-o", "json")...)
+	var pr campaign.Progress
+	if err := json.Unmarshal([]byte(out), &pr); code != exitOK || err != nil {
+		t.Fatalf("status -o json: exit %d, %v; stderr %q", code, err, stderr.String())
+	}
+	if pr.Totals.Done != 1 || pr.Totals.Pending != 1 || pr.Completed || len(pr.Waves) != 2 || pr.Waves[1].Approval != campaign.ApprovalRefused {
+		t.Errorf("status: totals %+v, waves %+v: want the canary done, wave 1 refused", pr.Totals, pr.Waves)
+	}
+	builtBefore = built
+	if code, out = do(t.Context(), stderr, status...); code != exitOK || out != pr.Text() || built != builtBefore+1 {
+		t.Errorf("status: exit %d, %q; want the progress's text, one build of the clients", code, out)
+	}
+
 	// Approved, and interrupted as prod-a's cutover starts.
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -214,9 +230,10 @@ func TestCampaignPlanRunResume(t *testing.T) {
 		t.Errorf("resume line %q: want --approve-waves kept", resume)
 	}
 
-	// The printed line resumes and completes.
+	// The printed line resumes and completes, with the report's files.
 	stderr = &lockedBuffer{}
-	code, out = do(t.Context(), stderr, append(resume, "--format", "json")...)
+	reportMD, reportJSON := filepath.Join(dir, "report.md"), filepath.Join(dir, "report.json")
+	code, out = do(t.Context(), stderr, append(resume, "--format", "json", "--report", reportMD, "--report-json", reportJSON)...)
 	if code != exitOK {
 		t.Fatalf("resumed run: exit %d, stderr %q", code, stderr.String())
 	}
@@ -231,6 +248,24 @@ func TestCampaignPlanRunResume(t *testing.T) {
 		if r := w.Requests(); r.Failed != 0 || r.Total == 0 {
 			t.Errorf("%s: requests %+v, want none failed", w.ClusterName(), r)
 		}
+	}
+	var rep campaign.Report
+	if data, err := os.ReadFile(reportJSON); err != nil || json.Unmarshal(data, &rep) != nil || len(rep.Accounts) != 2 {
+		t.Errorf("--report-json: %v, %d accounts; want the report of 2 accounts", err, len(rep.Accounts))
+	}
+	md, err := os.ReadFile(reportMD)
+	if err != nil || !strings.Contains(string(md), plan.ID) {
+		t.Errorf("--report: %v; want the Markdown report of %s:\n%s", err, plan.ID, md)
+	}
+
+	// status in markdown is the report from the journal alone.
+	stderr = &lockedBuffer{}
+	if code, out = do(t.Context(), stderr, append(status, "-o", "markdown")...); code != exitOK || !strings.Contains(out, plan.ID) {
+		t.Errorf("status -o markdown: exit %d, stderr %q:\n%s", code, stderr.String(), out)
+	}
+	stderr = &lockedBuffer{}
+	if code, out = do(t.Context(), stderr, append(status, "-o", "json")...); code != exitOK || json.Unmarshal([]byte(out), &pr) != nil || !pr.Completed {
+		t.Errorf("status after the run: exit %d, %+v; want completed", code, pr.Totals)
 	}
 }
 
@@ -346,5 +381,45 @@ func TestCampaignRunFailure(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLiveView: on a terminal each event draws the progress again over
+// the last drawing (the cursor up its lines, the rest cleared); elsewhere
+// each event is one line.
+func TestLiveView(t *testing.T) {
+	t.Parallel()
+	f := campaignFleet(t)
+	dir := t.TempDir()
+	_, p := campaignPlanFile(t, f, dir)
+	j, err := campaign.NewFileJournal(filepath.Join(dir, "journal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := campaign.Status(t.Context(), p, j, f.Clock().Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wave := campaign.WaveEvent{Index: 0, Name: "canary", Entries: 1, At: f.Clock().Now()}
+	entry := campaign.EntryEvent{Name: "legacy-web", Cluster: "staging", Status: campaign.StatusRunning, At: f.Clock().Now()}
+	const waveLine, entryLine = "00:00:20  canary: 1 target group\n", "00:00:20  legacy-web (staging): started\n"
+
+	var lines bytes.Buffer
+	o := (&liveView{w: &lines, ctx: t.Context(), plan: p, j: j, clock: f.Clock()}).observer()
+	o.WaveStarted(wave)
+	o.EntryStarted(entry)
+	if got := lines.String(); got != waveLine+entryLine {
+		t.Errorf("off a terminal: %q, want %q", got, waveLine+entryLine)
+	}
+
+	var live bytes.Buffer
+	o = (&liveView{w: &live, redraw: true, ctx: t.Context(), plan: p, j: j, clock: f.Clock()}).observer()
+	o.WaveStarted(wave)
+	first := live.String()
+	o.EntryStarted(entry)
+	second := strings.TrimPrefix(live.String(), first)
+	up := fmt.Sprintf("\033[%dA\033[J", strings.Count(first, "\n"))
+	if first != pr.Text()+waveLine || second != up+pr.Text()+entryLine {
+		t.Errorf("on a terminal:\n%q\n%q\nwant the progress and the event, then %q and the same", first, second, up)
 	}
 }

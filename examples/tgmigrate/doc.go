@@ -62,6 +62,9 @@
 //     the accounts and the journal before any call, the dry run, each
 //     wave's approval, the progress, the result, the exit code and the
 //     command line that resumes.
+//   - campaign_status.go: campaign status (the progress from the journal
+//     alone, or the report in markdown); campaign run's live view and its
+//     --report and --report-json files.
 //   - campaign_env.go: the --cluster values (NAME[=CONTEXT][@ACCOUNT_ID])
 //     and the --journal values (file:PATH, configmap:CLUSTER/NAMESPACE/NAME),
 //     and the clients the campaign commands act through, per account and
@@ -129,13 +132,21 @@
 //     the clusters: any machine resumes from it); it is a dry run that
 //     builds no client unless --yes; before each wave after the first it
 //     asks on a terminal, approves with --approve-waves, and elsewhere
-//     refuses the wave (exit 1, the resume line printed); it prints a line
-//     per wave and target group started and ended on stderr, and Ctrl-C
+//     refuses the wave (exit 1, the resume line printed); its live view
+//     on stderr is, on a terminal, the campaign's progress
+//     (campaign.Status: per wave done, running, waiting, blocked, the ETA)
+//     redrawn in place after each wave and target group started and
+//     ended, elsewhere a line per such event; --report and --report-json
+//     write the final report (campaign.NewReport); Ctrl-C
 //     prints the command line that resumes (with --holder, so that the
 //     resume takes this run's Leases back at once). run exits 0 when every
 //     runnable target group is done, 1 when the campaign is not completed
 //     (stopped, a wave not approved, blocked or skipped target groups), 3
 //     when one failed (rolled back or not) or the error budget stopped it.
+//   - campaign status: where a campaign stands from its journal alone, at
+//     any time, from any machine (a ConfigMap journal's cluster through
+//     its --cluster context; no AWS call): the progress in text or json,
+//     or in markdown the report from the journal (campaign.ResultOf).
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies, each in a world of its own from the
@@ -170,7 +181,8 @@
 //   - campaign plan and campaign run: --format text or json, the cluster
 //     flags (--kubeconfig holds every --cluster's context; --context is
 //     the context of the one --cluster given without one), the AWS flags
-//     and --no-service-quotas.
+//     and --no-service-quotas; campaign status: --format text, json or
+//     markdown and the cluster flags.
 //
 // The kubeconfig and its context come through client-go's loading rules;
 // AWS through aws-sdk-go-v2/config, its Region from --region, else the

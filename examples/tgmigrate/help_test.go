@@ -56,6 +56,7 @@ var wantGroups = map[string]flagGroups{
 	"tgmigrate campaign":              {},
 	"tgmigrate campaign plan":         {format: true, cluster: true, aws: true, quotas: true},
 	"tgmigrate campaign run":          {format: true, cluster: true, aws: true, quotas: true},
+	"tgmigrate campaign status":       {format: true, cluster: true},
 	"tgmigrate help":                  {},
 	"tgmigrate completion":            {},
 	"tgmigrate completion bash":       {},
