@@ -6,7 +6,6 @@ package main
 // they make, and the plan printed and saved.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -109,24 +108,26 @@ var campaignOptionFlags = map[string]string{
 }
 
 // optionError tells campaign's refusal of an option as the flag that set
-// it; any other error is nil (the option check passed).
+// it; nil when the option check passed.
 func optionError(err error, values map[string]string) error {
-	var in *campaign.InputError
-	if !errors.As(err, &in) {
+	if err == nil {
 		return nil
 	}
-	if flag, ok := campaignOptionFlags[in.Field]; ok {
-		return usagef("%s %s: %s", flag, values[flag], in.Reason)
+	var in *campaign.InputError
+	if errors.As(err, &in) {
+		if flag, ok := campaignOptionFlags[in.Field]; ok {
+			return usagef("%s %s: %s", flag, values[flag], in.Reason)
+		}
+		if strings.HasPrefix(in.Field, "WithCanaries") {
+			return usagef("--canary: %s", in.Reason)
+		}
 	}
-	if strings.HasPrefix(in.Field, "WithCanaries") {
-		return usagef("--canary: %s", in.Reason)
-	}
-	return nil
+	return usagef("%v", err)
 }
 
 // options checks the flags and returns campaign's options, before any
-// call: the values go through campaign's own check of its options (a
-// PlanCampaign of no input refuses a bad option first).
+// call: the values go through campaign's own check of its options
+// (campaign.ValidateOptions).
 func (f *campaignPlanFlags) options(cmd *cobra.Command) ([]campaign.Option, error) {
 	var opts []campaign.Option
 	values := map[string]string{}
@@ -174,8 +175,7 @@ func (f *campaignPlanFlags) options(cmd *cobra.Command) ([]campaign.Option, erro
 	if len(accepted) > 0 {
 		opts = append(opts, campaign.WithAcceptPreconditions(accepted...))
 	}
-	_, err = campaign.PlanCampaign(context.Background(), campaign.Input{}, opts...)
-	if err := optionError(err, values); err != nil {
+	if err := optionError(campaign.ValidateOptions(opts...), values); err != nil {
 		return nil, err
 	}
 	return opts, nil

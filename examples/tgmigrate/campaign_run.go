@@ -208,8 +208,7 @@ func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 	var opts []campaign.ExecuteOption
 	if cmd.Flags().Changed("error-budget") {
 		opts = append(opts, campaign.WithErrorBudget(f.errorBudget))
-		_, err := campaign.Execute(context.Background(), campaign.Env{}, nil, opts...)
-		if err := optionError(err, map[string]string{"--error-budget": fmt.Sprint(f.errorBudget)}); err != nil {
+		if err := optionError(campaign.ValidateExecuteOptions(opts...), map[string]string{"--error-budget": fmt.Sprint(f.errorBudget)}); err != nil {
 			return err
 		}
 	}
