@@ -102,3 +102,30 @@ func TestPlanCampaignUnknownCanary(t *testing.T) {
 		t.Errorf("PlanCampaign() = %v; want an *InputError on WithCanaries[0] (staging is blocked)", err)
 	}
 }
+
+// TestValidateOptions: ValidateOptions and ValidateExecuteOptions refuse
+// a bad option with PlanCampaign's and Execute's own error, naming it,
+// and pass good ones and none.
+func TestValidateOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   error
+		field string // "": no error
+	}{
+		{"none", campaign.ValidateOptions(), ""},
+		{"good", campaign.ValidateOptions(campaign.WithConcurrency(3), campaign.WithPerCluster(1), nil), ""},
+		{"concurrency 0", campaign.ValidateOptions(campaign.WithConcurrency(0)), "WithConcurrency"},
+		{"the first bad one", campaign.ValidateOptions(campaign.WithPerAccount(2), campaign.WithMaxPerWave(-1), campaign.WithPerCluster(0)), "WithMaxPerWave"},
+		{"execute none", campaign.ValidateExecuteOptions(), ""},
+		{"execute good", campaign.ValidateExecuteOptions(campaign.WithErrorBudget(2)), ""},
+		{"error budget -1", campaign.ValidateExecuteOptions(campaign.WithErrorBudget(-1)), "WithErrorBudget"},
+	} {
+		var in *campaign.InputError
+		switch {
+		case tc.field == "" && tc.err != nil:
+			t.Errorf("%s: %v, want nil", tc.name, tc.err)
+		case tc.field != "" && (!errors.As(tc.err, &in) || in.Field != tc.field || !campaign.IsInvalidInput(tc.err)):
+			t.Errorf("%s: %v, want an *InputError of field %s", tc.name, tc.err, tc.field)
+		}
+	}
+}

@@ -13,7 +13,8 @@
 //   - options.go: the options ([WithClock], [WithCanaryChooser],
 //     [WithCanaries], [WithMaxPerWave], [WithConcurrency],
 //     [WithPerAccount], [WithPerCluster], [WithAcceptPreconditions],
-//     [WithDiagnoseOptions]), the defaults and where each comes from,
+//     [WithDiagnoseOptions]), [ValidateOptions], the defaults and where
+//     each comes from,
 //     [Candidate], [CanaryChooser] and [FewestTargets].
 //   - errors.go: [ErrInvalidInput], [InputError], [IsInvalidInput].
 //   - plan.go: [PlanCampaign] and the [Plan]: [Entry], [Blocked] and
@@ -39,7 +40,8 @@
 //   - execute.go: [Execute], its options ([ExecuteOption]:
 //     [WithErrorBudget], [WithApproval], [WithObserver], [WithWorkers],
 //     [WithParallel], [WithPollInterval], [WithCutoverOptions],
-//     [WithHook]), [Observer], [Hook], [StopError] and its [StopReason]s.
+//     [WithHook]), [ValidateExecuteOptions], [Observer], [Hook],
+//     [StopError] and its [StopReason]s.
 //   - env.go: [Env], [AccountEnv], [ClusterEnv], their validation
 //     against the plan, and each entry's cutover.Env.
 //   - scheduler.go: one runner's workers: the next action from the

@@ -279,6 +279,25 @@ func WithCutoverOptions(f func(Entry) []cutover.Option) ExecuteOption {
 // WithHook calls h after each write of the campaign journal. See [Hook].
 func WithHook(h Hook) ExecuteOption { return func(c *execConfig) { c.hook = h } }
 
+// ValidateExecuteOptions checks opts as [Execute] does before any call:
+// the [*InputError] of the first bad option, naming it
+// ("WithErrorBudget"), or nil.
+func ValidateExecuteOptions(opts ...ExecuteOption) error {
+	_, err := execConfigOf(opts)
+	return err
+}
+
+// execConfigOf applies opts to Execute's defaults.
+func execConfigOf(opts []ExecuteOption) (execConfig, error) {
+	cfg := execConfig{budget: DefaultErrorBudget, observer: ObserverFuncs{}, poll: cutover.DefaultPollInterval}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg, cfg.err
+}
+
 // Execute runs a campaign plan: every runnable entry's cutover through
 // cutover.Execute, with its own cutover journal and Lease as cutover
 // keeps them (a ConfigMap journal and a Lease in the binding's
@@ -312,14 +331,9 @@ func WithHook(h Hook) ExecuteOption { return func(c *execConfig) { c.hook = h } 
 // It returns the [Result] (from the journal: every runner's entries) and,
 // when it stopped before the campaign's end, a [*StopError].
 func Execute(ctx context.Context, env Env, plan *Plan, opts ...ExecuteOption) (*Result, error) {
-	cfg := execConfig{budget: DefaultErrorBudget, observer: ObserverFuncs{}, poll: cutover.DefaultPollInterval}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
+	cfg, err := execConfigOf(opts)
+	if err != nil {
+		return nil, err
 	}
 	if plan == nil {
 		return nil, &InputError{Op: "execute", Field: "plan", Reason: "is nil"}

@@ -89,6 +89,26 @@ type config struct {
 	err         error
 }
 
+// ValidateOptions checks opts as [PlanCampaign] does before any call:
+// the [*InputError] of the first bad option, naming it
+// ("WithConcurrency"), or nil. A command line checks its flags with it
+// before it loads any credential.
+func ValidateOptions(opts ...Option) error {
+	_, err := configOf(opts)
+	return err
+}
+
+// configOf applies opts to the defaults.
+func configOf(opts []Option) (config, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg, cfg.err
+}
+
 func defaults() config {
 	return config{
 		clock: clock.RealClock{}, log: logr.Discard(), order: LongestFirst, // chooser nil: FewestTargets, or LeastExposed by order

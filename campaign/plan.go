@@ -210,14 +210,9 @@ type Wave struct {
 // and is one too); an error of diagnose's own (nothing scanned, a
 // cancelled context) wrapped; a cancelled context while planning.
 func PlanCampaign(ctx context.Context, in Input, opts ...Option) (*Plan, error) {
-	cfg := defaults()
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
+	cfg, err := configOf(opts)
+	if err != nil {
+		return nil, err
 	}
 	accountOf, err := in.validate()
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
 // callTrap is the test's view of every way out of the process: the
@@ -95,6 +97,35 @@ func TestBadInputMakesNoCall(t *testing.T) {
 	bind := func(extra ...string) []string {
 		return append([]string{"bind", "--target-group", tg, "-n", "shop", "--service", "web"}, extra...)
 	}
+	const (
+		role1 = "arn:aws:iam::111111111111:role/tgmigrate"
+		role2 = "arn:aws:iam::222222222222:role/tgmigrate"
+	)
+	cplan := func(extra ...string) []string {
+		return append([]string{"campaign", "plan", "--all", "--cluster", "prod-a=ctx-a"}, extra...)
+	}
+	// A campaign plan of two clusters, prod-a (account 111111111111) and
+	// staging (222222222222), and the same with its digest edited.
+	planFile, cp := campaignPlanFile(t, campaignFleet(t), dir)
+	tampered := filepath.Join(dir, "tampered.json")
+	data, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tampered, []byte(strings.Replace(string(data), cp.Digest, "sha256:"+strings.Repeat("0", 64), 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notPlan := filepath.Join(dir, "not-a-plan.json")
+	if err := os.WriteFile(notPlan, []byte(`{"schemaVersion": 1, "id": "campaign-x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	crun := func(extra ...string) []string {
+		return append([]string{"campaign", "run", "--plan", planFile, "--journal", "configmap:prod-a/tgmigrate/campaign",
+			"--cluster", "prod-a=ctx-a", "--cluster", "staging=ctx-s"}, extra...)
+	}
+	cstatus := func(extra ...string) []string {
+		return append([]string{"campaign", "status", "--plan", planFile}, extra...)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -152,6 +183,52 @@ func TestBadInputMakesNoCall(t *testing.T) {
 		{"diagnose --load-balancer", []string{"diagnose", "--load-balancer", tg}, "--load-balancer", "loadbalancer/app/NAME/ID", ""},
 		{"simulate --nodes word", []string{"simulate", "--nodes", "many"}, `--nodes "many"`, "a whole number", "strconv"},
 		{"simulate --duration number", []string{"simulate", "--duration", "5"}, `--duration "5"`, "a duration such as 90s", "time:"},
+		// campaign plan, run and status.
+		{"campaign plan no selection", []string{"campaign", "plan", "--cluster", "prod-a=ctx-a"}, "--all", "--target-group or --tag", ""},
+		{"campaign plan no cluster", []string{"campaign", "plan", "--all"}, "--cluster is required", "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan --cluster without a name", cplan("--cluster", "=ctx-s"), `--cluster "=ctx-s"`, "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan --cluster empty context", cplan("--cluster", "staging="), `--cluster "staging="`, "NAME[=CONTEXT][@ACCOUNT_ID]", ""},
+		{"campaign plan two clusters without a context", []string{"campaign", "plan", "--all", "--cluster", "prod-a", "--cluster", "staging@222222222222"}, `--cluster "staging@222222222222"`, "give each cluster its context", ""},
+		{"campaign plan --cluster bad name", cplan("--cluster", "prod a=ctx"), `--cluster "prod a=ctx"`, "letters, digits, hyphens", ""},
+		{"campaign plan --cluster twice", cplan("--cluster", "prod-a=ctx-b"), `--cluster "prod-a=ctx-b"`, "given twice", ""},
+		{"campaign plan --cluster one context twice", cplan("--cluster", "staging=ctx-a"), `--cluster "staging=ctx-a"`, "prod-a's already", ""},
+		{"campaign plan several accounts, no @ACCOUNT_ID", cplan("--assume-role", role1, "--assume-role", role2), "--cluster prod-a=ctx-a", "@ACCOUNT_ID", ""},
+		{"campaign plan @ACCOUNT_ID not a role's", []string{"campaign", "plan", "--all", "--assume-role", role1, "--cluster", "prod-a=ctx-a@222222222222"}, "--cluster prod-a=ctx-a@222222222222", "not one of --assume-role's", ""},
+		{"campaign plan --all and --target-group", cplan("--target-group", "legacy-web"), "--all and --target-group", "give one", ""},
+		{"campaign plan --target-group", []string{"campaign", "plan", "--cluster", "prod-a=ctx-a", "--target-group", "legacy web"}, `--target-group "legacy web"`, "a target group name", ""},
+		{"campaign plan --tag", cplan("--tag", "=web"), `--tag "=web"`, "KEY=VALUE or KEY", ""},
+		{"campaign plan --concurrency 0", cplan("--concurrency", "0"), "--concurrency 0", "below 1", "WithConcurrency"},
+		{"campaign plan --per-account -2", cplan("--per-account", "-2"), "--per-account -2", "below 1", "WithPerAccount"},
+		{"campaign plan --max-per-wave -1", cplan("--max-per-wave", "-1"), "--max-per-wave -1", "negative", "WithMaxPerWave"},
+		{"campaign plan --order", cplan("--order", "random"), `--order "random"`, "longest-first or least-exposed-first", ""},
+		{"campaign plan --canary name", cplan("--canary", "legacy-web"), `--canary "legacy-web"`, tgARNForm, ""},
+		{"campaign plan --canary and --no-canary", cplan("--canary", tg, "--no-canary"), "--no-canary and --canary", "give one", ""},
+		{"campaign plan --accept-preconditions", cplan("--accept-preconditions", "all"), `--accept-preconditions "all"`, "pod-settings", ""},
+		{"campaign plan --format markdown", append([]string{"--format", "markdown"}, cplan()...), `--format "markdown"`, "text or json", ""},
+		{"campaign run no --plan", []string{"campaign", "run", "--journal", "file:" + filepath.Join(dir, "j.json")}, "--plan is required", "campaign plan --out", ""},
+		{"campaign run not a plan", crun("--plan", notPlan), "--plan " + notPlan, "not the campaign plan that was approved", ""},
+		{"campaign run a kubeconfig as the plan", crun("--plan", os.Getenv("KUBECONFIG")), "--plan", "not the campaign plan", ""},
+		{"campaign run tampered digest", crun("--plan", tampered), "--plan " + tampered, "the plan was edited", ""},
+		{"campaign run --yes tampered digest", crun("--plan", tampered, "--yes", "--approve-waves"), "--plan", "the plan was edited", ""},
+		{"campaign run no --journal", []string{"campaign", "run", "--plan", planFile}, "--journal is required", "file:PATH or configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign run --journal kind", crun("--journal", "s3://bucket/j"), `--journal "s3://bucket/j"`, "file:PATH or configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign run --journal parts", crun("--journal", "configmap:prod-a/campaign"), `--journal "configmap:prod-a/campaign"`, "configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign run --journal namespace", crun("--journal", "configmap:prod-a/Ops_1/campaign"), `--journal "configmap:prod-a/Ops_1/campaign"`, "NAMESPACE is a namespace's name", ""},
+		{"campaign run --journal directory", crun("--journal", "file:"+filepath.Join(dir, "none", "j.json")), "--journal", "does not exist", ""},
+		{"campaign run --journal cluster not given", crun("--journal", "configmap:prod-b/tgmigrate/campaign"), "--journal configmap:prod-b/tgmigrate/campaign", "--cluster prod-b=CONTEXT", ""},
+		{"campaign run --cluster not in the plan", crun("--cluster", "prod-b=ctx-b"), "--cluster prod-b=ctx-b", "not in the plan", ""},
+		{"campaign run a cluster of the plan missing", []string{"campaign", "run", "--plan", planFile, "--journal", "configmap:prod-a/tgmigrate/campaign", "--cluster", "prod-a=ctx-a"}, "--cluster", "add --cluster staging=CONTEXT", ""},
+		{"campaign run --cluster account", []string{"campaign", "run", "--plan", planFile, "--journal", "file:" + filepath.Join(dir, "j.json"), "--cluster", "prod-a=ctx-a@222222222222", "--cluster", "staging=ctx-s"}, "--cluster prod-a=ctx-a@222222222222", "account 111111111111", ""},
+		{"campaign run --error-budget -1", crun("--error-budget", "-1", "--yes"), "--error-budget -1", "negative", "WithErrorBudget"},
+		{"campaign run --holder empty", crun("--holder", " ", "--yes"), "--holder", "not empty", ""},
+		{"campaign run --region", crun("--region", "eu-west-1", "--yes"), "--region eu-west-1", tgmigratetest.Region, ""},
+		{"campaign run --assume-role of one account", crun("--assume-role", role1, "--yes"), "--assume-role", "account 222222222222", ""},
+		{"campaign status no --journal", cstatus(), "--journal is required", "file:PATH or configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign status --journal", cstatus("--journal", "configmap:prod-a/tgmigrate"), `--journal "configmap:prod-a/tgmigrate"`, "configmap:CLUSTER/NAMESPACE/NAME", ""},
+		{"campaign status --journal cluster not given", cstatus("--journal", "configmap:prod-a/tgmigrate/campaign"), "--journal configmap:prod-a/tgmigrate/campaign", "--cluster prod-a=CONTEXT", ""},
+		{"campaign status tampered digest", cstatus("--plan", tampered, "--journal", "file:"+filepath.Join(dir, "j.json")), "--plan", "the plan was edited", ""},
+		{"campaign status --cluster not in the plan", cstatus("--journal", "configmap:prod-a/tgmigrate/campaign", "--cluster", "prod-a=ctx-a", "--cluster", "prod-b=ctx-b"), "--cluster prod-b=ctx-b", "not in the plan", ""},
+		{"campaign status --format sarif", cstatus("--journal", "file:"+filepath.Join(dir, "j.json"), "--format", "sarif"), `--format "sarif"`, "text, json or markdown", ""},
 		{"helm check chart and --manifests with --cluster", []string{"helm", "check", "--cluster", "--manifests", "-", dir}, "--manifests", "not both", ""},
 		{"helm fix --into with --cluster", []string{"helm", "fix", "--cluster", "--into", "nowhere", dir}, "--into", "", ""},
 	}

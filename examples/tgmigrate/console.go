@@ -1,9 +1,9 @@
 package main
 
-// console.go: what plan, execute, rollback and the subnets commands say
-// to the operator: a cutover's result, its progress on stderr, the
-// confirmation prompt, and the command line that resumes or rolls back an
-// interrupted run.
+// console.go: what plan, execute, rollback, the subnets commands and
+// campaign run say to the operator: a cutover's result, its progress on
+// stderr, the confirmation prompt (ask), and the command line that
+// resumes or rolls back an interrupted run.
 
 import (
 	"bufio"
@@ -88,16 +88,22 @@ func (a *app) progress() cutover.Observer {
 // confirm asks on a terminal for the target group's name; elsewhere it
 // answers no, so that a script never mutates without --yes.
 func (a *app) confirm(name string) (bool, error) {
+	return a.ask(fmt.Sprintf("Type the target group's name (%s) to go ahead: ", name), name), nil
+}
+
+// ask prints prompt on a terminal and reports whether the answer is want;
+// elsewhere (stdin or stderr not a terminal) it answers no.
+func (a *app) ask(prompt, want string) bool {
 	in, ok := a.stdin.(*os.File)
 	if !ok || !isTTY(a.stderr) || !isTTYFile(in) {
-		return false, nil
+		return false
 	}
-	fmt.Fprintf(a.stderr, "Type the target group's name (%s) to go ahead: ", name)
+	fmt.Fprint(a.stderr, prompt)
 	line, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && !errors.Is(err, os.ErrClosed) && line == "" {
-		return false, nil
+		return false
 	}
-	return strings.TrimSpace(line) == name, nil
+	return strings.TrimSpace(line) == want
 }
 
 // rerunFlags are the flags an execute passes on to the execute that resumes
@@ -119,6 +125,12 @@ func rerunCommand(cmd *cobra.Command, verb string, extra ...string) string {
 	for _, name := range names {
 		fl := cmd.Flags().Lookup(name)
 		if fl == nil || !fl.Changed {
+			continue
+		}
+		if fl.Value.Type() == "bool" {
+			if fl.Value.String() == "true" {
+				words = append(words, "--"+name)
+			}
 			continue
 		}
 		values := []string{fl.Value.String()}

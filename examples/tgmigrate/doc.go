@@ -65,6 +65,21 @@
 //     the progress, the journal and the resume and rollback command lines.
 //   - subnets_env.go: what the subnets commands act through, from the
 //     kubeconfig and the AWS flags.
+//   - campaign.go: campaign (the parent) and campaign plan: the selection,
+//     the clusters and their accounts, the plan options (checked through
+//     campaign's own check of them), the plan printed and saved.
+//   - campaign_run.go: campaign run: the checks of the plan, the clusters,
+//     the accounts and the journal before any call, the dry run, each
+//     wave's approval, the progress, the result, the exit code and the
+//     command line that resumes.
+//   - campaign_status.go: campaign status (the progress from the journal
+//     alone, or the report in markdown); campaign run's live view and its
+//     --report and --report-json files.
+//   - campaign_env.go: the --cluster values (NAME[=CONTEXT][@ACCOUNT_ID])
+//     and the --journal values (file:PATH, configmap:CLUSTER/NAMESPACE/NAME),
+//     and the clients the campaign commands act through, per account and
+//     per kubeconfig context (a seam the tests replace with a simulated
+//     fleet's).
 //
 // Tests: main_test.go (the command in-process), readme_test.go (the
 // README's transcripts), help_test.go (every command's --help against the
@@ -111,6 +126,37 @@
 //     ConfigMap (--namespace), so running execute or rollback again
 //     resumes, and Ctrl-C prints the command lines that do; rollback may
 //     start from the journal alone (--cluster-name).
+//   - campaign plan, campaign run: a fleet's migration as one (package
+//     campaign). plan is read-only: diagnose per account over the clusters
+//     it serves (--cluster NAME[=CONTEXT][@ACCOUNT_ID], once per cluster:
+//     one cluster at most may leave its context to --context or the
+//     current context; the account is required when several
+//     --assume-role are given), each
+//     selected target group's cutover plan or why it cannot run yet
+//     (--all, --target-group, --tag: one of them is required), the waves (a
+//     canary wave first; --canary, --no-canary, --max-per-wave, --order),
+//     the limits (--concurrency, --per-account, --per-cluster; campaign's
+//     defaults unless given) and the estimate; --out saves it with its
+//     digest. run runs that plan only (its digest checked), journaled in
+//     --journal (file:PATH, or configmap:CLUSTER/NAMESPACE/NAME in one of
+//     the clusters: any machine resumes from it); it is a dry run that
+//     builds no client unless --yes; before each wave after the first it
+//     asks on a terminal, approves with --approve-waves, and elsewhere
+//     refuses the wave (exit 1, the resume line printed); its live view
+//     on stderr is, on a terminal, the campaign's progress
+//     (campaign.Status: per wave done, running, waiting, blocked, the ETA)
+//     redrawn in place after each wave and target group started and
+//     ended, elsewhere a line per such event; --report and --report-json
+//     write the final report (campaign.NewReport); Ctrl-C
+//     prints the command line that resumes (with --holder, so that the
+//     resume takes this run's Leases back at once). run exits 0 when every
+//     runnable target group is done, 1 when the campaign is not completed
+//     (stopped, a wave not approved, blocked or skipped target groups), 3
+//     when one failed (rolled back or not) or the error budget stopped it.
+//   - campaign status: where a campaign stands from its journal alone, at
+//     any time, from any machine (a ConfigMap journal's cluster through
+//     its --cluster context; no AWS call): the progress in text or json,
+//     or in markdown the report from the journal (campaign.ResultOf).
 //   - simulate: the whole story on the embedded simulator (internal/sim),
 //     with no AWS account and no cluster, and a side-by-side of the static,
 //     naive-tgb and phased strategies, each in a world of its own from the
@@ -149,6 +195,11 @@
 //   - subnets check, plan, execute and rollback: --format (check text,
 //     json or markdown; the others text or json), the cluster flags and
 //     the AWS flags.
+//   - campaign plan and campaign run: --format text or json, the cluster
+//     flags (--kubeconfig holds every --cluster's context; --context is
+//     the context of the one --cluster given without one), the AWS flags
+//     and --no-service-quotas; campaign status: --format text, json or
+//     markdown and the cluster flags.
 //
 // The kubeconfig and its context come through client-go's loading rules;
 // AWS through aws-sdk-go-v2/config, its Region from --region, else the

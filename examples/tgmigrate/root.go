@@ -49,6 +49,10 @@ type app struct {
 	// newSubnetsEnv builds the environment of the subnets commands. Nil
 	// means subnetsEnvOf (the kubeconfig and AWS); tests set the simulator's.
 	newSubnetsEnv func(ctx context.Context) (*subnetsEnv, error)
+	// newCampaignClients builds the clients of the campaign commands. Nil
+	// means campaignClientsOf (the kubeconfig's contexts and AWS); tests
+	// set a simulated fleet's.
+	newCampaignClients func(ctx context.Context, need campaignNeed) (*campaignClients, error)
 
 	// onWorld, when set, is shown every world simulate builds as soon as it
 	// is built: the story's (name "story") and each strategy's (named by
@@ -118,7 +122,7 @@ configuration or input error, 3 an operation that started and failed.`,
 	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more (repeat for more detail)")
 	root.AddCommand(a.diagnoseCommand(), a.planCommand(), a.executeCommand(), a.rollbackCommand(),
 		a.bindCommand(), a.helmCommand(), a.simulateCommand())
-	root.AddCommand(a.subnetsCommand())
+	root.AddCommand(a.subnetsCommand(), a.campaignCommand())
 	root.Version = version
 	return root
 }
