@@ -73,13 +73,13 @@ type fleetCluster struct {
 	apps          []fleetApp
 }
 
-// campaignFleet are the fleet's clusters and applications: prod-a and
+// simFleet are the fleet's clusters and applications: prod-a and
 // prod-b share account 111111111111's ELBv2 service, staging is alone in
 // 222222222222; 5, 4 and 3 target groups (the seed's "web" and the
 // apps'). prod-a's orders and search share near-alb; prod-b's pay lives
 // in the namespace payments, which lacks the readiness-gate label;
 // staging's jobs has its controller denied RegisterTargets.
-var campaignFleet = []fleetCluster{
+var simFleet = []fleetCluster{
 	{name: "prod-a", account: "111111111111", apps: []fleetApp{
 		{App: tgmigratetest.App{Name: "api"}},
 		{App: tgmigratetest.App{Name: "orders", LoadBalancerName: nearALB}},
@@ -151,7 +151,7 @@ func (f *simFlags) fleetOptions(tm timing.Timings) tgmigratetest.FleetOptions {
 		IPReuse: tgmigratetest.IPReuse{Enabled: tm.IPReuse.Enabled, CoolDown: tm.IPReuse.CoolDown, To: tgmigratetest.IPHolder(tm.IPReuse.To)},
 	}
 	var opts tgmigratetest.FleetOptions
-	for i, c := range campaignFleet {
+	for i, c := range simFleet {
 		o := tgmigratetest.Options{
 			Seed: f.seed + uint64(i), Nodes: nodes, Pods: pods, RPS: f.rps, Churn: churn, Timings: kitTimings,
 			ReadinessGateInjection: true, TargetsPerLoadBalancer: f.campaignQuota(),
@@ -168,10 +168,10 @@ func (f *simFlags) fleetOptions(tm timing.Timings) tgmigratetest.FleetOptions {
 	return opts
 }
 
-// campaignInput is the planning input of the fleet, as a user gives it:
+// fleetInput is the planning input of the fleet, as a user gives it:
 // each account once, with its read-only ELBv2 and Service Quotas; each
 // cluster served by its own account; every target group diagnose finds.
-func campaignInput(fl *tgmigratetest.Fleet) campaign.Input {
+func fleetInput(fl *tgmigratetest.Fleet) campaign.Input {
 	in := campaign.Input{Selection: campaign.Selection{All: true}}
 	seen := map[string]bool{}
 	for _, w := range fl.Worlds() {
@@ -186,9 +186,9 @@ func campaignInput(fl *tgmigratetest.Fleet) campaign.Input {
 	return in
 }
 
-// campaignEnv is Execute's environment: the read-write clients, the
+// fleetEnv is Execute's environment: the read-write clients, the
 // campaign journal a ConfigMap in the first cluster.
-func campaignEnv(fl *tgmigratetest.Fleet) (campaign.Env, error) {
+func fleetEnv(fl *tgmigratetest.Fleet) (campaign.Env, error) {
 	first := fl.Worlds()[0]
 	j, err := campaign.NewConfigMapJournal(first.Client(), "default", campaignJournal)
 	if err != nil {
@@ -224,7 +224,7 @@ func fleetCases(fl *tgmigratetest.Fleet) (map[string]fleetCase, []string) {
 		}
 		add(w.Legacy(), "")
 		for k, l := range w.Apps() {
-			add(l, campaignFleet[i].apps[k].arranged)
+			add(l, simFleet[i].apps[k].arranged)
 		}
 	}
 	return out, order
@@ -260,12 +260,12 @@ func (a *app) runCampaign(ctx context.Context, f *simFlags, tm timing.Timings) (
 	origin := fl.Clock().Now()
 	fl.Run(f.leadIn)
 	calls0 := callsByAccount(fl)
-	plan, err := campaign.PlanCampaign(ctx, campaignInput(fl), campaign.WithClock(fl.Clock()))
+	plan, err := campaign.PlanCampaign(ctx, fleetInput(fl), campaign.WithClock(fl.Clock()))
 	if err != nil {
 		return nil, fmt.Errorf("plan the campaign: %w", err)
 	}
 	calls1 := callsByAccount(fl)
-	env, err := campaignEnv(fl)
+	env, err := fleetEnv(fl)
 	if err != nil {
 		return nil, fmt.Errorf("the campaign's journal: %w", err)
 	}

@@ -22,9 +22,9 @@ import (
 // "campaign". Every figure comes from the run.
 type campaignReport struct {
 	// Accounts are the fleet's accounts, in order, with their calls.
-	Accounts []campaignAccount `json:"accounts"`
+	Accounts []fleetAccountRow `json:"accounts"`
 	// Clusters are the fleet's clusters.
-	Clusters []campaignCluster `json:"clusters"`
+	Clusters []fleetClusterRow `json:"clusters"`
 	// TargetsPerLoadBalancer is the per-ALB target quota each account's
 	// ELBv2 enforces and its Service Quotas answers.
 	TargetsPerLoadBalancer int `json:"targetsPerLoadBalancer"`
@@ -80,10 +80,10 @@ type campaignReport struct {
 	result *campaign.Result
 }
 
-// campaignAccount is one account's clusters and the API calls its worlds
+// fleetAccountRow is one account's clusters and the API calls its worlds
 // counted (World.Calls: ELBv2, EC2 and Service Quotas, the code under
 // test's), while planning and while executing.
-type campaignAccount struct {
+type fleetAccountRow struct {
 	ID           string   `json:"id"`
 	Clusters     []string `json:"clusters"`
 	PlanCalls    int      `json:"planCalls"`
@@ -94,8 +94,8 @@ type campaignAccount struct {
 	CutoverELBv2Calls int `json:"cutoverELBv2Calls"`
 }
 
-// campaignCluster is one cluster of the fleet.
-type campaignCluster struct {
+// fleetClusterRow is one cluster of the fleet.
+type fleetClusterRow struct {
 	Name      string `json:"name"`
 	AccountID string `json:"accountID"`
 	Nodes     int    `json:"nodes"`
@@ -216,12 +216,12 @@ func (r *campaignReport) settledPath() error {
 // fillClusters records each cluster, its size and its applications.
 func (r *campaignReport) fillClusters(f *simFlags) {
 	nodes, pods := f.campaignSize()
-	for _, c := range campaignFleet {
+	for _, c := range simFleet {
 		apps := []string{"web"}
 		for _, a := range c.apps {
 			apps = append(apps, a.Name)
 		}
-		r.Clusters = append(r.Clusters, campaignCluster{Name: c.name, AccountID: c.account, Nodes: nodes, Apps: apps, Pods: pods})
+		r.Clusters = append(r.Clusters, fleetClusterRow{Name: c.name, AccountID: c.account, Nodes: nodes, Apps: apps, Pods: pods})
 	}
 }
 
@@ -245,7 +245,7 @@ func (r *campaignReport) fillAccounts(fl *tgmigratetest.Fleet, calls0, calls1, c
 		}
 	}
 	for _, id := range order {
-		r.Accounts = append(r.Accounts, campaignAccount{ID: id, Clusters: byAccount[id],
+		r.Accounts = append(r.Accounts, fleetAccountRow{ID: id, Clusters: byAccount[id],
 			PlanCalls: calls1[id] - calls0[id], ExecuteCalls: calls2[id] - calls1[id], Calls: calls2[id], CutoverELBv2Calls: cut[id]})
 	}
 }

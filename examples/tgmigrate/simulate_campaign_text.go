@@ -49,7 +49,7 @@ func (f *simFlags) validateCampaign() error {
 func (a *app) simulateCampaign(ctx context.Context, f *simFlags, tm timing.Timings, rep *simReport) error {
 	if a.format == "text" {
 		fmt.Fprintf(a.stderr, "simulating a campaign over %d clusters (%v of lead-in, then the campaign, then at least %v)...\n",
-			len(campaignFleet), f.leadIn, campaignAfter)
+			len(simFleet), f.leadIn, campaignAfter)
 	}
 	cr, err := a.runCampaign(ctx, f, tm)
 	if err != nil {
@@ -68,7 +68,7 @@ func (a *app) simulateCampaign(ctx context.Context, f *simFlags, tm timing.Timin
 			writeCampaignMarkdown(a.stdout, cr)
 			return
 		}
-		heading(a.stdout, fmt.Sprintf("Campaign: %d accounts, %d clusters, %s, seed %d, %s churn", len(cr.Accounts), len(campaignFleet),
+		heading(a.stdout, fmt.Sprintf("Campaign: %d accounts, %d clusters, %s, seed %d, %s churn", len(cr.Accounts), len(simFleet),
 			textcell.Plural(len(cr.TargetGroups), "target group", "target groups"), rep.Seed, rep.Churn))
 		writeCampaign(a.stdout, cr)
 	}); err != nil {
