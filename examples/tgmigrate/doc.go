@@ -47,6 +47,16 @@
 //   - simulate_envelope_text.go: simulate --envelope in text.
 //   - simulate_faults.go: simulate --scenario controller-faults.
 //   - simulate_move.go: simulate --scenario private-subnets (step 4's move).
+//   - simulate_campaign.go: simulate --scenario campaign: the fleet (the
+//     test kit's tgmigratetest.Fleet and Apps: two accounts, three
+//     clusters, twelve target groups), what it arranges (a namespace
+//     without the readiness-gate label, a controller denied
+//     RegisterTargets, an ALB near its quota), PlanCampaign, Execute on
+//     the fleet's parallel clock, campaign.NewReport.
+//     simulate_campaign_measure.go: its report and measures (windows,
+//     settles, the settled critical path, calls per account, peaks).
+//     simulate_campaign_text.go: the flags it refuses, its text and
+//     Markdown, its exit status.
 //   - simulate_underway.go: which of phased's failures from Execute's
 //     start no call at its start could have saved (failedUnderWayAtStart).
 //   - subnets.go: subnets (step 4), its check and plan, and the checks of
@@ -153,7 +163,13 @@
 //     same seed (not the story's world); every plan at the product's
 //     default assumptions; --envelope runs every churn shape and several
 //     seeds over the AWS timings; --wire sends every ELBv2 call through the
-//     real AWS SDK client.
+//     real AWS SDK client; --scenario campaign plans and runs a campaign
+//     (package campaign) over a fleet of two accounts, three clusters and
+//     twelve target groups under churn instead, and reports each target
+//     group's outcome and requests in its windows, the wall time against
+//     the critical path, the calls per account and each load balancer's
+//     peak of targets against its quota (text, json, or markdown: the
+//     campaign's own report and the fleet's figures).
 //
 // # Flags
 //
@@ -165,7 +181,8 @@
 //   - --format: every command but helm (the parent), with the values that
 //     command prints and no other: diagnose text, json or markdown; helm
 //     check text, json or sarif; plan, execute, rollback, bind, helm fix
-//     and simulate text or json. Any other value is a usage error, checked
+//     and simulate text or json (simulate --scenario campaign markdown
+//     too). Any other value is a usage error, checked
 //     before the command's body runs.
 //   - the cluster flags, --kubeconfig and --context (client-go's loading
 //     rules): diagnose, plan, execute, rollback, bind, and helm check and

@@ -20,6 +20,7 @@ import (
 
 	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/sim"
+	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
 // app holds what every subcommand shares: I/O, the values of the flag
@@ -57,6 +58,9 @@ type app struct {
 	// is built: the story's (name "story") and each strategy's (named by
 	// the strategy). Tests read the worlds' counts through it.
 	onWorld func(name string, w *sim.World)
+	// onCampaign, when set, is shown the fleet of simulate --scenario
+	// campaign and its report once the run has measured them.
+	onCampaign func(f *tgmigratetest.Fleet, r *campaignReport)
 }
 
 // version is the tool's version, as SARIF output reports it.

@@ -33,7 +33,7 @@ const (
 var strategies = []string{strategyStatic, strategyNaive, strategyPhased, strategyPhasedAsIs}
 
 // The phased scenarios --scenario selects.
-var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets}
+var scenarios = []string{"cutover", "rollback", "crash-resume", "blue-green", scenarioControllerFaults, scenarioPrivateSubnets, scenarioCampaign}
 
 // The limits of --nodes and --pods, and why: ELBv2's default quotas
 // (1,000 targets per target group, 1,000 per Application Load Balancer)
@@ -63,9 +63,10 @@ type simFlags struct {
 	envelope      bool
 	// seeds is how many seeds --envelope runs, from seed.
 	seeds int
-	// churnSet and seedsSet say --churn and --seeds were given.
-	churnSet, seedsSet bool
-	timings            timingFlags
+	// churnSet, seedsSet, nodesSet, podsSet, preludeSet and
+	// churnIntervalSet say the flag was given.
+	churnSet, seedsSet, nodesSet, podsSet, preludeSet, churnIntervalSet bool
+	timings                                                             timingFlags
 }
 
 // timingFlags are the knobs of package timing a run may set; each zero
@@ -142,7 +143,30 @@ plans the move and executes it: Karpenter's EC2NodeClass patched to the
 private subnets, the drift-driven replacement watched wave by wave; two
 more rows run the move in broken worlds, a load balancer missing a zone
 and private subnets without egress, where readiness must refuse before
-any write). --churn picks Karpenter's churn: steady (the oldest
+any write). campaign (a fleet campaign, package campaign: two accounts
+and three clusters, prod-a and prod-b sharing account 111111111111's
+ELBv2, staging alone in 222222222222, twelve target groups: 5, 4 and 3
+applications, each with its own hand-made target group; prod-a's orders
+and search behind near-alb, every ALB's target quota just above what one
+overlap there needs (2 x --nodes + --pods + 1); prod-b's pay in a
+namespace without the readiness-gate label; staging's jobs with its
+controller denied RegisterTargets; every cluster under the --churn at a
+pace of --churn-interval, 2m when not given; --nodes 4 and --pods 4 per
+application when not given. campaign.PlanCampaign makes the plan a user
+gets, campaign.Execute runs it on the fleet's clock with an error budget
+of 1, after --lead-in and to --duration after it or 2m after the
+campaign's end. A row per target group: its outcome, its window (its
+entry's start to end), its settle, its floor, its failed requests
+before, in and after the window; blocked and failed ones with their
+reason and next call; the wall time against the plan's critical path,
+also with the settles no plan knows; the API calls per account, the sums
+of its clusters' calls; each load balancer's peak of targets against its
+quota. --format markdown prints the campaign's own report
+(campaign.NewReport) and these figures. No story, no other strategy;
+--envelope, --wire and --prelude are refused; simulate exits 3 if a
+migrated target group lost a request from its cutover's start on or a
+load balancer went above its quota). --churn picks
+Karpenter's churn: steady (the oldest
 node every --churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget
 of 20%), consolidation (the emptiest node, at
@@ -169,10 +193,13 @@ status 0.`,
   tgmigrate simulate --format json --seed 7
   tgmigrate simulate --format json --envelope --seed 7 --scenario rollback
   tgmigrate simulate --format json --seed 7 --scenario controller-faults
+  tgmigrate simulate --scenario campaign --seed 3 --format markdown
   tgmigrate simulate --churn spot --deregistration-lag 2m --new-target-checks threshold`,
 		Args: cobra.NoArgs,
 		RunE: wrapRun(func(cmd *cobra.Command, _ []string) error {
-			f.churnSet, f.seedsSet = cmd.Flags().Changed("churn"), cmd.Flags().Changed("seeds")
+			fl := cmd.Flags()
+			f.churnSet, f.seedsSet, f.nodesSet, f.podsSet = fl.Changed("churn"), fl.Changed("seeds"), fl.Changed("nodes"), fl.Changed("pods")
+			f.preludeSet, f.churnIntervalSet = fl.Changed("prelude"), fl.Changed("churn-interval")
 			return a.runSimulate(cmd.Context(), f)
 		}),
 	}
@@ -186,7 +213,7 @@ status 0.`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Minute, "virtual time each strategy runs, from the start of the migration")
 	fl.DurationVar(&f.leadIn, "lead-in", 2*time.Minute, "virtual time each strategy's world runs under churn before the migration starts (its window \"before\")")
 	fl.DurationVar(&f.prelude, "prelude", 10*time.Minute, "virtual time the story's legacy target group suffers churn before diagnose")
-	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), or private-subnets (step 4 after the cutover)")
+	fl.StringVar(&f.scenario, "scenario", "cutover", "phased variant: cutover, rollback, crash-resume, blue-green, controller-faults (phased once per fault of the AWS Load Balancer Controller), private-subnets (step 4 after the cutover), or campaign (a fleet campaign: two accounts, three clusters, twelve target groups)")
 	fl.BoolVar(&f.wire, "wire", false, "route all ELBv2 traffic through the real AWS SDK client and a loopback ELBv2 endpoint")
 	fl.BoolVar(&f.envelope, "envelope", false, "run every strategy for every churn shape (or the one --churn names) and --seeds seeds: one knob at a time, then over the grid of plausible AWS timings, and phased where the world is worse than its plan assumes; no story")
 	fl.IntVar(&f.seeds, "seeds", 5, fmt.Sprintf("seeds --envelope runs, from --seed: %d to %d", minSeeds, maxSeeds))
@@ -197,7 +224,7 @@ status 0.`,
 	fl.DurationVar(&tf.connectTimeout, "connect-timeout", 0, "time before a request to a dead address gets 504; negative: 502 at once (default 10s)")
 	fl.BoolVar(&tf.failOpenInitial, "fail-open-initial", false, "fail open to targets still initial too, when none is healthy")
 	fl.StringVar(&tf.ipReuse, "ip-reuse", "off", "hand freed addresses out again after 30 s: off, any, node or pod")
-	a.addFormatFlag(cmd, "text", "json")
+	a.addFormatFlag(cmd, "text", "json", "markdown")
 	return cmd
 }
 
@@ -225,6 +252,11 @@ func (f *simFlags) validate() error {
 		return usagef("--seeds %d: want %d to %d", f.seeds, minSeeds, maxSeeds)
 	case f.seedsSet && !f.envelope:
 		return usagef("--seeds %d: only --envelope runs several seeds (--seed picks the one a run uses)", f.seeds)
+	}
+	if f.scenario == scenarioCampaign {
+		if err := f.validateCampaign(); err != nil {
+			return err
+		}
 	}
 	if _, err := f.timings.parse(); err != nil {
 		return err

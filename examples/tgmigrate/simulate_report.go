@@ -46,6 +46,8 @@ type simReport struct {
 	Hardest *hardestRun `json:"hardest,omitempty"`
 	// Envelope is every strategy over the grid of timings (--envelope).
 	Envelope *envelopeReport `json:"envelope,omitempty"`
+	// Campaign is the fleet campaign (--scenario campaign).
+	Campaign *campaignReport `json:"campaign,omitempty"`
 }
 
 // hardestRun is one strategy's run at timing.Hardest.
@@ -55,11 +57,11 @@ type hardestRun struct {
 }
 
 func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
-	if a.format != "text" && a.format != "json" {
-		return usagef("--format %s: simulate prints text or json", a.format)
-	}
 	if err := f.validate(); err != nil {
 		return err
+	}
+	if a.format != "text" && a.format != "json" && (a.format != "markdown" || f.scenario != scenarioCampaign) {
+		return usagef("--format %s: simulate prints text or json (and markdown with --scenario %s)", a.format, scenarioCampaign)
 	}
 	tm, _ := f.timings.parse() // validated
 	rep := simReport{
@@ -86,6 +88,9 @@ func (a *app) runSimulate(ctx context.Context, f *simFlags) error {
 			return err
 		}
 		return phasedFailure(rep, nil)
+	}
+	if f.scenario == scenarioCampaign {
+		return a.simulateCampaign(ctx, f, tm, &rep)
 	}
 	if f.scenario == scenarioControllerFaults {
 		if err := a.runControllerFaults(ctx, f, tm, &rep); err != nil {
