@@ -10,6 +10,7 @@ package campaign_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,5 +93,114 @@ func TestStepTrackerByHand(t *testing.T) {
 	}
 	if s := (campaign.StepProgress{ID: "delete-binding", Finished: true, Failed: true}).String(); s != "delete-binding failed" {
 		t.Errorf("a failed rollback action: %q", s)
+	}
+}
+
+// stepPos is a step event's place in a plan of steps: 2×index for its
+// start, one more for its end; -1 when the plan has no such step.
+func stepPos(steps []cutover.Step, id string, finished bool) int {
+	for i, s := range steps {
+		if s.ID == id {
+			if finished {
+				return 2*i + 1
+			}
+			return 2 * i
+		}
+	}
+	return -1
+}
+
+// TestStepTrackerExecute runs the fleet (prod-a and prod-b at once in
+// wave 1) with a tracker; at each step event the Progress read then
+// names, for the entry of the event, that step, and for every other
+// running entry the step its own events reached (or the one after it,
+// whose observer waits on the check's lock).
+func TestStepTrackerExecute(t *testing.T) {
+	f := execFleet(t)
+	p := execPlan(t, f)
+	env := execEnv(t, f, "runner-1")
+	tr := campaign.NewStepTracker()
+	byARN := map[string]campaign.Entry{}
+	for _, e := range p.Entries {
+		byARN[e.TargetGroupARN.Raw] = e
+	}
+	var mu sync.Mutex
+	seen := map[string][]string{} // per entry, "id started" and "id done"
+	last := map[string]int{}       // per entry, its last event's stepPos
+	together := 0                  // the most running entries named at once
+	check := func(e campaign.Entry, ev cutover.StepEvent, finished bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		arn := e.TargetGroupARN.Raw
+		how := " started"
+		if finished {
+			how = " done"
+		}
+		seen[arn] = append(seen[arn], ev.Step.ID+how)
+		pos := stepPos(e.Plan.Steps, ev.Step.ID, finished)
+		last[arn] = pos
+		pr, err := tr.Status(t.Context(), p, env.Journal, f.Clock().Now())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		named := 0
+		for _, w := range pr.Waves {
+			for _, ep := range w.Entries {
+				if ep.Step == nil {
+					continue
+				}
+				named++
+				other := byARN[ep.TargetGroupARN]
+				got := stepPos(other.Plan.Steps, ep.Step.ID, ep.Step.Finished)
+				switch {
+				case ep.Status != campaign.StatusRunning:
+					t.Errorf("%s is %s with step %s", ep.Name, ep.Status, ep.Step)
+				case ep.TargetGroupARN == arn && (got != pos || ep.Step.Index != pos/2+1 || ep.Step.Of != len(e.Plan.Steps)):
+					t.Errorf("%s at %s %s: progress says %s", e.Name, ev.Step.ID, how, ep.Step)
+				case ep.TargetGroupARN != arn && got != last[ep.TargetGroupARN] && got != last[ep.TargetGroupARN]+1:
+					t.Errorf("%s's event: %s is at %s, its own events at position %d", e.Name, ep.Name, ep.Step, last[ep.TargetGroupARN])
+				case ep.TargetGroupARN == arn && !strings.Contains(pr.Text(), ep.Step.String()):
+					t.Errorf("the text does not name %s:\n%s", ep.Step, pr.Text())
+				}
+			}
+		}
+		together = max(together, named)
+	}
+	res, err := run(t.Context(), t, env, p, parallel(f), campaign.WithWorkers(3),
+		campaign.WithCutoverOptions(func(e campaign.Entry) []cutover.Option {
+			return append(tr.Options(e, cutover.ObserverFuncs{
+				OnStepStarted:  func(ev cutover.StepEvent) { check(e, ev, false) },
+				OnStepFinished: func(ev cutover.StepEvent) { check(e, ev, true) },
+			}), cutover.WithPollInterval(cutover.DefaultPollInterval))
+		}))
+	if err != nil || !res.Completed {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	for _, e := range p.Entries {
+		var want []string
+		for _, s := range e.Plan.Steps {
+			want = append(want, s.ID+" started", s.ID+" done")
+		}
+		if got := strings.Join(seen[e.TargetGroupARN.Raw], ", "); got != strings.Join(want, ", ") {
+			t.Errorf("%s: steps seen\n%s\nwant the plan's\n%s", e.Name, got, strings.Join(want, ", "))
+		}
+	}
+	if together < 2 {
+		t.Errorf("at most %d running entries named at once: prod-a and prod-b did not overlap", together)
+	}
+	pr, err := tr.Status(t.Context(), p, env.Journal, f.Clock().Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range pr.Blocked {
+		t.Errorf("blocked %s", ep.Name)
+	}
+	for _, w := range pr.Waves {
+		for _, ep := range w.Entries {
+			if ep.Step != nil {
+				t.Errorf("%s, %s, still has step %s", ep.Name, ep.Status, ep.Step)
+			}
+		}
 	}
 }
