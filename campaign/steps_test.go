@@ -126,8 +126,8 @@ func TestStepTrackerExecute(t *testing.T) {
 	}
 	var mu sync.Mutex
 	seen := map[string][]string{} // per entry, "id started" and "id done"
-	last := map[string]int{}       // per entry, its last event's stepPos
-	together := 0                  // the most running entries named at once
+	last := map[string]int{}      // per entry, its last event's stepPos
+	together := 0                 // the most running entries named at once
 	check := func(e campaign.Entry, ev cutover.StepEvent, finished bool) {
 		mu.Lock()
 		defer mu.Unlock()
