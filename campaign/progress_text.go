@@ -17,10 +17,10 @@ import (
 // waiting, blocked, failed, the ETA), one line per wave (its approval
 // and counts; ">" marks the current one), one line per running, failed,
 // rolled-back or blocked entry (name, cluster, holder, since when, the
-// reason and next call; for a running one its step when a [StepTracker]
-// gave it, and its estimate left), and the last stop while not finished. A CLI
-// redraws it after each [Observer] event; `campaign status` prints it
-// once.
+// reason and next call; for a running one its cutover step when a
+// [StepTracker] gave it, and its estimate left), and the last stop while
+// not finished. A CLI redraws it after each [Observer] event and each
+// step a [StepTracker] sees end; `campaign status` prints it once.
 func (pr *Progress) Text() string {
 	var b strings.Builder
 	t := pr.Totals

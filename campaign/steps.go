@@ -116,9 +116,11 @@ func (t *StepTracker) Observer(e Entry, also ...cutover.Observer) cutover.Observ
 	return trackerObserver{t: t, te: te, next: next}
 }
 
-// step returns a copy of the step of the entry of arn; false when none
-// was seen.
-func (t *StepTracker) step(arn string) (StepProgress, bool) {
+// Step returns the last step seen of the entry whose target group's ARN
+// is arn (EntryProgress.TargetGroupARN); false when none was seen. An
+// observer given to [StepTracker.Observer] sees the step of the event it
+// is told of.
+func (t *StepTracker) Step(arn string) (StepProgress, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	te := t.entries[arn]
@@ -164,7 +166,7 @@ func (t *StepTracker) annotate(es []EntryProgress) {
 		if es[i].Status != StatusRunning {
 			continue
 		}
-		if s, ok := t.step(es[i].TargetGroupARN); ok {
+		if s, ok := t.Step(es[i].TargetGroupARN); ok {
 			es[i].Step = &s
 		}
 	}
