@@ -60,11 +60,11 @@ func (s StepProgress) String() string {
 
 // StepTracker follows each running entry's cutover step, for a
 // [Progress] that names it. Give [StepTracker.Options] to Execute
-// through [WithCutoverOptions] (or
-// [StepTracker.Observer] in options of your own); read with [StepTracker.Status] or
-// [StepTracker.Progress]. It is safe for concurrent use (the entries'
-// workers call its observers at once). The zero value is not usable:
-// make one with [NewStepTracker].
+// through [WithCutoverOptions] (or [StepTracker.Observer] in options of
+// your own); read with [StepTracker.Status] or [StepTracker.Progress].
+// It is safe for concurrent use (the entries' workers call its
+// observers at once). The zero value is ready to use, as is
+// [NewStepTracker]'s.
 type StepTracker struct {
 	mu      sync.Mutex
 	entries map[string]*trackedEntry
@@ -105,6 +105,9 @@ func (t *StepTracker) Observer(e Entry, also ...cutover.Observer) cutover.Observ
 		te.steps = e.Plan.Steps
 	}
 	t.mu.Lock()
+	if t.entries == nil {
+		t.entries = map[string]*trackedEntry{}
+	}
 	t.entries[arn] = te
 	t.mu.Unlock()
 	var next []cutover.Observer

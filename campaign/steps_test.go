@@ -29,7 +29,7 @@ func TestStepTrackerByHand(t *testing.T) {
 		t.Fatalf("plans of %d and %d steps, want 3 or more", len(a.Plan.Steps), len(b.Plan.Steps))
 	}
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	tr := campaign.NewStepTracker()
+	var tr campaign.StepTracker // the zero value
 	var mine []string
 	own := cutover.ObserverFuncs{OnStepFinished: func(e cutover.StepEvent) { mine = append(mine, e.Step.ID) }}
 	oa := tr.Observer(a, nil, own)
@@ -84,6 +84,7 @@ func TestStepTrackerByHand(t *testing.T) {
 		}
 	}
 	fits(t, "progress", pr.Text())
+	t.Logf("\n%s", pr.Text())
 	if strings.Join(mine, ",") != "" {
 		t.Errorf("the caller's observer of prod-a saw %v, want nothing finished yet", mine)
 	}
