@@ -60,6 +60,11 @@
 //     [ProgressOf], [Status], the ETA ([ETABasis], through estimate.go's
 //     list scheduling), [Progress.JSON]. progress_text.go:
 //     [Progress.Text], the live view, in [TextColumns].
+//   - steps.go: [StepTracker] ([NewStepTracker]), each running entry's
+//     cutover step ([StepProgress], EntryProgress.Step) from the cutover
+//     observer it gives through [WithCutoverOptions] (composed with the
+//     caller's own), and the progress naming it ([StepTracker.Progress],
+//     [StepTracker.Status]).
 //   - report.go: the final report: [Report], [AccountReport],
 //     [ClusterReport], [TargetGroupReport], [NextStep], [TrafficCount],
 //     [TrafficMeter], [NewReport], [ReportOption], [WithTraffic],

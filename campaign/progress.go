@@ -130,6 +130,10 @@ type EntryProgress struct {
 	// LeftSeconds, for a running one, what that leaves after its start.
 	EstimateSeconds int `json:"estimateSeconds,omitempty"`
 	LeftSeconds     int `json:"leftSeconds,omitempty"`
+	// Step is a running entry's current cutover step and what it waits
+	// for, as a [StepTracker] saw it ([StepTracker.Progress]); nil from
+	// the journal alone.
+	Step *StepProgress `json:"step,omitempty"`
 }
 
 // ProgressOf says where the campaign of p stands by its journal state st

@@ -17,9 +17,10 @@ import (
 // waiting, blocked, failed, the ETA), one line per wave (its approval
 // and counts; ">" marks the current one), one line per running, failed,
 // rolled-back or blocked entry (name, cluster, holder, since when, the
-// reason and next call), and the last stop while not finished. A CLI
-// redraws it after each [Observer] event; `campaign status` prints it
-// once.
+// reason and next call; for a running one its cutover step when a
+// [StepTracker] gave it, and its estimate left), and the last stop while
+// not finished. A CLI redraws it after each [Observer] event and each
+// step a [StepTracker] sees end; `campaign status` prints it once.
 func (pr *Progress) Text() string {
 	var b strings.Builder
 	t := pr.Totals
@@ -84,6 +85,9 @@ func (pr *Progress) Text() string {
 			why := textcell.OneLine(e.Reason)
 			if s == StatusRunning {
 				why = fmt.Sprintf("%s left of %s", seconds(e.LeftSeconds), seconds(e.EstimateSeconds))
+				if st := e.Step; st != nil {
+					why = stepText(*st, why)
+				}
 			}
 			if e.Next != "" {
 				why = strings.TrimPrefix(why+"; next: "+textcell.OneLine(e.Next), "; ")
@@ -100,6 +104,21 @@ func (pr *Progress) Text() string {
 			textcell.OneLine(st.Detail)), TextColumns-2) + "\n"))
 	}
 	return b.String()
+}
+
+// stepText is a running entry's WHY: its step, until when it waits,
+// the estimate left, what it waits for (the part a narrow column cuts):
+// "gate (4 of 8) until 10:05:10; 2m0s left of 6m0s; waits for ...".
+func stepText(st StepProgress, left string) string {
+	out := st.String()
+	if !st.Until.IsZero() {
+		out += " until " + clockOf(st.Until)
+	}
+	out += "; " + left
+	if st.Waiting != "" {
+		out += "; waits for " + textcell.OneLine(st.Waiting)
+	}
+	return out
 }
 
 // entries are every entry of the progress: the waves' in order, then

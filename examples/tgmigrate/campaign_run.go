@@ -234,8 +234,9 @@ func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 	if err != nil {
 		return err
 	}
-	view := &liveView{w: a.stderr, redraw: isTTY(a.stderr), ctx: ctx, plan: src.plan, j: env.Journal, clock: env.Clock}
-	opts = append(opts, campaign.WithApproval(a.approveWave(f.approveWaves)), campaign.WithObserver(view.observer()))
+	view := &liveView{w: a.stderr, redraw: isTTY(a.stderr), ctx: ctx, plan: src.plan, j: env.Journal, clock: env.Clock, steps: campaign.NewStepTracker()}
+	opts = append(opts, campaign.WithApproval(a.approveWave(f.approveWaves)), campaign.WithObserver(view.observer()),
+		campaign.WithCutoverOptions(view.cutoverOptions))
 	if clients.Parallel != nil {
 		opts = append(opts, campaign.WithParallel(clients.Parallel))
 	}

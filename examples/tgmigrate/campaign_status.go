@@ -14,12 +14,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/utils/clock"
 
 	"github.com/qstools/tgmigrate/campaign"
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/internal/textcell"
 )
 
@@ -105,8 +107,12 @@ func journalError(err error) error {
 }
 
 // liveView is campaign run's progress on w: with redraw (a terminal), the
-// campaign's progress (campaign.Status) drawn again in place after each
-// event; else a line per wave and target group started and ended.
+// campaign's progress (campaign.Status, with each running target group's
+// cutover step when steps is set) drawn again in place after each event
+// (a wave or target group started or ended, a step ended, a step's wait
+// begun); else a line per wave and target group started and ended and
+// per step ended. The campaign's events and the cutovers' come from the
+// workers at once: mu keeps each drawing whole.
 type liveView struct {
 	w      io.Writer
 	redraw bool
@@ -114,6 +120,8 @@ type liveView struct {
 	plan   *campaign.Plan
 	j      campaign.Journal
 	clock  clock.Clock
+	steps  *campaign.StepTracker
+	mu     sync.Mutex
 	// lines is how many lines the last drawing took.
 	lines int
 }
@@ -142,15 +150,56 @@ func (v *liveView) observer() campaign.Observer {
 	}
 }
 
+// cutoverOptions are entry e's cutover options, for
+// campaign.WithCutoverOptions: stepObserver's.
+func (v *liveView) cutoverOptions(e campaign.Entry) []cutover.Option {
+	return []cutover.Option{cutover.WithObserver(v.stepObserver(e))}
+}
+
+// stepObserver is entry e's cutover observer (steps must be set): the
+// tracker's, which tells the view as each step ends (an already-done step
+// of a resumed cutover shows nothing) and, on a terminal, as a step
+// begins to wait.
+func (v *liveView) stepObserver(e campaign.Entry) cutover.Observer {
+	at := func(t time.Time) string { return t.Format(time.TimeOnly) }
+	who := fmt.Sprintf("%s (%s)", e.Name, e.Cluster)
+	obs := cutover.ObserverFuncs{
+		OnStepFinished: func(ev cutover.StepEvent) {
+			if ev.Skipped {
+				return
+			}
+			st, _ := v.steps.Step(e.TargetGroupARN.Raw)
+			line := fmt.Sprintf("%s  %s: %s", at(ev.At), who, st)
+			if ev.Err != nil {
+				line += ": " + oneLine(ev.Err.Error())
+			}
+			v.event(line)
+		},
+		OnWaiting: func(w cutover.Wait) {
+			if !v.redraw {
+				return
+			}
+			line := fmt.Sprintf("%s  %s: %s waits for %s", at(v.clock.Now()), who, w.Step, oneLine(w.What))
+			if !w.Until.IsZero() {
+				line += " until " + at(w.Until)
+			}
+			v.event(line)
+		},
+	}
+	return v.steps.Observer(e, obs)
+}
+
 // event shows one event: its line, or the progress redrawn in place (the
 // last drawing erased: the cursor up its lines, then cleared to the end).
 // A journal that cannot be read now shows the line instead.
 func (v *liveView) event(line string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if !v.redraw {
 		fmt.Fprintln(v.w, line)
 		return
 	}
-	pr, err := campaign.Status(v.ctx, v.plan, v.j, v.clock.Now())
+	pr, err := v.status()
 	if err != nil {
 		fmt.Fprintln(v.w, line)
 		v.lines = 0
@@ -162,6 +211,15 @@ func (v *liveView) event(line string) {
 	}
 	fmt.Fprint(v.w, text)
 	v.lines = strings.Count(text, "\n")
+}
+
+// status is where the campaign stands now, with the running target
+// groups' steps when the view tracks them.
+func (v *liveView) status() (*campaign.Progress, error) {
+	if v.steps != nil {
+		return v.steps.Status(v.ctx, v.plan, v.j, v.clock.Now())
+	}
+	return campaign.Status(v.ctx, v.plan, v.j, v.clock.Now())
 }
 
 // writeReports writes run's --report (Markdown) and --report-json files

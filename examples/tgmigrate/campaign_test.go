@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/qstools/tgmigrate/campaign"
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
@@ -422,4 +424,67 @@ func TestLiveView(t *testing.T) {
 	if first != pr.Text()+waveLine || second != up+pr.Text()+entryLine {
 		t.Errorf("on a terminal:\n%q\n%q\nwant the progress and the event, then %q and the same", first, second, up)
 	}
+	liveSteps(t, f, p, j)
+}
+
+// liveSteps: the staging canary running, its cutover's step events: off
+// a terminal a line per step done (none for one already done, none for a
+// wait); on a terminal the progress redrawn in place at a wait and at a
+// step's end, the running line naming the step.
+func liveSteps(t *testing.T, f *tgmigratetest.Fleet, p *campaign.Plan, j campaign.Journal) {
+	t.Helper()
+	e, _ := p.Entry(f.World("staging").Legacy().TargetGroupARN)
+	st := &campaign.JournalState{SchemaVersion: campaign.JournalSchemaVersion, PlanID: p.ID, PlanDigest: p.Digest}
+	for _, pe := range p.Entries {
+		es := campaign.EntryState{TargetGroupARN: pe.TargetGroupARN.Raw, Name: pe.Name, Cluster: pe.Cluster, Wave: pe.Wave, Status: campaign.StatusPending}
+		if pe.TargetGroupARN.Raw == e.TargetGroupARN.Raw {
+			es.Status, es.Holder, es.StartedAt, es.ClaimedAt = campaign.StatusRunning, "runner-1", f.Clock().Now(), f.Clock().Now()
+		}
+		st.Entries = append(st.Entries, es)
+	}
+	for _, w := range p.Waves {
+		st.Waves = append(st.Waves, campaign.WaveState{Name: w.Name, Approval: w.Approval})
+	}
+	if _, err := j.Save(t.Context(), st, ""); err != nil {
+		t.Fatal(err)
+	}
+	now := f.Clock().Now()
+	s0, s1 := e.Plan.Steps[0], e.Plan.Steps[1]
+	wait := cutover.Wait{Step: s1.ID, What: "the new pod targets healthy", Until: now.Add(90 * time.Second)}
+	drive := func(o cutover.Observer, draws func()) {
+		o.StepFinished(cutover.StepEvent{Step: s0, At: now, Skipped: true})
+		o.StepStarted(cutover.StepEvent{Step: s1, At: now})
+		o.Waiting(wait)
+		draws()
+		o.StepFinished(cutover.StepEvent{Step: s1, At: now})
+	}
+	n := len(e.Plan.Steps)
+	stepDone := fmt.Sprintf("00:00:20  legacy-web (staging): %s done (2 of %d)\n", s1.ID, n)
+
+	var lines bytes.Buffer
+	v := &liveView{w: &lines, ctx: t.Context(), plan: p, j: j, clock: f.Clock(), steps: campaign.NewStepTracker()}
+	drive(v.stepObserver(e), func() {})
+	if got := lines.String(); got != stepDone {
+		t.Errorf("off a terminal: %q, want %q", got, stepDone)
+	}
+
+	var live bytes.Buffer
+	v = &liveView{w: &live, redraw: true, ctx: t.Context(), plan: p, j: j, clock: f.Clock(), steps: campaign.NewStepTracker()}
+	var waiting string
+	drive(v.stepObserver(e), func() { waiting = live.String() })
+	done := strings.TrimPrefix(live.String(), waiting)
+	pr, err := v.steps.Status(t.Context(), p, j, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := fmt.Sprintf("\033[%dA\033[J", strings.Count(waiting, "\n"))
+	waitLine := fmt.Sprintf("00:00:20  legacy-web (staging): %s waits for the new pod targets healthy until 00:01:50\n", s1.ID)
+	running := fmt.Sprintf("%s (2 of %d) until 00:01:50;", s1.ID, n)
+	switch {
+	case !strings.HasSuffix(waiting, waitLine) || !strings.Contains(waiting, running):
+		t.Errorf("at the wait:\n%s\nwant the running line to name %q, and the line %q", waiting, running, waitLine)
+	case done != up+pr.Text()+stepDone || !strings.Contains(done, fmt.Sprintf("%s done (2 of %d);", s1.ID, n)):
+		t.Errorf("at the step's end:\n%q\nwant %q, the progress naming the step, and %q", done, up, stepDone)
+	}
+	t.Logf("\n%s", done)
 }

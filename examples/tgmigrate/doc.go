@@ -73,8 +73,10 @@
 //     wave's approval, the progress, the result, the exit code and the
 //     command line that resumes.
 //   - campaign_status.go: campaign status (the progress from the journal
-//     alone, or the report in markdown); campaign run's live view and its
-//     --report and --report-json files.
+//     alone, or the report in markdown); campaign run's live view (redrawn
+//     on the campaign's events and as each cutover step ends, the running
+//     target groups' steps through campaign.StepTracker) and its --report
+//     and --report-json files.
 //   - campaign_env.go: the --cluster values (NAME[=CONTEXT][@ACCOUNT_ID])
 //     and the --journal values (file:PATH, configmap:CLUSTER/NAMESPACE/NAME),
 //     and the clients the campaign commands act through, per account and
