@@ -22,9 +22,6 @@ import (
 // claims) must act in the same order every time, so every run's Result
 // and worlds' counts are the first run's.
 func TestExecuteParallelRepeats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("five campaigns per case")
-	}
 	for _, tc := range []struct {
 		name  string
 		fleet func(*testing.T) *tgmigratetest.Fleet
