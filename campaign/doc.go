@@ -287,7 +287,7 @@
 // [Result.JSON] is versioned ([ResultSchemaVersion]). An [Observer] sees
 // each wave and entry start and end, for a live view. [WithParallel]
 // runs the workers (a simulated fleet's Fleet.Parallel, so that their
-// waits overlap in virtual time); [WithHook] is the crash point of the
+// waits overlap in virtual time and a run repeats exactly); [WithHook] is the crash point of the
 // tests. What Execute needs is data: [ExecutePermissions].
 //
 // # Progress and report

@@ -182,7 +182,9 @@ type Hook func(ctx context.Context, e Event) error
 // Parallel runs fns at once and returns when every one has returned,
 // their errors joined. The default starts a goroutine each; a simulated
 // fleet's Fleet.Parallel fits, so that the workers' waits overlap in its
-// virtual time.
+// virtual time and the workers that meet at one instant act in a fixed
+// order: the same fleet and plan give the same run every time (the
+// workers wait for each other only through the clock, as it requires).
 type Parallel func(ctx context.Context, fns ...func(ctx context.Context) error) error
 
 // ExecuteOption adjusts one Execute call.

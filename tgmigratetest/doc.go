@@ -51,8 +51,9 @@
 //     one virtual clock; the clusters of one account share its ELBv2
 //     service, each in a VPC of its own.
 //   - fleetclock.go: the fleet's clock: Parallel's participants wait on
-//     it at once, in virtual time (a barrier); other waits are taken one
-//     at a time.
+//     it at once, in virtual time (a barrier), and run one at a time, in
+//     the order of fns at each instant; other waits are taken one at a
+//     time.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
 //     named ELBv2, EC2 and Service Quotas operations, each as its service
 //     answers them), CrashAfter and ErrCrash (a cutover crashed after its
@@ -160,14 +161,21 @@
 // [Fleet.Parallel] runs code under test in parallel, one participant per
 // goroutine (a cutover per cluster, say): a participant's wait on the
 // clock blocks until every participant still running waits too, then the
-// worlds run to the earliest deadline and the waits it ends return. The
-// fleet's virtual time then measures the parallel run as real time would:
-// two 6-minute cutovers take 6 minutes, not 12, and the same fleet gives
-// the same times and counts on every run. The worlds' API latencies
-// (Timings) wait on the same clock, so they may be set in a fleet; each
-// participant waits from one goroutine at a time (Diagnose with
-// diagnose.WithConcurrency(1) when a latency is set). Waits outside
-// Parallel are taken one at a time, their lengths adding up.
+// worlds run to the earliest deadline and the waits it ends return, one
+// at a time in the order of the participants, each running until it
+// waits again (one participant runs at a time). The fleet's virtual time
+// then measures the parallel run as real time would: two 6-minute
+// cutovers take 6 minutes, not 12; and participants that meet at one
+// instant (two workers reading one journal, two cutovers calling one
+// ELBv2 service) act in the same order on every run, so the same fleet,
+// seeds and participants give the same times, states and counts on
+// every run. The worlds' API latencies (Timings) wait on the same clock,
+// so they may be set in a fleet. Each participant runs and waits from
+// one goroutine at a time (Diagnose with diagnose.WithConcurrency(1) when
+// a latency is set), and participants wait for each other only through
+// the clock (one blocked on a lock or channel of another stops the
+// fleet). Waits outside Parallel are taken one at a time, their lengths
+// adding up.
 //
 // What an account's clusters do not share: each world has its own EC2
 // (security groups and interfaces, with the same IDs in every cluster)

@@ -298,21 +298,29 @@ func (f *Fleet) Run(d time.Duration) { f.clock.Sleep(d) }
 // returned, joined ([errors.Join]), nil if none did. The participants'
 // waits on the fleet's clock (every world's Clock, and the worlds' API
 // latencies, Timings.ELBv2Latency and KubeLatency) overlap in virtual
-// time: a wait blocks until every participant still running waits too,
-// then the worlds run until the earliest of their deadlines and the waits
-// it ends return. So the virtual time Parallel takes is that of its
-// longest participant, and the same fleet, seeds and fns give the same
-// time and counts on every run. No participant code runs while the
-// worlds' events do.
+// time, and their code runs one participant at a time, each until it
+// waits on the clock or returns: they start in the order of fns; once
+// every participant still running waits, the waits ended at the current
+// instant return one at a time, in the order of fns, each participant
+// running until its next wait before the next returns; when none is
+// left, the worlds run until the earliest deadline among the waits. So
+// the virtual time Parallel takes is that of its longest participant,
+// participants that meet at one instant (two reads of one state, two
+// calls to one service) act in the same order on every run, and the same
+// fleet, seeds and fns give the same times, states and counts on every
+// run. No participant code runs while the worlds' events do.
 //
-// Each participant waits from one goroutine at a time (cutover, tgbind
-// and subnets do; Diagnose does with diagnose.WithConcurrency(1), or with
-// no API latency, when its reads do not wait), and participants wait for
-// each other only through the clock: a participant blocked on anything
-// else (a channel another participant fills, a lock) while the others
-// wait on the clock stops the fleet. Parallel must not be called while
-// another runs (that is an [*OptionsError] of Op "parallel"), nor while
-// code under test waits on the clock outside it.
+// The promise holds for participants that keep the rules: each
+// participant's code runs in one goroutine at a time (it may hand its
+// work to another goroutine and wait for it; cutover, tgbind and subnets
+// do so, Diagnose with diagnose.WithConcurrency(1), or with no API
+// latency, when its reads do not wait), and participants wait for each
+// other only through the clock: a participant blocked on anything else
+// (a channel another participant fills, a lock another holds across a
+// wait) stops the fleet, as the others do not run until it waits on the
+// clock. Parallel must not be called while another runs (that is an
+// [*OptionsError] of Op "parallel"), nor while code under test waits on
+// the clock outside it.
 func (f *Fleet) Parallel(ctx context.Context, fns ...func(ctx context.Context) error) error {
 	if !f.clock.begin(len(fns)) {
 		return optionsError("parallel", "fns", "another Parallel of the fleet runs")
@@ -324,7 +332,8 @@ func (f *Fleet) Parallel(ctx context.Context, fns ...func(ctx context.Context) e
 		wg.Go(func() {
 			// A participant that returns, or ends its goroutine
 			// (t.FailNow), no longer holds the others' waits.
-			defer f.clock.leave()
+			defer f.clock.leave(i)
+			f.clock.enter(i)
 			errs[i] = fn(ctx)
 		})
 	}

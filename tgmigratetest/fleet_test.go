@@ -233,6 +233,65 @@ func TestFleetParallelRules(t *testing.T) {
 	}
 }
 
+// TestFleetParallelOrder: Parallel runs one participant at a time: they
+// start in the order of fns, and the waits that end at one instant
+// return in that order, each participant running until it waits again
+// (a wait begun meanwhile that ends at the same instant, Sleep(0), comes
+// after them); a participant may hand its work to a goroutine and wait
+// for it. So the order is the same on every run (and -race sees no two
+// participants at once: the log has no lock).
+func TestFleetParallelOrder(t *testing.T) {
+	opts := fleetOptions()
+	opts.Clusters = opts.Clusters[:1]
+	f, err := tgmigratetest.NewFleet(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Clock()
+	want := "0 start, 1 start, 2 start, 0 at 1m, 1 at 1m, 1 back, 2 at 1m, 0 again at 1m, 1 at 2m, 2 at 2m"
+	for run := range 10 {
+		var log []string
+		err := f.Parallel(t.Context(),
+			func(context.Context) error {
+				log = append(log, "0 start")
+				c.Sleep(time.Minute)
+				log = append(log, "0 at 1m")
+				c.Sleep(0)
+				log = append(log, "0 again at 1m")
+				return nil
+			},
+			func(context.Context) error {
+				log = append(log, "1 start")
+				done := make(chan struct{})
+				go func() {
+					<-c.After(time.Minute)
+					log = append(log, "1 at 1m")
+					close(done)
+				}()
+				<-done
+				log = append(log, "1 back")
+				c.Sleep(time.Minute)
+				log = append(log, "1 at 2m")
+				return nil
+			},
+			func(context.Context) error {
+				log = append(log, "2 start")
+				tm := c.NewTimer(time.Minute)
+				<-tm.C()
+				log = append(log, "2 at 1m")
+				tk := c.NewTicker(time.Minute)
+				defer tk.Stop()
+				<-tk.C()
+				log = append(log, "2 at 2m")
+				return nil
+			},
+		)
+		if got := strings.Join(log, ", "); err != nil || got != want {
+			t.Fatalf("run %d: Parallel() = %v, order %s; want nil, %s", run, err, got, want)
+		}
+	}
+}
+
 // TestFleetSharedAccount: two clusters of one account share its ELBv2
 // service (one service lists both target groups, named per cluster, in
 // two VPCs), and a third has an account of its own; cutovers in all three

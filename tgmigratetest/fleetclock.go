@@ -2,10 +2,12 @@ package tgmigratetest
 
 // fleetclock.go: fleetClock, the clock a fleet's code under test waits
 // on: the fleet's virtual clock, with the waits of Fleet.Parallel's
-// participants overlapping in virtual time (a barrier), and every other
-// wait taken one at a time.
+// participants overlapping in virtual time (a barrier) and their code
+// run one participant at a time, in a fixed order; every other wait
+// taken one at a time.
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -18,13 +20,19 @@ import (
 // it: every world's Clock and the clock their API latencies wait on.
 //
 // While [Fleet.Parallel] runs, its participants' waits (Sleep, After, a
-// timer's or a ticker's C) overlap: each wait registers its deadline and
-// blocks; once every live participant is blocked, the goroutine that
-// blocked last runs the worlds' events up to the earliest deadline
-// (vclock's RunUntil) and wakes the waits that deadline ends. So the
-// virtual time a parallel run takes is its longest participant's, as the
-// same run would take in real time. Participant code never runs while
-// events do.
+// timer's or a ticker's C) overlap in virtual time, and their code runs
+// one participant at a time: the turn. A participant runs only while it
+// holds the turn, from its start (in the order of Parallel's fns) or the
+// end of a wait until its next wait or its return, which hands the turn
+// on. The turn goes to the waits ended at the current instant, in
+// participant order (the batch of the instant: a wait begun meanwhile
+// that ends at the same instant is in the next batch); when none is
+// left, the goroutine that handed the turn on runs the worlds' events up
+// to the earliest deadline (vclock's RunUntil), and the waits that
+// deadline ends are the next batch. So the virtual time a parallel run
+// takes is its longest participant's, as the same run would take in real
+// time, and participants that meet at one instant act in the same order
+// on every run. Participant code never runs while events do.
 //
 // Outside Parallel, a wait moves the virtual clock under one lock: a
 // goroutine that waits while another goroutine's wait runs the worlds'
@@ -41,22 +49,28 @@ type fleetClock struct {
 	// have not returned yet.
 	parallel bool
 	live     int
-	// waiters are the participants' blocked waits; advancing is set while
-	// a goroutine runs the worlds' events for them.
+	// turn is the participant that runs (its index in Parallel's fns), -1
+	// while none does.
+	turn int
+	// waiters are the participants' blocked waits not yet due; ready the
+	// batch of the current instant, in participant order, each run in its
+	// turn; advancing is set while a goroutine runs the worlds' events.
 	waiters   []*fleetWaiter
+	ready     []*fleetWaiter
 	advancing bool
 }
 
 // fleetWaiter is one blocked wait of a participant.
 type fleetWaiter struct {
 	at   time.Time
+	who  int // the participant, by its index in Parallel's fns
 	wake chan struct{}
 }
 
 var _ clock.WithTicker = (*fleetClock)(nil)
 
 // newFleetClock returns a fleet clock at vclock.Epoch.
-func newFleetClock() *fleetClock { return &fleetClock{c: vclock.New(time.Time{})} }
+func newFleetClock() *fleetClock { return &fleetClock{c: vclock.New(time.Time{}), turn: -1} }
 
 // begin starts a Parallel of n participants; it reports false when one
 // runs already.
@@ -66,14 +80,29 @@ func (f *fleetClock) begin(n int) bool {
 	if f.parallel {
 		return false
 	}
-	f.parallel, f.live = true, n
+	f.parallel, f.live, f.turn = true, n, -1
 	return true
 }
 
-// leave ends a participant: the others' waits no longer wait for it.
-func (f *fleetClock) leave() {
+// enter blocks the participant i until its first turn: the participants
+// start in order, at the current instant.
+func (f *fleetClock) enter(i int) {
+	f.mu.Lock()
+	w := &fleetWaiter{at: f.c.Now(), who: i, wake: make(chan struct{})}
+	f.waiters = append(f.waiters, w)
+	f.stepLocked()
+	f.mu.Unlock()
+	<-w.wake
+}
+
+// leave ends the participant i: the others' waits no longer wait for it,
+// and its turn passes on.
+func (f *fleetClock) leave(i int) {
 	f.mu.Lock()
 	f.live--
+	if f.turn == i {
+		f.turn = -1
+	}
 	f.stepLocked()
 	f.mu.Unlock()
 }
@@ -81,7 +110,7 @@ func (f *fleetClock) leave() {
 // end ends the Parallel once every participant has left.
 func (f *fleetClock) end() {
 	f.mu.Lock()
-	f.parallel = false
+	f.parallel, f.turn = false, -1
 	f.mu.Unlock()
 }
 
@@ -103,8 +132,10 @@ func (f *fleetClock) waitUntil(at func() time.Time) time.Time {
 		f.c.RunUntil(at())
 		return f.c.Now()
 	}
-	// No event runs while a participant does: the time stands still.
-	w := &fleetWaiter{at: at(), wake: make(chan struct{})}
+	// The participant holding the turn waits (no other runs): the time
+	// stands still until it hands the turn on.
+	w := &fleetWaiter{at: at(), who: f.turn, wake: make(chan struct{})}
+	f.turn = -1
 	f.waiters = append(f.waiters, w)
 	f.stepLocked()
 	f.mu.Unlock()
@@ -112,36 +143,49 @@ func (f *fleetClock) waitUntil(at func() time.Time) time.Time {
 	return f.c.Now()
 }
 
-// stepLocked, once every live participant is blocked, runs the worlds'
-// events up to the earliest deadline among the waits and wakes the waits
-// it ends. f.mu is held on entry and on return; it is released while the
+// stepLocked, once no participant holds the turn and every live one is
+// blocked on the clock, gives the turn to the next wait of the current
+// instant's batch; when the batch is over, it makes the waits due now
+// the next batch or, if none is, runs the worlds' events up to the
+// earliest deadline among the waits and makes the waits it ends the
+// next. f.mu is held on entry and on return; it is released while the
 // events run, when no participant runs.
 func (f *fleetClock) stepLocked() {
-	if f.live <= 0 || len(f.waiters) < f.live || f.advancing {
+	if f.live <= 0 || f.turn >= 0 || f.advancing || len(f.waiters)+len(f.ready) < f.live {
 		return
 	}
-	next := f.waiters[0].at
-	for _, w := range f.waiters[1:] {
-		if w.at.Before(next) {
-			next = w.at
+	if len(f.ready) == 0 {
+		next := f.waiters[0].at
+		for _, w := range f.waiters[1:] {
+			if w.at.Before(next) {
+				next = w.at
+			}
 		}
-	}
-	f.advancing = true
-	f.mu.Unlock()
-	f.c.RunUntil(next)
-	f.mu.Lock()
-	f.advancing = false
-	now := f.c.Now()
-	kept := f.waiters[:0]
-	for _, w := range f.waiters {
-		if w.at.After(now) {
-			kept = append(kept, w)
-		} else {
-			close(w.wake)
+		if next.After(f.c.Now()) {
+			f.advancing = true
+			f.mu.Unlock()
+			f.c.RunUntil(next)
+			f.mu.Lock()
+			f.advancing = false
 		}
+		now := f.c.Now()
+		kept := f.waiters[:0]
+		for _, w := range f.waiters {
+			if w.at.After(now) {
+				kept = append(kept, w)
+			} else {
+				f.ready = append(f.ready, w)
+			}
+		}
+		clear(f.waiters[len(kept):])
+		f.waiters = kept
+		slices.SortStableFunc(f.ready, func(a, b *fleetWaiter) int { return a.who - b.who })
 	}
-	clear(f.waiters[len(kept):])
-	f.waiters = kept
+	w := f.ready[0]
+	f.ready[0] = nil
+	f.ready = f.ready[1:]
+	f.turn = w.who
+	close(w.wake)
 }
 
 // Now returns the virtual time.
