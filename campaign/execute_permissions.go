@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/qstools/tgmigrate/cutover"
 )
@@ -25,8 +26,9 @@ type Permissions struct {
 	// order.
 	Clusters []ClusterPermissions `json:"clusters"`
 	// Journal are the rules on the campaign journal's ConfigMap
-	// ([JournalClusterRules]), in its cluster and namespace.
-	Journal []rbacv1.PolicyRule `json:"journal"`
+	// ([JournalClusterRules]), in its cluster and namespace; empty for
+	// a file journal.
+	Journal []rbacv1.PolicyRule `json:"journal,omitempty"`
 }
 
 // AccountPermissions is one account's IAM policy for Execute.
@@ -64,7 +66,8 @@ func JournalClusterRules(name string) []rbacv1.PolicyRule {
 }
 
 // ExecutePermissions returns what Execute of p needs, with the campaign
-// journal in the ConfigMap named journalName. A plan that does not
+// journal in the ConfigMap named journalName ("": a [FileJournal], which
+// needs no rule: Permissions.Journal is empty). A plan that does not
 // verify, or a cutover plan whose policy or rules cannot be derived, is
 // an error.
 func ExecutePermissions(p *Plan, journalName string) (*Permissions, error) {
@@ -74,10 +77,13 @@ func ExecutePermissions(p *Plan, journalName string) (*Permissions, error) {
 	if err := p.Verify(); err != nil {
 		return nil, &InputError{Op: "permissions", Field: "plan", Reason: "not the plan that was approved", Err: err}
 	}
-	if journalName == "" {
-		return nil, &InputError{Op: "permissions", Field: "journalName", Reason: "is empty"}
+	if journalName != "" && len(validation.IsDNS1123Subdomain(journalName)) > 0 {
+		return nil, &InputError{Op: "permissions", Field: "journalName", Reason: fmt.Sprintf("%q is not a ConfigMap's name", journalName)}
 	}
-	out := &Permissions{Journal: JournalClusterRules(journalName)}
+	out := &Permissions{}
+	if journalName != "" {
+		out.Journal = JournalClusterRules(journalName)
+	}
 	needs := map[string][]cutover.PolicyNeed{}
 	var accounts []string
 	clusters := map[string]int{}

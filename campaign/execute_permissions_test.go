@@ -69,6 +69,14 @@ func TestExecutePermissions(t *testing.T) {
 	if _, err := campaign.ExecutePermissions(nil, "x"); !campaign.IsInvalidInput(err) {
 		t.Errorf("nil plan: %v", err)
 	}
+	if _, err := campaign.ExecutePermissions(p, "Not_A/Name"); !campaign.IsInvalidInput(err) {
+		t.Errorf("a bad ConfigMap name: %v", err)
+	}
+	// A file journal needs no rule in any cluster.
+	file, err := campaign.ExecutePermissions(p, "")
+	if err != nil || len(file.Journal) != 0 || len(file.Accounts) != len(perm.Accounts) || len(perm.Journal) == 0 {
+		t.Errorf("file journal: %+v, %v; want the same accounts and no journal rule", file, err)
+	}
 }
 
 type cutoverRBAC = cutover.RBAC

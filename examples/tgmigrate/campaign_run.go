@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,6 +32,8 @@ type campaignRunFlags struct {
 	errorBudget  int
 	yes          bool
 	approveWaves bool
+	// permissions prints what the run needs and runs nothing.
+	permissions bool
 	// report and reportJSON are the files of the final report.
 	report, reportJSON string
 }
@@ -74,6 +77,7 @@ completed (stopped, a wave not approved, target groups blocked or skipped),
 	fl.IntVar(&f.errorBudget, "error-budget", 0, fmt.Sprintf("failed target groups tolerated before no more start (default %d, campaign's)", campaign.DefaultErrorBudget))
 	fl.BoolVar(&f.yes, "yes", false, "really run (default: show what would run, changing nothing)")
 	fl.BoolVar(&f.approveWaves, "approve-waves", false, "approve every wave without a prompt (for automation)")
+	fl.BoolVar(&f.permissions, "permissions", false, "print what the run needs as JSON (campaign.ExecutePermissions: per account its IAM policy, per cluster its RBAC rules, the journal ConfigMap's rules) and run nothing")
 	fl.StringVar(&f.report, "report", "", "write the final report as Markdown to this file (per account, cluster and target group)")
 	fl.StringVar(&f.reportJSON, "report-json", "", "write the final report as JSON to this file (campaign.ReportSchema)")
 	a.addFormatFlag(cmd, "text", "json")
@@ -197,6 +201,9 @@ func (a *app) checkRunAccounts(p *campaign.Plan) ([]string, error) {
 
 func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 	ctx := cmd.Context()
+	if f.permissions {
+		return a.printCampaignPermissions(cmd, f)
+	}
 	src, err := f.source(true)
 	if err != nil {
 		return err
@@ -251,6 +258,35 @@ func (a *app) runCampaignRun(cmd *cobra.Command, f *campaignRunFlags) error {
 
 // campaignDryRun shows what a run would do (the plan, in --format, and
 // where it would journal), changing nothing and calling nothing.
+// printCampaignPermissions prints campaign.ExecutePermissions of the plan
+// and the journal as JSON, with no call: what the run's roles and service
+// accounts need. --cluster is not needed (the plan names the clusters);
+// --yes, --approve-waves and the report files are refused with it.
+func (a *app) printCampaignPermissions(cmd *cobra.Command, f *campaignRunFlags) error {
+	for _, name := range []string{"yes", "approve-waves", "report", "report-json"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("--permissions and --%s: --permissions prints what a run needs and runs nothing", name)
+		}
+	}
+	if a.format != "json" && cmd.Flags().Changed("format") {
+		return usagef("--permissions prints JSON: drop --format %s", a.format)
+	}
+	src, err := f.source(false)
+	if err != nil {
+		return err
+	}
+	perms, err := campaign.ExecutePermissions(src.plan, src.journal.Name)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(perms, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "%s\n", data)
+	return err
+}
+
 func (a *app) campaignDryRun(src *campaignSource, holder string) {
 	if a.format == "text" {
 		fmt.Fprint(a.stdout, src.plan.Text())

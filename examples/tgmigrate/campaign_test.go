@@ -189,6 +189,20 @@ func TestCampaignPlanRunResume(t *testing.T) {
 		t.Fatalf("a journal before any run:\n%s", before)
 	}
 
+	// --permissions: what the run needs, as data, with no call.
+	stderr = &lockedBuffer{}
+	code, out = do(t.Context(), stderr, append(run, "--permissions")...)
+	var perms campaign.Permissions
+	if err := json.Unmarshal([]byte(out), &perms); code != exitOK || err != nil || len(perms.Accounts) != 2 || len(perms.Clusters) != 2 || len(perms.Journal) == 0 {
+		t.Fatalf("--permissions: exit %d, %v, %+v; want 2 accounts' policies, 2 clusters' rules and the journal's; stderr %q", code, err, perms, stderr.String())
+	}
+	if after := fleetState(t, f); after != before || built != builtBefore {
+		t.Fatalf("--permissions changed the fleet or built its clients (%d)", built-builtBefore)
+	}
+	if code, _ := do(t.Context(), &lockedBuffer{}, append(run, "--permissions", "--yes")...); code != exitUsage {
+		t.Errorf("--permissions --yes: exit %d, want %d", code, exitUsage)
+	}
+
 	// The canary runs; the next wave needs an approval stdin cannot give.
 	stderr = &lockedBuffer{}
 	code, out = do(t.Context(), stderr, append(run, "--yes")...)

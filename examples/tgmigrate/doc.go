@@ -71,7 +71,8 @@
 //   - campaign_run.go: campaign run: the checks of the plan, the clusters,
 //     the accounts and the journal before any call, the dry run, each
 //     wave's approval, the progress, the result, the exit code and the
-//     command line that resumes.
+//     command line that resumes; --permissions (what the run needs, as
+//     campaign.ExecutePermissions gives it, with no call).
 //   - campaign_status.go: campaign status (the progress from the journal
 //     alone, or the report in markdown); campaign run's live view (redrawn
 //     on the campaign's events and as each cutover step ends, the running
@@ -148,13 +149,17 @@
 //     on stderr is, on a terminal, the campaign's progress
 //     (campaign.Status: per wave done, running, waiting, blocked, the ETA)
 //     redrawn in place after each wave and target group started and
-//     ended, elsewhere a line per such event; --report and --report-json
+//     ended and each cutover step ended (campaign.StepTracker: the
+//     running target groups' steps), elsewhere a line per such event; --report and --report-json
 //     write the final report (campaign.NewReport); Ctrl-C
 //     prints the command line that resumes (with --holder, so that the
 //     resume takes this run's Leases back at once). run exits 0 when every
 //     runnable target group is done, 1 when the campaign is not completed
 //     (stopped, a wave not approved, blocked or skipped target groups), 3
 //     when one failed (rolled back or not) or the error budget stopped it.
+//     run --permissions prints, with no call, what the run needs as JSON
+//     (campaign.ExecutePermissions: per account its IAM policy, per
+//     cluster its RBAC rules, the journal ConfigMap's rules).
 //   - campaign status: where a campaign stands from its journal alone, at
 //     any time, from any machine (a ConfigMap journal's cluster through
 //     its --cluster context; no AWS call): the progress in text or json,
