@@ -3,13 +3,15 @@ package tgmigratetest
 // apps.go: a world's other applications (Options.Apps) and its per-load-
 // balancer target quota (Options.TargetsPerLoadBalancer): App, their
 // checks, their translation to the simulator, and what a test reads and
-// does with them (Apps, RequestsOf, RequestsBetween, PeakTargets,
-// DenyControllerOn).
+// does with them (Apps, RequestsOf, RequestsBetween, FailedUnderWay,
+// PeakTargets, DenyControllerOn).
 
 import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/qstools/tgmigrate"
@@ -220,6 +222,44 @@ func (w *World) RequestsBetween(tg tgmigrate.ARN, from, to time.Time) Requests {
 		}
 	}
 	return requestsOf(in)
+}
+
+// UnderWay is what [World.FailedUnderWay] finds: of an application's
+// failed requests from an instant on, those no call made at that instant
+// could have saved.
+type UnderWay struct {
+	// Failed counts them.
+	Failed int
+	// Nodes are the nodes their targets were registered for, by name.
+	Nodes []string
+}
+
+// FailedUnderWay returns, of the failed requests of the application whose
+// hand-made target group is tg, those no call made at start could have
+// saved: the requests sent from start until start plus the world's
+// deregistration lag (Timings.DeregistrationLag) to a target registered
+// for a node whose disruption Karpenter began before start, gone by then
+// or still draining. A target takes new requests for the lag after it
+// leaves the target group, so that even deregistered at start it stays in
+// the load balancer's rotation until then, and its node may be gone
+// sooner; a disruption Karpenter has begun runs to its end whatever
+// karpenter.sh/do-not-disrupt says. A failure after that, or to another
+// target, is not counted: a call at start could have prevented it.
+// Requests are placed by the second they were sent in, as RequestsBetween
+// places them, so Failed is at most RequestsBetween(tg, start, start plus
+// the lag).Failed. Zero for another target group.
+func (w *World) FailedUnderWay(tg tgmigrate.ARN, start time.Time) UnderWay {
+	seconds := w.w.TrafficOf(tg.Raw).Seconds
+	if len(seconds) == 0 {
+		return UnderWay{}
+	}
+	var u UnderWay
+	for holder, n := range w.w.UnderWayOf(tg.Raw, seconds[0].Start, start) {
+		u.Failed += n
+		u.Nodes = append(u.Nodes, strings.TrimPrefix(holder, "node/"))
+	}
+	slices.Sort(u.Nodes)
+	return u
 }
 
 // requestsOf sums seconds of traffic, in time order.

@@ -2,10 +2,13 @@ package tgmigratetest_test
 
 // apps_test.go: a world of several applications (Options.Apps): their
 // target groups, rules and traffic by window, the per-ALB quota ELBv2
-// enforces and Service Quotas answers, the peak, DenyControllerOn.
+// enforces and Service Quotas answers, the peak, DenyControllerOn, the
+// failed requests no call at an instant could have saved
+// (FailedUnderWay).
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +17,10 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/qstools/tgmigrate"
+	"github.com/qstools/tgmigrate/cutover"
 	"github.com/qstools/tgmigrate/tgmigratetest"
 )
 
@@ -103,4 +108,77 @@ func TestWorldApps(t *testing.T) {
 			t.Errorf("DenyControllerOn(%s, %s) = %v, want an *OptionsError on %s", tt.op, tt.tg.Raw, err, tt.field)
 		}
 	}
+}
+
+// TestWorldFailedUnderWay: what no call at an instant could have saved.
+// In a world of 4 nodes under steady churn at a 1-minute pace, Karpenter
+// begins to replace the first node 60 s into the world and terminates it
+// 70 s later; at 120 s (start), its targets are still registered, and it
+// is gone 10 s into the 15-second deregistration lag. Left alone, the
+// app's hand-made target group fails requests to it for a minute, and
+// only those of the lag after start are under way; from an instant before
+// the disruption began, none is. A phased cutover executed at start
+// retires that target at its first step, yet the load balancer sends it
+// requests for the lag: every request lost from Execute's start on is
+// one of those, and there are some.
+func TestWorldFailedUnderWay(t *testing.T) {
+	opts := tgmigratetest.Options{Seed: 1, Nodes: 4, Pods: 4, RPS: 10, ReadinessGateInjection: true,
+		Churn: tgmigratetest.Churn{Interval: time.Minute}, Apps: []tgmigratetest.App{{Name: "api"}}}
+	const lag = 15 * time.Second
+	world := func(t *testing.T) (*tgmigratetest.World, tgmigratetest.Legacy, time.Time, time.Time) {
+		t.Helper()
+		w, err := tgmigratetest.NewWorld(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		origin := w.Clock().Now()
+		w.Run(2 * time.Minute)
+		return w, w.Apps()[0], origin, w.Clock().Now()
+	}
+	const first = "ip-10-0-0-4.ec2.internal"
+
+	t.Run("left alone", func(t *testing.T) {
+		w, api, origin, start := world(t)
+		w.Run(2 * time.Minute)
+		u := w.FailedUnderWay(api.TargetGroupARN, start)
+		inLag := w.RequestsBetween(api.TargetGroupARN, start, start.Add(lag))
+		later := w.RequestsBetween(api.TargetGroupARN, start.Add(lag), start.Add(2*time.Minute))
+		if u.Failed == 0 || u.Failed != inLag.Failed || !slices.Equal(u.Nodes, []string{first}) {
+			t.Errorf("FailedUnderWay = %+v, want the %d failed in the lag after start, to %s", u, inLag.Failed, first)
+		}
+		if later.Failed == 0 {
+			t.Errorf("no request failed after the lag: the dead node's target should still take requests until its health checks fail")
+		}
+		if got := w.FailedUnderWay(api.TargetGroupARN, origin.Add(10*time.Second)); got.Failed != 0 || got.Nodes != nil {
+			t.Errorf("from before any disruption began: %+v, want none", got)
+		}
+		unknown, _ := tgmigrate.ParseTargetGroupARN("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/nope/0123456789abcdef")
+		if got := w.FailedUnderWay(unknown, start); got.Failed != 0 || got.Nodes != nil {
+			t.Errorf("an unknown target group: %+v, want none", got)
+		}
+	})
+
+	t.Run("a phased cutover from start", func(t *testing.T) {
+		w, api, _, start := world(t)
+		ctx := t.Context()
+		env := cutover.Env{ELBv2: w.ELBv2(), Client: w.Client(), Clock: w.Clock(), ClusterName: tgmigratetest.ClusterName, ClusterVPCID: w.VPCID()}
+		plan, err := cutover.PlanCutover(ctx, env, cutover.Request{TargetGroupARN: api.TargetGroupARN, Namespace: api.Namespace,
+			Service: api.Service, Port: intstr.FromString(api.PortName), Assumptions: w.Assumptions()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cutover.Execute(ctx, env, plan)
+		if err != nil || !res.Completed {
+			t.Fatalf("Execute = %+v, %v", res, err)
+		}
+		if !slices.ContainsFunc(res.Retired, func(a cutover.TargetAddr) bool { return a.IP == "10.0.0.4" }) {
+			t.Errorf("Execute retired %v, want the leaving node's target 10.0.0.4 among them", res.Retired)
+		}
+		w.Run(2 * time.Minute)
+		lost := w.RequestsBetween(api.TargetGroupARN, start, w.Clock().Now())
+		u := w.FailedUnderWay(api.TargetGroupARN, start)
+		if u.Failed == 0 || lost.Failed != u.Failed || !slices.Equal(u.Nodes, []string{first}) {
+			t.Errorf("from Execute's start: %d failed, %+v under way at it; want some, all under way, to %s", lost.Failed, u, first)
+		}
+	})
 }

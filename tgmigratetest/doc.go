@@ -34,7 +34,8 @@
 //     world's other applications, each with its own hand-made target
 //     group behind a rule of the world's ALB or a shared one, and its
 //     per-ALB target quota; World.Apps, RequestsOf, RequestsBetween,
-//     PeakTargets and DenyControllerOn.
+//     FailedUnderWay (UnderWay: the failed requests no call at an instant
+//     could have saved), PeakTargets and DenyControllerOn.
 //   - ec2.go: EC2API and World.EC2: the world's network, read-only
 //     (security groups, network interfaces, subnets, route tables, VPC
 //     endpoints).

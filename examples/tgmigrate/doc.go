@@ -54,11 +54,14 @@
 //     RegisterTargets, an ALB near its quota), PlanCampaign, Execute on
 //     the fleet's parallel clock, campaign.NewReport.
 //     simulate_campaign_measure.go: its report and measures (windows,
-//     settles, the settled critical path, calls per account, peaks).
+//     the failures under way at each cutover's start, settles, the
+//     settled critical path, calls per account, peaks).
 //     simulate_campaign_text.go: the flags it refuses, its text and
 //     Markdown, its exit status.
 //   - simulate_underway.go: which of phased's failures from Execute's
-//     start no call at its start could have saved (failedUnderWayAtStart).
+//     start no call at its start could have saved (failedUnderWayAtStart;
+//     sim.World.UnderWayOf, which the campaign's rows count through
+//     tgmigratetest's World.FailedUnderWay).
 //   - subnets.go: subnets (step 4), its check and plan, and the checks of
 //     their flags.
 //   - subnets_move.go: subnets execute and subnets rollback: the dry run,

@@ -164,8 +164,11 @@ of its clusters' calls; each load balancer's peak of targets against its
 quota. --format markdown prints the campaign's own report
 (campaign.NewReport) and these figures. No story, no other strategy;
 --envelope, --wire and --prelude are refused; simulate exits 3 if a
-migrated target group lost a request from its cutover's start on or a
-load balancer went above its quota). --churn picks
+migrated target group lost a request from its cutover's start on that a
+call at that start could have saved or a load balancer went above its
+quota; the requests under way at its start, sent within the
+deregistration lag of it to targets of nodes Karpenter had begun to
+replace before it, are counted apart, row by row, and exit 0). --churn picks
 Karpenter's churn: steady (the oldest
 node every --churn-interval), wave (half the nodes drifted at once, one
 interval into the migration and then every ten intervals, a NodePool budget

@@ -283,8 +283,8 @@ func (a *app) runCampaign(ctx context.Context, f *simFlags, tm timing.Timings) (
 	fl.Run(end.Sub(fl.Clock().Now()))
 
 	rep := &campaignReport{plan: plan, result: res, Waves: len(plan.Waves), ErrorBudget: campaignErrorBudget,
-		TargetsPerLoadBalancer: f.campaignQuota(),
-		CriticalPathSeconds:    plan.Estimate.TotalSeconds, SerialSeconds: plan.Estimate.SerialSeconds,
+		TargetsPerLoadBalancer: f.campaignQuota(), DeregistrationLagSeconds: tm.Lag().Seconds(),
+		CriticalPathSeconds: plan.Estimate.TotalSeconds, SerialSeconds: plan.Estimate.SerialSeconds,
 		WallSeconds: res.FinishedAt.Sub(res.StartedAt).Seconds(), ExecuteFromSeconds: res.StartedAt.Sub(origin).Seconds(),
 		RunSeconds: end.Sub(origin).Seconds(), Totals: res.Totals, Completed: res.Completed, Finished: res.Finished,
 		Assumptions: campaignAssumptions(f, tm)}

@@ -3,9 +3,11 @@ package main
 // simulate_campaign_measure.go: what simulate --scenario campaign
 // reports (campaignReport, in simulate's JSON as "campaign") and how it
 // is measured from the run: each target group's windows and their
-// requests (World.RequestsBetween), its settle, the wall time against
-// the critical path, the calls per account (World.Calls), each load
-// balancer's peak of targets (World.PeakTargets) against its quota.
+// requests (World.RequestsBetween), those of its failed ones no call at
+// its start could have saved (World.FailedUnderWay), its settle, the
+// wall time against the critical path, the calls per account
+// (World.Calls), each load balancer's peak of targets
+// (World.PeakTargets) against its quota.
 
 import (
 	"fmt"
@@ -67,6 +69,10 @@ type campaignReport struct {
 	PlanErrors []string `json:"planErrors,omitempty"`
 	// Assumptions say what the figures rest on.
 	Assumptions []string `json:"assumptions"`
+	// DeregistrationLagSeconds is the worlds' deregistration lag: how long
+	// after a target's deregistration the load balancer still sends it
+	// requests (the span of a target group's FailedUnderWayAtStart).
+	DeregistrationLagSeconds float64 `json:"deregistrationLagSeconds"`
 	// Error is the run's own failure (not a target group's): the row's
 	// figures are then missing.
 	Error string `json:"error,omitempty"`
@@ -150,6 +156,22 @@ type campaignTG struct {
 	Before campaignWindow `json:"before"`
 	Window campaignWindow `json:"window"`
 	After  campaignWindow `json:"after"`
+	// FailedUnderWayAtStart is, of its failed requests from its window's
+	// start on (Window's and After's), those no call made at that start
+	// could have saved (World.FailedUnderWay): sent within the world's
+	// deregistration lag of it to targets of nodes Karpenter had begun to
+	// replace before it (its cutover's first act retires those targets,
+	// and the load balancer still sends them requests for the lag, their
+	// nodes gone or going whatever the hold says). UnderWayNodes are those
+	// nodes. Zero when it never ran.
+	FailedUnderWayAtStart int      `json:"failedUnderWayAtStart"`
+	UnderWayNodes         []string `json:"underWayNodes,omitempty"`
+}
+
+// avoidable is the failed requests from its window's start on that a
+// call at that start could have saved: all of them but those under way.
+func (tg campaignTG) avoidable() int {
+	return tg.Window.Failed + tg.After.Failed - tg.FailedUnderWayAtStart
 }
 
 // campaignWindow counts one window's requests.
@@ -306,6 +328,8 @@ func (r *campaignReport) fillTargetGroups(cases map[string]fleetCase, order []st
 			to := st.FinishedAt.Truncate(time.Second).Add(time.Second)
 			tg.FromSeconds, tg.ToSeconds = st.StartedAt.Sub(origin).Seconds(), st.FinishedAt.Sub(origin).Seconds()
 			tg.Before, tg.Window, tg.After = between(origin, st.StartedAt), between(st.StartedAt, to), between(to, stop)
+			u := c.world.FailedUnderWay(tgARN, st.StartedAt)
+			tg.FailedUnderWayAtStart, tg.UnderWayNodes = u.Failed, u.Nodes
 			if at, ok := settles.settled(arn); ok && !at.Before(st.StartedAt) {
 				tg.SettleSeconds = at.Sub(st.StartedAt).Seconds()
 			}

@@ -2,11 +2,15 @@ package main
 
 // simulate_campaign_test.go: simulate --scenario campaign end to end: the
 // acceptance of issue 36's point 5 on its report, checked against the
-// fleet's own counts; its text and Markdown; the flags it refuses.
+// fleet's own counts; its text and Markdown; the requests under way at a
+// cutover's start, at a one-minute churn, and the exit status; the flags
+// it refuses.
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,6 +166,106 @@ func TestSimulateCampaign(t *testing.T) {
 	for _, want := range []string{"# Campaign " + c.plan.ID, "## Blocked and failed", "## Simulated fleet", "| " + nearALB + " |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// TestSimulateCampaignUnderWay: at a churn pace of one minute the
+// canaries start while Karpenter is replacing a node their hand-made
+// target groups pin (begun a minute before, gone within the deregistration
+// lag of their start): the requests sent to it in that lag fail, and
+// nothing else does. The row of each says how many were under way at its
+// start and to which nodes, as World.FailedUnderWay counts them; the run
+// exits 0, as no request a call could have saved was lost; the text and
+// the Markdown say so.
+func TestSimulateCampaignUnderWay(t *testing.T) {
+	t.Parallel() // a simulate run of its own
+	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn-interval", "1m")
+	if code != exitOK || c == nil {
+		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
+	}
+	var rep struct {
+		Campaign struct {
+			TargetGroups []struct {
+				Name                  string `json:"name"`
+				FailedUnderWayAtStart *int   `json:"failedUnderWayAtStart"`
+			} `json:"targetGroups"`
+			DeregistrationLagSeconds float64 `json:"deregistrationLagSeconds"`
+		} `json:"campaign"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Campaign.TargetGroups) != len(c.TargetGroups) || rep.Campaign.DeregistrationLagSeconds != 15 {
+		t.Fatalf("JSON %+v (%v), want every row and the 15 s lag", rep.Campaign, err)
+	}
+	cases, _ := fleetCases(fleet)
+	underWay := 0
+	for i, tg := range c.TargetGroups {
+		if j := rep.Campaign.TargetGroups[i]; j.FailedUnderWayAtStart == nil || *j.FailedUnderWayAtStart != tg.FailedUnderWayAtStart {
+			t.Errorf("%s: JSON failedUnderWayAtStart %v, want %d", tg.Name, j.FailedUnderWayAtStart, tg.FailedUnderWayAtStart)
+		}
+		if tg.Status != campaign.StatusDone {
+			continue
+		}
+		fc := cases[tg.TargetGroupARN]
+		i := slices.IndexFunc(c.result.Entries, func(e campaign.EntryResult) bool { return e.TargetGroupARN == tg.TargetGroupARN })
+		if i < 0 {
+			t.Fatalf("%s: not in Execute's result", tg.Name)
+		}
+		u := fc.world.FailedUnderWay(fc.legacy.TargetGroupARN, c.result.Entries[i].StartedAt)
+		switch {
+		case tg.avoidable() != 0:
+			t.Errorf("%s: lost %d/%d/%d before/window/after, %d of them under way at its start: %d a call could have saved", tg.Name,
+				tg.Before.Failed, tg.Window.Failed, tg.After.Failed, tg.FailedUnderWayAtStart, tg.avoidable())
+		case u.Failed != tg.FailedUnderWayAtStart || !slices.Equal(u.Nodes, tg.UnderWayNodes):
+			t.Errorf("%s: %d under way at its start, to %v; World.FailedUnderWay says %+v", tg.Name, tg.FailedUnderWayAtStart, tg.UnderWayNodes, u)
+		case tg.FailedUnderWayAtStart > 0 && (tg.Wave != "canary" || len(tg.UnderWayNodes) != 1):
+			t.Errorf("%s (%s): %d under way at its start, to %v; want a canary's, to the one node Karpenter was replacing", tg.Name, tg.Wave, tg.FailedUnderWayAtStart, tg.UnderWayNodes)
+		}
+		underWay += tg.FailedUnderWayAtStart
+	}
+	if underWay == 0 {
+		t.Fatalf("no request under way at a cutover's start: the run no longer shows the case")
+	}
+	var text, md bytes.Buffer
+	writeCampaign(&text, c)
+	writeCampaignMarkdown(&md, c)
+	for _, want := range []string{"under way", "were under way at it", "no call could save them; 0 lost that one could", "deregistration lag (15s)"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| Under way at its start |") {
+		t.Errorf("markdown lacks the under-way column:\n%s", md.String())
+	}
+}
+
+// TestCampaignFailure: simulate --scenario campaign exits 3 for a request
+// a call at its cutover's start could have saved, not for one under way
+// at it.
+func TestCampaignFailure(t *testing.T) {
+	t.Parallel()
+	done := func(window, after, underWay int) campaignTG {
+		return campaignTG{Name: "tg", Cluster: "c", Status: campaign.StatusDone, Window: campaignWindow{Failed: window},
+			After: campaignWindow{Failed: after}, FailedUnderWayAtStart: underWay}
+	}
+	for _, tt := range []struct {
+		name string
+		tg   campaignTG
+		want string
+	}{
+		{"none lost", done(0, 0, 0), ""},
+		{"none under way", done(2, 0, 0), "lost 2 requests from"},
+		{"all under way", done(30, 0, 30), ""},
+		{"one more in the window", done(31, 0, 30), "lost 1 request from its cutover's start on that a call at its start could have saved (and 30 under way at it)"},
+		{"one after", done(30, 1, 30), "lost 1 request from"},
+		{"rolled back", campaignTG{Status: campaign.StatusRolledBack, Window: campaignWindow{Failed: 5}}, ""},
+	} {
+		err := (&campaignReport{TargetGroups: []campaignTG{tt.tg}}).failure()
+		var failed *failedError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want none", tt.name, err)
+		case tt.want != "" && (!errors.As(err, &failed) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want a *failedError with %q", tt.name, err, tt.want)
 		}
 	}
 }

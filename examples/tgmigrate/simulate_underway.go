@@ -11,8 +11,9 @@ import (
 	"github.com/qstools/tgmigrate/internal/sim"
 )
 
-// underWay counts the failed requests sent from start until start plus
-// the world's deregistration lag to a target registered for a node whose
+// underWay counts the seed's application's failed requests
+// (sim.World.UnderWayOf) sent from start until start plus the world's
+// deregistration lag to a target registered for a node whose
 // disruption Karpenter started before start (whether it is gone by then
 // or still draining). Such a target takes requests for the lag after it
 // leaves the target group, however early that is: deregistered at
@@ -22,25 +23,9 @@ import (
 // could have prevented it. A request is placed by the second it was sent
 // in, counted from origin, as the windows place it (windowOf).
 func underWay(w *sim.World, origin, start time.Time) int {
-	began := map[string]bool{}
-	for _, d := range w.Karpenter().Disruptions() {
-		if d.StartedAt.Before(start) {
-			began["node/"+d.Node] = true
-		}
-	}
-	if len(began) == 0 {
-		return 0
-	}
-	until := start.Add(w.Timings().Lag())
 	n := 0
-	for _, f := range w.FailedRequests() {
-		sec := origin.Add(f.At.Sub(origin).Truncate(time.Second))
-		if sec.Before(start) || !sec.Before(until) {
-			continue
-		}
-		if sp, ok := w.TargetSpanAt(f.TargetGroupARN, f.Target.IP, f.Target.Port, f.At); ok && began[sp.Registered] {
-			n++
-		}
+	for _, c := range w.UnderWayOf(w.Legacy().TargetGroupARN, origin, start) {
+		n += c
 	}
 	return n
 }

@@ -2,8 +2,9 @@ package sim
 
 // targets.go: the ground truth of targets: every registered target with what
 // holds its address now and what held it at registration, the ghosts among
-// them, the node targets, and every registration's span (registered,
-// deregistered, removed).
+// them, the node targets, every registration's span (registered,
+// deregistered, removed), and the failed requests no call at an instant
+// could have saved (UnderWayOf).
 
 import (
 	"fmt"
@@ -214,4 +215,44 @@ func (w *World) TargetSpanAt(tgARN, id string, port int32, at time.Time) (Target
 		}
 	}
 	return TargetSpan{}, false
+}
+
+// UnderWayOf returns, of the failed requests of the application whose
+// hand-made target group is tgARN (the seed's or an app's, wherever its
+// requests went), those no call made at start could have saved, counted
+// by what their target was registered for ("node/<name>"): the requests
+// sent from start until start plus the world's deregistration lag to a
+// target registered for a node whose disruption Karpenter started before
+// start (whether the node is gone by then or still draining). Such a
+// target takes requests for the lag after it leaves the target group,
+// however early that is: deregistered at start, it would still be in the
+// load balancer's rotation until start plus the lag, and its node may be
+// gone before. A failure after that, or to any other target, is not
+// counted. A request is placed by the second it was sent in, counted from
+// origin (the windows' origin). Nil when there is none.
+func (w *World) UnderWayOf(tgARN string, origin, start time.Time) map[string]int {
+	began := map[string]bool{}
+	for _, d := range w.Karpenter().Disruptions() {
+		if d.StartedAt.Before(start) {
+			began["node/"+d.Node] = true
+		}
+	}
+	if len(began) == 0 {
+		return nil
+	}
+	until := start.Add(w.Timings().Lag())
+	var out map[string]int
+	for _, f := range w.FailedRequestsOf(tgARN) {
+		sec := origin.Add(f.At.Sub(origin).Truncate(time.Second))
+		if sec.Before(start) || !sec.Before(until) {
+			continue
+		}
+		if sp, ok := w.TargetSpanAt(f.TargetGroupARN, f.Target.IP, f.Target.Port, f.At); ok && began[sp.Registered] {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[sp.Registered]++
+		}
+	}
+	return out
 }
