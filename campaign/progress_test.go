@@ -119,7 +119,7 @@ func TestProgressOf(t *testing.T) {
 				})
 			}}, at: t0.Add(2*time.Minute + 30*time.Second), eta: a.Seconds - 30, current: 1,
 			totals:    campaign.Totals{Entries: 3, Done: 1, Running: 1, RolledBack: 1},
-			text:      []string{"done 1/3, 1 running, 0 waiting, 0 blocked, 1 failed; ETA 5m30s at 10:08:00", "approved by ops", "rolled-back", "rollback: the controller registered no target"},
+			text:      []string{"done 1/3, 1 running, 1 rolled back; ETA 5m30s at 10:08:00", "approved by ops", "rolled-back", "rollback: the controller registered no target"},
 			approval1: campaign.ApprovalApproved, runningRow: true, finished: false},
 		{name: "all done", edits: []func(*campaign.JournalState){done("staging"), approved, done("prod-a"), done("prod-b")}, at: t0.Add(time.Hour),
 			eta: 0, current: -1, totals: campaign.Totals{Entries: 3, Done: 3}, text: []string{"done 3/3", "completed"},
@@ -323,7 +323,7 @@ func TestOneOfEachIsSingular(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"Progress.Text":   "done 1/7, 1 running, 1 waiting, 1 blocked, 2 failed, 1 skipped; ETA 1s at 10:00:01",
+		"Progress.Text":   "done 1/7, 1 running, 1 waiting, 1 blocked, 1 failed, 1 rolled back, 1 skipped; ETA 1s",
 		"Report.Markdown": "7 target groups: 1 done, 1 failed, 1 rolled back, 1 blocked, 1 skipped, 1 running, 1 pending. ELBv2 calls: 1 call (DescribeTargetHealth 1).",
 	} {
 		text := map[string]string{"Progress.Text": pr.Text(), "Report.Markdown": rep.Markdown()}[name]

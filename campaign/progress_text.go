@@ -13,8 +13,9 @@ import (
 )
 
 // Text renders the progress for a terminal, every line at most
-// [TextColumns] wide: one header line (the plan, done N/M, running,
-// waiting, blocked, failed, the ETA), one line per wave (its approval
+// [TextColumns] wide: one header line (the plan, done N/M, the counts
+// running, waiting, blocked, failed, rolled back and skipped that are not
+// zero, the ETA), one line per wave (its approval
 // and counts; ">" marks the current one), one line per running, failed,
 // rolled-back or blocked entry (name, cluster, holder, since when, the
 // reason and next call; for a running one its cutover step when a
@@ -35,13 +36,18 @@ func (pr *Progress) Text() string {
 	default:
 		state = fmt.Sprintf("ETA %s at %s", seconds(pr.ETASeconds), clockOf(pr.ETA))
 	}
-	failed := t.Failed + t.RolledBack
-	head := fmt.Sprintf("%s at %s: done %d/%d, %d running, %d waiting, %d blocked, %d failed", pr.PlanID, clockOf(pr.At),
-		t.Done, t.Entries, t.Running, t.Pending, t.Blocked, failed)
-	if t.Skipped > 0 {
-		head += fmt.Sprintf(", %d skipped", t.Skipped)
+	// The header names the counts that are not zero (the waves' lines
+	// name them all); wrapped, never cut: the ETA ends it.
+	head := fmt.Sprintf("%s at %s: done %d/%d", pr.PlanID, clockOf(pr.At), t.Done, t.Entries)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{t.Running, "running"}, {t.Pending, "waiting"}, {t.Blocked, "blocked"}, {t.Failed, "failed"}, {t.RolledBack, "rolled back"}, {t.Skipped, "skipped"}} {
+		if c.n > 0 {
+			head += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
 	}
-	b.WriteString(textcell.Truncate(head+"; "+state, TextColumns) + "\n")
+	b.WriteString(textcell.Wrap(head+"; "+state, TextColumns, "", "    "))
 	waves := [][]string{{"", "WAVE", "APPROVAL", "COUNTS"}}
 	for _, w := range pr.Waves {
 		mark := ""
@@ -63,7 +69,10 @@ func (pr *Progress) Text() string {
 		}
 		c := w.Counts
 		counts := fmt.Sprintf("done %d/%d, %d running, %d waiting, %d blocked, %d failed", c.Done, c.Entries, c.Running, c.Pending,
-			c.Blocked, c.Failed+c.RolledBack)
+			c.Blocked, c.Failed)
+		if c.RolledBack > 0 {
+			counts += fmt.Sprintf(", %d rolled back", c.RolledBack)
+		}
 		if c.Skipped > 0 {
 			counts += fmt.Sprintf(", %d skipped", c.Skipped)
 		}

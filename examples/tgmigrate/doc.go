@@ -52,7 +52,8 @@
 //     clusters, twelve target groups), what it arranges (a namespace
 //     without the readiness-gate label, a controller denied
 //     RegisterTargets, an ALB near its quota), PlanCampaign, Execute on
-//     the fleet's parallel clock, campaign.NewReport.
+//     the fleet's parallel clock (its live view once, through
+//     campaign.StepTracker, as campaign run draws it), campaign.NewReport.
 //     simulate_campaign_measure.go: its report and measures (windows,
 //     the failures under way at each cutover's start, settles, the
 //     settled critical path, calls per account, peaks).

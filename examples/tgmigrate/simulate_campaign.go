@@ -270,8 +270,25 @@ func (a *app) runCampaign(ctx context.Context, f *simFlags, tm timing.Timings) (
 		return nil, fmt.Errorf("the campaign's journal: %w", err)
 	}
 	settles := newSettleWatch(fl.Clock())
-	res, execErr := campaign.Execute(ctx, env, plan, campaign.WithParallel(fl.Parallel),
-		campaign.WithErrorBudget(campaignErrorBudget), campaign.WithCutoverOptions(settles.options))
+	// The live view, as tgmigrate campaign run draws it, once: when the
+	// first target group after the canaries ends.
+	steps := campaign.NewStepTracker()
+	var snap struct {
+		progress *campaign.Progress
+		after    string
+	}
+	obs := campaign.ObserverFuncs{OnEntryFinished: func(e campaign.EntryEvent) {
+		if e.Wave < 1 || snap.progress != nil {
+			return
+		}
+		if pr, err := steps.Status(ctx, plan, env.Journal, e.At); err == nil {
+			snap.progress, snap.after = pr, fmt.Sprintf("%s (%s) %s", e.Name, e.Cluster, e.Status)
+		}
+	}}
+	res, execErr := campaign.Execute(ctx, env, plan, campaign.WithParallel(fl.Parallel), campaign.WithErrorBudget(campaignErrorBudget),
+		campaign.WithObserver(obs), campaign.WithCutoverOptions(func(e campaign.Entry) []cutover.Option {
+			return steps.Options(e, settles.observer(e))
+		}))
 	if res == nil {
 		return nil, fmt.Errorf("execute the campaign: %w", execErr)
 	}
@@ -294,6 +311,7 @@ func (a *app) runCampaign(ctx context.Context, f *simFlags, tm timing.Timings) (
 	if execErr != nil {
 		rep.Stop = oneLine(execErr.Error())
 	}
+	rep.Progress, rep.progressAfter = snap.progress, snap.after
 	for _, e := range plan.Errors {
 		rep.PlanErrors = append(rep.PlanErrors, oneLine(e.Error()))
 	}
@@ -336,17 +354,16 @@ func newSettleWatch(clk interface{ Now() time.Time }) *settleWatch {
 	return &settleWatch{clk: clk, at: map[string]time.Time{}}
 }
 
-// options are the cutover options of entry e: an observer of its hold
-// step.
-func (s *settleWatch) options(e campaign.Entry) []cutover.Option {
+// observer is entry e's observer of its hold step.
+func (s *settleWatch) observer(e campaign.Entry) cutover.Observer {
 	tg := e.TargetGroupARN.Raw
-	return []cutover.Option{cutover.WithObserver(holdWatch{done: func() {
+	return holdWatch{done: func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if _, ok := s.at[tg]; !ok {
 			s.at[tg] = s.clk.Now()
 		}
-	}})}
+	}}
 }
 
 // settled returns when tg's hold step ended, if it did.

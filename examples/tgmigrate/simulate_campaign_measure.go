@@ -80,6 +80,13 @@ type campaignReport struct {
 	// target group's requests in its cutover window measured by the
 	// simulator (World.RequestsBetween).
 	Report *campaign.Report `json:"report,omitempty"`
+	// Progress is the campaign's progress (campaign.StepTracker.Status:
+	// the journal and each running cutover's step) when the first target
+	// group after the canary wave ended: the live view tgmigrate campaign
+	// run draws, once.
+	Progress *campaign.Progress `json:"progress,omitempty"`
+	// progressAfter names the entry whose end Progress follows.
+	progressAfter string
 
 	// plan and result are the campaign's, for the text.
 	plan   *campaign.Plan

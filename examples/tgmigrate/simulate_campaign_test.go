@@ -57,6 +57,18 @@ func TestSimulateCampaign(t *testing.T) {
 		len(rep.Campaign.TargetGroups) != len(c.TargetGroups) || rep.Campaign.Report == nil {
 		t.Fatalf("JSON report %+v, want the run's", rep.Campaign)
 	}
+	// The live view, once, after the canaries: every wave-1 entry still
+	// running names its cutover step (campaign.StepTracker).
+	if c.Progress == nil || c.Progress.Totals.Running == 0 || len(c.Progress.Waves) != len(c.plan.Waves) {
+		t.Fatalf("progress %+v: want the live view with entries running", c.Progress)
+	}
+	for _, w := range c.Progress.Waves {
+		for _, e := range w.Entries {
+			if e.Status == campaign.StatusRunning && (e.Step == nil || e.Step.Of == 0 || !strings.Contains(c.Progress.Text(), e.Step.String())) {
+				t.Errorf("%s runs with no step in the live view: %+v", e.Name, e.Step)
+			}
+		}
+	}
 	if len(c.Accounts) != 2 || len(c.Clusters) != 3 || len(c.TargetGroups) < 12 {
 		t.Fatalf("%d accounts, %d clusters, %d target groups; want 2, 3, at least 12", len(c.Accounts), len(c.Clusters), len(c.TargetGroups))
 	}

@@ -191,6 +191,11 @@ func writeCampaign(w io.Writer, r *campaignReport) {
 			fmt.Fprint(w, textcell.Wrap("next: "+tg.Next, campaignColumns, "    ", "      "))
 		}
 	}
+	if r.Progress != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "The live view as tgmigrate campaign run draws it (campaign.StepTracker.Status), once %s:\n\n", r.progressAfter)
+		fmt.Fprint(w, indentText(r.Progress.Text(), "  "))
+	}
 	fmt.Fprintln(w)
 	t := r.Totals
 	fmt.Fprintf(w, "%s: %d done, %d rolled back, %d failed, %d blocked, %d skipped; completed %v, finished %v.\n",
