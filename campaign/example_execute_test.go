@@ -32,27 +32,15 @@ func ExampleExecute() {
 		return
 	}
 	defer f.Close()
-	in := campaign.Input{Selection: campaign.Selection{All: true}}
 	journal, err := campaign.NewConfigMapJournal(f.World("prod-a").Client(), "default", "campaign-journal")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	env := campaign.Env{Journal: journal, Clock: f.Clock(), Holder: "laptop-1"}
-	seen := map[string]bool{}
-	for _, w := range f.Worlds() {
-		if !seen[w.AccountID()] {
-			seen[w.AccountID()] = true
-			in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region,
-				ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
-			env.Accounts = append(env.Accounts, campaign.AccountEnv{ID: w.AccountID(), Region: tgmigratetest.Region,
-				ELBv2: w.ELBv2(), ServiceQuotas: w.ServiceQuotas()})
-		}
-		c := w.Cluster()
-		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID,
-			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
-		env.Clusters = append(env.Clusters, campaign.ClusterEnv{Name: c.Name, Client: w.Client(), VPCID: c.VPCID})
-	}
+	// The fleet's accounts and clusters as PlanCampaign and Execute take
+	// them (ExamplePlanCampaign builds the Input by hand).
+	in := f.CampaignInput(campaign.Selection{All: true})
+	env := f.CampaignEnv(journal, "laptop-1")
 	plan, err := campaign.PlanCampaign(ctx, in, campaign.WithClock(f.Clock()))
 	if err != nil {
 		fmt.Println(err)

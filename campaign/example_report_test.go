@@ -38,18 +38,8 @@ func ExampleNewReport() {
 		fmt.Println(err)
 		return
 	}
-	in := campaign.Input{Selection: campaign.Selection{All: true}}
-	env := campaign.Env{Journal: journal, Clock: f.Clock(), Holder: "laptop-1"}
-	for _, w := range f.Worlds() {
-		in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region,
-			ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
-		env.Accounts = append(env.Accounts, campaign.AccountEnv{ID: w.AccountID(), Region: tgmigratetest.Region,
-			ELBv2: w.ELBv2(), ServiceQuotas: w.ServiceQuotas()})
-		c := w.Cluster()
-		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID,
-			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
-		env.Clusters = append(env.Clusters, campaign.ClusterEnv{Name: c.Name, Client: w.Client(), VPCID: c.VPCID})
-	}
+	in := f.CampaignInput(campaign.Selection{All: true})
+	env := f.CampaignEnv(journal, "laptop-1")
 	// staging first, alone; prod after it.
 	plan, err := campaign.PlanCampaign(ctx, in, campaign.WithClock(f.Clock()),
 		campaign.WithCanaries(f.World("staging").Legacy().TargetGroupARN))

@@ -37,18 +37,7 @@ func execFleet(t *testing.T) *tgmigratetest.Fleet {
 // execInput is the planning input of the fleet: one account per
 // AccountID, each cluster served by its own.
 func execInput(f *tgmigratetest.Fleet) campaign.Input {
-	in := campaign.Input{Selection: campaign.Selection{All: true}}
-	seen := map[string]bool{}
-	for _, w := range f.Worlds() {
-		if !seen[w.AccountID()] {
-			seen[w.AccountID()] = true
-			in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
-		}
-		c := w.Cluster()
-		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID, CIDRs: c.CIDRs,
-			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
-	}
-	return in
+	return f.CampaignInput(campaign.Selection{All: true})
 }
 
 // execPlan plans the fleet: staging's target group is the canary, the
@@ -71,16 +60,7 @@ func execEnv(t *testing.T, f *tgmigratetest.Fleet, holder string) campaign.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := campaign.Env{Journal: j, Clock: f.Clock(), Holder: holder}
-	seen := map[string]bool{}
-	for _, w := range f.Worlds() {
-		if !seen[w.AccountID()] {
-			seen[w.AccountID()] = true
-			env.Accounts = append(env.Accounts, campaign.AccountEnv{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2(), ServiceQuotas: w.ServiceQuotas()})
-		}
-		env.Clusters = append(env.Clusters, campaign.ClusterEnv{Name: w.ClusterName(), Client: w.Client(), VPCID: w.VPCID(), CIDRs: w.Cluster().CIDRs})
-	}
-	return env
+	return f.CampaignEnv(j, holder)
 }
 
 // steps counts the cutover steps done (not skipped) per target group

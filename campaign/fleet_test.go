@@ -42,14 +42,7 @@ func newFleet(t *testing.T) *tgmigratetest.Fleet {
 // inputOf is the campaign's input over every world of f: each world's
 // account, and its cluster served by that account.
 func inputOf(f *tgmigratetest.Fleet, sel campaign.Selection) campaign.Input {
-	in := campaign.Input{Selection: sel}
-	for _, w := range f.Worlds() {
-		in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
-		c := w.Cluster()
-		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID, CIDRs: c.CIDRs,
-			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
-	}
-	return in
+	return f.CampaignInput(sel)
 }
 
 // calls sums the AWS calls of every world of f.

@@ -55,6 +55,8 @@
 //     it at once, in virtual time (a barrier), and run one at a time, in
 //     the order of fns at each instant; other waits are taken one at a
 //     time.
+//   - campaign.go: Fleet.CampaignInput and Fleet.CampaignEnv, the fleet
+//     as package campaign's PlanCampaign and Execute take it.
 //   - faults.go: Fault and World.Inject (throttling and AccessDenied on
 //     named ELBv2, EC2 and Service Quotas operations, each as its service
 //     answers them), CrashAfter and ErrCrash (a cutover crashed after its

@@ -168,42 +168,15 @@ func (f *simFlags) fleetOptions(tm timing.Timings) tgmigratetest.FleetOptions {
 	return opts
 }
 
-// fleetInput is the planning input of the fleet, as a user gives it:
-// each account once, with its read-only ELBv2 and Service Quotas; each
-// cluster served by its own account; every target group diagnose finds.
-func fleetInput(fl *tgmigratetest.Fleet) campaign.Input {
-	in := campaign.Input{Selection: campaign.Selection{All: true}}
-	seen := map[string]bool{}
-	for _, w := range fl.Worlds() {
-		if !seen[w.AccountID()] {
-			seen[w.AccountID()] = true
-			in.Accounts = append(in.Accounts, campaign.Account{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2Read(), ServiceQuotas: w.ServiceQuotas()})
-		}
-		c := w.Cluster()
-		in.Clusters = append(in.Clusters, campaign.Cluster{Name: c.Name, Reader: c.Reader, VPCID: c.VPCID, CIDRs: c.CIDRs,
-			AccountID: w.AccountID(), Assumptions: w.Assumptions()})
-	}
-	return in
-}
-
-// fleetEnv is Execute's environment: the read-write clients, the
-// campaign journal a ConfigMap in the first cluster.
+// fleetEnv is Execute's environment (tgmigratetest.Fleet.CampaignEnv):
+// the read-write clients, the campaign journal a ConfigMap in the first
+// cluster.
 func fleetEnv(fl *tgmigratetest.Fleet) (campaign.Env, error) {
-	first := fl.Worlds()[0]
-	j, err := campaign.NewConfigMapJournal(first.Client(), "default", campaignJournal)
+	j, err := campaign.NewConfigMapJournal(fl.Worlds()[0].Client(), "default", campaignJournal)
 	if err != nil {
 		return campaign.Env{}, err
 	}
-	env := campaign.Env{Journal: j, Clock: fl.Clock(), Holder: "tgmigrate-simulate"}
-	seen := map[string]bool{}
-	for _, w := range fl.Worlds() {
-		if !seen[w.AccountID()] {
-			seen[w.AccountID()] = true
-			env.Accounts = append(env.Accounts, campaign.AccountEnv{ID: w.AccountID(), Region: tgmigratetest.Region, ELBv2: w.ELBv2(), ServiceQuotas: w.ServiceQuotas()})
-		}
-		env.Clusters = append(env.Clusters, campaign.ClusterEnv{Name: w.ClusterName(), Client: w.Client(), VPCID: w.VPCID(), CIDRs: w.Cluster().CIDRs})
-	}
-	return env, nil
+	return fl.CampaignEnv(j, "tgmigrate-simulate"), nil
 }
 
 // fleetCase is one target group of the fleet: its world, its case, and
@@ -260,7 +233,7 @@ func (a *app) runCampaign(ctx context.Context, f *simFlags, tm timing.Timings) (
 	origin := fl.Clock().Now()
 	fl.Run(f.leadIn)
 	calls0 := callsByAccount(fl)
-	plan, err := campaign.PlanCampaign(ctx, fleetInput(fl), campaign.WithClock(fl.Clock()))
+	plan, err := campaign.PlanCampaign(ctx, fl.CampaignInput(campaign.Selection{All: true}), campaign.WithClock(fl.Clock()))
 	if err != nil {
 		return nil, fmt.Errorf("plan the campaign: %w", err)
 	}
