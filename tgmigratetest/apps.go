@@ -4,7 +4,7 @@ package tgmigratetest
 // balancer target quota (Options.TargetsPerLoadBalancer): App, their
 // checks, their translation to the simulator, and what a test reads and
 // does with them (Apps, RequestsOf, RequestsBetween, FailedUnderWay,
-// PeakTargets, DenyControllerOn).
+// FailedAtQuota, PeakTargets, DenyControllerOn).
 
 import (
 	"errors"
@@ -260,6 +260,38 @@ func (w *World) FailedUnderWay(tg tgmigrate.ARN, start time.Time) UnderWay {
 	}
 	slices.Sort(u.Nodes)
 	return u
+}
+
+// AtQuota is what [World.FailedAtQuota] finds: of an application's
+// failed requests from an instant on, those lost to its load balancer's
+// target quota.
+type AtQuota struct {
+	// Failed counts them.
+	Failed int
+	// Nodes are the nodes whose drains killed their targets, by name.
+	Nodes []string
+}
+
+// FailedAtQuota returns, of the failed requests of the application whose
+// hand-made target group is tg sent at or after from, those lost to the
+// target quota of the load balancer in front of it (Options'
+// TargetsPerLoadBalancer, draining targets counted): sent to the target
+// of a pod Karpenter's drain killed at its deadline (a spot
+// interruption's two minutes), the drain's evictions refused by a
+// PodDisruptionBudget while ELBv2 refused a RegisterTargets on the
+// target group for the quota. The controller could not register the
+// replacement pods, so their readiness gates stayed False, the budget
+// held the drain, and the pods still registered were killed: no call of
+// the code under test's could save those requests; headroom under the
+// quota would. Zero for another target group.
+func (w *World) FailedAtQuota(tg tgmigrate.ARN, from time.Time) AtQuota {
+	var q AtQuota
+	for holder, n := range w.w.AtQuotaOf(tg.Raw, from) {
+		q.Failed += n
+		q.Nodes = append(q.Nodes, strings.TrimPrefix(holder, "node/"))
+	}
+	slices.Sort(q.Nodes)
+	return q
 }
 
 // requestsOf sums seconds of traffic, in time order.

@@ -4,7 +4,8 @@ package tgmigratetest_test
 // target groups, rules and traffic by window, the per-ALB quota ELBv2
 // enforces and Service Quotas answers, the peak, DenyControllerOn, the
 // failed requests no call at an instant could have saved
-// (FailedUnderWay).
+// (FailedUnderWay), and those lost at the load balancer's target quota
+// (FailedAtQuota).
 
 import (
 	"errors"
@@ -151,6 +152,11 @@ func TestWorldFailedUnderWay(t *testing.T) {
 		}
 		if got := w.FailedUnderWay(api.TargetGroupARN, origin.Add(10*time.Second)); got.Failed != 0 || got.Nodes != nil {
 			t.Errorf("from before any disruption began: %+v, want none", got)
+		}
+		// Graceful churn under the default quota: no drain is cut off, no
+		// registration refused, so none of these is lost at the quota.
+		if got := w.FailedAtQuota(api.TargetGroupARN, origin); got.Failed != 0 || got.Nodes != nil {
+			t.Errorf("FailedAtQuota = %+v, want none", got)
 		}
 		unknown, _ := tgmigrate.ParseTargetGroupARN("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/nope/0123456789abcdef")
 		if got := w.FailedUnderWay(unknown, start); got.Failed != 0 || got.Nodes != nil {

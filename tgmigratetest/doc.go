@@ -35,7 +35,8 @@
 //     group behind a rule of the world's ALB or a shared one, and its
 //     per-ALB target quota; World.Apps, RequestsOf, RequestsBetween,
 //     FailedUnderWay (UnderWay: the failed requests no call at an instant
-//     could have saved), PeakTargets and DenyControllerOn.
+//     could have saved), FailedAtQuota (AtQuota: those lost to the load
+//     balancer's target quota), PeakTargets and DenyControllerOn.
 //   - ec2.go: EC2API and World.EC2: the world's network, read-only
 //     (security groups, network interfaces, subnets, route tables, VPC
 //     endpoints).

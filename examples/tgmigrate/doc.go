@@ -55,8 +55,9 @@
 //     the fleet's parallel clock (its live view once, through
 //     campaign.StepTracker, as campaign run draws it), campaign.NewReport.
 //     simulate_campaign_measure.go: its report and measures (windows,
-//     the failures under way at each cutover's start, settles, the
-//     settled critical path, calls per account, peaks).
+//     the failures under way at each cutover's start, those lost after
+//     it to the load balancer's target quota, settles, the settled
+//     critical path, calls per account, peaks).
 //     simulate_campaign_text.go: the flags it refuses, its text and
 //     Markdown, its exit status.
 //   - simulate_underway.go: which of phased's failures from Execute's

@@ -4,7 +4,8 @@ package main
 // reports (campaignReport, in simulate's JSON as "campaign") and how it
 // is measured from the run: each target group's windows and their
 // requests (World.RequestsBetween), those of its failed ones no call at
-// its start could have saved (World.FailedUnderWay), its settle, the
+// its start could have saved (World.FailedUnderWay), those lost after it
+// to its load balancer's target quota (World.FailedAtQuota), its settle, the
 // wall time against the critical path, the calls per account
 // (World.Calls), each load balancer's peak of targets
 // (World.PeakTargets) against its quota.
@@ -173,12 +174,24 @@ type campaignTG struct {
 	// nodes. Zero when it never ran.
 	FailedUnderWayAtStart int      `json:"failedUnderWayAtStart"`
 	UnderWayNodes         []string `json:"underWayNodes,omitempty"`
+	// FailedAtQuotaAfter is, of After's failed requests, those lost to
+	// its load balancer's target quota (World.FailedAtQuota): sent to the
+	// targets of pods a spot interruption's drain killed at its two-minute
+	// deadline, the drain held by the pods' PodDisruptionBudget because
+	// ELBv2 refused the controller's RegisterTargets of their replacements
+	// for the quota (draining targets counted), so that the replacements'
+	// readiness gates stayed False. The target group is the controller's
+	// then: no call of tgmigrate's could save them; headroom under the
+	// quota would. AtQuotaNodes are the nodes. Zero when it never ran.
+	FailedAtQuotaAfter int      `json:"failedAtQuotaAfter"`
+	AtQuotaNodes       []string `json:"atQuotaNodes,omitempty"`
 }
 
 // avoidable is the failed requests from its window's start on that a
-// call at that start could have saved: all of them but those under way.
+// call at that start could have saved: all of them but those under way
+// at it and those lost after it to its load balancer's target quota.
 func (tg campaignTG) avoidable() int {
-	return tg.Window.Failed + tg.After.Failed - tg.FailedUnderWayAtStart
+	return tg.Window.Failed + tg.After.Failed - tg.FailedUnderWayAtStart - tg.FailedAtQuotaAfter
 }
 
 // campaignWindow counts one window's requests.
@@ -337,6 +350,8 @@ func (r *campaignReport) fillTargetGroups(cases map[string]fleetCase, order []st
 			tg.Before, tg.Window, tg.After = between(origin, st.StartedAt), between(st.StartedAt, to), between(to, stop)
 			u := c.world.FailedUnderWay(tgARN, st.StartedAt)
 			tg.FailedUnderWayAtStart, tg.UnderWayNodes = u.Failed, u.Nodes
+			q := c.world.FailedAtQuota(tgARN, to)
+			tg.FailedAtQuotaAfter, tg.AtQuotaNodes = q.Failed, q.Nodes
 			if at, ok := settles.settled(arn); ok && !at.Before(st.StartedAt) {
 				tg.SettleSeconds = at.Sub(st.StartedAt).Seconds()
 			}

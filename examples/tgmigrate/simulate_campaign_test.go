@@ -3,8 +3,9 @@ package main
 // simulate_campaign_test.go: simulate --scenario campaign end to end: the
 // acceptance of issue 36's point 5 on its report, checked against the
 // fleet's own counts; its text and Markdown; the requests under way at a
-// cutover's start, at a one-minute churn, and the exit status; the flags
-// it refuses.
+// cutover's start, at a one-minute churn, and the exit status; those lost
+// after a cutover to the load balancer's target quota under spot churn;
+// the flags it refuses.
 
 import (
 	"bytes"
@@ -250,14 +251,90 @@ func TestSimulateCampaignUnderWay(t *testing.T) {
 	}
 }
 
+// TestSimulateCampaignAtQuota: under spot churn at seed 3, staging's
+// two migrated target groups behind legacy-alb (quota 13: 8 pod targets
+// once both are migrated, the rest taken by the targets that churn's
+// replaced pods leave draining for the deregistration delay) lose
+// requests after their cutovers: ELBv2 refuses the controller's
+// registration of replacement pods (TooManyTargets), whose readiness
+// gates stay False, so their PodDisruptionBudget holds a spot
+// interruption's drain until the two-minute deadline kills pods still
+// registered. Every such request is counted apart (failedAtQuotaAfter,
+// World.FailedAtQuota), the text says why, and it fails nothing: exit 0.
+// A row that lost nothing after its cutover has none at quota.
+func TestSimulateCampaignAtQuota(t *testing.T) {
+	t.Parallel() // a simulate run of its own
+	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn", "spot")
+	if code != exitOK || c == nil {
+		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
+	}
+	var rep struct {
+		Campaign struct {
+			TargetGroups []struct {
+				Name               string   `json:"name"`
+				FailedAtQuotaAfter *int     `json:"failedAtQuotaAfter"`
+				AtQuotaNodes       []string `json:"atQuotaNodes"`
+			} `json:"targetGroups"`
+		} `json:"campaign"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Campaign.TargetGroups) != len(c.TargetGroups) {
+		t.Fatalf("JSON %+v (%v), want every row", rep.Campaign, err)
+	}
+	cases, _ := fleetCases(fleet)
+	atQuota := map[string]int{}
+	for i, tg := range c.TargetGroups {
+		if j := rep.Campaign.TargetGroups[i]; j.FailedAtQuotaAfter == nil || *j.FailedAtQuotaAfter != tg.FailedAtQuotaAfter || !slices.Equal(j.AtQuotaNodes, tg.AtQuotaNodes) {
+			t.Errorf("%s: JSON failedAtQuotaAfter %v on %v, want %d on %v", tg.Name, j.FailedAtQuotaAfter, j.AtQuotaNodes, tg.FailedAtQuotaAfter, tg.AtQuotaNodes)
+		}
+		if tg.Status != campaign.StatusDone {
+			continue
+		}
+		if tg.FailedAtQuotaAfter > tg.After.Failed || (tg.FailedAtQuotaAfter > 0) != (len(tg.AtQuotaNodes) > 0) {
+			t.Errorf("%s: %d at quota on %v of %d failed after its cutover", tg.Name, tg.FailedAtQuotaAfter, tg.AtQuotaNodes, tg.After.Failed)
+		}
+		if tg.avoidable() != 0 {
+			t.Errorf("%s: lost %d/%d/%d before/window/after, %d under way at its start, %d after it at quota: %d a call could have saved", tg.Name,
+				tg.Before.Failed, tg.Window.Failed, tg.After.Failed, tg.FailedUnderWayAtStart, tg.FailedAtQuotaAfter, tg.avoidable())
+		}
+		if tg.FailedAtQuotaAfter > 0 {
+			atQuota[tg.Cluster+"/"+tg.Name] = tg.FailedAtQuotaAfter
+			// Its load balancer was at its quota, never above it.
+			if peak := cases[tg.TargetGroupARN].world.PeakTargets(cases[tg.TargetGroupARN].legacy.LoadBalancerARN); peak != c.TargetsPerLoadBalancer {
+				t.Errorf("%s: %s peaked at %d targets, want its quota %d", tg.Name, tg.LoadBalancer, peak, c.TargetsPerLoadBalancer)
+			}
+		}
+	}
+	for _, name := range []string{"staging/legacy-web", "staging/legacy-web-api"} {
+		if atQuota[name] == 0 {
+			t.Errorf("%s: nothing lost at its load balancer's quota after its cutover (%v): the run no longer shows the case", name, atQuota)
+		}
+	}
+	var text, md bytes.Buffer
+	writeCampaign(&text, c)
+	writeCampaignMarkdown(&md, c)
+	flat := strings.Join(strings.Fields(text.String()), " ") // the text wraps
+	for _, want := range []string{"legacy-web-api: ", "were lost to legacy-alb's target quota", "(TooManyTargets)", "PodDisruptionBudget", "no call could save them; headroom under the quota would. 0 lost that a call could save."} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "after its cutover to legacy-alb's target quota") {
+		t.Errorf("markdown lacks the at-quota line:\n%s", md.String())
+	}
+}
+
 // TestCampaignFailure: simulate --scenario campaign exits 3 for a request
 // a call at its cutover's start could have saved, not for one under way
-// at it.
+// at it nor one lost after it to its load balancer's target quota.
 func TestCampaignFailure(t *testing.T) {
 	t.Parallel()
 	done := func(window, after, underWay int) campaignTG {
 		return campaignTG{Name: "tg", Cluster: "c", Status: campaign.StatusDone, Window: campaignWindow{Failed: window},
 			After: campaignWindow{Failed: after}, FailedUnderWayAtStart: underWay}
+	}
+	atQuota := func(tg campaignTG, n int) campaignTG {
+		tg.FailedAtQuotaAfter, tg.AtQuotaNodes = n, []string{"n1"}
+		return tg
 	}
 	for _, tt := range []struct {
 		name string
@@ -269,6 +346,8 @@ func TestCampaignFailure(t *testing.T) {
 		{"all under way", done(30, 0, 30), ""},
 		{"one more in the window", done(31, 0, 30), "lost 1 request from its cutover's start on that a call at its start could have saved (and 30 under way at it)"},
 		{"one after", done(30, 1, 30), "lost 1 request from"},
+		{"all after at quota", atQuota(done(0, 40, 0), 40), ""},
+		{"one after beside those at quota", atQuota(done(30, 41, 30), 40), "lost 1 request from its cutover's start on that a call at its start could have saved (and 30 under way at it, 40 after it at its load balancer's target quota)"},
 		{"rolled back", campaignTG{Status: campaign.StatusRolledBack, Window: campaignWindow{Failed: 5}}, ""},
 	} {
 		err := (&campaignReport{TargetGroups: []campaignTG{tt.tg}}).failure()

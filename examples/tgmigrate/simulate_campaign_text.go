@@ -2,8 +2,8 @@ package main
 
 // simulate_campaign_text.go: simulate --scenario campaign's flags (the
 // ones it refuses), its run from runSimulate, its text (the plan, a row
-// per target group, the requests lost under way at a cutover's start,
-// the wall time against the critical path, the calls per account, the
+// per target group, the requests lost under way at a cutover's start and
+// those lost after it to the load balancer's target quota, the wall time against the critical path, the calls per account, the
 // load balancers' limits) and its exit status.
 
 import (
@@ -84,8 +84,11 @@ func (a *app) simulateCampaign(ctx context.Context, f *simFlags, tm timing.Timin
 // start on (its window and after it) that a call at that start could
 // have saved, or a load balancer went above its quota. The requests
 // under way at its start (campaignTG.FailedUnderWayAtStart) are the
-// cutover's claim's exception, as simulate's other scenarios count them:
-// the text reports them, row by row, and they fail nothing.
+// cutover's claim's exception, as simulate's other scenarios count them,
+// and so are those lost after it to its load balancer's target quota
+// (campaignTG.FailedAtQuotaAfter: the controller's target group then,
+// its registrations refused by ELBv2): the text reports them, row by
+// row, and they fail nothing.
 func (r *campaignReport) failure() error {
 	if r.Error != "" {
 		return &failedError{err: errors.New("simulate: campaign failed: " + r.Error)}
@@ -93,8 +96,12 @@ func (r *campaignReport) failure() error {
 	var bad []string
 	for _, tg := range r.TargetGroups {
 		if n := tg.avoidable(); tg.Status == campaign.StatusDone && n > 0 {
-			bad = append(bad, fmt.Sprintf("%s (%s) lost %s from its cutover's start on that a call at its start could have saved (and %d under way at it)",
-				tg.Name, tg.Cluster, textcell.Plural(n, "request", "requests"), tg.FailedUnderWayAtStart))
+			atQuota := ""
+			if tg.FailedAtQuotaAfter > 0 {
+				atQuota = fmt.Sprintf(", %d after it at its load balancer's target quota", tg.FailedAtQuotaAfter)
+			}
+			bad = append(bad, fmt.Sprintf("%s (%s) lost %s from its cutover's start on that a call at its start could have saved (and %d under way at it%s)",
+				tg.Name, tg.Cluster, textcell.Plural(n, "request", "requests"), tg.FailedUnderWayAtStart, atQuota))
 		}
 	}
 	for _, lb := range r.LoadBalancers {
@@ -120,6 +127,25 @@ func writeUnderWay(w io.Writer, r *campaignReport) {
 			"sent before %.0f s to the targets of %s, which Karpenter had begun to replace before it: no call could save them; "+
 			"%d lost that one could.", tg.Name, tg.FailedUnderWayAtStart, tg.Window.Failed+tg.After.Failed, tg.FromSeconds,
 			tg.FromSeconds+r.DeregistrationLagSeconds, strings.Join(tg.UnderWayNodes, ", "), tg.avoidable()), campaignColumns, "  ", "    "))
+	}
+}
+
+// writeAtQuota says, for each target group that lost requests after its
+// cutover to its load balancer's target quota, how many, on which nodes'
+// spot interruptions, and why no call of tgmigrate's could save them.
+func writeAtQuota(w io.Writer, r *campaignReport) {
+	for _, tg := range r.TargetGroups {
+		if tg.FailedAtQuotaAfter == 0 {
+			continue
+		}
+		fmt.Fprint(w, textcell.Wrap(fmt.Sprintf("%s: %d of the %d requests lost after its cutover (from %.0f s) were lost to %s's target quota "+
+			"(%d, draining targets counted), on the spot interruptions of %s: ELBv2 refused the controller's RegisterTargets of replacement "+
+			"pods (TooManyTargets), which it retries only with its per-item back-off or at the binding's next change, as the real one does; "+
+			"their readiness gates stayed False, so the pods' PodDisruptionBudget refused the drain's evictions until the two-minute deadline "+
+			"killed the pods still registered, and the load balancer sent them requests until their deregistration and its lag. The target "+
+			"group is the controller's then: no call could save them; headroom under the quota would. %d lost that a call could save.",
+			tg.Name, tg.FailedAtQuotaAfter, tg.After.Failed, tg.ToSeconds, tg.LoadBalancer, r.TargetsPerLoadBalancer,
+			strings.Join(tg.AtQuotaNodes, ", "), tg.avoidable()), campaignColumns, "  ", "    "))
 	}
 }
 
@@ -165,6 +191,7 @@ func writeCampaign(w io.Writer, r *campaignReport) {
 		"retires those targets, and the load balancer still sends them requests for the lag, while the nodes go whatever "+
 		"the hold says; exit 3 counts the others only.)", campaignColumns, "  (", "   "))
 	writeUnderWay(w, r)
+	writeAtQuota(w, r)
 	var replanned []string
 	changed := map[string]bool{}
 	for _, tg := range r.TargetGroups {
@@ -294,6 +321,12 @@ func writeCampaignMarkdown(w io.Writer, r *campaignReport) {
 	}
 	fmt.Fprintf(w, "\nUnder way at its start: of the failed requests from a target group's cutover's start on, those sent within the deregistration lag (%v) of it to targets of nodes Karpenter had begun to replace before it, which no call could save.\n",
 		time.Duration(r.DeregistrationLagSeconds*float64(time.Second)))
+	for _, tg := range r.TargetGroups {
+		if tg.FailedAtQuotaAfter > 0 {
+			fmt.Fprintf(w, "\n%s lost %d of its %d failed requests after its cutover to %s's target quota (%d, draining targets counted), on the spot interruptions of %s: ELBv2 refused the controller's registrations of replacement pods (retried with its per-item back-off), their readiness gates stayed False, and the pods' PodDisruptionBudget held the drains until the two-minute deadline killed the pods still registered. No call could save them.\n",
+				md(tg.Name), tg.FailedAtQuotaAfter, tg.After.Failed, md(tg.LoadBalancer), r.TargetsPerLoadBalancer, md(strings.Join(tg.AtQuotaNodes, ", ")))
+		}
+	}
 	fmt.Fprintf(w, "\n| Load balancer | Account | Peak targets | Quota | At once | Target groups it limits |\n|---|---|---:|---:|---:|---|\n")
 	for _, lb := range r.LoadBalancers {
 		at, tgs := "-", "none runnable"

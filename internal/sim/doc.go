@@ -48,8 +48,9 @@
 //   - targets.go: the ground truth of targets: every registered target with
 //     what holds its address now and what held it at registration, the ghosts
 //     among them, the node targets, every registration's span
-//     (registered, deregistered, removed), and the failed requests no call
-//     at an instant could have saved (UnderWayOf).
+//     (registered, deregistered, removed), the failed requests no call
+//     at an instant could have saved (UnderWayOf), and those lost to a
+//     load balancer's target quota (AtQuotaOf).
 //   - webhook.go: the LBC's webhooks on the world's client: admission of pods
 //     and TargetGroupBindings, and the webhook service going down.
 //   - world.go: the World: its state, New (which wires the parts and starts

@@ -3,11 +3,13 @@ package sim
 // targets.go: the ground truth of targets: every registered target with what
 // holds its address now and what held it at registration, the ghosts among
 // them, the node targets, every registration's span (registered,
-// deregistered, removed), and the failed requests no call at an instant
-// could have saved (UnderWayOf).
+// deregistered, removed), the failed requests no call at an instant
+// could have saved (UnderWayOf), and those lost to a load balancer's
+// target quota (AtQuotaOf).
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,6 +255,91 @@ func (w *World) UnderWayOf(tgARN string, origin, start time.Time) map[string]int
 			}
 			out[sp.Registered]++
 		}
+	}
+	return out
+}
+
+// AtQuotaOf returns, of the failed requests of the application whose
+// hand-made target group is tgARN sent at or after from, those lost to
+// the target quota of the load balancer in front of their target group,
+// counted by the node whose drain killed their target ("node/<name>"):
+// requests sent, at or after the node's termination, to the target of a
+// pod Karpenter's drain of that node killed at its deadline
+// (karpenter.Disruption.CutOff), a drain that had evictions refused (a
+// PodDisruptionBudget) while the controller's registration of other pods
+// in the request's target group stood refused for its load balancer's
+// target quota, draining targets counted
+// (elbv2model.Model.QuotaRefusals): a RegisterTargets on it was refused
+// during the drain, or before it with none registered since. That
+// refusal is the chain's first link: the replacement pods stay
+// unregistered (the controller retries a failed reconcile with its
+// per-item exponential back-off, up to 1000 s, and nothing tells it when
+// draining targets leave), so their readiness gates stay False, the
+// budget counts them unavailable and refuses the drain's evictions, and
+// the deadline kills the node's pods still registered, which the load
+// balancer keeps sending requests to until their deregistration and its
+// lag. Nil when there is none.
+func (w *World) AtQuotaOf(tgARN string, from time.Time) map[string]int {
+	type cutOff struct {
+		node        string
+		drain, gone time.Time
+	}
+	cuts := map[string]cutOff{}
+	for _, d := range w.Karpenter().Disruptions() {
+		if d.BlockedEvictions == 0 || d.TerminatedAt.IsZero() {
+			continue
+		}
+		for _, p := range d.CutOff {
+			cuts["pod/"+p] = cutOff{node: "node/" + d.Node, drain: d.DrainStartedAt, gone: d.TerminatedAt}
+		}
+	}
+	if len(cuts) == 0 {
+		return nil
+	}
+	type history struct{ refused, registered []time.Time }
+	histories := map[string]history{}
+	// standing reports whether a registration on tg stood refused for the
+	// quota during [drain, gone].
+	standing := func(tg string, c cutOff) bool {
+		h, ok := histories[tg]
+		if !ok {
+			h.refused = w.model.QuotaRefusals(tg)
+			for _, sp := range w.TargetSpans(tg) {
+				h.registered = append(h.registered, sp.RegisteredAt)
+			}
+			histories[tg] = h
+		}
+		var last time.Time
+		for _, t := range h.refused {
+			if !t.After(c.gone) {
+				last = t
+			}
+		}
+		switch {
+		case last.IsZero():
+			return false
+		case !last.Before(c.drain):
+			return true
+		}
+		return !slices.ContainsFunc(h.registered, func(t time.Time) bool { return t.After(last) && !t.After(c.drain) })
+	}
+	var out map[string]int
+	for _, f := range w.FailedRequestsOf(tgARN) {
+		if f.At.Before(from) || f.TargetGroupARN == "" {
+			continue
+		}
+		sp, ok := w.TargetSpanAt(f.TargetGroupARN, f.Target.IP, f.Target.Port, f.At)
+		if !ok {
+			continue
+		}
+		c, ok := cuts[sp.Registered]
+		if !ok || f.At.Before(c.gone) || !standing(f.TargetGroupARN, c) {
+			continue
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[c.node]++
 	}
 	return out
 }

@@ -17,8 +17,9 @@
 //   - health.go: the target health state machine: registration, health checks,
 //     draining, instance termination.
 //   - healthcheck.go: health-check settings, their defaults and matchers.
-//   - loadbalancer.go: load balancers, listeners and rules, and each load
-//     balancer's high-water mark of targets (PeakTargets).
+//   - loadbalancer.go: load balancers, listeners and rules, each load
+//     balancer's high-water mark of targets (PeakTargets), and the
+//     registrations its target quota refused (QuotaRefusals).
 //   - model.go: the Model: Options, Quotas, New and its accessors, AddVPC
 //     (a second cluster's VPC in the same service) and TargetGroupVPC.
 //   - network.go: the Network seam: Network, InstanceResolver, Answer,
@@ -60,7 +61,9 @@
 // Events from the rest of the world: [Model.InstanceTerminated].
 //
 // Reads for tests and reports: [Model.PeakTargets], a load balancer's most
-// targets at once, counted as its TargetsPerLoadBalancer quota is.
+// targets at once, counted as its TargetsPerLoadBalancer quota is;
+// [Model.QuotaRefusals], when that quota refused a RegisterTargets on a
+// target group.
 //
 // Read-only views for tests, reports and the traffic model:
 // [Model.Targets], [Model.TargetGroupARNs], [Model.Route],

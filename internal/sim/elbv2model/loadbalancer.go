@@ -296,6 +296,18 @@ func (m *Model) PeakTargets(lbARN string) int {
 	return m.peak[lbARN]
 }
 
+// QuotaRefusals returns when a RegisterTargets on the target group
+// tgARN was refused with TooManyTargets for its load balancer's target
+// quota (Quotas.TargetsPerLoadBalancer, draining targets counted), in
+// order; nil when none was. A refusal for the target group's own quota
+// (TargetsPerTargetGroup) is not one. It is a read for tests and
+// reports, not an SDK operation.
+func (m *Model) QuotaRefusals(tgARN string) []time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.quotaRefused[tgARN])
+}
+
 func (lb *loadBalancer) describe() types.LoadBalancer {
 	return types.LoadBalancer{
 		LoadBalancerArn:   aws.String(lb.arn),

@@ -2,6 +2,7 @@ package elbv2model_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -363,5 +364,58 @@ func TestPeakTargets(t *testing.T) {
 	}
 	if got := w.model.PeakTargets("arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/nope/0"); got != 0 {
 		t.Errorf("an unknown load balancer: %d, want 0", got)
+	}
+}
+
+// TestQuotaRefusals: a RegisterTargets refused for the load balancer's
+// target quota is recorded on its target group, with its instant; a
+// draining target still counts, so a registration after a
+// deregistration is refused too; one that fits, one refused for the
+// target group's own quota and an unknown group record nothing.
+func TestQuotaRefusals(t *testing.T) {
+	w := newWorld(t, func(o *elbv2model.Options) {
+		o.Quotas.TargetsPerLoadBalancer = 3
+		o.Quotas.TargetsPerTargetGroup = 4
+	})
+	tg := w.tg(t, "behind", nil)
+	alone := w.tg(t, "alone", nil)
+	w.alb(t, "alb", tg)
+	reg := func(arn string, ips ...string) error {
+		var tds []types.TargetDescription
+		for _, ip := range ips {
+			tds = append(tds, td(ip))
+		}
+		_, err := w.model.RegisterTargets(&elbv2.RegisterTargetsInput{TargetGroupArn: aws.String(arn), Targets: tds})
+		return err
+	}
+	if err := reg(tg, "10.0.1.1", "10.0.1.2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.model.QuotaRefusals(tg); got != nil {
+		t.Fatalf("after a registration that fits: %v, want none", got)
+	}
+	w.at(10 * time.Second)
+	if err := reg(tg, "10.0.1.3", "10.0.1.4"); code(err) != "TooManyTargets" {
+		t.Fatalf("four targets on a quota of three: %v, want TooManyTargets", err)
+	}
+	if _, err := w.model.DeregisterTargets(&elbv2.DeregisterTargetsInput{TargetGroupArn: aws.String(tg), Targets: []types.TargetDescription{td("10.0.1.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	w.at(20 * time.Second)
+	if err := reg(tg, "10.0.1.3", "10.0.1.4"); code(err) != "TooManyTargets" {
+		t.Fatalf("with a target draining: %v, want TooManyTargets (draining targets count)", err)
+	}
+	if err := reg(alone, "10.0.2.1", "10.0.2.2", "10.0.2.3", "10.0.2.4", "10.0.2.5"); code(err) != "TooManyTargets" {
+		t.Fatalf("five targets on a target group quota of four: %v, want TooManyTargets", err)
+	}
+	want := []time.Time{w.start.Add(10 * time.Second), w.start.Add(20 * time.Second)}
+	if got := w.model.QuotaRefusals(tg); !slices.Equal(got, want) {
+		t.Errorf("QuotaRefusals = %v, want %v", got, want)
+	}
+	if got := w.model.QuotaRefusals(alone); got != nil {
+		t.Errorf("a refusal for the target group's own quota: %v, want none", got)
+	}
+	if got := w.model.QuotaRefusals("arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/nope/0"); got != nil {
+		t.Errorf("an unknown target group: %v, want none", got)
 	}
 }

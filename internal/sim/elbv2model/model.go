@@ -170,6 +170,10 @@ type Model struct {
 	// peak is each load balancer's high-water mark of targets
 	// (PeakTargets), by ARN.
 	peak map[string]int
+	// quotaRefused holds, by target group ARN, when a RegisterTargets on
+	// it was refused for its load balancer's target quota
+	// (QuotaRefusals).
+	quotaRefused map[string][]time.Time
 	// pending holds the transitions recorded under mu, reported by unlockAndNotify.
 	pending []Transition
 }
@@ -209,6 +213,7 @@ func New(opts Options) (*Model, error) {
 		rules:        map[string]*rule{},
 		tags:         map[string][]types.Tag{},
 		peak:         map[string]int{},
+		quotaRefused: map[string][]time.Time{},
 	}
 	if r, ok := opts.Network.(InstanceResolver); ok {
 		m.resolver = r

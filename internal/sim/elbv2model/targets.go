@@ -3,6 +3,7 @@ package elbv2model
 // targets.go: RegisterTargets, DeregisterTargets, DescribeTargetHealth.
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -172,6 +173,10 @@ func (m *Model) RegisterTargets(in *elbv2.RegisterTargetsInput) (*elbv2.Register
 			}
 		}
 		if err := m.checkLBQuotasLocked(m.lbTargetGroupsLocked(tg.lb), added, ids); err != nil {
+			var tooMany *types.TooManyTargetsException
+			if errors.As(err, &tooMany) {
+				m.quotaRefused[tg.arn] = append(m.quotaRefused[tg.arn], m.clock.Now())
+			}
 			m.mu.Unlock()
 			return nil, err
 		}

@@ -231,6 +231,7 @@ func (k *Karpenter) cutOff(c *claim) {
 	for _, p := range k.cl.PodsOnNode(c.node) {
 		if err := k.cl.ForceDeletePod(ctx, p.Key()); err == nil {
 			c.disruption.ForceDeleted++
+			c.disruption.CutOff = append(c.disruption.CutOff, p.Key().String())
 		}
 	}
 	k.event("DrainCutOff", "node/"+c.node, "deadline reached; %d pods deleted", c.disruption.ForceDeleted)

@@ -148,7 +148,7 @@
 // grace period) minus its own grace period, and at the deadline the pods
 // left are killed and the instance terminated. A spot interruption is cut
 // off after [SpotInterruptionNotice] (2 minutes), as EC2 reclaims the
-// instance.
+// instance. [Disruption].CutOff names the pods a deadline killed.
 //
 // # Expiry
 //

@@ -160,6 +160,11 @@ type Disruption struct {
 	Evictions, BlockedEvictions int
 	// ForceDeleted counts the pods deleted when the drain was cut off.
 	ForceDeleted int
+	// CutOff names the pods ("namespace/name") still on the node at the
+	// drain's deadline, deleted then with no grace (their preStop skipped)
+	// as the instance went: of ForceDeleted, those the deadline killed
+	// rather than those deleted gracefully ahead of it.
+	CutOff []string
 }
 
 // New validates opts and returns a Karpenter with no node yet.
@@ -610,7 +615,9 @@ func (k *Karpenter) kick() {
 func (k *Karpenter) Disruptions() []Disruption {
 	out := make([]Disruption, 0, len(k.history))
 	for _, d := range k.history {
-		out = append(out, *d)
+		c := *d
+		c.CutOff = slices.Clone(d.CutOff)
+		out = append(out, c)
 	}
 	return out
 }

@@ -268,15 +268,22 @@ func TestDrainCutOff(t *testing.T) {
 		pool   karpenter.NodePool
 		reason karpenter.Reason
 		within time.Duration
+		// cutOff: the pods are killed at the deadline (Disruption.CutOff),
+		// rather than deleted gracefully ahead of it.
+		cutOff bool
 	}{
-		{"terminationGracePeriod caps a drain a PDB blocks", karpenter.NodePool{TerminationGracePeriod: 5 * time.Minute}, karpenter.ReasonExpired, 5*time.Minute + 10*time.Second},
-		{"a spot interruption reclaims the instance after 2 minutes", karpenter.NodePool{}, karpenter.ReasonInterrupted, karpenter.SpotInterruptionNotice + 10*time.Second},
+		{"terminationGracePeriod caps a drain a PDB blocks", karpenter.NodePool{TerminationGracePeriod: 5 * time.Minute}, karpenter.ReasonExpired, 5*time.Minute + 10*time.Second, false},
+		{"a spot interruption reclaims the instance after 2 minutes", karpenter.NodePool{}, karpenter.ReasonInterrupted, karpenter.SpotInterruptionNotice + 10*time.Second, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// minAvailable = every replica: no eviction is ever allowed.
 			f := newFixture(t, setup{nodes: 2, replicas: 4, pool: tt.pool, pdb: &cluster.PDBSpec{MinAvailable: ptr.To(intstr.FromInt32(4))}})
 			node := f.cl.Nodes()[0]
+			on := map[string]bool{}
+			for _, p := range f.cl.PodsOnNode(node.Name) {
+				on[p.Namespace+"/"+p.Name] = true
+			}
 			if err := f.k.ReplaceNode(node.Name, tt.reason); err != nil {
 				t.Fatal(err)
 			}
@@ -288,6 +295,21 @@ func TestDrainCutOff(t *testing.T) {
 			d := ds[0]
 			if d.ForceDeleted == 0 || d.TerminatedAt.IsZero() || d.TerminatedAt.Sub(d.DrainStartedAt) > tt.within {
 				t.Errorf("drain %v -> %v, %d force-deleted: want cut off within %v", d.DrainStartedAt, d.TerminatedAt, d.ForceDeleted, tt.within)
+			}
+			// The pods the deadline killed are named, each one of the
+			// node's: every pod there, as no eviction was allowed; none
+			// when their grace deletion ran ahead of the deadline.
+			want := 0
+			if tt.cutOff {
+				want = len(on)
+			}
+			if len(d.CutOff) != want || len(d.CutOff) > d.ForceDeleted {
+				t.Errorf("cut off %v (%d force-deleted): want %d of the node's %d pods", d.CutOff, d.ForceDeleted, want, len(on))
+			}
+			for _, p := range d.CutOff {
+				if !on[p] {
+					t.Errorf("cut off %s, not a pod of %s", p, node.Name)
+				}
 			}
 		})
 	}
