@@ -7,6 +7,7 @@ package campaign_test
 // controller is denied RegisterTargets on it.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -187,4 +188,70 @@ func limitOf(p *campaign.Plan, lb tgmigrate.ARN) (campaign.LoadBalancerLimit, bo
 		}
 	}
 	return campaign.LoadBalancerLimit{}, false
+}
+
+// TestCampaignAppsFleetChurnRoom: the plan warns on the near ALB, whose
+// quota leaves after its two cutovers less room than its pods (churn's
+// draining targets count against it), and on each ALB of two target
+// groups; not on media-alb, or any ALB of one, which have room; the
+// plan's text says so within TextColumns.
+func TestCampaignAppsFleetChurnRoom(t *testing.T) {
+	f := appsFleet(t)
+	a := f.World("prod-a")
+	orders, search, media := appCase(t, a, "orders"), appCase(t, a, "search"), appCase(t, a, "media")
+	p, err := campaign.PlanCampaign(t.Context(), execInput(f), campaign.WithClock(f.Clock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.Text()
+	for line := range strings.Lines(text) {
+		if n := len([]rune(strings.TrimSuffix(line, "\n"))); n > campaign.TextColumns {
+			t.Errorf("plan text line of %d columns, above %d: %q", n, campaign.TextColumns, line)
+		}
+	}
+	near, ok := limitOf(p, orders.LoadBalancerARN)
+	if !ok || near.ChurnRoom == nil {
+		t.Fatalf("the near ALB's limit %+v, want its churn room", near)
+	}
+	// Each plan's own figures: the Service's ready endpoints and the
+	// target group's deregistration delay.
+	pods, delay := 0, int32(0)
+	for _, c := range []tgmigratetest.Legacy{orders, search} {
+		e, ok := p.Entry(c.TargetGroupARN)
+		if !ok || e.Plan == nil {
+			t.Fatalf("%s: no planned entry", c.Service)
+		}
+		pods += e.Plan.Service.ReadyEndpoints
+		delay = e.Plan.TargetGroup.DeregistrationDelaySeconds
+	}
+	// 3 nodes, 3 pods per application, quota 10: 6 targets after the two
+	// cutovers, room 4, 6 pods.
+	want := campaign.ChurnRoom{Targets: 6, Room: appsQuota - 6, Pods: 6, TargetGroups: 2, MinDelaySeconds: delay, MaxDelaySeconds: delay, Short: true}
+	got := *near.ChurnRoom
+	got.Warning = ""
+	if pods != 6 || delay <= 0 || got != want {
+		t.Errorf("the near ALB's churn room %+v (plans: %d pods, delay %ds), want %+v", got, pods, delay, want)
+	}
+	wantLine := fmt.Sprintf("warning: after its cutovers, room for %d under its quota of %d (6 targets on it), fewer than its 6 pods (2 target groups, deregistration delay %ds)", appsQuota-6, appsQuota, delay)
+	if one := strings.Join(strings.Fields(text), " "); !strings.Contains(near.ChurnRoom.Warning, wantLine) || !strings.Contains(one, wantLine) {
+		t.Errorf("the near ALB's warning %q, want it to start %q, and in the text:\n%s", near.ChurnRoom.Warning, wantLine, text)
+	}
+	m, ok := limitOf(p, media.LoadBalancerARN)
+	if !ok || m.ChurnRoom == nil || m.ChurnRoom.Short || m.ChurnRoom.Warning != "" || m.ChurnRoom.Room != appsQuota-3 || m.ChurnRoom.Pods != 3 {
+		t.Errorf("media-alb's churn room %+v, want room %d for 3 pods, no warning", m.ChurnRoom, appsQuota-3)
+	}
+	// The ALBs of two target groups (near-alb; web and api's legacy ALB
+	// in each cluster) warn, those of one do not.
+	short := 0
+	for _, l := range p.Limits.LoadBalancers {
+		if l.ChurnRoom != nil && l.ChurnRoom.Short != (len(l.Shares) == 2) {
+			t.Errorf("%s: %d target groups, churn room %+v", l.ARN, len(l.Shares), l.ChurnRoom)
+		}
+		if l.ChurnRoom != nil && l.ChurnRoom.Short {
+			short++
+		}
+	}
+	if n := strings.Count(text, "warning: after its cutovers"); n != short || short != 4 {
+		t.Errorf("%d churn warnings in the plan's text, %d short rooms: want 4 (near-alb, three legacy ALBs):\n%s", n, short, text)
+	}
 }

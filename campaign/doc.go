@@ -25,6 +25,8 @@
 //   - waves.go: the canary wave and the waves after it.
 //   - limits.go: [Limits], [LoadBalancerLimit], [LoadBalancerShare],
 //     and [Limits.Admit], the one rule that starts an entry.
+//     limits_churn.go: [ChurnRoom], the room a load balancer's quota
+//     leaves churn after its cutovers, and its warning.
 //   - estimate.go: [EstimateOf], the list-scheduling simulation,
 //     [Estimate], [WaveEstimate], [Slot].
 //   - plan_json.go: the ID, the digest, [Plan.Verify], [Plan.JSON],
@@ -204,6 +206,23 @@
 // load balancer. MaxConcurrent and Reason say the bound in one line.
 // [Limits.Admit] is the one rule: it says whether an entry may start
 // beside those running, or which limit holds it back.
+//
+// Once its cutovers are done the load balancer's target groups are the
+// controller's, and churn's draining targets count against the same
+// quota: every pod Karpenter replaces leaves its target draining for
+// its target group's deregistration delay. LoadBalancerLimit.ChurnRoom
+// ([ChurnRoom]) records the targets the cutovers leave on it (Now +
+// Growth), the room left then (Budget), its pods (each share's Pods,
+// the Service's ready endpoints its plan counted) and their delays
+// (each share's DeregistrationDelaySeconds). When the room is smaller
+// than the pods, one rotation of them within the delay cannot drain
+// without ELBv2 refusing the controller's registrations
+// (TooManyTargets): ChurnRoom.Short, and a warning under the limit's
+// line in [Plan.Text] with the next step (a higher quota, a shorter
+// deregistration delay, or a target group on another load balancer).
+// It warns and bounds nothing: the cutovers themselves fit. The
+// digest covers it; absent (omitted when empty) from a plan sealed
+// before it existed, whose digest stays the same.
 //
 // # Estimate
 //

@@ -81,6 +81,10 @@ type LoadBalancerLimit struct {
 	MaxConcurrent int `json:"maxConcurrent"`
 	// Reason says the bound and why, in one line.
 	Reason string `json:"reason"`
+	// ChurnRoom is the room its quota leaves churn once its cutovers are
+	// done, with a warning when that room is short of its pods; nil when
+	// no plan counts its targets.
+	ChurnRoom *ChurnRoom `json:"churnRoom,omitempty"`
 }
 
 // LoadBalancerShare is one target group's overlap on a load balancer. A
@@ -96,6 +100,15 @@ type LoadBalancerShare struct {
 	// says why.
 	Alone bool   `json:"alone,omitempty"`
 	Why   string `json:"why,omitempty"`
+	// Pods are the pod targets the target group holds once its cutover
+	// is done: the Service's ready endpoints its plan counted
+	// (cutover.ServiceInfo.ReadyEndpoints).
+	Pods int `json:"pods,omitempty"`
+	// DeregistrationDelaySeconds is how long each of those targets
+	// drains once deregistered: the target group's
+	// deregistration_delay.timeout_seconds as its plan read it (for
+	// blue/green, the new target group's, copied from it).
+	DeregistrationDelaySeconds int32 `json:"deregistrationDelaySeconds,omitempty"`
 }
 
 // makeLimits derives the limits of the runnable entries.
@@ -149,6 +162,7 @@ func headroomOn(e Entry, lb string) (diagnose.Headroom, bool) {
 func (l *LoadBalancerLimit) add(e Entry) {
 	h, ok := headroomOn(e, l.ARN)
 	s := LoadBalancerShare{TargetGroupARN: e.TargetGroupARN}
+	s.Pods, s.DeregistrationDelaySeconds = podsAndDelay(e)
 	if !ok {
 		// Real plans count every load balancer with a quota on targets,
 		// or none: one that does not, beside others that do, runs alone.
@@ -210,6 +224,7 @@ func (l *LoadBalancerLimit) finish() {
 		fmt.Fprintf(&b, "; up to %d cutovers at once", l.MaxConcurrent)
 	}
 	l.Reason = b.String()
+	l.ChurnRoom = makeChurnRoom(*l)
 }
 
 // share returns the share of the target group a on l, if any.

@@ -103,6 +103,9 @@ func (p *Plan) Text() string {
 	}
 	for _, lb := range l.LoadBalancers {
 		b.WriteString(textcell.Wrap(fmt.Sprintf("load balancer %s: %s", lbLabel(lb.ARN), lb.Reason), TextColumns, "  ", "    "))
+		if c := lb.ChurnRoom; c != nil && c.Short {
+			b.WriteString(textcell.Wrap(c.Warning, TextColumns, "    ", "      "))
+		}
 	}
 	return b.String()
 }
