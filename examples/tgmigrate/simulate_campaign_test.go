@@ -192,7 +192,7 @@ func TestSimulateCampaign(t *testing.T) {
 // the Markdown say so.
 func TestSimulateCampaignUnderWay(t *testing.T) {
 	t.Parallel() // a simulate run of its own
-	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn-interval", "1m", "--rps", "5")
+	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn-interval", "1m", "--rps", "5", "--nodes", "3", "--pods", "3", "--duration", "5m")
 	if code != exitOK || c == nil {
 		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
 	}
