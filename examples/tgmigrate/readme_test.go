@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/qstools/tgmigrate/internal/sim/timing"
 )
 
 var updateTour = flag.Bool("update-tour", false, "rewrite testdata/tour-*.txt and the README's tour blocks from the commands' output")
@@ -137,7 +139,8 @@ func TestREADMESimulateJSONKeys(t *testing.T) {
 const simulateTourHead = "== 1. The legacy target group under Karpenter churn"
 
 // TestREADMESimulateTour: the README's simulate tour is what a fresh run
-// of `simulate` prints, abridged in two ways only, both explicit: a line
+// of `simulate` prints (and its last line names --envelope, the hardest
+// corner's timings and phased's figure there), abridged in two ways only, both explicit: a line
 // "..." stands for lines left out, and " ... " inside a line for text left
 // out of it (each part around it must appear in the output's line, in
 // order). Every other line is the output's, verbatim and in order. The
@@ -151,6 +154,18 @@ func TestREADMESimulateTour(t *testing.T) {
 	}
 	if missing := abridgedOf(tour, strings.Split(stdout, "\n")); len(missing) > 0 {
 		t.Errorf("README.md's simulate tour is not what simulate prints now; from this line on, nothing in the output matches in order:\n%s\n(run go run ./examples/tgmigrate simulate and copy the lines)", strings.Join(missing, "\n"))
+	}
+	// The plain run's last line names --envelope, the hardest corner's
+	// timings and phased's figure there; the comparison names its timings.
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	last := lines[len(lines)-1]
+	for _, want := range []string{"simulate --envelope", timing.Hardest().String(), "phased lost "} {
+		if !strings.Contains(last, want) {
+			t.Errorf("last line %q does not say %q", last, want)
+		}
+	}
+	if !strings.Contains(stdout, "AWS timings: "+timing.Defaults().String()) {
+		t.Errorf("the comparison does not name its timings:\n%s", stdout)
 	}
 }
 

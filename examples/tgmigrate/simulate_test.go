@@ -211,26 +211,6 @@ func checkPhasedMeasure(t *testing.T, rep simReport, by map[string]simOutcome) {
 	}
 }
 
-// TestSimulateTextNamesTheHardestCorner: the plain run's last line names
-// --envelope, the hardest corner's timings and phased's figure there.
-func TestSimulateTextNamesTheHardestCorner(t *testing.T) {
-	t.Parallel() // a simulate run of its own: the package's long tests share both cores
-	code, stdout, stderr := runCLI(t, "simulate", "-seed", "5", "-nodes", "6", "-pods", "18", "-duration", "10m", "-prelude", "2m")
-	if code != exitOK {
-		t.Fatalf("exit code %d, stderr %q", code, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	last := lines[len(lines)-1]
-	for _, want := range []string{"simulate --envelope", timing.Hardest().String(), "phased lost "} {
-		if !strings.Contains(last, want) {
-			t.Errorf("last line %q does not say %q", last, want)
-		}
-	}
-	if !strings.Contains(stdout, "AWS timings: "+timing.Defaults().String()) {
-		t.Errorf("the comparison does not name its timings:\n%s", stdout)
-	}
-}
-
 // TestSimulateTimingFlags: the flags set the knobs, and the report says so.
 func TestSimulateTimingFlags(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "3", "-nodes", "4", "-pods", "8", "-duration", "5m",
