@@ -48,7 +48,7 @@ func TestSimulateCampaign(t *testing.T) {
 	t.Parallel() // a simulate run of its own
 	// The README's run: its block is an abridged transcript of this
 	// output (TestREADMESimulateTour's rules), so what it shows is what
-	// this test asserts. The JSON is TestSimulateCampaignUnderWay's.
+	// this test asserts. The JSON is TestSimulateCampaignSpot's.
 	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--seed", "3")
 	if code != exitOK || c == nil {
 		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
@@ -182,146 +182,6 @@ func TestSimulateCampaign(t *testing.T) {
 	}
 }
 
-// TestSimulateCampaignUnderWay: at a churn pace of one minute the
-// canaries start while Karpenter is replacing a node their hand-made
-// target groups pin (begun a minute before, gone within the deregistration
-// lag of their start): the requests sent to it in that lag fail, and
-// nothing else does. The row of each says how many were under way at its
-// start and to which nodes, as World.FailedUnderWay counts them; the run
-// exits 0, as no request a call could have saved was lost; the text and
-// the Markdown say so.
-func TestSimulateCampaignUnderWay(t *testing.T) {
-	t.Parallel() // a simulate run of its own
-	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn-interval", "1m", "--rps", "5", "--nodes", "3", "--pods", "3", "--duration", "5m")
-	if code != exitOK || c == nil {
-		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
-	}
-	var rep struct {
-		Campaign struct {
-			TargetGroups []struct {
-				Name                  string `json:"name"`
-				FailedUnderWayAtStart *int   `json:"failedUnderWayAtStart"`
-			} `json:"targetGroups"`
-			DeregistrationLagSeconds float64 `json:"deregistrationLagSeconds"`
-		} `json:"campaign"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Campaign.TargetGroups) != len(c.TargetGroups) || rep.Campaign.DeregistrationLagSeconds != 15 {
-		t.Fatalf("JSON %+v (%v), want every row and the 15 s lag", rep.Campaign, err)
-	}
-	cases, _ := fleetCases(fleet)
-	underWay := 0
-	for i, tg := range c.TargetGroups {
-		if j := rep.Campaign.TargetGroups[i]; j.FailedUnderWayAtStart == nil || *j.FailedUnderWayAtStart != tg.FailedUnderWayAtStart {
-			t.Errorf("%s: JSON failedUnderWayAtStart %v, want %d", tg.Name, j.FailedUnderWayAtStart, tg.FailedUnderWayAtStart)
-		}
-		if tg.Status != campaign.StatusDone {
-			continue
-		}
-		fc := cases[tg.TargetGroupARN]
-		i := slices.IndexFunc(c.result.Entries, func(e campaign.EntryResult) bool { return e.TargetGroupARN == tg.TargetGroupARN })
-		if i < 0 {
-			t.Fatalf("%s: not in Execute's result", tg.Name)
-		}
-		u := fc.world.FailedUnderWay(fc.legacy.TargetGroupARN, c.result.Entries[i].StartedAt)
-		switch {
-		case tg.avoidable() != 0:
-			t.Errorf("%s: lost %d/%d/%d before/window/after, %d of them under way at its start: %d a call could have saved", tg.Name,
-				tg.Before.Failed, tg.Window.Failed, tg.After.Failed, tg.FailedUnderWayAtStart, tg.avoidable())
-		case u.Failed != tg.FailedUnderWayAtStart || !slices.Equal(u.Nodes, tg.UnderWayNodes):
-			t.Errorf("%s: %d under way at its start, to %v; World.FailedUnderWay says %+v", tg.Name, tg.FailedUnderWayAtStart, tg.UnderWayNodes, u)
-		case tg.FailedUnderWayAtStart > 0 && (tg.Wave != "canary" || len(tg.UnderWayNodes) != 1):
-			t.Errorf("%s (%s): %d under way at its start, to %v; want a canary's, to the one node Karpenter was replacing", tg.Name, tg.Wave, tg.FailedUnderWayAtStart, tg.UnderWayNodes)
-		}
-		underWay += tg.FailedUnderWayAtStart
-	}
-	if underWay == 0 {
-		t.Fatalf("no request under way at a cutover's start: the run no longer shows the case")
-	}
-	var text, md bytes.Buffer
-	writeCampaign(&text, c)
-	writeCampaignMarkdown(&md, c)
-	for _, want := range []string{"under way", "were under way at it", "no call could save them; 0 lost that one could", "deregistration lag (15s)"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
-		}
-	}
-	if !strings.Contains(md.String(), "| Under way at its start |") {
-		t.Errorf("markdown lacks the under-way column:\n%s", md.String())
-	}
-}
-
-// TestSimulateCampaignAtQuota: under spot churn at seed 3, staging's
-// two migrated target groups behind legacy-alb (quota 13: 8 pod targets
-// once both are migrated, the rest taken by the targets that churn's
-// replaced pods leave draining for the deregistration delay) lose
-// requests after their cutovers: ELBv2 refuses the controller's
-// registration of replacement pods (TooManyTargets), whose readiness
-// gates stay False, so their PodDisruptionBudget holds a spot
-// interruption's drain until the two-minute deadline kills pods still
-// registered. Every such request is counted apart (failedAtQuotaAfter,
-// World.FailedAtQuota), the text says why, and it fails nothing: exit 0.
-// A row that lost nothing after its cutover has none at quota.
-func TestSimulateCampaignAtQuota(t *testing.T) {
-	t.Parallel() // a simulate run of its own
-	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "3", "--churn", "spot", "--rps", "5")
-	if code != exitOK || c == nil {
-		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
-	}
-	var rep struct {
-		Campaign struct {
-			TargetGroups []struct {
-				Name               string   `json:"name"`
-				FailedAtQuotaAfter *int     `json:"failedAtQuotaAfter"`
-				AtQuotaNodes       []string `json:"atQuotaNodes"`
-			} `json:"targetGroups"`
-		} `json:"campaign"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Campaign.TargetGroups) != len(c.TargetGroups) {
-		t.Fatalf("JSON %+v (%v), want every row", rep.Campaign, err)
-	}
-	cases, _ := fleetCases(fleet)
-	atQuota := map[string]int{}
-	for i, tg := range c.TargetGroups {
-		if j := rep.Campaign.TargetGroups[i]; j.FailedAtQuotaAfter == nil || *j.FailedAtQuotaAfter != tg.FailedAtQuotaAfter || !slices.Equal(j.AtQuotaNodes, tg.AtQuotaNodes) {
-			t.Errorf("%s: JSON failedAtQuotaAfter %v on %v, want %d on %v", tg.Name, j.FailedAtQuotaAfter, j.AtQuotaNodes, tg.FailedAtQuotaAfter, tg.AtQuotaNodes)
-		}
-		if tg.Status != campaign.StatusDone {
-			continue
-		}
-		if tg.FailedAtQuotaAfter > tg.After.Failed || (tg.FailedAtQuotaAfter > 0) != (len(tg.AtQuotaNodes) > 0) {
-			t.Errorf("%s: %d at quota on %v of %d failed after its cutover", tg.Name, tg.FailedAtQuotaAfter, tg.AtQuotaNodes, tg.After.Failed)
-		}
-		if tg.avoidable() != 0 {
-			t.Errorf("%s: lost %d/%d/%d before/window/after, %d under way at its start, %d after it at quota: %d a call could have saved", tg.Name,
-				tg.Before.Failed, tg.Window.Failed, tg.After.Failed, tg.FailedUnderWayAtStart, tg.FailedAtQuotaAfter, tg.avoidable())
-		}
-		if tg.FailedAtQuotaAfter > 0 {
-			atQuota[tg.Cluster+"/"+tg.Name] = tg.FailedAtQuotaAfter
-			// Its load balancer was at its quota, never above it.
-			if peak := cases[tg.TargetGroupARN].world.PeakTargets(cases[tg.TargetGroupARN].legacy.LoadBalancerARN); peak != c.TargetsPerLoadBalancer {
-				t.Errorf("%s: %s peaked at %d targets, want its quota %d", tg.Name, tg.LoadBalancer, peak, c.TargetsPerLoadBalancer)
-			}
-		}
-	}
-	for _, name := range []string{"staging/legacy-web", "staging/legacy-web-api"} {
-		if atQuota[name] == 0 {
-			t.Errorf("%s: nothing lost at its load balancer's quota after its cutover (%v): the run no longer shows the case", name, atQuota)
-		}
-	}
-	var text, md bytes.Buffer
-	writeCampaign(&text, c)
-	writeCampaignMarkdown(&md, c)
-	flat := strings.Join(strings.Fields(text.String()), " ") // the text wraps
-	for _, want := range []string{"legacy-web-api: ", "were lost to legacy-alb's target quota", "(TooManyTargets)", "PodDisruptionBudget", "no call could save them; headroom under the quota would. 0 lost that a call could save."} {
-		if !strings.Contains(flat, want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
-		}
-	}
-	if !strings.Contains(md.String(), "after its cutover to legacy-alb's target quota") {
-		t.Errorf("markdown lacks the at-quota line:\n%s", md.String())
-	}
-}
-
 // TestCampaignFailure: simulate --scenario campaign exits 3 for a request
 // a call at its cutover's start could have saved, not for one under way
 // at it nor one lost after it to its load balancer's target quota.
@@ -389,5 +249,92 @@ func TestSimulateCampaignRefusedFlags(t *testing.T) {
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	if code := a.run(t.Context(), []string{"simulate", "--format", "markdown"}); code != exitUsage || !strings.Contains(stderr.String(), "markdown with --scenario campaign") {
 		t.Errorf("simulate --format markdown: exit code %d, stderr %q; want a usage error naming the campaign", code, stderr.String())
+	}
+}
+
+// TestSimulateCampaignSpot: under spot churn (seed 4, 5 requests a
+// second) two kinds of loss no call could save show, each counted apart
+// and explained, and exit 3 counts neither: requests under way at a
+// cutover's start to the targets of a node Karpenter was already
+// replacing (failedUnderWayAtStart: World.FailedUnderWay's figure, to
+// one node each), and requests lost after a cutover to its load
+// balancer's target quota (failedAtQuotaAfter: draining targets filled
+// it, the controller's registrations were refused, the spot deadline
+// killed pods still registered; the load balancer at its quota, never
+// above). The JSON carries both.
+func TestSimulateCampaignSpot(t *testing.T) {
+	t.Parallel() // a simulate run of its own
+	code, stdout, stderr, fleet, c := runCampaignCLI(t, "--format", "json", "--seed", "4", "--churn", "spot", "--rps", "5")
+	if code != exitOK || c == nil {
+		t.Fatalf("exit code %d, report %v, stderr %q", code, c != nil, stderr)
+	}
+	var rep struct {
+		Campaign struct {
+			TargetGroups []struct {
+				Name                  string   `json:"name"`
+				FailedUnderWayAtStart *int     `json:"failedUnderWayAtStart"`
+				FailedAtQuotaAfter    *int     `json:"failedAtQuotaAfter"`
+				AtQuotaNodes          []string `json:"atQuotaNodes"`
+			} `json:"targetGroups"`
+			DeregistrationLagSeconds float64 `json:"deregistrationLagSeconds"`
+		} `json:"campaign"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Campaign.TargetGroups) != len(c.TargetGroups) || rep.Campaign.DeregistrationLagSeconds != 15 {
+		t.Fatalf("JSON %+v (%v), want every row and the 15 s lag", rep.Campaign, err)
+	}
+	cases, _ := fleetCases(fleet)
+	underWay, atQuota := 0, 0
+	for i, tg := range c.TargetGroups {
+		j := rep.Campaign.TargetGroups[i]
+		if j.FailedUnderWayAtStart == nil || *j.FailedUnderWayAtStart != tg.FailedUnderWayAtStart {
+			t.Errorf("%s: JSON failedUnderWayAtStart %v, want %d", tg.Name, j.FailedUnderWayAtStart, tg.FailedUnderWayAtStart)
+		}
+		if j.FailedAtQuotaAfter == nil || *j.FailedAtQuotaAfter != tg.FailedAtQuotaAfter || !slices.Equal(j.AtQuotaNodes, tg.AtQuotaNodes) {
+			t.Errorf("%s: JSON failedAtQuotaAfter %v on %v, want %d on %v", tg.Name, j.FailedAtQuotaAfter, j.AtQuotaNodes, tg.FailedAtQuotaAfter, tg.AtQuotaNodes)
+		}
+		if tg.Status != campaign.StatusDone {
+			continue
+		}
+		fc := cases[tg.TargetGroupARN]
+		k := slices.IndexFunc(c.result.Entries, func(e campaign.EntryResult) bool { return e.TargetGroupARN == tg.TargetGroupARN })
+		if k < 0 {
+			t.Fatalf("%s: not in Execute's result", tg.Name)
+		}
+		u := fc.world.FailedUnderWay(fc.legacy.TargetGroupARN, c.result.Entries[k].StartedAt)
+		switch {
+		case tg.avoidable() != 0:
+			t.Errorf("%s: lost %d/%d/%d before/window/after, %d under way at its start, %d after it at quota: %d a call could have saved", tg.Name,
+				tg.Before.Failed, tg.Window.Failed, tg.After.Failed, tg.FailedUnderWayAtStart, tg.FailedAtQuotaAfter, tg.avoidable())
+		case u.Failed != tg.FailedUnderWayAtStart || !slices.Equal(u.Nodes, tg.UnderWayNodes):
+			t.Errorf("%s: %d under way at its start, to %v; World.FailedUnderWay says %+v", tg.Name, tg.FailedUnderWayAtStart, tg.UnderWayNodes, u)
+		case tg.FailedUnderWayAtStart > 0 && len(tg.UnderWayNodes) != 1:
+			t.Errorf("%s: %d under way at its start, to %v; want the one node Karpenter was replacing", tg.Name, tg.FailedUnderWayAtStart, tg.UnderWayNodes)
+		case tg.FailedAtQuotaAfter > tg.After.Failed || (tg.FailedAtQuotaAfter > 0) != (len(tg.AtQuotaNodes) > 0):
+			t.Errorf("%s: %d at quota on %v of %d failed after its cutover", tg.Name, tg.FailedAtQuotaAfter, tg.AtQuotaNodes, tg.After.Failed)
+		}
+		if tg.FailedAtQuotaAfter > 0 {
+			// Its load balancer was at its quota, never above it.
+			if peak := fc.world.PeakTargets(fc.legacy.LoadBalancerARN); peak != c.TargetsPerLoadBalancer {
+				t.Errorf("%s: %s peaked at %d targets, want its quota %d", tg.Name, tg.LoadBalancer, peak, c.TargetsPerLoadBalancer)
+			}
+		}
+		underWay += tg.FailedUnderWayAtStart
+		atQuota += tg.FailedAtQuotaAfter
+	}
+	if underWay == 0 || atQuota == 0 {
+		t.Fatalf("%d under way at a cutover's start, %d at quota after: the run no longer shows both cases", underWay, atQuota)
+	}
+	var text, md bytes.Buffer
+	writeCampaign(&text, c)
+	writeCampaignMarkdown(&md, c)
+	flat := strings.Join(strings.Fields(text.String()), " ") // the text wraps
+	for _, want := range []string{"under way", "were under way at it", "deregistration lag (15s)", "(TooManyTargets)", "PodDisruptionBudget",
+		"no call could save them; headroom under the quota would."} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| Under way at its start |") || !strings.Contains(md.String(), "target quota") {
+		t.Errorf("markdown lacks the under-way column or the at-quota line:\n%s", md.String())
 	}
 }
