@@ -14,7 +14,7 @@ import (
 // node classes, pools and journal before and after).
 func TestSimulatePrivateSubnets(t *testing.T) {
 	t.Parallel() // a simulate run of its own: the package's long tests share both cores
-	code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "7", "-nodes", "8", "-pods", "24",
+	code, stdout, stderr := runCLI(t, "simulate", "-format", "json", "-seed", "7", "-nodes", "6", "-pods", "18",
 		"-rps", "20", "-churn-interval", "45s", "-duration", "15m", "-scenario", scenarioPrivateSubnets)
 	if code != exitOK {
 		t.Fatalf("exit code %d, stderr %q", code, stderr)
