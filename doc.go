@@ -102,7 +102,10 @@
 // and 2 for many target groups in many accounts and clusters as one plan
 // (waves, limits per account, cluster and load balancer, an estimate, a
 // digest, each target group's blast radius) and executes it over
-// cutover.Execute with a campaign journal that several runners share.
+// cutover.Execute with a campaign journal that several runners share; its
+// progress (each running cutover's step, the ETA from the plan's
+// estimates) and its final report (JSON with a schema, Markdown, the
+// requests each cutover kept serving) read that journal from any machine.
 //
 // # What "zero downtime" means, measured
 //
