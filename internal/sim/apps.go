@@ -17,11 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/qstools/tgmigrate/internal/sim/cluster"
 	"github.com/qstools/tgmigrate/internal/sim/lbc"
 	"github.com/qstools/tgmigrate/internal/sim/timing"
 	"github.com/qstools/tgmigrate/internal/sim/traffic"
@@ -253,34 +249,7 @@ func (w *World) seedApps(ctx context.Context) error {
 			}
 			nsDone[a.Namespace] = true
 		}
-		labels := map[string]string{"app": a.Name}
-		svc := &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: a.Name, Labels: labels},
-			Spec: corev1.ServiceSpec{
-				Type: corev1.ServiceTypeNodePort, Selector: labels,
-				Ports: []corev1.ServicePort{{
-					Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort,
-					TargetPort: intstr.FromString("http"), NodePort: a.NodePort,
-				}},
-				ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
-			},
-		}
-		if err := w.cl.AddService(ctx, svc); err != nil {
-			return err
-		}
-		wl := cluster.Workload{
-			Namespace: a.Namespace, Name: a.Name, Replicas: a.Pods, Labels: labels,
-			ContainerPort: DefaultContainerPort, PortName: "http",
-			ReadinessPath: a.Workload.ReadinessPath, StartupDelay: a.Workload.StartupDelay,
-			ReadinessDelay: a.Workload.ReadinessDelay, PreStop: a.Workload.PreStop,
-			TerminationGracePeriod: a.Workload.TerminationGracePeriod, DoNotDisrupt: a.Workload.DoNotDisrupt,
-			AlreadyRunning: true,
-		}
-		if a.Workload.MaxUnavailable != "none" {
-			v := intstr.Parse(a.Workload.MaxUnavailable)
-			wl.PDB = &cluster.PDBSpec{MaxUnavailable: &v}
-		}
-		if err := w.cl.AddWorkload(ctx, wl); err != nil {
+		if err := w.addNodePortApp(ctx, a.Namespace, a.Name, a.NodePort, a.Pods, a.Workload); err != nil {
 			return err
 		}
 		lbARN, listenerARN := w.legacy.LoadBalancerARN, w.legacy.ListenerARN

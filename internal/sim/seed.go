@@ -53,34 +53,7 @@ func (w *World) seed(ctx context.Context) error {
 	if err := w.cl.EnsureNamespace(ctx, ns, nsLabels); err != nil {
 		return err
 	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: DefaultService, Labels: map[string]string{"app": DefaultService}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeNodePort,
-			Selector: map[string]string{"app": DefaultService},
-			Ports: []corev1.ServicePort{{
-				Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort,
-				TargetPort: intstr.FromString("http"), NodePort: DefaultNodePort,
-			}},
-			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
-		},
-	}
-	if err := w.cl.AddService(ctx, svc); err != nil {
-		return err
-	}
-	wl := cluster.Workload{
-		Namespace: ns, Name: DefaultService, Replicas: cfg.Pods,
-		Labels: map[string]string{"app": DefaultService}, ContainerPort: DefaultContainerPort, PortName: "http",
-		ReadinessPath: cfg.Workload.ReadinessPath, StartupDelay: cfg.Workload.StartupDelay,
-		ReadinessDelay: cfg.Workload.ReadinessDelay, PreStop: cfg.Workload.PreStop,
-		TerminationGracePeriod: cfg.Workload.TerminationGracePeriod, DoNotDisrupt: cfg.Workload.DoNotDisrupt,
-		AlreadyRunning: true,
-	}
-	if cfg.Workload.MaxUnavailable != "none" {
-		v := intstr.Parse(cfg.Workload.MaxUnavailable)
-		wl.PDB = &cluster.PDBSpec{MaxUnavailable: &v}
-	}
-	if err := w.cl.AddWorkload(ctx, wl); err != nil {
+	if err := w.addNodePortApp(ctx, ns, DefaultService, DefaultNodePort, cfg.Pods, cfg.Workload); err != nil {
 		return err
 	}
 	if cfg.Neighbours > 0 {
@@ -107,6 +80,44 @@ func (w *World) seed(ctx context.Context) error {
 		return err
 	}
 	return w.seedApps(ctx)
+}
+
+// addNodePortApp adds an application: the NodePort Service name in ns
+// (label and selector app=name, port http on nodePort, traffic policy
+// Cluster) and its workload of replicas pods with the settings of wl,
+// already running, with its PodDisruptionBudget unless
+// wl.MaxUnavailable is "none". The seed's Service and each of
+// Config.Apps are made by it.
+func (w *World) addNodePortApp(ctx context.Context, ns, name string, nodePort int32, replicas int, wl Workload) error {
+	labels := map[string]string{"app": name}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeNodePort,
+			Selector: labels,
+			Ports: []corev1.ServicePort{{
+				Name: "http", Protocol: corev1.ProtocolTCP, Port: DefaultServicePort,
+				TargetPort: intstr.FromString("http"), NodePort: nodePort,
+			}},
+			ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyCluster,
+		},
+	}
+	if err := w.cl.AddService(ctx, svc); err != nil {
+		return err
+	}
+	cw := cluster.Workload{
+		Namespace: ns, Name: name, Replicas: replicas, Labels: labels,
+		ContainerPort: DefaultContainerPort, PortName: "http",
+		ReadinessPath: wl.ReadinessPath, StartupDelay: wl.StartupDelay,
+		ReadinessDelay: wl.ReadinessDelay, PreStop: wl.PreStop,
+		TerminationGracePeriod: wl.TerminationGracePeriod, DoNotDisrupt: wl.DoNotDisrupt,
+		AlreadyRunning: true,
+	}
+	if wl.MaxUnavailable != "none" {
+		v := intstr.Parse(wl.MaxUnavailable)
+		cw.PDB = &cluster.PDBSpec{MaxUnavailable: &v}
+	}
+	return w.cl.AddWorkload(ctx, cw)
 }
 
 // seedALB builds the ALB, its listener and the hand-made target group of
